@@ -1,0 +1,153 @@
+import Router, { type RouterMiddleware } from '@koa/router';
+import Koa, { type Context, type Next } from 'koa';
+import { HttpMethodEnum, koaBody } from 'koa-body';
+import { DomainError } from '../domain/errors.js';
+import { newId } from '../domain/ids.js';
+import type { Logger } from '../observability/logger.js';
+import type { Metrics } from '../observability/metrics.js';
+import type { Services } from '../services/index.js';
+import { renderDocsPage } from './docs/docsPage.js';
+import { buildOpenApiDocument } from './docs/openapi.js';
+import { writeProblem } from './problem.js';
+import { allRoutes } from './resources/index.js';
+import { routeMiddleware } from './routing/pipeline.js';
+
+export const API_BASE = '/api/v1';
+
+export interface ReadinessCheck {
+  name: string;
+  /** Resolves true when the component can serve. */
+  check(): Promise<boolean>;
+}
+
+export interface AppOptions {
+  services: Services;
+  logger: Logger;
+  metrics: Metrics;
+  readiness: ReadinessCheck[];
+}
+
+/** Maps errors thrown by Koa's parsers and router to the catalogue. */
+function toDomainError(err: unknown, maxJsonBodyBytes: number): DomainError | null {
+  if (err instanceof DomainError) return err;
+  const e = err as { status?: number; type?: string; message?: string; headers?: Record<string, string> };
+  if (e?.type === 'entity.too.large' || e?.status === 413) return new DomainError('payload_too_large', { limit: maxJsonBodyBytes });
+  if (e?.type === 'entity.parse.failed' || (e?.status === 400 && /json|parse/i.test(e.message ?? ''))) {
+    return new DomainError('malformed_request', { reason: 'the body is not valid JSON.' });
+  }
+  if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported' || e?.status === 415) {
+    return new DomainError('unsupported_media_type', { expected: 'application/json; charset=utf-8' });
+  }
+  if (e?.status === 400) return new DomainError('malformed_request', { reason: e.message ?? 'bad request.' });
+  return null;
+}
+
+export function createApp({ services, logger, metrics, readiness }: AppOptions): Koa {
+  const app = new Koa();
+  app.proxy = false;
+  const { config } = services;
+
+  // Request id and the access log line: outermost, so every response carries both.
+  app.use(async (ctx: Context, next: Next) => {
+    const started = process.hrtime.bigint();
+    ctx.state.requestId = newId('req', 12);
+    ctx.set('X-Request-Id', ctx.state.requestId);
+    try {
+      await next();
+    } finally {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const route = (ctx.state.route as string | undefined) ?? (ctx.status === 404 ? 'unmatched' : ctx.path);
+      metrics.httpRequests.inc({ method: ctx.method, route, status: String(ctx.status) });
+      metrics.httpDuration.observe({ method: ctx.method, route }, seconds);
+      logger.info(
+        {
+          request_id: ctx.state.requestId,
+          method: ctx.method,
+          path: ctx.path,
+          route,
+          status: ctx.status,
+          duration_ms: Math.round(seconds * 1e6) / 1e3,
+          api_client_id: ctx.state.token?.apiClientId ?? null,
+          token_id: ctx.state.token?.id ?? null,
+          acting_tenant_id: ctx.state.actor?.acting.id ?? null,
+          on_behalf_of: ctx.state.actor?.onBehalfOf ?? false,
+        },
+        'request',
+      );
+    }
+  });
+
+  // Every failure becomes a problem document; only the unexpected ones are logged as errors.
+  app.use(async (ctx: Context, next: Next) => {
+    try {
+      await next();
+      if (ctx.body === undefined || ctx.body === null) {
+        if (ctx.status === 404) throw new DomainError('not_found', { resource: 'resource' });
+        if (ctx.status === 405) throw new DomainError('method_not_allowed', { allowed: ctx.response.get('Allow') });
+        if (ctx.status === 501) throw new DomainError('not_implemented', { reason: `${ctx.method} is not supported.` });
+      }
+    } catch (err) {
+      const known = toDomainError(err, config.maxJsonBodyBytes);
+      if (known) return writeProblem(ctx, known);
+      logger.error({ request_id: ctx.state.requestId, err }, 'unexpected error');
+      writeProblem(ctx, new DomainError('internal_error'));
+    }
+  });
+
+  app.use(async (ctx: Context, next: Next) => {
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    ctx.set('Cache-Control', 'private, no-cache');
+    await next();
+  });
+
+  const routes = allRoutes.filter((r) => !r.labOnly || config.deployment === 'sandbox');
+  const openApi = buildOpenApiDocument(routes, config);
+  const docsPage = renderDocsPage(openApi);
+
+  const router = new Router();
+  router.get('/healthz', async (ctx) => {
+    const results = await Promise.all(
+      readiness.map(async (r) => [r.name, await r.check().catch(() => false)] as const),
+    );
+    const ok = results.every(([, up]) => up);
+    ctx.status = ok ? 200 : 503;
+    ctx.body = { status: ok ? 'ok' : 'unavailable', checks: Object.fromEntries(results.map(([n, up]) => [n, up ? 'ok' : 'down'])) };
+  });
+  router.get('/metrics', async (ctx) => {
+    ctx.type = metrics.registry.contentType;
+    ctx.body = await metrics.registry.metrics();
+  });
+  router.get('/docs', (ctx) => {
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'");
+    ctx.body = docsPage;
+  });
+  router.get(`${API_BASE}/openapi.json`, (ctx) => {
+    ctx.body = openApi;
+  });
+
+  const api = new Router({ prefix: API_BASE });
+  api.use(
+    koaBody({
+      json: true,
+      jsonLimit: config.maxJsonBodyBytes,
+      jsonStrict: true,
+      urlencoded: false,
+      text: false,
+      multipart: false,
+      parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
+    }) as unknown as RouterMiddleware,
+  );
+  for (const route of routes) {
+    const koaPath = route.path.replace(/\{(\w+)\}/g, ':$1');
+    api.register(koaPath, [route.method.toUpperCase()], routeMiddleware(route, services, metrics) as unknown as RouterMiddleware, {
+      name: route.operationId,
+    });
+  }
+
+  app.use(router.routes());
+  app.use(router.allowedMethods());
+  app.use(api.routes());
+  app.use(api.allowedMethods());
+  return app;
+}

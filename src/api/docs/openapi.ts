@@ -1,0 +1,127 @@
+// The OpenAPI 3.1 document, generated from the same route declarations and zod schemas that
+// validate requests, so the description cannot drift from the behaviour.
+import { z } from 'zod';
+import type { Config } from '../../config/index.js';
+import { errorCatalogue, type ErrorCode } from '../../domain/errors.js';
+import { problemSchema } from '../resources/common.js';
+import type { RouteSpec } from '../routing/route.js';
+
+type Json = Record<string, unknown>;
+
+const toSchema = (schema: z.ZodType, io: 'input' | 'output'): Json => {
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as Json;
+  return rest;
+};
+
+const HEADER_DOCS: Record<string, Json> = {
+  ETag: { description: 'Strong validator of the representation; send as If-Match or If-None-Match.', schema: { type: 'string' } },
+  Location: { description: 'URL of the created resource.', schema: { type: 'string' } },
+  'Idempotent-Replayed': { description: '`true` when this is the stored response of an earlier request with the same Idempotency-Key.', schema: { type: 'string', enum: ['true', 'false'] } },
+  Link: { description: 'RFC 8288 link to the next page (`rel="next"`).', schema: { type: 'string' } },
+};
+
+const COMMON_RESPONSE_HEADERS: Json = {
+  'X-Request-Id': { description: 'Identifies the request; equal to `request_id` in problems.', schema: { type: 'string' } },
+  'RateLimit-Limit': { description: 'Requests allowed in the current one-minute window.', schema: { type: 'integer' } },
+  'RateLimit-Remaining': { description: 'Requests left in the window.', schema: { type: 'integer' } },
+  'RateLimit-Reset': { description: 'Seconds until the window resets.', schema: { type: 'integer' } },
+};
+
+/** Problems every authenticated operation may answer. */
+const ALWAYS: ErrorCode[] = ['unauthenticated', 'insufficient_scope', 'act_as_not_allowed', 'act_as_unknown', 'tenant_suspended', 'rate_limited', 'validation_failed'];
+const WRITES: ErrorCode[] = ['idempotency_key_reused', 'idempotency_in_progress', 'payload_too_large', 'malformed_request', 'unsupported_media_type'];
+
+function parametersOf(route: RouteSpec): Json[] {
+  const out: Json[] = [];
+  const add = (schema: z.ZodType | undefined, where: 'path' | 'query') => {
+    if (!schema) return;
+    const json = toSchema(schema, 'input') as { properties?: Record<string, Json>; required?: string[] };
+    for (const [name, prop] of Object.entries(json.properties ?? {})) {
+      const { description, ...propSchema } = prop;
+      out.push({
+        name,
+        in: where,
+        required: where === 'path' || (json.required ?? []).includes(name),
+        ...(description ? { description } : {}),
+        schema: propSchema,
+        ...(propSchema.anyOf ? { explode: true } : {}),
+      });
+    }
+  };
+  add(route.params, 'path');
+  add(route.query, 'query');
+  out.push(
+    { name: 'X-Act-As-Customer', in: 'header', required: false, description: 'Act for a customer: `ten_…` or `billing:<client_id>` (scope `act_as`).', schema: { type: 'string' } },
+    { name: 'Accept-Language', in: 'header', required: false, description: '`en` (default) or `de` for problem texts.', schema: { type: 'string' } },
+  );
+  if (route.method === 'post' || route.method === 'patch') {
+    out.push({ name: 'Idempotency-Key', in: 'header', required: false, description: 'Up to 255 visible ASCII characters; the first response is replayed for 24 hours.', schema: { type: 'string', maxLength: 255 } });
+  }
+  if (route.method === 'get') out.push({ name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' } });
+  if (route.method === 'patch' || route.method === 'delete') out.push({ name: 'If-Match', in: 'header', required: false, schema: { type: 'string' } });
+  return out;
+}
+
+function operationOf(route: RouteSpec): Json {
+  const responses: Json = {};
+  for (const [status, spec] of Object.entries(route.responses)) {
+    responses[status] = {
+      description: spec.description,
+      headers: {
+        ...COMMON_RESPONSE_HEADERS,
+        ...Object.fromEntries((spec.headers ?? []).map((h) => [h, HEADER_DOCS[h] ?? { schema: { type: 'string' } }])),
+      },
+      ...(spec.schema ? { content: { [spec.contentType ?? 'application/json']: { schema: toSchema(spec.schema, 'output') } } } : {}),
+    };
+  }
+  const codes = new Set<ErrorCode>([...ALWAYS, ...(route.method === 'get' ? [] : WRITES), ...(route.errors ?? [])]);
+  if (route.params) codes.add('not_found');
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of codes) {
+    const status = errorCatalogue[code].status;
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  for (const [status, list] of [...byStatus].sort(([a], [b]) => a - b)) {
+    responses[String(status)] = {
+      description: `Problem: ${list.map((c) => `\`${c}\``).join(', ')}`,
+      content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+    };
+  }
+  return {
+    operationId: route.operationId,
+    summary: route.summary,
+    ...(route.description ? { description: route.description } : {}),
+    tags: [route.tag],
+    'x-required-scopes': route.scopes,
+    ...(route.feature ? { 'x-feature': route.feature } : {}),
+    security: [{ bearer: route.scopes }],
+    parameters: parametersOf(route),
+    ...(route.body
+      ? { requestBody: { required: true, content: { 'application/json': { schema: toSchema(route.body, 'input') } } } }
+      : {}),
+    responses,
+  };
+}
+
+export function buildOpenApiDocument(routes: RouteSpec[], config: Config): Json {
+  const paths: Record<string, Json> = {};
+  for (const route of routes) {
+    paths[route.path] = { ...(paths[route.path] ?? {}), [route.method]: operationOf(route) };
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Managed DNS API',
+      version: '1.0.0',
+      description:
+        'Zones, records, change sets, DNSSEC, reverse DNS and dynamic DNS for a hosting provider, its resellers and their customers. ' +
+        `This is the ${config.deployment} deployment. Conventions and decisions: docs/ in the repository.`,
+    },
+    servers: [{ url: '/api/v1' }],
+    components: {
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: '`svc_live_…` (production) or `svc_test_…` (sandbox) token.' } },
+      schemas: { Problem: toSchema(problemSchema, 'output') },
+    },
+    paths,
+  };
+}

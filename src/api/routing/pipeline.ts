@@ -1,0 +1,208 @@
+// Every API operation runs the same pipeline:
+// authenticate → client rate limit → scopes → act-as → customer rate limit → suspension and
+// features → validate → (writes: transaction + idempotency) → handler → ETag/304 → response.
+import { createHash } from 'node:crypto';
+import type { Context } from 'koa';
+import type { Knex } from 'knex';
+import { z } from 'zod';
+import { findStoredResponse, storeResponse, tryLockIdempotencyKey, type IdempotencyScope } from '../../db/idempotencyRecords.js';
+import { consumeRateLimit, type RateLimitReading } from '../../db/rateLimitWindows.js';
+import { ScopedDb } from '../../db/tenantScope.js';
+import { canonicalJson } from '../../domain/canonicalJson.js';
+import { DomainError } from '../../domain/errors.js';
+import { missingScopes } from '../../domain/scopes.js';
+import { hasFeature, isEffectivelySuspended } from '../../domain/tenancy.js';
+import type { Metrics } from '../../observability/metrics.js';
+import type { Actor } from '../../services/actor.js';
+import { authenticate } from '../../services/authenticate.js';
+import type { Services } from '../../services/index.js';
+import { resolveActingTenant } from '../../services/resolveActingTenant.js';
+import { etagOf, noneMatch } from '../etag.js';
+import { negotiateLanguage } from '../language.js';
+import type { HandlerResult, RequestMeta, RouteSpec } from './route.js';
+import { parseOrThrow } from './validate.js';
+
+const WRITE_METHODS = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
+const IDEMPOTENT_METHODS = new Set(['POST', 'PATCH']);
+const MAX_IDEMPOTENCY_KEY = 255;
+// Unknown query parameters are rejected (docs/api-conventions.md), also where none are defined.
+const NO_QUERY = z.strictObject({});
+
+/** A response as stored for idempotent replay and as written to the client. */
+interface FinalResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string | null;
+  contentType: string;
+}
+
+function setRateLimitHeaders(ctx: Context, reading: RateLimitReading) {
+  ctx.set('RateLimit-Limit', String(reading.limit));
+  ctx.set('RateLimit-Remaining', String(reading.remaining));
+  ctx.set('RateLimit-Reset', String(reading.resetSeconds));
+}
+
+function rateLimited(reading: RateLimitReading) {
+  return new DomainError('rate_limited', { retry_after: reading.resetSeconds }, [], { 'Retry-After': String(reading.resetSeconds) });
+}
+
+/** When acting for a customer both buckets count; the headers show the tighter one. */
+const tighter = (a: RateLimitReading, b: RateLimitReading) => (b.remaining < a.remaining || !b.allowed ? b : a);
+
+function finalize(result: HandlerResult): FinalResponse {
+  const headers = { ...(result.headers ?? {}) };
+  if (result.etag && result.body !== undefined) headers.ETag = etagOf(result.body);
+  const isJson = result.contentType === undefined;
+  return {
+    status: result.status,
+    headers,
+    body: result.body === undefined ? null : isJson ? JSON.stringify(result.body) : String(result.body),
+    contentType: result.contentType ?? 'application/json; charset=utf-8',
+  };
+}
+
+function fingerprint(ctx: Context): string {
+  const query = canonicalJson(Object.fromEntries(new URLSearchParams(ctx.querystring)));
+  const body = canonicalJson((ctx.request as { body?: unknown }).body ?? null);
+  return createHash('sha256').update(`${ctx.method} ${ctx.path}\n${query}\n${body}`).digest('hex');
+}
+
+function idempotencyKeyOf(ctx: Context): string | null {
+  if (!IDEMPOTENT_METHODS.has(ctx.method)) return null;
+  const key = ctx.get('Idempotency-Key');
+  if (!key) return null;
+  if (key.length > MAX_IDEMPOTENCY_KEY || !/^[\x21-\x7e]+$/.test(key)) {
+    throw new DomainError('validation_failed', {}, [
+      { in: 'header', pointer: '/Idempotency-Key', code: 'invalid_format', detail: 'Use 1 to 255 visible ASCII characters.' },
+    ]);
+  }
+  return key;
+}
+
+/**
+ * Runs a write in one transaction. With an Idempotency-Key the transaction first takes the key's
+ * advisory lock (held by another request → 409 idempotency_in_progress), replays a stored
+ * response (different request → 422 idempotency_key_reused), or runs the handler and stores its
+ * response in the same transaction — so the effect and its record commit together or not at all.
+ */
+async function runWrite(
+  db: Knex,
+  key: IdempotencyScope | null,
+  print: string,
+  now: Date,
+  run: (trx: Knex.Transaction) => Promise<FinalResponse>,
+): Promise<FinalResponse> {
+  return db.transaction(async (trx) => {
+    if (key) {
+      if (!(await tryLockIdempotencyKey(trx, key))) throw new DomainError('idempotency_in_progress');
+      const stored = await findStoredResponse(trx, key, now);
+      if (stored) {
+        if (stored.fingerprint !== print) throw new DomainError('idempotency_key_reused');
+        const { 'content-type': contentType = 'application/json; charset=utf-8', ...headers } = stored.headers;
+        return { status: stored.status, headers: { ...headers, 'Idempotent-Replayed': 'true' }, body: stored.body, contentType };
+      }
+    }
+    const response = await run(trx);
+    if (key) {
+      response.headers['Idempotent-Replayed'] = 'false';
+      await storeResponse(
+        trx,
+        key,
+        {
+          fingerprint: print,
+          status: response.status,
+          headers: { ...response.headers, 'content-type': response.contentType },
+          body: response.body,
+        },
+        now,
+      );
+    }
+    return response;
+  });
+}
+
+function requestMeta(ctx: Context): RequestMeta {
+  return {
+    id: ctx.state.requestId as string,
+    language: negotiateLanguage(ctx.get('Accept-Language') || undefined),
+    ifMatch: ctx.get('If-Match') || null,
+    ifNoneMatch: ctx.get('If-None-Match') || null,
+    url: new URL(ctx.originalUrl, `${ctx.protocol}://${ctx.host || 'localhost'}`),
+  };
+}
+
+function assertJsonBody(ctx: Context, route: RouteSpec) {
+  if (!route.body) return;
+  const hasBody = Number(ctx.get('Content-Length') || 0) > 0 || ctx.get('Transfer-Encoding') !== '';
+  if (hasBody && !ctx.is('application/json', '+json')) {
+    throw new DomainError('unsupported_media_type', { expected: 'application/json' });
+  }
+}
+
+export function routeMiddleware(route: RouteSpec, services: Services, metrics: Metrics) {
+  return async (ctx: Context) => {
+    ctx.state.route = route.path;
+    const { db, clock } = services;
+    const token = await authenticate(services, ctx.get('Authorization') || undefined);
+    ctx.state.token = token;
+
+    let reading = await consumeRateLimit(db, `client:${token.apiClientId}`, token.tenant.limits.apiRateLimitPerMinute, clock.now());
+    setRateLimitHeaders(ctx, reading);
+    if (!reading.allowed) {
+      metrics.rateLimited.inc({ bucket: 'client' });
+      throw rateLimited(reading);
+    }
+
+    const missing = missingScopes(token.scopes, route.scopes);
+    if (missing.length) throw new DomainError('insufficient_scope', { scopes: missing.join(', ') });
+
+    const actor: Actor = await resolveActingTenant(services, token, ctx.get('X-Act-As-Customer') || undefined, ctx.state.requestId);
+    ctx.state.actor = actor;
+    if (actor.onBehalfOf) {
+      const customer = await consumeRateLimit(db, `tenant:${actor.acting.id}`, actor.acting.limits.apiRateLimitPerMinute, clock.now());
+      reading = tighter(reading, customer);
+      setRateLimitHeaders(ctx, reading);
+      if (!customer.allowed) {
+        metrics.rateLimited.inc({ bucket: 'customer' });
+        throw rateLimited(customer);
+      }
+    }
+
+    if (!route.allowSuspended && isEffectivelySuspended(actor.actingChain)) {
+      throw new DomainError('tenant_suspended', { tenant: actor.acting.id });
+    }
+    if (route.feature && !hasFeature(actor.actingChain, route.feature)) {
+      throw new DomainError('feature_disabled', { feature: route.feature });
+    }
+
+    assertJsonBody(ctx, route);
+    const params = route.params ? parseOrThrow(route.params, ctx.params, 'path') : {};
+    const query = parseOrThrow(route.query ?? NO_QUERY, { ...ctx.query }, 'query');
+    const body = route.body ? parseOrThrow(route.body, (ctx.request as { body?: unknown }).body ?? {}, 'body') : undefined;
+    const request = requestMeta(ctx);
+    const input = { params, query, body, actor, services, request };
+
+    let response: FinalResponse;
+    if (WRITE_METHODS.has(ctx.method)) {
+      const key = idempotencyKeyOf(ctx);
+      const scope = key ? { apiClientId: token.apiClientId, tenantId: actor.acting.id, key } : null;
+      response = await runWrite(db, scope, key ? fingerprint(ctx) : '', clock.now(), async (trx) =>
+        finalize(await route.handler({ ...input, scoped: new ScopedDb(trx, actor.acting.id), trx })),
+      );
+    } else {
+      response = finalize(await route.handler({ ...input, scoped: new ScopedDb(db, actor.acting.id), trx: null }));
+    }
+
+    for (const [name, value] of Object.entries(response.headers)) ctx.set(name, value);
+    ctx.status = response.status;
+    if (ctx.method === 'GET' && response.headers.ETag && noneMatch(request.ifNoneMatch, response.headers.ETag)) {
+      ctx.status = 304;
+      ctx.body = null;
+      return;
+    }
+    if (response.body !== null) {
+      ctx.type = response.contentType;
+      ctx.body = response.body;
+    }
+  };
+}

@@ -1,0 +1,88 @@
+// A route is declared once: its schemas validate requests, describe responses in the OpenAPI
+// document, and type the handler's input.
+import type { Knex } from 'knex';
+import type { z } from 'zod';
+import type { ErrorCode, Language } from '../../domain/errors.js';
+import type { Scope } from '../../domain/scopes.js';
+import type { Feature } from '../../domain/tenancy.js';
+import type { ScopedDb } from '../../db/tenantScope.js';
+import type { Actor } from '../../services/actor.js';
+import type { Services } from '../../services/index.js';
+
+export type Method = 'get' | 'post' | 'patch' | 'put' | 'delete';
+
+export interface ResponseSpec {
+  description: string;
+  schema?: z.ZodType;
+  /** Response headers worth documenting (ETag, Location, …). */
+  headers?: string[];
+  contentType?: string;
+}
+
+export interface RequestMeta {
+  id: string;
+  language: Language;
+  ifMatch: string | null;
+  ifNoneMatch: string | null;
+  /** Path and query as requested, for Location and Link headers. */
+  url: URL;
+}
+
+export interface HandlerInput<P, Q, B> {
+  params: P;
+  query: Q;
+  body: B;
+  actor: Actor;
+  /** Confined to the acting tenant's subtree; inside the request transaction for writes. */
+  scoped: ScopedDb;
+  /** The request transaction (writes only). */
+  trx: Knex.Transaction | null;
+  services: Services;
+  request: RequestMeta;
+}
+
+export interface HandlerResult {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** Send an ETag computed from the body (and answer 304 to a matching If-None-Match). */
+  etag?: boolean;
+  contentType?: string;
+}
+
+export interface RouteSpec<P extends z.ZodType = z.ZodType, Q extends z.ZodType = z.ZodType, B extends z.ZodType = z.ZodType> {
+  method: Method;
+  /** OpenAPI path template below the base path, e.g. `/tenants/{tenant}`. */
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tag: string;
+  /** Every scope listed is required. */
+  scopes: Scope[];
+  /** Still available while the acting tenant is suspended (GET /me). */
+  allowSuspended?: boolean;
+  feature?: Feature;
+  /** Mounted only in the sandbox (under /lab); 404 in production. */
+  labOnly?: boolean;
+  params?: P;
+  query?: Q;
+  body?: B;
+  responses: Record<number, ResponseSpec>;
+  /** Problem codes this operation can answer beyond the ones every operation can. */
+  errors?: ErrorCode[];
+  handler: (input: HandlerInput<z.output<P>, z.output<Q>, z.output<B>>) => Promise<HandlerResult>;
+}
+
+/** Declares a route; the identity function keeps the schema-to-handler types connected. */
+export function defineRoute<P extends z.ZodType = z.ZodType, Q extends z.ZodType = z.ZodType, B extends z.ZodType = z.ZodType>(
+  spec: RouteSpec<P, Q, B>,
+): RouteSpec {
+  return spec as unknown as RouteSpec;
+}
+
+/** The write context services take, from a write handler's input (the pipeline opened trx). */
+export function writeContext(input: HandlerInput<unknown, unknown, unknown>) {
+  if (!input.trx) throw new Error('writeContext used outside a write request');
+  return { scoped: input.scoped, trx: input.trx, actor: input.actor, clock: input.services.clock };
+}

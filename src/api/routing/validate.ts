@@ -1,0 +1,42 @@
+import { z } from 'zod';
+import { DomainError, type FieldError } from '../../domain/errors.js';
+
+const escapePointer = (segment: PropertyKey) => String(segment).replace(/~/g, '~0').replace(/\//g, '~1');
+
+/** Zod issues as the problem's `errors`: a JSON pointer each, and the list index where there is one. */
+export function issuesToFieldErrors(issues: z.core.$ZodIssue[], location: FieldError['in']): FieldError[] {
+  const out: FieldError[] = [];
+  for (const issue of issues) {
+    const base = issue.path.map(escapePointer);
+    const keys = issue.code === 'unrecognized_keys' ? issue.keys : [null];
+    for (const key of keys) {
+      const segments = key === null ? base : [...base, escapePointer(key)];
+      const index = issue.path.find((p): p is number => typeof p === 'number');
+      out.push({
+        ...(location && location !== 'body' ? { in: location } : {}),
+        pointer: `/${segments.join('/')}`.replace(/\/$/, '') || '',
+        ...(index !== undefined ? { index } : {}),
+        code: key === null ? issue.code : 'unknown_field',
+        detail: key === null ? issue.message : `Unknown field "${key}".`,
+      });
+    }
+  }
+  return out;
+}
+
+export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, location: FieldError['in']): z.output<S> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  throw new DomainError('validation_failed', {}, issuesToFieldErrors(result.error.issues, location));
+}
+
+/** A query parameter that may be repeated (`?type=A&type=AAAA`) or comma-separated. */
+export const repeatable = <T extends z.ZodType<unknown, string>>(item: T) =>
+  z
+    .union([z.string(), z.array(z.string())])
+    .transform((v) => (Array.isArray(v) ? v : [v]).flatMap((s) => s.split(',')).filter(Boolean))
+    .pipe(z.array(item));
+
+export const limitParam = z.coerce.number().int().min(1).max(500).default(50).describe('Page size, 1 to 500.');
+export const cursorParam = z.string().max(2048).optional().describe('Opaque cursor from `pagination.next_cursor`.');
+export const booleanParam = z.enum(['true', 'false']).transform((v) => v === 'true');

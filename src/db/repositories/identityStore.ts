@@ -1,0 +1,123 @@
+// Unscoped reads and writes that must happen before an acting tenant is known: authenticating a
+// token and resolving X-Act-As-Customer. Nothing else may use it (see docs/architecture.md).
+import type { Knex } from 'knex';
+import { newId } from '../../domain/ids.js';
+import { type Tenant, type TenantRow, TENANT_DEFAULTS, tenantToDomain } from './tenantRows.js';
+
+export interface TokenRecord {
+  id: string;
+  apiClientId: string;
+  apiClientName: string;
+  name: string;
+  deployment: 'sandbox' | 'production';
+  scopes: string[];
+  displayPrefix: string;
+  expiresAt: Date | null;
+  revokedAt: Date | null;
+  lastUsedAt: Date | null;
+  tenant: Tenant;
+  user: { id: string; email: string; permissions: string[] } | null;
+}
+
+export class IdentityStore {
+  constructor(private readonly db: Knex) {}
+
+  async findTokenByHash(hash: string): Promise<TokenRecord | null> {
+    const row = await this.db('api_tokens as k')
+      .join('api_clients as c', 'c.id', 'k.api_client_id')
+      .leftJoin('users as u', 'u.id', 'k.user_id')
+      .where('k.token_hash', hash)
+      .first(
+        'k.id',
+        'k.api_client_id',
+        'c.name as api_client_name',
+        'k.name',
+        'k.deployment',
+        'k.scopes',
+        'k.display_prefix',
+        'k.expires_at',
+        'k.revoked_at',
+        'k.last_used_at',
+        'k.tenant_id',
+        'u.id as user_id',
+        'u.email as user_email',
+        'u.permissions as user_permissions',
+      );
+    if (!row) return null;
+    const tenant = await this.tenantById(row.tenant_id);
+    if (!tenant) return null;
+    return {
+      id: row.id,
+      apiClientId: row.api_client_id,
+      apiClientName: row.api_client_name,
+      name: row.name,
+      deployment: row.deployment,
+      scopes: row.scopes,
+      displayPrefix: row.display_prefix,
+      expiresAt: row.expires_at,
+      revokedAt: row.revoked_at,
+      lastUsedAt: row.last_used_at,
+      tenant,
+      user: row.user_id ? { id: row.user_id, email: row.user_email, permissions: row.user_permissions } : null,
+    };
+  }
+
+  /** Records use at most once a minute per token, so reads do not turn into a write each. */
+  async touchToken(id: string, now: Date): Promise<void> {
+    await this.db('api_tokens')
+      .where('id', id)
+      .andWhere((q) => q.whereNull('last_used_at').orWhere('last_used_at', '<', new Date(now.getTime() - 60_000)))
+      .update({ last_used_at: now });
+  }
+
+  async tenantById(id: string): Promise<Tenant | null> {
+    const row = await this.db<TenantRow>('tenants').where('id', id).first();
+    return row ? tenantToDomain(row) : null;
+  }
+
+  /** The tenant and its ancestors, root first. */
+  async chain(tenant: Tenant): Promise<Tenant[]> {
+    const rows = await this.db<TenantRow>('tenants').whereIn('id', tenant.path);
+    const byId = new Map(rows.map((r) => [r.id, tenantToDomain(r)]));
+    return tenant.path.map((id) => byId.get(id)).filter((t): t is Tenant => t !== undefined);
+  }
+
+  async tenantByBillingClient(clientId: string): Promise<Tenant | null> {
+    const row = await this.db<TenantRow>('tenants').where('billing_client_id', clientId).first();
+    return row ? tenantToDomain(row) : null;
+  }
+
+  /**
+   * Creates the customer for a billing client directly below the platform, exactly once: the
+   * unique billing_client_id decides between parallel first requests. `created` tells the one
+   * winner, which writes the audit entries in the same transaction.
+   */
+  async linkBillingCustomer(
+    trx: Knex.Transaction,
+    platform: Tenant,
+    client: { id: string; name: string; email: string | null },
+  ): Promise<{ tenant: Tenant; created: boolean }> {
+    const id = newId('ten');
+    const defaults = TENANT_DEFAULTS.customer;
+    const inserted = await trx<TenantRow>('tenants')
+      .insert({
+        id,
+        parent_id: platform.id,
+        type: 'customer',
+        name: client.name,
+        path: [...platform.path, id],
+        api_rate_limit_per_minute: defaults.apiRateLimitPerMinute,
+        max_zones: defaults.maxZones,
+        features: defaults.features,
+        support_email: client.email,
+        billing_client_id: client.id,
+      } as Partial<TenantRow>)
+      .onConflict('billing_client_id')
+      .ignore()
+      .returning('*');
+    if (inserted[0]) return { tenant: tenantToDomain(inserted[0] as TenantRow), created: true };
+    const existing = await trx<TenantRow>('tenants').where('billing_client_id', client.id).first();
+    if (!existing) throw new Error(`billing client ${client.id} neither inserted nor found`);
+    return { tenant: tenantToDomain(existing), created: false };
+  }
+}

@@ -1,0 +1,64 @@
+// The one place that confines queries to a tenant subtree. Repositories of tenant-owned data are
+// only ever handed a ScopedDb, never the raw Knex instance, so a query cannot forget the filter.
+import type { Knex } from 'knex';
+import { DomainError } from '../domain/errors.js';
+
+/** Tenant-owned tables and the column that names the owning tenant. */
+export const TENANT_OWNED = {
+  tenants: 'id',
+  users: 'tenant_id',
+  api_clients: 'tenant_id',
+  api_tokens: 'tenant_id',
+  audit_log: 'tenant_id',
+} as const satisfies Record<string, string>;
+
+export type TenantOwnedTable = keyof typeof TENANT_OWNED;
+
+type Runner = Knex | Knex.Transaction;
+
+export class ScopedDb {
+  constructor(
+    private readonly runner: Runner,
+    /** Root of the visible subtree: the acting tenant. */
+    readonly rootTenantId: string,
+  ) {}
+
+  /** Subquery of the ids of every tenant in the subtree (the root included). */
+  subtreeIds(): Knex.QueryBuilder {
+    return this.runner('tenants').select('id').whereRaw('path @> ARRAY[?]::text[]', [this.rootTenantId]);
+  }
+
+  /** A query builder on `table` (optionally aliased "table as t") restricted to the subtree. */
+  from(table: TenantOwnedTable, alias?: string): Knex.QueryBuilder {
+    const ref = alias ?? table;
+    const qb = this.runner(alias ? `${table} as ${alias}` : table);
+    if (table === 'tenants') return qb.whereRaw(`${ref}.path @> ARRAY[?]::text[]`, [this.rootTenantId]);
+    return qb.whereIn(`${ref}.${TENANT_OWNED[table]}`, this.subtreeIds());
+  }
+
+  /**
+   * Inserts rows after checking that every owning tenant lies inside the subtree (for a new
+   * tenant: its parent).
+   */
+  async insert<Row extends Record<string, unknown>>(table: TenantOwnedTable, rows: Row | Row[]) {
+    const list = Array.isArray(rows) ? rows : [rows];
+    const ownerColumn = table === 'tenants' ? 'parent_id' : TENANT_OWNED[table];
+    const owners = [...new Set(list.map((r) => String(r[ownerColumn])))];
+    await this.assertInSubtree(owners);
+    return this.runner(table).insert(list).returning('*');
+  }
+
+  async assertInSubtree(tenantIds: string[]): Promise<void> {
+    if (tenantIds.length === 0) return;
+    const found = await this.from('tenants').whereIn('id', tenantIds).count<{ count: number }[]>({ count: '*' });
+    if (Number(found[0]?.count) !== tenantIds.length) {
+      // An object outside the subtree is indistinguishable from one that does not exist.
+      throw new DomainError('not_found', { resource: 'tenant' });
+    }
+  }
+
+  /** The same scope over another runner (a transaction). */
+  within(runner: Runner): ScopedDb {
+    return new ScopedDb(runner, this.rootTenantId);
+  }
+}

@@ -1,0 +1,28 @@
+// Scopes of the spec's table, plus the tenant-administration scopes of docs/tenants.md.
+// `*:write` never implies `*:read`: each operation names every scope it needs.
+export const SCOPES = [
+  'tenant:read',
+  'zones:read',
+  'zones:write',
+  'records:read',
+  'records:write',
+  'dnssec:read',
+  'dnssec:write',
+  'rdns:read',
+  'rdns:write',
+  'dyndns:read',
+  'dyndns:write',
+  'audit:read',
+  'webhooks:manage',
+  'act_as',
+  'tenants:read',
+  'tenants:write',
+] as const;
+
+export type Scope = (typeof SCOPES)[number];
+
+export const isScope = (s: string): s is Scope => (SCOPES as readonly string[]).includes(s);
+
+export function missingScopes(granted: readonly string[], required: readonly Scope[]): Scope[] {
+  return required.filter((s) => !granted.includes(s));
+}

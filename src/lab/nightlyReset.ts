@@ -1,0 +1,87 @@
+// Nightly lab reset: data returns to the seed, tokens survive (spec "Sandbox data is reset every
+// night; tokens survive the reset").
+import type { Knex } from 'knex';
+import type { Clock } from '../domain/clock.js';
+import type { Logger } from '../observability/logger.js';
+import { LAST_RESET_KEY, readSeedIds, SEED_BILLING_CLIENTS, SEED_TENANTS, seedRoleIds, seedTenantSettings } from './seed.js';
+
+/** A capability's part of the reset, run in the reset transaction (zones, records, …). */
+export type LabResetStep = (trx: Knex.Transaction, seedTenantIds: string[]) => Promise<void>;
+
+/** The latest scheduled reset instant at or before `now` (daily at hour:minute UTC). */
+export function latestScheduledReset(now: Date, at: { hour: number; minute: number }): Date {
+  const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate(), at.hour, at.minute);
+  return new Date(today <= now.getTime() ? today : today - 24 * 60 * 60 * 1000);
+}
+
+export async function resetLab(db: Knex, now: Date, steps: LabResetStep[]): Promise<void> {
+  await db.transaction((trx) => resetLabData(trx, now, steps));
+}
+
+async function resetLabData(trx: Knex.Transaction, now: Date, steps: LabResetStep[]): Promise<void> {
+  const ids = await readSeedIds(trx);
+  if (!ids) return;
+  const byRole = seedRoleIds(ids);
+  const seedIds = Object.values(byRole);
+  for (const step of steps) await step(trx, seedIds);
+  // Tenants created in the lab go, with their clients and tokens (ON DELETE CASCADE); the
+  // seeded tenants, their API clients and tokens stay.
+  await trx('tenants').whereNotIn('id', seedIds).whereNotNull('parent_id').delete();
+  for (const seed of SEED_TENANTS) {
+    await trx('tenants')
+      .where({ id: byRole[seed.role] })
+      .update({ ...seedTenantSettings(seed), version: trx.raw('version + 1'), updated_at: now });
+  }
+  await trx('users').whereIn('tenant_id', seedIds).delete();
+  await trx('audit_log').delete();
+  await trx('idempotency_records').delete();
+  await trx('lab_billing_clients').delete();
+  await trx('lab_billing_clients').insert([...SEED_BILLING_CLIENTS]);
+  await trx('lab_state').insert({ key: LAST_RESET_KEY, value: JSON.stringify(now.toISOString()) }).onConflict('key').merge();
+}
+
+/**
+ * Checks once a minute (and whenever tick() is called) whether a scheduled reset has passed
+ * since the last one. The check runs under an advisory lock, so with several worker processes
+ * exactly one resets.
+ */
+export class NightlyLabReset {
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly db: Knex,
+    private readonly clock: Clock,
+    private readonly at: { hour: number; minute: number },
+    private readonly steps: LabResetStep[],
+    private readonly logger: Logger,
+  ) {}
+
+  start(intervalMs = 60_000) {
+    this.timer = setInterval(() => {
+      this.tick().catch((err) => this.logger.error({ err }, 'lab reset check failed'));
+    }, intervalMs);
+    this.timer.unref();
+  }
+
+  stop() {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  /** Resets if due; returns whether it did. */
+  async tick(): Promise<boolean> {
+    const now = this.clock.now();
+    const due = latestScheduledReset(now, this.at);
+    const done = await this.db.transaction(async (trx) => {
+      const locked = await trx.raw<{ rows: { ok: boolean }[] }>("SELECT pg_try_advisory_xact_lock(hashtextextended('lab-reset', 0)) AS ok");
+      if (!locked.rows[0]!.ok) return false;
+      const row = await trx('lab_state').where({ key: LAST_RESET_KEY }).first('value');
+      const last = row ? new Date(row.value as string) : new Date(0);
+      if (last >= due) return false;
+      await resetLabData(trx, now, this.steps);
+      return true;
+    });
+    if (done) this.logger.info({ at: now.toISOString() }, 'lab data reset to the seed');
+    return done;
+  }
+}

@@ -1,0 +1,132 @@
+// Wires the concrete parts into a running service. main.ts calls it for `npm start`; tests call
+// it to run the real service in-process on free ports with an injected clock.
+import http from 'node:http';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { createApp, type ReadinessCheck } from './api/app.js';
+import { type BillingDirectory, noBillingSystem } from './billing/billingDirectory.js';
+import { HttpBillingDirectory } from './billing/httpBillingDirectory.js';
+import type { Config } from './config/index.js';
+import { startEmbeddedPostgres } from './db/embeddedPostgres.js';
+import { createDb, migrateToLatest } from './db/knex.js';
+import { sharedSecret } from './db/secrets.js';
+import { type Clock, systemClock } from './domain/clock.js';
+import { CursorCodec } from './domain/cursor.js';
+import { LabBillingDirectory } from './lab/labBillingDirectory.js';
+import { NightlyLabReset } from './lab/nightlyReset.js';
+import { ensureLabSeed, type LabTokensFile } from './lab/seed.js';
+import { createLogger, type Logger } from './observability/logger.js';
+import { createMetrics } from './observability/metrics.js';
+import { MaintenanceLoop } from './maintenance.js';
+import { createServices, type Services } from './services/index.js';
+
+export interface ServiceOverrides {
+  clock?: Clock;
+  logger?: Logger;
+  billing?: BillingDirectory;
+  /** Grace period for in-flight requests on shutdown. */
+  shutdownGraceMs?: number;
+}
+
+export interface RunningService {
+  config: Config;
+  services: Services;
+  /** Base URL of the HTTP server, e.g. http://127.0.0.1:8080 (null without the api role). */
+  httpUrl: string | null;
+  lab: { tokensFile: string; tokens: LabTokensFile } | null;
+  labReset: NightlyLabReset | null;
+  logger: Logger;
+  /** Stops accepting, finishes in-flight requests, stops workers, closes the database. */
+  stop(): Promise<void>;
+}
+
+function billingFor(config: Config, services: { db: Services['db'] }): BillingDirectory {
+  if (config.deployment === 'sandbox') return new LabBillingDirectory(services.db);
+  return config.billing.url ? new HttpBillingDirectory(config.billing.url, config.billing.token) : noBillingSystem;
+}
+
+export async function startService(config: Config, overrides: ServiceOverrides = {}): Promise<RunningService> {
+  const logger = overrides.logger ?? createLogger(config.logLevel);
+  const clock = overrides.clock ?? systemClock;
+  const stack: (() => Promise<void>)[] = [];
+  const stopAll = async () => {
+    while (stack.length) await stack.pop()!().catch((err) => logger.error({ err }, 'shutdown step failed'));
+  };
+
+  try {
+    let databaseUrl = config.databaseUrl;
+    if (!databaseUrl) {
+      const embedded = await startEmbeddedPostgres({
+        dir: path.join(config.dataDir, 'postgres'),
+        port: config.embeddedPostgresPort,
+        database: 'managed_dns',
+        log: (m) => logger.debug({ component: 'embedded-postgres' }, m),
+      });
+      stack.push(() => embedded.stop());
+      databaseUrl = embedded.url;
+      logger.info({ port: config.embeddedPostgresPort, dir: path.join(config.dataDir, 'postgres') }, 'embedded PostgreSQL started');
+    }
+    const db = createDb(databaseUrl);
+    stack.push(() => db.destroy());
+    await migrateToLatest(db);
+
+    const cursors = new CursorCodec(await sharedSecret(db, 'cursor_hmac'), clock);
+    const services = createServices({ db, clock, config, billing: overrides.billing ?? billingFor(config, { db }), cursors });
+
+    let lab: RunningService['lab'] = null;
+    let labReset: NightlyLabReset | null = null;
+    if (config.deployment === 'sandbox') {
+      const seeded = await ensureLabSeed(db, config.dataDir, clock.now());
+      lab = { tokensFile: seeded.file, tokens: seeded.tokens };
+      labReset = new NightlyLabReset(db, clock, config.labResetTime, services.labResetSteps, logger);
+      if (config.roles.includes('worker')) {
+        labReset.start();
+        stack.push(async () => labReset!.stop());
+      }
+    }
+    if (config.roles.includes('worker')) {
+      const maintenance = new MaintenanceLoop(db, clock, logger);
+      maintenance.start();
+      stack.push(async () => maintenance.stop());
+    }
+
+    let httpUrl: string | null = null;
+    if (config.roles.includes('api')) {
+      const readiness: ReadinessCheck[] = [
+        { name: 'database', check: async () => (await db.raw('SELECT 1'), true) },
+      ];
+      const app = createApp({ services, logger, metrics: createMetrics(), readiness });
+      const server = http.createServer(app.callback());
+      server.keepAliveTimeout = 5000;
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(config.http.port, config.http.host, () => resolve());
+      });
+      const address = server.address() as AddressInfo;
+      const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+      httpUrl = `http://${host}:${address.port}`;
+      stack.push(() => closeGracefully(server, overrides.shutdownGraceMs ?? 25_000, logger));
+      logger.info({ url: httpUrl }, 'HTTP API listening');
+    }
+
+    return { config, services, httpUrl, lab, labReset, logger, stop: stopAll };
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+}
+
+/** Stops accepting connections and waits for in-flight requests, up to the grace period. */
+function closeGracefully(server: http.Server, graceMs: number, logger: Logger): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      logger.warn('grace period over; closing remaining connections');
+      server.closeAllConnections();
+    }, graceMs);
+    server.close(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
+}

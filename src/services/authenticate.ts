@@ -1,0 +1,33 @@
+import type { Config } from '../config/index.js';
+import type { IdentityStore, TokenRecord } from '../db/repositories/identityStore.js';
+import type { Clock } from '../domain/clock.js';
+import { DomainError } from '../domain/errors.js';
+import { deploymentOfToken, hashToken } from '../domain/tokens.js';
+
+const unauthenticated = (reason: string) => new DomainError('unauthenticated', { reason }, [], { 'WWW-Authenticate': 'Bearer realm="api"' });
+
+/**
+ * Bearer token → the token's record. Missing, malformed, unknown, revoked, expired and
+ * other-deployment tokens are all 401; the reason is told, the token never echoed.
+ */
+export async function authenticate(
+  deps: { identity: IdentityStore; clock: Clock; config: Config },
+  authorization: string | undefined,
+): Promise<TokenRecord> {
+  if (!authorization) throw unauthenticated('No Authorization header was sent.');
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+  if (!match) throw unauthenticated('The Authorization header is not of the form "Bearer <token>".');
+  const secret = match[1]!;
+  const deployment = deploymentOfToken(secret);
+  if (deployment === null) throw unauthenticated('The token has no known prefix.');
+  if (deployment !== deps.config.deployment) {
+    throw unauthenticated(`This is the ${deps.config.deployment} deployment; the token belongs to the other one.`);
+  }
+  const token = await deps.identity.findTokenByHash(hashToken(secret));
+  if (!token || token.deployment !== deps.config.deployment) throw unauthenticated('The token is not known.');
+  const now = deps.clock.now();
+  if (token.revokedAt) throw unauthenticated('The token has been revoked.');
+  if (token.expiresAt && token.expiresAt <= now) throw unauthenticated('The token has expired.');
+  await deps.identity.touchToken(token.id, now);
+  return token;
+}

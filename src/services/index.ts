@@ -1,0 +1,52 @@
+import type { Knex } from 'knex';
+import type { BillingDirectory } from '../billing/billingDirectory.js';
+import type { Config } from '../config/index.js';
+import { countRows } from '../db/count.js';
+import { IdentityStore } from '../db/repositories/identityStore.js';
+import type { Tenant } from '../db/repositories/tenantRows.js';
+import type { ScopedDb } from '../db/tenantScope.js';
+import type { LabResetStep } from '../lab/nightlyReset.js';
+import type { Clock } from '../domain/clock.js';
+import type { CursorCodec } from '../domain/cursor.js';
+import { StatsService, type StatsContributor, tenantStats, tokenStats } from './stats.js';
+
+export interface ServiceDeps {
+  db: Knex;
+  clock: Clock;
+  config: Config;
+  billing: BillingDirectory;
+  cursors: CursorCodec;
+  /** Sections added to GET /stats by later capabilities. */
+  statsContributors?: StatsContributor[];
+  /** Entries added to `usage` of GET /me by later capabilities. */
+  usageContributors?: UsageContributor[];
+  /** Parts of the nightly lab reset contributed by later capabilities. */
+  labResetSteps?: LabResetStep[];
+}
+
+export type UsageContributor = (scoped: ScopedDb, acting: Tenant) => Promise<Record<string, unknown>>;
+
+const credentialUsage: UsageContributor = async (scoped, acting) => {
+  return {
+    api_clients: await countRows(scoped.from('api_clients').where('tenant_id', acting.id)),
+    active_tokens: await countRows(scoped.from('api_tokens').where('tenant_id', acting.id).whereNull('revoked_at')),
+  };
+};
+
+/** What route handlers reach: the dependencies and the long-lived service objects. */
+export interface Services extends ServiceDeps {
+  identity: IdentityStore;
+  stats: StatsService;
+  usage: UsageContributor[];
+  labResetSteps: LabResetStep[];
+}
+
+export function createServices(deps: ServiceDeps): Services {
+  return {
+    ...deps,
+    identity: new IdentityStore(deps.db),
+    stats: new StatsService([tenantStats, tokenStats, ...(deps.statsContributors ?? [])], deps.clock),
+    usage: [credentialUsage, ...(deps.usageContributors ?? [])],
+    labResetSteps: deps.labResetSteps ?? [],
+  };
+}

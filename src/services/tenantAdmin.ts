@@ -1,0 +1,190 @@
+// Provider staff and resellers administer the tenants below them (docs/tenants.md).
+import type { Knex } from 'knex';
+import { recordAudit } from '../db/repositories/auditLog.js';
+import { type Tenant, type TenantRow, TENANT_DEFAULTS, tenantToDomain } from '../db/repositories/tenantRows.js';
+import { paginate } from '../db/paginate.js';
+import type { ScopedDb } from '../db/tenantScope.js';
+import type { Clock } from '../domain/clock.js';
+import { DomainError, notFound, validationFailed } from '../domain/errors.js';
+import { newId } from '../domain/ids.js';
+import { CHILD_TYPES, type TenantType } from '../domain/tenancy.js';
+import type { Actor } from './actor.js';
+
+export interface WriteContext {
+  scoped: ScopedDb;
+  trx: Knex.Transaction;
+  actor: Actor;
+  clock: Clock;
+}
+
+export interface TenantSettings {
+  name?: string;
+  limits?: { api_rate_limit_per_minute?: number; max_zones?: number };
+  features?: string[];
+  branding?: Record<string, unknown>;
+  support_email?: string | null;
+  billing_client_id?: string | null;
+}
+
+export async function getTenant(scoped: ScopedDb, id: string, forUpdate = false): Promise<Tenant> {
+  const q = scoped.from('tenants').where('id', id).first();
+  if (forUpdate) q.forUpdate();
+  const row = (await q) as TenantRow | undefined;
+  if (!row) throw notFound('tenant');
+  return tenantToDomain(row);
+}
+
+export interface TenantListFilter {
+  type?: TenantType[];
+  parentId?: string;
+  q?: string;
+}
+
+export async function listTenants(scoped: ScopedDb, filter: TenantListFilter, after: unknown[] | null, limit: number) {
+  const q = scoped.from('tenants').select('*');
+  if (filter.type?.length) q.whereIn('type', filter.type);
+  if (filter.parentId) q.where('parent_id', filter.parentId);
+  if (filter.q) q.whereILike('name', `%${filter.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+  const page = await paginate<TenantRow & Record<string, unknown>>(q, [{ column: 'id', direction: 'asc', field: 'id' }], after, limit);
+  return { items: page.rows.map(tenantToDomain), next: page.next };
+}
+
+/** Administration acts strictly below the acting tenant: nobody raises their own limits. */
+function assertBelowActing(actor: Actor, tenant: Tenant) {
+  if (tenant.id === actor.acting.id) {
+    throw new DomainError('forbidden', { reason: 'A tenant cannot change its own settings; its parent does.' });
+  }
+}
+
+async function assertBillingClientFree(trx: Knex.Transaction, billingClientId: string | null | undefined, except?: string) {
+  if (!billingClientId) return;
+  const q = trx('tenants').where('billing_client_id', billingClientId);
+  if (except) q.whereNot('id', except);
+  if (await q.first('id')) {
+    throw validationFailed([
+      { pointer: '/billing_client_id', code: 'already_linked', detail: 'Another tenant is linked to this billing client.' },
+    ]);
+  }
+}
+
+export async function createTenant(
+  ctx: WriteContext,
+  input: TenantSettings & { type: TenantType; name: string; parent_id?: string },
+): Promise<Tenant> {
+  const parent = await getTenant(ctx.scoped, input.parent_id ?? ctx.actor.acting.id);
+  if (!CHILD_TYPES[parent.type].includes(input.type)) {
+    throw validationFailed([
+      {
+        pointer: '/type',
+        code: 'not_allowed_here',
+        detail: `A ${parent.type} tenant can have ${CHILD_TYPES[parent.type].join(' or ') || 'no'} child tenants.`,
+      },
+    ]);
+  }
+  await assertBillingClientFree(ctx.trx, input.billing_client_id);
+  const defaults = TENANT_DEFAULTS[input.type];
+  const id = newId('ten');
+  const now = ctx.clock.now();
+  const [row] = (await ctx.scoped.insert('tenants', {
+    id,
+    parent_id: parent.id,
+    type: input.type,
+    name: input.name,
+    path: [...parent.path, id],
+    api_rate_limit_per_minute: input.limits?.api_rate_limit_per_minute ?? defaults.apiRateLimitPerMinute,
+    max_zones: input.limits?.max_zones ?? defaults.maxZones,
+    features: input.features ?? defaults.features,
+    branding: JSON.stringify(input.branding ?? {}),
+    support_email: input.support_email ?? null,
+    billing_client_id: input.billing_client_id ?? null,
+    created_at: now,
+    updated_at: now,
+  })) as TenantRow[];
+  const tenant = tenantToDomain(row!);
+  await recordAudit(ctx.trx, ctx.actor, now, {
+    action: 'tenant.created',
+    targetType: 'tenant',
+    targetId: id,
+    details: { type: input.type, parent_id: parent.id, name: input.name },
+  });
+  if (input.billing_client_id) {
+    await recordAudit(ctx.trx, ctx.actor, now, {
+      action: 'tenant.billing_linked',
+      targetType: 'tenant',
+      targetId: id,
+      details: { billing_client_id: input.billing_client_id },
+    });
+  }
+  return tenant;
+}
+
+export async function updateTenant(
+  ctx: WriteContext,
+  id: string,
+  patch: TenantSettings,
+  precondition: (current: Tenant) => void,
+): Promise<Tenant> {
+  const current = await getTenant(ctx.scoped, id, true);
+  assertBelowActing(ctx.actor, current);
+  precondition(current);
+  await assertBillingClientFree(ctx.trx, patch.billing_client_id, id);
+  const changes: Partial<Record<keyof TenantRow, unknown>> = {};
+  if (patch.name !== undefined) changes.name = patch.name;
+  if (patch.limits?.api_rate_limit_per_minute !== undefined) changes.api_rate_limit_per_minute = patch.limits.api_rate_limit_per_minute;
+  if (patch.limits?.max_zones !== undefined) changes.max_zones = patch.limits.max_zones;
+  if (patch.features !== undefined) changes.features = patch.features;
+  if (patch.branding !== undefined) changes.branding = JSON.stringify(patch.branding);
+  if (patch.support_email !== undefined) changes.support_email = patch.support_email;
+  if (patch.billing_client_id !== undefined) changes.billing_client_id = patch.billing_client_id;
+  if (Object.keys(changes).length === 0) return current;
+  const now = ctx.clock.now();
+  const [row] = (await ctx.scoped
+    .from('tenants')
+    .where('id', id)
+    .update({ ...changes, version: ctx.trx.raw('version + 1'), updated_at: now })
+    .returning('*')) as TenantRow[];
+  await recordAudit(ctx.trx, ctx.actor, now, {
+    action: 'tenant.updated',
+    targetType: 'tenant',
+    targetId: id,
+    details: { changed: Object.keys(patch) },
+  });
+  if (patch.billing_client_id && patch.billing_client_id !== current.billingClientId) {
+    await recordAudit(ctx.trx, ctx.actor, now, {
+      action: 'tenant.billing_linked',
+      targetType: 'tenant',
+      targetId: id,
+      details: { billing_client_id: patch.billing_client_id },
+    });
+  }
+  return tenantToDomain(row!);
+}
+
+export async function setSuspension(
+  ctx: WriteContext,
+  id: string,
+  suspend: boolean,
+  reason: string | null,
+): Promise<Tenant> {
+  const current = await getTenant(ctx.scoped, id, true);
+  assertBelowActing(ctx.actor, current);
+  if (current.suspended === suspend) return current;
+  const now = ctx.clock.now();
+  const [row] = (await ctx.scoped
+    .from('tenants')
+    .where('id', id)
+    .update({
+      suspended_at: suspend ? now : null,
+      suspension_reason: suspend ? reason : null,
+      version: ctx.trx.raw('version + 1'),
+      updated_at: now,
+    })
+    .returning('*')) as TenantRow[];
+  await recordAudit(ctx.trx, ctx.actor, now, {
+    action: suspend ? 'tenant.suspended' : 'tenant.unsuspended',
+    targetType: 'tenant',
+    targetId: id,
+    details: reason ? { reason } : {},
+  });
+  return tenantToDomain(row!);
+}
