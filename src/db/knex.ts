@@ -1,21 +1,24 @@
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
+import { migrations } from '../../migrations/index.js';
 
 // pg returns int8 (bigint, count(*)) as strings; every count we read fits a JS number.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 
 export type Db = Knex;
 
-export const migrationsDirectory = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../migrations');
+const migrationSource: Knex.MigrationSource<string> = {
+  getMigrations: async () => Object.keys(migrations).sort(),
+  getMigrationName: (name) => name,
+  getMigration: async (name) => migrations[name]!,
+};
 
 export function knexConfig(connectionString: string, poolMax = 10): Knex.Config {
   return {
     client: 'pg',
     connection: { connectionString, application_name: 'managed-dns' },
     pool: { min: 0, max: poolMax },
-    migrations: { directory: migrationsDirectory, loadExtensions: ['.ts'], tableName: 'knex_migrations' },
+    migrations: { migrationSource, tableName: 'knex_migrations' },
   };
 }
 

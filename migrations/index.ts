@@ -1,0 +1,13 @@
+// Every migration, in order. Listed statically (not discovered from the directory) so the same
+// code path runs under tsx, vitest and the knex CLI; a unit test checks the list against the files.
+import type { Knex } from 'knex';
+import * as foundation from './20261122000100_foundation.js';
+
+export interface Migration {
+  up(knex: Knex): Promise<void>;
+  down(knex: Knex): Promise<void>;
+}
+
+export const migrations: Record<string, Migration> = {
+  '20261122000100_foundation': foundation,
+};
