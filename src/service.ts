@@ -61,6 +61,7 @@ export async function startService(config: Config, overrides: ServiceOverrides =
         port: config.embeddedPostgresPort,
         database: 'managed_dns',
         log: (m) => logger.debug({ component: 'embedded-postgres' }, m),
+        warn: (m) => logger.warn({ component: 'embedded-postgres' }, m),
       });
       stack.push(() => embedded.stop());
       databaseUrl = embedded.url;

@@ -1,8 +1,9 @@
 // The only module that reads process.env. Everything else receives a Config.
 import path from 'node:path';
 import { z } from 'zod';
+import type { Deployment } from '../domain/deployment.js';
 
-export type Deployment = 'sandbox' | 'production';
+export type { Deployment };
 export type Role = 'api' | 'nameserver' | 'worker';
 
 export interface Config {

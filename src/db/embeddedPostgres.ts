@@ -19,6 +19,8 @@ export interface EmbeddedPostgresOptions {
   port: number;
   database: string;
   log: (message: string) => void;
+  /** Changes made to the host, which the operator should know about. */
+  warn?: (message: string) => void;
 }
 
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'exit', 'message'] as const;
@@ -68,6 +70,26 @@ async function stopOrphanedPostmaster(dir: string, log: (m: string) => void) {
   for (let i = 0; i < 100 && existsSync(`/proc/${pid}`); i++) await new Promise((r) => setTimeout(r, 100));
 }
 
+/**
+ * As root, PostgreSQL runs as user `postgres`, which must be able to traverse every directory
+ * above its data directory. Directories that deny it get the "others may traverse" bit (o+x: no
+ * listing, no reading), and each change is logged.
+ */
+async function letPostgresUserTraverse(dir: string, log: (m: string) => void) {
+  const ancestors: string[] = [];
+  for (let d = path.dirname(dir); ; d = path.dirname(d)) {
+    ancestors.unshift(d);
+    if (d === path.dirname(d)) break;
+  }
+  for (const d of ancestors) {
+    const { mode } = await fs.stat(d);
+    if ((mode & 0o001) === 0) {
+      await fs.chmod(d, (mode & 0o7777) | 0o001);
+      log(`made ${d} traversable (o+x) for the embedded PostgreSQL's user`);
+    }
+  }
+}
+
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgresHandle> {
   const EmbeddedPostgres = await importWithoutExitHooks();
   const dir = path.resolve(options.dir);
@@ -88,8 +110,9 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     onLog: (m) => options.log(String(m).trim()),
     onError: (e) => options.log(`error: ${e instanceof Error ? e.message : String(e)}`),
   });
+  await fs.mkdir(path.dirname(dir), { recursive: true });
+  if (isRoot) await letPostgresUserTraverse(dir, options.warn ?? options.log);
   if (!existsSync(path.join(dir, 'PG_VERSION'))) {
-    await fs.mkdir(path.dirname(dir), { recursive: true });
     await server.initialise();
   } else {
     await stopOrphanedPostmaster(dir, options.log);

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Deployment } from '../config/index.js';
+import type { Deployment } from './deployment.js';
 
 export const TOKEN_PREFIX: Record<Deployment, string> = { sandbox: 'svc_test_', production: 'svc_live_' };
 

@@ -4,7 +4,7 @@ import type { Config } from '../config/index.js';
 import { countRows } from '../db/count.js';
 import { IdentityStore } from '../db/repositories/identityStore.js';
 import type { Tenant } from '../db/repositories/tenantRows.js';
-import type { ScopedDb } from '../db/tenantScope.js';
+import { ScopedDb } from '../db/tenantScope.js';
 import type { LabResetStep } from '../lab/nightlyReset.js';
 import type { Clock } from '../domain/clock.js';
 import type { CursorCodec } from '../domain/cursor.js';
@@ -39,6 +39,8 @@ export interface Services extends ServiceDeps {
   stats: StatsService;
   usage: UsageContributor[];
   labResetSteps: LabResetStep[];
+  /** Database access confined to a tenant's subtree, optionally inside a transaction. */
+  scopedFor(tenantId: string, trx?: Knex.Transaction): ScopedDb;
 }
 
 export function createServices(deps: ServiceDeps): Services {
@@ -48,5 +50,6 @@ export function createServices(deps: ServiceDeps): Services {
     stats: new StatsService([tenantStats, tokenStats, ...(deps.statsContributors ?? [])], deps.clock),
     usage: [credentialUsage, ...(deps.usageContributors ?? [])],
     labResetSteps: deps.labResetSteps ?? [],
+    scopedFor: (tenantId, trx) => new ScopedDb(trx ?? deps.db, tenantId),
   };
 }

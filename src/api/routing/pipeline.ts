@@ -3,11 +3,7 @@
 // features → validate → (writes: transaction + idempotency) → handler → ETag/304 → response.
 import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
-import type { Knex } from 'knex';
 import { z } from 'zod';
-import { findStoredResponse, storeResponse, tryLockIdempotencyKey, type IdempotencyScope } from '../../db/idempotencyRecords.js';
-import { consumeRateLimit, type RateLimitReading } from '../../db/rateLimitWindows.js';
-import { ScopedDb } from '../../db/tenantScope.js';
 import { canonicalJson } from '../../domain/canonicalJson.js';
 import { DomainError } from '../../domain/errors.js';
 import { missingScopes } from '../../domain/scopes.js';
@@ -16,6 +12,8 @@ import type { Metrics } from '../../observability/metrics.js';
 import type { Actor } from '../../services/actor.js';
 import { authenticate } from '../../services/authenticate.js';
 import type { Services } from '../../services/index.js';
+import { type FinalResponse, runWrite } from '../../services/idempotentWrite.js';
+import { consumeClientLimit, consumeCustomerLimit, type RateLimitReading } from '../../services/rateLimiting.js';
 import { resolveActingTenant } from '../../services/resolveActingTenant.js';
 import { etagOf, noneMatch } from '../etag.js';
 import { negotiateLanguage } from '../language.js';
@@ -27,14 +25,6 @@ const IDEMPOTENT_METHODS = new Set(['POST', 'PATCH']);
 const MAX_IDEMPOTENCY_KEY = 255;
 // Unknown query parameters are rejected (docs/api-conventions.md), also where none are defined.
 const NO_QUERY = z.strictObject({});
-
-/** A response as stored for idempotent replay and as written to the client. */
-interface FinalResponse {
-  status: number;
-  headers: Record<string, string>;
-  body: string | null;
-  contentType: string;
-}
 
 function setRateLimitHeaders(ctx: Context, reading: RateLimitReading) {
   ctx.set('RateLimit-Limit', String(reading.limit));
@@ -79,48 +69,6 @@ function idempotencyKeyOf(ctx: Context): string | null {
   return key;
 }
 
-/**
- * Runs a write in one transaction. With an Idempotency-Key the transaction first takes the key's
- * advisory lock (held by another request → 409 idempotency_in_progress), replays a stored
- * response (different request → 422 idempotency_key_reused), or runs the handler and stores its
- * response in the same transaction — so the effect and its record commit together or not at all.
- */
-async function runWrite(
-  db: Knex,
-  key: IdempotencyScope | null,
-  print: string,
-  now: Date,
-  run: (trx: Knex.Transaction) => Promise<FinalResponse>,
-): Promise<FinalResponse> {
-  return db.transaction(async (trx) => {
-    if (key) {
-      if (!(await tryLockIdempotencyKey(trx, key))) throw new DomainError('idempotency_in_progress');
-      const stored = await findStoredResponse(trx, key, now);
-      if (stored) {
-        if (stored.fingerprint !== print) throw new DomainError('idempotency_key_reused');
-        const { 'content-type': contentType = 'application/json; charset=utf-8', ...headers } = stored.headers;
-        return { status: stored.status, headers: { ...headers, 'Idempotent-Replayed': 'true' }, body: stored.body, contentType };
-      }
-    }
-    const response = await run(trx);
-    if (key) {
-      response.headers['Idempotent-Replayed'] = 'false';
-      await storeResponse(
-        trx,
-        key,
-        {
-          fingerprint: print,
-          status: response.status,
-          headers: { ...response.headers, 'content-type': response.contentType },
-          body: response.body,
-        },
-        now,
-      );
-    }
-    return response;
-  });
-}
-
 function requestMeta(ctx: Context): RequestMeta {
   return {
     id: ctx.state.requestId as string,
@@ -146,7 +94,7 @@ export function routeMiddleware(route: RouteSpec, services: Services, metrics: M
     const token = await authenticate(services, ctx.get('Authorization') || undefined);
     ctx.state.token = token;
 
-    let reading = await consumeRateLimit(db, `client:${token.apiClientId}`, token.tenant.limits.apiRateLimitPerMinute, clock.now());
+    let reading = await consumeClientLimit(db, token, clock.now());
     setRateLimitHeaders(ctx, reading);
     if (!reading.allowed) {
       metrics.rateLimited.inc({ bucket: 'client' });
@@ -159,7 +107,7 @@ export function routeMiddleware(route: RouteSpec, services: Services, metrics: M
     const actor: Actor = await resolveActingTenant(services, token, ctx.get('X-Act-As-Customer') || undefined, ctx.state.requestId);
     ctx.state.actor = actor;
     if (actor.onBehalfOf) {
-      const customer = await consumeRateLimit(db, `tenant:${actor.acting.id}`, actor.acting.limits.apiRateLimitPerMinute, clock.now());
+      const customer = await consumeCustomerLimit(db, actor.acting, clock.now());
       reading = tighter(reading, customer);
       setRateLimitHeaders(ctx, reading);
       if (!customer.allowed) {
@@ -187,10 +135,10 @@ export function routeMiddleware(route: RouteSpec, services: Services, metrics: M
       const key = idempotencyKeyOf(ctx);
       const scope = key ? { apiClientId: token.apiClientId, tenantId: actor.acting.id, key } : null;
       response = await runWrite(db, scope, key ? fingerprint(ctx) : '', clock.now(), async (trx) =>
-        finalize(await route.handler({ ...input, scoped: new ScopedDb(trx, actor.acting.id), trx })),
+        finalize(await route.handler({ ...input, scoped: services.scopedFor(actor.acting.id, trx), trx })),
       );
     } else {
-      response = finalize(await route.handler({ ...input, scoped: new ScopedDb(db, actor.acting.id), trx: null }));
+      response = finalize(await route.handler({ ...input, scoped: services.scopedFor(actor.acting.id), trx: null }));
     }
 
     for (const [name, value] of Object.entries(response.headers)) ctx.set(name, value);

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { auditQuery, type AuditRow, auditRowToDomain } from '../../../db/repositories/auditLog.js';
-import { paginate } from '../../../db/paginate.js';
+import { listAuditLog } from '../../../services/auditLog.js';
 import { listEnvelope, listResult, pageRequest } from '../../pagination.js';
 import { defineRoute } from '../../routing/route.js';
 import { repeatable } from '../../routing/validate.js';
@@ -44,13 +43,8 @@ export const auditLogRoutes = [
     responses: { 200: { description: 'A page of entries', schema: listEnvelope(entrySchema) } },
     handler: async (input) => {
       const { after, limit } = pageRequest(input, 'audit-log');
-      const page = await paginate<AuditRow & Record<string, unknown>>(
-        auditQuery(input.scoped, input.query).select('*'),
-        [{ column: 'seq', direction: 'desc', field: 'seq' }],
-        after,
-        limit,
-      );
-      const data = page.rows.map(auditRowToDomain).map((e) => ({
+      const page = await listAuditLog(input.scoped, input.query, after, limit);
+      const data = page.items.map((e) => ({
         id: e.id,
         occurred_at: iso(e.occurredAt),
         action: e.action,

@@ -1,0 +1,61 @@
+// The OpenAPI document is generated from the route declarations; check it against the official
+// OpenAPI 3.1 schema (a validator we did not write) and against the routes the server answers.
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { allRoutes } from '../../src/api/resources/index.js';
+import { startTestService, type TestService } from '../helpers/testService.js';
+
+let lab: TestService;
+let doc: any;
+beforeAll(async () => {
+  lab = await startTestService();
+  const res = await fetch(`${lab.url}/api/v1/openapi.json`);
+  expect(res.status).toBe(200);
+  doc = await res.json();
+});
+afterAll(() => lab?.stop());
+
+describe('GET /api/v1/openapi.json', () => {
+  it('is a valid OpenAPI 3.1 document', async () => {
+    const result = await new Validator().validate(doc);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(doc.openapi).toBe('3.1.0');
+  });
+
+  it('describes every route with its scopes, parameters and problem responses', () => {
+    for (const route of allRoutes) {
+      const op = doc.paths[route.path]?.[route.method];
+      expect(op, `${route.method} ${route.path}`).toBeDefined();
+      expect(op['x-required-scopes']).toEqual(route.scopes);
+      expect(op.responses['401'].content['application/problem+json']).toBeDefined();
+      const params = op.parameters.map((p: { name: string }) => p.name);
+      for (const name of route.path.match(/\{(\w+)\}/g) ?? []) expect(params).toContain(name.slice(1, -1));
+      if (route.method === 'post' || route.method === 'patch') expect(params).toContain('Idempotency-Key');
+    }
+  });
+
+  it('documents request bodies as closed objects, matching the unknown-field rule', () => {
+    const body = doc.paths['/tenants'].post.requestBody.content['application/json'].schema;
+    expect(body.additionalProperties).toBe(false);
+    expect(body.required).toEqual(expect.arrayContaining(['type', 'name']));
+  });
+
+  it('matches what the server routes: a documented operation never answers 404/405 for its path', async () => {
+    const platform = lab.as(lab.tokens.platform);
+    for (const route of allRoutes.filter((r) => r.method === 'get' && !r.path.includes('{'))) {
+      const res = await platform.get(route.path);
+      expect([200, 204], `${route.path}: ${res.status}`).toContain(res.status);
+    }
+  });
+});
+
+describe('/docs', () => {
+  it('renders every operation and the problem catalogue without external resources', async () => {
+    const res = await fetch(`${lab.url}/docs`);
+    const html = await res.text();
+    for (const route of allRoutes) expect(html).toContain(`id="${route.operationId}"`);
+    expect(html).toContain('id="problem-validation_failed"');
+    expect(html).not.toMatch(/<script|<link[^>]+href="http|src="http/i);
+  });
+});

@@ -1,0 +1,44 @@
+// Graceful shutdown: stop accepting, finish the request in flight, then close the database.
+import pg from 'pg';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startTestService, type TestService } from '../helpers/testService.js';
+
+let lab: TestService;
+beforeAll(async () => {
+  lab = await startTestService();
+});
+afterAll(() => lab?.stop());
+
+it('finishes an in-flight request before stopping, and refuses new connections meanwhile', async () => {
+  const reseller = lab.tokens.tenants.reseller;
+  const blocker = new pg.Client({ connectionString: lab.databaseUrl });
+  await blocker.connect();
+  await blocker.query('BEGIN');
+  await blocker.query('SELECT id FROM tenants WHERE id = $1 FOR UPDATE', [reseller]);
+
+  // PATCH locks the same row, so it waits inside its transaction until the blocker commits.
+  const inFlight = lab.as(lab.tokens.platform).patch(`/tenants/${reseller}`, { name: 'Renamed during shutdown' });
+  for (let i = 0; i < 100; i++) {
+    const waiting = await blocker.query("SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()");
+    if (waiting.rowCount) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+
+  let stopped = false;
+  const stopping = lab.service.stop().then(() => (stopped = true));
+  await new Promise((r) => setTimeout(r, 200));
+  expect(stopped).toBe(false);
+  await expect(fetch(`${lab.url}/healthz`)).rejects.toThrow();
+
+  await blocker.query('COMMIT');
+  const response = await inFlight;
+  expect(response.status).toBe(200);
+  expect(response.body.name).toBe('Renamed during shutdown');
+  await stopping;
+  expect(stopped).toBe(true);
+
+  // The change committed before the database pool closed.
+  const row = await blocker.query('SELECT name FROM tenants WHERE id = $1', [reseller]);
+  expect(row.rows[0].name).toBe('Renamed during shutdown');
+  await blocker.end();
+});
