@@ -30,8 +30,11 @@ export class HttpBillingDirectory implements BillingDirectory {
     } catch (e) {
       throw new BillingUnavailableError(`billing system unreachable: ${(e as Error).message}`);
     }
-    if (response.status === 404) return null;
-    if (!response.ok) throw new BillingUnavailableError(`billing system answered ${response.status}`);
+    if (response.status === 404 || !response.ok) {
+      await response.body?.cancel(); // release the connection
+      if (response.status === 404) return null;
+      throw new BillingUnavailableError(`billing system answered ${response.status}`);
+    }
     const parsed = clientSchema.safeParse(await response.json().catch(() => null));
     if (!parsed.success) throw new BillingUnavailableError('billing system sent an unreadable client');
     return { ...parsed.data, email: parsed.data.email ?? null };

@@ -68,7 +68,10 @@ export async function resolveActingTenant(
     }
     throw e;
   }
-  if (!client || client.status !== 'active') throw new DomainError('act_as_unknown', { target: label });
+  // A billing system answering for another id than asked is not trusted with the link.
+  if (!client || client.status !== 'active' || client.id !== target.clientId) {
+    throw new DomainError('act_as_unknown', { target: label });
+  }
 
   const tenant = await deps.db.transaction(async (trx) => {
     const { tenant, created } = await deps.identity.linkBillingCustomer(trx, token.tenant, client);

@@ -55,11 +55,15 @@ export const labRoutes = [
     path: '/lab/billing-clients',
     operationId: 'listLabBillingClients',
     summary: "The simulated billing system's clients",
+    description: 'The lab platform token sees every client; other tokens only those linked to tenants of their subtree.',
     tag: TAG,
     scopes: [],
     labOnly: true,
-    responses: { 200: { description: 'All simulated billing clients', schema: z.object({ data: z.array(billingClientSchema) }) } },
-    handler: async ({ services }) => ({ status: 200, body: { data: await new LabBillingDirectory(services.db).list() } }),
+    responses: { 200: { description: 'The visible simulated billing clients', schema: z.object({ data: z.array(billingClientSchema) }) } },
+    handler: async ({ actor, scoped, services }) => ({
+      status: 200,
+      body: { data: await new LabBillingDirectory(services.db).listVisibleTo(scoped, actor.acting.type) },
+    }),
   }),
   defineRoute({
     method: 'put',
