@@ -30,8 +30,12 @@ export interface AppOptions {
 /** Maps errors thrown by Koa's parsers and router to the catalogue. */
 function toDomainError(err: unknown, maxJsonBodyBytes: number): DomainError | null {
   if (err instanceof DomainError) return err;
-  const e = err as { status?: number; type?: string; message?: string; headers?: Record<string, string> };
+  const e = err as { status?: number; type?: string; message?: string; code?: string; headers?: Record<string, string> };
   if (e?.type === 'entity.too.large' || e?.status === 413) return new DomainError('payload_too_large', { limit: maxJsonBodyBytes });
+  // A body whose Content-Encoding (gzip, deflate, br) does not match its bytes: the client's fault.
+  if (typeof e?.code === 'string' && /^(Z_[A-Z_]+|ERR__ERROR_\w+|ERR_BROTLI_\w+)$/.test(e.code)) {
+    return new DomainError('malformed_request', { reason: 'the body could not be decompressed.' });
+  }
   if (e?.type === 'entity.parse.failed' || (e?.status === 400 && /json|parse/i.test(e.message ?? ''))) {
     return new DomainError('malformed_request', { reason: 'the body is not valid JSON.' });
   }

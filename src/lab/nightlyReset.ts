@@ -32,7 +32,11 @@ async function resetLabData(trx: Knex.Transaction, now: Date, steps: LabResetSte
       .where({ id: byRole[seed.role] })
       .update({ ...seedTenantSettings(seed), version: trx.raw('version + 1'), updated_at: now });
   }
-  await trx('users').whereIn('tenant_id', seedIds).delete();
+  // Users go, except those a surviving token is tied to (deleting them would cascade to it).
+  await trx('users')
+    .whereIn('tenant_id', seedIds)
+    .whereNotExists(trx('api_tokens').select(trx.raw('1')).whereRaw('api_tokens.user_id = users.id'))
+    .delete();
   await trx('audit_log').delete();
   await trx('idempotency_records').delete();
   await trx('lab_billing_clients').delete();

@@ -8,7 +8,7 @@ import { ScopedDb } from '../db/tenantScope.js';
 import type { LabResetStep } from '../lab/nightlyReset.js';
 import type { Clock } from '../domain/clock.js';
 import type { CursorCodec } from '../domain/cursor.js';
-import { StatsService, type StatsContributor, tenantStats, tokenStats } from './stats.js';
+import { StatsService, type StatsContributor, tenantStats, tokenStats, whereTokenActive } from './stats.js';
 
 export interface ServiceDeps {
   db: Knex;
@@ -26,10 +26,10 @@ export interface ServiceDeps {
 
 export type UsageContributor = (scoped: ScopedDb, acting: Tenant) => Promise<Record<string, unknown>>;
 
-const credentialUsage: UsageContributor = async (scoped, acting) => {
+const credentialUsage = (clock: Clock): UsageContributor => async (scoped, acting) => {
   return {
     api_clients: await countRows(scoped.from('api_clients').where('tenant_id', acting.id)),
-    active_tokens: await countRows(scoped.from('api_tokens').where('tenant_id', acting.id).whereNull('revoked_at')),
+    active_tokens: await countRows(whereTokenActive(scoped.from('api_tokens').where('tenant_id', acting.id), clock.now())),
   };
 };
 
@@ -48,7 +48,7 @@ export function createServices(deps: ServiceDeps): Services {
     ...deps,
     identity: new IdentityStore(deps.db),
     stats: new StatsService([tenantStats, tokenStats, ...(deps.statsContributors ?? [])], deps.clock),
-    usage: [credentialUsage, ...(deps.usageContributors ?? [])],
+    usage: [credentialUsage(deps.clock), ...(deps.usageContributors ?? [])],
     labResetSteps: deps.labResetSteps ?? [],
     scopedFor: (tenantId, trx) => new ScopedDb(trx ?? deps.db, tenantId),
   };

@@ -10,7 +10,7 @@ export type StatsSection = Record<string, unknown>;
 export interface StatsContributor {
   /** Top-level key of the section in the stats object. */
   name: string;
-  collect(scoped: ScopedDb, acting: Tenant): Promise<StatsSection>;
+  collect(scoped: ScopedDb, acting: Tenant, now: Date): Promise<StatsSection>;
 }
 
 const countBy = async (q: ReturnType<ScopedDb['from']>, column: string) => {
@@ -27,11 +27,15 @@ export const tenantStats: StatsContributor = {
   },
 };
 
+/** Tokens that still authenticate: neither revoked nor expired (the token's `status: active`). */
+export const whereTokenActive = (q: ReturnType<ScopedDb['from']>, now: Date) =>
+  q.whereNull('revoked_at').andWhere((w) => w.whereNull('expires_at').orWhere('expires_at', '>', now));
+
 export const tokenStats: StatsContributor = {
   name: 'api_tokens',
-  async collect(scoped) {
+  async collect(scoped, _acting, now) {
     return {
-      active: await countRows(scoped.from('api_tokens').whereNull('revoked_at')),
+      active: await countRows(whereTokenActive(scoped.from('api_tokens'), now)),
       revoked: await countRows(scoped.from('api_tokens').whereNotNull('revoked_at')),
       api_clients: await countRows(scoped.from('api_clients')),
     };
@@ -56,7 +60,7 @@ export class StatsService {
     const now = this.clock.now().getTime();
     const hit = this.cache.get(acting.id);
     if (hit && now - hit.at < STATS_TTL_MS) return hit.value;
-    const sections = await Promise.all(this.contributors.map(async (c) => [c.name, await c.collect(scoped, acting)] as const));
+    const sections = await Promise.all(this.contributors.map(async (c) => [c.name, await c.collect(scoped, acting, new Date(now))] as const));
     const value: StatsSection = {
       generated_at: new Date(now).toISOString(),
       scope: acting.type,

@@ -55,7 +55,7 @@ function parametersOf(route: RouteSpec): Json[] {
     { name: 'Accept-Language', in: 'header', required: false, description: '`en` (default) or `de` for problem texts.', schema: { type: 'string' } },
   );
   if (route.method === 'post' || route.method === 'patch') {
-    out.push({ name: 'Idempotency-Key', in: 'header', required: false, description: 'Up to 255 visible ASCII characters; the first response is replayed for 24 hours.', schema: { type: 'string', maxLength: 255 } });
+    out.push({ name: 'Idempotency-Key', in: 'header', required: false, description: 'Up to 255 printable ASCII characters; the first response is replayed for 24 hours.', schema: { type: 'string', maxLength: 255 } });
   }
   if (route.method === 'get') out.push({ name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' } });
   if (route.method === 'patch' || route.method === 'delete') out.push({ name: 'If-Match', in: 'header', required: false, schema: { type: 'string' } });

@@ -61,9 +61,9 @@ function idempotencyKeyOf(ctx: Context): string | null {
   if (!IDEMPOTENT_METHODS.has(ctx.method)) return null;
   const key = ctx.get('Idempotency-Key');
   if (!key) return null;
-  if (key.length > MAX_IDEMPOTENCY_KEY || !/^[\x21-\x7e]+$/.test(key)) {
+  if (key.length > MAX_IDEMPOTENCY_KEY || !/^[\x20-\x7e]+$/.test(key)) {
     throw new DomainError('validation_failed', {}, [
-      { in: 'header', pointer: '/Idempotency-Key', code: 'invalid_format', detail: 'Use 1 to 255 visible ASCII characters.' },
+      { in: 'header', pointer: '/Idempotency-Key', code: 'invalid_format', detail: 'Use 1 to 255 printable ASCII characters (spaces allowed).' },
     ]);
   }
   return key;

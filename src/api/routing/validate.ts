@@ -24,10 +24,34 @@ export function issuesToFieldErrors(issues: z.core.$ZodIssue[], location: FieldE
   return out;
 }
 
+/** PostgreSQL text and jsonb cannot hold U+0000, so no input string (or key) may contain it. */
+function nulCharacterErrors(value: unknown, location: FieldError['in'], segments: string[] = [], out: FieldError[] = []): FieldError[] {
+  const add = (at: string[]) =>
+    out.push({
+      ...(location && location !== 'body' ? { in: location } : {}),
+      pointer: `/${at.join('/')}`.replace(/\/$/, '') || '',
+      code: 'invalid_character',
+      detail: 'The value contains the character U+0000, which is not allowed.',
+    });
+  if (typeof value === 'string') {
+    if (value.includes('\u0000')) add(segments);
+  } else if (Array.isArray(value)) {
+    value.forEach((item, i) => nulCharacterErrors(item, location, [...segments, String(i)], out));
+  } else if (value !== null && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) {
+      const at = [...segments, escapePointer(key)];
+      if (key.includes('\u0000')) add(at);
+      else nulCharacterErrors(item, location, at, out);
+    }
+  }
+  return out;
+}
+
 export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, location: FieldError['in']): z.output<S> {
   const result = schema.safeParse(value);
-  if (result.success) return result.data;
-  throw new DomainError('validation_failed', {}, issuesToFieldErrors(result.error.issues, location));
+  const errors = [...(result.success ? [] : issuesToFieldErrors(result.error.issues, location)), ...nulCharacterErrors(value, location)];
+  if (errors.length) throw new DomainError('validation_failed', {}, errors);
+  return result.data as z.output<S>;
 }
 
 /** A query parameter that may be repeated (`?type=A&type=AAAA`) or comma-separated. */

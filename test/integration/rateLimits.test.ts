@@ -1,0 +1,213 @@
+// Rate limits (spec "Limits"): per API client and, when acting for a customer, also per customer,
+// by the tenant limit api_rate_limit_per_minute; RateLimit-* headers on every response; 429
+// rate_limited with Retry-After; one count shared by every API process of the deployment.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/domain/clock.js';
+import { ApiClient, type ApiResponse } from '../helpers/apiClient.js';
+import { startTestService, type TestService } from '../helpers/testService.js';
+
+const MINUTE = 60_000;
+// The clock starts on a minute boundary, so the tests know where each window begins.
+const clock = new ManualClock(new Date(Math.floor(Date.now() / MINUTE) * MINUTE));
+
+let lab: TestService;
+beforeAll(async () => {
+  lab = await startTestService({ clock, env: { ROLES: 'api' } });
+});
+afterAll(() => lab?.stop());
+
+/** Moves the clock to 10 seconds into the next one-minute window: 50 seconds remain. */
+function startNextWindow() {
+  clock.set(new Date((Math.floor(clock.now().getTime() / MINUTE) + 1) * MINUTE + 10_000));
+}
+
+let seq = 0;
+const unique = (label: string) => `${label} ${process.pid}-${++seq}`;
+
+/** A new customer below the reseller, its limit lowered by its parent (the reseller). */
+async function customerWithLimit(perMinute: number): Promise<string> {
+  const reseller = lab.as(lab.tokens.reseller);
+  const created = await reseller.post('/tenants', { type: 'customer', name: unique('Rate limited customer') });
+  expect(created.status).toBe(201);
+  const patched = await reseller.patch(`/tenants/${created.body.id}`, { limits: { api_rate_limit_per_minute: perMinute } });
+  expect(patched.status).toBe(200);
+  expect(patched.body.limits.api_rate_limit_per_minute).toBe(perMinute);
+  return created.body.id as string;
+}
+
+/** A new API client of `tenantId` and a token for it, made through the API by the reseller. */
+async function clientToken(tenantId: string, scopes: string[] = ['tenant:read', 'tenants:read']): Promise<string> {
+  const reseller = lab.as(lab.tokens.reseller);
+  const client = await reseller.post(`/tenants/${tenantId}/api-clients`, { name: unique('client') });
+  expect(client.status).toBe(201);
+  const token = await reseller.post(`/api-clients/${client.body.id}/tokens`, { name: 'rate limit test', scopes });
+  expect(token.status).toBe(201);
+  return token.body.token as string;
+}
+
+const limitHeaders = (res: ApiResponse) => ({
+  limit: res.headers.get('ratelimit-limit'),
+  remaining: res.headers.get('ratelimit-remaining'),
+  reset: res.headers.get('ratelimit-reset'),
+});
+
+function expectRateLimited(res: ApiResponse, retryAfter: number) {
+  expect(res.status).toBe(429);
+  expect(res.headers.get('content-type')).toContain('application/problem+json');
+  expect(res.body).toMatchObject({ code: 'rate_limited', status: 429, title: 'Rate limit exceeded' });
+  expect(res.body.request_id).toBe(res.headers.get('x-request-id'));
+  expect(res.headers.get('retry-after')).toBe(String(retryAfter));
+  expect(res.headers.get('ratelimit-remaining')).toBe('0');
+}
+
+describe('rate-limit headers', () => {
+  it('are on every response of an authenticated client, problems included, and every request counts', async () => {
+    startNextWindow();
+    const customer = lab.as(lab.tokens.customers[0]);
+    const narrow = await clientToken(lab.tokens.tenants.customers[1], ['tenant:read']);
+    const own = `/tenants/${lab.tokens.tenants.customers[0]}`;
+    const responses = [await customer.get(own)]; // 200
+    responses.push(
+      await customer.get(own, { headers: { 'If-None-Match': responses[0]!.headers.get('etag')! } }), // 304
+      await customer.get('/tenants/ten_doesnotexist'), // 404 problem
+      await customer.get('/tenants?limit=0'), // 422 problem
+      await customer.get('/me', { headers: { 'X-Act-As-Customer': lab.tokens.tenants.customers[1] } }), // 403 problem
+      await customer.post(`${own}/api-clients`, { name: unique('counted') }), // 201
+      await customer.post('/tenants', { type: 'customer', name: 'not allowed' }), // 422 from inside the write
+    );
+    expect(responses.map((r) => r.status)).toEqual([200, 304, 404, 422, 403, 201, 422]);
+    // The lab customer's default limit is 300 a minute; each request takes one, whatever its outcome.
+    expect(responses.map(limitHeaders)).toEqual(
+      [299, 298, 297, 296, 295, 294, 293].map((remaining) => ({ limit: '300', remaining: String(remaining), reset: '50' })),
+    );
+
+    // A token without the scope still counts against its client before the 403.
+    const denied = await lab.as(narrow).get('/tenants');
+    expect(denied.status).toBe(403);
+    expect(denied.body.code).toBe('insufficient_scope');
+    expect(limitHeaders(denied)).toEqual({ limit: '300', remaining: '299', reset: '50' });
+
+    clock.advance(15_000);
+    const later = await customer.get('/me');
+    expect(limitHeaders(later)).toEqual({ limit: '300', remaining: '292', reset: '35' });
+  });
+});
+
+describe('429 rate_limited', () => {
+  it('refuses a client over its tenant limit until the window resets; other clients are unaffected', async () => {
+    const tenant = await customerWithLimit(3);
+    const token = await clientToken(tenant);
+    const sibling = await clientToken(tenant);
+    const api = lab.as(token);
+
+    startNextWindow();
+    const allowed = [await api.get('/me'), await api.get('/me'), await api.get('/me')];
+    expect(allowed.map((r) => r.status)).toEqual([200, 200, 200]);
+    expect(allowed.map(limitHeaders)).toEqual([2, 1, 0].map((remaining) => ({ limit: '3', remaining: String(remaining), reset: '50' })));
+
+    const refused = await api.get('/me');
+    expectRateLimited(refused, 50);
+    expect(refused.headers.get('ratelimit-limit')).toBe('3');
+    expect(refused.body.detail).toContain('50 seconds');
+
+    // Another API client of the same tenant has its own count.
+    const other = await lab.as(sibling).get('/me');
+    expect(other.status).toBe(200);
+    expect(other.headers.get('ratelimit-remaining')).toBe('2');
+
+    clock.advance(30_000);
+    expectRateLimited(await api.get('/me'), 20);
+
+    clock.advance(20_000); // the next window begins
+    const again = await api.get('/me');
+    expect(again.status).toBe(200);
+    expect(limitHeaders(again)).toEqual({ limit: '3', remaining: '2', reset: '60' });
+  });
+
+  it('localises the 429 problem', async () => {
+    const tenant = await customerWithLimit(1);
+    const api = lab.as(await clientToken(tenant)).with({ 'Accept-Language': 'de' });
+    startNextWindow();
+    expect((await api.get('/me')).status).toBe(200);
+    const refused = await api.get('/me');
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('content-language')).toBe('de');
+    expect(refused.body).toMatchObject({ code: 'rate_limited', title: 'Anfragelimit überschritten' });
+    expect(refused.body.detail).toContain('50 Sekunden');
+  });
+
+  it("applies the customer's limit when a reseller acts for it, while the reseller's own requests pass", async () => {
+    const customer = await customerWithLimit(3);
+    const reseller = lab.as(lab.tokens.reseller);
+    const acting = reseller.with({ 'X-Act-As-Customer': customer });
+
+    startNextWindow();
+    const allowed = [await acting.get('/me'), await acting.get('/me'), await acting.get('/me')];
+    expect(allowed.map((r) => r.status)).toEqual([200, 200, 200]);
+    expect(allowed[0]!.body.id).toBe(customer);
+    // The headers show the tighter of the two counts: the customer's.
+    expect(allowed.map(limitHeaders)).toEqual([2, 1, 0].map((remaining) => ({ limit: '3', remaining: String(remaining), reset: '50' })));
+
+    expectRateLimited(await acting.get('/me'), 50);
+
+    // The reseller itself is far from its own limit.
+    const own = await reseller.get('/me');
+    expect(own.status).toBe(200);
+    expect(own.body.id).toBe(lab.tokens.tenants.reseller);
+    expect(own.headers.get('ratelimit-limit')).toBe('1200');
+    expect(Number(own.headers.get('ratelimit-remaining'))).toBeGreaterThan(1000);
+    // … and may still act for its other customers.
+    const otherCustomer = await reseller.get('/me', { headers: { 'X-Act-As-Customer': lab.tokens.tenants.customers[0] } });
+    expect(otherCustomer.status).toBe(200);
+
+    // The customer's count is per customer: another API client acting for it is refused as well.
+    const platformActing = await lab.as(lab.tokens.platform).get('/me', { headers: { 'X-Act-As-Customer': customer } });
+    expectRateLimited(platformActing, 50);
+
+    clock.advance(MINUTE);
+    expect((await acting.get('/me')).status).toBe(200);
+  });
+});
+
+describe('several API processes sharing one database', () => {
+  let second: TestService;
+  beforeAll(async () => {
+    second = await startTestService({ databaseUrl: lab.databaseUrl, clock, env: { ROLES: 'api' } });
+  });
+  afterAll(() => second?.stop());
+
+  it('count every request of a client in one shared window', async () => {
+    expect(second.url).not.toBe(lab.url);
+    // The second process serves the same deployment: the first process's lab tokens work there.
+    expect((await new ApiClient(second.url, lab.tokens.reseller).get('/me')).status).toBe(200);
+
+    const tenant = await customerWithLimit(6);
+    const token = await clientToken(tenant);
+    const processes = [new ApiClient(lab.url, token), new ApiClient(second.url, token)];
+
+    startNextWindow();
+    const answers: ApiResponse[] = [];
+    for (let i = 0; i < 6; i++) answers.push(await processes[i % 2]!.get('/me'));
+    expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    expect(answers.map((r) => r.headers.get('ratelimit-remaining'))).toEqual(['5', '4', '3', '2', '1', '0']);
+
+    // Over the limit on both processes, whichever counted last.
+    expectRateLimited(await processes[0]!.get('/me'), 50);
+    expectRateLimited(await processes[1]!.get('/me'), 50);
+  });
+
+  it('lose no count under parallel requests to both processes', async () => {
+    const tenant = await customerWithLimit(10);
+    const token = await clientToken(tenant);
+    const processes = [new ApiClient(lab.url, token), new ApiClient(second.url, token)];
+
+    startNextWindow();
+    const answers = await Promise.all(Array.from({ length: 24 }, (_, i) => processes[i % 2]!.get('/me')));
+    const statuses = answers.map((r) => r.status);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(10);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(14);
+    // Each allowed request saw a different remaining count: 9 … 0, each exactly once.
+    const remaining = answers.filter((r) => r.status === 200).map((r) => Number(r.headers.get('ratelimit-remaining')));
+    expect(remaining.sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  });
+});
