@@ -1,7 +1,8 @@
 // Throughput and latency of the authenticated request pipeline: GET /api/v1/me as the lab
 // reseller, with and without X-Act-As-Customer, at 1, 10 and 50 concurrent clients.
 // The service runs as a child process exactly as `npm start` runs it (DATABASE_URL passed
-// through when set, else the embedded PostgreSQL); the load comes from this process.
+// through when set — use a scratch database, the lab is seeded into it — else the embedded
+// PostgreSQL); the load comes from this process.
 //   node --import tsx bench/apiPipeline.ts [seconds-per-run]
 import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
@@ -36,7 +37,7 @@ for (const id of [tokens.tenants.reseller, ...tokens.tenants.customers]) {
   const r = await fetch(`${base}/api/v1/tenants/${id}`, {
     method: 'PATCH',
     headers: { authorization: `Bearer ${tokens.platform}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ limits: { api_rate_limit_per_minute: 10_000_000 } }),
+    body: JSON.stringify({ limits: { api_rate_limit_per_minute: 1_000_000 } }),
   });
   if (r.status !== 200) throw new Error(`raising limits failed: ${r.status}`);
 }
