@@ -5,6 +5,7 @@
 // customer directly below the platform.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiClient, ApiResponse } from '../helpers/apiClient.js';
+import { actAs, created, expectProblem } from '../helpers/assertions.js';
 import { startTestService, type TestService } from '../helpers/testService.js';
 
 let lab: TestService;
@@ -17,19 +18,6 @@ let reseller2: { id: string; customer: string; token: ApiClient };
 /** A customer directly below the platform. */
 let platformCustomer: string;
 
-const ACT_AS = 'X-Act-As-Customer';
-const actAs = (target: string) => ({ headers: { [ACT_AS]: target } });
-
-function expectProblem(res: ApiResponse, status: number, code: string) {
-  expect(res.status, res.text).toBe(status);
-  expect(res.headers.get('content-type')).toContain('application/problem+json');
-  expect(res.body.code).toBe(code);
-}
-
-async function created(res: ApiResponse): Promise<any> {
-  expect(res.status, res.text).toBe(201);
-  return res.body;
-}
 
 /** Ids of every tenant the platform token sees. */
 async function allTenants(): Promise<{ id: string; billing_client_id: string | null }[]> {

@@ -8,6 +8,7 @@ import { BillingUnavailableError } from '../../src/billing/billingDirectory.js';
 import { HttpBillingDirectory } from '../../src/billing/httpBillingDirectory.js';
 import { bootstrapPlatform } from '../../src/services/bootstrapPlatform.js';
 import type { ApiClient, ApiResponse } from '../helpers/apiClient.js';
+import { actAs, created, expectProblem } from '../helpers/assertions.js';
 import { startTestService, type TestService } from '../helpers/testService.js';
 
 const BILLING_TOKEN = 'billing-secret';
@@ -91,19 +92,6 @@ let platform: ApiClient;
 let platformTenant: string;
 let platformApiClient: string;
 
-const ACT_AS = 'X-Act-As-Customer';
-const actAs = (target: string) => ({ headers: { [ACT_AS]: target } });
-
-function expectProblem(res: ApiResponse, status: number, code: string) {
-  expect(res.status, res.text).toBe(status);
-  expect(res.headers.get('content-type')).toContain('application/problem+json');
-  expect(res.body.code).toBe(code);
-}
-
-async function created(res: ApiResponse): Promise<any> {
-  expect(res.status, res.text).toBe(201);
-  return res.body;
-}
 
 async function allTenants(): Promise<{ id: string; type: string; parent_id: string | null; name: string; billing_client_id: string | null }[]> {
   const res = await platform.get('/tenants?limit=500');
