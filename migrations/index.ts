@@ -2,6 +2,7 @@
 // code path runs under tsx, vitest and the knex CLI; a unit test checks the list against the files.
 import type { Knex } from 'knex';
 import * as foundation from './20261122000100_foundation.js';
+import * as zones from './20261122000200_zones_records_changesets.js';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -10,4 +11,5 @@ export interface Migration {
 
 export const migrations: Record<string, Migration> = {
   '20261122000100_foundation': foundation,
+  '20261122000200_zones_records_changesets': zones,
 };

@@ -21,6 +21,17 @@ export interface Config {
   billing: { url: string | null; token: string | null };
   /** Largest JSON request body, in bytes. */
   maxJsonBodyBytes: number;
+  zones: {
+    /** The service's authoritative nameservers: the apex NS set of every zone, SOA MNAME first. */
+    nameservers: string[];
+    /** The provider's own domains: never created through the API, never listed. */
+    protectedNames: string[];
+    /** Suffixes accepted as registrable beyond the ICANN public suffix list (lab: test, example). */
+    extraPublicSuffixes: string[];
+    defaultSoaEmail: string;
+    /** Zones the backend can serve in all; creation beyond it is backend_capacity_exhausted. */
+    backendCapacity: number;
+  };
 }
 
 export class ConfigError extends Error {
@@ -38,6 +49,12 @@ const roleList = z
   .string()
   .transform((s) => s.split(',').map((r) => r.trim()).filter(Boolean))
   .pipe(z.array(z.enum(['api', 'nameserver', 'worker'])).min(1));
+
+const hostnameRe = /^(?=.{1,253}$)([a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)(\.[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)*$/;
+const nameList = z
+  .string()
+  .transform((s) => s.split(',').map((n) => n.trim().toLowerCase().replace(/\.$/, '')).filter(Boolean))
+  .pipe(z.array(z.string().regex(hostnameRe, 'must be a comma-separated list of domain names')));
 
 // One entry per variable: its parser and default. Order is the order of the README table.
 const variables = {
@@ -58,6 +75,11 @@ const variables = {
   BILLING_API_URL: z.url({ protocol: /^https?$/ }).optional(),
   BILLING_API_TOKEN: z.string().min(1).optional(),
   MAX_JSON_BODY_BYTES: z.coerce.number().int().min(1024).default(2 * 1024 * 1024),
+  NAMESERVERS: nameList.default(['ns1.lab-dns.test', 'ns2.lab-dns.test']),
+  PROTECTED_ZONES: nameList.optional(),
+  EXTRA_PUBLIC_SUFFIXES: nameList.optional(),
+  DEFAULT_SOA_EMAIL: z.email().default('hostmaster@lab-dns.test'),
+  BACKEND_ZONE_CAPACITY: z.coerce.number().int().min(1).default(100_000),
 } as const;
 
 type Parsed = { [K in keyof typeof variables]: z.output<(typeof variables)[K]> };
@@ -93,6 +115,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     labResetTime: { hour, minute },
     billing: { url: p.BILLING_API_URL ?? null, token: p.BILLING_API_TOKEN ?? null },
     maxJsonBodyBytes: p.MAX_JSON_BODY_BYTES,
+    zones: {
+      nameservers: p.NAMESERVERS,
+      protectedNames: p.PROTECTED_ZONES ?? (p.DEPLOYMENT === 'sandbox' ? ['lab-dns.test', 'lab-hosting.test'] : []),
+      extraPublicSuffixes: p.EXTRA_PUBLIC_SUFFIXES ?? (p.DEPLOYMENT === 'sandbox' ? ['test', 'example'] : []),
+      defaultSoaEmail: p.DEFAULT_SOA_EMAIL,
+      backendCapacity: p.BACKEND_ZONE_CAPACITY,
+    },
   };
 }
 

@@ -10,6 +10,10 @@ export const TENANT_OWNED = {
   api_clients: 'tenant_id',
   api_tokens: 'tenant_id',
   audit_log: 'tenant_id',
+  zones: 'tenant_id',
+  records: 'tenant_id',
+  change_sets: 'tenant_id',
+  deleted_zone_exports: 'tenant_id',
 } as const satisfies Record<string, string>;
 
 export type TenantOwnedTable = keyof typeof TENANT_OWNED;

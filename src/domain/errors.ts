@@ -162,6 +162,22 @@ export const errorCatalogue = {
       de: 'Die Zone {name} überschneidet sich mit einer bestehenden Zone.',
     },
   ),
+  reverse_zone_managed: entry(
+    403,
+    { en: 'Reverse zone managed by the service', de: 'Reverse-Zone wird vom Dienst verwaltet' },
+    {
+      en: 'Reverse zones such as {name} are created when a prefix is assigned, not through this endpoint.',
+      de: 'Reverse-Zonen wie {name} entstehen bei der Zuweisung eines Präfixes, nicht über diesen Endpunkt.',
+    },
+  ),
+  backend_capacity_exhausted: entry(
+    503,
+    { en: 'Backend capacity exhausted', de: 'Backend-Kapazität erschöpft' },
+    {
+      en: 'The nameservers cannot take more zones right now; retry later or contact support.',
+      de: 'Die Nameserver können derzeit keine weiteren Zonen aufnehmen; bitte später erneut versuchen oder den Support kontaktieren.',
+    },
+  ),
   quota_exceeded: entry(
     409,
     { en: 'Quota exceeded', de: 'Kontingent erschöpft' },

@@ -8,7 +8,7 @@ import { ScopedDb } from '../db/tenantScope.js';
 import type { LabResetStep } from '../lab/nightlyReset.js';
 import type { Clock } from '../domain/clock.js';
 import type { CursorCodec } from '../domain/cursor.js';
-import { StatsService, type StatsContributor, tenantStats, tokenStats, whereTokenActive } from './stats.js';
+import { recordStats, StatsService, type StatsContributor, tenantStats, tokenStats, whereTokenActive, zoneStats } from './stats.js';
 
 export interface ServiceDeps {
   db: Knex;
@@ -43,13 +43,24 @@ export interface Services extends ServiceDeps {
   scopedFor(tenantId: string, trx?: Knex.Transaction): ScopedDb;
 }
 
+/** Zones of the acting tenant against its quota. */
+const zoneUsage: UsageContributor = async (scoped, acting) => ({
+  zones: { count: await countRows(scoped.from('zones')), max: acting.limits.maxZones },
+});
+
+/** Lab zones go with the nightly reset (their records and change sets cascade). */
+const deleteLabZones: LabResetStep = async (trx) => {
+  await trx('zones').delete();
+  await trx('deleted_zone_exports').delete();
+};
+
 export function createServices(deps: ServiceDeps): Services {
   return {
     ...deps,
     identity: new IdentityStore(deps.db),
-    stats: new StatsService([tenantStats, tokenStats, ...(deps.statsContributors ?? [])], deps.clock),
+    stats: new StatsService([tenantStats, tokenStats, zoneStats, recordStats, ...(deps.statsContributors ?? [])], deps.clock),
     usage: [credentialUsage(deps.clock), ...(deps.usageContributors ?? [])],
-    labResetSteps: deps.labResetSteps ?? [],
+    labResetSteps: [deleteLabZones, ...(deps.labResetSteps ?? [])],
     scopedFor: (tenantId, trx) => new ScopedDb(trx ?? deps.db, tenantId),
   };
 }

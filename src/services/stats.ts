@@ -71,3 +71,20 @@ export class StatsService {
     return value;
   }
 }
+
+export const zoneStats: StatsContributor = {
+  name: 'zones',
+  async collect(scoped) {
+    const byKind = await countBy(scoped.from('zones'), 'kind');
+    const byStatus = await countBy(scoped.from('zones'), 'status');
+    return { total: Object.values(byKind).reduce((a, b) => a + b, 0), by_kind: byKind, by_status: byStatus };
+  },
+};
+
+export const recordStats: StatsContributor = {
+  name: 'records',
+  async collect(scoped) {
+    const byType = await countBy(scoped.from('records'), 'type');
+    return { total: Object.values(byType).reduce((a, b) => a + b, 0), by_type: byType };
+  },
+};

@@ -4,6 +4,18 @@ import { credentialRoutes } from './credentials/routes.js';
 import { labRoutes } from './lab/routes.js';
 import { meRoutes } from './me/routes.js';
 import { tenantRoutes } from './tenants/routes.js';
+import { changeSetRoutes } from './zones/changeSetRoutes.js';
+import { recordRoutes } from './zones/recordRoutes.js';
+import { zoneRoutes } from './zones/routes.js';
 
 /** Every API operation; the router, the OpenAPI document and the isolation test read this list. */
-export const allRoutes: RouteSpec[] = [...meRoutes, ...tenantRoutes, ...credentialRoutes, ...auditLogRoutes, ...labRoutes];
+export const allRoutes: RouteSpec[] = [
+  ...meRoutes,
+  ...tenantRoutes,
+  ...credentialRoutes,
+  ...auditLogRoutes,
+  ...zoneRoutes,
+  ...recordRoutes,
+  ...changeSetRoutes,
+  ...labRoutes,
+];

@@ -1,0 +1,95 @@
+import { z } from 'zod';
+import { applyChangeSet, getChangeSet, listChangeSets, retryChangeSet } from '../../../services/changeSets.js';
+import { getZone } from '../../../services/zones.js';
+import { listEnvelope, listResult, pageRequest } from '../../pagination.js';
+import { defineRoute, writeContext } from '../../routing/route.js';
+import { pageQuery } from '../common.js';
+import { changeSetSchema, dryRunSchema, etagsFor, presentChangeSet, presentDryRun } from './presenter.js';
+import { changeSetIdParam, changeSetRequestSchema, stateFilter, zoneParam } from './schemas.js';
+
+const TAG = 'Change sets';
+const zoneParams = z.strictObject({ zone: zoneParam });
+const changeSetParams = z.strictObject({ zone: zoneParam, changeset: changeSetIdParam });
+
+export const changeSetRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/zones/{zone}/changesets',
+    operationId: 'listChangeSets',
+    summary: 'List the change sets of a zone, newest first',
+    tag: TAG,
+    scopes: ['records:read'],
+    params: zoneParams,
+    query: z.strictObject({
+      state: stateFilter.optional(),
+      since: z.iso.datetime({ offset: true }).transform((s) => new Date(s)).optional().describe('Created at or after.'),
+      ...pageQuery,
+    }),
+    responses: { 200: { description: 'A page of change sets (without results)', schema: listEnvelope(changeSetSchema), headers: ['Link'] } },
+    handler: async (input) => {
+      const zone = await getZone(input.scoped, input.services.config, input.params.zone);
+      const list = `changesets:${zone.id}`;
+      const { after, limit } = pageRequest(input, list);
+      const page = await listChangeSets(input.scoped, zone, { state: input.query.state, since: input.query.since }, after, limit);
+      return listResult(input, list, page.items.map((c) => presentChangeSet(c, false)), page.next);
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/zones/{zone}/changesets',
+    operationId: 'createChangeSet',
+    summary: 'Apply an atomic change set',
+    description:
+      'All or nothing, up to 1000 items, validated against the zone state after all items. Any invalid item: 422 with `index` and `pointer` per error. `if_match`/`zone_if_match` mismatch: 412, nothing stored. `dry_run`: 200 with the diff and warnings, nothing stored.',
+    tag: TAG,
+    scopes: ['records:write'],
+    params: zoneParams,
+    body: changeSetRequestSchema,
+    errors: ['precondition_failed', 'record_readonly', 'conflict'],
+    responses: {
+      200: { description: 'Dry run: the diff; nothing stored', schema: dryRunSchema },
+      201: { description: 'Stored; state pending', schema: changeSetSchema, headers: ['Location', 'Idempotent-Replayed'] },
+    },
+    handler: async (input) => {
+      const { services } = input;
+      const zone = await getZone(input.scoped, services.config, input.params.zone, input.trx);
+      const { changeSet, plan } = await applyChangeSet(writeContext(input), zone, input.body, { kind: 'records', etags: etagsFor(services.config) });
+      if (!changeSet) return { status: 200, body: presentDryRun(plan) };
+      return {
+        status: 201,
+        body: { ...presentChangeSet(changeSet), warnings: plan.warnings },
+        headers: { Location: `/api/v1/zones/${zone.name}/changesets/${changeSet.id}` },
+      };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/zones/{zone}/changesets/{changeset}',
+    operationId: 'getChangeSet',
+    summary: 'Get a change set with its per-item results',
+    tag: TAG,
+    scopes: ['records:read'],
+    params: changeSetParams,
+    responses: { 200: { description: 'The change set', schema: changeSetSchema, headers: ['ETag'] } },
+    handler: async (input) => {
+      const zone = await getZone(input.scoped, input.services.config, input.params.zone);
+      return { status: 200, body: presentChangeSet(await getChangeSet(input.scoped, zone, input.params.changeset)), etag: true };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/zones/{zone}/changesets/{changeset}/retry',
+    operationId: 'retryChangeSet',
+    summary: 'Retry the publication of a failed change set',
+    description: 'Only from `failed` (else 409 conflict); only the push is retried, stored data is unchanged.',
+    tag: TAG,
+    scopes: ['records:write'],
+    params: changeSetParams,
+    errors: ['conflict'],
+    responses: { 202: { description: 'Pending again', schema: changeSetSchema } },
+    handler: async (input) => {
+      const zone = await getZone(input.scoped, input.services.config, input.params.zone, input.trx);
+      return { status: 202, body: presentChangeSet(await retryChangeSet(writeContext(input), zone, input.params.changeset)) };
+    },
+  }),
+];

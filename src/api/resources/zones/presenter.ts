@@ -1,0 +1,144 @@
+import { domainToUnicode } from 'node:url';
+import { z } from 'zod';
+import type { Config } from '../../../config/index.js';
+import type { DnsRecord, Zone } from '../../../db/repositories/zoneRows.js';
+import type { ChangeSetPlan, PlannedRecord } from '../../../domain/changeSets/planChangeSet.js';
+import { CHANGESET_STATES } from '../../../domain/publication.js';
+import type { ChangeSet } from '../../../services/changeSets.js';
+import type { EtagCheck } from '../../../services/changeSets.js';
+import { etagOf } from '../../etag.js';
+import { iso, timestamp } from '../common.js';
+
+const stateSchema = z.enum(CHANGESET_STATES);
+
+export const zoneSchema = z.object({
+  id: z.string(),
+  name: z.string().describe('A-label form, lower case, no trailing dot.'),
+  unicode_name: z.string().describe('U-label form for display.'),
+  kind: z.enum(['forward', 'reverse']),
+  status: z.enum(['activating', 'active', 'deleting']),
+  tenant_id: z.string(),
+  default_ttl: z.number().int(),
+  soa_email: z.string(),
+  serial: z.number().int(),
+  dnssec: z.object({ state: z.string(), mode: z.string().nullable() }),
+  publication: z.object({
+    state: stateSchema.nullable().describe('State of the newest change set (docs/zones.md).'),
+    changeset_id: z.string().nullable(),
+    updated_at: timestamp.nullable(),
+  }),
+  delegation: z.object({
+    nameservers: z.array(z.string()).describe('The NS set to configure at the registrar.'),
+    status: z.enum(['unchecked']).describe('Delegation checks come with DNSSEC; unknown values may appear.'),
+  }),
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+
+export function presentZone(zone: Zone, config: Config) {
+  return {
+    id: zone.id,
+    name: zone.name,
+    unicode_name: domainToUnicode(zone.name) || zone.name,
+    kind: zone.kind,
+    status: zone.status,
+    tenant_id: zone.tenantId,
+    default_ttl: zone.defaultTtl,
+    soa_email: zone.soaEmail,
+    serial: zone.serial,
+    dnssec: zone.dnssec,
+    publication: { state: zone.publication.state, changeset_id: zone.publication.changesetId, updated_at: iso(zone.publication.updatedAt) },
+    delegation: { nameservers: config.zones.nameservers, status: 'unchecked' as const },
+    created_at: iso(zone.createdAt),
+    updated_at: iso(zone.updatedAt),
+  };
+}
+
+export const recordSchema = z.object({
+  id: z.string(),
+  name: z.string().describe('Zone-relative owner; `@` is the apex.'),
+  type: z.string(),
+  ttl: z.number().int().nullable().describe('`null`: the zone default_ttl applies.'),
+  data: z.record(z.string(), z.unknown()),
+  content: z.string().describe('RDATA in presentation format (what `q` searches).'),
+  comment: z.string().nullable(),
+  system: z.boolean(),
+  publication: z.object({ state: stateSchema, changeset_id: z.string() }),
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+
+export const presentRecord = (r: DnsRecord) => ({
+  id: r.id,
+  name: r.name,
+  type: r.type,
+  ttl: r.ttl,
+  data: r.data,
+  content: r.content,
+  comment: r.comment,
+  system: r.system,
+  publication: { state: r.publication.state, changeset_id: r.publication.changesetId },
+  created_at: iso(r.createdAt),
+  updated_at: iso(r.updatedAt),
+});
+
+const plannedSchema = z.object({ id: z.string(), name: z.string(), type: z.string(), ttl: z.number().int().nullable(), data: z.record(z.string(), z.unknown()), content: z.string(), comment: z.string().nullable() });
+const presentPlanned = (r: PlannedRecord) => ({ id: r.id, name: r.name, type: r.type, ttl: r.ttl, data: r.data, content: r.content, comment: r.comment });
+
+export const changeSetSchema = z.object({
+  id: z.string(),
+  zone: z.string(),
+  state: stateSchema,
+  error: z.object({ code: z.string(), detail: z.string().optional() }).nullable().describe('e.g. `verification_timeout`'),
+  kind: z.string().describe('zone_create, zone_settings, zone_delete, records, import, template'),
+  comment: z.string().nullable(),
+  items: z.number().int(),
+  summary: z.record(z.string(), z.number().int()).describe('created, updated, deleted'),
+  results: z.array(z.unknown()).optional().describe('Per-item results; omitted in lists.'),
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+
+export const presentChangeSet = (c: ChangeSet, withResults = true) => ({
+  id: c.id,
+  zone: c.zoneName,
+  state: c.state,
+  error: c.error,
+  kind: c.kind,
+  comment: c.comment,
+  items: c.itemCount,
+  summary: c.summary,
+  ...(withResults ? { results: c.results } : {}),
+  created_at: iso(c.createdAt),
+  updated_at: iso(c.updatedAt),
+});
+
+export const dryRunSchema = z.object({
+  dry_run: z.literal(true),
+  summary: z.object({ created: z.number().int(), updated: z.number().int(), deleted: z.number().int() }),
+  diff: z.object({
+    created: z.array(plannedSchema),
+    updated: z.array(z.object({ before: plannedSchema, after: plannedSchema })),
+    deleted: z.array(plannedSchema),
+  }),
+  results: z.array(z.unknown()),
+  warnings: z.array(z.object({ index: z.number().int().optional(), code: z.string(), detail: z.string() })),
+});
+
+export const presentDryRun = (plan: ChangeSetPlan) => ({
+  dry_run: true as const,
+  summary: { created: plan.created.length, updated: plan.updated.length, deleted: plan.deleted.length },
+  diff: {
+    created: plan.created.map(presentPlanned),
+    updated: plan.updated.map((u) => ({ before: presentPlanned(u.before), after: presentPlanned(u.after) })),
+    deleted: plan.deleted.map(presentPlanned),
+  },
+  results: plan.results,
+  warnings: plan.warnings,
+});
+
+/** The ETags clients see, for the write path's If-Match checks. */
+export const etagsFor = (config: Config): EtagCheck => ({
+  zone: (z) => etagOf(presentZone(z, config)),
+  record: (r) => etagOf(presentRecord(r)),
+});

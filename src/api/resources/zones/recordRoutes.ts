@@ -1,0 +1,153 @@
+import { z } from 'zod';
+import { NameError, normalizeOwner } from '../../../domain/names.js';
+import { DomainError } from '../../../domain/errors.js';
+import { CHANGESET_STATES } from '../../../domain/publication.js';
+import { RECORD_TYPES } from '../../../domain/records/types.js';
+import { applyChangeSet, getRecord } from '../../../services/changeSets.js';
+import { getZone, listRecords } from '../../../services/zones.js';
+import { listEnvelope, listResult, pageRequest } from '../../pagination.js';
+import { defineRoute, writeContext } from '../../routing/route.js';
+import { booleanParam, repeatable } from '../../routing/validate.js';
+import { pageQuery } from '../common.js';
+import { changeSetSchema, etagsFor, presentChangeSet, presentRecord, recordSchema } from './presenter.js';
+import { asSingleRecordWrite, recordIdParam, recordInputSchema, recordPatchSchema, zoneParam } from './schemas.js';
+
+const TAG = 'Records';
+const zoneParams = z.strictObject({ zone: zoneParam });
+const recordParams = z.strictObject({ zone: zoneParam, record: recordIdParam });
+
+export const recordRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/zones/{zone}/records',
+    operationId: 'listRecords',
+    summary: 'List the records of a zone',
+    description: 'Ordered by name (apex first), then type, then content. System records (SOA, apex NS) have `system: true`.',
+    tag: TAG,
+    scopes: ['records:read'],
+    params: zoneParams,
+    query: z.strictObject({
+      type: repeatable(z.enum([...RECORD_TYPES, 'SOA'])).optional(),
+      name: z.string().max(300).optional().describe('Exact zone-relative owner; `@` for the apex.'),
+      q: z.string().max(255).optional().describe('Case-insensitive substring of name or presentation content.'),
+      publication_state: repeatable(z.enum(CHANGESET_STATES)).optional(),
+      include_system: booleanParam.default(true),
+      ...pageQuery,
+    }),
+    responses: { 200: { description: 'A page of records', schema: listEnvelope(recordSchema), headers: ['Link'] } },
+    handler: async (input) => {
+      const { query } = input;
+      const zone = await getZone(input.scoped, input.services.config, input.params.zone);
+      let name: string | undefined;
+      if (query.name !== undefined) {
+        try {
+          name = normalizeOwner(query.name, zone.name);
+        } catch (e) {
+          if (!(e instanceof NameError)) throw e;
+          throw new DomainError('validation_failed', {}, [{ in: 'query', pointer: '/name', code: e.code, detail: e.message }]);
+        }
+      }
+      const list = `records:${zone.id}`;
+      const { after, limit } = pageRequest(input, list);
+      const page = await listRecords(
+        input.scoped,
+        zone,
+        { type: query.type, name, q: query.q?.toLowerCase(), publicationState: query.publication_state, includeSystem: query.include_system },
+        after,
+        limit,
+      );
+      return listResult(input, list, page.items.map(presentRecord), page.next);
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/zones/{zone}/records',
+    operationId: 'createRecord',
+    summary: 'Create a record',
+    description: 'A change set of one `create` item, validated the same way. `publication.changeset_id` names it.',
+    tag: TAG,
+    scopes: ['records:write'],
+    params: zoneParams,
+    body: recordInputSchema,
+    errors: ['conflict'],
+    responses: { 201: { description: 'Created', schema: recordSchema, headers: ['Location', 'ETag', 'Idempotent-Replayed'] } },
+    handler: async (input) => {
+      const { services } = input;
+      const zone = await getZone(input.scoped, services.config, input.params.zone, input.trx);
+      const { plan } = await asSingleRecordWrite(() =>
+        applyChangeSet(writeContext(input), zone, { changes: [{ op: 'create', record: input.body }] }, { kind: 'records', etags: etagsFor(services.config) }),
+      );
+      const record = await getRecord(input.scoped, zone, plan.created[0]!.id);
+      return { status: 201, body: presentRecord(record), etag: true, headers: { Location: `/api/v1/zones/${zone.name}/records/${record.id}` } };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/zones/{zone}/records/{record}',
+    operationId: 'getRecord',
+    summary: 'Get a record',
+    tag: TAG,
+    scopes: ['records:read'],
+    params: recordParams,
+    responses: { 200: { description: 'The record', schema: recordSchema, headers: ['ETag'] }, 304: { description: 'Not modified' } },
+    handler: async (input) => {
+      const zone = await getZone(input.scoped, input.services.config, input.params.zone);
+      return { status: 200, body: presentRecord(await getRecord(input.scoped, zone, input.params.record)), etag: true };
+    },
+  }),
+  defineRoute({
+    method: 'patch',
+    path: '/zones/{zone}/records/{record}',
+    operationId: 'updateRecord',
+    summary: 'Change a record',
+    description: 'Any of name, ttl, comment, data (complete for the type). The type cannot change. System records: 403 record_readonly. `If-Match` optional.',
+    tag: TAG,
+    scopes: ['records:write'],
+    params: recordParams,
+    body: recordPatchSchema,
+    errors: ['record_readonly', 'precondition_failed', 'conflict'],
+    responses: { 200: { description: 'The record', schema: recordSchema, headers: ['ETag'] } },
+    handler: async (input) => {
+      const { services } = input;
+      const zone = await getZone(input.scoped, services.config, input.params.zone, input.trx);
+      const id = input.params.record;
+      await getRecord(input.scoped, zone, id);
+      await asSingleRecordWrite(() =>
+        applyChangeSet(
+          writeContext(input),
+          zone,
+          { changes: [{ op: 'update', id, record: input.body, ...(input.request.ifMatch ? { if_match: input.request.ifMatch } : {}) }] },
+          { kind: 'records', etags: etagsFor(services.config) },
+        ),
+      );
+      return { status: 200, body: presentRecord(await getRecord(input.scoped, zone, id)), etag: true };
+    },
+  }),
+  defineRoute({
+    method: 'delete',
+    path: '/zones/{zone}/records/{record}',
+    operationId: 'deleteRecord',
+    summary: 'Delete a record',
+    description: 'Returns the change set. System records: 403 record_readonly. `If-Match` optional.',
+    tag: TAG,
+    scopes: ['records:write'],
+    params: recordParams,
+    errors: ['record_readonly', 'precondition_failed', 'conflict'],
+    responses: { 202: { description: 'The change set', schema: changeSetSchema, headers: ['Location'] } },
+    handler: async (input) => {
+      const { services } = input;
+      const zone = await getZone(input.scoped, services.config, input.params.zone, input.trx);
+      const id = input.params.record;
+      await getRecord(input.scoped, zone, id);
+      const { changeSet } = await asSingleRecordWrite(() =>
+        applyChangeSet(
+          writeContext(input),
+          zone,
+          { changes: [{ op: 'delete', id, ...(input.request.ifMatch ? { if_match: input.request.ifMatch } : {}) }] },
+          { kind: 'records', etags: etagsFor(services.config) },
+        ),
+      );
+      return { status: 202, body: presentChangeSet(changeSet!), headers: { Location: `/api/v1/zones/${zone.name}/changesets/${changeSet!.id}` } };
+    },
+  }),
+];

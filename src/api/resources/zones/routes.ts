@@ -1,0 +1,177 @@
+import { domainToASCII } from 'node:url';
+import { z } from 'zod';
+import { DomainError } from '../../../domain/errors.js';
+import { CHANGESET_STATES } from '../../../domain/publication.js';
+import { createZone, deleteZone, getZone, listZones, updateZone } from '../../../services/zones.js';
+import { assertIfMatch } from '../../etag.js';
+import { listEnvelope, listResult, pageRequest } from '../../pagination.js';
+import { defineRoute, writeContext } from '../../routing/route.js';
+import { booleanParam, repeatable } from '../../routing/validate.js';
+import { pageQuery, tenantIdParam } from '../common.js';
+import { etagsFor, presentZone, zoneSchema } from './presenter.js';
+import { recordInputSchema, ttlSchema, zoneParam } from './schemas.js';
+
+const TAG = 'Zones';
+const params = z.strictObject({ zone: zoneParam });
+
+const DNSSEC_STATES = ['off', 'signing', 'keys_published', 'ds_submitted', 'awaiting_ds', 'ds_published', 'validated', 'active', 'ds_removing', 'unsigning'] as const;
+
+/** The zone list searches A-labels; a U-label query is converted first. */
+function searchTerm(q: string): string {
+  const lower = q.toLowerCase();
+  if (/^[\x20-\x7e]*$/.test(lower)) return lower;
+  return domainToASCII(lower) || lower;
+}
+
+export const zoneRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/zones',
+    operationId: 'listZones',
+    summary: 'List zones of the acting subtree',
+    description: 'Ordered by name by default; `pagination.total` counts every match. Protected names are never listed.',
+    tag: TAG,
+    scopes: ['zones:read'],
+    query: z.strictObject({
+      q: z.string().max(253).optional().describe('Case-insensitive substring of the name (A-label or U-label).'),
+      kind: z.enum(['forward', 'reverse']).optional(),
+      dnssec_state: repeatable(z.enum(DNSSEC_STATES)).optional(),
+      publication_state: repeatable(z.enum(CHANGESET_STATES)).optional().describe('State of the zone’s newest change set.'),
+      tenant_id: tenantIdParam.optional().describe('Reseller and platform tokens without X-Act-As-Customer: one tenant of the subtree.'),
+      sort: z.enum(['name', '-name', 'created_at', '-created_at']).default('name'),
+      ...pageQuery,
+    }),
+    responses: {
+      200: {
+        description: 'A page of zones',
+        schema: listEnvelope(zoneSchema).extend({
+          pagination: z.object({ next_cursor: z.string().nullable(), has_more: z.boolean(), total: z.number().int() }),
+        }),
+        headers: ['Link'],
+      },
+    },
+    handler: async (input) => {
+      const { query, actor } = input;
+      if (query.tenant_id && (actor.acting.type === 'customer' || actor.onBehalfOf)) {
+        throw new DomainError('validation_failed', {}, [
+          { in: 'query', pointer: '/tenant_id', code: 'not_allowed', detail: 'tenant_id is for reseller and platform tokens without X-Act-As-Customer.' },
+        ]);
+      }
+      const list = `zones:${query.sort}`;
+      const { after, limit } = pageRequest(input, list);
+      const page = await listZones(
+        input.scoped,
+        input.services.config,
+        {
+          q: query.q ? searchTerm(query.q) : undefined,
+          kind: query.kind,
+          dnssecState: query.dnssec_state,
+          publicationState: query.publication_state,
+          tenantId: query.tenant_id,
+          sort: query.sort,
+        },
+        after,
+        limit,
+      );
+      return listResult(input, list, page.items.map((z) => presentZone(z, input.services.config)), page.next, { total: page.total });
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/zones',
+    operationId: 'createZone',
+    summary: 'Create a forward zone',
+    description:
+      'Checks in this order: valid registrable domain or subdomain (422), reverse zone (403 reverse_zone_managed), protected name (403 zone_protected), taken (409 zone_exists) or overlapping another tenant’s zone (409 zone_overlap), quota (409 quota_exceeded), backend capacity (503 backend_capacity_exhausted). The SOA, apex NS set and initial `records` are stored in one change set; the zone starts `activating`.',
+    tag: TAG,
+    scopes: ['zones:write'],
+    body: z.strictObject({
+      name: z.string().min(1).max(300),
+      default_ttl: ttlSchema.optional(),
+      dnssec: z.boolean().optional().describe('true is answered 501 until DNSSEC is available.'),
+      template: z
+        .strictObject({ template_id: z.string().max(100), variables: z.record(z.string(), z.string()).optional() })
+        .optional()
+        .describe('Answered 501 until templates are available.'),
+      records: z.array(recordInputSchema).max(1000).optional(),
+    }),
+    errors: ['zone_protected', 'reverse_zone_managed', 'zone_exists', 'zone_overlap', 'quota_exceeded', 'backend_capacity_exhausted', 'not_implemented'],
+    responses: { 201: { description: 'Created', schema: zoneSchema, headers: ['Location', 'ETag', 'Idempotent-Replayed'] } },
+    handler: async (input) => {
+      const { body, services } = input;
+      if (body.dnssec) throw new DomainError('not_implemented', { reason: 'DNSSEC cannot be enabled at creation yet.' });
+      if (body.template) throw new DomainError('not_implemented', { reason: 'Templates are not available yet.' });
+      const zone = await createZone(
+        writeContext(input),
+        services.config,
+        { name: body.name, default_ttl: body.default_ttl, records: body.records?.map((record) => ({ op: 'create' as const, record })) },
+        etagsFor(services.config),
+      );
+      return { status: 201, body: presentZone(zone, services.config), etag: true, headers: { Location: `/api/v1/zones/${zone.name}` } };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/zones/{zone}',
+    operationId: 'getZone',
+    summary: 'Get a zone',
+    tag: TAG,
+    scopes: ['zones:read'],
+    params,
+    responses: { 200: { description: 'The zone', schema: zoneSchema, headers: ['ETag'] }, 304: { description: 'Not modified' } },
+    handler: async (input) => ({
+      status: 200,
+      body: presentZone(await getZone(input.scoped, input.services.config, input.params.zone), input.services.config),
+      etag: true,
+    }),
+  }),
+  defineRoute({
+    method: 'patch',
+    path: '/zones/{zone}',
+    operationId: 'updateZone',
+    summary: 'Change zone settings',
+    description: 'Only the fields sent change; published like a record change (one change set). `If-Match` optional.',
+    tag: TAG,
+    scopes: ['zones:write'],
+    params,
+    body: z.strictObject({ default_ttl: ttlSchema.optional(), soa_email: z.email().max(254).optional() }),
+    errors: ['precondition_failed', 'conflict'],
+    responses: { 200: { description: 'The zone', schema: zoneSchema, headers: ['ETag'] } },
+    handler: async (input) => {
+      const { services } = input;
+      const zone = await getZone(input.scoped, services.config, input.params.zone, input.trx);
+      assertIfMatch(input.request.ifMatch, presentZone(zone, services.config));
+      const updated = await updateZone(writeContext(input), services.config, zone, input.body);
+      return { status: 200, body: presentZone(updated, services.config), etag: true };
+    },
+  }),
+  defineRoute({
+    method: 'delete',
+    path: '/zones/{zone}',
+    operationId: 'deleteZone',
+    summary: 'Delete a zone',
+    description:
+      '`confirm` must equal the zone name. The zone shows `deleting` until the backend confirms, then disappears; its last export is kept 30 days. A running deletion gives 409 conflict.',
+    tag: TAG,
+    scopes: ['zones:write'],
+    params,
+    query: z.strictObject({
+      confirm: z.string().max(300).describe('The zone name.'),
+      force: booleanParam.optional().describe('Delete even while a customer-managed DS is visible at the parent.'),
+    }),
+    errors: ['precondition_failed', 'conflict'],
+    responses: { 202: { description: 'Deletion started', schema: zoneSchema } },
+    handler: async (input) => {
+      const { services } = input;
+      const zone = await getZone(input.scoped, services.config, input.params.zone, input.trx);
+      if (input.query.confirm.toLowerCase().replace(/\.$/, '') !== zone.name && input.query.confirm !== presentZone(zone, services.config).unicode_name) {
+        throw new DomainError('validation_failed', {}, [
+          { in: 'query', pointer: '/confirm', code: 'confirmation_mismatch', detail: `confirm must equal the zone name ${zone.name}.` },
+        ]);
+      }
+      assertIfMatch(input.request.ifMatch, presentZone(zone, services.config));
+      const deleted = await deleteZone(writeContext(input), services.config, zone);
+      return { status: 202, body: presentZone(deleted, services.config) };
+    },
+  }),
+];

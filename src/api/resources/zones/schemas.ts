@@ -1,0 +1,72 @@
+import { z } from 'zod';
+import { DomainError, type FieldError } from '../../../domain/errors.js';
+import { TTL_BOUNDS } from '../../../domain/records/ttl.js';
+import { CHANGESET_STATES } from '../../../domain/publication.js';
+import { repeatable } from '../../routing/validate.js';
+
+export const ttlSchema = z.number().int().min(TTL_BOUNDS.min).max(TTL_BOUNDS.max).describe(`Seconds, ${TTL_BOUNDS.min}–${TTL_BOUNDS.max}.`);
+export const zoneParam = z.string().min(1).max(300).describe('Zone name, A-label or U-label form.');
+export const recordIdParam = z.string().regex(/^rec_[a-z2-7]+$/, 'must be a record id (rec_…)');
+export const changeSetIdParam = z.string().regex(/^chg_[a-z2-7]+$/, 'must be a change set id (chg_…)');
+export const stateFilter = repeatable(z.enum(CHANGESET_STATES));
+
+const DATA_DOC =
+  'Type-specific (docs/records.md): A/AAAA `address`; CNAME `target`; MX `preference`, `exchange`; TXT `text`; SRV `priority`, `weight`, `port`, `target`; CAA `flags`, `tag`, `value`; TLSA `usage`, `selector`, `matching_type`, `certificate_data`; NS `nameserver`; PTR `target`.';
+
+export const recordInputSchema = z.strictObject({
+  type: z.string().max(10).describe('A, AAAA, CNAME, MX, TXT, SRV, CAA, TLSA, NS (below the apex), PTR (reverse zones).'),
+  name: z.string().max(300).describe('Zone-relative owner; `@` is the apex; an absolute name ending in a dot is accepted.'),
+  ttl: ttlSchema.nullable().optional().describe('Omitted: the RRset’s TTL (or the zone default); null: the zone default. Applies to the whole RRset.'),
+  data: z.record(z.string(), z.unknown()).describe(DATA_DOC),
+  comment: z.string().max(500).nullable().optional(),
+});
+
+export const recordPatchSchema = z.strictObject({
+  name: recordInputSchema.shape.name.optional(),
+  ttl: recordInputSchema.shape.ttl,
+  data: recordInputSchema.shape.data.optional().describe('The complete data object for the record’s type.'),
+  comment: recordInputSchema.shape.comment,
+  type: z.string().max(10).optional().describe('Immutable: must equal the current type if sent.'),
+});
+
+const etag = z.string().max(200);
+
+export const changeItemSchema = z.discriminatedUnion('op', [
+  z.strictObject({ op: z.literal('create'), record: recordInputSchema }),
+  z.strictObject({ op: z.literal('update'), id: recordIdParam, if_match: etag.optional(), record: recordPatchSchema }),
+  z.strictObject({ op: z.literal('delete'), id: recordIdParam, if_match: etag.optional() }),
+  z.strictObject({
+    op: z.literal('replace_rrset'),
+    name: recordInputSchema.shape.name,
+    type: recordInputSchema.shape.type,
+    ttl: ttlSchema.nullable().optional(),
+    records: z.array(z.record(z.string(), z.unknown())).max(1000).describe('Data objects; an empty list deletes the RRset.'),
+  }),
+]);
+
+export const MAX_CHANGES = 1000;
+
+export const changeSetRequestSchema = z.strictObject({
+  changes: z.array(changeItemSchema).min(1).max(MAX_CHANGES),
+  comment: z.string().max(500).nullable().optional(),
+  zone_if_match: etag.optional().describe('The zone ETag; a mismatch is 412 and nothing is stored.'),
+  dry_run: z.boolean().optional(),
+});
+
+/**
+ * Single-record endpoints are change sets of one item; their problems point into the record
+ * body itself (`/data/address`, not `/changes/0/record/data/address`) and If-Match is a header.
+ */
+export async function asSingleRecordWrite<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (e) {
+    if (!(e instanceof DomainError) || e.errors.length === 0) throw e;
+    const errors: FieldError[] = e.errors.map(({ index: _index, ...err }) => {
+      if (err.pointer.endsWith('/if_match')) return { ...err, in: 'header' as const, pointer: '/If-Match' };
+      const pointer = err.pointer.replace(/^\/changes\/0/, '').replace(/^\/record/, '');
+      return { ...err, pointer: pointer === '/id' ? '' : pointer, ...(pointer === '/id' ? { in: 'path' as const } : {}) };
+    });
+    throw new DomainError(e.code, e.params, errors, e.headers);
+  }
+}

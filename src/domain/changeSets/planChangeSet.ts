@@ -1,0 +1,334 @@
+// The change-set engine: applies every item to the zone's current records in memory and checks
+// the result, never the intermediate steps (spec: "validated against the zone state after all
+// items are applied"). Pure: the caller loads the records the items touch and stores the plan.
+import { DomainError, type FieldError } from '../errors.js';
+import { NameError, normalizeOwner } from '../names.js';
+import { parseRecordData } from '../records/parseRecordData.js';
+import { isRecordType, RECORD_TYPE_RULES, type RecordType } from '../records/types.js';
+import { isValidTtl, TTL_BOUNDS } from '../records/ttl.js';
+
+export interface ZoneContext {
+  name: string;
+  kind: 'forward' | 'reverse';
+}
+
+/** A record as the engine sees it: canonical data and its presentation. */
+export interface PlannedRecord {
+  id: string;
+  name: string;
+  /** SOA only on the system record the service manages. */
+  type: RecordType | 'SOA';
+  ttl: number | null;
+  data: Record<string, unknown>;
+  content: string;
+  comment: string | null;
+  system: boolean;
+}
+
+export interface RecordInput {
+  type: string;
+  name: string;
+  ttl?: number | null;
+  data: unknown;
+  comment?: string | null;
+}
+
+export type ChangeItem =
+  | { op: 'create'; record: RecordInput }
+  | { op: 'update'; id: string; if_match?: string; record: Partial<RecordInput> }
+  | { op: 'delete'; id: string; if_match?: string }
+  | { op: 'replace_rrset'; name: string; type: string; ttl?: number | null; records: unknown[] };
+
+export interface ItemResult {
+  index: number;
+  op: ChangeItem['op'];
+  /** Records the item created, changed or deleted. */
+  record_ids: string[];
+}
+
+export interface Warning {
+  index?: number;
+  code: string;
+  detail: string;
+}
+
+export interface ChangeSetPlan {
+  created: PlannedRecord[];
+  updated: { before: PlannedRecord; after: PlannedRecord }[];
+  deleted: PlannedRecord[];
+  results: ItemResult[];
+  warnings: Warning[];
+}
+
+const key = (name: string, type: string) => `${name}\u0000${type}`;
+const same = (a: PlannedRecord, b: PlannedRecord) =>
+  a.name === b.name && a.ttl === b.ttl && a.content === b.content && a.comment === b.comment;
+
+/** Owner names and record ids the items refer to: what the caller must load before planning. */
+export function referencesOf(items: ChangeItem[], zone: ZoneContext): { names: string[]; ids: string[] } {
+  const names = new Set<string>();
+  const ids = new Set<string>();
+  const owner = (raw: unknown) => {
+    if (typeof raw !== 'string') return;
+    try {
+      names.add(normalizeOwner(raw, zone.name));
+    } catch {
+      // reported by planChangeSet
+    }
+  };
+  for (const item of items) {
+    if (item.op === 'create') owner(item.record.name);
+    if (item.op === 'update') {
+      ids.add(item.id);
+      owner(item.record.name);
+    }
+    if (item.op === 'delete') ids.add(item.id);
+    if (item.op === 'replace_rrset') owner(item.name);
+  }
+  return { names: [...names], ids: [...ids] };
+}
+
+interface Working extends PlannedRecord {
+  /** TTL not given on create: take the RRset's. */
+  inheritTtl?: boolean;
+}
+
+/**
+ * Plans a change set. `existing` must hold every record at the names the items touch and every
+ * record they name by id (see referencesOf). Throws 422 validation_failed listing every bad item
+ * with its index and pointer, or 403 record_readonly for system records.
+ */
+export function planChangeSet(input: {
+  zone: ZoneContext;
+  existing: PlannedRecord[];
+  items: ChangeItem[];
+  newId: () => string;
+  /** Pointer prefix of item i in the request body. */
+  itemPointer?: (index: number) => string;
+}): ChangeSetPlan {
+  const { zone, items } = input;
+  const at = input.itemPointer ?? ((i: number) => `/changes/${i}`);
+  const errors: FieldError[] = [];
+  const readonly: FieldError[] = [];
+  const warnings: Warning[] = [];
+  const results: ItemResult[] = [];
+  const before = new Map(input.existing.map((r) => [r.id, r]));
+  const state = new Map<string, Working>(input.existing.map((r) => [r.id, { ...r }]));
+  /** Which items touched a name, to attribute invariant violations. */
+  const touchedBy = new Map<string, number[]>();
+  /** Explicit TTLs per RRset: the RRset is aligned to it (RFC 2181 §5.2). */
+  const explicitTtl = new Map<string, { ttl: number | null; index: number; pointer: string }>();
+
+  const fail = (index: number, pointer: string, code: string, detail: string) =>
+    errors.push({ pointer: `${at(index)}${pointer}`, index, code, detail });
+  const touch = (name: string, index: number) => touchedBy.set(name, [...(touchedBy.get(name) ?? []), index]);
+  const setTtl = (name: string, type: string, ttl: number | null, index: number, pointer: string) => {
+    if (ttl !== null && !isValidTtl(ttl)) {
+      fail(index, pointer, 'ttl_out_of_range', `TTL must be an integer from ${TTL_BOUNDS.min} to ${TTL_BOUNDS.max} seconds, or null for the zone default.`);
+    }
+    const k = key(name, type);
+    const prior = explicitTtl.get(k);
+    if (prior && prior.ttl !== ttl) {
+      fail(index, pointer, 'rrset_ttl_conflict', `Item ${prior.index} sets the TTL of ${name} ${type} to ${prior.ttl}; one RRset has one TTL (RFC 2181 §5.2).`);
+    }
+    explicitTtl.set(k, { ttl, index, pointer: `${at(index)}${pointer}` });
+  };
+  const owner = (raw: string, index: number, pointer: string): string | null => {
+    try {
+      return normalizeOwner(raw, zone.name);
+    } catch (e) {
+      if (e instanceof NameError) fail(index, pointer, e.code, e.message);
+      else throw e;
+      return null;
+    }
+  };
+  const typeOf = (raw: string, index: number, pointer: string): RecordType | null => {
+    const t = raw.toUpperCase();
+    if (!isRecordType(t)) {
+      fail(index, pointer, 'unsupported_type', `Supported types: ${Object.keys(RECORD_TYPE_RULES).join(', ')}.`);
+      return null;
+    }
+    if (!RECORD_TYPE_RULES[t].zoneKinds.includes(zone.kind)) {
+      fail(index, pointer, 'type_not_allowed_in_zone', `${t} records are not allowed in ${zone.kind} zones.`);
+      return null;
+    }
+    return t;
+  };
+  const ownerFits = (type: RecordType, name: string, index: number, pointer: string) => {
+    const problem = RECORD_TYPE_RULES[type].ownerProblem(name);
+    if (problem) fail(index, pointer, 'owner_not_allowed', problem);
+    return !problem;
+  };
+  const dataOf = (type: RecordType, raw: unknown, index: number, pointer: string) => {
+    const parsed = parseRecordData(type, raw);
+    if (parsed.ok) return parsed.data;
+    for (const e of parsed.errors) fail(index, `${pointer}${e.pointer}`, e.code, e.detail);
+    return null;
+  };
+  const build = (base: Omit<Working, 'content'>): Working => ({
+    ...base,
+    content: RECORD_TYPE_RULES[base.type as RecordType].presentation(base.data),
+  });
+  const systemGuard = (rec: Working, index: number, pointer: string) => {
+    if (!rec.system) return false;
+    readonly.push({ pointer: `${at(index)}${pointer}`, index, code: 'record_readonly', detail: `${rec.name} ${rec.type} is managed by the service.` });
+    return true;
+  };
+
+  items.forEach((item, index) => {
+    switch (item.op) {
+      case 'create': {
+        const r = item.record;
+        const type = typeOf(r.type, index, '/record/type');
+        const name = owner(r.name, index, '/record/name');
+        if (!type || name === null || !ownerFits(type, name, index, '/record/name')) return;
+        const data = dataOf(type, r.data, index, '/record/data');
+        if (!data) return;
+        const hasTtl = r.ttl !== undefined;
+        if (hasTtl) setTtl(name, type, r.ttl ?? null, index, '/record/ttl');
+        const rec = build({ id: input.newId(), name, type, ttl: r.ttl ?? null, data, comment: r.comment ?? null, system: false, inheritTtl: !hasTtl });
+        state.set(rec.id, rec);
+        touch(name, index);
+        results.push({ index, op: 'create', record_ids: [rec.id] });
+        return;
+      }
+      case 'update': {
+        const current = state.get(item.id);
+        if (!current) return fail(index, '/id', 'not_found', `No record ${item.id} in this zone (or an earlier item deleted it).`);
+        if (systemGuard(current, index, '/id')) return;
+        const r = item.record;
+        if (r.type !== undefined && r.type.toUpperCase() !== current.type) {
+          return fail(index, '/record/type', 'immutable', 'The type of a record cannot change; delete it and create another.');
+        }
+        const type = current.type as RecordType;
+        const name = r.name === undefined ? current.name : owner(r.name, index, '/record/name');
+        if (name === null || !ownerFits(type, name, index, '/record/name')) return;
+        const data = r.data === undefined ? current.data : dataOf(type, r.data, index, '/record/data');
+        if (!data) return;
+        if (r.ttl !== undefined) setTtl(name, current.type, r.ttl, index, '/record/ttl');
+        const next = build({
+          ...current,
+          name,
+          data,
+          ttl: r.ttl === undefined ? current.ttl : r.ttl,
+          comment: r.comment === undefined ? current.comment : r.comment,
+          inheritTtl: r.ttl === undefined && name !== current.name,
+        });
+        state.set(item.id, next);
+        touch(current.name, index);
+        touch(name, index);
+        results.push({ index, op: 'update', record_ids: [item.id] });
+        return;
+      }
+      case 'delete': {
+        const current = state.get(item.id);
+        if (!current) return fail(index, '/id', 'not_found', `No record ${item.id} in this zone (or an earlier item deleted it).`);
+        if (systemGuard(current, index, '/id')) return;
+        state.delete(item.id);
+        touch(current.name, index);
+        results.push({ index, op: 'delete', record_ids: [item.id] });
+        return;
+      }
+      case 'replace_rrset': {
+        const type = typeOf(item.type, index, '/type');
+        const name = owner(item.name, index, '/name');
+        if (!type || name === null || !ownerFits(type, name, index, '/name')) return;
+        const wanted: Record<string, unknown>[] = [];
+        item.records.forEach((raw, j) => {
+          const data = dataOf(type, raw, index, `/records/${j}`);
+          if (data) wanted.push(data);
+        });
+        if (wanted.length !== item.records.length) return;
+        const current = [...state.values()].filter((r) => r.name === name && r.type === type);
+        if (current.some((r) => systemGuard(r, index, '/name'))) return;
+        if (item.ttl !== undefined) setTtl(name, type, item.ttl, index, '/ttl');
+        const ttl = item.ttl !== undefined ? item.ttl : (current[0]?.ttl ?? null);
+        const ids: string[] = [];
+        const keep = new Map(current.map((r) => [r.content, r]));
+        const seen = new Set<string>();
+        for (const data of wanted) {
+          const content = RECORD_TYPE_RULES[type].presentation(data);
+          if (seen.has(content)) {
+            fail(index, '/records', 'duplicate', `The RRset lists ${content} twice.`);
+            continue;
+          }
+          seen.add(content);
+          const existing = keep.get(content);
+          // Records whose content stays keep their id and comment.
+          const rec = existing ? { ...existing, ttl } : build({ id: input.newId(), name, type, ttl, data, comment: null, system: false });
+          keep.delete(content);
+          state.set(rec.id, rec);
+          ids.push(rec.id);
+        }
+        for (const gone of keep.values()) {
+          state.delete(gone.id);
+          ids.push(gone.id);
+        }
+        touch(name, index);
+        results.push({ index, op: 'replace_rrset', record_ids: ids });
+        return;
+      }
+    }
+  });
+
+  if (readonly.length) throw new DomainError('record_readonly', {}, readonly);
+  if (errors.length) throw new DomainError('validation_failed', {}, errors);
+
+  // One TTL per RRset (RFC 2181 §5.2): an explicit TTL aligns the RRset; records created without
+  // one take the RRset's.
+  const rrsets = new Map<string, Working[]>();
+  for (const rec of state.values()) {
+    if (!touchedBy.has(rec.name)) continue;
+    const k = key(rec.name, rec.type);
+    rrsets.set(k, [...(rrsets.get(k) ?? []), rec]);
+  }
+  for (const [k, recs] of rrsets) {
+    const explicit = explicitTtl.get(k);
+    const ttl = explicit ? explicit.ttl : (recs.find((r) => !r.inheritTtl) ?? recs.find((r) => r.ttl !== null))?.ttl ?? null;
+    const changed = recs.filter((r) => r.ttl !== ttl && !r.inheritTtl);
+    for (const r of recs) {
+      r.ttl = ttl;
+      delete r.inheritTtl;
+    }
+    if (changed.length && explicit) {
+      warnings.push({
+        index: explicit.index,
+        code: 'rrset_ttl_aligned',
+        detail: `The TTL of ${recs[0]!.name} ${recs[0]!.type} applies to the whole RRset: ${changed.length} other record(s) now have TTL ${ttl ?? 'default'}.`,
+      });
+    }
+  }
+
+  // Invariants on every touched name, on the final state.
+  for (const [name, indexes] of touchedBy) {
+    const recs = [...state.values()].filter((r) => r.name === name);
+    const last = indexes[indexes.length - 1]!;
+    const pointer = (i: number) => {
+      const it = items[i]!;
+      return it.op === 'replace_rrset' ? '/name' : it.op === 'delete' ? '/id' : '/record/name';
+    };
+    if (recs.some((r) => r.type === 'CNAME') && recs.length > 1) {
+      for (const i of new Set(indexes)) {
+        if (items[i]!.op === 'delete') continue;
+        fail(i, pointer(i), 'cname_conflict', `A CNAME at ${name} cannot coexist with other records (RFC 1034 §3.6.2).`);
+      }
+    }
+    const contents = new Set<string>();
+    for (const r of recs) {
+      const c = key(r.type, r.content);
+      if (contents.has(c)) fail(last, pointer(last), 'duplicate', `${name} ${r.type} ${r.content} exists already.`);
+      contents.add(c);
+    }
+  }
+  if (errors.length) throw new DomainError('validation_failed', {}, errors);
+
+  const created: PlannedRecord[] = [];
+  const updated: { before: PlannedRecord; after: PlannedRecord }[] = [];
+  for (const rec of state.values()) {
+    const old = before.get(rec.id);
+    if (!old) created.push(rec);
+    else if (!same(old, rec) || JSON.stringify(old.data) !== JSON.stringify(rec.data)) updated.push({ before: old, after: rec });
+  }
+  const deleted = input.existing.filter((r) => !state.has(r.id));
+  return { created, updated, deleted, results, warnings };
+}

@@ -1,0 +1,34 @@
+// The SOA and apex NS set the service manages for every zone (system records).
+
+/** SOA timers (RFC 1912 §2.2 ranges); MINIMUM is the negative-caching TTL (RFC 2308 §4). */
+export const SOA_TIMERS = { refresh: 10800, retry: 3600, expire: 1_209_600, minimum: 300 } as const;
+
+/** hostmaster@example.com → hostmaster.example.com (dots in the local part escaped, RFC 1035 §8). */
+export function emailToRname(email: string): string {
+  const at = email.lastIndexOf('@');
+  const local = email.slice(0, at).replace(/\./g, '\\.');
+  return `${local}.${email.slice(at + 1).toLowerCase()}`;
+}
+
+/** First serial of a zone: YYYYMMDD01 of the creation day (RFC 1912 §2.2 convention). */
+export function initialSerial(now: Date): number {
+  const ymd = now.toISOString().slice(0, 10).replace(/-/g, '');
+  return Number(`${ymd}01`);
+}
+
+export interface SoaData {
+  mname: string;
+  rname: string;
+  serial: number;
+  refresh: number;
+  retry: number;
+  expire: number;
+  minimum: number;
+}
+
+export function soaData(nameservers: string[], soaEmail: string, serial: number): SoaData {
+  return { mname: nameservers[0]!, rname: emailToRname(soaEmail), serial, ...SOA_TIMERS };
+}
+
+export const soaPresentation = (d: SoaData) =>
+  `${d.mname}. ${d.rname}. ${d.serial} ${d.refresh} ${d.retry} ${d.expire} ${d.minimum}`;

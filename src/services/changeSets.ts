@@ -1,0 +1,304 @@
+// Every write to a zone goes through here: it stores the data and exactly one change set
+// (state `pending`) in the caller's transaction, then NOTIFYs the publication workers.
+import type { Knex } from 'knex';
+import { countRows } from '../db/count.js';
+import { recordAudit } from '../db/repositories/auditLog.js';
+import { type ChangeSetRow, type DnsRecord, nameSortKey, type RecordRow, recordToDomain, type Zone } from '../db/repositories/zoneRows.js';
+import { paginate } from '../db/paginate.js';
+import type { ScopedDb } from '../db/tenantScope.js';
+import { type ChangeItem, type ChangeSetPlan, type PlannedRecord, planChangeSet, referencesOf } from '../domain/changeSets/planChangeSet.js';
+import { DomainError, type FieldError, notFound } from '../domain/errors.js';
+import { newId } from '../domain/ids.js';
+import type { ChangeSetKind, ChangeSetState } from '../domain/publication.js';
+import { MAX_RECORDS_PER_ZONE } from '../domain/records/ttl.js';
+import type { WriteContext } from './tenantAdmin.js';
+
+export const ZONE_CHANNEL = 'zone_changed';
+
+export interface ChangeSetRequest {
+  changes: ChangeItem[];
+  comment?: string | null;
+  dry_run?: boolean;
+  zone_if_match?: string;
+}
+
+/** ETags are computed by the API from what clients see; the write path compares against them. */
+export interface EtagCheck {
+  zone(zone: Zone): string;
+  record(record: DnsRecord): string;
+}
+
+export interface ChangeSet {
+  id: string;
+  zoneId: string;
+  zoneName: string;
+  seq: number;
+  state: ChangeSetState;
+  error: ChangeSetRow['error'];
+  kind: string;
+  comment: string | null;
+  itemCount: number;
+  summary: Record<string, number>;
+  results: unknown[];
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export const changeSetToDomain = (r: ChangeSetRow, zoneName: string): ChangeSet => ({
+  id: r.id,
+  zoneId: r.zone_id,
+  zoneName,
+  seq: r.seq,
+  state: r.state,
+  error: r.error,
+  kind: r.kind,
+  comment: r.comment,
+  itemCount: r.item_count,
+  summary: r.summary,
+  results: r.results,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
+/** Records with the state of their last change set. */
+export function recordsQuery(scoped: ScopedDb): Knex.QueryBuilder {
+  return scoped
+    .from('records', 'r')
+    .join('change_sets as c', 'c.id', 'r.last_changeset_id')
+    .select('r.*', 'c.state as publication_state');
+}
+
+const toPlanned = (r: DnsRecord): PlannedRecord => ({
+  id: r.id,
+  name: r.name,
+  type: r.type as PlannedRecord['type'],
+  ttl: r.ttl,
+  data: r.data,
+  content: r.content,
+  comment: r.comment,
+  system: r.system,
+});
+
+export interface StoredChangeSet {
+  changeSet: ChangeSet;
+  plan: ChangeSetPlan;
+}
+
+/**
+ * Writes one change set row and moves the zone's publication pointer to it. Every write path
+ * (records, zone settings, creation, deletion, imports, templates) ends here.
+ */
+export async function appendChangeSet(
+  ctx: WriteContext,
+  zone: Zone,
+  entry: { kind: ChangeSetKind; comment?: string | null; itemCount: number; summary: Record<string, number>; results: unknown[] },
+): Promise<ChangeSet> {
+  const now = ctx.clock.now();
+  const seq = zone.changesetSeq + 1;
+  const row: Omit<ChangeSetRow, 'error'> & { error: null } = {
+    id: newId('chg'),
+    zone_id: zone.id,
+    tenant_id: zone.tenantId,
+    seq,
+    state: 'pending',
+    error: null,
+    kind: entry.kind,
+    comment: entry.comment ?? null,
+    item_count: entry.itemCount,
+    summary: entry.summary,
+    results: entry.results,
+    api_client_id: ctx.actor.token.apiClientId,
+    request_id: ctx.actor.requestId,
+    created_at: now,
+    updated_at: now,
+  };
+  await ctx.trx('change_sets').insert({ ...row, summary: JSON.stringify(row.summary), results: JSON.stringify(row.results) });
+  await ctx.scoped.from('zones').where('id', zone.id).update({ changeset_seq: seq, last_changeset_id: row.id, updated_at: now });
+  zone.changesetSeq = seq;
+  zone.publication = { state: 'pending', changesetId: row.id, updatedAt: now };
+  zone.updatedAt = now;
+  // Delivered on commit: publication workers pick the zone up (the nameserver issue).
+  await ctx.trx.raw('SELECT pg_notify(?, ?)', [ZONE_CHANNEL, zone.id]);
+  return changeSetToDomain(row as ChangeSetRow, zone.name);
+}
+
+function preconditionErrors(
+  zone: Zone,
+  existing: DnsRecord[],
+  request: ChangeSetRequest,
+  etags: EtagCheck,
+  itemPointer: (i: number) => string,
+): FieldError[] {
+  const errors: FieldError[] = [];
+  if (request.zone_if_match && request.zone_if_match !== etags.zone(zone)) {
+    errors.push({ pointer: '/zone_if_match', code: 'etag_mismatch', detail: `The zone's current ETag is ${etags.zone(zone)}.` });
+  }
+  const byId = new Map(existing.map((r) => [r.id, r]));
+  request.changes.forEach((item, index) => {
+    if ((item.op === 'update' || item.op === 'delete') && item.if_match) {
+      const current = byId.get(item.id);
+      if (current && etags.record(current) !== item.if_match) {
+        errors.push({ pointer: `${itemPointer(index)}/if_match`, index, code: 'etag_mismatch', detail: `The record's current ETag is ${etags.record(current)}.` });
+      }
+    }
+  });
+  return errors;
+}
+
+async function storePlan(ctx: WriteContext, zone: Zone, plan: ChangeSetPlan, changeSetId: string) {
+  const now = ctx.clock.now();
+  const { trx } = ctx;
+  if (plan.deleted.length) await ctx.scoped.from('records').where('zone_id', zone.id).whereIn('id', plan.deleted.map((r) => r.id)).delete();
+  if (plan.updated.length) {
+    // One statement for every changed record.
+    const rows = plan.updated.map(({ after: r }) => ({
+      id: r.id,
+      name: r.name,
+      name_sort: nameSortKey(r.name),
+      ttl: r.ttl,
+      data: r.data,
+      content: r.content,
+      comment: r.comment,
+    }));
+    await trx.raw(
+      `UPDATE records AS r SET name = x.name, name_sort = x.name_sort, ttl = x.ttl, data = x.data, content = x.content,
+         comment = x.comment, last_changeset_id = ?, updated_at = ?
+       FROM jsonb_to_recordset(?::jsonb) AS x(id text, name text, name_sort text, ttl int, data jsonb, content text, comment text)
+       WHERE r.id = x.id AND r.zone_id = ?`,
+      [changeSetId, now, JSON.stringify(rows), zone.id],
+    );
+  }
+  const inserts = plan.created.map((r) => ({
+    id: r.id,
+    zone_id: zone.id,
+    tenant_id: zone.tenantId,
+    name: r.name,
+    name_sort: nameSortKey(r.name),
+    type: r.type,
+    ttl: r.ttl,
+    data: JSON.stringify(r.data),
+    content: r.content,
+    comment: r.comment,
+    system: r.system,
+    last_changeset_id: changeSetId,
+    created_at: now,
+    updated_at: now,
+  }));
+  for (let i = 0; i < inserts.length; i += 1000) await ctx.scoped.insert('records', inserts.slice(i, i + 1000));
+}
+
+export const planSummary = (plan: ChangeSetPlan) => ({
+  created: plan.created.length,
+  updated: plan.updated.length,
+  deleted: plan.deleted.length,
+});
+
+/**
+ * Validates and applies a change set to a zone the caller has locked (lockZone). Dry runs plan
+ * and return without storing anything.
+ */
+export async function applyChangeSet(
+  ctx: WriteContext,
+  zone: Zone,
+  request: ChangeSetRequest,
+  options: {
+    kind: ChangeSetKind;
+    etags: EtagCheck;
+    itemPointer?: (i: number) => string;
+    /** Store under this change set instead of a new one (a zone's initial records). */
+    within?: ChangeSet;
+  },
+): Promise<{ changeSet: ChangeSet | null; plan: ChangeSetPlan }> {
+  if (zone.status === 'deleting') throw new DomainError('conflict', { reason: `The zone ${zone.name} is being deleted.` });
+  const itemPointer = options.itemPointer ?? ((i: number) => `/changes/${i}`);
+  const refs = referencesOf(request.changes, zone);
+  const existing: DnsRecord[] =
+    refs.ids.length || refs.names.length
+      ? ((await recordsQuery(ctx.scoped)
+          .where('r.zone_id', zone.id)
+          .andWhere((q) => q.whereIn('r.id', refs.ids).orWhereIn('r.name', refs.names))) as RecordRow[]).map(recordToDomain)
+      : [];
+  const unmet = preconditionErrors(zone, existing, request, options.etags, itemPointer);
+  if (unmet.length) throw new DomainError('precondition_failed', {}, unmet);
+
+  const plan = planChangeSet({ zone, existing: existing.map(toPlanned), items: request.changes, newId: () => newId('rec'), itemPointer });
+  const growth = plan.created.length - plan.deleted.length;
+  if (growth > 0) {
+    const count = await countRows(ctx.scoped.from('records').where('zone_id', zone.id));
+    if (count + growth > MAX_RECORDS_PER_ZONE) {
+      throw new DomainError('validation_failed', {}, [
+        { pointer: '/changes', code: 'too_many_records', detail: `A zone holds at most ${MAX_RECORDS_PER_ZONE} records.` },
+      ]);
+    }
+  }
+  if (request.dry_run) return { changeSet: null, plan };
+
+  const entry = {
+    kind: options.kind,
+    comment: request.comment,
+    itemCount: request.changes.length,
+    summary: planSummary(plan),
+    results: plan.results.map((r) => ({ ...r, status: 'applied' })),
+  };
+  let changeSet: ChangeSet;
+  if (options.within) {
+    changeSet = options.within;
+    await ctx.trx('change_sets')
+      .where('id', changeSet.id)
+      .update({ item_count: entry.itemCount, summary: JSON.stringify(entry.summary), results: JSON.stringify(entry.results) });
+  } else {
+    changeSet = await appendChangeSet(ctx, zone, entry);
+  }
+  await storePlan(ctx, zone, plan, changeSet.id);
+  await recordAudit(ctx.trx, ctx.actor, ctx.clock.now(), {
+    action: 'changeset.created',
+    targetType: 'changeset',
+    targetId: changeSet.id,
+    details: { zone: zone.name, kind: options.kind, ...planSummary(plan) },
+  });
+  return { changeSet, plan };
+}
+
+export async function getRecord(scoped: ScopedDb, zone: Zone, id: string): Promise<DnsRecord> {
+  const row = (await recordsQuery(scoped).where('r.zone_id', zone.id).andWhere('r.id', id).first()) as RecordRow | undefined;
+  if (!row) throw notFound('record');
+  return recordToDomain(row);
+}
+
+export async function getChangeSet(scoped: ScopedDb, zone: Zone, id: string): Promise<ChangeSet> {
+  const row = (await scoped.from('change_sets').where({ zone_id: zone.id, id }).first()) as ChangeSetRow | undefined;
+  if (!row) throw notFound('change set');
+  return changeSetToDomain(row, zone.name);
+}
+
+export async function listChangeSets(
+  scoped: ScopedDb,
+  zone: Zone,
+  filter: { state?: ChangeSetState[]; since?: Date },
+  after: unknown[] | null,
+  limit: number,
+) {
+  const q = scoped.from('change_sets').where('zone_id', zone.id).select('*');
+  if (filter.state?.length) q.whereIn('state', filter.state);
+  if (filter.since) q.where('created_at', '>=', filter.since);
+  const page = await paginate<ChangeSetRow & Record<string, unknown>>(q, [{ column: 'seq', direction: 'desc', field: 'seq' }], after, limit);
+  return { items: page.rows.map((r) => changeSetToDomain(r, zone.name)), next: page.next };
+}
+
+/** Spec: only a failed change set can be retried; only the push is retried. */
+export async function retryChangeSet(ctx: WriteContext, zone: Zone, id: string): Promise<ChangeSet> {
+  const row = (await ctx.scoped.from('change_sets').where({ zone_id: zone.id, id }).forUpdate().first()) as ChangeSetRow | undefined;
+  if (!row) throw notFound('change set');
+  if (row.state !== 'failed') {
+    throw new DomainError('conflict', { reason: `Only a failed change set can be retried; this one is ${row.state}.` });
+  }
+  const now = ctx.clock.now();
+  const [updated] = (await ctx.scoped
+    .from('change_sets')
+    .where('id', id)
+    .update({ state: 'pending', error: null, updated_at: now })
+    .returning('*')) as ChangeSetRow[];
+  await ctx.trx.raw('SELECT pg_notify(?, ?)', [ZONE_CHANNEL, zone.id]);
+  await recordAudit(ctx.trx, ctx.actor, now, { action: 'changeset.retried', targetType: 'changeset', targetId: id, details: { zone: zone.name } });
+  return changeSetToDomain(updated!, zone.name);
+}

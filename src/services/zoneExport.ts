@@ -1,0 +1,22 @@
+// A zone in RFC 1035 master-file format, as stored: absolute names, explicit TTLs.
+import type { RecordRow, Zone } from '../db/repositories/zoneRows.js';
+import type { ScopedDb } from '../db/tenantScope.js';
+import { absoluteName } from '../domain/names.js';
+
+const TYPE_ORDER = ['SOA', 'NS'];
+
+export async function exportZoneFile(scoped: ScopedDb, zone: Zone, options: { includeSystem: boolean }): Promise<string> {
+  const q = scoped.from('records').where('zone_id', zone.id).orderBy(['name_sort', 'type', 'content']);
+  if (!options.includeSystem) q.where('system', false);
+  const rows = (await q) as RecordRow[];
+  // The SOA first (RFC 1035 §5.2), then the apex NS set, then everything in list order.
+  rows.sort((a, b) => rank(a) - rank(b));
+  const lines = rows.map((r) => `${absoluteName(r.name, zone.name)}.\t${r.ttl ?? zone.defaultTtl}\tIN\t${r.type}\t${r.content}`);
+  return `; ${zone.name} — exported by the managed DNS service\n${lines.join('\n')}\n`;
+}
+
+function rank(r: RecordRow): number {
+  if (!r.system) return 10;
+  const i = TYPE_ORDER.indexOf(r.type);
+  return i === -1 ? 9 : i;
+}

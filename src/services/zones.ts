@@ -1,0 +1,274 @@
+// Zones: creation with the spec's ordered checks, settings, deletion, reading and listing.
+import type { Knex } from 'knex';
+import type { Config } from '../config/index.js';
+import { countRows } from '../db/count.js';
+import { recordAudit } from '../db/repositories/auditLog.js';
+import { type DnsRecord, nameSortKey, type RecordRow, recordToDomain, type Zone, type ZoneRow, zoneToDomain } from '../db/repositories/zoneRows.js';
+import { paginate, type SortKey } from '../db/paginate.js';
+import type { ScopedDb } from '../db/tenantScope.js';
+import type { ChangeItem } from '../domain/changeSets/planChangeSet.js';
+import { DomainError, notFound } from '../domain/errors.js';
+import { newId } from '../domain/ids.js';
+import type { ChangeSetState } from '../domain/publication.js';
+import { DEFAULT_ZONE_TTL } from '../domain/records/ttl.js';
+import { initialSerial, soaData, soaPresentation } from '../domain/soa.js';
+import { ancestorsOf, checkNewZoneName, isAtOrBelow, zoneNameFromPath } from '../domain/zoneName.js';
+import { applyChangeSet, appendChangeSet, type EtagCheck, recordsQuery } from './changeSets.js';
+import type { WriteContext } from './tenantAdmin.js';
+import { exportZoneFile } from './zoneExport.js';
+
+export const DELETED_EXPORT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
+
+/** Zones with their publication summary (the state of their newest change set). */
+function zonesQuery(scoped: ScopedDb, protectedNames: string[]): Knex.QueryBuilder {
+  const q = scoped
+    .from('zones', 'z')
+    .leftJoin('change_sets as c', 'c.id', 'z.last_changeset_id')
+    .select('z.*', 'c.state as publication_state', 'c.updated_at as publication_updated_at');
+  // Protected names are never listed nor reachable (spec "Zone").
+  for (const p of protectedNames) q.whereNot('z.name', p).whereNot('z.name', 'like', `%.${p}`);
+  return q;
+}
+
+export async function getZone(scoped: ScopedDb, config: Config, pathName: string, lock: Knex.Transaction | null = null): Promise<Zone> {
+  const name = zoneNameFromPath(pathName);
+  if (!name) throw notFound('zone');
+  const q = zonesQuery(scoped, config.zones.protectedNames).where('z.name', name).first();
+  if (lock) q.forUpdate('z');
+  const row = (await q) as ZoneRow | undefined;
+  if (!row) throw notFound('zone');
+  return zoneToDomain(row);
+}
+
+export interface ZoneListFilter {
+  q?: string;
+  kind?: string;
+  dnssecState?: string[];
+  publicationState?: ChangeSetState[];
+  tenantId?: string;
+  sort: 'name' | '-name' | 'created_at' | '-created_at';
+}
+
+const SORTS: Record<ZoneListFilter['sort'], SortKey[]> = {
+  name: [{ column: 'z.name', direction: 'asc', field: 'name' }],
+  '-name': [{ column: 'z.name', direction: 'desc', field: 'name' }],
+  created_at: [
+    { column: 'z.created_at', direction: 'asc', field: 'created_at' },
+    { column: 'z.id', direction: 'asc', field: 'id' },
+  ],
+  '-created_at': [
+    { column: 'z.created_at', direction: 'desc', field: 'created_at' },
+    { column: 'z.id', direction: 'desc', field: 'id' },
+  ],
+};
+
+const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+export async function listZones(scoped: ScopedDb, config: Config, filter: ZoneListFilter, after: unknown[] | null, limit: number) {
+  const q = zonesQuery(scoped, config.zones.protectedNames);
+  if (filter.q) q.whereILike('z.name', `%${likeEscape(filter.q)}%`);
+  if (filter.kind) q.where('z.kind', filter.kind);
+  if (filter.dnssecState?.length) q.whereIn('z.dnssec_state', filter.dnssecState);
+  if (filter.publicationState?.length) q.whereIn('c.state', filter.publicationState);
+  if (filter.tenantId) q.where('z.tenant_id', filter.tenantId);
+  const total = await countRows(q.clone());
+  const sort = SORTS[filter.sort];
+  // Cursor values of timestamps travel as ISO strings.
+  const decoded = after?.map((v, i) => (sort[i]!.field === 'created_at' ? new Date(v as string) : v)) ?? null;
+  const page = await paginate<ZoneRow & Record<string, unknown>>(q, sort, decoded, limit);
+  return {
+    items: page.rows.map(zoneToDomain),
+    next: page.next?.map((v) => (v instanceof Date ? v.toISOString() : v)) ?? null,
+    total,
+  };
+}
+
+/** Serialises creations that could overlap: one advisory lock per registrable-domain family. */
+async function lockNameFamily(trx: Knex.Transaction, name: string) {
+  const labels = name.split('.');
+  const family = labels.slice(-2).join('.');
+  await trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [`zone-family|${family}`]);
+}
+
+async function assertNameFree(trx: Knex.Transaction, name: string, tenantId: string) {
+  if (await trx('zones').where({ name }).first('id')) throw new DomainError('zone_exists', { name });
+  // Overlap (docs/zones.md): a zone inside or above another tenant's zone. The same tenant may
+  // host a child zone of its own zone.
+  const overlapping = await trx('zones')
+    .whereNot('tenant_id', tenantId)
+    .andWhere((q) => q.whereIn('name', ancestorsOf(name)).orWhere('name', 'like', `%.${likeEscape(name)}`))
+    .first('name');
+  if (overlapping) throw new DomainError('zone_overlap', { name });
+}
+
+async function assertQuota(ctx: WriteContext) {
+  // Every tenant of the chain must have room: a reseller's quota covers its whole subtree. The
+  // rows are locked root first, so concurrent creations queue instead of overshooting.
+  const chain = (await ctx.trx('tenants').whereIn('id', ctx.actor.acting.path).forUpdate().select('id', 'max_zones', 'path')) as {
+    id: string;
+    max_zones: number;
+  }[];
+  for (const tenant of chain) {
+    const count = await countRows(
+      ctx.trx('zones').whereIn('tenant_id', ctx.trx('tenants').select('id').whereRaw('path @> ARRAY[?]::text[]', [tenant.id])),
+    );
+    if (count >= tenant.max_zones) {
+      throw new DomainError('quota_exceeded', { quota: 'max_zones', limit: tenant.max_zones });
+    }
+  }
+}
+
+async function assertBackendCapacity(trx: Knex.Transaction, capacity: number) {
+  if ((await countRows(trx('zones'))) >= capacity) throw new DomainError('backend_capacity_exhausted', {}, [], { 'Retry-After': '3600' });
+}
+
+export interface ZoneCreateInput {
+  name: string;
+  default_ttl?: number;
+  records?: ChangeItem[];
+}
+
+/**
+ * Spec order: (1) valid name, (2) not protected, (3) not taken and no overlap, (4) quota,
+ * (5) backend capacity. The SOA, the apex NS set and the initial records go into one change set.
+ */
+export async function createZone(ctx: WriteContext, config: Config, input: ZoneCreateInput, etags: EtagCheck) {
+  const name = checkNewZoneName(input.name, config.zones);
+  await lockNameFamily(ctx.trx, name);
+  await assertNameFree(ctx.trx, name, ctx.actor.acting.id);
+  await assertQuota(ctx);
+  await assertBackendCapacity(ctx.trx, config.zones.backendCapacity);
+
+  const now = ctx.clock.now();
+  const id = newId('zon');
+  const soaEmail = config.zones.defaultSoaEmail;
+  const serial = initialSerial(now);
+  await ctx.scoped.insert('zones', {
+    id,
+    tenant_id: ctx.actor.acting.id,
+    name,
+    kind: 'forward',
+    status: 'activating',
+    default_ttl: input.default_ttl ?? DEFAULT_ZONE_TTL,
+    soa_email: soaEmail,
+    serial,
+    created_at: now,
+    updated_at: now,
+  });
+  const zone = await getZone(ctx.scoped, config, name, ctx.trx);
+  const changeSet = await appendChangeSet(ctx, zone, { kind: 'zone_create', itemCount: input.records?.length ?? 0, summary: {}, results: [] });
+  const soa = soaData(config.zones.nameservers, soaEmail, serial);
+  const system = [
+    { name: '@', type: 'SOA', data: soa, content: soaPresentation(soa) },
+    ...config.zones.nameservers.map((ns) => ({ name: '@', type: 'NS', data: { nameserver: ns }, content: `${ns}.` })),
+  ];
+  await ctx.scoped.insert(
+    'records',
+    system.map((r) => ({
+      id: newId('rec'),
+      zone_id: id,
+      tenant_id: zone.tenantId,
+      name: r.name,
+      name_sort: nameSortKey(r.name),
+      type: r.type,
+      ttl: null,
+      data: JSON.stringify(r.data),
+      content: r.content,
+      system: true,
+      last_changeset_id: changeSet.id,
+      created_at: now,
+      updated_at: now,
+    })),
+  );
+  // Initial records join the creation's change set: one atomic unit (spec).
+  if (input.records?.length) {
+    await applyChangeSet(ctx, zone, { changes: input.records }, { kind: 'zone_create', etags, itemPointer: (i) => `/records/${i}`, within: changeSet });
+  }
+  await recordAudit(ctx.trx, ctx.actor, now, { action: 'zone.created', targetType: 'zone', targetId: id, details: { name } });
+  return getZone(ctx.scoped, config, name);
+}
+
+export interface ZoneSettings {
+  default_ttl?: number;
+  soa_email?: string;
+}
+
+/** Zone settings are published like a record change: one change set. */
+export async function updateZone(ctx: WriteContext, config: Config, zone: Zone, settings: ZoneSettings): Promise<Zone> {
+  if (zone.status === 'deleting') throw new DomainError('conflict', { reason: `The zone ${zone.name} is being deleted.` });
+  const changes: Record<string, unknown> = {};
+  if (settings.default_ttl !== undefined && settings.default_ttl !== zone.defaultTtl) changes.default_ttl = settings.default_ttl;
+  if (settings.soa_email !== undefined && settings.soa_email !== zone.soaEmail) changes.soa_email = settings.soa_email;
+  if (Object.keys(changes).length === 0) return zone;
+  const now = ctx.clock.now();
+  await ctx.scoped.from('zones').where('id', zone.id).update({ ...changes, updated_at: now });
+  const changeSet = await appendChangeSet(ctx, zone, {
+    kind: 'zone_settings',
+    itemCount: 0,
+    summary: { created: 0, updated: changes.soa_email ? 1 : 0, deleted: 0 },
+    results: [{ settings: Object.keys(changes) }],
+  });
+  if (changes.soa_email) {
+    const soa = soaData(config.zones.nameservers, settings.soa_email!, zone.serial);
+    await ctx.scoped
+      .from('records')
+      .where({ zone_id: zone.id, type: 'SOA', system: true })
+      .update({ data: JSON.stringify(soa), content: soaPresentation(soa), last_changeset_id: changeSet.id, updated_at: now });
+  }
+  await recordAudit(ctx.trx, ctx.actor, now, { action: 'zone.updated', targetType: 'zone', targetId: zone.id, details: { name: zone.name, ...changes } });
+  return getZone(ctx.scoped, config, zone.name);
+}
+
+/**
+ * Marks the zone `deleting` and keeps its last export for 30 days; the backend withdraws it and
+ * removes the row later (publication pipeline).
+ */
+export async function deleteZone(ctx: WriteContext, config: Config, zone: Zone): Promise<Zone> {
+  if (zone.status === 'deleting') throw new DomainError('conflict', { reason: `The deletion of ${zone.name} is already running.` });
+  const now = ctx.clock.now();
+  await ctx.trx('deleted_zone_exports').insert({
+    id: newId('zon'),
+    zone_id: zone.id,
+    zone_name: zone.name,
+    tenant_id: zone.tenantId,
+    zonefile: await exportZoneFile(ctx.scoped, zone, { includeSystem: true }),
+    deleted_at: now,
+    expires_at: new Date(now.getTime() + DELETED_EXPORT_RETENTION_MS),
+  });
+  await ctx.scoped.from('zones').where('id', zone.id).update({ status: 'deleting', deletion_requested_at: now, updated_at: now });
+  zone.status = 'deleting';
+  await appendChangeSet(ctx, zone, { kind: 'zone_delete', itemCount: 0, summary: { created: 0, updated: 0, deleted: 0 }, results: [] });
+  await recordAudit(ctx.trx, ctx.actor, now, { action: 'zone.deletion_requested', targetType: 'zone', targetId: zone.id, details: { name: zone.name } });
+  return getZone(ctx.scoped, config, zone.name);
+}
+
+export interface RecordListFilter {
+  type?: string[];
+  name?: string;
+  q?: string;
+  publicationState?: ChangeSetState[];
+  includeSystem: boolean;
+}
+
+const RECORD_SORT: SortKey[] = [
+  { column: 'r.name_sort', direction: 'asc', field: 'name_sort' },
+  { column: 'r.type', direction: 'asc', field: 'type' },
+  { column: 'r.content', direction: 'asc', field: 'content' },
+  { column: 'r.id', direction: 'asc', field: 'id' },
+];
+
+export async function listRecords(scoped: ScopedDb, zone: Zone, filter: RecordListFilter, after: unknown[] | null, limit: number) {
+  const q = recordsQuery(scoped).where('r.zone_id', zone.id);
+  if (filter.type?.length) q.whereIn('r.type', filter.type);
+  if (filter.name !== undefined) q.where('r.name', filter.name);
+  if (filter.q) {
+    const like = `%${likeEscape(filter.q)}%`;
+    q.andWhere((w) => w.whereILike('r.name', like).orWhereILike('r.content', like));
+  }
+  if (filter.publicationState?.length) q.whereIn('c.state', filter.publicationState);
+  if (!filter.includeSystem) q.where('r.system', false);
+  const page = await paginate<RecordRow & Record<string, unknown>>(q, RECORD_SORT, after, limit);
+  return { items: page.rows.map(recordToDomain) as DnsRecord[], next: page.next };
+}
+
+export const isProtected = (config: Config, name: string) => config.zones.protectedNames.some((p) => isAtOrBelow(name, p));
