@@ -135,7 +135,16 @@ export function planChangeSet(input: {
   };
   const owner = (raw: string, index: number, pointer: string): string | null => {
     try {
-      return normalizeOwner(raw, zone.name);
+      const name = normalizeOwner(raw, zone.name);
+      // A common slip: "www.example.com" without the final dot is relative to the zone.
+      if (!raw.trim().endsWith('.') && (name === zone.name || name.endsWith(`.${zone.name}`))) {
+        warnings.push({
+          index,
+          code: 'name_repeats_zone',
+          detail: `"${raw}" is relative, so it means ${name}.${zone.name}; write an absolute name with a final dot.`,
+        });
+      }
+      return name;
     } catch (e) {
       if (e instanceof NameError) fail(index, pointer, e.code, e.message);
       else throw e;
