@@ -24,6 +24,9 @@ export async function up(knex: Knex): Promise<void> {
     t.index(['tenant_id', 'name']);
     t.index(['created_at', 'id']);
   });
+  // Byte order for names, whatever the database's collation: list order and keyset pagination
+  // must not depend on how a locale sorts '-', '.' and '_'.
+  await knex.raw('ALTER TABLE zones ALTER COLUMN name TYPE text COLLATE "C"');
   await knex.raw(`ALTER TABLE zones ADD CONSTRAINT zones_kind_check CHECK (kind IN ('forward','reverse'))`);
   await knex.raw(`ALTER TABLE zones ADD CONSTRAINT zones_status_check CHECK (status IN ('activating','active','deleting'))`);
 
@@ -48,6 +51,9 @@ export async function up(knex: Knex): Promise<void> {
     t.index(['zone_id', 'name_sort', 'type', 'content', 'id']);
     t.index(['tenant_id']);
   });
+  for (const column of ['name', 'name_sort', 'type', 'content']) {
+    await knex.raw(`ALTER TABLE records ALTER COLUMN ${column} TYPE text COLLATE "C"`);
+  }
   // The database guards the invariants too (the change-set validator reports them by item index
   // first). Deferred: within one change set, order of the statements does not matter.
   await knex.raw(`ALTER TABLE records ADD CONSTRAINT records_no_duplicate

@@ -32,6 +32,10 @@ function toDomainError(err: unknown, maxJsonBodyBytes: number): DomainError | nu
   if (err instanceof DomainError) return err;
   const e = err as { status?: number; type?: string; message?: string; code?: string; headers?: Record<string, string> };
   if (e?.type === 'entity.too.large' || e?.status === 413) return new DomainError('payload_too_large', { limit: maxJsonBodyBytes });
+  // formidable: a file over its limit (1009/1016) or a malformed multipart body.
+  const httpCode = (err as { httpCode?: number })?.httpCode;
+  if (httpCode === 413) return new DomainError('payload_too_large', { limit: 1024 * 1024 });
+  if (httpCode === 400) return new DomainError('malformed_request', { reason: 'the multipart body could not be read.' });
   // A body whose Content-Encoding (gzip, deflate, br) does not match its bytes: the client's fault.
   if (typeof e?.code === 'string' && /^(Z_[A-Z_]+|ERR__ERROR_\w+|ERR_BROTLI_\w+)$/.test(e.code)) {
     return new DomainError('malformed_request', { reason: 'the body could not be decompressed.' });
@@ -138,7 +142,9 @@ export function createApp({ services, logger, metrics, readiness }: AppOptions):
       jsonStrict: true,
       urlencoded: false,
       text: false,
-      multipart: false,
+      // Uploads (zone files): one file per request, size checked by the route's limit.
+      multipart: true,
+      formidable: { maxFiles: 1, maxFileSize: 1024 * 1024, maxFields: 20, maxFieldsSize: 64 * 1024, allowEmptyFiles: true, minFileSize: 0 },
       parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
     }) as unknown as RouterMiddleware,
   );

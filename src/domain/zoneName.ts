@@ -36,7 +36,7 @@ export function checkNewZoneName(input: string, policy: ZoneNamePolicy): string 
     throw e;
   }
   if (name.includes('*')) throw invalid('invalid_wildcard', 'A zone name cannot contain a wildcard.');
-  if (name.split('.').some((l) => l.startsWith('_'))) throw invalid('invalid_character', 'Zone names are host names: no underscore labels.');
+  if (name.includes('_')) throw invalid('invalid_character', 'Zone names are host names (letters, digits, hyphens): no underscores.');
   if (isReverseZoneName(name)) {
     throw new DomainError('reverse_zone_managed', { name });
   }

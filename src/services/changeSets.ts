@@ -112,13 +112,15 @@ export async function appendChangeSet(
     created_at: now,
     updated_at: now,
   };
-  await ctx.trx('change_sets').insert({ ...row, summary: JSON.stringify(row.summary), results: JSON.stringify(row.results) });
-  await ctx.scoped.from('zones').where('id', zone.id).update({ changeset_seq: seq, last_changeset_id: row.id, updated_at: now });
+  // One round trip: the change set, the zone's pointer and the NOTIFY, delivered on commit:
+  // publication workers pick the zone up (the nameserver issue).
+  await ctx.trx
+    .with('cs', ctx.trx('change_sets').insert({ ...row, summary: JSON.stringify(row.summary), results: JSON.stringify(row.results) }))
+    .with('z', ctx.scoped.from('zones').where('id', zone.id).update({ changeset_seq: seq, last_changeset_id: row.id, updated_at: now }))
+    .select(ctx.trx.raw('pg_notify(?, ?)', [ZONE_CHANNEL, zone.id]));
   zone.changesetSeq = seq;
   zone.publication = { state: 'pending', changesetId: row.id, updatedAt: now };
   zone.updatedAt = now;
-  // Delivered on commit: publication workers pick the zone up (the nameserver issue).
-  await ctx.trx.raw('SELECT pg_notify(?, ?)', [ZONE_CHANNEL, zone.id]);
   return changeSetToDomain(row as ChangeSetRow, zone.name);
 }
 
@@ -207,17 +209,24 @@ export async function applyChangeSet(
     itemPointer?: (i: number) => string;
     /** Store under this change set instead of a new one (a zone's initial records). */
     within?: ChangeSet;
+    /** A write that changes nothing stores no change set (a no-op PATCH), like zone settings. */
+    skipWhenUnchanged?: boolean;
   },
 ): Promise<{ changeSet: ChangeSet | null; plan: ChangeSetPlan }> {
   if (zone.status === 'deleting') throw new DomainError('conflict', { reason: `The zone ${zone.name} is being deleted.` });
   const itemPointer = options.itemPointer ?? ((i: number) => `/changes/${i}`);
   const refs = referencesOf(request.changes, zone);
-  const existing: DnsRecord[] =
-    refs.ids.length || refs.names.length
-      ? ((await recordsQuery(ctx.scoped)
-          .where('r.zone_id', zone.id)
-          .andWhere((q) => q.whereIn('r.id', refs.ids).orWhereIn('r.name', refs.names))) as RecordRow[]).map(recordToDomain)
-      : [];
+  // The names of the records named by id, then every record at those names and at the names the
+  // items give: an update there (data or ttl only) is checked for duplicates and aligns the
+  // RRset's TTL (planChangeSet). Two statements with literal lists keep to the (zone_id, name)
+  // index; one with `OR name IN (subquery)` read every record of the zone on every write.
+  const idNames = refs.ids.length
+    ? ((await ctx.scoped.from('records').where('zone_id', zone.id).whereIn('id', refs.ids).distinct('name')) as { name: string }[]).map((r) => r.name)
+    : [];
+  const names = [...new Set([...refs.names, ...idNames])];
+  const existing: DnsRecord[] = names.length
+    ? ((await recordsQuery(ctx.scoped).where('r.zone_id', zone.id).whereIn('r.name', names)) as RecordRow[]).map(recordToDomain)
+    : [];
   const unmet = preconditionErrors(zone, existing, request, options.etags, itemPointer);
   if (unmet.length) throw new DomainError('precondition_failed', {}, unmet);
 
@@ -232,6 +241,7 @@ export async function applyChangeSet(
     }
   }
   if (request.dry_run) return { changeSet: null, plan };
+  if (options.skipWhenUnchanged && plan.created.length + plan.updated.length + plan.deleted.length === 0) return { changeSet: null, plan };
 
   const entry = {
     kind: options.kind,

@@ -1,4 +1,4 @@
-// A zone in RFC 1035 master-file format, as stored: absolute names, explicit TTLs.
+// A zone in RFC 1035 master-file format, as stored: absolute names, $TTL for the zone default.
 import type { RecordRow, Zone } from '../db/repositories/zoneRows.js';
 import type { ScopedDb } from '../db/tenantScope.js';
 import { absoluteName } from '../domain/names.js';
@@ -11,8 +11,10 @@ export async function exportZoneFile(scoped: ScopedDb, zone: Zone, options: { in
   const rows = (await q) as RecordRow[];
   // The SOA first (RFC 1035 §5.2), then the apex NS set, then everything in list order.
   rows.sort((a, b) => rank(a) - rank(b));
-  const lines = rows.map((r) => `${absoluteName(r.name, zone.name)}.\t${r.ttl ?? zone.defaultTtl}\tIN\t${r.type}\t${r.content}`);
-  return `; ${zone.name} — exported by the managed DNS service\n${lines.join('\n')}\n`;
+  // Records that follow the zone default carry no TTL and take $TTL (RFC 2308 §4), so an
+  // import of this file keeps them following the default.
+  const lines = rows.map((r) => `${absoluteName(r.name, zone.name)}.\t${r.ttl === null ? '' : r.ttl}\tIN\t${r.type}\t${r.content}`);
+  return `; ${zone.name} exported by the managed DNS service\n$TTL ${zone.defaultTtl}\n${lines.join('\n')}\n`;
 }
 
 function rank(r: RecordRow): number {

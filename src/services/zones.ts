@@ -182,7 +182,14 @@ export async function createZone(ctx: WriteContext, config: Config, input: ZoneC
   );
   // Initial records join the creation's change set: one atomic unit (spec).
   if (input.records?.length) {
-    await applyChangeSet(ctx, zone, { changes: input.records }, { kind: 'zone_create', etags, itemPointer: (i) => `/records/${i}`, within: changeSet });
+    try {
+      await applyChangeSet(ctx, zone, { changes: input.records }, { kind: 'zone_create', etags, itemPointer: (i) => `/records/${i}`, within: changeSet });
+    } catch (e) {
+      // The items are record inputs themselves: /records/1/data/address, not /records/1/record/data/address.
+      if (!(e instanceof DomainError) || e.errors.length === 0) throw e;
+      const errors = e.errors.map((err) => ({ ...err, pointer: err.pointer.replace(/^(\/records\/\d+)\/record(?=\/|$)/, '$1') }));
+      throw new DomainError(e.code, e.params, errors, e.headers);
+    }
   }
   await recordAudit(ctx.trx, ctx.actor, now, { action: 'zone.created', targetType: 'zone', targetId: id, details: { name } });
   return getZone(ctx.scoped, config, name);

@@ -23,35 +23,65 @@ import { startTestService, type TestService } from '../helpers/testService.js';
 type ObjectTable = keyof typeof TENANT_OWNED | 'lab_billing_clients';
 
 /**
- * Path parameter name → the table of the objects it names, and an id of the same form that names
- * no object (a foreign object must be indistinguishable from it).
+ * Path parameter name → the table of the objects it names, and a value of the same form that
+ * names no object (a foreign object must be indistinguishable from it). `parent` names the path
+ * parameter of the object this one lives in ({record} lives in {zone}): a path naming both is
+ * only a coherent request when the child belongs to the parent, so the sweep probes coherent
+ * foreign pairs and mixed ones (own parent, foreign child and the reverse).
  */
-const PARAM_KINDS: Record<string, { table: ObjectTable; missing: string }> = {
+const PARAM_KINDS: Record<string, { table: ObjectTable; missing: string; parent?: string; spellings?: (ref: string) => string[] }> = {
   tenant: { table: 'tenants', missing: `ten_${'a'.repeat(26)}` },
   client: { table: 'api_clients', missing: `cli_${'a'.repeat(26)}` },
   token: { table: 'api_tokens', missing: `tok_${'a'.repeat(26)}` },
   user: { table: 'users', missing: `usr_${'a'.repeat(26)}` },
   client_id: { table: 'lab_billing_clients', missing: '99999' },
+  // Zones are named by NAME in paths (spec "Zone addressing"); the world maps names to owners.
+  // Other spellings of the same name (case, trailing dot) name the same zone: probed as well.
+  zone: { table: 'zones', missing: `nx-${'a'.repeat(20)}.test`, spellings: (name) => [name.toUpperCase(), `${name}.`] },
+  record: { table: 'records', missing: `rec_${'a'.repeat(26)}`, parent: 'zone' },
+  changeset: { table: 'change_sets', missing: `chg_${'a'.repeat(26)}`, parent: 'zone' },
 };
 
 let serial = 0;
 const unique = () => `${Date.now().toString(36)}-${++serial}`;
 
+interface ControlContext {
+  world: World;
+  /** The path parameters of the positive control (customer D's objects). */
+  params: Record<string, string>;
+}
+
 interface BodyRef {
-  /** Top-level body field that names another object. */
+  /** What the body names (a top-level field, or a description when `place` is given). */
   field: string;
   table: ObjectTable;
+  /** Puts an object's id into a fresh body (default: as the top-level `field`). */
+  place?: (body: Record<string, unknown>, id: string) => Record<string, unknown>;
   /** What naming a foreign (or missing) object there answers. */
   denied: { status: number; code: string; pointer?: string };
-  /** The object the positive control names there (default: customer D's). */
-  control?: () => string;
+  /** The object the positive control names there (default: customer D's first). */
+  control?: (c: ControlContext) => string;
 }
 
 interface WriteCase {
   /** A minimal valid body (a new one per call, so unique fields stay unique). */
   body?: () => Record<string, unknown>;
+  /** Query parameters the request needs to be otherwise valid (from the path parameters). */
+  query?: (params: Record<string, string>) => Record<string, string>;
   refs?: BodyRef[];
+  /** Path parameters the positive control pins (default: customer D's first objects). */
+  controlParams?: () => Record<string, string>;
+  /** Makes the positive control's target ready (run just before it). */
+  prepareControl?: (c: ControlContext) => Promise<void>;
 }
+
+const recordBody = () => ({ type: 'TXT', name: `probe-${unique()}`, ttl: 600, data: { text: 'isolation probe' }, comment: 'isolation probe' });
+const nonSystemRecords = (world: World, zone: string) => world.objects.filter((o) => o.table === 'records' && o.parent === zone && !o.system);
+/** A record-naming change set item appended to a fresh body: at index 1, after the body's create. */
+const appendChange = (item: (id: string) => Record<string, unknown>) => (body: Record<string, unknown>, id: string) => ({
+  ...body,
+  changes: [...(body.changes as unknown[]), item(id)],
+});
 
 /** Every write operation, keyed by operationId. A write route without an entry fails the test. */
 const WRITE_CASES: Record<string, WriteCase> = {
@@ -71,6 +101,48 @@ const WRITE_CASES: Record<string, WriteCase> = {
   createUser: { body: () => ({ email: `intruder-${unique()}@example.test`, permissions: [] }) },
   putLabBillingClient: { body: () => ({ name: 'Hijacked', email: null, status: 'closed' }) },
   resetLab: {},
+  createZone: { body: () => ({ name: `intruder-${unique()}.test` }) },
+  updateZone: { body: () => ({ default_ttl: 7200 }) },
+  deleteZone: {
+    // The confirmation names the zone of the path, so the request is valid but for ownership.
+    query: (params) => ({ confirm: params.zone! }),
+    // The victim's main zone is needed by the controls after this one: delete its spare zone.
+    controlParams: () => ({ zone: spareZoneOfD }),
+  },
+  createRecord: { body: recordBody },
+  updateRecord: { body: () => ({ ttl: 900, comment: `Hijacked ${unique()}` }) },
+  deleteRecord: {},
+  createChangeSet: {
+    body: () => ({ changes: [{ op: 'create', record: recordBody() }], comment: 'isolation probe' }),
+    // A change set on one's own zone naming someone else's record by id: like a missing record.
+    refs: [
+      {
+        field: 'changes[1] update of a record',
+        table: 'records',
+        place: appendChange((id) => ({ op: 'update', id, record: { ttl: 1200 } })),
+        denied: { status: 422, code: 'validation_failed', pointer: '/changes/1/id' },
+        control: ({ world, params }) => nonSystemRecords(world, params.zone!)[0]!.ref,
+      },
+      {
+        field: 'changes[2] delete of a record',
+        table: 'records',
+        place: appendChange((id) => ({ op: 'delete', id })),
+        denied: { status: 422, code: 'validation_failed', pointer: '/changes/1/id' },
+        control: ({ world, params }) => nonSystemRecords(world, params.zone!).at(-1)!.ref,
+      },
+    ],
+  },
+  importZone: {
+    // A merge adding one record: valid for the owner, so a denial can only be about ownership.
+    body: () => ({ zonefile: `import-${unique().replace(/[^a-z0-9-]/gi, '')} 600 IN A 192.0.2.77\n`, mode: 'merge' }),
+  },
+  retryChangeSet: {
+    // Retry is only allowed from `failed` (409 otherwise): the control's change set is made so.
+    prepareControl: async ({ params }) => {
+      const res = await db.query(`UPDATE change_sets SET state = 'failed', error = '{"code":"backend_rejected"}' WHERE id = $1`, [params.changeset]);
+      expect(res.rowCount).toBe(1);
+    },
+  },
 };
 
 const isWrite = (r: RouteSpec) => r.method !== 'get';
@@ -87,37 +159,82 @@ function pathOf(route: RouteSpec, params: Record<string, string>): string {
   return `/api/v1${route.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(params[name]!))}`;
 }
 
+/** The path plus the query parameters the route's write case needs. */
+function urlOf(route: RouteSpec, params: Record<string, string>): string {
+  const query = isWrite(route) ? WRITE_CASES[route.operationId]?.query?.(params) : undefined;
+  return query ? `${pathOf(route, params)}?${new URLSearchParams(query)}` : pathOf(route, params);
+}
+
+/**
+ * Lists whose exact content the test computes from the database: every object of the table in
+ * the token's subtree, and when the table's kind lives in a parent named in the path, only the
+ * children of that parent.
+ */
+const LIST_CONTENTS: Record<string, ObjectTable> = {
+  listZones: 'zones',
+  listRecords: 'records',
+  listChangeSets: 'change_sets',
+};
+
 // ---------------------------------------------------------------------------------------------
 // The world as the database has it: who owns what. Ownership is decided here from parent_id
-// chains, independently of the service's own `path` column.
+// chains, independently of the service's own `path` column; records and change sets belong to
+// whoever owns their zone.
+
+interface WorldObject {
+  table: ObjectTable;
+  /** The row's id. */
+  id: string;
+  /** What names the object in a path: the id, or the name for zones. */
+  ref: string;
+  owner: string;
+  /** The `ref` of the object this one lives in (a record's or change set's zone name). */
+  parent?: string;
+  /** A system record (SOA, apex NS): read-only for everyone. */
+  system?: boolean;
+}
 
 interface World {
   parentOf: Map<string, string | null>;
-  objects: { table: ObjectTable; id: string; owner: string }[];
+  objects: WorldObject[];
+  /** Owner by id and by ref. */
   ownerOf: Map<string, string>;
 }
 
 let lab: TestService;
 let db: pg.Client;
 
+/** Tables whose objects are read with their own query (columns id, ref, owner, parent, system). */
+const OBJECT_QUERIES: Partial<Record<ObjectTable, string>> = {
+  // Usable objects first: zones with records of their own, non-system records, failed
+  // (retryable) change sets. The test's clock stands still, so created_at does not order.
+  zones: `SELECT id, name AS ref, tenant_id AS owner FROM zones z
+          ORDER BY (SELECT count(*) FROM records r WHERE r.zone_id = z.id AND NOT r.system) DESC, name`,
+  records: `SELECT r.id, r.id AS ref, z.tenant_id AS owner, z.name AS parent, r.system
+            FROM records r JOIN zones z ON z.id = r.zone_id ORDER BY r.system, r.created_at, r.id`,
+  change_sets: `SELECT c.id, c.id AS ref, z.tenant_id AS owner, z.name AS parent
+                FROM change_sets c JOIN zones z ON z.id = c.zone_id ORDER BY c.state <> 'failed', c.zone_id, c.seq`,
+};
+
 async function loadWorld(): Promise<World> {
   const tenants = (await db.query<{ id: string; parent_id: string | null }>('SELECT id, parent_id FROM tenants')).rows;
   const platformId = tenants.find((t) => t.parent_id === null)!.id;
-  const objects: World['objects'] = tenants.map((t) => ({ table: 'tenants', id: t.id, owner: t.id }));
+  const objects: World['objects'] = tenants.map((t) => ({ table: 'tenants', id: t.id, ref: t.id, owner: t.id }));
   for (const [table, column] of Object.entries(TENANT_OWNED)) {
     if (table === 'tenants') continue;
-    const rows = (await db.query<{ id: string; owner: string }>(`SELECT id, ${column} AS owner FROM ${table}`)).rows;
-    for (const r of rows) objects.push({ table: table as ObjectTable, id: r.id, owner: r.owner });
+    const sql = OBJECT_QUERIES[table as ObjectTable] ?? `SELECT id, id AS ref, ${column} AS owner FROM ${table}`;
+    const rows = (await db.query<{ id: string; ref: string; owner: string; parent?: string; system?: boolean }>(sql)).rows;
+    for (const r of rows) objects.push({ table: table as ObjectTable, ...r, parent: r.parent ?? undefined, system: r.system ?? undefined });
   }
   // A billing client belongs to the customer linked to it; unlinked ones to the platform.
   const billing = await db.query<{ id: string; owner: string | null }>(
     'SELECT b.id, t.id AS owner FROM lab_billing_clients b LEFT JOIN tenants t ON t.billing_client_id = b.id',
   );
-  for (const r of billing.rows) objects.push({ table: 'lab_billing_clients', id: r.id, owner: r.owner ?? platformId });
+  for (const r of billing.rows) objects.push({ table: 'lab_billing_clients', id: r.id, ref: r.id, owner: r.owner ?? platformId });
   return {
     parentOf: new Map(tenants.map((t) => [t.id, t.parent_id])),
     objects,
-    ownerOf: new Map(objects.map((o) => [o.id, o.owner])),
+    ownerOf: new Map(objects.flatMap((o) => [[o.id, o.owner] as const, [o.ref, o.owner] as const])),
   };
 }
 
@@ -126,10 +243,57 @@ function inSubtree(world: World, tenantId: string, root: string): boolean {
   return false;
 }
 
+/**
+ * Fills a route's path parameters from `pool` (parents first, as paths name them), each child
+ * inside the parent chosen for it; `pinned` values are taken as given.
+ */
+function fillParams(names: string[], pool: (table: ObjectTable) => WorldObject[], pinned: Record<string, string> = {}): Record<string, string> {
+  const params: Record<string, string> = {};
+  for (const n of names) {
+    const kind = PARAM_KINDS[n]!;
+    if (pinned[n] !== undefined) {
+      params[n] = pinned[n];
+      continue;
+    }
+    let candidates = pool(kind.table);
+    if (kind.parent && params[kind.parent] !== undefined) candidates = candidates.filter((o) => o.parent === params[kind.parent!]);
+    params[n] = candidates[0]?.ref ?? kind.missing;
+  }
+  return params;
+}
+
+/**
+ * The coherent path naming object `o` in parameter `n`: its parent in the parent's parameter,
+ * one of its children in a child's parameter; parameters unrelated to `o` keep `others`.
+ */
+function familyOf(world: World, names: string[], n: string, o: WorldObject, others: Record<string, string>): Record<string, string> {
+  const related = new Set([n]);
+  const pinned: Record<string, string> = { [n]: o.ref };
+  const parentParam = PARAM_KINDS[n]!.parent;
+  if (parentParam && names.includes(parentParam) && o.parent !== undefined) {
+    pinned[parentParam] = o.parent;
+    related.add(parentParam);
+  }
+  for (const m of names) {
+    const kind = PARAM_KINDS[m]!;
+    if (m in pinned) continue;
+    if (kind.parent && related.has(kind.parent)) related.add(m);
+    else pinned[m] = others[m]!;
+  }
+  return fillParams(names, (table) => world.objects.filter((x) => x.table === table), pinned);
+}
+
+const SNAPSHOT_TABLES = [...Object.keys(TENANT_OWNED), 'lab_billing_clients', 'lab_state', 'idempotency_records', 'service_secrets'];
+/** Tables a denied request may change: bookkeeping of the requests themselves. */
+const SNAPSHOT_EXCLUDED: Record<string, string> = {
+  rate_limit_windows: 'counts every request, denied ones included',
+  knex_migrations: 'schema bookkeeping',
+  knex_migrations_lock: 'schema bookkeeping',
+};
+
 /** Everything a request could change, as one comparable string (token use times excluded). */
 async function snapshot(): Promise<Record<string, string>> {
-  const tables = [...Object.keys(TENANT_OWNED), 'lab_billing_clients', 'lab_state', 'idempotency_records'];
-  const columns = tables.map(
+  const columns = SNAPSHOT_TABLES.map(
     (t) => `(SELECT coalesce(jsonb_agg(to_jsonb(x) - 'last_used_at' ORDER BY (to_jsonb(x) - 'last_used_at')::text), '[]'::jsonb)::text FROM ${t} x) AS ${t}`,
   );
   return (await db.query<Record<string, string>>(`SELECT ${columns.join(', ')}`)).rows[0]!;
@@ -141,7 +305,9 @@ const changedTables = (before: Record<string, string>, after: Record<string, str
 // ---------------------------------------------------------------------------------------------
 // Fixtures: the lab's tree plus a second reseller with customers, a victim customer for the
 // positive controls, and a direct customer of the platform. Every tenant gets an API client, a
-// user and a token tied to that user.
+// user and a token tied to that user, and a zone of its own (created with its own token) with
+// records and therefore change sets, one of them failed (retryable). Customer D also has a spare
+// zone, for the positive control of zone deletion.
 //
 //   platform ─┬─ reseller ─┬─ customer A        (lab seed)
 //             │            └─ customer B        (lab seed)
@@ -156,7 +322,11 @@ interface Actor {
   root: string;
 }
 
-const T = {} as Record<'platform' | 'reseller' | 'customerA' | 'customerB' | 'reseller2' | 'customerC' | 'customerD' | 'customerP', string>;
+type Role = 'platform' | 'reseller' | 'customerA' | 'customerB' | 'reseller2' | 'customerC' | 'customerD' | 'customerP';
+const T = {} as Record<Role, string>;
+/** Each tenant's fixture zone, by name. */
+const zoneOf = {} as Record<Role, string>;
+let spareZoneOfD: string;
 let actors: Actor[];
 let platformActor: Actor;
 
@@ -179,7 +349,9 @@ beforeAll(async () => {
     customerA: lab.tokens.tenants.customers[0],
     customerB: lab.tokens.tenants.customers[1],
   });
-  // The sweep sends a few hundred requests per token within one rate-limit window.
+  // The sweep sends a few thousand requests per token within one rate-limit window (the clock
+  // stands still). The platform cannot change its own limits through the API.
+  await db.query('UPDATE tenants SET api_rate_limit_per_minute = 1000000 WHERE id = $1', [T.platform]);
   const roomy = { limits: { api_rate_limit_per_minute: 1_000_000 } };
   for (const id of [T.reseller, T.customerA, T.customerB]) expectStatus(await platform.patch(`/tenants/${id}`, roomy), 200, 'raise limit');
   const create = async (body: Record<string, unknown>) => expectStatus(await platform.post('/tenants', { ...roomy, ...body }), 201, 'create tenant').id as string;
@@ -204,6 +376,34 @@ beforeAll(async () => {
     const full = expectStatus(await platform.post(`/api-clients/${client.id}/tokens`, { name: `Full token of ${role}`, scopes: [...SCOPES] }), 201, 'token');
     tokenOf[role] = full.token;
   }
+
+  // Every tenant's zone, created with its own token: SOA and NS, two records of its own, and a
+  // change set per write (the creation's and one per record).
+  const createZone = async (role: Role, name: string, records: Record<string, unknown>[]) => {
+    const api = lab.as(tokenOf[role]!);
+    const zone = expectStatus(await api.post('/zones', { name }), 201, `zone of ${role}`);
+    expect(zone.tenant_id, `zone of ${role}`).toBe(T[role]);
+    for (const record of records) expectStatus(await api.post(`/zones/${name}/records`, record), 201, `record of ${role}`);
+  };
+  for (const [i, role] of (Object.keys(T) as Role[]).entries()) {
+    zoneOf[role] = `${role.toLowerCase()}-${unique()}.test`;
+    const records: Record<string, unknown>[] = [
+      { type: 'A', name: 'www', data: { address: `192.0.2.${i + 1}` } },
+      { type: 'TXT', name: '@', data: { text: `owner=${role}` }, comment: `fixture of ${role}` },
+    ];
+    // The victim's zone loses records to the positive controls; it starts with more.
+    if (role === 'customerD') {
+      records.push({ type: 'MX', name: '@', data: { preference: 10, exchange: `mail.${zoneOf[role]}` } });
+      records.push({ type: 'AAAA', name: 'www', data: { address: '2001:db8::d' } });
+    }
+    await createZone(role, zoneOf[role], records);
+  }
+  spareZoneOfD = `customerd-spare-${unique()}.test`;
+  await createZone('customerD', spareZoneOfD, [{ type: 'A', name: 'spare', data: { address: '192.0.2.200' } }]);
+  // The publication pipeline would mark some change sets failed; the fixtures do it directly, so
+  // that a leaking retry would change the database. The first record change set of every zone.
+  const failed = await db.query(`UPDATE change_sets SET state = 'failed', error = '{"code":"backend_rejected"}' WHERE kind = 'records' AND seq = 2`);
+  expect(failed.rowCount).toBe(Object.keys(T).length + 1);
 
   const actor = (name: string, token: string, root: string, actAs?: string): Actor => ({
     name,
@@ -248,7 +448,34 @@ describe('the isolation test knows every route', () => {
     for (const op of Object.keys(WRITE_CASES)) {
       if (!allRoutes.some((r) => r.operationId === op)) problems.push(`WRITE_CASES.${op} names no route`);
     }
+    for (const op of Object.keys(LIST_CONTENTS)) {
+      const route = allRoutes.find((r) => r.operationId === op);
+      if (!route || !isListRoute(route)) problems.push(`LIST_CONTENTS.${op} names no list route`);
+    }
     expect(problems).toEqual([]);
+  });
+
+  it('snapshots every table a request could change', async () => {
+    const tables = (await db.query<{ tablename: string }>(`SELECT tablename FROM pg_tables WHERE schemaname = 'public'`)).rows.map((r) => r.tablename);
+    const unaccounted = tables.filter((t) => !SNAPSHOT_TABLES.includes(t) && !(t in SNAPSHOT_EXCLUDED));
+    expect(unaccounted).toEqual([]);
+    expect(SNAPSHOT_TABLES).toEqual(expect.arrayContaining(['zones', 'records', 'change_sets', 'deleted_zone_exports']));
+  });
+
+  it('gives every tenant a zone with records and change sets, all of the zone’s tenant', async () => {
+    const world = await loadWorld();
+    for (const [role, tenantId] of Object.entries(T) as [Role, string][]) {
+      const zones = world.objects.filter((o) => o.table === 'zones' && o.owner === tenantId);
+      expect(zones.map((z) => z.ref), role).toContain(zoneOf[role]);
+      expect(nonSystemRecords(world, zoneOf[role]).length, role).toBeGreaterThanOrEqual(2);
+      const changeSets = world.objects.filter((o) => o.table === 'change_sets' && o.parent === zoneOf[role]);
+      expect(changeSets.length, role).toBeGreaterThanOrEqual(3);
+    }
+    // The service scopes records and change sets by their own tenant_id: it must be the zone's.
+    const stray = await db.query(`
+      SELECT 'record' AS kind, r.id FROM records r JOIN zones z ON z.id = r.zone_id WHERE r.tenant_id <> z.tenant_id
+      UNION ALL SELECT 'change set', c.id FROM change_sets c JOIN zones z ON z.id = c.zone_id WHERE c.tenant_id <> z.tenant_id`);
+    expect(stray.rows).toEqual([]);
   });
 });
 
@@ -293,8 +520,10 @@ describe('visibility by token kind', () => {
       const stats = expectStatus(await a.api.get('/stats'), 200, a.name);
       expect(stats.tenant_id, a.name).toBe(a.root);
       expect(stats.tenants, a.name).toMatchObject(counts[a.name]!);
-      const ownClients = world.objects.filter((o) => o.table === 'api_clients' && inSubtree(world, o.owner, a.root));
-      expect(stats.api_tokens.api_clients, a.name).toBe(ownClients.length);
+      const own = (table: ObjectTable) => world.objects.filter((o) => o.table === table && inSubtree(world, o.owner, a.root));
+      expect(stats.api_tokens.api_clients, a.name).toBe(own('api_clients').length);
+      expect(stats.zones.total, a.name).toBe(own('zones').length);
+      expect(stats.records.total, a.name).toBe(own('records').length);
     }
   });
 
@@ -319,152 +548,252 @@ describe('visibility by token kind', () => {
 });
 
 // One test per operation: foreign objects in every path parameter (and in body fields naming
-// objects) are denied exactly like missing ones, and nothing changes.
+// objects) are denied exactly like missing ones, and nothing changes. With a parent and a child
+// in the path ({zone}/{record}), each foreign object is probed twice: with the actor's own
+// other parameters (a mixed path) and with its own family (the foreign zone and its record).
+const SWEEP_TIMEOUT_MS = 300_000;
+
 describe.each(allRoutes.map((r) => [label(r), r] as const))('%s', (_, route) => {
   const names = paramNames(route);
 
   if (names.length > 0 || isPlatformOnly(route) || (WRITE_CASES[route.operationId]?.refs?.length ?? 0) > 0) {
-    it('denies every other tenant’s objects as if they did not exist, and changes nothing', async () => {
-      for (const name of names) {
-        if (!PARAM_KINDS[name]) throw new Error(`${label(route)}: path parameter {${name}} is unknown to the isolation test; add it to PARAM_KINDS`);
-      }
-      const writeCase = isWrite(route) ? WRITE_CASES[route.operationId] : {};
-      if (!writeCase) throw new Error(`${label(route)}: no entry in WRITE_CASES; add a minimal valid body`);
-      const world = await loadWorld();
-      const failures: string[] = [];
-      let probes = 0;
-      let baseline = await snapshot();
-
-      const probe = async (a: Actor, params: Record<string, string>, body: unknown, what: string, expected: BodyRef['denied']) => {
-        probes++;
-        const res = await a.api.request(route.method.toUpperCase(), pathOf(route, params), { body });
-        const tag = `${a.name}: ${route.method.toUpperCase()} ${pathOf(route, params)} (${what})`;
-        if (res.status !== expected.status || res.body?.code !== expected.code) {
-          failures.push(`${tag} answered ${res.status} ${res.body?.code ?? res.text.slice(0, 80)}, expected ${expected.status} ${expected.code}`);
-        } else if (expected.pointer && !res.body.errors?.some((e: { pointer: string }) => e.pointer === expected.pointer)) {
-          failures.push(`${tag} did not point at ${expected.pointer}`);
+    it(
+      'denies every other tenant’s objects as if they did not exist, and changes nothing',
+      async () => {
+        for (const name of names) {
+          if (!PARAM_KINDS[name]) throw new Error(`${label(route)}: path parameter {${name}} is unknown to the isolation test; add it to PARAM_KINDS`);
         }
-        const now = await snapshot();
-        const changed = changedTables(baseline, now);
-        if (changed.length) failures.push(`${tag} CHANGED ${changed.join(', ')}`);
-        baseline = now;
-        return res;
-      };
-      const sameProblem = (a: ApiResponse, b: ApiResponse) =>
-        a.status === b.status && a.body?.code === b.body?.code && a.body?.title === b.body?.title && a.body?.detail === b.body?.detail;
+        const writeCase = isWrite(route) ? WRITE_CASES[route.operationId] : {};
+        if (!writeCase) throw new Error(`${label(route)}: no entry in WRITE_CASES; add a minimal valid body`);
+        const world = await loadWorld();
+        const failures: string[] = [];
+        let probes = 0;
+        let baseline = await snapshot();
 
-      for (const a of actors) {
-        const mine = (table: ObjectTable) => world.objects.filter((o) => o.table === table && inSubtree(world, o.owner, a.root));
-        const foreign = (table: ObjectTable) =>
-          world.objects.filter((o) => o.table === table && (isPlatformOnly(route) || !inSubtree(world, o.owner, a.root)));
-        const isPlatformItself = a === platformActor;
-        const denied = isPlatformOnly(route) ? { status: 403, code: 'forbidden' } : { status: 404, code: 'not_found' };
-        // Every other parameter names the actor's own object, so only the probed one is foreign.
-        const ownParams: Record<string, string> = {};
-        for (const n of names) ownParams[n] = mine(PARAM_KINDS[n]!.table)[0]?.id ?? PARAM_KINDS[n]!.missing;
-        const body = () => writeCase.body?.();
+        const probe = async (a: Actor, params: Record<string, string>, body: unknown, what: string, expected: BodyRef['denied']) => {
+          probes++;
+          const url = urlOf(route, params);
+          const res = await a.api.request(route.method.toUpperCase(), url, { body });
+          const tag = `${a.name}: ${route.method.toUpperCase()} ${url} (${what})`;
+          if (res.status !== expected.status || res.body?.code !== expected.code) {
+            failures.push(`${tag} answered ${res.status} ${res.body?.code ?? res.text.slice(0, 80)}, expected ${expected.status} ${expected.code}`);
+          } else if (expected.pointer && !res.body.errors?.some((e: { pointer: string }) => e.pointer === expected.pointer)) {
+            failures.push(`${tag} did not point at ${expected.pointer}`);
+          }
+          const now = await snapshot();
+          const changed = changedTables(baseline, now);
+          if (changed.length) failures.push(`${tag} CHANGED ${changed.join(', ')}`);
+          baseline = now;
+          return res;
+        };
+        const sameProblem = (a: ApiResponse, b: ApiResponse) =>
+          a.status === b.status && a.body?.code === b.body?.code && a.body?.title === b.body?.title && a.body?.detail === b.body?.detail;
+        const describeParams = (params: Record<string, string>) =>
+          names
+            .map((m) => {
+              const owner = world.ownerOf.get(params[m]!) ?? world.ownerOf.get(params[m]!.toLowerCase().replace(/\.$/, ''));
+              return `{${m}} of ${owner ? who(owner) : 'nobody'}`;
+            })
+            .join(', ');
 
-        if (isPlatformItself) continue; // nothing lies outside the platform's subtree
-        if (isPlatformOnly(route) && names.length === 0) await probe(a, {}, body(), 'platform-only', denied);
+        for (const a of actors) {
+          const mine = (table: ObjectTable) => world.objects.filter((o) => o.table === table && inSubtree(world, o.owner, a.root));
+          const foreign = (table: ObjectTable) =>
+            world.objects.filter((o) => o.table === table && (isPlatformOnly(route) || !inSubtree(world, o.owner, a.root)));
+          const isPlatformItself = a === platformActor;
+          const denied = isPlatformOnly(route) ? { status: 403, code: 'forbidden' } : { status: 404, code: 'not_found' };
+          // Every other parameter names the actor's own object (a child inside the own parent),
+          // so only the probed one is foreign.
+          const ownParams = fillParams(names, mine);
+          const body = () => writeCase.body?.();
+          const probed = new Set<string>();
 
-        for (const n of names) {
-          const kind = PARAM_KINDS[n]!;
-          const targets = foreign(kind.table);
-          if (targets.length === 0) failures.push(`${a.name}: no foreign ${kind.table} to probe {${n}} with`);
-          for (const o of targets) {
-            const res = await probe(a, { ...ownParams, [n]: o.id }, body(), `{${n}} owned by ${who(o.owner)}`, denied);
-            if (o === targets[0]) {
-              const missing = await probe(a, { ...ownParams, [n]: kind.missing }, body(), `{${n}} missing`, denied);
-              if (!sameProblem(res, missing)) failures.push(`${a.name}: a foreign {${n}} answers differently from a missing one`);
+          if (isPlatformItself) continue; // nothing lies outside the platform's subtree
+          if (isPlatformOnly(route) && names.length === 0) await probe(a, {}, body(), 'platform-only', denied);
+
+          for (const n of names) {
+            const kind = PARAM_KINDS[n]!;
+            const targets = foreign(kind.table);
+            if (targets.length === 0) failures.push(`${a.name}: no foreign ${kind.table} to probe {${n}} with`);
+            for (const o of targets) {
+              const mixed = { ...ownParams, [n]: o.ref };
+              const family = familyOf(world, names, n, o, ownParams);
+              const respelled = (kind.spellings?.(o.ref) ?? []).flatMap((spelling) => [
+                { ...mixed, [n]: spelling },
+                { ...family, [n]: spelling },
+              ]);
+              for (const params of [mixed, family, ...respelled]) {
+                const key = JSON.stringify(params);
+                if (probed.has(key)) continue;
+                probed.add(key);
+                const res = await probe(a, params, body(), `${describeParams(params)}`, denied);
+                if (o === targets[0] && params === mixed) {
+                  const missing = await probe(a, { ...ownParams, [n]: kind.missing }, body(), `{${n}} missing`, denied);
+                  if (!sameProblem(res, missing)) failures.push(`${a.name}: a foreign {${n}} answers differently from a missing one`);
+                }
+              }
+            }
+          }
+          // A parent and its child, both foreign: the realistic attack must have been probed.
+          const foreignOnly = (key: string) => names.every((m) => !inSubtree(world, world.ownerOf.get(JSON.parse(key)[m]) ?? a.root, a.root));
+          if (names.length > 1 && ![...probed].some(foreignOnly)) failures.push(`${a.name}: no path with only foreign objects was probed`);
+          for (const ref of writeCase.refs ?? []) {
+            const place = ref.place ?? ((b: Record<string, unknown>, id: string) => ({ ...b, [ref.field]: id }));
+            const targets = foreign(ref.table);
+            if (targets.length === 0) failures.push(`${a.name}: no foreign ${ref.table} to name in ${ref.field}`);
+            for (const o of targets) {
+              const res = await probe(a, ownParams, place(body() ?? {}, o.id), `${ref.field} owned by ${who(o.owner)}`, ref.denied);
+              if (o === targets[0]) {
+                const kind = Object.values(PARAM_KINDS).find((k) => k.table === ref.table);
+                if (kind) {
+                  const missing = await probe(a, ownParams, place(body() ?? {}, kind.missing), `${ref.field} missing`, ref.denied);
+                  if (res.status !== missing.status || res.body?.code !== missing.body?.code || res.body?.title !== missing.body?.title) {
+                    failures.push(`${a.name}: a foreign ${ref.field} answers differently from a missing one`);
+                  }
+                }
+              }
             }
           }
         }
-        for (const ref of writeCase.refs ?? []) {
-          for (const o of foreign(ref.table)) {
-            await probe(a, ownParams, { ...body(), [ref.field]: o.id }, `${ref.field} owned by ${who(o.owner)}`, ref.denied);
+        expect(failures).toEqual([]);
+        expect(probes).toBeGreaterThan(0);
+      },
+      SWEEP_TIMEOUT_MS,
+    );
+  }
+
+  // A write naming no object creates for the acting tenant (a tenant: below it), never for
+  // anyone else; refusing it changes nothing.
+  if (isWrite(route) && names.length === 0 && !isPlatformOnly(route)) {
+    it('creates only for the acting tenant', async () => {
+      const writeCase = WRITE_CASES[route.operationId];
+      if (!writeCase) throw new Error(`${label(route)}: no entry in WRITE_CASES; add a minimal valid body`);
+      const failures: string[] = [];
+      let succeeded = 0;
+      for (const a of actors) {
+        const before = await loadWorld();
+        const known = new Set(before.objects.map((o) => `${o.table}:${o.id}`));
+        const snap = await snapshot();
+        const res = await a.api.request(route.method.toUpperCase(), urlOf(route, {}), { body: writeCase.body?.() });
+        const after = await loadWorld();
+        const added = after.objects.filter((o) => !known.has(`${o.table}:${o.id}`));
+        const tag = `${a.name}: ${label(route)}`;
+        if (res.status >= 200 && res.status < 300) {
+          succeeded++;
+          if (!added.some((o) => o.table !== 'audit_log')) failures.push(`${tag} answered ${res.status} but created nothing`);
+          for (const o of added) {
+            const fits = o.table === 'tenants' ? o.owner !== a.root && inSubtree(after, o.owner, a.root) : o.owner === a.root;
+            if (!fits) failures.push(`${tag} created ${o.table} ${o.id} owned by ${who(o.owner)}`);
           }
+        } else if (changedTables(snap, await snapshot()).length) {
+          failures.push(`${tag} answered ${res.status} yet CHANGED ${changedTables(snap, await snapshot()).join(', ')}`);
         }
       }
       expect(failures).toEqual([]);
-      expect(probes).toBeGreaterThan(0);
+      expect(succeeded, 'some token must be allowed the write').toBeGreaterThan(0);
     });
   }
 
   if (route.method === 'get' && names.length > 0) {
-    it('lets the platform read every object of every tenant', async () => {
-      const world = await loadWorld();
-      const failures: string[] = [];
-      const tables = names.map((n) => PARAM_KINDS[n]!.table);
-      for (const [i, n] of names.entries()) {
-        for (const o of world.objects.filter((x) => x.table === tables[i])) {
-          const params = Object.fromEntries(names.map((m, j) => [m, j === i ? o.id : world.objects.find((x) => x.table === tables[j])!.id]));
-          const res = await platformActor.api.get(pathOf(route, params));
-          if (res.status !== 200) failures.push(`platform: GET ${pathOf(route, params)} answered ${res.status}`);
+    it(
+      'lets the platform read every object of every tenant',
+      async () => {
+        const world = await loadWorld();
+        const failures: string[] = [];
+        const any = fillParams(names, (table) => world.objects.filter((x) => x.table === table));
+        for (const n of names) {
+          for (const o of world.objects.filter((x) => x.table === PARAM_KINDS[n]!.table)) {
+            const path = pathOf(route, familyOf(world, names, n, o, any));
+            const res = await platformActor.api.get(path);
+            if (res.status !== 200) failures.push(`platform: GET ${path} answered ${res.status}`);
+          }
         }
-      }
-      expect(failures).toEqual([]);
-    });
+        expect(failures).toEqual([]);
+      },
+      SWEEP_TIMEOUT_MS,
+    );
   }
 
   if (isListRoute(route)) {
-    it('lists for every token exactly what the platform lists of that token’s subtree', async () => {
-      const world = await loadWorld();
-      const failures: string[] = [];
-      const paged = route.query instanceof z.ZodObject && 'limit' in route.query.shape;
-      const listAll = async (api: ApiClient, path: string): Promise<{ status: number; items: Record<string, unknown>[] }> => {
-        const items: Record<string, unknown>[] = [];
-        let cursor: string | null = null;
-        do {
-          const query = new URLSearchParams();
-          if (paged) query.set('limit', '500');
-          if (cursor) query.set('cursor', cursor);
-          const url = query.size ? `${path}?${query}` : path;
-          const res = await api.get(url);
-          if (res.status !== 200) return { status: res.status, items };
-          items.push(...res.body.data);
-          cursor = res.body.pagination?.next_cursor ?? null;
-        } while (cursor);
-        return { status: 200, items };
-      };
-      const owner = (item: Record<string, unknown>) =>
-        world.ownerOf.get(String(item.id)) ?? (typeof item.tenant_id === 'string' ? item.tenant_id : undefined);
+    it(
+      'lists for every token exactly what the platform lists of that token’s subtree',
+      async () => {
+        const world = await loadWorld();
+        const failures: string[] = [];
+        const paged = route.query instanceof z.ZodObject && 'limit' in route.query.shape;
+        const listAll = async (api: ApiClient, path: string): Promise<{ status: number; items: Record<string, unknown>[] }> => {
+          const items: Record<string, unknown>[] = [];
+          let cursor: string | null = null;
+          do {
+            const query = new URLSearchParams();
+            if (paged) query.set('limit', '500');
+            if (cursor) query.set('cursor', cursor);
+            const url = query.size ? `${path}?${query}` : path;
+            const res = await api.get(url);
+            if (res.status !== 200) return { status: res.status, items };
+            items.push(...res.body.data);
+            cursor = res.body.pagination?.next_cursor ?? null;
+          } while (cursor);
+          return { status: 200, items };
+        };
+        const owner = (item: Record<string, unknown>) =>
+          world.ownerOf.get(String(item.id)) ?? (typeof item.tenant_id === 'string' ? item.tenant_id : undefined);
+        const contents = LIST_CONTENTS[route.operationId];
+        const contentKind = contents && Object.values(PARAM_KINDS).find((k) => k.table === contents);
 
-      let itemsSeen = 0;
-      for (const a of actors) {
-        // Each parameter in turn runs over the actor's own objects; the others take the first one.
-        const own = (n: string) => world.objects.filter((o) => o.table === PARAM_KINDS[n]!.table && inSubtree(world, o.owner, a.root));
-        const combos: Record<string, string>[] = names.length === 0 ? [{}] : [];
-        for (const n of names) {
-          for (const o of own(n)) combos.push(Object.fromEntries(names.map((m) => [m, m === n ? o.id : own(m)[0]!.id])));
-        }
-        for (const params of combos) {
-          const path = pathOf(route, params);
-          const mine = await listAll(a.api, path);
-          const all = await listAll(platformActor.api, path);
-          if (mine.status !== 200 || all.status !== 200) {
-            failures.push(`${a.name}: GET ${path} answered ${mine.status} (platform: ${all.status})`);
-            continue;
+        let itemsSeen = 0;
+        for (const a of actors) {
+          // Each parameter in turn runs over the actor's own objects; the others take the first
+          // one (a child inside the chosen parent).
+          const own = (table: ObjectTable) => world.objects.filter((o) => o.table === table && inSubtree(world, o.owner, a.root));
+          const first = fillParams(names, own);
+          const combos: Record<string, string>[] = names.length === 0 ? [{}] : [];
+          for (const n of names) {
+            for (const o of own(PARAM_KINDS[n]!.table)) combos.push(familyOf(world, names, n, o, first));
           }
-          itemsSeen += mine.items.length;
-          for (const item of [...mine.items, ...all.items]) {
-            if (owner(item) === undefined) failures.push(`GET ${path}: item ${JSON.stringify(item).slice(0, 120)} is of a kind the isolation test cannot place`);
-          }
-          for (const item of mine.items) {
-            const o = owner(item);
-            if (o && !inSubtree(world, o, a.root)) failures.push(`${a.name}: GET ${path} LEAKS ${String(item.id)} owned by ${who(o)}`);
-            if (typeof item.tenant_id === 'string' && !inSubtree(world, item.tenant_id, a.root)) {
-              failures.push(`${a.name}: GET ${path} LEAKS ${String(item.id)} of tenant ${who(item.tenant_id)}`);
+          for (const params of combos) {
+            const path = pathOf(route, params);
+            const mine = await listAll(a.api, path);
+            const all = await listAll(platformActor.api, path);
+            if (mine.status !== 200 || all.status !== 200) {
+              failures.push(`${a.name}: GET ${path} answered ${mine.status} (platform: ${all.status})`);
+              continue;
+            }
+            itemsSeen += mine.items.length;
+            for (const item of [...mine.items, ...all.items]) {
+              if (owner(item) === undefined) failures.push(`GET ${path}: item ${JSON.stringify(item).slice(0, 120)} is of a kind the isolation test cannot place`);
+            }
+            for (const item of mine.items) {
+              const o = owner(item);
+              if (o && !inSubtree(world, o, a.root)) failures.push(`${a.name}: GET ${path} LEAKS ${String(item.id)} owned by ${who(o)}`);
+              if (typeof item.tenant_id === 'string' && !inSubtree(world, item.tenant_id, a.root)) {
+                failures.push(`${a.name}: GET ${path} LEAKS ${String(item.id)} of tenant ${who(item.tenant_id)}`);
+              }
+            }
+            const expected = all.items.filter((i) => inSubtree(world, owner(i) ?? '', a.root)).map((i) => String(i.id));
+            const got = mine.items.map((i) => String(i.id));
+            const missing = expected.filter((id) => !got.includes(id));
+            if (missing.length) failures.push(`${a.name}: GET ${path} misses its own ${missing.join(', ')}`);
+            if (contents) {
+              // Exactly the database's objects of the subtree (and of the path's parent).
+              const parent = contentKind?.parent;
+              const exact = world.objects
+                .filter((o) => o.table === contents && inSubtree(world, o.owner, a.root))
+                .filter((o) => !parent || params[parent] === undefined || o.parent === params[parent])
+                .map((o) => o.id);
+              const extra = got.filter((id) => !exact.includes(id));
+              const absent = exact.filter((id) => !got.includes(id));
+              if (extra.length) failures.push(`${a.name}: GET ${path} lists ${extra.join(', ')}, not ${contents} of its subtree${parent ? ` in that ${parent}` : ''}`);
+              if (absent.length) failures.push(`${a.name}: GET ${path} omits ${absent.join(', ')}`);
+              if (new Set(got).size !== got.length) failures.push(`${a.name}: GET ${path} lists an item twice`);
             }
           }
-          const expected = all.items.filter((i) => inSubtree(world, owner(i) ?? '', a.root)).map((i) => String(i.id));
-          const got = mine.items.map((i) => String(i.id));
-          const missing = expected.filter((id) => !got.includes(id));
-          if (missing.length) failures.push(`${a.name}: GET ${path} misses its own ${missing.join(', ')}`);
         }
-      }
-      expect(failures).toEqual([]);
-      expect(itemsSeen, 'the fixtures must give the tokens something of their own to list').toBeGreaterThan(0);
-    });
+        expect(failures).toEqual([]);
+        expect(itemsSeen, 'the fixtures must give the tokens something of their own to list').toBeGreaterThan(0);
+      },
+      SWEEP_TIMEOUT_MS,
+    );
   }
 
   if (route.method === 'get' && names.length === 0 && !isListRoute(route)) {
@@ -481,21 +810,25 @@ describe('positive controls', () => {
     'the platform may do %s to customer D with the same body',
     async (_, route) => {
       const world = await loadWorld();
-      const victim = (table: ObjectTable) => {
-        const found = world.objects.find((o) => o.table === table && o.owner === T.customerD);
-        if (!found) throw new Error(`customer D owns no ${table}; add one to the fixtures`);
-        return found.id;
-      };
-      const kindOf = (n: string) => {
+      const names = paramNames(route);
+      for (const n of names) {
         if (!PARAM_KINDS[n]) throw new Error(`${label(route)}: path parameter {${n}} is unknown to the isolation test; add it to PARAM_KINDS`);
-        return PARAM_KINDS[n];
-      };
-      const params = Object.fromEntries(paramNames(route).map((n) => [n, victim(kindOf(n).table)]));
+      }
       const writeCase = WRITE_CASES[route.operationId];
       if (!writeCase) throw new Error(`${label(route)}: no entry in WRITE_CASES; add a minimal valid body`);
-      const body = writeCase.body?.();
-      for (const ref of writeCase.refs ?? []) body![ref.field] = ref.control?.() ?? victim(ref.table);
-      const res = await platformActor.api.request(route.method.toUpperCase(), pathOf(route, params), { body });
+      const ofD = (table: ObjectTable) => world.objects.filter((o) => o.table === table && o.owner === T.customerD);
+      const params = fillParams(names, ofD, { zone: zoneOf.customerD, ...writeCase.controlParams?.() });
+      for (const n of names) {
+        if (world.ownerOf.get(params[n]!) !== T.customerD) throw new Error(`customer D owns no ${PARAM_KINDS[n]!.table} for {${n}}; add one to the fixtures`);
+      }
+      await writeCase.prepareControl?.({ world, params });
+      let body = writeCase.body?.();
+      for (const ref of writeCase.refs ?? []) {
+        const id = ref.control?.({ world, params }) ?? ofD(ref.table)[0]?.id;
+        if (!id) throw new Error(`customer D owns no ${ref.table}; add one to the fixtures`);
+        body = ref.place ? ref.place(body ?? {}, id) : { ...body, [ref.field]: id };
+      }
+      const res = await platformActor.api.request(route.method.toUpperCase(), urlOf(route, params), { body });
       expect(res.status, res.text).toBeGreaterThanOrEqual(200);
       expect(res.status, res.text).toBeLessThan(300);
     },

@@ -7,6 +7,7 @@ import { tenantRoutes } from './tenants/routes.js';
 import { changeSetRoutes } from './zones/changeSetRoutes.js';
 import { recordRoutes } from './zones/recordRoutes.js';
 import { zoneRoutes } from './zones/routes.js';
+import { zoneFileRoutes } from './zones/zoneFileRoutes.js';
 
 /** Every API operation; the router, the OpenAPI document and the isolation test read this list. */
 export const allRoutes: RouteSpec[] = [
@@ -17,5 +18,6 @@ export const allRoutes: RouteSpec[] = [
   ...zoneRoutes,
   ...recordRoutes,
   ...changeSetRoutes,
+  ...zoneFileRoutes,
   ...labRoutes,
 ];

@@ -2,6 +2,7 @@
 // authenticate → client rate limit → scopes → act-as → customer rate limit → suspension and
 // features → validate → (writes: transaction + idempotency) → handler → ETag/304 → response.
 import { createHash } from 'node:crypto';
+import fs from 'node:fs/promises';
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { canonicalJson } from '../../domain/canonicalJson.js';
@@ -79,12 +80,30 @@ function requestMeta(ctx: Context): RequestMeta {
   };
 }
 
-function assertJsonBody(ctx: Context, route: RouteSpec) {
+/**
+ * JSON bodies, and for routes that take an upload also multipart/form-data, whose file field is
+ * read into the body under the route's field name (so validation and the idempotency
+ * fingerprint see the file's content).
+ */
+async function readBody(ctx: Context, route: RouteSpec): Promise<void> {
   if (!route.body) return;
   const hasBody = Number(ctx.get('Content-Length') || 0) > 0 || ctx.get('Transfer-Encoding') !== '';
-  if (hasBody && !ctx.is('application/json', '+json')) {
-    throw new DomainError('unsupported_media_type', { expected: 'application/json' });
+  if (!hasBody || ctx.is('application/json', '+json')) return;
+  if (route.upload && ctx.is('multipart/form-data')) {
+    const request = ctx.request as unknown as { body?: Record<string, unknown>; files?: Record<string, unknown> };
+    const file = request.files?.[route.upload.fileField];
+    const one = (Array.isArray(file) ? file[0] : file) as { filepath: string } | undefined;
+    const fields = { ...(request.body ?? {}) };
+    if (one) {
+      fields[route.upload.bodyField] = await fs.readFile(one.filepath, 'utf8');
+      await fs.rm(one.filepath, { force: true });
+    }
+    request.body = fields;
+    return;
   }
+  const stray = (ctx.request as unknown as { files?: Record<string, { filepath: string } | { filepath: string }[]> }).files ?? {};
+  await Promise.all(Object.values(stray).flat().map((f) => fs.rm(f.filepath, { force: true })));
+  throw new DomainError('unsupported_media_type', { expected: route.upload ? 'application/json or multipart/form-data' : 'application/json' });
 }
 
 export function routeMiddleware(route: RouteSpec, services: Services, metrics: Metrics) {
@@ -123,7 +142,7 @@ export function routeMiddleware(route: RouteSpec, services: Services, metrics: M
       throw new DomainError('feature_disabled', { feature: route.feature });
     }
 
-    assertJsonBody(ctx, route);
+    await readBody(ctx, route);
     const params = route.params ? parseOrThrow(route.params, ctx.params, 'path') : {};
     const query = parseOrThrow(route.query ?? NO_QUERY, { ...ctx.query }, 'query');
     const body = route.body ? parseOrThrow(route.body, (ctx.request as { body?: unknown }).body ?? {}, 'body') : undefined;

@@ -65,6 +65,8 @@ export interface RouteSpec<P extends z.ZodType = z.ZodType, Q extends z.ZodType 
   feature?: Feature;
   /** Mounted only in the sandbox (under /lab); 404 in production. */
   labOnly?: boolean;
+  /** Also accepts multipart/form-data: the file in `fileField` becomes `bodyField` of the body. */
+  upload?: { fileField: string; bodyField: string; maxBytes: number };
   params?: P;
   query?: Q;
   body?: B;

@@ -1,6 +1,7 @@
 // The change-set engine: applies every item to the zone's current records in memory and checks
 // the result, never the intermediate steps (spec: "validated against the zone state after all
 // items are applied"). Pure: the caller loads the records the items touch and stores the plan.
+import { canonicalJson } from '../canonicalJson.js';
 import { DomainError, type FieldError } from '../errors.js';
 import { NameError, normalizeOwner } from '../names.js';
 import { parseRecordData } from '../records/parseRecordData.js';
@@ -221,7 +222,8 @@ export function planChangeSet(input: {
           data,
           ttl: r.ttl === undefined ? current.ttl : r.ttl,
           comment: r.comment === undefined ? current.comment : r.comment,
-          inheritTtl: r.ttl === undefined && name !== current.name,
+          // A record moved without a TTL takes its new RRset's, also when a later item changes it again.
+          inheritTtl: r.ttl === undefined && (name !== current.name || current.inheritTtl === true),
         });
         state.set(item.id, next);
         touch(current.name, index);
@@ -251,7 +253,8 @@ export function planChangeSet(input: {
         const current = [...state.values()].filter((r) => r.name === name && r.type === type);
         if (current.some((r) => systemGuard(r, index, '/name'))) return;
         if (item.ttl !== undefined) setTtl(name, type, item.ttl, index, '/ttl');
-        const ttl = item.ttl !== undefined ? item.ttl : (current[0]?.ttl ?? null);
+        // Without a TTL the RRset keeps its own: that of a record not moved in by an earlier item.
+        const ttl = item.ttl !== undefined ? item.ttl : ((current.find((r) => !r.inheritTtl) ?? current[0])?.ttl ?? null);
         const ids: string[] = [];
         const keep = new Map(current.map((r) => [r.content, r]));
         const seen = new Set<string>();
@@ -336,7 +339,8 @@ export function planChangeSet(input: {
   for (const rec of state.values()) {
     const old = before.get(rec.id);
     if (!old) created.push(rec);
-    else if (!same(old, rec) || JSON.stringify(old.data) !== JSON.stringify(rec.data)) updated.push({ before: old, after: rec });
+    // Key order is not data: stored jsonb comes back with its keys reordered.
+    else if (!same(old, rec) || canonicalJson(old.data) !== canonicalJson(rec.data)) updated.push({ before: old, after: rec });
   }
   const deleted = input.existing.filter((r) => !state.has(r.id));
   return { created, updated, deleted, results, warnings };

@@ -117,7 +117,7 @@ export const recordRoutes = [
           writeContext(input),
           zone,
           { changes: [{ op: 'update', id, record: input.body, ...(input.request.ifMatch ? { if_match: input.request.ifMatch } : {}) }] },
-          { kind: 'records', etags: etagsFor(services.config) },
+          { kind: 'records', etags: etagsFor(services.config), skipWhenUnchanged: true },
         ),
       );
       return { status: 200, body: presentRecord(await getRecord(input.scoped, zone, id)), etag: true };

@@ -1,0 +1,152 @@
+// Zone-file import: the parsed file becomes one change set through the same engine as every
+// other write (spec "Import rules").
+import type { Zone } from '../db/repositories/zoneRows.js';
+import type { ChangeItem, ChangeSetPlan } from '../domain/changeSets/planChangeSet.js';
+import { DomainError, type FieldError } from '../domain/errors.js';
+import { parseRecordData } from '../domain/records/parseRecordData.js';
+import { isValidTtl, TTL_BOUNDS } from '../domain/records/ttl.js';
+import { RECORD_TYPE_RULES } from '../domain/records/types.js';
+import { type SkippedEntry, parseZoneFile, type ZoneFileEntry } from '../domain/zonefile/parseZoneFile.js';
+import { type ChangeSet, applyChangeSet, type EtagCheck, recordsQuery } from './changeSets.js';
+import type { WriteContext } from './tenantAdmin.js';
+import type { RecordRow } from '../db/repositories/zoneRows.js';
+
+/** Spec: "Maximum file size 1 MiB (413 above)". */
+export const MAX_ZONEFILE_BYTES = 1024 * 1024;
+
+export interface ImportRequest {
+  zonefile: string;
+  mode: 'merge' | 'replace';
+  dryRun: boolean;
+}
+
+export interface ImportResult {
+  changeSet: ChangeSet | null;
+  plan: ChangeSetPlan;
+  skipped: SkippedEntry[];
+  /** Records of the file already in the zone (merge leaves them alone). */
+  unchanged: number;
+}
+
+const lineError = (line: number, code: string, detail: string): FieldError => ({ pointer: '/zonefile', line, code, detail });
+
+interface DesiredRRset {
+  name: string;
+  type: string;
+  ttl: number | null;
+  lines: number[];
+  datas: Record<string, unknown>[];
+  contents: string[];
+}
+
+/** Relative owner as stored ('@' for the apex). */
+const relative = (owner: string, zone: string) => (owner === zone ? '@' : owner.slice(0, -(zone.length + 1)));
+
+/**
+ * TTL of an entry as stored: an explicit TTL as written; a $TTL equal to the zone default becomes
+ * `null` (follow the default), so our own export imports back without a diff.
+ */
+function storedTtl(e: ZoneFileEntry, zone: Zone): number | null {
+  if (e.ttl === null) return null;
+  if (e.ttlSource === 'directive' && e.ttl === zone.defaultTtl) return null;
+  return e.ttl;
+}
+
+function desiredRRsets(entries: ZoneFileEntry[], zone: Zone): { rrsets: DesiredRRset[]; errors: FieldError[] } {
+  const errors: FieldError[] = [];
+  const byKey = new Map<string, DesiredRRset>();
+  for (const e of entries) {
+    const parsed = parseRecordData(e.type, e.data);
+    if (!parsed.ok) {
+      for (const p of parsed.errors) errors.push(lineError(e.line, p.code, `${e.type} ${p.pointer ? `${p.pointer.slice(1)}: ` : ''}${p.detail}`));
+      continue;
+    }
+    const ttl = storedTtl(e, zone);
+    if (ttl !== null && !isValidTtl(ttl)) {
+      errors.push(lineError(e.line, 'ttl_out_of_range', `TTL ${ttl} is outside ${TTL_BOUNDS.min}–${TTL_BOUNDS.max} seconds.`));
+      continue;
+    }
+    const name = relative(e.owner, zone.name);
+    const key = `${name}\u0000${e.type}`;
+    const content = RECORD_TYPE_RULES[e.type].presentation(parsed.data);
+    const rrset = byKey.get(key) ?? { name, type: e.type, ttl, lines: [], datas: [], contents: [] };
+    if (rrset.lines.length && rrset.ttl !== ttl) {
+      errors.push(lineError(e.line, 'rrset_ttl_conflict', `${e.owner} ${e.type} has TTL ${rrset.ttl ?? 'default'} on line ${rrset.lines[0]}; one RRset has one TTL (RFC 2181 §5.2).`));
+      continue;
+    }
+    if (rrset.contents.includes(content)) continue; // the same record twice in a file is one record
+    rrset.lines.push(e.line);
+    rrset.datas.push(parsed.data);
+    rrset.contents.push(content);
+    byKey.set(key, rrset);
+  }
+  return { rrsets: [...byKey.values()], errors };
+}
+
+export async function importZoneFile(ctx: WriteContext, zone: Zone, request: ImportRequest, etags: EtagCheck): Promise<ImportResult> {
+  if (Buffer.byteLength(request.zonefile, 'utf8') > MAX_ZONEFILE_BYTES) {
+    throw new DomainError('payload_too_large', { limit: MAX_ZONEFILE_BYTES });
+  }
+  const parsed = parseZoneFile(request.zonefile, zone.name);
+  const { rrsets, errors } = desiredRRsets(parsed.entries, zone);
+  const all = [...parsed.errors.map((e) => lineError(e.line, e.code, e.detail)), ...errors].sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
+  if (all.length) throw new DomainError('validation_failed', {}, all);
+
+  const current = ((await recordsQuery(ctx.scoped).where('r.zone_id', zone.id).where('r.system', false)) as RecordRow[]);
+  const existing = new Set(current.map((r) => `${r.name}\u0000${r.type}\u0000${r.content}`));
+  const items: ChangeItem[] = [];
+  /** The file line of each item, to report engine errors where the user can find them. */
+  const itemLines: number[] = [];
+  let unchanged = 0;
+  if (request.mode === 'replace') {
+    const wanted = new Set(rrsets.map((s) => `${s.name}\u0000${s.type}`));
+    for (const s of rrsets) {
+      items.push({ op: 'replace_rrset', name: s.name, type: s.type, ttl: s.ttl, records: s.datas });
+      itemLines.push(s.lines[0]!);
+    }
+    const gone = new Map<string, RecordRow>();
+    for (const r of current) if (!wanted.has(`${r.name}\u0000${r.type}`)) gone.set(`${r.name}\u0000${r.type}`, r);
+    for (const r of gone.values()) {
+      items.push({ op: 'replace_rrset', name: r.name === '@' ? '@' : r.name, type: r.type, records: [] });
+      itemLines.push(0);
+    }
+  } else {
+    const present = new Set(current.map((r) => `${r.name}\u0000${r.type}`));
+    for (const s of rrsets) {
+      s.datas.forEach((data, i) => {
+        if (existing.has(`${s.name}\u0000${s.type}\u0000${s.contents[i]}`)) {
+          unchanged++;
+          return;
+        }
+        // Merge adds records; into an existing RRset they take its TTL (the rest stays as it is).
+        const record = present.has(`${s.name}\u0000${s.type}`) ? { type: s.type, name: s.name, data } : { type: s.type, name: s.name, data, ttl: s.ttl };
+        items.push({ op: 'create', record });
+        itemLines.push(s.lines[i]!);
+      });
+    }
+  }
+  if (request.mode === 'replace') {
+    unchanged = rrsets.reduce((n, s) => n + s.contents.filter((c) => existing.has(`${s.name}\u0000${s.type}\u0000${c}`)).length, 0);
+  }
+
+  try {
+    const { changeSet, plan } = await applyChangeSet(
+      ctx,
+      zone,
+      { changes: items, dry_run: request.dryRun, comment: `zone file import (${request.mode})` },
+      { kind: 'import', etags },
+    );
+    return { changeSet, plan, skipped: parsed.skipped, unchanged };
+  } catch (e) {
+    // Engine errors name items; the user knows lines.
+    if (e instanceof DomainError && e.errors.length) {
+      throw new DomainError(
+        e.code,
+        e.params,
+        e.errors.map(({ index, pointer: _p, ...rest }) => ({ ...rest, pointer: '/zonefile', ...(index !== undefined && itemLines[index] ? { line: itemLines[index] } : {}) })),
+        e.headers,
+      );
+    }
+    throw e;
+  }
+}
