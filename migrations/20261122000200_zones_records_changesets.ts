@@ -17,6 +17,8 @@ export async function up(knex: Knex): Promise<void> {
     t.text('dnssec_mode');
     // Per-zone sequence of change sets; the newest one gives the zone's publication summary.
     t.integer('changeset_seq').notNullable().defaultTo(0);
+    // Kept by every write, so the per-zone record limit needs no count(*) over the zone.
+    t.integer('record_count').notNullable().defaultTo(0);
     t.text('last_changeset_id');
     t.timestamp('created_at', { useTz: true }).notNullable();
     t.timestamp('updated_at', { useTz: true }).notNullable();

@@ -53,6 +53,8 @@ export class ScopedDb {
   }
 
   async assertInSubtree(tenantIds: string[]): Promise<void> {
+    // The root is in its own subtree: most writes are the acting tenant's own, and need no query.
+    tenantIds = tenantIds.filter((id) => id !== this.rootTenantId);
     if (tenantIds.length === 0) return;
     const found = await this.from('tenants').whereIn('id', tenantIds).count<{ count: number }[]>({ count: '*' });
     if (Number(found[0]?.count) !== tenantIds.length) {

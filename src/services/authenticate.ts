@@ -28,6 +28,7 @@ export async function authenticate(
   const now = deps.clock.now();
   if (token.revokedAt) throw unauthenticated('The token has been revoked.');
   if (token.expiresAt && token.expiresAt <= now) throw unauthenticated('The token has expired.');
-  await deps.identity.touchToken(token.id, now);
+  // last_used_at is kept to the minute; a token used within the last minute needs no write.
+  if (!token.lastUsedAt || now.getTime() - token.lastUsedAt.getTime() >= 60_000) await deps.identity.touchToken(token.id, now);
   return token;
 }

@@ -1,8 +1,7 @@
 // Every write to a zone goes through here: it stores the data and exactly one change set
 // (state `pending`) in the caller's transaction, then NOTIFYs the publication workers.
 import type { Knex } from 'knex';
-import { countRows } from '../db/count.js';
-import { recordAudit } from '../db/repositories/auditLog.js';
+import { auditRow, recordAudit } from '../db/repositories/auditLog.js';
 import { type ChangeSetRow, type DnsRecord, nameSortKey, type RecordRow, recordToDomain, type Zone } from '../db/repositories/zoneRows.js';
 import { paginate } from '../db/paginate.js';
 import type { ScopedDb } from '../db/tenantScope.js';
@@ -91,7 +90,15 @@ export interface StoredChangeSet {
 export async function appendChangeSet(
   ctx: WriteContext,
   zone: Zone,
-  entry: { kind: ChangeSetKind; comment?: string | null; itemCount: number; summary: Record<string, number>; results: unknown[] },
+  entry: {
+    kind: ChangeSetKind;
+    comment?: string | null;
+    itemCount: number;
+    summary: Record<string, number>;
+    results: unknown[];
+    /** Records added minus records removed. */
+    growth?: number;
+  },
 ): Promise<ChangeSet> {
   const now = ctx.clock.now();
   const seq = zone.changesetSeq + 1;
@@ -112,13 +119,21 @@ export async function appendChangeSet(
     created_at: now,
     updated_at: now,
   };
-  // One round trip: the change set, the zone's pointer and the NOTIFY, delivered on commit:
-  // publication workers pick the zone up (the nameserver issue).
+  // One round trip: the change set, its audit entry, the zone's pointer and the NOTIFY, delivered
+  // on commit: publication workers pick the zone up (the nameserver issue).
+  const audit = auditRow(ctx.actor, now, {
+    action: 'changeset.created',
+    targetType: 'changeset',
+    targetId: row.id,
+    details: { zone: zone.name, kind: entry.kind, ...entry.summary },
+  });
   await ctx.trx
     .with('cs', ctx.trx('change_sets').insert({ ...row, summary: JSON.stringify(row.summary), results: JSON.stringify(row.results) }))
-    .with('z', ctx.scoped.from('zones').where('id', zone.id).update({ changeset_seq: seq, last_changeset_id: row.id, updated_at: now }))
+    .with('a', ctx.trx('audit_log').insert(audit))
+    .with('z', ctx.scoped.from('zones').where('id', zone.id).update({ changeset_seq: seq, last_changeset_id: row.id, updated_at: now, record_count: ctx.trx.raw('record_count + ?', [entry.growth ?? 0]) }))
     .select(ctx.trx.raw('pg_notify(?, ?)', [ZONE_CHANNEL, zone.id]));
   zone.changesetSeq = seq;
+  zone.recordCount += entry.growth ?? 0;
   zone.publication = { state: 'pending', changesetId: row.id, updatedAt: now };
   zone.updatedAt = now;
   return changeSetToDomain(row as ChangeSetRow, zone.name);
@@ -147,8 +162,7 @@ function preconditionErrors(
   return errors;
 }
 
-async function storePlan(ctx: WriteContext, zone: Zone, plan: ChangeSetPlan, changeSetId: string) {
-  const now = ctx.clock.now();
+async function storePlan(ctx: WriteContext, zone: Zone, plan: ChangeSetPlan, changeSetId: string, now: Date) {
   const { trx } = ctx;
   if (plan.deleted.length) await ctx.scoped.from('records').where('zone_id', zone.id).whereIn('id', plan.deleted.map((r) => r.id)).delete();
   if (plan.updated.length) {
@@ -212,7 +226,7 @@ export async function applyChangeSet(
     /** A write that changes nothing stores no change set (a no-op PATCH), like zone settings. */
     skipWhenUnchanged?: boolean;
   },
-): Promise<{ changeSet: ChangeSet | null; plan: ChangeSetPlan }> {
+): Promise<{ changeSet: ChangeSet | null; plan: ChangeSetPlan; storedAt?: Date }> {
   if (zone.status === 'deleting') throw new DomainError('conflict', { reason: `The zone ${zone.name} is being deleted.` });
   const itemPointer = options.itemPointer ?? ((i: number) => `/changes/${i}`);
   const refs = referencesOf(request.changes, zone);
@@ -233,8 +247,7 @@ export async function applyChangeSet(
   const plan = planChangeSet({ zone, existing: existing.map(toPlanned), items: request.changes, newId: () => newId('rec'), itemPointer });
   const growth = plan.created.length - plan.deleted.length;
   if (growth > 0) {
-    const count = await countRows(ctx.scoped.from('records').where('zone_id', zone.id));
-    if (count + growth > MAX_RECORDS_PER_ZONE) {
+    if (zone.recordCount + growth > MAX_RECORDS_PER_ZONE) {
       throw new DomainError('validation_failed', {}, [
         { pointer: '/changes', code: 'too_many_records', detail: `A zone holds at most ${MAX_RECORDS_PER_ZONE} records.` },
       ]);
@@ -249,6 +262,7 @@ export async function applyChangeSet(
     itemCount: request.changes.length,
     summary: planSummary(plan),
     results: plan.results.map((r) => ({ ...r, status: 'applied' })),
+    growth,
   };
   let changeSet: ChangeSet;
   if (options.within) {
@@ -256,17 +270,32 @@ export async function applyChangeSet(
     await ctx.trx('change_sets')
       .where('id', changeSet.id)
       .update({ item_count: entry.itemCount, summary: JSON.stringify(entry.summary), results: JSON.stringify(entry.results) });
+    await ctx.scoped.from('zones').where('id', zone.id).increment('record_count', growth);
+    zone.recordCount += growth;
   } else {
     changeSet = await appendChangeSet(ctx, zone, entry);
   }
-  await storePlan(ctx, zone, plan, changeSet.id);
-  await recordAudit(ctx.trx, ctx.actor, ctx.clock.now(), {
-    action: 'changeset.created',
-    targetType: 'changeset',
-    targetId: changeSet.id,
-    details: { zone: zone.name, kind: options.kind, ...planSummary(plan) },
-  });
-  return { changeSet, plan };
+  const storedAt = ctx.clock.now();
+  await storePlan(ctx, zone, plan, changeSet.id, storedAt);
+  return { changeSet, plan, storedAt };
+}
+
+/** A record just created by a change set, as a read would return it (no second query). */
+export function createdRecord(zone: Zone, planned: PlannedRecord, changeSet: ChangeSet, storedAt: Date): DnsRecord {
+  return {
+    id: planned.id,
+    zoneId: zone.id,
+    name: planned.name,
+    type: planned.type,
+    ttl: planned.ttl,
+    data: planned.data,
+    content: planned.content,
+    comment: planned.comment,
+    system: planned.system,
+    publication: { state: changeSet.state, changesetId: changeSet.id },
+    createdAt: storedAt,
+    updatedAt: storedAt,
+  };
 }
 
 export async function getRecord(scoped: ScopedDb, zone: Zone, id: string): Promise<DnsRecord> {

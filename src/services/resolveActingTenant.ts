@@ -31,7 +31,9 @@ export async function resolveActingTenant(
     actingChain: await deps.identity.chain(acting),
     onBehalfOf,
   });
-  if (header === undefined || header.trim() === '') return actorFor(token.tenant, false);
+  if (header === undefined || header.trim() === '') {
+    return { requestId, token, acting: token.tenant, actingChain: token.chain, onBehalfOf: false };
+  }
   if (!token.scopes.includes('act_as')) throw new DomainError('insufficient_scope', { scopes: 'act_as' });
 
   const target = parseActAsHeader(header);

@@ -152,6 +152,7 @@ export async function createZone(ctx: WriteContext, config: Config, input: ZoneC
     default_ttl: input.default_ttl ?? DEFAULT_ZONE_TTL,
     soa_email: soaEmail,
     serial,
+    record_count: 1 + config.zones.nameservers.length,
     created_at: now,
     updated_at: now,
   });

@@ -55,14 +55,9 @@ const toDomain = (r: AuditRow): AuditEntry => ({
   details: r.details,
 });
 
-/** Writes an audit entry in the caller's transaction, so it commits with the change it records. */
-export async function recordAudit(
-  runner: Knex | Knex.Transaction,
-  actor: Actor,
-  now: Date,
-  entry: AuditEntryInput,
-): Promise<void> {
-  await runner('audit_log').insert({
+/** The audit row of an action, for writing alone (recordAudit) or inside a larger statement. */
+export function auditRow(actor: Actor, now: Date, entry: AuditEntryInput) {
+  return {
     id: newId('aud'),
     occurred_at: now,
     tenant_id: entry.tenantId ?? actor.acting.id,
@@ -76,7 +71,17 @@ export async function recordAudit(
     target_id: entry.targetId,
     request_id: actor.requestId,
     details: JSON.stringify(entry.details ?? {}),
-  });
+  };
+}
+
+/** Writes an audit entry in the caller's transaction, so it commits with the change it records. */
+export async function recordAudit(
+  runner: Knex | Knex.Transaction,
+  actor: Actor,
+  now: Date,
+  entry: AuditEntryInput,
+): Promise<void> {
+  await runner('audit_log').insert(auditRow(actor, now, entry));
 }
 
 export interface AuditFilter {

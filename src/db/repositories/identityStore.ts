@@ -16,7 +16,15 @@ export interface TokenRecord {
   revokedAt: Date | null;
   lastUsedAt: Date | null;
   tenant: Tenant;
+  /** The token's tenant and its ancestors, root first. */
+  chain: Tenant[];
   user: { id: string; email: string; permissions: string[] } | null;
+}
+
+/** A tenants row as to_jsonb gives it: timestamps arrive as strings. */
+function tenantRowFromJson(j: Record<string, unknown>): TenantRow {
+  const date = (v: unknown) => (v === null || v === undefined ? null : new Date(v as string));
+  return { ...(j as unknown as TenantRow), created_at: date(j.created_at)!, updated_at: date(j.updated_at)!, suspended_at: date(j.suspended_at) };
 }
 
 export class IdentityStore {
@@ -42,10 +50,15 @@ export class IdentityStore {
         'u.id as user_id',
         'u.email as user_email',
         'u.permissions as user_permissions',
-      );
+        // The token's tenant and its ancestors in the same round trip: every request needs them.
+        this.db.raw('(SELECT jsonb_agg(to_jsonb(a.*)) FROM tenants a WHERE a.id = ANY (t.path)) AS chain'),
+      )
+      .join('tenants as t', 't.id', 'k.tenant_id');
     if (!row) return null;
-    const tenant = await this.tenantById(row.tenant_id);
+    const byId = new Map((row.chain as Record<string, unknown>[]).map((j) => [j.id as string, tenantToDomain(tenantRowFromJson(j))]));
+    const tenant = byId.get(row.tenant_id);
     if (!tenant) return null;
+    const chain = tenant.path.map((id) => byId.get(id)).filter((t): t is Tenant => t !== undefined);
     return {
       id: row.id,
       apiClientId: row.api_client_id,
@@ -58,6 +71,7 @@ export class IdentityStore {
       revokedAt: row.revoked_at,
       lastUsedAt: row.last_used_at,
       tenant,
+      chain,
       user: row.user_id ? { id: row.user_id, email: row.user_email, permissions: row.user_permissions } : null,
     };
   }

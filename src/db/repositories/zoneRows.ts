@@ -12,6 +12,7 @@ export interface ZoneRow {
   dnssec_state: string;
   dnssec_mode: string | null;
   changeset_seq: number;
+  record_count: number;
   last_changeset_id: string | null;
   created_at: Date;
   updated_at: Date;
@@ -32,6 +33,7 @@ export interface Zone {
   serial: number;
   dnssec: { state: string; mode: string | null };
   changesetSeq: number;
+  recordCount: number;
   publication: { state: ChangeSetState | null; changesetId: string | null; updatedAt: Date | null };
   createdAt: Date;
   updatedAt: Date;
@@ -49,6 +51,7 @@ export const zoneToDomain = (r: ZoneRow): Zone => ({
   serial: Number(r.serial),
   dnssec: { state: r.dnssec_state, mode: r.dnssec_mode },
   changesetSeq: r.changeset_seq,
+  recordCount: r.record_count,
   publication: { state: r.publication_state, changesetId: r.last_changeset_id, updatedAt: r.publication_updated_at },
   createdAt: r.created_at,
   updatedAt: r.updated_at,

@@ -3,7 +3,7 @@ import { NameError, normalizeOwner } from '../../../domain/names.js';
 import { DomainError } from '../../../domain/errors.js';
 import { CHANGESET_STATES } from '../../../domain/publication.js';
 import { RECORD_TYPES } from '../../../domain/records/types.js';
-import { applyChangeSet, getRecord } from '../../../services/changeSets.js';
+import { applyChangeSet, createdRecord, getRecord } from '../../../services/changeSets.js';
 import { getZone, listRecords } from '../../../services/zones.js';
 import { listEnvelope, listResult, pageRequest } from '../../pagination.js';
 import { defineRoute, writeContext } from '../../routing/route.js';
@@ -74,10 +74,10 @@ export const recordRoutes = [
     handler: async (input) => {
       const { services } = input;
       const zone = await getZone(input.scoped, services.config, input.params.zone, input.trx);
-      const { plan } = await asSingleRecordWrite(() =>
+      const { plan, changeSet, storedAt } = await asSingleRecordWrite(() =>
         applyChangeSet(writeContext(input), zone, { changes: [{ op: 'create', record: input.body }] }, { kind: 'records', etags: etagsFor(services.config) }),
       );
-      const record = await getRecord(input.scoped, zone, plan.created[0]!.id);
+      const record = createdRecord(zone, plan.created[0]!, changeSet!, storedAt!);
       return { status: 201, body: presentRecord(record), etag: true, headers: { Location: `/api/v1/zones/${zone.name}/records/${record.id}` } };
     },
   }),
