@@ -3,6 +3,7 @@
 import type { Knex } from 'knex';
 import * as foundation from './20261122000100_foundation.js';
 import * as zones from './20261122000200_zones_records_changesets.js';
+import * as templates from './20261122000300_templates.js';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -12,4 +13,5 @@ export interface Migration {
 export const migrations: Record<string, Migration> = {
   '20261122000100_foundation': foundation,
   '20261122000200_zones_records_changesets': zones,
+  '20261122000300_templates': templates,
 };

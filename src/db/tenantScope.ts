@@ -14,6 +14,7 @@ export const TENANT_OWNED = {
   records: 'tenant_id',
   change_sets: 'tenant_id',
   deleted_zone_exports: 'tenant_id',
+  templates: 'tenant_id',
 } as const satisfies Record<string, string>;
 
 export type TenantOwnedTable = keyof typeof TENANT_OWNED;
@@ -61,6 +62,15 @@ export class ScopedDb {
       // An object outside the subtree is indistinguishable from one that does not exist.
       throw new DomainError('not_found', { resource: 'tenant' });
     }
+  }
+
+  /**
+   * Rows of `table` owned by the acting tenant's ancestors (and itself): definitions that flow
+   * down the tree, such as a reseller's templates, which its customers may use but not change.
+   */
+  fromAncestry(table: 'templates', ancestry: string[]): Knex.QueryBuilder {
+    if (!ancestry.includes(this.rootTenantId)) throw new Error('the ancestry must end in the acting tenant');
+    return this.runner(table).whereIn(`${table}.tenant_id`, ancestry);
   }
 
   /** The same scope over another runner (a transaction). */

@@ -52,6 +52,7 @@ const zoneUsage: UsageContributor = async (scoped, acting) => ({
 const deleteLabZones: LabResetStep = async (trx) => {
   await trx('zones').delete();
   await trx('deleted_zone_exports').delete();
+  await trx('templates').delete();
 };
 
 export function createServices(deps: ServiceDeps): Services {

@@ -132,7 +132,14 @@ export interface ZoneCreateInput {
  * Spec order: (1) valid name, (2) not protected, (3) not taken and no overlap, (4) quota,
  * (5) backend capacity. The SOA, the apex NS set and the initial records go into one change set.
  */
-export async function createZone(ctx: WriteContext, config: Config, input: ZoneCreateInput, etags: EtagCheck) {
+export async function createZone(
+  ctx: WriteContext,
+  config: Config,
+  input: ZoneCreateInput,
+  etags: EtagCheck,
+  /** Further items for the creation change set, computed once the zone exists (a template). */
+  moreItems?: (zone: Zone) => Promise<ChangeItem[]>,
+) {
   const name = checkNewZoneName(input.name, config.zones);
   await lockNameFamily(ctx.trx, name);
   await assertNameFree(ctx.trx, name, ctx.actor.acting.id);
@@ -181,14 +188,17 @@ export async function createZone(ctx: WriteContext, config: Config, input: ZoneC
       updated_at: now,
     })),
   );
-  // Initial records join the creation's change set: one atomic unit (spec).
-  if (input.records?.length) {
+  // Initial records (and a template's) join the creation's change set: one atomic unit (spec).
+  const records = input.records ?? [];
+  const changes = [...records, ...((await moreItems?.(zone)) ?? [])];
+  if (changes.length) {
+    const itemPointer = (i: number) => (i < records.length ? `/records/${i}` : '/template');
     try {
-      await applyChangeSet(ctx, zone, { changes: input.records }, { kind: 'zone_create', etags, itemPointer: (i) => `/records/${i}`, within: changeSet });
+      await applyChangeSet(ctx, zone, { changes }, { kind: 'zone_create', etags, itemPointer, within: changeSet });
     } catch (e) {
       // The items are record inputs themselves: /records/1/data/address, not /records/1/record/data/address.
       if (!(e instanceof DomainError) || e.errors.length === 0) throw e;
-      const errors = e.errors.map((err) => ({ ...err, pointer: err.pointer.replace(/^(\/records\/\d+)\/record(?=\/|$)/, '$1') }));
+      const errors = e.errors.map((err) => ({ ...err, pointer: err.pointer.replace(/^(\/records\/\d+)\/record(?=\/|$)/, '$1').replace(/^\/template\/.*$/, '/template') }));
       throw new DomainError(e.code, e.params, errors, e.headers);
     }
   }

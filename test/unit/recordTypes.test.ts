@@ -386,7 +386,8 @@ describe('owner names per type', () => {
     ['SRV', '_-sip._tcp', false],
     ['SRV', '_sip-._tcp', false],
     ['SRV', '_5060._tcp', false], // a service name has at least one letter (RFC 6335 §5.1)
-    ['SRV', '_abcdefghijklmnop._tcp', false], // 16 characters
+    ['SRV', '_sipfederationtls._tcp', true], // 16 characters: beyond RFC 6335's 15, but deployed (Microsoft 365)
+    ['SRV', `_${'a'.repeat(63)}._tcp`, false], // longer than a DNS label
     ['TLSA', '@', false],
     ['TLSA', '_443._tcp', true],
     ['TLSA', '_443._tcp.www', true],

@@ -3,6 +3,7 @@ import { auditLogRoutes } from './auditLog/routes.js';
 import { credentialRoutes } from './credentials/routes.js';
 import { labRoutes } from './lab/routes.js';
 import { meRoutes } from './me/routes.js';
+import { templateRoutes } from './templates/routes.js';
 import { tenantRoutes } from './tenants/routes.js';
 import { changeSetRoutes } from './zones/changeSetRoutes.js';
 import { recordRoutes } from './zones/recordRoutes.js';
@@ -19,5 +20,6 @@ export const allRoutes: RouteSpec[] = [
   ...recordRoutes,
   ...changeSetRoutes,
   ...zoneFileRoutes,
+  ...templateRoutes,
   ...labRoutes,
 ];

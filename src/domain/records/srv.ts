@@ -6,9 +6,11 @@ import type { RecordTypeRule } from './rule.js';
 
 export type SrvData = { priority: number; weight: number; port: number; target: string };
 
-// RFC 6335 §5.1: service names are 1–15 letters, digits and hyphens, with at least one letter and
+// RFC 6335 §5.1: service names are letters, digits and hyphens, with at least one letter and
 // no hyphen at either end or twice in a row.
-const SERVICE_LABEL = /^_(?=[a-z0-9-]{1,15}$)(?=[a-z0-9-]*[a-z])[a-z0-9]+(?:-[a-z0-9]+)*$/;
+// Deployed names exceed the 15 of RFC 6335 (Microsoft's _sipfederationtls is 16), so any label
+// length DNS allows is accepted.
+const SERVICE_LABEL = /^_(?=[a-z0-9-]{1,62}$)(?=[a-z0-9-]*[a-z])[a-z0-9]+(?:-[a-z0-9]+)*$/;
 // RFC 2782 names _tcp and _udp; _sctp (RFC 4960) and _tls (RFC 6733 §5.2, SIP/Diameter) are in use.
 export const SRV_PROTOCOL_LABELS: readonly string[] = ['_tcp', '_udp', '_tls', '_sctp'];
 

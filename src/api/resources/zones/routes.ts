@@ -2,7 +2,9 @@ import { domainToASCII } from 'node:url';
 import { z } from 'zod';
 import { DomainError } from '../../../domain/errors.js';
 import { CHANGESET_STATES } from '../../../domain/publication.js';
+import { templateChangeItems } from '../../../services/templates.js';
 import { createZone, deleteZone, getZone, listZones, updateZone } from '../../../services/zones.js';
+import { templateIdParam } from '../templates/routes.js';
 import { assertIfMatch } from '../../etag.js';
 import { listEnvelope, listResult, pageRequest } from '../../pagination.js';
 import { defineRoute, writeContext } from '../../routing/route.js';
@@ -90,9 +92,9 @@ export const zoneRoutes = [
       default_ttl: ttlSchema.optional(),
       dnssec: z.boolean().optional().describe('true is answered 501 until DNSSEC is available.'),
       template: z
-        .strictObject({ template_id: z.string().max(100), variables: z.record(z.string(), z.string()).optional() })
+        .strictObject({ template_id: templateIdParam, variables: z.record(z.string(), z.string().max(1024)).optional() })
         .optional()
-        .describe('Answered 501 until templates are available.'),
+        .describe('Applied in the creation change set (on_conflict skip).'),
       records: z.array(recordInputSchema).max(1000).optional(),
     }),
     errors: ['zone_protected', 'reverse_zone_managed', 'zone_exists', 'zone_overlap', 'quota_exceeded', 'backend_capacity_exhausted', 'not_implemented'],
@@ -100,12 +102,17 @@ export const zoneRoutes = [
     handler: async (input) => {
       const { body, services } = input;
       if (body.dnssec) throw new DomainError('not_implemented', { reason: 'DNSSEC cannot be enabled at creation yet.' });
-      if (body.template) throw new DomainError('not_implemented', { reason: 'Templates are not available yet.' });
+      const ctx = writeContext(input);
+      const template = body.template;
       const zone = await createZone(
-        writeContext(input),
+        ctx,
         services.config,
         { name: body.name, default_ttl: body.default_ttl, records: body.records?.map((record) => ({ op: 'create' as const, record })) },
         etagsFor(services.config),
+        template
+          ? async (z) =>
+              (await templateChangeItems(ctx.scoped, ctx.actor, z, { template_id: template.template_id, variables: template.variables ?? {}, on_conflict: 'skip' })).items
+          : undefined,
       );
       return { status: 201, body: presentZone(zone, services.config), etag: true, headers: { Location: `/api/v1/zones/${zone.name}` } };
     },

@@ -1,0 +1,171 @@
+import { z } from 'zod';
+import type { StoredTemplate } from '../../../services/templates.js';
+import { applyTemplate, createTemplate, deleteTemplate, getTemplate, listTemplates, updateTemplate } from '../../../services/templates.js';
+import { getZone } from '../../../services/zones.js';
+import { listEnvelope } from '../../pagination.js';
+import { defineRoute, writeContext } from '../../routing/route.js';
+import { iso, timestamp } from '../common.js';
+import { changeSetSchema, dryRunSchema, etagsFor, presentChangeSet, presentDryRun } from '../zones/presenter.js';
+import { ttlSchema, zoneParam } from '../zones/schemas.js';
+
+const TAG = 'Templates';
+
+export const templateIdParam = z.string().regex(/^(tpl_[a-z2-7]+|[a-z0-9][a-z0-9-]{0,62})$/, 'must be a template id');
+
+const variableSchema = z.strictObject({
+  name: z.string().regex(/^[a-z][a-z0-9_]{0,39}$/, 'lower-case letters, digits and _, starting with a letter'),
+  description: z.string().max(300).optional(),
+  kind: z.enum(['string', 'ipv4', 'ipv6', 'hostname']),
+  required: z.boolean().default(false),
+  default: z.string().max(1024).optional(),
+});
+
+const templateRecordSchema = z.strictObject({
+  type: z.string().max(10),
+  name: z.string().max(300).describe('Owner; may use {{variables}}, {{zone}}, {{zone_dashed}}.'),
+  ttl: ttlSchema.nullable().optional(),
+  data: z.record(z.string(), z.union([z.string().max(8192), z.number()])).describe('String values may use {{variables}}.'),
+});
+
+const templateSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  builtin: z.boolean(),
+  tenant_id: z.string().nullable().describe('The defining tenant; null for built-ins.'),
+  variables: z.array(variableSchema),
+  records: z.array(templateRecordSchema),
+  created_at: timestamp.nullable(),
+  updated_at: timestamp.nullable(),
+});
+
+const present = (t: StoredTemplate) => ({
+  id: t.id,
+  name: t.name,
+  description: t.description,
+  builtin: t.tenantId === null,
+  tenant_id: t.tenantId,
+  variables: t.variables,
+  records: t.records,
+  created_at: iso(t.createdAt),
+  updated_at: iso(t.updatedAt),
+});
+
+const params = z.strictObject({ template: templateIdParam });
+const definition = {
+  name: z.string().trim().min(1).max(100),
+  description: z.string().max(1000).optional(),
+  variables: z.array(variableSchema).max(30),
+  records: z.array(templateRecordSchema).min(1).max(100),
+};
+
+export const applyTemplateBody = z.strictObject({
+  template_id: templateIdParam,
+  variables: z.record(z.string(), z.string().max(1024)).default({}),
+  on_conflict: z.enum(['skip', 'replace']).default('skip'),
+  dry_run: z.boolean().default(false),
+});
+
+export const templateRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/templates',
+    operationId: 'listTemplates',
+    summary: 'Templates available to the acting tenant',
+    description: 'The built-ins, then those defined by the acting tenant and its ancestors (a reseller’s templates reach its customers).',
+    tag: TAG,
+    scopes: ['zones:read'],
+    responses: { 200: { description: 'All available templates (one page)', schema: listEnvelope(templateSchema) } },
+    handler: async (input) => {
+      const all = await listTemplates(input.scoped, input.actor);
+      return { status: 200, body: { data: all.map(present), pagination: { next_cursor: null, has_more: false } } };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/templates/{template}',
+    operationId: 'getTemplate',
+    summary: 'Get a template',
+    tag: TAG,
+    scopes: ['zones:read'],
+    params,
+    responses: { 200: { description: 'The template', schema: templateSchema, headers: ['ETag'] } },
+    handler: async (input) => ({ status: 200, body: present(await getTemplate(input.scoped, input.actor, input.params.template)), etag: true }),
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/templates',
+    operationId: 'createTemplate',
+    feature: 'templates',
+    summary: 'Define a template for the subtree (platform and reseller tenants)',
+    description: 'Every record must render to a valid record with sample values of the variables’ kinds; customers get 403 forbidden.',
+    tag: TAG,
+    scopes: ['zones:write'],
+    body: z.strictObject(definition),
+    errors: ['forbidden', 'conflict'],
+    responses: { 201: { description: 'Created', schema: templateSchema, headers: ['Location', 'Idempotent-Replayed'] } },
+    handler: async (input) => {
+      const t = await createTemplate(writeContext(input), input.body);
+      return { status: 201, body: present(t), etag: true, headers: { Location: `/api/v1/templates/${t.id}` } };
+    },
+  }),
+  defineRoute({
+    method: 'patch',
+    path: '/templates/{template}',
+    operationId: 'updateTemplate',
+    feature: 'templates',
+    summary: 'Change a template the acting tenant defined',
+    tag: TAG,
+    scopes: ['zones:write'],
+    params,
+    body: z.strictObject({ name: definition.name.optional(), description: definition.description, variables: definition.variables.optional(), records: definition.records.optional() }),
+    errors: ['forbidden'],
+    responses: { 200: { description: 'The template', schema: templateSchema } },
+    handler: async (input) => ({ status: 200, body: present(await updateTemplate(writeContext(input), input.params.template, input.body)), etag: true }),
+  }),
+  defineRoute({
+    method: 'delete',
+    path: '/templates/{template}',
+    operationId: 'deleteTemplate',
+    feature: 'templates',
+    summary: 'Delete a template the acting tenant defined',
+    tag: TAG,
+    scopes: ['zones:write'],
+    params,
+    errors: ['forbidden'],
+    responses: { 204: { description: 'Deleted' } },
+    handler: async (input) => {
+      await deleteTemplate(writeContext(input), input.params.template);
+      return { status: 204 };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/zones/{zone}/apply-template',
+    operationId: 'applyTemplate',
+    feature: 'templates',
+    summary: 'Apply a template to a zone as one change set',
+    description:
+      '`on_conflict: skip` (default) leaves existing RRsets of the same name and type alone; `replace` replaces them. A CNAME conflict is 422 unless `replace`, which removes the conflicting records. Dry run: 200 with the diff.',
+    tag: TAG,
+    scopes: ['zones:write', 'records:write'],
+    params: z.strictObject({ zone: zoneParam }),
+    body: applyTemplateBody,
+    errors: ['conflict'],
+    responses: {
+      200: { description: 'Dry run: the diff; nothing stored', schema: dryRunSchema },
+      201: { description: 'Applied', schema: changeSetSchema, headers: ['Location', 'Idempotent-Replayed'] },
+    },
+    handler: async (input) => {
+      const { services } = input;
+      const zone = await getZone(input.scoped, services.config, input.params.zone, input.trx);
+      const { changeSet, plan } = await applyTemplate(writeContext(input), zone, input.body, etagsFor(services.config));
+      if (!changeSet) return { status: 200, body: presentDryRun(plan) };
+      return {
+        status: 201,
+        body: { ...presentChangeSet(changeSet), warnings: plan.warnings },
+        headers: { Location: `/api/v1/zones/${zone.name}/changesets/${changeSet.id}` },
+      };
+    },
+  }),
+];

@@ -1,0 +1,246 @@
+// Templates: the built-ins, and those platform and reseller tenants define for their subtree.
+import { type DnsRecord, type RecordRow, recordToDomain, type Zone } from '../db/repositories/zoneRows.js';
+import type { ScopedDb } from '../db/tenantScope.js';
+import type { ChangeItem } from '../domain/changeSets/planChangeSet.js';
+import { DomainError, type FieldError, notFound, validationFailed } from '../domain/errors.js';
+import { newId } from '../domain/ids.js';
+import { normalizeOwner } from '../domain/names.js';
+import { parseRecordData } from '../domain/records/parseRecordData.js';
+import { isRecordType, RECORD_TYPE_RULES } from '../domain/records/types.js';
+import { BUILTIN_TEMPLATES } from '../domain/templates/builtin.js';
+import { type RenderedRecord, renderTemplate, type Template, type TemplateRecord, type TemplateVariable, undeclaredPlaceholders } from '../domain/templates/template.js';
+import type { Actor } from './actor.js';
+import { applyChangeSet, type EtagCheck, recordsQuery } from './changeSets.js';
+import type { WriteContext } from './tenantAdmin.js';
+import { recordAudit } from '../db/repositories/auditLog.js';
+
+interface TemplateRow {
+  id: string;
+  tenant_id: string;
+  name: string;
+  description: string;
+  variables: TemplateVariable[];
+  records: TemplateRecord[];
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface StoredTemplate extends Template {
+  createdAt: Date | null;
+  updatedAt: Date | null;
+}
+
+const toDomain = (r: TemplateRow): StoredTemplate => ({
+  id: r.id,
+  tenantId: r.tenant_id,
+  name: r.name,
+  description: r.description,
+  variables: r.variables,
+  records: r.records,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+const builtins: StoredTemplate[] = BUILTIN_TEMPLATES.map((t) => ({ ...t, createdAt: null, updatedAt: null }));
+
+const ancestry = (actor: Actor) => actor.actingChain.map((t) => t.id);
+
+/** Built-ins first, then the templates of the acting tenant's ancestors and its own. */
+export async function listTemplates(scoped: ScopedDb, actor: Actor): Promise<StoredTemplate[]> {
+  const rows = (await scoped.fromAncestry('templates', ancestry(actor)).orderBy(['name', 'id'])) as TemplateRow[];
+  return [...builtins, ...rows.map(toDomain)];
+}
+
+export async function getTemplate(scoped: ScopedDb, actor: Actor, id: string): Promise<StoredTemplate> {
+  const builtin = builtins.find((t) => t.id === id);
+  if (builtin) return builtin;
+  const row = (await scoped.fromAncestry('templates', ancestry(actor)).where('id', id).first()) as TemplateRow | undefined;
+  if (!row) throw notFound('template');
+  return toDomain(row);
+}
+
+/** Sample values per kind: a definition must render into valid records before it is stored. */
+const SAMPLE: Record<TemplateVariable['kind'], string> = { string: 'sample', ipv4: '192.0.2.1', ipv6: '2001:db8::1', hostname: 'host.example.net' };
+
+function checkDefinition(def: Pick<Template, 'variables' | 'records'>): void {
+  const errors: FieldError[] = [];
+  const names = new Set<string>();
+  def.variables.forEach((v, i) => {
+    if (names.has(v.name)) errors.push({ pointer: `/variables/${i}/name`, index: i, code: 'duplicate', detail: `Variable "${v.name}" is declared twice.` });
+    names.add(v.name);
+  });
+  for (const name of undeclaredPlaceholders(def)) {
+    errors.push({ pointer: '/records', code: 'undeclared_variable', detail: `{{${name}}} is used but not declared in variables.` });
+  }
+  if (errors.length) throw validationFailed(errors);
+  const sample = Object.fromEntries(def.variables.map((v) => [v.name, v.default ?? SAMPLE[v.kind]]));
+  const rendered = renderTemplate({ id: 'check', name: 'check', description: '', tenantId: null, ...def }, sample, 'example.com');
+  rendered.forEach((r, i) => {
+    const type = r.type.toUpperCase();
+    if (!isRecordType(type)) {
+      errors.push({ pointer: `/records/${i}/type`, index: i, code: 'unsupported_type', detail: `${r.type} is not a supported type.` });
+      return;
+    }
+    try {
+      const owner = normalizeOwner(r.name, 'example.com');
+      const problem = RECORD_TYPE_RULES[type].ownerProblem(owner);
+      if (problem) errors.push({ pointer: `/records/${i}/name`, index: i, code: 'owner_not_allowed', detail: problem });
+    } catch (e) {
+      errors.push({ pointer: `/records/${i}/name`, index: i, code: 'invalid_name', detail: (e as Error).message });
+    }
+    const parsed = parseRecordData(type, r.data);
+    if (!parsed.ok) for (const p of parsed.errors) errors.push({ pointer: `/records/${i}/data${p.pointer}`, index: i, code: p.code, detail: p.detail });
+  });
+  if (errors.length) throw validationFailed(errors);
+}
+
+function assertMayDefine(actor: Actor) {
+  if (actor.acting.type === 'customer') {
+    throw new DomainError('forbidden', { reason: 'Templates are defined by platform and reseller tenants; customers apply them.' });
+  }
+}
+
+export interface TemplateInput {
+  name: string;
+  description?: string;
+  variables: TemplateVariable[];
+  records: TemplateRecord[];
+}
+
+export async function createTemplate(ctx: WriteContext, input: TemplateInput): Promise<StoredTemplate> {
+  assertMayDefine(ctx.actor);
+  checkDefinition(input);
+  const now = ctx.clock.now();
+  const taken = await ctx.scoped.from('templates').where({ tenant_id: ctx.actor.acting.id, name: input.name }).first('id');
+  if (taken) throw new DomainError('conflict', { reason: `A template named "${input.name}" exists already.` });
+  const [row] = (await ctx.scoped.insert('templates', {
+    id: newId('tpl'),
+    tenant_id: ctx.actor.acting.id,
+    name: input.name,
+    description: input.description ?? '',
+    variables: JSON.stringify(input.variables),
+    records: JSON.stringify(input.records),
+    created_at: now,
+    updated_at: now,
+  })) as TemplateRow[];
+  await recordAudit(ctx.trx, ctx.actor, now, { action: 'template.created', targetType: 'template', targetId: row!.id, details: { name: input.name } });
+  return toDomain(row!);
+}
+
+/** Only the owning tenant changes or deletes a template; others see it read-only (404 here). */
+async function ownTemplate(ctx: WriteContext, id: string): Promise<TemplateRow> {
+  const row = (await ctx.scoped.from('templates').where({ id, tenant_id: ctx.actor.acting.id }).forUpdate().first()) as TemplateRow | undefined;
+  if (!row) throw notFound('template');
+  return row;
+}
+
+export async function updateTemplate(ctx: WriteContext, id: string, patch: Partial<TemplateInput>): Promise<StoredTemplate> {
+  assertMayDefine(ctx.actor);
+  const current = await ownTemplate(ctx, id);
+  const next = { variables: patch.variables ?? current.variables, records: patch.records ?? current.records };
+  checkDefinition(next);
+  const now = ctx.clock.now();
+  const [row] = (await ctx.scoped
+    .from('templates')
+    .where('id', id)
+    .update({
+      name: patch.name ?? current.name,
+      description: patch.description ?? current.description,
+      variables: JSON.stringify(next.variables),
+      records: JSON.stringify(next.records),
+      updated_at: now,
+    })
+    .returning('*')) as TemplateRow[];
+  await recordAudit(ctx.trx, ctx.actor, now, { action: 'template.updated', targetType: 'template', targetId: id });
+  return toDomain(row!);
+}
+
+export async function deleteTemplate(ctx: WriteContext, id: string): Promise<void> {
+  assertMayDefine(ctx.actor);
+  await ownTemplate(ctx, id);
+  await ctx.scoped.from('templates').where('id', id).delete();
+  await recordAudit(ctx.trx, ctx.actor, ctx.clock.now(), { action: 'template.deleted', targetType: 'template', targetId: id });
+}
+
+const rrsetKey = (name: string, type: string) => `${name}\u0000${type}`;
+
+/**
+ * The change items that apply rendered records to a zone (spec "Template rules"): `skip` leaves
+ * existing RRsets of the same name and type alone; `replace` replaces them. A CNAME conflict is a
+ * validation error unless `replace`, which then removes the conflicting records.
+ */
+export function templateItems(rendered: RenderedRecord[], existing: DnsRecord[], zone: Zone, onConflict: 'skip' | 'replace'): ChangeItem[] {
+  const groups = new Map<string, { name: string; type: string; ttl?: number | null; datas: Record<string, unknown>[] }>();
+  for (const r of rendered) {
+    const name = normalizeOwner(r.name, zone.name);
+    const type = r.type.toUpperCase();
+    const g = groups.get(rrsetKey(name, type)) ?? { name, type, datas: [], ...(r.ttl !== undefined ? { ttl: r.ttl } : {}) };
+    g.datas.push(r.data);
+    groups.set(rrsetKey(name, type), g);
+  }
+  const items: ChangeItem[] = [];
+  const errors: FieldError[] = [];
+  const deleted = new Set<string>();
+  for (const g of groups.values()) {
+    const atName = existing.filter((r) => r.name === g.name && !r.system);
+    const same = atName.filter((r) => r.type === g.type);
+    const conflicting = atName.filter((r) => (g.type === 'CNAME' ? r.type !== 'CNAME' : r.type === 'CNAME'));
+    if (onConflict === 'skip') {
+      if (same.length) continue;
+      if (conflicting.length) {
+        errors.push({
+          pointer: '/on_conflict',
+          code: 'cname_conflict',
+          detail: `${g.name}: the template's ${g.type} conflicts with the ${conflicting[0]!.type} there; apply with on_conflict "replace" to replace it.`,
+        });
+        continue;
+      }
+      for (const data of g.datas) items.push({ op: 'create', record: { type: g.type, name: g.name, data, ...(g.ttl !== undefined ? { ttl: g.ttl } : {}) } });
+    } else {
+      for (const r of conflicting) {
+        if (deleted.has(r.id)) continue;
+        deleted.add(r.id);
+        items.push({ op: 'delete', id: r.id });
+      }
+      items.push({ op: 'replace_rrset', name: g.name, type: g.type, records: g.datas, ...(g.ttl !== undefined ? { ttl: g.ttl } : {}) });
+    }
+  }
+  if (errors.length) throw validationFailed(errors);
+  return items;
+}
+
+export interface ApplyTemplateRequest {
+  template_id: string;
+  variables: Record<string, string>;
+  on_conflict: 'skip' | 'replace';
+  dry_run: boolean;
+}
+
+/** The change items of a template for a zone, against the records now at the names it uses. */
+export async function templateChangeItems(
+  scoped: ScopedDb,
+  actor: Actor,
+  zone: Zone,
+  request: Pick<ApplyTemplateRequest, 'template_id' | 'variables' | 'on_conflict'>,
+): Promise<{ template: StoredTemplate; items: ChangeItem[] }> {
+  const template = await getTemplate(scoped, actor, request.template_id).catch((e) => {
+    if (e instanceof DomainError && e.code === 'not_found') {
+      throw validationFailed([{ pointer: '/template_id', code: 'unknown_template', detail: `No template ${request.template_id} is available here.` }]);
+    }
+    throw e;
+  });
+  const rendered = renderTemplate(template, request.variables, zone.name);
+  const names = [...new Set(rendered.map((r) => normalizeOwner(r.name, zone.name)))];
+  const existing = names.length ? ((await recordsQuery(scoped).where('r.zone_id', zone.id).whereIn('r.name', names)) as RecordRow[]).map(recordToDomain) : [];
+  return { template, items: templateItems(rendered, existing, zone, request.on_conflict) };
+}
+
+export async function applyTemplate(ctx: WriteContext, zone: Zone, request: ApplyTemplateRequest, etags: EtagCheck) {
+  const { template, items } = await templateChangeItems(ctx.scoped, ctx.actor, zone, request);
+  try {
+    return await applyChangeSet(ctx, zone, { changes: items, dry_run: request.dry_run, comment: `template ${template.id}` }, { kind: 'template', etags });
+  } catch (e) {
+    // The items are the template's, not the request's: point at the template.
+    if (!(e instanceof DomainError) || e.errors.length === 0) throw e;
+    throw new DomainError(e.code, e.params, e.errors.map(({ index: _i, ...err }) => ({ ...err, pointer: '/template_id' })), e.headers);
+  }
+}
