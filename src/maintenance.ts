@@ -27,6 +27,8 @@ export class MaintenanceLoop {
     const now = this.clock.now();
     const windows = await deleteOldRateLimitWindows(this.db, now);
     const records = await deleteExpiredIdempotencyRecords(this.db, now);
+    // Spec: the last export of a deleted zone is kept 30 days.
+    await this.db('deleted_zone_exports').where('expires_at', '<=', now).delete();
     if (windows || records) this.logger.debug({ windows, records }, 'maintenance');
   }
 }

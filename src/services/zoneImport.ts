@@ -9,6 +9,7 @@ import { RECORD_TYPE_RULES } from '../domain/records/types.js';
 import { type SkippedEntry, parseZoneFile, type ZoneFileEntry } from '../domain/zonefile/parseZoneFile.js';
 import { type ChangeSet, applyChangeSet, type EtagCheck, recordsQuery } from './changeSets.js';
 import type { WriteContext } from './tenantAdmin.js';
+import type { ScopedDb } from '../db/tenantScope.js';
 import type { RecordRow } from '../db/repositories/zoneRows.js';
 
 /** Spec: "Maximum file size 1 MiB (413 above)". */
@@ -83,22 +84,23 @@ function desiredRRsets(entries: ZoneFileEntry[], zone: Zone): { rrsets: DesiredR
   return { rrsets: [...byKey.values()], errors };
 }
 
-export async function importZoneFile(ctx: WriteContext, zone: Zone, request: ImportRequest, etags: EtagCheck): Promise<ImportResult> {
-  if (Buffer.byteLength(request.zonefile, 'utf8') > MAX_ZONEFILE_BYTES) {
+/** The change items that make a zone take a zone file's records (merge or replace). */
+export async function zoneFileChangeItems(scoped: ScopedDb, zone: Zone, zonefile: string, mode: ImportRequest['mode']) {
+  if (Buffer.byteLength(zonefile, 'utf8') > MAX_ZONEFILE_BYTES) {
     throw new DomainError('payload_too_large', { limit: MAX_ZONEFILE_BYTES });
   }
-  const parsed = parseZoneFile(request.zonefile, zone.name);
+  const parsed = parseZoneFile(zonefile, zone.name);
   const { rrsets, errors } = desiredRRsets(parsed.entries, zone);
   const all = [...parsed.errors.map((e) => lineError(e.line, e.code, e.detail)), ...errors].sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
   if (all.length) throw new DomainError('validation_failed', {}, all);
 
-  const current = ((await recordsQuery(ctx.scoped).where('r.zone_id', zone.id).where('r.system', false)) as RecordRow[]);
+  const current = ((await recordsQuery(scoped).where('r.zone_id', zone.id).where('r.system', false)) as RecordRow[]);
   const existing = new Set(current.map((r) => `${r.name}\u0000${r.type}\u0000${r.content}`));
   const items: ChangeItem[] = [];
   /** The file line of each item, to report engine errors where the user can find them. */
   const itemLines: number[] = [];
   let unchanged = 0;
-  if (request.mode === 'replace') {
+  if (mode === 'replace') {
     const wanted = new Set(rrsets.map((s) => `${s.name}\u0000${s.type}`));
     for (const s of rrsets) {
       items.push({ op: 'replace_rrset', name: s.name, type: s.type, ttl: s.ttl, records: s.datas });
@@ -125,10 +127,15 @@ export async function importZoneFile(ctx: WriteContext, zone: Zone, request: Imp
       });
     }
   }
-  if (request.mode === 'replace') {
+  if (mode === 'replace') {
     unchanged = rrsets.reduce((n, s) => n + s.contents.filter((c) => existing.has(`${s.name}\u0000${s.type}\u0000${c}`)).length, 0);
   }
 
+  return { items, itemLines, skipped: parsed.skipped, unchanged };
+}
+
+export async function importZoneFile(ctx: WriteContext, zone: Zone, request: ImportRequest, etags: EtagCheck): Promise<ImportResult> {
+  const { items, itemLines, skipped, unchanged } = await zoneFileChangeItems(ctx.scoped, zone, request.zonefile, request.mode);
   try {
     const { changeSet, plan } = await applyChangeSet(
       ctx,
@@ -136,7 +143,7 @@ export async function importZoneFile(ctx: WriteContext, zone: Zone, request: Imp
       { changes: items, dry_run: request.dryRun, comment: `zone file import (${request.mode})` },
       { kind: 'import', etags },
     );
-    return { changeSet, plan, skipped: parsed.skipped, unchanged };
+    return { changeSet, plan, skipped, unchanged };
   } catch (e) {
     // Engine errors name items; the user knows lines.
     if (e instanceof DomainError && e.errors.length) {

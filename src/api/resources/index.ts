@@ -9,6 +9,7 @@ import { changeSetRoutes } from './zones/changeSetRoutes.js';
 import { recordRoutes } from './zones/recordRoutes.js';
 import { zoneRoutes } from './zones/routes.js';
 import { zoneFileRoutes } from './zones/zoneFileRoutes.js';
+import { deletedZoneRoutes } from './zones/deletedZoneRoutes.js';
 
 /** Every API operation; the router, the OpenAPI document and the isolation test read this list. */
 export const allRoutes: RouteSpec[] = [
@@ -21,5 +22,6 @@ export const allRoutes: RouteSpec[] = [
   ...changeSetRoutes,
   ...zoneFileRoutes,
   ...templateRoutes,
+  ...deletedZoneRoutes,
   ...labRoutes,
 ];
