@@ -50,10 +50,15 @@ export async function listTemplates(scoped: ScopedDb, actor: Actor): Promise<Sto
   return [...builtins, ...rows.map(toDomain)];
 }
 
-export async function getTemplate(scoped: ScopedDb, actor: Actor, id: string): Promise<StoredTemplate> {
+/**
+ * A template the acting tenant may apply (built-in, its ancestors' or its own). With
+ * `readSubtree`, also one defined below it: the subtree is readable, as everywhere else.
+ */
+export async function getTemplate(scoped: ScopedDb, actor: Actor, id: string, options: { readSubtree?: boolean } = {}): Promise<StoredTemplate> {
   const builtin = builtins.find((t) => t.id === id);
   if (builtin) return builtin;
-  const row = (await scoped.fromAncestry('templates', ancestry(actor)).where('id', id).first()) as TemplateRow | undefined;
+  const row = ((await scoped.fromAncestry('templates', ancestry(actor)).where('id', id).first()) ??
+    (options.readSubtree ? await scoped.from('templates').where('id', id).first() : undefined)) as TemplateRow | undefined;
   if (!row) throw notFound('template');
   return toDomain(row);
 }
@@ -72,7 +77,7 @@ function checkDefinition(def: Pick<Template, 'variables' | 'records'>): void {
     errors.push({ pointer: '/records', code: 'undeclared_variable', detail: `{{${name}}} is used but not declared in variables.` });
   }
   if (errors.length) throw validationFailed(errors);
-  const sample = Object.fromEntries(def.variables.map((v) => [v.name, v.default ?? SAMPLE[v.kind]]));
+  const sample = Object.fromEntries(def.variables.map((v) => [v.name, v.default || SAMPLE[v.kind]]));
   const rendered = renderTemplate({ id: 'check', name: 'check', description: '', tenantId: null, ...def }, sample, 'example.com');
   rendered.forEach((r, i) => {
     const type = r.type.toUpperCase();
@@ -134,8 +139,9 @@ async function ownTemplate(ctx: WriteContext, id: string): Promise<TemplateRow> 
 }
 
 export async function updateTemplate(ctx: WriteContext, id: string, patch: Partial<TemplateInput>): Promise<StoredTemplate> {
-  assertMayDefine(ctx.actor);
+  // Ownership first: anyone but the owner (a customer included) gets 404, as for a missing one.
   const current = await ownTemplate(ctx, id);
+  assertMayDefine(ctx.actor);
   const next = { variables: patch.variables ?? current.variables, records: patch.records ?? current.records };
   checkDefinition(next);
   const now = ctx.clock.now();
@@ -155,8 +161,8 @@ export async function updateTemplate(ctx: WriteContext, id: string, patch: Parti
 }
 
 export async function deleteTemplate(ctx: WriteContext, id: string): Promise<void> {
-  assertMayDefine(ctx.actor);
   await ownTemplate(ctx, id);
+  assertMayDefine(ctx.actor);
   await ctx.scoped.from('templates').where('id', id).delete();
   await recordAudit(ctx.trx, ctx.actor, ctx.clock.now(), { action: 'template.deleted', targetType: 'template', targetId: id });
 }

@@ -114,7 +114,41 @@ export function planChangeSet(input: {
   const warnings: Warning[] = [];
   const results: ItemResult[] = [];
   const before = new Map(input.existing.map((r) => [r.id, r]));
-  const state = new Map<string, Working>(input.existing.map((r) => [r.id, { ...r }]));
+  // The zone as the items leave it. Writes go through put/remove, which keep an index of the
+  // records of each RRset, so an item never scans the whole state (an import has tens of
+  // thousands of items). `position` is the record's place in `state`'s insertion order: an
+  // RRset is listed in that order, exactly as a scan of `state` would list it.
+  const state = new Map<string, Working>();
+  const position = new Map<string, number>();
+  const rrsetIds = new Map<string, Set<string>>();
+  let inserted = 0;
+  const indexAdd = (rec: Working) => {
+    const k = key(rec.name, rec.type);
+    let ids = rrsetIds.get(k);
+    if (!ids) rrsetIds.set(k, (ids = new Set()));
+    ids.add(rec.id);
+  };
+  const put = (rec: Working) => {
+    const prev = state.get(rec.id);
+    if (!prev) {
+      position.set(rec.id, inserted++);
+      indexAdd(rec);
+    } else if (prev.name !== rec.name || prev.type !== rec.type) {
+      rrsetIds.get(key(prev.name, prev.type))?.delete(rec.id);
+      indexAdd(rec);
+    }
+    state.set(rec.id, rec);
+  };
+  const remove = (id: string) => {
+    const prev = state.get(id);
+    if (!prev) return;
+    rrsetIds.get(key(prev.name, prev.type))?.delete(id);
+    position.delete(id);
+    state.delete(id);
+  };
+  const rrsetOf = (name: string, type: string): Working[] =>
+    [...(rrsetIds.get(key(name, type)) ?? [])].sort((a, b) => position.get(a)! - position.get(b)!).map((id) => state.get(id)!);
+  for (const r of input.existing) put({ ...r });
   /** Which items touched a name, to attribute invariant violations. */
   const touchedBy = new Map<string, number[]>();
   /** Explicit TTLs per RRset: the RRset is aligned to it (RFC 2181 §5.2). */
@@ -122,7 +156,11 @@ export function planChangeSet(input: {
 
   const fail = (index: number, pointer: string, code: string, detail: string) =>
     errors.push({ pointer: `${at(index)}${pointer}`, index, code, detail });
-  const touch = (name: string, index: number) => touchedBy.set(name, [...(touchedBy.get(name) ?? []), index]);
+  const touch = (name: string, index: number) => {
+    const indexes = touchedBy.get(name);
+    if (indexes) indexes.push(index);
+    else touchedBy.set(name, [index]);
+  };
   const setTtl = (name: string, type: string, ttl: number | null, index: number, pointer: string) => {
     if (ttl !== null && !isValidTtl(ttl)) {
       fail(index, pointer, 'ttl_out_of_range', `TTL must be an integer from ${TTL_BOUNDS.min} to ${TTL_BOUNDS.max} seconds, or null for the zone default.`);
@@ -197,7 +235,7 @@ export function planChangeSet(input: {
         const hasTtl = r.ttl !== undefined;
         if (hasTtl) setTtl(name, type, r.ttl ?? null, index, '/record/ttl');
         const rec = build({ id: input.newId(), name, type, ttl: r.ttl ?? null, data, comment: r.comment ?? null, system: false, inheritTtl: !hasTtl });
-        state.set(rec.id, rec);
+        put(rec);
         touch(name, index);
         results.push({ index, op: 'create', record_ids: [rec.id] });
         return;
@@ -225,7 +263,7 @@ export function planChangeSet(input: {
           // A record moved without a TTL takes its new RRset's, also when a later item changes it again.
           inheritTtl: r.ttl === undefined && (name !== current.name || current.inheritTtl === true),
         });
-        state.set(item.id, next);
+        put(next);
         touch(current.name, index);
         touch(name, index);
         results.push({ index, op: 'update', record_ids: [item.id] });
@@ -235,7 +273,7 @@ export function planChangeSet(input: {
         const current = state.get(item.id);
         if (!current) return fail(index, '/id', 'not_found', `No record ${item.id} in this zone (or an earlier item deleted it).`);
         if (systemGuard(current, index, '/id')) return;
-        state.delete(item.id);
+        remove(item.id);
         touch(current.name, index);
         results.push({ index, op: 'delete', record_ids: [item.id] });
         return;
@@ -250,7 +288,7 @@ export function planChangeSet(input: {
           if (data) wanted.push(data);
         });
         if (wanted.length !== item.records.length) return;
-        const current = [...state.values()].filter((r) => r.name === name && r.type === type);
+        const current = rrsetOf(name, type);
         if (current.some((r) => systemGuard(r, index, '/name'))) return;
         if (item.ttl !== undefined) setTtl(name, type, item.ttl, index, '/ttl');
         // Without a TTL the RRset keeps its own: that of a record not moved in by an earlier item.
@@ -269,11 +307,11 @@ export function planChangeSet(input: {
           // Records whose content stays keep their id and comment.
           const rec = existing ? { ...existing, ttl } : build({ id: input.newId(), name, type, ttl, data, comment: null, system: false });
           keep.delete(content);
-          state.set(rec.id, rec);
+          put(rec);
           ids.push(rec.id);
         }
         for (const gone of keep.values()) {
-          state.delete(gone.id);
+          remove(gone.id);
           ids.push(gone.id);
         }
         touch(name, index);
@@ -292,7 +330,9 @@ export function planChangeSet(input: {
   for (const rec of state.values()) {
     if (!touchedBy.has(rec.name)) continue;
     const k = key(rec.name, rec.type);
-    rrsets.set(k, [...(rrsets.get(k) ?? []), rec]);
+    const recs = rrsets.get(k);
+    if (recs) recs.push(rec);
+    else rrsets.set(k, [rec]);
   }
   for (const [k, recs] of rrsets) {
     const explicit = explicitTtl.get(k);
@@ -311,9 +351,16 @@ export function planChangeSet(input: {
     }
   }
 
-  // Invariants on every touched name, on the final state.
+  // Invariants on every touched name, on the final state (its records in state order).
+  const atName = new Map<string, Working[]>();
+  for (const rec of state.values()) {
+    if (!touchedBy.has(rec.name)) continue;
+    const recs = atName.get(rec.name);
+    if (recs) recs.push(rec);
+    else atName.set(rec.name, [rec]);
+  }
   for (const [name, indexes] of touchedBy) {
-    const recs = [...state.values()].filter((r) => r.name === name);
+    const recs = atName.get(name) ?? [];
     const last = indexes[indexes.length - 1]!;
     const pointer = (i: number) => {
       const it = items[i]!;

@@ -86,11 +86,12 @@ export const templateRoutes = [
     path: '/templates/{template}',
     operationId: 'getTemplate',
     summary: 'Get a template',
+    description: 'Built-ins, the acting tenant’s own and its ancestors’ templates, and (read-only) those defined in its subtree.',
     tag: TAG,
     scopes: ['zones:read'],
     params,
     responses: { 200: { description: 'The template', schema: templateSchema, headers: ['ETag'] } },
-    handler: async (input) => ({ status: 200, body: present(await getTemplate(input.scoped, input.actor, input.params.template)), etag: true }),
+    handler: async (input) => ({ status: 200, body: present(await getTemplate(input.scoped, input.actor, input.params.template, { readSubtree: true })), etag: true }),
   }),
   defineRoute({
     method: 'post',

@@ -2,6 +2,7 @@ import { domainToASCII } from 'node:url';
 import { z } from 'zod';
 import { DomainError } from '../../../domain/errors.js';
 import { CHANGESET_STATES } from '../../../domain/publication.js';
+import { hasFeature } from '../../../domain/tenancy.js';
 import { templateChangeItems } from '../../../services/templates.js';
 import { createZone, deleteZone, getZone, listZones, updateZone } from '../../../services/zones.js';
 import { templateIdParam } from '../templates/routes.js';
@@ -97,13 +98,15 @@ export const zoneRoutes = [
         .describe('Applied in the creation change set (on_conflict skip).'),
       records: z.array(recordInputSchema).max(1000).optional(),
     }),
-    errors: ['zone_protected', 'reverse_zone_managed', 'zone_exists', 'zone_overlap', 'quota_exceeded', 'backend_capacity_exhausted', 'not_implemented'],
+    errors: ['zone_protected', 'reverse_zone_managed', 'zone_exists', 'zone_overlap', 'quota_exceeded', 'backend_capacity_exhausted', 'not_implemented', 'feature_disabled'],
     responses: { 201: { description: 'Created', schema: zoneSchema, headers: ['Location', 'ETag', 'Idempotent-Replayed'] } },
     handler: async (input) => {
       const { body, services } = input;
       if (body.dnssec) throw new DomainError('not_implemented', { reason: 'DNSSEC cannot be enabled at creation yet.' });
       const ctx = writeContext(input);
       const template = body.template;
+      // A template at creation is gated like apply-template (feature `templates`, whole chain).
+      if (template && !hasFeature(input.actor.actingChain, 'templates')) throw new DomainError('feature_disabled', { feature: 'templates' });
       const zone = await createZone(
         ctx,
         services.config,
