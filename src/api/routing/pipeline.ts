@@ -145,7 +145,7 @@ export function routeMiddleware(route: RouteSpec, services: Services, metrics: M
     await readBody(ctx, route);
     const params = route.params ? parseOrThrow(route.params, ctx.params, 'path') : {};
     const query = parseOrThrow(route.query ?? NO_QUERY, { ...ctx.query }, 'query');
-    const body = route.body ? parseOrThrow(route.body, (ctx.request as { body?: unknown }).body ?? {}, 'body') : undefined;
+    const body = route.body ? parseOrThrow(route.body, (ctx.request as { body?: unknown }).body ?? {}, 'body', route.upload ? [route.upload.bodyField] : []) : undefined;
     const request = requestMeta(ctx);
     const input = { params, query, body, actor, services, request };
 

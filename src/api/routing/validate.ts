@@ -24,32 +24,45 @@ export function issuesToFieldErrors(issues: z.core.$ZodIssue[], location: FieldE
   return out;
 }
 
-/** PostgreSQL text and jsonb cannot hold U+0000, so no input string (or key) may contain it. */
-function nulCharacterErrors(value: unknown, location: FieldError['in'], segments: string[] = [], out: FieldError[] = []): FieldError[] {
-  const add = (at: string[]) =>
+/**
+ * PostgreSQL text and jsonb cannot hold U+0000, so no input string (or key) may contain it. In a
+ * top-level field holding a file's text (`textFields`: an imported zone file) the error names the
+ * line of the first one.
+ */
+function nulCharacterErrors(
+  value: unknown,
+  location: FieldError['in'],
+  segments: string[] = [],
+  out: FieldError[] = [],
+  textFields: readonly string[] = [],
+): FieldError[] {
+  const add = (at: string[], line?: number) =>
     out.push({
       ...(location && location !== 'body' ? { in: location } : {}),
       pointer: `/${at.join('/')}`.replace(/\/$/, '') || '',
+      ...(line !== undefined ? { line } : {}),
       code: 'invalid_character',
       detail: 'The value contains the character U+0000, which is not allowed.',
     });
   if (typeof value === 'string') {
-    if (value.includes('\u0000')) add(segments);
+    const nul = value.indexOf('\u0000');
+    const isText = segments.length === 1 && textFields.includes(segments[0]!);
+    if (nul >= 0) add(segments, isText ? value.slice(0, nul).split('\n').length : undefined);
   } else if (Array.isArray(value)) {
-    value.forEach((item, i) => nulCharacterErrors(item, location, [...segments, String(i)], out));
+    value.forEach((item, i) => nulCharacterErrors(item, location, [...segments, String(i)], out, textFields));
   } else if (value !== null && typeof value === 'object') {
     for (const [key, item] of Object.entries(value)) {
       const at = [...segments, escapePointer(key)];
       if (key.includes('\u0000')) add(at);
-      else nulCharacterErrors(item, location, at, out);
+      else nulCharacterErrors(item, location, at, out, textFields);
     }
   }
   return out;
 }
 
-export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, location: FieldError['in']): z.output<S> {
+export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, location: FieldError['in'], textFields: readonly string[] = []): z.output<S> {
   const result = schema.safeParse(value);
-  const errors = [...(result.success ? [] : issuesToFieldErrors(result.error.issues, location)), ...nulCharacterErrors(value, location)];
+  const errors = [...(result.success ? [] : issuesToFieldErrors(result.error.issues, location)), ...nulCharacterErrors(value, location, [], [], textFields)];
   if (errors.length) throw new DomainError('validation_failed', {}, errors);
   return result.data as z.output<S>;
 }
