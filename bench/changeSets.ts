@@ -7,11 +7,8 @@
 //   createdb mdns_bench_cs
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/mdns_bench_cs node --import tsx bench/changeSets.ts [seconds-per-run] [repetitions]
 //   dropdb mdns_bench_cs
-import { spawn } from 'node:child_process';
-import fs from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
-import path from 'node:path';
+import { liftRateLimits, startBenchService } from './lib/benchService.js';
 
 const seconds = Number(process.argv[2] ?? 10);
 const repetitions = Number(process.argv[3] ?? 7);
@@ -21,36 +18,9 @@ if (!databaseUrl) throw new Error('Set DATABASE_URL to a scratch database (see t
 const dbName = new URL(databaseUrl).pathname.slice(1);
 if (['postgres', 'test', 'template0', 'template1', ''].includes(dbName)) throw new Error(`Refusing to seed the lab into "${dbName}": use a scratch database.`);
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-
-const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'mdns-bench-cs-'));
-const port = await freePort();
-const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-  env: { ...process.env, DATA_DIR: dataDir, HTTP_PORT: String(port), DNS_PORT: String(await freePort()), LOG_LEVEL: 'warn' },
-  stdio: ['ignore', 'ignore', 'inherit'],
-});
-const base = `http://127.0.0.1:${port}`;
-for (let i = 0; ; i++) {
-  if (await fetch(`${base}/healthz`).then((r) => r.ok, () => false)) break;
-  if (i > 600) throw new Error('service did not become healthy');
-  await new Promise((r) => setTimeout(r, 200));
-}
-const tokens = JSON.parse(await fs.readFile(path.join(dataDir, 'lab-tokens.json'), 'utf8'));
-// Lift the limits so the benchmark measures the write path, not the 429 path.
-for (const id of [tokens.tenants.reseller, ...tokens.tenants.customers]) {
-  const r = await fetch(`${base}/api/v1/tenants/${id}`, {
-    method: 'PATCH',
-    headers: { authorization: `Bearer ${tokens.platform}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ limits: { api_rate_limit_per_minute: 1_000_000 } }),
-  });
-  if (r.status !== 200) throw new Error(`raising limits failed: ${r.status}`);
-}
+const service = await startBenchService({ env: { LOG_LEVEL: 'warn' } });
+const { base, tokens } = service;
+await liftRateLimits(service);
 
 const headers = { authorization: `Bearer ${tokens.customers[0]}`, 'content-type': 'application/json' };
 async function call(method: string, url: string, body?: unknown): Promise<{ status: number; body: any; ms: number }> {
@@ -152,6 +122,4 @@ console.log(`| seeding: 1000 creates into 0…9,000 records | ${seeding.length} 
 console.log(`\n(b) POST /zones/{zone}/records (one A record each), ${seconds} s per run`);
 console.log('| zones | concurrent clients | requests/s | p50 ms | p99 ms | non-201 |\n|---|---|---|---|---|---|');
 console.log(rows.join('\n'));
-child.kill('SIGTERM');
-await new Promise((r) => child.on('exit', r));
-await fs.rm(dataDir, { recursive: true, force: true });
+await service.stop();

@@ -4,35 +4,15 @@
 //   createdb mdns_bench_wrk
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/mdns_bench_wrk node --import tsx bench/recordWritesWrk.ts [seconds]
 //   dropdb mdns_bench_wrk
-import { execFileSync, spawn } from 'node:child_process';
-import fs from 'node:fs/promises';
-import net from 'node:net';
+import { execFileSync } from 'node:child_process';
 import os from 'node:os';
-import path from 'node:path';
+import { startBenchService } from './lib/benchService.js';
 
 const seconds = Number(process.argv[2] ?? 10);
 const url = process.env.DATABASE_URL ?? '';
 if (/\/(postgres|test)$/.test(url)) throw new Error('DATABASE_URL must name a scratch database');
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-
-const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'mdns-bench-wrk-'));
-const port = await freePort();
-const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-  env: { ...process.env, DATA_DIR: dataDir, HTTP_PORT: String(port), EMBEDDED_PG_PORT: String(await freePort()), LOG_LEVEL: 'info' },
-  stdio: ['ignore', 'ignore', 'inherit'],
-});
-const base = `http://127.0.0.1:${port}`;
-for (let i = 0; !(await fetch(`${base}/healthz`).then((r) => r.ok, () => false)); i++) {
-  if (i > 600) throw new Error('service did not become healthy');
-  await new Promise((r) => setTimeout(r, 200));
-}
-const tokens = JSON.parse(await fs.readFile(path.join(dataDir, 'lab-tokens.json'), 'utf8'));
+const service = await startBenchService();
+const { base, tokens } = service;
 const api = async (method: string, p: string, token: string, body?: unknown) => {
   const r = await fetch(`${base}/api/v1${p}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
   if (r.status >= 300) throw new Error(`${method} ${p}: ${r.status} ${await r.text()}`);
@@ -59,6 +39,4 @@ for (const [label, list] of [['10 zones', zones], ['one zone', zones.slice(0, 1)
 console.log(`\n${new Date().toISOString()}, ${os.cpus().length} × ${os.cpus()[0]?.model}, wrk 2 threads, ${seconds} s per run`);
 console.log('| zones | connections | requests/s | p50 | p99 | non-2xx |\n|---|---|---|---|---|---|');
 console.log(rows.join('\n'));
-child.kill('SIGTERM');
-await new Promise((r) => child.on('exit', r));
-await fs.rm(dataDir, { recursive: true, force: true });
+await service.stop();
