@@ -5,7 +5,7 @@ import { auditRow, recordAudit } from '../db/repositories/auditLog.js';
 import { type ChangeSetRow, type DnsRecord, nameSortKey, type RecordRow, recordToDomain, type Zone } from '../db/repositories/zoneRows.js';
 import { paginate } from '../db/paginate.js';
 import type { ScopedDb } from '../db/tenantScope.js';
-import { type ChangeItem, type ChangeSetPlan, type PlannedRecord, planChangeSet, referencesOf } from '../domain/changeSets/planChangeSet.js';
+import { type ChangeItem, type ChangeSetPlan, changeSetItem, type LocateItem, type PlannedRecord, planChangeSet, referencesOf } from '../domain/changeSets/planChangeSet.js';
 import { DomainError, type FieldError, notFound } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import type { ChangeSetKind, ChangeSetState } from '../domain/publication.js';
@@ -144,7 +144,7 @@ function preconditionErrors(
   existing: DnsRecord[],
   request: ChangeSetRequest,
   etags: EtagCheck,
-  itemPointer: (i: number) => string,
+  locate: LocateItem,
 ): FieldError[] {
   const errors: FieldError[] = [];
   if (request.zone_if_match && request.zone_if_match !== etags.zone(zone)) {
@@ -155,7 +155,7 @@ function preconditionErrors(
     if ((item.op === 'update' || item.op === 'delete') && item.if_match) {
       const current = byId.get(item.id);
       if (current && etags.record(current) !== item.if_match) {
-        errors.push({ pointer: `${itemPointer(index)}/if_match`, index, code: 'etag_mismatch', detail: `The record's current ETag is ${etags.record(current)}.` });
+        errors.push({ ...locate(index, '/if_match'), code: 'etag_mismatch', detail: `The record's current ETag is ${etags.record(current)}.` });
       }
     }
   });
@@ -227,7 +227,7 @@ export async function applyChangeSet(
   options: {
     kind: ChangeSetKind;
     etags: EtagCheck;
-    itemPointer?: (i: number) => string;
+    locate?: LocateItem;
     /** Store under this change set instead of a new one (a zone's initial records). */
     within?: ChangeSet;
     /** A write that changes nothing stores no change set (a no-op PATCH), like zone settings. */
@@ -235,7 +235,7 @@ export async function applyChangeSet(
   },
 ): Promise<{ changeSet: ChangeSet | null; plan: ChangeSetPlan; storedAt?: Date }> {
   if (zone.status === 'deleting') throw new DomainError('conflict', { reason: `The zone ${zone.name} is being deleted.` });
-  const itemPointer = options.itemPointer ?? ((i: number) => `/changes/${i}`);
+  const locate = options.locate ?? changeSetItem;
   const refs = referencesOf(request.changes, zone);
   // The names of the records named by id, then every record at those names and at the names the
   // items give: an update there (data or ttl only) is checked for duplicates and aligns the
@@ -250,10 +250,10 @@ export async function applyChangeSet(
   const existing: DnsRecord[] = names.length
     ? ((await recordsQuery(ctx.scoped).where('r.zone_id', zone.id).whereRaw('r.name = any(?::text[])', [names])) as RecordRow[]).map(recordToDomain)
     : [];
-  const unmet = preconditionErrors(zone, existing, request, options.etags, itemPointer);
+  const unmet = preconditionErrors(zone, existing, request, options.etags, locate);
   if (unmet.length) throw new DomainError('precondition_failed', {}, unmet);
 
-  const plan = planChangeSet({ zone, existing: existing.map(toPlanned), items: request.changes, newId: () => newId('rec'), itemPointer });
+  const plan = planChangeSet({ zone, existing: existing.map(toPlanned), items: request.changes, newId: () => newId('rec'), locate });
   const growth = plan.created.length - plan.deleted.length;
   if (growth > 0) {
     if (zone.recordCount + growth > MAX_RECORDS_PER_ZONE) {

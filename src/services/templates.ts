@@ -242,11 +242,10 @@ export async function templateChangeItems(
 
 export async function applyTemplate(ctx: WriteContext, zone: Zone, request: ApplyTemplateRequest, etags: EtagCheck) {
   const { template, items } = await templateChangeItems(ctx.scoped, ctx.actor, zone, request);
-  try {
-    return await applyChangeSet(ctx, zone, { changes: items, dry_run: request.dry_run, comment: `template ${template.id}` }, { kind: 'template', etags });
-  } catch (e) {
-    // The items are the template's, not the request's: point at the template.
-    if (!(e instanceof DomainError) || e.errors.length === 0) throw e;
-    throw new DomainError(e.code, e.params, e.errors.map(({ index: _i, ...err }) => ({ ...err, pointer: '/template_id' })), e.headers);
-  }
+  // The items are the template's, not the request's: their problems point at the template.
+  return applyChangeSet(ctx, zone, { changes: items, dry_run: request.dry_run, comment: `template ${template.id}` }, {
+    kind: 'template',
+    etags,
+    locate: () => ({ pointer: '/template_id' }),
+  });
 }

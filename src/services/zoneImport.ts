@@ -136,24 +136,12 @@ export async function zoneFileChangeItems(scoped: ScopedDb, zone: Zone, zonefile
 
 export async function importZoneFile(ctx: WriteContext, zone: Zone, request: ImportRequest, etags: EtagCheck): Promise<ImportResult> {
   const { items, itemLines, skipped, unchanged } = await zoneFileChangeItems(ctx.scoped, zone, request.zonefile, request.mode);
-  try {
-    const { changeSet, plan } = await applyChangeSet(
-      ctx,
-      zone,
-      { changes: items, dry_run: request.dryRun, comment: `zone file import (${request.mode})` },
-      { kind: 'import', etags },
-    );
-    return { changeSet, plan, skipped, unchanged };
-  } catch (e) {
-    // Engine errors name items; the user knows lines.
-    if (e instanceof DomainError && e.errors.length) {
-      throw new DomainError(
-        e.code,
-        e.params,
-        e.errors.map(({ index, pointer: _p, ...rest }) => ({ ...rest, pointer: '/zonefile', ...(index !== undefined && itemLines[index] ? { line: itemLines[index] } : {}) })),
-        e.headers,
-      );
-    }
-    throw e;
-  }
+  // Items come from the file: their problems are told by line.
+  const { changeSet, plan } = await applyChangeSet(
+    ctx,
+    zone,
+    { changes: items, dry_run: request.dryRun, comment: `zone file import (${request.mode})` },
+    { kind: 'import', etags, locate: (i) => ({ pointer: '/zonefile', ...(itemLines[i] ? { line: itemLines[i] } : {}) }) },
+  );
+  return { changeSet, plan, skipped, unchanged };
 }

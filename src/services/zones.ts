@@ -6,7 +6,7 @@ import { recordAudit } from '../db/repositories/auditLog.js';
 import { type DnsRecord, nameSortKey, type RecordRow, recordToDomain, type Zone, type ZoneRow, zoneToDomain } from '../db/repositories/zoneRows.js';
 import { paginate, type SortKey } from '../db/paginate.js';
 import type { ScopedDb } from '../db/tenantScope.js';
-import type { ChangeItem } from '../domain/changeSets/planChangeSet.js';
+import type { ChangeItem, LocateItem } from '../domain/changeSets/planChangeSet.js';
 import { DomainError, notFound } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import type { ChangeSetState } from '../domain/publication.js';
@@ -192,15 +192,11 @@ export async function createZone(
   const records = input.records ?? [];
   const changes = [...records, ...((await moreItems?.(zone)) ?? [])];
   if (changes.length) {
-    const itemPointer = (i: number) => (i < records.length ? `/records/${i}` : '/template');
-    try {
-      await applyChangeSet(ctx, zone, { changes }, { kind: 'zone_create', etags, itemPointer, within: changeSet });
-    } catch (e) {
-      // The items are record inputs themselves: /records/1/data/address, not /records/1/record/data/address.
-      if (!(e instanceof DomainError) || e.errors.length === 0) throw e;
-      const errors = e.errors.map((err) => ({ ...err, pointer: err.pointer.replace(/^(\/records\/\d+)\/record(?=\/|$)/, '$1').replace(/^\/template\/.*$/, '/template') }));
-      throw new DomainError(e.code, e.params, errors, e.headers);
-    }
+    // The initial items are record inputs themselves (/records/1/data/address); a template's
+    // problems point at the template.
+    const locate: LocateItem = (i, inner) =>
+      i < records.length ? { pointer: `/records/${i}${inner.replace(/^\/record(?=\/|$)/, '')}`, index: i } : { pointer: '/template' };
+    await applyChangeSet(ctx, zone, { changes }, { kind: 'zone_create', etags, locate, within: changeSet });
   }
   await recordAudit(ctx.trx, ctx.actor, now, { action: 'zone.created', targetType: 'zone', targetId: id, details: { name } });
   return getZone(ctx.scoped, config, name);

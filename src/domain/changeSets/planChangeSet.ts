@@ -40,6 +40,15 @@ export type ChangeItem =
   | { op: 'delete'; id: string; if_match?: string }
   | { op: 'replace_rrset'; name: string; type: string; ttl?: number | null; records: unknown[] };
 
+/**
+ * Where the problem of item `index` is, given its pointer within the item (`/record/data/address`).
+ * Single-record writes, zone creation, imports and templates word the request differently.
+ */
+export type LocateItem = (index: number, inner: string) => Pick<FieldError, 'pointer' | 'index' | 'line' | 'in'>;
+
+/** Items of a change-set request body. */
+export const changeSetItem: LocateItem = (index, inner) => ({ pointer: `/changes/${index}${inner}`, index });
+
 export interface ItemResult {
   index: number;
   op: ChangeItem['op'];
@@ -104,11 +113,11 @@ export function planChangeSet(input: {
   existing: PlannedRecord[];
   items: ChangeItem[];
   newId: () => string;
-  /** Pointer prefix of item i in the request body. */
-  itemPointer?: (index: number) => string;
+  /** Where an item's problem is in the request (default: `/changes/<i>` + the item's pointer). */
+  locate?: LocateItem;
 }): ChangeSetPlan {
   const { zone, items } = input;
-  const at = input.itemPointer ?? ((i: number) => `/changes/${i}`);
+  const locate = input.locate ?? changeSetItem;
   const errors: FieldError[] = [];
   const readonly: FieldError[] = [];
   const warnings: Warning[] = [];
@@ -152,10 +161,10 @@ export function planChangeSet(input: {
   /** Which items touched a name, to attribute invariant violations. */
   const touchedBy = new Map<string, number[]>();
   /** Explicit TTLs per RRset: the RRset is aligned to it (RFC 2181 §5.2). */
-  const explicitTtl = new Map<string, { ttl: number | null; index: number; pointer: string }>();
+  const explicitTtl = new Map<string, { ttl: number | null; index: number }>();
 
   const fail = (index: number, pointer: string, code: string, detail: string) =>
-    errors.push({ pointer: `${at(index)}${pointer}`, index, code, detail });
+    errors.push({ ...locate(index, pointer), code, detail });
   const touch = (name: string, index: number) => {
     const indexes = touchedBy.get(name);
     if (indexes) indexes.push(index);
@@ -170,7 +179,7 @@ export function planChangeSet(input: {
     if (prior && prior.ttl !== ttl) {
       fail(index, pointer, 'rrset_ttl_conflict', `Item ${prior.index} sets the TTL of ${name} ${type} to ${prior.ttl}; one RRset has one TTL (RFC 2181 §5.2).`);
     }
-    explicitTtl.set(k, { ttl, index, pointer: `${at(index)}${pointer}` });
+    explicitTtl.set(k, { ttl, index });
   };
   const owner = (raw: string, index: number, pointer: string): string | null => {
     try {
@@ -219,7 +228,7 @@ export function planChangeSet(input: {
   });
   const systemGuard = (rec: Working, index: number, pointer: string) => {
     if (!rec.system) return false;
-    readonly.push({ pointer: `${at(index)}${pointer}`, index, code: 'record_readonly', detail: `${rec.name} ${rec.type} is managed by the service.` });
+    readonly.push({ ...locate(index, pointer), code: 'record_readonly', detail: `${rec.name} ${rec.type} is managed by the service.` });
     return true;
   };
 

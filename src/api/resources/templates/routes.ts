@@ -5,7 +5,7 @@ import { getZone } from '../../../services/zones.js';
 import { listEnvelope } from '../../pagination.js';
 import { defineRoute, writeContext } from '../../routing/route.js';
 import { iso, timestamp } from '../common.js';
-import { changeSetSchema, dryRunSchema, etagsFor, presentChangeSet, presentDryRun } from '../zones/presenter.js';
+import { changeSetCreated, changeSetSchema, dryRunSchema, etagsFor, presentDryRun } from '../zones/presenter.js';
 import { ttlSchema, zoneParam } from '../zones/schemas.js';
 
 const TAG = 'Templates';
@@ -162,11 +162,7 @@ export const templateRoutes = [
       const zone = await getZone(input.scoped, services.config, input.params.zone, input.trx);
       const { changeSet, plan } = await applyTemplate(writeContext(input), zone, input.body, etagsFor(services.config));
       if (!changeSet) return { status: 200, body: presentDryRun(plan) };
-      return {
-        status: 201,
-        body: { ...presentChangeSet(changeSet), warnings: plan.warnings },
-        headers: { Location: `/api/v1/zones/${zone.name}/changesets/${changeSet.id}` },
-      };
+      return changeSetCreated(zone, changeSet, plan);
     },
   }),
 ];

@@ -4,7 +4,7 @@ import { getZone } from '../../../services/zones.js';
 import { listEnvelope, listResult, pageRequest } from '../../pagination.js';
 import { defineRoute, writeContext } from '../../routing/route.js';
 import { pageQuery } from '../common.js';
-import { changeSetSchema, dryRunSchema, etagsFor, presentChangeSet, presentDryRun } from './presenter.js';
+import { changeSetCreated, changeSetSchema, dryRunSchema, etagsFor, presentChangeSet, presentDryRun } from './presenter.js';
 import { changeSetIdParam, changeSetRequestSchema, stateFilter, zoneParam } from './schemas.js';
 
 const TAG = 'Change sets';
@@ -55,11 +55,7 @@ export const changeSetRoutes = [
       const zone = await getZone(input.scoped, services.config, input.params.zone, input.trx);
       const { changeSet, plan } = await applyChangeSet(writeContext(input), zone, input.body, { kind: 'records', etags: etagsFor(services.config) });
       if (!changeSet) return { status: 200, body: presentDryRun(plan) };
-      return {
-        status: 201,
-        body: { ...presentChangeSet(changeSet), warnings: plan.warnings },
-        headers: { Location: `/api/v1/zones/${zone.name}/changesets/${changeSet.id}` },
-      };
+      return changeSetCreated(zone, changeSet, plan);
     },
   }),
   defineRoute({

@@ -137,6 +137,13 @@ export const presentDryRun = (plan: ChangeSetPlan) => ({
   warnings: plan.warnings,
 });
 
+/** The answer to a write that produced a change set: 201, the change set and its warnings. */
+export const changeSetCreated = (zone: Zone, changeSet: ChangeSet, plan: ChangeSetPlan) => ({
+  status: 201,
+  body: { ...presentChangeSet(changeSet), warnings: plan.warnings },
+  headers: { Location: `/api/v1/zones/${zone.name}/changesets/${changeSet.id}` },
+});
+
 /** The ETags clients see, for the write path's If-Match checks. */
 export const etagsFor = (config: Config): EtagCheck => ({
   zone: (z) => etagOf(presentZone(z, config)),

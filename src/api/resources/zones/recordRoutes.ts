@@ -3,18 +3,29 @@ import { NameError, normalizeOwner } from '../../../domain/names.js';
 import { DomainError } from '../../../domain/errors.js';
 import { CHANGESET_STATES } from '../../../domain/publication.js';
 import { RECORD_TYPES } from '../../../domain/records/types.js';
+import type { Zone } from '../../../db/repositories/zoneRows.js';
+import type { ChangeItem } from '../../../domain/changeSets/planChangeSet.js';
 import { applyChangeSet, createdRecord, getRecord } from '../../../services/changeSets.js';
 import { getZone, listRecords } from '../../../services/zones.js';
 import { listEnvelope, listResult, pageRequest } from '../../pagination.js';
-import { defineRoute, writeContext } from '../../routing/route.js';
+import { defineRoute, type HandlerInput, writeContext } from '../../routing/route.js';
 import { booleanParam, repeatable } from '../../routing/validate.js';
 import { pageQuery } from '../common.js';
 import { changeSetSchema, etagsFor, presentChangeSet, presentRecord, recordSchema } from './presenter.js';
-import { asSingleRecordWrite, recordIdParam, recordInputSchema, recordPatchSchema, zoneParam } from './schemas.js';
+import { singleRecordItem, recordIdParam, recordInputSchema, recordPatchSchema, zoneParam } from './schemas.js';
 
 const TAG = 'Records';
 const zoneParams = z.strictObject({ zone: zoneParam });
 const recordParams = z.strictObject({ zone: zoneParam, record: recordIdParam });
+
+type WriteInput = HandlerInput<unknown, unknown, unknown>;
+
+/** A single-record write: a change set of one item, its problems located in the record body. */
+const applyOne = (input: WriteInput, zone: Zone, item: ChangeItem, options: { skipWhenUnchanged?: boolean } = {}) =>
+  applyChangeSet(writeContext(input), zone, { changes: [item] }, { kind: 'records', etags: etagsFor(input.services.config), locate: singleRecordItem, ...options });
+
+/** The If-Match header as the item's precondition. */
+const ifMatchOf = (input: WriteInput) => (input.request.ifMatch ? { if_match: input.request.ifMatch } : {});
 
 export const recordRoutes = [
   defineRoute({
@@ -74,9 +85,7 @@ export const recordRoutes = [
     handler: async (input) => {
       const { services } = input;
       const zone = await getZone(input.scoped, services.config, input.params.zone, input.trx);
-      const { plan, changeSet, storedAt } = await asSingleRecordWrite(() =>
-        applyChangeSet(writeContext(input), zone, { changes: [{ op: 'create', record: input.body }] }, { kind: 'records', etags: etagsFor(services.config) }),
-      );
+      const { plan, changeSet, storedAt } = await applyOne(input, zone, { op: 'create', record: input.body });
       const record = createdRecord(zone, plan.created[0]!, changeSet!, storedAt!);
       return { status: 201, body: presentRecord(record), etag: true, headers: { Location: `/api/v1/zones/${zone.name}/records/${record.id}` } };
     },
@@ -112,14 +121,7 @@ export const recordRoutes = [
       const zone = await getZone(input.scoped, services.config, input.params.zone, input.trx);
       const id = input.params.record;
       await getRecord(input.scoped, zone, id);
-      await asSingleRecordWrite(() =>
-        applyChangeSet(
-          writeContext(input),
-          zone,
-          { changes: [{ op: 'update', id, record: input.body, ...(input.request.ifMatch ? { if_match: input.request.ifMatch } : {}) }] },
-          { kind: 'records', etags: etagsFor(services.config), skipWhenUnchanged: true },
-        ),
-      );
+      await applyOne(input, zone, { op: 'update', id, record: input.body, ...ifMatchOf(input) }, { skipWhenUnchanged: true });
       return { status: 200, body: presentRecord(await getRecord(input.scoped, zone, id)), etag: true };
     },
   }),
@@ -139,14 +141,7 @@ export const recordRoutes = [
       const zone = await getZone(input.scoped, services.config, input.params.zone, input.trx);
       const id = input.params.record;
       await getRecord(input.scoped, zone, id);
-      const { changeSet } = await asSingleRecordWrite(() =>
-        applyChangeSet(
-          writeContext(input),
-          zone,
-          { changes: [{ op: 'delete', id, ...(input.request.ifMatch ? { if_match: input.request.ifMatch } : {}) }] },
-          { kind: 'records', etags: etagsFor(services.config) },
-        ),
-      );
+      const { changeSet } = await applyOne(input, zone, { op: 'delete', id, ...ifMatchOf(input) });
       return { status: 202, body: presentChangeSet(changeSet!), headers: { Location: `/api/v1/zones/${zone.name}/changesets/${changeSet!.id}` } };
     },
   }),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DomainError, type FieldError } from '../../../domain/errors.js';
+import type { LocateItem } from '../../../domain/changeSets/planChangeSet.js';
 import { TTL_BOUNDS } from '../../../domain/records/ttl.js';
 import { CHANGESET_STATES } from '../../../domain/publication.js';
 import { repeatable } from '../../routing/validate.js';
@@ -55,18 +55,11 @@ export const changeSetRequestSchema = z.strictObject({
 
 /**
  * Single-record endpoints are change sets of one item; their problems point into the record
- * body itself (`/data/address`, not `/changes/0/record/data/address`) and If-Match is a header.
+ * body itself (`/data/address`, not `/changes/0/record/data/address`), If-Match is a header and
+ * the record id a path segment.
  */
-export async function asSingleRecordWrite<T>(run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (e) {
-    if (!(e instanceof DomainError) || e.errors.length === 0) throw e;
-    const errors: FieldError[] = e.errors.map(({ index: _index, ...err }) => {
-      if (err.pointer.endsWith('/if_match')) return { ...err, in: 'header' as const, pointer: '/If-Match' };
-      const pointer = err.pointer.replace(/^\/changes\/0/, '').replace(/^\/record/, '');
-      return { ...err, pointer: pointer === '/id' ? '' : pointer, ...(pointer === '/id' ? { in: 'path' as const } : {}) };
-    });
-    throw new DomainError(e.code, e.params, errors, e.headers);
-  }
-}
+export const singleRecordItem: LocateItem = (_index, inner) => {
+  if (inner === '/if_match') return { in: 'header', pointer: '/If-Match' };
+  if (inner === '/id') return { in: 'path', pointer: '' };
+  return { pointer: inner.replace(/^\/record(?=\/|$)/, '') };
+};
