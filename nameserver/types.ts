@@ -1,0 +1,85 @@
+// The vocabulary every part of the nameserver shares: numeric codes from the IANA DNS registries
+// and the shapes a zone is handed in. Names everywhere are absolute, lower case, without the
+// trailing dot, '' for the root ("example.com", "www.example.com").
+
+export const TYPE = {
+  A: 1,
+  NS: 2,
+  CNAME: 5,
+  SOA: 6,
+  PTR: 12,
+  MX: 15,
+  TXT: 16,
+  AAAA: 28,
+  SRV: 33,
+  OPT: 41,
+  DS: 43,
+  RRSIG: 46,
+  NSEC: 47,
+  DNSKEY: 48,
+  NSEC3: 50,
+  NSEC3PARAM: 51,
+  TLSA: 52,
+  CDS: 59,
+  CDNSKEY: 60,
+  TSIG: 250,
+  IXFR: 251,
+  AXFR: 252,
+  ANY: 255,
+  CAA: 257,
+} as const;
+
+export const CLASS = { IN: 1, CH: 3, NONE: 254, ANY: 255 } as const;
+
+export const OPCODE = { QUERY: 0, IQUERY: 1, STATUS: 2, NOTIFY: 4, UPDATE: 5 } as const;
+
+/** RCODE values; above 15 they need EDNS (the upper 8 bits travel in the OPT record). */
+export const RCODE = {
+  NOERROR: 0,
+  FORMERR: 1,
+  SERVFAIL: 2,
+  NXDOMAIN: 3,
+  NOTIMP: 4,
+  REFUSED: 5,
+  NOTAUTH: 9,
+  NOTZONE: 10,
+  BADVERS: 16,
+  BADSIG: 16,
+  BADKEY: 17,
+  BADTIME: 18,
+} as const;
+
+/** One resource record as a zone holds it: RDATA already in (uncompressed) wire form. */
+export interface ZoneRecord {
+  name: string;
+  type: number;
+  ttl: number;
+  rdata: Buffer;
+}
+
+/** Records sharing owner, type and class; one TTL (RFC 2181 §5.2). */
+export interface RRset {
+  /** Owner as it goes on the wire (for wildcard answers: the query name). */
+  name: string;
+  type: number;
+  ttl: number;
+  rdatas: Buffer[];
+}
+
+/** What the answer logic decides, before any encoding. */
+export interface Answer {
+  rcode: number;
+  /** Authoritative answer; clear on referrals. */
+  aa: boolean;
+  answer: RRset[];
+  authority: RRset[];
+  additional: RRset[];
+}
+
+/** One published version step of a zone: what IXFR sends and what a loaded snapshot applies. */
+export interface ZoneDiff {
+  fromSerial: number;
+  toSerial: number;
+  removed: ZoneRecord[];
+  added: ZoneRecord[];
+}
