@@ -1,0 +1,424 @@
+// A zone as the nameserver answers from it: an immutable snapshot, built once from records or
+// derived from the previous snapshot and one diff, and swapped into the zone store in one step.
+//
+// Shape: one node per name that exists, in a persistent hash map (./persistentMap.ts) keyed by the
+// owner name. A node holds its RRsets (RDATA as given, targets decoded here so that no query decodes
+// RDATA) and the number of names with data below it. That count is what makes empty non-terminals
+// exist (RFC 8020, RFC 4592 §2.2.2): a name with no data stays in the map while something below it
+// holds data, and each change adjusts the counts along one path to the apex. Delegation points (NS
+// below the apex) are also kept in a set of their own: it is small, so the lookup can check every
+// ancestor of a query name against it and then fetch the name itself with one lookup in the large
+// map. NSEC3 records (and their RRSIGs) live in a third map: their hashed owner names are not names
+// of the zone's tree (RFC 5155 §7.1) and must not turn NXDOMAIN into NODATA.
+//
+// Because the maps share structure between versions, applyZoneDiff copies only the paths it
+// touches: a snapshot that is answering queries is never changed, and a one-record change costs
+// the same in a zone of a million records as in one of a hundred.
+import { TYPE, type RRset, type ZoneDiff, type ZoneRecord } from '../types.js';
+import { rdataTarget } from '../wire/rdata.js';
+import { isAtOrBelow, parentName } from './names.js';
+import { PersistentMap, type MapEditor } from './persistentMap.js';
+import { RdataError, soaCounters, type SoaCounters, typeCovered } from './rdataFields.js';
+
+/** A zone that cannot be built, or a diff that does not fit the snapshot it is applied to. */
+export class ZoneError extends Error {
+  override readonly name = 'ZoneError';
+}
+
+/**
+ * Sets of a node are keyed by type; RRSIGs by SIGNATURES + the type they cover (RFC 4034 §3.1.1),
+ * because that is how they are looked up: next to the RRset they sign.
+ */
+const SIGNATURES = 0x10000;
+
+/** One RRset of a node, ready to be put into an answer. */
+export interface StoredRRset {
+  /** The RRset's type, or SIGNATURES + covered type for RRSIGs. */
+  readonly key: number;
+  /** Frozen; owner = the node's name; TTL = the lowest of the records' TTLs. */
+  readonly rrset: RRset;
+  /**
+   * Each record's own TTL, beside `rrset.rdatas`, kept so that removing one recomputes the lowest;
+   * null when they are all `rrset.ttl` (the usual case).
+   */
+  readonly ttls: readonly number[] | null;
+  /**
+   * The lower-case name each RDATA points at (NS, CNAME, PTR, MX, SRV; decoded here so that no query
+   * decodes RDATA), null for other types.
+   */
+  readonly targets: readonly (string | null)[] | null;
+}
+
+/** A name that exists in the zone: with data, or an empty non-terminal (no sets, descendants > 0). */
+export interface ZoneNode {
+  readonly name: string;
+  /** Sorted by key: plain types first, then signatures. */
+  readonly sets: readonly StoredRRset[];
+  /** How many names with data lie below this one. */
+  readonly descendants: number;
+}
+
+export function rrsetAt(node: ZoneNode, type: number): StoredRRset | undefined {
+  for (const set of node.sets) if (set.key === type) return set;
+  return undefined;
+}
+
+/** The RRSIGs at `node` that cover `type` (the type the signer signed), if any. */
+export function signaturesAt(node: ZoneNode, type: number): StoredRRset | undefined {
+  return rrsetAt(node, SIGNATURES + type);
+}
+
+export function isSignatureSet(set: StoredRRset): boolean {
+  return set.key >= SIGNATURES;
+}
+
+export interface ZoneSnapshot {
+  readonly origin: string;
+  /** SERIAL of the apex SOA. */
+  readonly serial: number;
+  /** RFC 2308 §5: the TTL of negative answers, min(SOA TTL, SOA MINIMUM). */
+  readonly negativeTtl: number;
+  readonly recordCount: number;
+  /** How many delegation points (names with NS below the apex) the zone holds. */
+  readonly delegationCount: number;
+  readonly apex: ZoneNode;
+  /** The apex SOA RRset. */
+  readonly soa: RRset;
+  /** The apex SOA with the negative TTL: what NXDOMAIN and NODATA answers carry (RFC 2308 §3). */
+  readonly negativeSoa: RRset;
+  /** The node of an existing name of the zone's tree (NSEC3 owners excluded), else undefined. */
+  node(name: string): ZoneNode | undefined;
+  /** True for a delegation point: a name below the apex that holds NS. */
+  isDelegation(name: string): boolean;
+  /** Every record, the SOA first (AXFR order, RFC 5936 §2.2); TTLs are the RRsets' TTLs. */
+  records(): IterableIterator<ZoneRecord>;
+}
+
+/** A snapshot's data: the name tree, the NSEC3 owners apart, the set of delegation points. */
+interface ZoneMaps {
+  readonly names: PersistentMap<ZoneNode>;
+  readonly hashed: PersistentMap<ZoneNode>;
+  readonly cuts: PersistentMap<true>;
+}
+
+class Snapshot implements ZoneSnapshot {
+  readonly serial: number;
+  readonly negativeTtl: number;
+  readonly apex: ZoneNode;
+  readonly soa: RRset;
+  readonly negativeSoa: RRset;
+
+  constructor(
+    readonly origin: string,
+    readonly maps: ZoneMaps,
+    readonly recordCount: number,
+  ) {
+    const apex = maps.names.get(origin);
+    const soa = apex && rrsetAt(apex, TYPE.SOA);
+    if (!apex || !soa) throw new ZoneError(`zone "${origin}" has no SOA at its apex`);
+    if (soa.rrset.rdatas.length !== 1) throw new ZoneError(`zone "${origin}" has ${soa.rrset.rdatas.length} SOA records at its apex; exactly one is required`);
+    const { serial, minimum } = soaCountersOf(origin, soa.rrset.rdatas[0]!);
+    this.apex = apex;
+    this.soa = soa.rrset;
+    this.serial = serial;
+    this.negativeTtl = Math.min(soa.rrset.ttl, minimum);
+    this.negativeSoa = Object.freeze({ ...soa.rrset, ttl: this.negativeTtl });
+    Object.freeze(this);
+  }
+
+  get delegationCount(): number {
+    return this.maps.cuts.size;
+  }
+
+  node(name: string): ZoneNode | undefined {
+    return this.maps.names.get(name);
+  }
+
+  isDelegation(name: string): boolean {
+    return this.maps.cuts.has(name);
+  }
+
+  *records(): IterableIterator<ZoneRecord> {
+    yield { name: this.origin, type: TYPE.SOA, ttl: this.soa.ttl, rdata: this.soa.rdatas[0]! };
+    for (const map of [this.maps.names, this.maps.hashed]) {
+      for (const node of map.values()) {
+        for (const set of node.sets) {
+          if (set.rrset === this.soa) continue;
+          const { name, type, ttl } = set.rrset;
+          for (const rdata of set.rrset.rdatas) yield { name, type, ttl, rdata };
+        }
+      }
+    }
+  }
+}
+
+function soaCountersOf(origin: string, rdata: Buffer): SoaCounters {
+  try {
+    return soaCounters(rdata);
+  } catch (e) {
+    if (e instanceof RdataError) throw new ZoneError(`zone "${origin}": ${e.message}`);
+    throw e;
+  }
+}
+
+/**
+ * Builds the snapshot of the zone at `origin` from its records. Throws ZoneError unless there is
+ * exactly one SOA, at the apex, and every record lies at or below the origin. Records of one RRset
+ * that disagree on the TTL get the lowest (RFC 2181 §5.2 wants one TTL per RRset); duplicate
+ * records count once (RFC 2181 §5).
+ */
+export function buildZoneSnapshot(origin: string, records: readonly ZoneRecord[]): ZoneSnapshot {
+  if (origin !== origin.toLowerCase()) throw new ZoneError(`zone name "${origin}" is not lower case`);
+  const editor = new ZoneEditor(origin, { names: PersistentMap.empty(), hashed: PersistentMap.empty(), cuts: PersistentMap.empty() }, 0);
+  editor.load(records);
+  return editor.done();
+}
+
+/**
+ * The snapshot after one diff: `removed` first, then `added`, as IXFR applies them (RFC 1995 §4),
+ * SOA included — the diff removes the old SOA record and adds the new one. `snapshot` stays
+ * unchanged and keeps answering. Throws ZoneError when the diff starts from another serial, removes
+ * a record the zone does not hold, or does not end at `toSerial`; the caller then rebuilds the zone.
+ */
+export function applyZoneDiff(snapshot: ZoneSnapshot, diff: ZoneDiff): ZoneSnapshot {
+  if (!(snapshot instanceof Snapshot)) throw new TypeError('applyZoneDiff needs a snapshot made by buildZoneSnapshot');
+  if (diff.fromSerial !== snapshot.serial) {
+    throw new ZoneError(`diff from serial ${diff.fromSerial} does not apply to "${snapshot.origin}" at serial ${snapshot.serial}`);
+  }
+  const editor = new ZoneEditor(snapshot.origin, snapshot.maps, snapshot.recordCount);
+  editor.apply(diff.removed, diff.added);
+  const next = editor.done();
+  if (next.serial !== diff.toSerial) {
+    throw new ZoneError(`diff to serial ${diff.toSerial} leaves "${snapshot.origin}" at serial ${next.serial} (the diff must replace the SOA record)`);
+  }
+  return next;
+}
+
+/** What one diff does to one RRset. */
+interface RRsetChange {
+  type: number;
+  remove: Buffer[];
+  add: ZoneRecord[];
+}
+
+/** Changes grouped by owner, then by set key. */
+type Changes = Map<string, Map<number, RRsetChange>>;
+
+const NO_SETS: readonly StoredRRset[] = Object.freeze([]);
+
+/** NSEC3 records and the RRSIGs covering them are kept apart from the name tree. */
+const isHashedKey = (key: number) => key === TYPE.NSEC3 || key === SIGNATURES + TYPE.NSEC3;
+
+/** One batch of changes on top of a snapshot's maps; the snapshot itself is never written. */
+class ZoneEditor {
+  private readonly names: MapEditor<ZoneNode>;
+  private readonly hashed: MapEditor<ZoneNode>;
+  private readonly cuts: MapEditor<true>;
+
+  constructor(
+    private readonly origin: string,
+    maps: ZoneMaps,
+    private recordCount: number,
+  ) {
+    this.names = maps.names.edit();
+    this.hashed = maps.hashed.edit();
+    this.cuts = maps.cuts.edit();
+  }
+
+  /** A whole zone into empty maps: each node is made once, each ancestor's count set once. */
+  load(records: readonly ZoneRecord[]): void {
+    const byOwner = new Map<string, ZoneRecord[]>();
+    const hashedByOwner = new Map<string, ZoneRecord[]>();
+    for (const record of records) {
+      const groups = isHashedKey(this.keyOf(record)) ? hashedByOwner : byOwner;
+      const atOwner = groups.get(record.name);
+      if (atOwner) atOwner.push(record);
+      else groups.set(record.name, [record]);
+    }
+    const below = new Map<string, number>();
+    for (const [owner, atOwner] of byOwner) {
+      const node = this.nodeOf(owner, atOwner);
+      this.names.set(owner, node);
+      if (owner !== this.origin && rrsetAt(node, TYPE.NS)) this.cuts.set(owner, true);
+      for (let ancestor = owner; ancestor !== this.origin; ) {
+        ancestor = parentName(ancestor);
+        below.set(ancestor, (below.get(ancestor) ?? 0) + 1);
+      }
+    }
+    // RFC 8020: every ancestor of a name with data exists, empty non-terminals included.
+    for (const [name, descendants] of below) {
+      const node = this.names.get(name);
+      this.names.set(name, Object.freeze({ name, sets: node?.sets ?? NO_SETS, descendants }));
+    }
+    for (const [owner, atOwner] of hashedByOwner) this.hashed.set(owner, this.nodeOf(owner, atOwner));
+  }
+
+  apply(removed: readonly ZoneRecord[], added: readonly ZoneRecord[]): void {
+    const inTree: Changes = new Map();
+    const inHashed: Changes = new Map();
+    for (const record of removed) this.changeOf(record, inTree, inHashed).remove.push(record.rdata);
+    for (const record of added) this.changeOf(record, inTree, inHashed).add.push(record);
+    for (const [owner, changes] of inTree) this.applyAt(this.names, owner, changes, true);
+    for (const [owner, changes] of inHashed) this.applyAt(this.hashed, owner, changes, false);
+  }
+
+  done(): Snapshot {
+    return new Snapshot(this.origin, { names: this.names.done(), hashed: this.hashed.done(), cuts: this.cuts.done() }, this.recordCount);
+  }
+
+  /** Where a record goes in its owner's node; checks that it belongs to this zone. */
+  private keyOf(record: ZoneRecord): number {
+    const { name, type } = record;
+    if (!isAtOrBelow(name, this.origin)) throw new ZoneError(`${name || '.'} is outside zone "${this.origin}"`);
+    if (name !== name.toLowerCase()) throw new ZoneError(`owner name "${name}" is not lower case`);
+    if (type === TYPE.SOA && name !== this.origin) throw new ZoneError(`SOA at ${name}: only the apex of "${this.origin}" may hold one`);
+    return type === TYPE.RRSIG ? SIGNATURES + this.checked(name, () => typeCovered(record.rdata)) : type;
+  }
+
+  private nodeOf(owner: string, records: readonly ZoneRecord[]): ZoneNode {
+    if (records.length === 1) {
+      // Most names hold one record: no grouping needed.
+      const record = records[0]!;
+      const target = rdataTarget(record.type, record.rdata);
+      const set: StoredRRset = Object.freeze({
+        key: this.keyOf(record),
+        rrset: Object.freeze({ name: owner, type: record.type, ttl: record.ttl, rdatas: Object.freeze([record.rdata]) as Buffer[] }),
+        ttls: null,
+        targets: target === null ? null : Object.freeze([target]),
+      });
+      this.recordCount++;
+      return Object.freeze({ name: owner, sets: Object.freeze([set]), descendants: 0 });
+    }
+    const byKey = new Map<number, ZoneRecord[]>();
+    for (const record of records) {
+      const key = this.keyOf(record);
+      const atKey = byKey.get(key);
+      if (atKey) atKey.push(record);
+      else byKey.set(key, [record]);
+    }
+    const sets: StoredRRset[] = [];
+    for (const [key, atKey] of byKey) {
+      const set = storedRRset(owner, key, atKey[0]!.type, atKey.length === 1 ? [entryOf(atKey[0]!)] : [...withoutDuplicates(atKey.map(entryOf)).values()]);
+      this.recordCount += set.rrset.rdatas.length;
+      sets.push(set);
+    }
+    sets.sort((a, b) => a.key - b.key);
+    return Object.freeze({ name: owner, sets: Object.freeze(sets), descendants: 0 });
+  }
+
+  private changeOf(record: ZoneRecord, inTree: Changes, inHashed: Changes): RRsetChange {
+    const key = this.keyOf(record);
+    const changes = isHashedKey(key) ? inHashed : inTree;
+    let atOwner = changes.get(record.name);
+    if (!atOwner) changes.set(record.name, (atOwner = new Map()));
+    let change = atOwner.get(key);
+    if (!change) atOwner.set(key, (change = { type: record.type, remove: [], add: [] }));
+    return change;
+  }
+
+  private applyAt(map: MapEditor<ZoneNode>, name: string, changes: Map<number, RRsetChange>, inTree: boolean): void {
+    const old = map.get(name);
+    const sets = old ? old.sets.slice() : [];
+    for (const [key, change] of changes) {
+      const at = sets.findIndex((s) => s.key === key);
+      const before = at >= 0 ? sets[at] : undefined;
+      const after = changedRRset(name, key, change, before);
+      this.recordCount += (after?.rrset.rdatas.length ?? 0) - (before?.rrset.rdatas.length ?? 0);
+      if (after && before) sets[at] = after;
+      else if (before) sets.splice(at, 1);
+      else if (after) sets.push(after);
+    }
+    sets.sort((a, b) => a.key - b.key);
+    put(map, name, sets, old?.descendants ?? 0);
+    if (!inTree || name === this.origin) return;
+    const had = (old?.sets.length ?? 0) > 0;
+    if (had !== sets.length > 0) this.countBelowAncestors(name, sets.length > 0 ? 1 : -1);
+    const isCut = sets.some((set) => set.key === TYPE.NS);
+    if (isCut && !this.cuts.has(name)) this.cuts.set(name, true);
+    else if (!isCut && this.cuts.has(name)) this.cuts.delete(name);
+  }
+
+  /** RFC 8020: every ancestor of a name with data exists; keep each ancestor's count up to date. */
+  private countBelowAncestors(name: string, delta: 1 | -1): void {
+    let ancestor = name;
+    do {
+      ancestor = parentName(ancestor);
+      const node = this.names.get(ancestor);
+      put(this.names, ancestor, node?.sets ?? NO_SETS, (node?.descendants ?? 0) + delta);
+    } while (ancestor !== this.origin);
+  }
+
+  private checked<T>(owner: string, read: () => T): T {
+    try {
+      return read();
+    } catch (e) {
+      if (e instanceof RdataError) throw new ZoneError(`${owner || '.'}: ${e.message}`);
+      throw e;
+    }
+  }
+}
+
+function put(map: MapEditor<ZoneNode>, name: string, sets: readonly StoredRRset[], descendants: number): void {
+  if (sets.length === 0 && descendants === 0) map.delete(name);
+  else map.set(name, Object.freeze({ name, sets: Object.freeze(sets), descendants }));
+}
+
+interface Entry {
+  rdata: Buffer;
+  ttl: number;
+  target: string | null;
+}
+
+const entryOf = (record: ZoneRecord): Entry => ({ rdata: record.rdata, ttl: record.ttl, target: rdataTarget(record.type, record.rdata) });
+
+/**
+ * Entries keyed by their RDATA octets, in order of arrival: an RRset holds each record once
+ * (RFC 2181 §5); a duplicate keeps the lower TTL.
+ */
+function withoutDuplicates(entries: Iterable<Entry>, into = new Map<string, Entry>()): Map<string, Entry> {
+  for (const entry of entries) {
+    const id = entry.rdata.toString('latin1');
+    const present = into.get(id);
+    if (present) into.set(id, { ...present, ttl: Math.min(present.ttl, entry.ttl) });
+    else into.set(id, entry);
+  }
+  return into;
+}
+
+/** The RRset after removals, then additions; undefined when nothing is left. */
+function changedRRset(owner: string, key: number, change: RRsetChange, before: StoredRRset | undefined): StoredRRset | undefined {
+  const entries = new Map<string, Entry>();
+  if (before) {
+    before.rrset.rdatas.forEach((rdata, i) => {
+      entries.set(rdata.toString('latin1'), { rdata, ttl: before.ttls?.[i] ?? before.rrset.ttl, target: before.targets?.[i] ?? null });
+    });
+  }
+  for (const rdata of change.remove) {
+    if (!entries.delete(rdata.toString('latin1'))) throw new ZoneError(`${owner || '.'} holds no such type ${change.type} record to remove`);
+  }
+  withoutDuplicates(change.add.map(entryOf), entries);
+  return entries.size === 0 ? undefined : storedRRset(owner, key, change.type, [...entries.values()]);
+}
+
+function storedRRset(owner: string, key: number, type: number, entries: readonly Entry[]): StoredRRset {
+  const rdatas: Buffer[] = [];
+  const ttls: number[] = [];
+  const targets: (string | null)[] = [];
+  let anyTarget = false;
+  let lowest = Infinity;
+  let highest = -Infinity;
+  for (const entry of entries) {
+    rdatas.push(entry.rdata);
+    ttls.push(entry.ttl);
+    targets.push(entry.target);
+    lowest = Math.min(lowest, entry.ttl);
+    highest = Math.max(highest, entry.ttl);
+    anyTarget ||= entry.target !== null;
+  }
+  return Object.freeze({
+    key,
+    rrset: Object.freeze({ name: owner, type, ttl: lowest, rdatas: Object.freeze(rdatas) as Buffer[] }),
+    ttls: lowest === highest ? null : Object.freeze(ttls),
+    targets: anyTarget ? Object.freeze(targets) : null,
+  });
+}

@@ -1,0 +1,102 @@
+// The zones this nameserver serves: the current snapshot per origin, each replaced in one step (a
+// Map assignment), so a query sees either the old version of a zone or the new one, never a mix.
+// Each zone also keeps a short journal of the diffs applied to it, for IXFR.
+import type { ZoneDiff } from '../types.js';
+import { DEFAULT_JOURNAL_LIMITS, type JournalLimits, ZoneJournal } from './journal.js';
+import { parentName } from './names.js';
+import { applyZoneDiff, ZoneError, type ZoneSnapshot } from './snapshot.js';
+
+export interface ZoneStoreOptions {
+  /** Per-zone IXFR journal bounds; default: the last 100 diffs, at most 1 MiB of records. */
+  journal?: Partial<JournalLimits>;
+}
+
+export class ZoneStore {
+  private readonly zones = new Map<string, ZoneSnapshot>();
+  private readonly journals = new Map<string, ZoneJournal>();
+  private readonly journalLimits: JournalLimits;
+  private changes = 0;
+
+  constructor(options: ZoneStoreOptions = {}) {
+    this.journalLimits = { ...DEFAULT_JOURNAL_LIMITS, ...options.journal };
+  }
+
+  /**
+   * Grows by one with every change to any zone. A response cache keeps the generation an entry was
+   * made at and drops the entry when the store's generation differs (or compares snapshot identity,
+   * `find(name)`, for per-zone invalidation).
+   */
+  get generation(): number {
+    return this.changes;
+  }
+
+  get(origin: string): ZoneSnapshot | undefined {
+    return this.zones.get(origin);
+  }
+
+  /**
+   * Serves `snapshot` for its origin from now on. The journal starts over: how a snapshot built
+   * from scratch differs from the one it replaces is not known, so older serials get AXFR.
+   */
+  set(snapshot: ZoneSnapshot): void {
+    this.zones.set(snapshot.origin, snapshot);
+    this.journals.set(snapshot.origin, new ZoneJournal(this.journalLimits));
+    this.changes++;
+  }
+
+  remove(origin: string): boolean {
+    this.journals.delete(origin);
+    const removed = this.zones.delete(origin);
+    if (removed) this.changes++;
+    return removed;
+  }
+
+  /**
+   * The snapshot of the closest enclosing zone of `name` (lower case): with "example.com" and
+   * "sub.example.com" both served, "www.sub.example.com" belongs to the latter.
+   */
+  find(name: string): ZoneSnapshot | undefined {
+    if (this.zones.size === 0) return undefined;
+    for (let at = name; ; at = parentName(at)) {
+      const zone = this.zones.get(at);
+      if (zone) return zone;
+      if (at === '') return undefined;
+    }
+  }
+
+  origins(): string[] {
+    return [...this.zones.keys()];
+  }
+
+  /**
+   * Applies one diff to the zone at `origin` (see applyZoneDiff), serves the result and journals
+   * the diff. Throws ZoneError when the zone is not served or the diff does not fit; the zone then
+   * stays as it was, and the caller loads it whole.
+   */
+  applyDiff(origin: string, diff: ZoneDiff): ZoneSnapshot {
+    const current = this.zones.get(origin);
+    if (!current) throw new ZoneError(`zone "${origin}" is not served`);
+    const next = applyZoneDiff(current, diff);
+    this.zones.set(origin, next);
+    this.journalOf(origin).append(diff);
+    this.changes++;
+    return next;
+  }
+
+  /**
+   * The diffs that take a secondary from `serial` to the served version, oldest first ([] when it
+   * is up to date), or null when the journal does not reach back that far: answer with AXFR.
+   */
+  diffsSince(origin: string, serial: number): ZoneDiff[] | null {
+    const current = this.zones.get(origin);
+    if (!current) return null;
+    if (serial === current.serial) return [];
+    return this.journalOf(origin).since(serial);
+  }
+
+  private journalOf(origin: string): ZoneJournal {
+    let journal = this.journals.get(origin);
+    if (!journal) this.journals.set(origin, (journal = new ZoneJournal(this.journalLimits)));
+    return journal;
+  }
+}

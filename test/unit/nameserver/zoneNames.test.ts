@@ -1,0 +1,35 @@
+// Names in the tree: labels split at unescaped dots only ("\." is part of a label, RFC 1035 §5.1).
+import { describe, expect, it } from 'vitest';
+import { isAtOrBelow, namesBelow, parentName, wildcardBelow } from '../../../nameserver/zone/names.js';
+
+describe('zone names', () => {
+  it.each([
+    ['www.example.com', 'example.com', true],
+    ['example.com', 'example.com', true],
+    ['badexample.com', 'example.com', false],
+    ['com', 'example.com', false],
+    ['a\\.example.com', 'example.com', false], // one label "a.example", then "com"
+    ['a\\\\.example.com', 'example.com', true], // label "a\" (escaped backslash), then example.com
+    ['anything', '', true],
+  ])('%s at or below %s: %s', (name, ancestor, expected) => {
+    expect(isAtOrBelow(name, ancestor)).toBe(expected);
+  });
+
+  it('walks one label up', () => {
+    expect(parentName('www.example.com')).toBe('example.com');
+    expect(parentName('com')).toBe('');
+    expect(parentName('a\\.b.example.com')).toBe('example.com');
+  });
+
+  it('lists the names from below the ancestor down to the name', () => {
+    expect(namesBelow('a.b.example.com', 'example.com')).toEqual(['b.example.com', 'a.b.example.com']);
+    expect(namesBelow('x\\.y.example.com', 'example.com')).toEqual(['x\\.y.example.com']);
+    expect(namesBelow('example.com', 'example.com')).toEqual([]);
+    expect(namesBelow('www.example.com', '')).toEqual(['com', 'example.com', 'www.example.com']);
+  });
+
+  it('names the wildcard below a name (RFC 4592 §2.1.1)', () => {
+    expect(wildcardBelow('example.com')).toBe('*.example.com');
+    expect(wildcardBelow('')).toBe('*');
+  });
+});
