@@ -1,0 +1,226 @@
+// The authoritative nameserver's network side: UDP and TCP listeners on every configured address,
+// all on one port, handing each message to the QueryHandler (server/queryHandler.ts) and sending
+// back what it returns; NOTIFY to secondaries (transfer/notify.ts). Socket errors are logged and
+// never end the process; the handler never throws.
+import dgram from 'node:dgram';
+import net from 'node:net';
+import type { ZoneStore } from './zone/store.js';
+import type { NameserverLogger } from './server/logger.js';
+import { QueryHandler } from './server/queryHandler.js';
+import type { ResponseCacheOptions } from './server/responseCache.js';
+import { copyStats, emptyStats, type ServerStats } from './server/serverStats.js';
+import { TcpConnections } from './server/tcpConnections.js';
+import { notifyTarget, type NotifyOptions, type NotifyResult, type NotifyTarget } from './transfer/notify.js';
+
+export type { NameserverLogger } from './server/logger.js';
+export { QueryHandler, type QueryContext, type Reply, type TransferReply } from './server/queryHandler.js';
+export type { ServerStats } from './server/serverStats.js';
+export type { NotifyResult, NotifyTarget } from './transfer/notify.js';
+
+export interface DnsServerOptions {
+  /** Addresses to listen on, UDP and TCP each ("127.0.0.1", "::1", "0.0.0.0", "::"). */
+  hosts: string[];
+  /** 0: a free port, the same for UDP and TCP on every host. */
+  port: number;
+  store: ZoneStore;
+  maxTcpConnections: number;
+  tcpIdleMs: number;
+  /** CIDR blocks allowed AXFR/IXFR ("127.0.0.1/32", "::1/128"). */
+  transferAllow: string[];
+  /** HMAC-SHA256 keys. When any is set, transfers need a TSIG; NOTIFY is signed with the first. */
+  tsigKeys: { name: string; secret: Buffer }[];
+  logger: NameserverLogger;
+  /** Response cache bounds, or false to disable it. */
+  cache?: ResponseCacheOptions | false;
+  /** NOTIFY retry policy (default 5 tries, first timeout 1 s, doubling). */
+  notify?: NotifyOptions;
+  /** Clock for TSIG (tests). */
+  now?: () => Date;
+}
+
+export interface DnsServer {
+  /** The port bound, UDP and TCP, on every host. */
+  readonly port: number;
+  /** True from start until close() begins. */
+  readonly listening: boolean;
+  /** The message handler the sockets use (for in-process tests). */
+  readonly handler: QueryHandler;
+  /**
+   * RFC 1996 NOTIFY for `origin` at `serial` to each target, retried until acknowledged; resolves
+   * when every target acknowledged or gave up. Never throws.
+   */
+  notifySecondaries(origin: string, serial: number, targets: NotifyTarget[]): Promise<NotifyResult[]>;
+  /** Counters since start. */
+  stats(): ServerStats;
+  /** Stops listening, closes open TCP connections and abandons pending NOTIFY retries. */
+  close(): Promise<void>;
+}
+
+interface Listener {
+  host: string;
+  udp: dgram.Socket;
+  tcp: net.Server;
+}
+
+const BIND_ATTEMPTS = 20;
+/** Larger than the usual 208 KiB default, so that bursts are not dropped by the kernel. */
+const UDP_RECEIVE_BUFFER = 4 * 1024 * 1024;
+
+export async function startDnsServer(options: DnsServerOptions): Promise<DnsServer> {
+  if (options.hosts.length === 0) throw new RangeError('startDnsServer needs at least one host');
+  const { logger } = options;
+  const stats = emptyStats();
+  const handler = new QueryHandler({
+    store: options.store,
+    transferAllow: options.transferAllow,
+    tsigKeys: options.tsigKeys,
+    logger,
+    cache: options.cache,
+    now: options.now,
+    stats,
+  });
+  const connections = new TcpConnections(handler, { maxConnections: options.maxTcpConnections, idleMs: options.tcpIdleMs }, logger, stats);
+
+  const listeners = await bindAll(options.hosts, options.port, handler, connections, logger);
+  const port = (listeners[0]!.tcp.address() as net.AddressInfo).port;
+  const notifications = new AbortController();
+  const pendingNotifies = new Set<Promise<unknown>>();
+  let listening = true;
+  let closing: Promise<void> | null = null;
+
+  const notifyKey = options.tsigKeys[0] ? { name: options.tsigKeys[0].name.toLowerCase().replace(/\.$/, ''), secret: options.tsigKeys[0].secret } : null;
+
+  return {
+    port,
+    get listening() {
+      return listening;
+    },
+    handler,
+    stats() {
+      const copy = copyStats(stats);
+      copy.cache.entries = handler.cacheSize;
+      return copy;
+    },
+    async notifySecondaries(origin, serial, targets) {
+      if (!listening || targets.length === 0) return [];
+      const zone = options.store.get(origin);
+      const run = Promise.all(
+        targets.map(async (target) => {
+          stats.notify.sent++;
+          try {
+            const result = await notifyTarget({ origin, serial, zone, target, key: notifyKey, logger, options: options.notify, signal: notifications.signal, now: options.now });
+            if (result.acknowledged) stats.notify.acknowledged++;
+            else stats.notify.failed++;
+            return result;
+          } catch (err) {
+            stats.notify.failed++;
+            logger.error({ err, zone: origin, serial, target: `${target.host}:${target.port}` }, 'NOTIFY failed');
+            return { ...target, acknowledged: false, attempts: 0, rcode: null };
+          }
+        }),
+      );
+      pendingNotifies.add(run);
+      try {
+        return await run;
+      } finally {
+        pendingNotifies.delete(run);
+      }
+    },
+    close() {
+      closing ??= (async () => {
+        listening = false;
+        notifications.abort();
+        connections.closeAll();
+        await Promise.all(listeners.map(closeListener));
+        await Promise.allSettled([...pendingNotifies]);
+        logger.info({ port }, 'nameserver stopped');
+      })();
+      return closing;
+    },
+  };
+}
+
+/**
+ * Binds UDP and TCP on every host to one port. With port 0 the first TCP listener picks it; when
+ * another host or UDP finds it taken, everything is closed and tried again with a new one.
+ */
+async function bindAll(hosts: string[], port: number, handler: QueryHandler, connections: TcpConnections, logger: NameserverLogger): Promise<Listener[]> {
+  for (let attempt = 1; ; attempt++) {
+    const bound: Listener[] = [];
+    let chosen = port;
+    try {
+      for (const host of hosts) {
+        const tcp = await listenTcp(host, chosen, connections, logger);
+        chosen = (tcp.address() as net.AddressInfo).port;
+        let udp: dgram.Socket;
+        try {
+          udp = await bindUdp(host, chosen, handler, logger);
+        } catch (err) {
+          await new Promise<void>((resolve) => tcp.close(() => resolve()));
+          throw err;
+        }
+        bound.push({ host, udp, tcp });
+      }
+      return bound;
+    } catch (err) {
+      await Promise.all(bound.map(closeListener));
+      const inUse = (err as NodeJS.ErrnoException).code === 'EADDRINUSE';
+      if (port !== 0 || !inUse || attempt >= BIND_ATTEMPTS) throw err;
+      logger.debug({ port: chosen, attempt }, 'port taken on another address or for UDP; trying another');
+    }
+  }
+}
+
+function listenTcp(host: string, port: number, connections: TcpConnections, logger: NameserverLogger): Promise<net.Server> {
+  return new Promise((resolve, reject) => {
+    // allowHalfOpen: a client that shuts down its sending side still gets its answers.
+    const server = net.createServer({ allowHalfOpen: true, noDelay: true }, (socket) => connections.accept(socket));
+    server.once('error', reject);
+    server.listen({ host, port, ipv6Only: net.isIPv6(host), exclusive: true }, () => {
+      server.off('error', reject);
+      server.on('error', (err) => logger.error({ err, host, port }, 'TCP listener error'));
+      resolve(server);
+    });
+  });
+}
+
+function bindUdp(host: string, port: number, handler: QueryHandler, logger: NameserverLogger): Promise<dgram.Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = dgram.createSocket({ type: net.isIPv6(host) ? 'udp6' : 'udp4', ipv6Only: net.isIPv6(host) });
+    socket.once('error', reject);
+    socket.bind({ address: host, port, exclusive: true }, () => {
+      socket.off('error', reject);
+      // Sending errors (an unreachable client, a full buffer) and the like: logged, never fatal.
+      socket.on('error', (err) => logger.debug({ err, host }, 'UDP socket error'));
+      try {
+        socket.setRecvBufferSize(UDP_RECEIVE_BUFFER);
+      } catch {
+        // capped by the system (net.core.rmem_max): the default stays
+      }
+      socket.on('message', (message, remote) => {
+        try {
+          const reply = handler.handleQuery(message, { transport: 'udp', remoteAddress: remote.address });
+          // Over UDP the handler returns single messages only (transfers need TCP).
+          if (reply !== null && Buffer.isBuffer(reply)) socket.send(reply, remote.port, remote.address);
+        } catch (err) {
+          // handleQuery does not throw; send might, for an address it cannot use.
+          logger.error({ err, remote: remote.address }, 'UDP reply failed');
+        }
+      });
+      resolve(socket);
+    });
+  });
+}
+
+async function closeListener(listener: Listener): Promise<void> {
+  await Promise.all([
+    new Promise<void>((resolve) => listener.tcp.close(() => resolve())),
+    new Promise<void>((resolve) => {
+      try {
+        listener.udp.close(() => resolve());
+      } catch {
+        resolve();
+      }
+    }),
+  ]);
+}

@@ -1,0 +1,52 @@
+// Counters kept by the server (plain numbers, no metrics library): what `server.stats()` returns
+// and what the service may export as metrics.
+
+export const RCODE_NAMES: Readonly<Record<number, string>> = {
+  0: 'NOERROR',
+  1: 'FORMERR',
+  2: 'SERVFAIL',
+  3: 'NXDOMAIN',
+  4: 'NOTIMP',
+  5: 'REFUSED',
+  9: 'NOTAUTH',
+  10: 'NOTZONE',
+  16: 'BADVERS',
+};
+
+export interface ServerStats {
+  /** Messages received, by transport (every TCP frame counts once). */
+  queries: { udp: number; tcp: number };
+  /** Responses sent (first message of a transfer), by rcode name ("RCODE<n>" for others). */
+  responses: Record<string, number>;
+  /** Messages given no answer at all (too short, QR set). */
+  dropped: number;
+  cache: { hits: number; misses: number; entries: number };
+  /** Exceptions caught while handling a message (answered SERVFAIL). */
+  errors: number;
+  transfers: { axfr: number; ixfr: number; refused: number };
+  tcp: { open: number; accepted: number; refused: number; idleClosed: number };
+  notify: { received: number; sent: number; acknowledged: number; failed: number };
+}
+
+export function emptyStats(): ServerStats {
+  return {
+    queries: { udp: 0, tcp: 0 },
+    responses: {},
+    dropped: 0,
+    cache: { hits: 0, misses: 0, entries: 0 },
+    errors: 0,
+    transfers: { axfr: 0, ixfr: 0, refused: 0 },
+    tcp: { open: 0, accepted: 0, refused: 0, idleClosed: 0 },
+    notify: { received: 0, sent: 0, acknowledged: 0, failed: 0 },
+  };
+}
+
+export function countResponse(stats: ServerStats, rcode: number): void {
+  const name = RCODE_NAMES[rcode] ?? `RCODE${rcode}`;
+  stats.responses[name] = (stats.responses[name] ?? 0) + 1;
+}
+
+/** A deep copy, so callers cannot change the live counters. */
+export function copyStats(stats: ServerStats): ServerStats {
+  return structuredClone(stats);
+}

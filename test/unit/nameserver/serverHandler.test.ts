@@ -1,0 +1,332 @@
+// The query handler in-process (no sockets): the response cache and its invalidation, opcodes and
+// rcodes, TSIG on queries (RFC 8945 §5.2), exceptions turned into SERVFAIL, transfer streams that
+// fail, and the small pieces (CIDR matching, serial arithmetic, cache keys).
+import { describe, expect, it } from 'vitest';
+import { QueryHandler, type Reply } from '../../../nameserver/server.js';
+import { AddressList } from '../../../nameserver/server/addressList.js';
+import { cacheProbe } from '../../../nameserver/server/responseCache.js';
+import { serialNewer } from '../../../nameserver/transfer/zoneTransfer.js';
+import { CLASS, OPCODE, RCODE, TYPE } from '../../../nameserver/types.js';
+import { MessageWriter } from '../../../nameserver/wire/messageWriter.js';
+import { encodeName } from '../../../nameserver/wire/name.js';
+import { parseMessage, type Message } from '../../../nameserver/wire/parseMessage.js';
+import { signMessage, verifyTsig } from '../../../nameserver/wire/tsig.js';
+import { buildZoneSnapshot } from '../../../nameserver/zone/snapshot.js';
+import type { ZoneStore } from '../../../nameserver/zone/store.js';
+import { EXAMPLE_SERIAL, exampleDiff, exampleRecords, memoryLogger, type RecordSpec, soaData, storeWith, zoneRecord } from '../../dns/fixtureZones.js';
+
+const key = { name: 'query.key', secret: Buffer.from('0123456789abcdef0123456789abcdef') };
+const keys = new Map([[key.name, key.secret]]);
+
+interface QueryOptions {
+  id?: number;
+  qclass?: number;
+  opcode?: number;
+  rd?: boolean;
+  cd?: boolean;
+  edns?: { size?: number; do?: boolean; version?: number };
+  questions?: number;
+}
+
+function query(name: string, qtype: number, o: QueryOptions = {}): Buffer {
+  const w = new MessageWriter(4096, { id: o.id ?? 0x1234, opcode: o.opcode ?? OPCODE.QUERY, rcode: 0, rd: o.rd, cd: o.cd });
+  for (let i = 0; i < (o.questions ?? 1); i++) w.addQuestion({ name, nameWire: encodeName(name), qtype, qclass: o.qclass ?? CLASS.IN });
+  if (o.edns) w.addOpt({ udpSize: o.edns.size ?? 1232, dnssecOk: o.edns.do, version: o.edns.version });
+  return w.finish();
+}
+
+function setup(options: { tsig?: boolean; now?: () => Date; store?: ZoneStore } = {}) {
+  const store = options.store ?? storeWith({ 'example.com': exampleRecords() });
+  const logger = memoryLogger();
+  const handler = new QueryHandler({ store, transferAllow: ['127.0.0.1/32'], tsigKeys: options.tsig ? [key] : [], logger, now: options.now });
+  const ask = (buf: Buffer, transport: 'udp' | 'tcp' = 'udp'): Buffer => {
+    const reply = handler.handleQuery(buf, { transport, remoteAddress: '127.0.0.1' });
+    if (!Buffer.isBuffer(reply)) throw new Error('expected a single message');
+    return reply;
+  };
+  const parsed = (buf: Buffer, transport: 'udp' | 'tcp' = 'udp'): Message => parseMessage(ask(buf, transport))!;
+  return { store, logger, handler, ask, parsed };
+}
+
+const addresses = (m: Message) => m.answer.filter((r) => r.type === TYPE.A).map((r) => [...r.rdata].join('.'));
+
+describe('the response cache', () => {
+  it('serves a repeated question from the cache with the new ID, RD, CD and the question case', () => {
+    const { ask, handler } = setup();
+    const first = ask(query('www.example.com', TYPE.A, { id: 1 }));
+    const second = ask(query('WWW.Example.COM', TYPE.A, { id: 2, rd: true, cd: true }));
+    expect(handler.stats.cache).toMatchObject({ hits: 1, misses: 1 });
+    const m = parseMessage(second)!;
+    expect(m).toMatchObject({ id: 2, rd: true, cd: true, aa: true, ra: false });
+    expect(m.questions[0]!.name).toBe('WWW.Example.COM');
+    // The owner points at the question, so it carries the same case.
+    expect(m.answer[0]!.name).toBe('WWW.Example.COM');
+    // Apart from ID, flags and the question name's case, the very same octets.
+    const afterName = 12 + 'www.example.com'.length + 2;
+    expect(second.subarray(afterName)).toEqual(first.subarray(afterName));
+    expect(second.subarray(4, 12)).toEqual(first.subarray(4, 12));
+    expect(parseMessage(first)!.rd).toBe(false);
+  });
+
+  it('keys on DO, EDNS presence, the UDP size limit and the transport', () => {
+    const { ask, handler } = setup();
+    ask(query('big.example.com', TYPE.A));
+    ask(query('big.example.com', TYPE.A, { edns: { size: 1232 } }));
+    ask(query('big.example.com', TYPE.A, { edns: { size: 1232, do: true } }));
+    ask(query('big.example.com', TYPE.A, { edns: { size: 600 } }));
+    ask(query('big.example.com', TYPE.A), 'tcp');
+    expect(handler.stats.cache).toMatchObject({ hits: 0, misses: 5 });
+    // 4096 and 1232 have the same effective limit (1232): one entry.
+    const tc = parseMessage(ask(query('big.example.com', TYPE.A, { edns: { size: 4096 } })))!;
+    expect(handler.stats.cache.hits).toBe(1);
+    expect(tc.tc).toBe(false);
+    expect(parseMessage(ask(query('big.example.com', TYPE.A)))!.tc).toBe(true);
+    expect(parseMessage(ask(query('big.example.com', TYPE.A), 'tcp'))!.answer).toHaveLength(40);
+  });
+
+  it('drops an entry when its zone changes, and only then', () => {
+    const { store, parsed, handler } = setup();
+    store.set(buildZoneSnapshot('other.test', [zoneRecord(['other.test', 'SOA', 300, soaData('other.test', 1)])]));
+    expect(addresses(parsed(query('www.example.com', TYPE.A)))).toEqual(['192.0.2.10']);
+    // Another zone changes: the store generation moves, the entry stays good.
+    store.set(buildZoneSnapshot('other.test', [zoneRecord(['other.test', 'SOA', 300, soaData('other.test', 2)])]));
+    expect(addresses(parsed(query('www.example.com', TYPE.A)))).toEqual(['192.0.2.10']);
+    expect(handler.stats.cache.hits).toBe(1);
+    // Its own zone changes: a miss, and the new data.
+    store.applyDiff('example.com', exampleDiff(EXAMPLE_SERIAL, EXAMPLE_SERIAL + 1, { oldAddress: '192.0.2.10', newAddress: '192.0.2.99', added: 'x.example.com' }));
+    expect(addresses(parsed(query('www.example.com', TYPE.A)))).toEqual(['192.0.2.99']);
+    expect(handler.stats.cache.hits).toBe(1);
+  });
+
+  it('a child zone added below a cached name takes over; a removed zone is REFUSED', () => {
+    const { store, parsed } = setup();
+    expect(parsed(query('www.sub.example.com', TYPE.A)).aa).toBe(false); // referral
+    const child: RecordSpec[] = [
+      ['sub.example.com', 'SOA', 300, soaData('sub.example.com', 1)],
+      ['www.sub.example.com', 'A', 300, { address: '203.0.113.7' }],
+    ];
+    store.set(buildZoneSnapshot('sub.example.com', child.map(zoneRecord)));
+    const m = parsed(query('www.sub.example.com', TYPE.A));
+    expect(m.aa).toBe(true);
+    expect(addresses(m)).toEqual(['203.0.113.7']);
+    store.remove('sub.example.com');
+    store.remove('example.com');
+    expect(parsed(query('www.sub.example.com', TYPE.A)).rcode).toBe(RCODE.REFUSED);
+  });
+
+  it('bounds its size, oldest entries first', () => {
+    const store = storeWith({ 'example.com': exampleRecords() });
+    const handler = new QueryHandler({ store, transferAllow: [], tsigKeys: [], logger: memoryLogger(), cache: { maxEntries: 10 } });
+    for (let i = 0; i < 50; i++) handler.handleQuery(query(`n${i}.example.com`, TYPE.A), { transport: 'udp', remoteAddress: '::1' });
+    expect(handler.cacheSize).toBe(10);
+    handler.handleQuery(query('n49.example.com', TYPE.A), { transport: 'udp', remoteAddress: '::1' });
+    handler.handleQuery(query('n0.example.com', TYPE.A), { transport: 'udp', remoteAddress: '::1' });
+    expect(handler.stats.cache).toMatchObject({ hits: 1, misses: 51 });
+  });
+
+  it('never caches TSIG-signed queries', () => {
+    const { ask, handler } = setup({ tsig: true });
+    for (let i = 0; i < 2; i++) ask(signMessage(query('www.example.com', TYPE.A), key, { now: new Date() }).message);
+    expect(handler.stats.cache).toMatchObject({ hits: 0, misses: 0 });
+    expect(handler.cacheSize).toBe(0);
+  });
+});
+
+describe('cacheProbe', () => {
+  const probe = (buf: Buffer, tcp = false) => cacheProbe(buf, tcp)?.key ?? null;
+
+  it('is the same for any case of the name, different for anything the response depends on', () => {
+    const base = probe(query('www.example.com', TYPE.A));
+    expect(probe(query('WwW.eXaMpLe.CoM', TYPE.A))).toBe(base);
+    expect(probe(query('www.example.com', TYPE.AAAA))).not.toBe(base);
+    expect(probe(query('www.example.com', TYPE.A, { qclass: CLASS.CH }))).not.toBe(base);
+    expect(probe(query('www.example.com', TYPE.A), true)).not.toBe(base);
+    expect(probe(query('www.example.com', TYPE.A, { edns: {} }))).not.toBe(base);
+  });
+
+  it('lower-cases only ASCII letters of the name, never the type octets', () => {
+    // TYPE 0x0041 (65, HTTPS) and 0x0061 (97) must not share a key.
+    expect(probe(query('www.example.com', 0x41))).not.toBe(probe(query('www.example.com', 0x61)));
+    expect(probe(query('\\195.example.com', TYPE.A))).not.toBe(probe(query('\\227.example.com', TYPE.A)));
+  });
+
+  it('leaves to the slow path: transfers, NOTIFY, several questions, EDNS version 1, trailing octets', () => {
+    expect(probe(query('example.com', TYPE.AXFR))).toBeNull();
+    expect(probe(query('example.com', TYPE.SOA, { opcode: OPCODE.NOTIFY }))).toBeNull();
+    expect(probe(query('example.com', TYPE.A, { questions: 2 }))).toBeNull();
+    expect(probe(query('example.com', TYPE.A, { edns: { version: 1 } }))).toBeNull();
+    expect(probe(Buffer.concat([query('example.com', TYPE.A), Buffer.from([0])]))).toBeNull();
+    expect(probe(signMessage(query('example.com', TYPE.A), key, { now: new Date() }).message)).toBeNull();
+  });
+});
+
+describe('opcodes and rcodes', () => {
+  it('NOTIMP for opcodes other than QUERY and NOTIFY (RFC 1035 §4.1.1)', () => {
+    const { parsed } = setup();
+    for (const opcode of [OPCODE.IQUERY, OPCODE.STATUS, OPCODE.UPDATE, 3, 15]) {
+      const m = parsed(query('example.com', TYPE.SOA, { opcode }));
+      expect(m.rcode).toBe(RCODE.NOTIMP);
+      expect(m.opcode).toBe(opcode);
+    }
+  });
+
+  it('NOTIFY for a zone served here: NOERROR with AA and opcode NOTIFY; for another zone: NOTAUTH', () => {
+    const { parsed, logger, handler } = setup();
+    const m = parsed(query('example.com', TYPE.SOA, { opcode: OPCODE.NOTIFY }));
+    expect(m).toMatchObject({ rcode: RCODE.NOERROR, aa: true, opcode: OPCODE.NOTIFY, qr: true });
+    expect(parsed(query('example.org', TYPE.SOA, { opcode: OPCODE.NOTIFY })).rcode).toBe(RCODE.NOTAUTH);
+    expect(handler.stats.notify.received).toBe(2);
+    expect(logger.lines.filter((l) => l.msg.startsWith('NOTIFY received'))).toHaveLength(2);
+  });
+
+  it('FORMERR for two questions (RFC 9619), BADVERS for EDNS version 1 (RFC 6891 §6.1.3)', () => {
+    const { parsed } = setup();
+    expect(parsed(query('www.example.com', TYPE.A, { questions: 2 })).rcode).toBe(RCODE.FORMERR);
+    const badvers = parsed(query('www.example.com', TYPE.A, { edns: { version: 1 } }));
+    expect(badvers.rcode).toBe(RCODE.BADVERS);
+    expect(badvers.edns?.version).toBe(0);
+  });
+
+  it('REFUSED for classes other than IN (version.bind CH)', () => {
+    const { parsed } = setup();
+    expect(parsed(query('version.bind', TYPE.TXT, { qclass: CLASS.CH })).rcode).toBe(RCODE.REFUSED);
+  });
+
+  it('RD is echoed and RA never set: no recursion here', () => {
+    const { parsed } = setup();
+    const m = parsed(query('www.example.org', TYPE.A, { rd: true }));
+    expect(m).toMatchObject({ rd: true, ra: false, rcode: RCODE.REFUSED });
+  });
+
+  it('no reply at all to responses and to messages shorter than a header', () => {
+    const { handler } = setup();
+    const response = query('www.example.com', TYPE.A);
+    response[2]! |= 0x80;
+    expect(handler.handleQuery(response, { transport: 'udp', remoteAddress: '127.0.0.1' })).toBeNull();
+    expect(handler.handleQuery(Buffer.alloc(11), { transport: 'udp', remoteAddress: '127.0.0.1' })).toBeNull();
+    expect(handler.stats.dropped).toBe(2);
+  });
+});
+
+describe('TSIG on queries (RFC 8945)', () => {
+  it('verifies a signed query and signs the answer, covering the request MAC', () => {
+    const { ask } = setup({ tsig: true });
+    const request = signMessage(query('www.example.com', TYPE.A, { edns: {} }), key, { now: new Date() });
+    const reply = ask(request.message);
+    const m = parseMessage(reply)!;
+    expect(m.rcode).toBe(RCODE.NOERROR);
+    expect(addresses(m)).toEqual(['192.0.2.10']);
+    expect(verifyTsig(reply, m.tsig!, keys, new Date(), { requestMac: request.mac })).toMatchObject({ ok: true });
+  });
+
+  it('BADSIG and BADKEY: NOTAUTH with the error in an unsigned TSIG (RFC 8945 §5.2.1, §5.2.2)', () => {
+    const { parsed } = setup({ tsig: true });
+    const badSig = parsed(signMessage(query('www.example.com', TYPE.A), { ...key, secret: Buffer.alloc(32, 7) }, { now: new Date() }).message);
+    expect(badSig.rcode).toBe(RCODE.NOTAUTH);
+    expect(badSig.tsig).toMatchObject({ error: RCODE.BADSIG });
+    expect(badSig.tsig!.mac.length).toBe(0);
+    const badKey = parsed(signMessage(query('www.example.com', TYPE.A), { ...key, name: 'unknown.key' }, { now: new Date() }).message);
+    expect(badKey.rcode).toBe(RCODE.NOTAUTH);
+    expect(badKey.tsig).toMatchObject({ error: RCODE.BADKEY, keyName: 'unknown.key' });
+  });
+
+  it('BADTIME: NOTAUTH, signed, with the server time as other data (RFC 8945 §5.2.3)', () => {
+    const serverNow = new Date('2030-01-01T00:00:00Z');
+    const { ask } = setup({ tsig: true, now: () => serverNow });
+    const request = signMessage(query('www.example.com', TYPE.A), key, { now: new Date('2030-01-01T01:00:00Z') });
+    const reply = ask(request.message);
+    const m = parseMessage(reply)!;
+    expect(m.rcode).toBe(RCODE.NOTAUTH);
+    expect(m.tsig).toMatchObject({ error: RCODE.BADTIME });
+    expect(m.tsig!.otherData.readUIntBE(0, 6)).toBe(serverNow.getTime() / 1000);
+    // Verifiable with the request's time (the response repeats it).
+    expect(verifyTsig(reply, m.tsig!, keys, new Date('2030-01-01T01:00:00Z'), { requestMac: request.mac }).ok).toBe(true);
+  });
+
+  it('a signed query with keys absent from the server: BADKEY', () => {
+    const { parsed } = setup();
+    const m = parsed(signMessage(query('www.example.com', TYPE.A), key, { now: new Date() }).message);
+    expect(m.tsig).toMatchObject({ error: RCODE.BADKEY });
+  });
+});
+
+describe('failures inside the handler', () => {
+  it('an exception while answering becomes SERVFAIL with the question, a log line, a count', () => {
+    const store = storeWith({ 'example.com': exampleRecords() });
+    const broken = Object.create(store) as ZoneStore;
+    broken.find = () => {
+      throw new Error('store exploded');
+    };
+    const { parsed, logger, handler } = setup({ store: broken });
+    const m = parsed(query('www.example.com', TYPE.A, { id: 99 }));
+    expect(m).toMatchObject({ id: 99, rcode: RCODE.SERVFAIL, qr: true });
+    expect(m.questions[0]!.name).toBe('www.example.com');
+    expect(handler.stats.errors).toBe(1);
+    expect(logger.lines.find((l) => l.level === 'error')).toMatchObject({ msg: 'answering a query failed; SERVFAIL' });
+  });
+
+  it('a transfer that fails before its first message yields SERVFAIL and is marked failed', () => {
+    const store = storeWith({ 'example.com': exampleRecords() });
+    const zone = store.get('example.com')!;
+    const broken = Object.create(store) as ZoneStore;
+    broken.get = () =>
+      Object.assign(Object.create(zone), {
+        records: function* () {
+          throw new Error('snapshot unreadable');
+        },
+      });
+    const { handler } = setup({ store: broken });
+    const reply: Reply = handler.handleQuery(query('example.com', TYPE.AXFR), { transport: 'tcp', remoteAddress: '127.0.0.1' });
+    if (reply === null || Buffer.isBuffer(reply)) throw new Error('expected a transfer');
+    const messages = [...reply.messages()];
+    expect(messages.map((m) => parseMessage(m)!.rcode)).toEqual([RCODE.SERVFAIL]);
+    expect(reply.failed).toBe(true);
+    expect(handler.stats.errors).toBe(1);
+  });
+});
+
+describe('AddressList (transferAllow)', () => {
+  const list = new AddressList(['192.0.2.0/24', '10.1.2.3/32', '2001:db8::/32', '::1/128', '172.16.0.0/12']);
+  it.each([
+    ['192.0.2.77', true],
+    ['192.0.3.1', false],
+    ['10.1.2.3', true],
+    ['10.1.2.4', false],
+    ['::ffff:192.0.2.5', true], // IPv4-mapped, as a dual-stack socket reports IPv4 clients
+    ['::ffff:10.1.2.4', false],
+    ['2001:db8:1::5', true],
+    ['2001:db9::1', false],
+    ['::1', true],
+    ['::2', false],
+    ['172.31.255.255', true],
+    ['172.32.0.0', false],
+    ['fe80::1%eth0', false],
+    ['not an address', false],
+  ])('%s → %s', (address, allowed) => {
+    expect(list.includes(address)).toBe(allowed);
+  });
+
+  it('rejects what is not a CIDR block', () => {
+    for (const bad of ['192.0.2.0/33', '2001:db8::/129', 'example.com/24', '192.0.2.0/x', '']) expect(() => new AddressList([bad])).toThrow(RangeError);
+  });
+
+  it('::ffff:0:0/96 admits every IPv4 client; 0.0.0.0/0 too, and no IPv6 one', () => {
+    expect(new AddressList(['::ffff:0:0/96']).includes('203.0.113.1')).toBe(true);
+    expect(new AddressList(['0.0.0.0/0']).includes('203.0.113.1')).toBe(true);
+    expect(new AddressList(['0.0.0.0/0']).includes('2001:db8::1')).toBe(false);
+  });
+});
+
+describe('serialNewer (RFC 1982)', () => {
+  it.each([
+    [2, 1, true],
+    [1, 2, false],
+    [1, 1, false],
+    [0, 0xffffffff, true], // wrapped
+    [0xffffffff, 0, false],
+    [0x7fffffff, 0, true],
+    [0x80000000, 0, false], // undefined in RFC 1982; treated as not newer
+  ])('%d newer than %d: %s', (a, b, newer) => {
+    expect(serialNewer(a, b)).toBe(newer);
+  });
+});
