@@ -14,7 +14,7 @@ import type { Actor } from '../../services/actor.js';
 import { authenticate } from '../../services/authenticate.js';
 import type { Services } from '../../services/index.js';
 import { type FinalResponse, runWrite } from '../../services/idempotentWrite.js';
-import { consumeClientLimit, consumeCustomerLimit, type RateLimitReading } from '../../services/rateLimiting.js';
+import { consumeCustomerLimit, type RateLimitReading } from '../../services/rateLimiting.js';
 import { resolveActingTenant } from '../../services/resolveActingTenant.js';
 import { etagOf, noneMatch } from '../etag.js';
 import { negotiateLanguage } from '../language.js';
@@ -110,10 +110,10 @@ export function routeMiddleware(route: RouteSpec, services: Services, metrics: M
   return async (ctx: Context) => {
     ctx.state.route = route.path;
     const { db, clock } = services;
-    const token = await authenticate(services, ctx.get('Authorization') || undefined);
+    const { token, clientLimit } = await authenticate(services, ctx.get('Authorization') || undefined);
     ctx.state.token = token;
 
-    let reading = await consumeClientLimit(db, token, clock.now());
+    let reading = clientLimit;
     setRateLimitHeaders(ctx, reading);
     if (!reading.allowed) {
       metrics.rateLimited.inc({ bucket: 'client' });
