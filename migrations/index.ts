@@ -4,6 +4,7 @@ import type { Knex } from 'knex';
 import * as foundation from './20261122000100_foundation.js';
 import * as zones from './20261122000200_zones_records_changesets.js';
 import * as templates from './20261122000300_templates.js';
+import * as publication from './20261122000400_publication.js';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   '20261122000100_foundation': foundation,
   '20261122000200_zones_records_changesets': zones,
   '20261122000300_templates': templates,
+  '20261122000400_publication': publication,
 };

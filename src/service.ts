@@ -19,6 +19,11 @@ import { createLogger, type Logger } from './observability/logger.js';
 import { createMetrics } from './observability/metrics.js';
 import { MaintenanceLoop } from './maintenance.js';
 import { createServices, type Services } from './services/index.js';
+import { startDnsServer, type DnsServer } from '../nameserver/server.js';
+import { ZoneStore } from '../nameserver/zone/store.js';
+import { NameserverFeed } from './publication/nameserverFeed.js';
+import { PublicationWorker } from './publication/publicationWorker.js';
+import { dns2SoaProbe } from './publication/soaProbe.js';
 
 export interface ServiceOverrides {
   clock?: Clock;
@@ -35,6 +40,10 @@ export interface RunningService {
   httpUrl: string | null;
   lab: { tokensFile: string; tokens: LabTokensFile } | null;
   labReset: NightlyLabReset | null;
+  /** The embedded nameserver (nameserver role): its listening port and zone store. */
+  nameserver: { server: DnsServer; store: ZoneStore; feed: NameserverFeed } | null;
+  /** The publication worker (worker role). */
+  publication: PublicationWorker | null;
   logger: Logger;
   /** Stops accepting, finishes in-flight requests, stops workers, closes the database. */
   stop(): Promise<void>;
@@ -91,11 +100,69 @@ export async function startService(config: Config, overrides: ServiceOverrides =
       stack.push(async () => maintenance.stop());
     }
 
+    // The nameserver loads every zone before it listens: it never answers from a partial store.
+    let nameserver: RunningService['nameserver'] = null;
+    let publication: PublicationWorker | null = null;
+    if (config.roles.includes('nameserver')) {
+      const store = new ZoneStore();
+      let server: DnsServer | null = null;
+      const feed = new NameserverFeed({
+        db,
+        databaseUrl,
+        store,
+        logger,
+        onLoaded: (zoneId, origin, serial) => {
+          // The zones loaded at start-up need no NOTIFY: secondaries ask by their refresh timer.
+          if (serial !== null && server) void server.notifySecondaries(origin, serial, config.dns.secondaries);
+          publication?.verifySoon(zoneId);
+        },
+      });
+      await feed.start();
+      stack.push(() => feed.stop());
+      server = await startDnsServer({
+        hosts: config.dns.hosts,
+        port: config.dns.port,
+        store,
+        maxTcpConnections: config.dns.maxTcpConnections,
+        tcpIdleMs: config.dns.tcpIdleMs,
+        transferAllow: config.dns.transferAllow,
+        tsigKeys: config.dns.tsigKeys,
+        logger,
+      });
+      const listening = server;
+      stack.push(() => listening.close());
+      nameserver = { server: listening, store, feed };
+      logger.info({ hosts: config.dns.hosts, port: listening.port }, 'nameserver listening (UDP and TCP)');
+    }
+    if (config.roles.includes('worker')) {
+      // A version is live when every nameserver of the service serves it: this process's own (if
+      // it has the nameserver role), the other nameserver processes listed in DNS_VERIFY_SERVERS
+      // (without that list and without an own nameserver: DNS_HOST:DNS_PORT), and every secondary.
+      const nameservers = () => {
+        const own = nameserver ? config.dns.hosts.map((host) => ({ host, port: nameserver!.server.port })) : [];
+        return [...own, ...(config.dns.verifyServers ?? (own.length ? [] : config.dns.hosts.map((host) => ({ host, port: config.dns.port }))))];
+      };
+      publication = new PublicationWorker({
+        db,
+        databaseUrl,
+        clock,
+        logger,
+        verify: { probe: dns2SoaProbe(), nameservers, secondaries: config.dns.secondaries },
+      });
+      await publication.start();
+      const worker = publication;
+      stack.push(() => worker.stop());
+    }
+
     let httpUrl: string | null = null;
     if (config.roles.includes('api')) {
       const readiness: ReadinessCheck[] = [
         { name: 'database', check: async () => (await db.raw('SELECT 1'), true) },
       ];
+      if (nameserver) {
+        const { feed, server } = nameserver;
+        readiness.push({ name: 'nameserver', check: async () => feed.ready && server.listening });
+      }
       const app = createApp({ services, logger, metrics: createMetrics(), readiness });
       const server = http.createServer(app.callback());
       server.keepAliveTimeout = 5000;
@@ -110,7 +177,7 @@ export async function startService(config: Config, overrides: ServiceOverrides =
       logger.info({ url: httpUrl }, 'HTTP API listening');
     }
 
-    return { config, services, httpUrl, lab, labReset, logger, stop: stopAll };
+    return { config, services, httpUrl, lab, labReset, nameserver, publication, logger, stop: stopAll };
   } catch (err) {
     await stopAll();
     throw err;

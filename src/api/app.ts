@@ -47,7 +47,20 @@ function toDomainError(err: unknown, maxJsonBodyBytes: number): DomainError | nu
     return new DomainError('unsupported_media_type', { expected: 'application/json; charset=utf-8' });
   }
   if (e?.status === 400) return new DomainError('malformed_request', { reason: e.message ?? 'bad request.' });
+  if (isDatabaseUnavailable(err)) {
+    return new DomainError('service_unavailable', { reason: 'The database is not reachable; nothing was stored. Try again shortly.' }, [], { 'Retry-After': '5' });
+  }
   return null;
+}
+
+/**
+ * PostgreSQL gone (connection refused or cut, shutting down, not accepting connections): the
+ * client may retry, and it is our state, not their request, so 503 rather than 500.
+ */
+function isDatabaseUnavailable(err: unknown): boolean {
+  const e = err as { code?: string; message?: string };
+  if (typeof e?.code === 'string' && (/^(08|57P)/.test(e.code) || e.code === '55000' || /^(ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT)$/.test(e.code))) return true;
+  return /Connection terminated|Knex: Timeout acquiring a connection/.test(e?.message ?? '');
 }
 
 export function createApp({ services, logger, metrics, readiness }: AppOptions): Koa {

@@ -10,7 +10,25 @@ export interface Config {
   deployment: Deployment;
   roles: Role[];
   http: { host: string; port: number };
-  dns: { host: string; port: number };
+  dns: {
+    /** Addresses the nameserver listens on (UDP and TCP), IPv4 and/or IPv6. */
+    hosts: string[];
+    port: number;
+    maxTcpConnections: number;
+    tcpIdleMs: number;
+    /** Clients allowed AXFR/IXFR (CIDR). */
+    transferAllow: string[];
+    /** TSIG keys (HMAC-SHA256), name → secret; when any is set, transfers must be signed. */
+    tsigKeys: { name: string; secret: Buffer }[];
+    /** Standard secondaries: sent NOTIFY on every new serial, and asked before a version is live. */
+    secondaries: HostPort[];
+    /**
+     * Other nameserver processes of the service (ROLES=nameserver elsewhere) a version must be
+     * seen on before it is `live`, besides this process's own nameserver and the secondaries.
+     * Absent in a process without its own nameserver: DNS_HOST:DNS_PORT.
+     */
+    verifyServers: HostPort[] | null;
+  };
   dataDir: string;
   /** Absent: the service starts an embedded PostgreSQL under dataDir. */
   databaseUrl: string | null;
@@ -32,6 +50,11 @@ export interface Config {
     /** Zones the backend can serve in all; creation beyond it is backend_capacity_exhausted. */
     backendCapacity: number;
   };
+}
+
+export interface HostPort {
+  host: string;
+  port: number;
 }
 
 export class ConfigError extends Error {
@@ -56,14 +79,40 @@ const nameList = z
   .transform((s) => s.split(',').map((n) => n.trim().toLowerCase().replace(/\.$/, '')).filter(Boolean))
   .pipe(z.array(z.string().regex(hostnameRe, 'must be a comma-separated list of domain names')));
 
+const list = z.string().transform((s) => s.split(',').map((n) => n.trim()).filter(Boolean));
+const hostPortList = list.transform((items, ctx) =>
+  items.map((item) => {
+    // host:port, [v6]:port; the port defaults to 53.
+    const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^:\[\]]+))(?::(\d{1,5}))?$/.exec(item);
+    const p = Number(m?.[3] ?? 53);
+    if (!m || p < 1 || p > 65535) ctx.addIssue({ code: 'custom', message: `"${item}" is not host:port ([v6]:port for IPv6)` });
+    return { host: m?.[1] ?? m?.[2] ?? '', port: p };
+  }),
+);
+const cidrList = list.pipe(z.array(z.string().regex(/^[0-9a-fA-F:.]+\/\d{1,3}$/, 'must be a comma-separated list of CIDR blocks (192.0.2.0/24, ::1/128)')));
+const tsigKeyList = list.transform((items, ctx) =>
+  items.map((item) => {
+    const [name, secret] = item.split(':');
+    const bytes = Buffer.from(secret ?? '', 'base64');
+    if (!name || !secret || bytes.length < 16) ctx.addIssue({ code: 'custom', message: `"${name ?? item}:…" must be name:base64-secret of at least 16 bytes` });
+    return { name: (name ?? '').toLowerCase().replace(/\.$/, ''), secret: bytes };
+  }),
+);
+
 // One entry per variable: its parser and default. Order is the order of the README table.
 const variables = {
   DEPLOYMENT: z.enum(['sandbox', 'production']).default('sandbox'),
   ROLES: roleList.default(['api', 'nameserver', 'worker']),
   HTTP_HOST: z.string().min(1).default('127.0.0.1'),
   HTTP_PORT: port.default(8080),
-  DNS_HOST: z.string().min(1).default('127.0.0.1'),
+  DNS_HOST: list.pipe(z.array(z.string()).min(1)).default(['127.0.0.1']),
   DNS_PORT: port.default(5300),
+  DNS_MAX_TCP_CONNECTIONS: z.coerce.number().int().min(1).default(256),
+  DNS_TCP_IDLE_MS: z.coerce.number().int().min(100).default(10_000),
+  DNS_TRANSFER_ALLOW: cidrList.default(['127.0.0.1/32', '::1/128']),
+  DNS_TSIG_KEYS: tsigKeyList.optional(),
+  DNS_SECONDARIES: hostPortList.optional(),
+  DNS_VERIFY_SERVERS: hostPortList.optional(),
   DATA_DIR: z.string().min(1).default('./.data'),
   DATABASE_URL: z
     .string()
@@ -107,7 +156,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     deployment: p.DEPLOYMENT,
     roles: [...new Set(p.ROLES)] as Role[],
     http: { host: p.HTTP_HOST, port: p.HTTP_PORT },
-    dns: { host: p.DNS_HOST, port: p.DNS_PORT },
+    dns: {
+      hosts: p.DNS_HOST,
+      port: p.DNS_PORT,
+      maxTcpConnections: p.DNS_MAX_TCP_CONNECTIONS,
+      tcpIdleMs: p.DNS_TCP_IDLE_MS,
+      transferAllow: p.DNS_TRANSFER_ALLOW,
+      tsigKeys: p.DNS_TSIG_KEYS ?? [],
+      secondaries: p.DNS_SECONDARIES ?? [],
+      verifyServers: p.DNS_VERIFY_SERVERS ?? null,
+    },
     dataDir: path.resolve(p.DATA_DIR),
     databaseUrl: p.DATABASE_URL ?? null,
     embeddedPostgresPort: p.EMBEDDED_PG_PORT,

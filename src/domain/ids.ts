@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 // base32 (lower case, no padding) keep them URL-safe, case-insensitive and unguessable.
 const ALPHABET = 'abcdefghijklmnopqrstuvwxyz234567';
 
-export type IdPrefix = 'ten' | 'cli' | 'tok' | 'usr' | 'aud' | 'req' | 'rec' | 'chg' | 'zon' | 'tpl';
+export type IdPrefix = 'ten' | 'cli' | 'tok' | 'usr' | 'aud' | 'req' | 'rec' | 'chg' | 'zon' | 'tpl' | 'evt';
 
 export function newId(prefix: IdPrefix, bytes = 16): string {
   const buf = randomBytes(bytes);

@@ -32,3 +32,21 @@ export function soaData(nameservers: string[], soaEmail: string, serial: number)
 
 export const soaPresentation = (d: SoaData) =>
   `${d.mname}. ${d.rname}. ${d.serial} ${d.refresh} ${d.retry} ${d.expire} ${d.minimum}`;
+
+const SERIAL_SPACE = 2 ** 32;
+
+/** RFC 1982 §3.2: is serial `a` greater than `b` in sequence-space arithmetic? */
+export function serialGreater(a: number, b: number): boolean {
+  return (a < b && b - a > 2 ** 31) || (a > b && a - b < 2 ** 31);
+}
+
+/**
+ * The serial of the next published version: today's YYYYMMDD00 when that is ahead of the
+ * current one, otherwise the current one plus one (mod 2^32). Every version increases the serial
+ * (RFC 1982), readers still see the date of the first change of a day while a zone changes fewer
+ * than 100 times a day, and a busy zone simply runs ahead of the calendar.
+ */
+export function nextSerial(current: number, now: Date): number {
+  const today = Number(`${now.toISOString().slice(0, 10).replace(/-/g, '')}00`);
+  return serialGreater(today, current) ? today : (current + 1) % SERIAL_SPACE;
+}

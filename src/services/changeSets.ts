@@ -39,6 +39,9 @@ export interface ChangeSet {
   itemCount: number;
   summary: Record<string, number>;
   results: unknown[];
+  serial: number | null;
+  pushedAt: Date | null;
+  liveAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -55,6 +58,9 @@ export const changeSetToDomain = (r: ChangeSetRow, zoneName: string): ChangeSet 
   itemCount: r.item_count,
   summary: r.summary,
   results: r.results,
+  serial: r.serial === null ? null : Number(r.serial),
+  pushedAt: r.pushed_at,
+  liveAt: r.live_at,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });
@@ -98,11 +104,13 @@ export async function appendChangeSet(
     results: unknown[];
     /** Records added minus records removed. */
     growth?: number;
+    /** Owner names the change touched, for an incremental publication; absent: the whole zone. */
+    touchedNames?: string[];
   },
 ): Promise<ChangeSet> {
   const now = ctx.clock.now();
   const seq = zone.changesetSeq + 1;
-  const row: Omit<ChangeSetRow, 'error'> & { error: null } = {
+  const row: ChangeSetRow = {
     id: newId('chg'),
     zone_id: zone.id,
     tenant_id: zone.tenantId,
@@ -114,6 +122,10 @@ export async function appendChangeSet(
     item_count: entry.itemCount,
     summary: entry.summary,
     results: entry.results,
+    touched_names: entry.touchedNames ?? null,
+    serial: null,
+    pushed_at: null,
+    live_at: null,
     api_client_id: ctx.actor.token.apiClientId,
     request_id: ctx.actor.requestId,
     created_at: now,
@@ -136,7 +148,7 @@ export async function appendChangeSet(
   zone.recordCount += entry.growth ?? 0;
   zone.publication = { state: 'pending', changesetId: row.id, updatedAt: now };
   zone.updatedAt = now;
-  return changeSetToDomain(row as ChangeSetRow, zone.name);
+  return changeSetToDomain(row, zone.name);
 }
 
 function preconditionErrors(
@@ -210,6 +222,11 @@ async function storePlan(ctx: WriteContext, zone: Zone, plan: ChangeSetPlan, cha
   }
 }
 
+/** Owner names whose records a plan changes: what the publisher re-reads for the next version. */
+export const touchedNames = (plan: ChangeSetPlan): string[] => [
+  ...new Set([...plan.created, ...plan.deleted, ...plan.updated.flatMap((u) => [u.before, u.after])].map((r) => r.name)),
+];
+
 export const planSummary = (plan: ChangeSetPlan) => ({
   created: plan.created.length,
   updated: plan.updated.length,
@@ -272,6 +289,7 @@ export async function applyChangeSet(
     summary: planSummary(plan),
     results: plan.results.map((r) => ({ ...r, status: 'applied' })),
     growth,
+    touchedNames: touchedNames(plan),
   };
   let changeSet: ChangeSet;
   if (options.within) {

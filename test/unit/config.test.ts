@@ -8,11 +8,26 @@ describe('loadConfig', () => {
       deployment: 'sandbox',
       roles: ['api', 'nameserver', 'worker'],
       http: { host: '127.0.0.1', port: 8080 },
-      dns: { host: '127.0.0.1', port: 5300 },
+      dns: { hosts: ['127.0.0.1'], port: 5300, transferAllow: ['127.0.0.1/32', '::1/128'], tsigKeys: [], secondaries: [], verifyServers: null },
       databaseUrl: null,
       labResetTime: { hour: 3, minute: 0 },
     });
     expect(c.dataDir.endsWith('.data')).toBe(true);
+  });
+
+  it('reads nameserver addresses, secondaries and TSIG keys', () => {
+    const c = loadConfig({
+      DNS_HOST: '127.0.0.1, ::1',
+      DNS_SECONDARIES: '127.0.0.1:5301,[::1]:5302,ns2.example',
+      DNS_TSIG_KEYS: 'Xfr.Example.:' + Buffer.alloc(32, 7).toString('base64'),
+    });
+    expect(c.dns.hosts).toEqual(['127.0.0.1', '::1']);
+    expect(c.dns.secondaries).toEqual([
+      { host: '127.0.0.1', port: 5301 },
+      { host: '::1', port: 5302 },
+      { host: 'ns2.example', port: 53 },
+    ]);
+    expect(c.dns.tsigKeys).toEqual([{ name: 'xfr.example', secret: Buffer.alloc(32, 7) }]);
   });
 
   it.each([
@@ -25,6 +40,10 @@ describe('loadConfig', () => {
     ['LAB_RESET_TIME', '25:00'],
     ['LOG_LEVEL', 'loud'],
     ['BILLING_API_URL', 'ftp://billing'],
+    ['DNS_SECONDARIES', '127.0.0.1:99999'],
+    ['DNS_VERIFY_SERVERS', 'ns1:port'],
+    ['DNS_TRANSFER_ALLOW', '127.0.0.1'],
+    ['DNS_TSIG_KEYS', 'xfr:c2hvcnQ='],
   ])('names the bad variable %s=%s', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrowError(ConfigError);
     try {

@@ -124,6 +124,11 @@ export interface ChangeSetRow {
   results: unknown[];
   api_client_id: string | null;
   request_id: string | null;
+  touched_names: string[] | null;
+  /** The published version (SOA serial) that carried it. */
+  serial: number | string | null;
+  pushed_at: Date | null;
+  live_at: Date | null;
   created_at: Date;
   updated_at: Date;
 }

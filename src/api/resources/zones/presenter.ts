@@ -89,7 +89,13 @@ export const changeSetSchema = z.object({
   id: z.string(),
   zone: z.string(),
   state: stateSchema,
-  error: z.object({ code: z.string(), detail: z.string().optional() }).nullable().describe('e.g. `verification_timeout`'),
+  error: z
+    .object({ code: z.string(), detail: z.string().optional() })
+    .nullable()
+    .describe('`build_failed` (state `failed`: the version could not be built; `detail` names the record) or `verification_timeout` (still `pushed` 60 minutes after the push).'),
+  serial: z.number().int().nullable().describe('SOA serial of the published version that carries this change set; null while `pending` or `failed`.'),
+  pushed_at: timestamp.nullable(),
+  live_at: timestamp.nullable().describe('When every authoritative nameserver was seen serving it.'),
   kind: z.string().describe('zone_create, zone_settings, zone_delete, records, import, template'),
   comment: z.string().nullable(),
   items: z.number().int(),
@@ -104,6 +110,9 @@ export const presentChangeSet = (c: ChangeSet, withResults = true) => ({
   zone: c.zoneName,
   state: c.state,
   error: c.error,
+  serial: c.serial,
+  pushed_at: c.pushedAt ? iso(c.pushedAt) : null,
+  live_at: c.liveAt ? iso(c.liveAt) : null,
   kind: c.kind,
   comment: c.comment,
   items: c.itemCount,

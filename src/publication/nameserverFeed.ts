@@ -1,0 +1,197 @@
+// Feeds the nameserver role from PostgreSQL: on start every published zone is loaded from
+// published_records; afterwards each new version (zone_versions, announced on zone_published) is
+// applied as a diff, so a one-record change costs the same in a zone of a million records as in
+// one of ten. The nameserver only ever sees immutable snapshots swapped in one step. When the
+// database is away nothing changes in the store: the server keeps answering, and the feed
+// catches up (poll) once the database is back.
+import type { Knex } from 'knex';
+import type { ZoneDiff } from '../../nameserver/types.js';
+import { buildZoneSnapshot } from '../../nameserver/zone/snapshot.js';
+import type { ZoneStore } from '../../nameserver/zone/store.js';
+import { NotificationListener } from '../db/notificationListener.js';
+import type { Logger } from '../observability/logger.js';
+import { PUBLISHED_CHANNEL } from './publishZone.js';
+import { type PublishedRecord, toZoneRecord } from './zoneRecords.js';
+
+const LOAD_PAGE = 20_000;
+
+interface VersionRow {
+  serial: number;
+  from_serial: number | null;
+  removed: PublishedRecord[];
+  added: PublishedRecord[];
+  withdrawn: boolean;
+}
+
+export interface NameserverFeedOptions {
+  db: Knex;
+  databaseUrl: string;
+  store: ZoneStore;
+  logger: Logger;
+  /** A zone's new version is being served (or a withdrawn zone no longer is). */
+  onLoaded?(zoneId: string, origin: string, serial: number | null): void;
+  pollMs?: number;
+}
+
+export class NameserverFeed {
+  private readonly loaded = new Map<string, { origin: string; serial: number }>();
+  private readonly chains = new Map<string, Promise<void>>();
+  private readonly listener: NotificationListener;
+  private timer: NodeJS.Timeout | null = null;
+  private stopped = false;
+  ready = false;
+
+  constructor(private readonly options: NameserverFeedOptions) {
+    this.listener = new NotificationListener({
+      url: options.databaseUrl,
+      channels: [PUBLISHED_CHANNEL],
+      onNotification: (_channel, zoneId) => this.sync(zoneId),
+      onConnected: () => void this.poll().catch((err) => options.logger.warn({ err }, 'nameserver catch-up failed')),
+      onError: (err) => options.logger.warn({ err }, 'nameserver feed lost its database connection; serving the loaded zones'),
+    });
+  }
+
+  async start(): Promise<void> {
+    await this.loadAll();
+    this.ready = true;
+    await this.listener.start();
+    this.timer = setInterval(() => void this.poll().catch((err) => this.options.logger.warn({ err }, 'nameserver poll failed')), this.options.pollMs ?? 5000);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    await this.listener.stop();
+    await Promise.allSettled([...this.chains.values()]);
+  }
+
+  /** Serves zones loaded, for /healthz and metrics. */
+  get zoneCount(): number {
+    return this.loaded.size;
+  }
+
+  private async loadAll(): Promise<void> {
+    const zones = (await this.options.db('zones').whereNotNull('published_serial').select('id', 'name', 'published_serial')) as {
+      id: string;
+      name: string;
+      published_serial: number;
+    }[];
+    for (const zone of zones) await this.loadZone(zone.id, zone.name);
+    this.options.logger.info({ zones: zones.length }, 'nameserver zones loaded');
+  }
+
+  /** Syncs one zone; calls for the same zone run one after the other. */
+  sync(zoneId: string): Promise<void> {
+    const previous = this.chains.get(zoneId) ?? Promise.resolve();
+    const next = previous
+      .then(() => (this.stopped ? undefined : this.syncZone(zoneId)))
+      .catch((err) => this.options.logger.warn({ err, zone_id: zoneId }, 'zone could not be loaded; serving the previous version'));
+    this.chains.set(zoneId, next);
+    void next.finally(() => {
+      if (this.chains.get(zoneId) === next) this.chains.delete(zoneId);
+    });
+    return next;
+  }
+
+  private async syncZone(zoneId: string): Promise<void> {
+    const row = (await this.options.db('zones').where('id', zoneId).first('name', 'published_serial')) as { name: string; published_serial: number | null } | undefined;
+    const have = this.loaded.get(zoneId);
+    if (!row || row.published_serial === null) {
+      if (have) {
+        this.options.store.remove(have.origin);
+        this.loaded.delete(zoneId);
+        this.options.onLoaded?.(zoneId, have.origin, null);
+      }
+      return;
+    }
+    const target = Number(row.published_serial);
+    if (have?.serial === target) return;
+    const chain = have ? await this.versionsBetween(zoneId, have.serial, target) : null;
+    if (!have || !chain) {
+      await this.loadZone(zoneId, row.name);
+      return;
+    }
+    try {
+      for (const v of chain) {
+        const diff: ZoneDiff = {
+          fromSerial: Number(v.from_serial),
+          toSerial: Number(v.serial),
+          removed: v.removed.map((r) => toZoneRecord(row.name, r)),
+          added: v.added.map((r) => toZoneRecord(row.name, r)),
+        };
+        this.options.store.applyDiff(row.name, diff);
+      }
+    } catch (err) {
+      // A diff that does not fit what we serve (the store keeps the old zone): start over whole.
+      this.options.logger.warn({ err, zone_id: zoneId }, 'zone version did not apply; reloading the zone');
+      await this.loadZone(zoneId, row.name);
+      return;
+    }
+    this.loaded.set(zoneId, { origin: row.name, serial: target });
+    this.options.onLoaded?.(zoneId, row.name, target);
+  }
+
+  /** The versions leading from `from` to `to`, or null when the chain is not complete. */
+  private async versionsBetween(zoneId: string, from: number, to: number): Promise<VersionRow[] | null> {
+    const rows = (await this.options.db('zone_versions')
+      .where('zone_id', zoneId)
+      .andWhere('created_at', '>=', this.options.db('zone_versions').where({ zone_id: zoneId, serial: from }).select('created_at'))
+      .orderBy('created_at')
+      .limit(200)
+      .select('serial', 'from_serial', 'removed', 'added', 'withdrawn')) as VersionRow[];
+    const bySource = new Map(rows.filter((r) => r.from_serial !== null).map((r) => [Number(r.from_serial), r]));
+    const chain: VersionRow[] = [];
+    for (let at = from; at !== to; ) {
+      const step = bySource.get(at);
+      if (!step || step.withdrawn) return null;
+      chain.push(step);
+      at = Number(step.serial);
+      if (chain.length > rows.length) return null;
+    }
+    return chain;
+  }
+
+  /** The whole zone from published_records, read in one transaction (one consistent version). */
+  private async loadZone(zoneId: string, origin: string): Promise<void> {
+    const { serial, records } = await this.options.db.transaction(
+      async (trx) => {
+        const zone = (await trx('zones').where('id', zoneId).first('published_serial')) as { published_serial: number | null } | undefined;
+        const records: PublishedRecord[] = [];
+        let after = '';
+        for (;;) {
+          const page = (await trx('published_records')
+            .where('zone_id', zoneId)
+            .andWhere('record_id', '>', after)
+            .orderBy('record_id')
+            .limit(LOAD_PAGE)
+            .select('record_id', 'name', 'type', 'ttl', 'data')) as (PublishedRecord & { record_id: string })[];
+          for (const r of page) records.push(r);
+          if (page.length < LOAD_PAGE) break;
+          after = page[page.length - 1]!.record_id;
+        }
+        return { serial: zone?.published_serial ?? null, records };
+      },
+      { isolationLevel: 'repeatable read', readOnly: true },
+    );
+    if (serial === null) {
+      const have = this.loaded.get(zoneId);
+      if (have) this.options.store.remove(have.origin);
+      this.loaded.delete(zoneId);
+      return;
+    }
+    this.options.store.set(buildZoneSnapshot(origin, records.map((r) => toZoneRecord(origin, r))));
+    this.loaded.set(zoneId, { origin, serial: Number(serial) });
+    this.options.onLoaded?.(zoneId, origin, Number(serial));
+  }
+
+  /** Catches up every zone whose published version differs from the one loaded. */
+  async poll(): Promise<void> {
+    if (this.stopped) return;
+    const rows = (await this.options.db('zones').whereNotNull('published_serial').select('id', 'published_serial')) as { id: string; published_serial: number }[];
+    const current = new Set(rows.map((r) => r.id));
+    const syncs = rows.filter((r) => this.loaded.get(r.id)?.serial !== Number(r.published_serial)).map((r) => this.sync(r.id));
+    for (const id of this.loaded.keys()) if (!current.has(id)) syncs.push(this.sync(id));
+    await Promise.all(syncs);
+  }
+}

@@ -1,0 +1,173 @@
+// The worker role's publication loop: every committed change set is picked up (LISTEN on
+// zone_changed, and a poll as safety net), the zone's next version is built (publishZone), and the
+// version is verified over DNS until it is live (verifyZone). Zones are handled one at a time per
+// process; across processes the zone row lock (SKIP LOCKED) keeps two workers apart.
+import type { Knex } from 'knex';
+import { NotificationListener } from '../db/notificationListener.js';
+import type { Clock } from '../domain/clock.js';
+import type { Logger } from '../observability/logger.js';
+import { ZONE_CHANNEL } from '../services/changeSets.js';
+import { publishZone } from './publishZone.js';
+import { markVerificationTimeouts, type VerifyDeps, verifyZone } from './verifyPublication.js';
+
+/**
+ * Delays between verification attempts after a version is built: the embedded nameserver loads a
+ * version within milliseconds, so the first probes come quickly; later ones back off. After the
+ * last, the reconcile pass keeps checking every `reconcileMs`.
+ */
+const VERIFY_DELAYS_MS = [0, 5, 10, 20, 40, 80, 150, 300, 600, 1000, 2000, 5000, 10_000, 20_000];
+
+export interface PublicationWorkerOptions {
+  db: Knex;
+  databaseUrl: string;
+  clock: Clock;
+  logger: Logger;
+  verify: Omit<VerifyDeps, 'db' | 'clock'>;
+  pollMs?: number;
+  reconcileMs?: number;
+}
+
+export class PublicationWorker {
+  private readonly listener: NotificationListener;
+  private readonly running = new Map<string, Promise<void>>();
+  private readonly again = new Set<string>();
+  private readonly verifying = new Map<string, NodeJS.Timeout | true>();
+  private readonly timers: NodeJS.Timeout[] = [];
+  private stopped = false;
+
+  constructor(private readonly options: PublicationWorkerOptions) {
+    this.listener = new NotificationListener({
+      url: options.databaseUrl,
+      channels: [ZONE_CHANNEL],
+      onNotification: (_channel, zoneId) => this.publishSoon(zoneId),
+      onConnected: () => void this.poll(),
+      onError: (err) => options.logger.warn({ err }, 'publication listener lost its database connection'),
+    });
+  }
+
+  private get verifyDeps(): VerifyDeps {
+    return { db: this.options.db, clock: this.options.clock, ...this.options.verify };
+  }
+
+  async start(): Promise<void> {
+    await this.listener.start();
+    const every = (ms: number, fn: () => Promise<unknown>) => {
+      const t = setInterval(() => void fn().catch((err) => this.options.logger.error({ err }, 'publication loop failed')), ms);
+      t.unref();
+      this.timers.push(t);
+    };
+    every(this.options.pollMs ?? 2000, () => this.poll());
+    every(this.options.reconcileMs ?? 30_000, () => this.reconcile());
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const t of this.timers) clearInterval(t);
+    for (const t of this.verifying.values()) if (t !== true) clearTimeout(t);
+    this.verifying.clear();
+    await this.listener.stop();
+    await Promise.allSettled([...this.running.values()]);
+  }
+
+  /** Publishes a zone now, or once more after the run in progress (writes arrive while we build). */
+  publishSoon(zoneId: string): void {
+    if (this.stopped) return;
+    if (this.running.has(zoneId)) {
+      this.again.add(zoneId);
+      return;
+    }
+    const run = this.publishLoop(zoneId).finally(() => this.running.delete(zoneId));
+    this.running.set(zoneId, run);
+  }
+
+  private async publishLoop(zoneId: string): Promise<void> {
+    for (let busy = 0; !this.stopped; ) {
+      this.again.delete(zoneId);
+      try {
+        const outcome = await publishZone({ db: this.options.db, clock: this.options.clock }, zoneId);
+        if (outcome.kind === 'published' || outcome.kind === 'withdrawn') this.verifySoon(zoneId);
+        if (outcome.kind === 'failed') this.options.logger.warn({ zone_id: zoneId, detail: outcome.detail }, 'zone version could not be built');
+        // Locked by a write in flight (its NOTIFY follows its commit) or by another worker: look
+        // again shortly all the same, a few times, so nothing waits for the poll.
+        if (outcome.kind === 'busy' && busy++ < 5) {
+          await new Promise((r) => setTimeout(r, 20 * busy));
+          continue;
+        }
+      } catch (err) {
+        this.options.logger.error({ err, zone_id: zoneId }, 'publication failed');
+      }
+      if (!this.again.has(zoneId)) return;
+    }
+  }
+
+  /** Starts (or restarts) the fast verification schedule for a zone. */
+  verifySoon(zoneId: string): void {
+    if (this.stopped) return;
+    const pending = this.verifying.get(zoneId);
+    if (pending === true) {
+      this.verifying.set(zoneId, setTimeout(() => this.verifyStep(zoneId, 0), 0));
+      return;
+    }
+    if (pending) clearTimeout(pending);
+    this.verifyStep(zoneId, 0);
+  }
+
+  private verifyStep(zoneId: string, attempt: number): void {
+    this.verifying.set(zoneId, true);
+    void verifyZone(this.verifyDeps, zoneId)
+      .then((outcome) => {
+        if (this.verifying.get(zoneId) !== true) return;
+        if (outcome.kind !== 'waiting' || attempt + 1 >= VERIFY_DELAYS_MS.length || this.stopped) {
+          this.verifying.delete(zoneId);
+          return;
+        }
+        const t = setTimeout(() => this.verifyStep(zoneId, attempt + 1), VERIFY_DELAYS_MS[attempt + 1]);
+        t.unref();
+        this.verifying.set(zoneId, t);
+      })
+      .catch((err) => {
+        this.verifying.delete(zoneId);
+        this.options.logger.error({ err, zone_id: zoneId }, 'publication verification failed');
+      });
+  }
+
+  /** Safety net for lost notifications: zones with unpublished change sets or a pending deletion. */
+  async poll(): Promise<void> {
+    if (this.stopped) return;
+    const now = this.options.clock.now();
+    const rows = (await this.options.db('zones')
+      .where((q) =>
+        q
+          .where((w) => w.whereRaw('published_seq < changeset_seq').andWhere((r) => r.whereNull('publish_retry_at').orWhere('publish_retry_at', '<=', now)))
+          .orWhere((w) => w.where('status', 'deleting').whereNotNull('published_serial')),
+      )
+      .limit(1000)
+      .select('id')) as { id: string }[];
+    for (const { id } of rows) this.publishSoon(id);
+  }
+
+  /** Verifies what waits for verification and marks the 60-minute timeouts. */
+  async reconcile(): Promise<void> {
+    if (this.stopped) return;
+    await markVerificationTimeouts(this.options.db, this.options.clock.now());
+    const rows = (await this.options.db
+      .select('zone_id as id')
+      .from('change_sets')
+      .where('state', 'pushed')
+      .union((q) =>
+        q
+          .select('id')
+          .from('zones')
+          .where((w) => w.where('status', 'activating').whereNotNull('published_serial'))
+          .orWhere((w) => w.where('status', 'deleting').whereNull('published_serial')),
+      )) as { id: string }[];
+    await Promise.all(rows.map(async ({ id }) => verifyZone(this.verifyDeps, id).catch((err) => this.options.logger.error({ err, zone_id: id }, 'verification failed'))));
+  }
+
+  /** Tests and the lab: publish and verify everything now, and wait for it. */
+  async settle(): Promise<void> {
+    await this.poll();
+    await Promise.allSettled([...this.running.values()]);
+    await this.reconcile();
+  }
+}

@@ -1,0 +1,173 @@
+// Builds a zone's next published version from the stored records: the records whose owners the
+// unpublished change sets touched are compared with what the nameservers serve, the difference
+// becomes a zone_versions row the nameservers apply, the SOA serial moves on, and the change sets
+// go `pending → pushed`. One transaction under the zone's row lock, so API writes to the zone wait
+// for it (a few milliseconds) and two workers never publish the same zone.
+import type { Knex } from 'knex';
+import { recordEvents } from '../db/repositories/events.js';
+import type { Clock } from '../domain/clock.js';
+import { canonicalJson } from '../domain/canonicalJson.js';
+import { nextSerial, type SoaData, soaPresentation } from '../domain/soa.js';
+import { type PublishedRecord, toZoneRecord } from './zoneRecords.js';
+
+export const PUBLISHED_CHANNEL = 'zone_published';
+/** How long the poll leaves a zone alone after a failed build (writes and retries try at once). */
+export const FAILED_BUILD_BACKOFF_MS = 60_000;
+
+export type PublishOutcome =
+  | { kind: 'idle' }
+  | { kind: 'busy' }
+  | { kind: 'published'; serial: number; changeSets: number }
+  | { kind: 'withdrawn' }
+  | { kind: 'failed'; detail: string };
+
+interface ZoneLockRow {
+  id: string;
+  name: string;
+  tenant_id: string;
+  status: string;
+  default_ttl: number;
+  serial: number;
+  changeset_seq: number;
+  published_seq: number;
+  published_serial: number | null;
+}
+
+interface StoredRow extends PublishedRecord {
+  record_id: string;
+}
+
+class BuildError extends Error {}
+
+const sameRecord = (a: StoredRow, b: StoredRow) =>
+  a.name === b.name && a.type === b.type && a.ttl === b.ttl && canonicalJson(a.data) === canonicalJson(b.data);
+
+const strip = ({ name, type, ttl, data }: StoredRow): PublishedRecord => ({ name, type, ttl, data });
+
+export async function publishZone(deps: { db: Knex; clock: Clock }, zoneId: string): Promise<PublishOutcome> {
+  try {
+    return await deps.db.transaction((trx) => buildVersion(trx, deps.clock.now(), zoneId));
+  } catch (err) {
+    if (!(err instanceof BuildError)) throw err;
+    await deps.db.transaction((trx) => markFailed(trx, deps.clock.now(), zoneId, err.message));
+    return { kind: 'failed', detail: err.message };
+  }
+}
+
+async function buildVersion(trx: Knex.Transaction, now: Date, zoneId: string): Promise<PublishOutcome> {
+  const zone = (await trx('zones').where('id', zoneId).forUpdate().skipLocked().first()) as ZoneLockRow | undefined;
+  if (!zone) return (await trx('zones').where('id', zoneId).first('id')) ? { kind: 'busy' } : { kind: 'idle' };
+  if (zone.status === 'deleting') return withdraw(trx, now, zone);
+  if (zone.published_seq >= zone.changeset_seq) return { kind: 'idle' };
+
+  const sets = (await trx('change_sets')
+    .where('zone_id', zone.id)
+    .andWhere('seq', '>', zone.published_seq)
+    .andWhere('seq', '<=', zone.changeset_seq)
+    .select('touched_names')) as { touched_names: string[] | null }[];
+  const first = zone.published_serial === null;
+  const whole = first || sets.some((s) => s.touched_names === null);
+  // The apex is always re-read: its SOA carries the new serial.
+  const names = whole ? null : [...new Set(['@', ...sets.flatMap((s) => s.touched_names ?? [])])];
+  const serial = first ? Number(zone.serial) : nextSerial(Number(zone.serial), now);
+
+  const soa = (await trx('records').where({ zone_id: zone.id, type: 'SOA', system: true }).first('id', 'data')) as { id: string; data: SoaData } | undefined;
+  if (!soa) throw new BuildError(`The zone ${zone.name} has no SOA record.`);
+  const soaNext = { ...soa.data, serial };
+  await trx('records').where('id', soa.id).update({ data: JSON.stringify(soaNext), content: soaPresentation(soaNext) });
+
+  const current = (await atNames(trx('records').where('zone_id', zone.id), names).select(
+    'id as record_id',
+    'name',
+    'type',
+    trx.raw('coalesce(ttl, ?)::int as ttl', [zone.default_ttl]),
+    'data',
+  )) as StoredRow[];
+  const served = (await atNames(trx('published_records').where('zone_id', zone.id), names).select('record_id', 'name', 'type', 'ttl', 'data')) as StoredRow[];
+
+  const servedById = new Map(served.map((r) => [r.record_id, r]));
+  const currentIds = new Set(current.map((r) => r.record_id));
+  const added = current.filter((r) => {
+    const before = servedById.get(r.record_id);
+    return !before || !sameRecord(before, r);
+  });
+  const addedIds = new Set(added.map((r) => r.record_id));
+  const removed = served.filter((r) => !currentIds.has(r.record_id) || addedIds.has(r.record_id));
+  // A record the nameservers could not serve fails the build here, not in every nameserver.
+  for (const r of added) {
+    try {
+      toZoneRecord(zone.name, r);
+    } catch (err) {
+      throw new BuildError(`${r.name} ${r.type}: ${(err as Error).message}`);
+    }
+  }
+
+  if (removed.length) {
+    await trx('published_records').where('zone_id', zone.id).whereRaw('record_id = any(?::text[])', [removed.map((r) => r.record_id)]).delete();
+  }
+  if (added.length) {
+    await trx.raw(
+      `INSERT INTO published_records (zone_id, record_id, name, type, ttl, data)
+       SELECT ?, x.record_id, x.name, x.type, x.ttl, x.data
+       FROM jsonb_to_recordset(?::jsonb) AS x(record_id text, name text, type text, ttl int, data jsonb)`,
+      [zone.id, JSON.stringify(added)],
+    );
+  }
+  await trx('zone_versions').insert({
+    zone_id: zone.id,
+    serial,
+    from_serial: zone.published_serial,
+    removed: JSON.stringify(removed.map(strip)),
+    added: JSON.stringify(added.map(strip)),
+    created_at: now,
+  });
+  await trx('zones').where('id', zone.id).update({ serial, published_serial: serial, published_seq: zone.changeset_seq, publish_retry_at: null });
+  const pushed = await pushChangeSets(trx, zone, serial, now);
+  await trx.raw('SELECT pg_notify(?, ?)', [PUBLISHED_CHANNEL, zone.id]);
+  return { kind: 'published', serial, changeSets: pushed };
+}
+
+function atNames(q: Knex.QueryBuilder, names: string[] | null): Knex.QueryBuilder {
+  return names ? q.whereRaw('name = any(?::text[])', [names]) : q;
+}
+
+/** Every change set up to the zone's newest is carried by the version just built. */
+async function pushChangeSets(trx: Knex.Transaction, zone: ZoneLockRow, serial: number, now: Date): Promise<number> {
+  return trx('change_sets')
+    .where('zone_id', zone.id)
+    .andWhere('seq', '>', zone.published_seq)
+    .andWhere('seq', '<=', zone.changeset_seq)
+    .whereIn('state', ['pending', 'failed'])
+    .update({ state: 'pushed', serial, pushed_at: now, error: null, updated_at: now });
+}
+
+/** Deletion: the nameservers drop the zone; the verifier removes the row once none serves it. */
+async function withdraw(trx: Knex.Transaction, now: Date, zone: ZoneLockRow): Promise<PublishOutcome> {
+  if (zone.published_serial === null && zone.published_seq >= zone.changeset_seq) return { kind: 'idle' };
+  const serial = nextSerial(Number(zone.serial), now);
+  await trx('published_records').where('zone_id', zone.id).delete();
+  await trx('zone_versions').insert({ zone_id: zone.id, serial, from_serial: zone.published_serial, removed: '[]', added: '[]', withdrawn: true, created_at: now });
+  await trx('zones').where('id', zone.id).update({ published_serial: null, published_seq: zone.changeset_seq, publish_retry_at: null });
+  await pushChangeSets(trx, zone, serial, now);
+  await trx.raw('SELECT pg_notify(?, ?)', [PUBLISHED_CHANNEL, zone.id]);
+  return { kind: 'withdrawn' };
+}
+
+async function markFailed(trx: Knex.Transaction, now: Date, zoneId: string, detail: string): Promise<void> {
+  const zone = (await trx('zones').where('id', zoneId).forUpdate().first('id', 'name', 'published_seq')) as
+    | { id: string; name: string; published_seq: number }
+    | undefined;
+  if (!zone) return;
+  const failed = (await trx('change_sets')
+    .where('zone_id', zoneId)
+    .andWhere('seq', '>', zone.published_seq)
+    .andWhere('state', 'pending')
+    .update({ state: 'failed', error: JSON.stringify({ code: 'build_failed', detail }), updated_at: now })
+    .returning(['id', 'tenant_id'])) as { id: string; tenant_id: string }[];
+  await trx('zones').where('id', zoneId).update({ publish_retry_at: new Date(now.getTime() + FAILED_BUILD_BACKOFF_MS) });
+  await recordEvents(
+    trx,
+    failed.map((c) => ({ tenantId: c.tenant_id, kind: 'record.failed', zoneId, payload: { zone: zone.name, changeset_id: c.id, error: { code: 'build_failed', detail } } })),
+    now,
+  );
+}

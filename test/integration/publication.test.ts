@@ -1,0 +1,194 @@
+// The publication pipeline as a client sees it: a write is stored `pending`, the zone's next
+// version goes to the nameservers (`pushed`), and a real DNS query seeing the new serial makes it
+// `live`. The nameserver is queried over UDP with a client nobody here wrote (dns2).
+import dgram from 'node:dgram';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inject } from 'vitest';
+import { createRecord, createZone, type DnsLab, startDnsLab } from '../helpers/dnsLab.js';
+import { eventually, queryDns } from '../helpers/dnsQuery.js';
+
+const ALL_ROLES = { ROLES: 'api,nameserver,worker' };
+
+const dnsPort = (lab: DnsLab) => lab.service.nameserver!.server.port;
+
+async function untilState(lab: DnsLab, zone: string, changeSetId: string, state: string, timeoutMs = 10_000) {
+  return eventually(async () => {
+    const res = await lab.customerA.get(`/zones/${zone}/changesets/${changeSetId}`);
+    return res.body.state === state ? res.body : undefined;
+  }, timeoutMs, `change set ${changeSetId} to be ${state}`);
+}
+
+describe('publication: pending → pushed → live', () => {
+  let lab: DnsLab;
+  beforeAll(async () => {
+    lab = await startDnsLab({ env: ALL_ROLES });
+  });
+  afterAll(async () => lab?.close());
+
+  it('activates a new zone once the nameserver answers for it, with the serial the API shows', async () => {
+    const zone = await createZone(lab.customerA, 'pub-new.example');
+    expect(zone.status).toBe('activating');
+    expect(zone.publication.state).toBe('pending');
+
+    const active = await eventually(async () => {
+      const res = await lab.customerA.get('/zones/pub-new.example');
+      return res.body.status === 'active' ? res.body : undefined;
+    }, 10_000, 'zone to become active');
+    expect(active.publication.state).toBe('live');
+
+    const soa = await queryDns(dnsPort(lab), 'pub-new.example', 'SOA');
+    expect(soa.rcode).toBe(0);
+    expect(soa.aa).toBe(true);
+    expect(soa.answers[0]!.serial).toBe(active.serial);
+    const ns = await queryDns(dnsPort(lab), 'pub-new.example', 'NS');
+    expect(ns.answers.map((a) => a.ns).sort()).toEqual(['ns1.lab-dns.test', 'ns2.lab-dns.test']);
+  });
+
+  it('makes a record live: a DNS query returns it, and the serial moved on', async () => {
+    await createZone(lab.customerA, 'pub-rec.example');
+    const before = await eventually(async () => {
+      const res = await lab.customerA.get('/zones/pub-rec.example');
+      return res.body.status === 'active' ? res.body : undefined;
+    });
+    const record = await createRecord(lab.customerA, 'pub-rec.example', { name: 'www', type: 'A', ttl: 300, data: { address: '192.0.2.10' } });
+    expect(record.publication.state).toBe('pending');
+
+    const set = await untilState(lab, 'pub-rec.example', record.publication.changeset_id, 'live');
+    expect(set.error).toBeNull();
+    const answer = await queryDns(dnsPort(lab), 'www.pub-rec.example', 'A');
+    expect(answer.answers.map((a) => [a.address, a.ttl])).toEqual([['192.0.2.10', 300]]);
+    const after = (await lab.customerA.get('/zones/pub-rec.example')).body;
+    expect(after.serial).toBeGreaterThan(before.serial);
+    expect((await queryDns(dnsPort(lab), 'pub-rec.example', 'SOA')).answers[0]!.serial).toBe(after.serial);
+    expect((await lab.customerA.get(`/zones/pub-rec.example/records/${record.id}`)).body.publication.state).toBe('live');
+
+    const events = await lab.sql.query(`SELECT kind, payload FROM events WHERE zone_id = (SELECT id FROM zones WHERE name = 'pub-rec.example') ORDER BY occurred_at`);
+    expect(events.rows.filter((e) => e.kind === 'record.published').map((e) => e.payload.changeset_id)).toContain(record.publication.changeset_id);
+  });
+
+  it('publishes a burst of writes: every change set ends live, and the last state is served', async () => {
+    await createZone(lab.customerA, 'pub-burst.example');
+    const records = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => createRecord(lab.customerA, 'pub-burst.example', { name: `h${i}`, type: 'TXT', data: { text: `v${i}` } })),
+    );
+    for (const r of records) await untilState(lab, 'pub-burst.example', r.publication.changeset_id, 'live');
+    for (const i of [0, 7, 19]) {
+      const reply = await queryDns(dnsPort(lab), `h${i}.pub-burst.example`, 'TXT');
+      expect(reply.answers.map((a) => [a.data].flat().join(''))).toEqual([`v${i}`]);
+    }
+  });
+
+  it('fails a version the nameserver cannot serve, keeps serving the last good one, and publishes after a fix and a retry', async () => {
+    await createZone(lab.customerA, 'pub-fail.example');
+    const good = await createRecord(lab.customerA, 'pub-fail.example', { name: 'www', type: 'A', data: { address: '192.0.2.1' } });
+    await untilState(lab, 'pub-fail.example', good.publication.changeset_id, 'live');
+
+    // Data that bypassed the API's validation (a restore, a manual fix gone wrong).
+    await lab.sql.query(`UPDATE records SET data = '{"address":"192.0.2.300"}' WHERE id = $1`, [good.id]);
+    // A write at the same owner makes the publisher re-read it.
+    const next = await createRecord(lab.customerA, 'pub-fail.example', { name: 'www', type: 'TXT', data: { text: 'hello' } });
+    const failed = await untilState(lab, 'pub-fail.example', next.publication.changeset_id, 'failed');
+    expect(failed.error.code).toBe('build_failed');
+    expect(failed.error.detail).toContain('www A');
+    const events = await lab.sql.query(`SELECT payload FROM events WHERE kind = 'record.failed'`);
+    expect(events.rows.map((e) => e.payload.changeset_id)).toContain(next.publication.changeset_id);
+    // The nameserver still serves the last good version.
+    expect((await queryDns(dnsPort(lab), 'www.pub-fail.example', 'A')).answers.map((a) => a.address)).toEqual(['192.0.2.1']);
+    expect((await queryDns(dnsPort(lab), 'www.pub-fail.example', 'TXT')).answers).toEqual([]);
+
+    // Retry is for failed change sets only.
+    expect((await lab.customerA.post(`/zones/pub-fail.example/changesets/${good.publication.changeset_id}/retry`)).status).toBe(409);
+    await lab.sql.query(`UPDATE records SET data = '{"address":"192.0.2.3"}' WHERE id = $1`, [good.id]);
+    const retried = await lab.customerA.post(`/zones/pub-fail.example/changesets/${next.publication.changeset_id}/retry`);
+    expect(retried.status).toBe(202);
+    await untilState(lab, 'pub-fail.example', next.publication.changeset_id, 'live');
+    expect((await queryDns(dnsPort(lab), 'www.pub-fail.example', 'A')).answers.map((a) => a.address)).toEqual(['192.0.2.3']);
+    expect((await queryDns(dnsPort(lab), 'www.pub-fail.example', 'TXT')).answers.map((a) => [a.data].flat().join(''))).toEqual(['hello']);
+  });
+
+  it('deletes a zone once the nameserver no longer serves it, with a zone.changed event', async () => {
+    await createZone(lab.customerA, 'pub-gone.example');
+    await eventually(async () => ((await lab.customerA.get('/zones/pub-gone.example')).body.status === 'active' ? true : undefined));
+    const id = (await lab.customerA.get('/zones/pub-gone.example')).body.id;
+    const res = await lab.customerA.delete('/zones/pub-gone.example?confirm=pub-gone.example');
+    expect(res.status).toBe(202);
+    await eventually(async () => ((await lab.customerA.get('/zones/pub-gone.example')).status === 404 ? true : undefined), 10_000, 'zone to disappear');
+    expect((await queryDns(dnsPort(lab), 'pub-gone.example', 'SOA')).rcode).toBe(5);
+    const events = await lab.sql.query(`SELECT payload FROM events WHERE kind = 'zone.changed' AND zone_id = $1`, [id]);
+    expect(events.rows.map((e) => e.payload)).toEqual([{ zone: 'pub-gone.example', change: 'deleted' }]);
+  });
+});
+
+describe('publication: verification', () => {
+  let lab: DnsLab;
+  let silent: dgram.Socket;
+  beforeAll(async () => {
+    // A "secondary" that never answers: nothing can become live.
+    silent = dgram.createSocket('udp4');
+    await new Promise<void>((r) => silent.bind(0, '127.0.0.1', () => r()));
+    lab = await startDnsLab({ env: { ...ALL_ROLES, DNS_SECONDARIES: `127.0.0.1:${silent.address().port}` } });
+  });
+  afterAll(async () => {
+    await lab?.close();
+    silent?.close();
+  });
+
+  it('stays pushed while a configured secondary does not serve the version, and marks verification_timeout after 60 minutes', async () => {
+    const zone = await createZone(lab.customerA, 'pub-slow.example');
+    const setId = zone.publication.changeset_id;
+    await untilState(lab, 'pub-slow.example', setId, 'pushed');
+    // The embedded nameserver serves it; the secondary does not.
+    expect((await queryDns(dnsPort(lab), 'pub-slow.example', 'SOA')).rcode).toBe(0);
+
+    lab.clock.advance(59 * 60_000);
+    await lab.service.publication!.reconcile();
+    expect((await lab.customerA.get(`/zones/pub-slow.example/changesets/${setId}`)).body.error).toBeNull();
+    lab.clock.advance(2 * 60_000);
+    await lab.service.publication!.reconcile();
+    const set = (await lab.customerA.get(`/zones/pub-slow.example/changesets/${setId}`)).body;
+    expect(set.state).toBe('pushed');
+    expect(set.error.code).toBe('verification_timeout');
+    expect((await lab.customerA.get('/zones/pub-slow.example')).body.status).toBe('activating');
+  });
+});
+
+describe('publication: the nameserver without its database', () => {
+  let lab: DnsLab;
+  let admin: pg.Client;
+  let database: string;
+  beforeAll(async () => {
+    lab = await startDnsLab({ env: ALL_ROLES });
+    database = new URL(lab.databaseUrl).pathname.slice(1);
+    admin = new pg.Client({ connectionString: inject('adminDatabaseUrl') });
+    await admin.connect();
+  });
+  afterAll(async () => {
+    await admin?.query(`ALTER DATABASE ${database} ALLOW_CONNECTIONS true`).catch(() => {});
+    await admin?.end();
+    await lab?.close();
+  });
+
+  it('keeps answering from its snapshots while PostgreSQL is unreachable, and catches up when it returns', async () => {
+    await createZone(lab.customerA, 'pub-outage.example');
+    const r = await createRecord(lab.customerA, 'pub-outage.example', { name: 'www', type: 'A', data: { address: '192.0.2.7' } });
+    await untilState(lab, 'pub-outage.example', r.publication.changeset_id, 'live');
+
+    await admin.query(`ALTER DATABASE ${database} ALLOW_CONNECTIONS false`);
+    await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1`, [database]);
+    for (let i = 0; i < 20; i++) {
+      const reply = await queryDns(dnsPort(lab), 'www.pub-outage.example', 'A');
+      expect(reply.answers.map((a) => a.address)).toEqual(['192.0.2.7']);
+      await new Promise((res) => setTimeout(res, 50));
+    }
+    expect((await lab.customerA.get('/zones/pub-outage.example')).status).toBe(503);
+
+    await admin.query(`ALTER DATABASE ${database} ALLOW_CONNECTIONS true`);
+    const next = await eventually(async () => {
+      const res = await lab.customerA.post('/zones/pub-outage.example/records', { name: 'new', type: 'A', data: { address: '192.0.2.8' } });
+      return res.status === 201 ? res.body : undefined;
+    }, 15_000, 'the API to write again');
+    await untilState(lab, 'pub-outage.example', next.publication.changeset_id, 'live', 20_000);
+    expect((await queryDns(dnsPort(lab), 'new.pub-outage.example', 'A')).answers.map((a) => a.address)).toEqual(['192.0.2.8']);
+  });
+});
