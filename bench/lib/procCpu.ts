@@ -1,0 +1,71 @@
+// CPU time of a process and all its descendants, from /proc (Linux): utime + stime of every
+// process in the tree (each process's figure covers all its threads) plus cutime + cstime (its
+// children that exited and were reaped). For servers that fork (NSD's server and xfrd children)
+// or run threads (Knot, PowerDNS, Node's libuv pool).
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+
+let ticksPerSecond: number | undefined;
+
+/** sysconf(_SC_CLK_TCK): the unit of the /proc/<pid>/stat times (100 on Linux). */
+export function clockTicksPerSecond(): number {
+  if (ticksPerSecond === undefined) {
+    try {
+      ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+    } catch {
+      ticksPerSecond = 100;
+    }
+  }
+  return ticksPerSecond;
+}
+
+interface ProcStat {
+  ppid: number;
+  ticks: number;
+}
+
+function readStat(pid: number): ProcStat | null {
+  let text: string;
+  try {
+    text = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return null;
+  }
+  // The command name (field 2) is in parentheses and may contain spaces: split after the last ')'.
+  const rest = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  // rest[0] is field 3 (state), so field k is rest[k - 3].
+  const field = (k: number) => Number(rest[k - 3]);
+  return { ppid: field(4), ticks: field(14) + field(15) + field(16) + field(17) };
+}
+
+/** CPU seconds used so far by `pids` and all their descendants (each counted once). */
+export function treeCpuSeconds(pids: readonly number[]): number {
+  const stats = new Map<number, ProcStat>();
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = readStat(Number(entry));
+    if (stat) stats.set(Number(entry), stat);
+  }
+  const children = new Map<number, number[]>();
+  for (const [pid, { ppid }] of stats) {
+    let list = children.get(ppid);
+    if (!list) children.set(ppid, (list = []));
+    list.push(pid);
+  }
+  const seen = new Set<number>();
+  const queue = [...pids];
+  let ticks = 0;
+  while (queue.length > 0) {
+    const pid = queue.pop()!;
+    if (seen.has(pid)) continue;
+    seen.add(pid);
+    ticks += stats.get(pid)?.ticks ?? 0;
+    queue.push(...(children.get(pid) ?? []));
+  }
+  return ticks / clockTicksPerSecond();
+}
+
+/** CPU seconds used so far by one process (all its threads), 0 when it is gone. */
+export function processCpuSeconds(pid: number): number {
+  return (readStat(pid)?.ticks ?? 0) / clockTicksPerSecond();
+}

@@ -1,0 +1,63 @@
+// Our nameserver alone in a process of its own, for benchmarks that measure it from outside (its
+// CPU apart from the load generator's, no shared event loop):
+//
+//   node --import tsx bench/lib/standaloneNameserver.ts <zone.json> <port> [--host 127.0.0.1] [--no-cache]
+//
+// <zone.json> describes one zone: { "origin": "bench.example", "records": [{ "name", "type"
+// (mnemonic, e.g. "A"), "ttl", "data" (the service's record data, see nameserver/wire/rdata.ts) }] },
+// names absolute without the trailing dot. Prints `ready <port> <pid>` once it listens; on SIGTERM
+// or SIGINT closes the server and prints `{"cpu":{"user":µs,"system":µs},"stats":{...}}` (its
+// process.cpuUsage() totals and the server's counters) as one JSON line, then exits.
+import fs from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { startDnsServer } from '../../nameserver/server.js';
+import { silentLogger } from '../../nameserver/server/logger.js';
+import { TYPE, type ZoneRecord } from '../../nameserver/types.js';
+import { encodeRdata } from '../../nameserver/wire/rdata.js';
+import { buildZoneSnapshot } from '../../nameserver/zone/snapshot.js';
+import { ZoneStore } from '../../nameserver/zone/store.js';
+import type { ZoneDescription } from './dnsBenchZone.js';
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { host: { type: 'string', default: '127.0.0.1' }, 'no-cache': { type: 'boolean', default: false } },
+});
+const [zonePath, portArg] = positionals;
+if (!zonePath || portArg === undefined) {
+  console.error('usage: standaloneNameserver.ts <zone.json> <port> [--host 127.0.0.1] [--no-cache]');
+  process.exit(2);
+}
+
+const zone = JSON.parse(await fs.readFile(zonePath, 'utf8')) as ZoneDescription;
+const origin = zone.origin.toLowerCase().replace(/\.$/, '');
+const records: ZoneRecord[] = zone.records.map((r) => {
+  const type = (TYPE as Record<string, number>)[r.type];
+  if (type === undefined) throw new Error(`unknown type ${r.type}`);
+  return { name: r.name.toLowerCase().replace(/\.$/, ''), type, ttl: r.ttl, rdata: encodeRdata(r.type, r.data) };
+});
+const store = new ZoneStore();
+store.set(buildZoneSnapshot(origin, records));
+
+const server = await startDnsServer({
+  hosts: [values.host],
+  port: Number(portArg),
+  store,
+  maxTcpConnections: 100,
+  tcpIdleMs: 10_000,
+  transferAllow: [],
+  tsigKeys: [],
+  logger: silentLogger,
+  ...(values['no-cache'] ? { cache: false as const } : {}),
+});
+console.log(`ready ${server.port} ${process.pid}`);
+
+let stopping = false;
+const stop = async () => {
+  if (stopping) return;
+  stopping = true;
+  await server.close();
+  const cpu = process.cpuUsage();
+  process.stdout.write(`${JSON.stringify({ cpu, stats: server.stats() })}\n`, () => process.exit(0));
+};
+process.on('SIGTERM', () => void stop());
+process.on('SIGINT', () => void stop());
