@@ -15,6 +15,7 @@ const PACKAGE_OF: Record<string, string> = {
   kzonecheck: 'knot-dnssecutils',
   kdig: 'knot-dnsutils',
   dig: 'dnsutils',
+  knotd: 'knot',
 };
 
 /** The absolute path of an executable on PATH, or null. */
