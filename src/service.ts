@@ -16,7 +16,7 @@ import { LabBillingDirectory } from './lab/labBillingDirectory.js';
 import { NightlyLabReset } from './lab/nightlyReset.js';
 import { ensureLabSeed, type LabTokensFile } from './lab/seed.js';
 import { createLogger, type Logger } from './observability/logger.js';
-import { createMetrics } from './observability/metrics.js';
+import { createMetrics, registerNameserverMetrics } from './observability/metrics.js';
 import { MaintenanceLoop } from './maintenance.js';
 import { createServices, type Services } from './services/index.js';
 import { startDnsServer, type DnsServer } from '../nameserver/server.js';
@@ -163,7 +163,12 @@ export async function startService(config: Config, overrides: ServiceOverrides =
         const { feed, server } = nameserver;
         readiness.push({ name: 'nameserver', check: async () => feed.ready && server.listening });
       }
-      const app = createApp({ services, logger, metrics: createMetrics(), readiness });
+      const metrics = createMetrics();
+      if (nameserver) {
+        const { server, feed } = nameserver;
+        registerNameserverMetrics(metrics.registry, () => server.stats(), () => feed.zoneCount);
+      }
+      const app = createApp({ services, logger, metrics, readiness });
       const server = http.createServer(app.callback());
       server.keepAliveTimeout = 5000;
       await new Promise<void>((resolve, reject) => {

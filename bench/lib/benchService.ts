@@ -23,6 +23,8 @@ export interface LabTokens {
 
 export interface BenchService {
   base: string;
+  /** The embedded nameserver's port (UDP and TCP on 127.0.0.1). */
+  dnsPort: number;
   tokens: LabTokens;
   dataDir: string;
   stop(): Promise<void>;
@@ -31,12 +33,13 @@ export interface BenchService {
 export async function startBenchService(options: { env?: Record<string, string>; nodeArgs?: string[] } = {}): Promise<BenchService> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'mdns-bench-'));
   const port = await freePort();
+  const dnsPort = Number(options.env?.DNS_PORT ?? (await freePort()));
   const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', 'src/main.ts'], {
     env: {
       ...process.env,
       DATA_DIR: dataDir,
       HTTP_PORT: String(port),
-      DNS_PORT: String(await freePort()),
+      DNS_PORT: String(dnsPort),
       EMBEDDED_PG_PORT: String(await freePort()),
       LOG_LEVEL: 'info',
       ...options.env,
@@ -51,6 +54,7 @@ export async function startBenchService(options: { env?: Record<string, string>;
   const tokens = JSON.parse(await fs.readFile(path.join(dataDir, 'lab-tokens.json'), 'utf8')) as LabTokens;
   return {
     base,
+    dnsPort,
     tokens,
     dataDir,
     stop: async () => {

@@ -1,4 +1,5 @@
-import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { ServerStats } from '../../nameserver/server.js';
 
 /** One registry per service instance, so several instances in one test process do not collide. */
 export function createMetrics() {
@@ -24,6 +25,37 @@ export function createMetrics() {
     registers: [registry],
   });
   return { registry, httpRequests, httpDuration, rateLimited };
+}
+
+/** The nameserver's own counters, read when /metrics is scraped. */
+export function registerNameserverMetrics(registry: Registry, stats: () => ServerStats, zonesLoaded: () => number): void {
+  const gauge = (name: string, help: string, labelNames: string[], read: (set: (labels: Record<string, string>, v: number) => void) => void) =>
+    new Gauge({
+      name,
+      help,
+      labelNames,
+      registers: [registry],
+      collect() {
+        this.reset();
+        read((labels, v) => this.set(labels, v));
+      },
+    });
+  gauge('dns_queries_received', 'DNS messages received since start, by transport.', ['transport'], (set) => {
+    const s = stats();
+    set({ transport: 'udp' }, s.queries.udp);
+    set({ transport: 'tcp' }, s.queries.tcp);
+  });
+  gauge('dns_responses_sent', 'DNS responses sent since start, by rcode.', ['rcode'], (set) => {
+    for (const [rcode, n] of Object.entries(stats().responses)) set({ rcode }, n);
+  });
+  gauge('dns_response_cache', 'Response cache hits and misses since start, and entries now.', ['kind'], (set) => {
+    const { cache } = stats();
+    set({ kind: 'hits' }, cache.hits);
+    set({ kind: 'misses' }, cache.misses);
+    set({ kind: 'entries' }, cache.entries);
+  });
+  gauge('dns_handler_errors', 'Messages answered SERVFAIL because handling failed, since start.', [], (set) => set({}, stats().errors));
+  gauge('dns_zones_loaded', 'Zones the nameserver serves.', [], (set) => set({}, zonesLoaded()));
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;

@@ -107,6 +107,17 @@ describe('publication: pending → pushed → live', () => {
     expect((await queryDns(dnsPort(lab), 'www.pub-fail.example', 'TXT')).answers.map((a) => [a.data].flat().join(''))).toEqual(['hello']);
   });
 
+  it('reports the nameserver in /healthz and its counters in /metrics', async () => {
+    const health = await lab.customerA.get('/healthz');
+    expect(health.status).toBe(200);
+    expect(health.body.checks).toMatchObject({ database: 'ok', nameserver: 'ok' });
+    await queryDns(dnsPort(lab), 'nowhere.invalid', 'A');
+    const text = (await lab.customerA.get('/metrics')).text;
+    expect(Number(/^dns_queries_received\{transport="udp"\} (\d+)/m.exec(text)?.[1])).toBeGreaterThan(0);
+    expect(Number(/^dns_responses_sent\{rcode="REFUSED"\} (\d+)/m.exec(text)?.[1])).toBeGreaterThan(0);
+    expect(Number(/^dns_zones_loaded (\d+)/m.exec(text)?.[1])).toBeGreaterThan(0);
+  });
+
   it('deletes a zone once the nameserver no longer serves it, with a zone.changed event', async () => {
     await createZone(lab.customerA, 'pub-gone.example');
     await eventually(async () => ((await lab.customerA.get('/zones/pub-gone.example')).body.status === 'active' ? true : undefined));
