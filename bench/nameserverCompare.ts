@@ -8,7 +8,8 @@
 // priming of a server with time-limited caches takes (default: its cache TTL, PowerDNS 20 s);
 // -c clients (4), -T threads (1), -q outstanding queries (200) and -Q max q/s (none) as dnsperf
 // takes them; --do sets the DNSSEC OK bit (dnsperf -D); --servers
-// ours,nsd,knot,pdns (any subset, in this order); --ours-nocache adds our server with its response
+// ours,nsd,knot,pdns (any subset, in this order); --ours-processes N runs ours with N processes
+// answering UDP (DNS_UDP_PROCESSES); --ours-nocache adds our server with its response
 // cache off; --hosts (10000) names in the zone; --queries (100000) lines in the query file;
 // --nx (0.1) share of NXDOMAIN queries; --pg-host/--pg-port/--pg-user (127.0.0.1, 5432, postgres:
 // PowerDNS's scratch database is created there and dropped at the end); --keep keeps the temp dir.
@@ -39,6 +40,7 @@ const { values: opts } = parseArgs({
     do: { type: 'boolean', default: false },
     servers: { type: 'string', default: 'ours,nsd,knot,pdns' },
     'ours-nocache': { type: 'boolean', default: false },
+    'ours-processes': { type: 'string', default: '1' },
     hosts: { type: 'string', default: '10000' },
     queries: { type: 'string', default: '100000' },
     nx: { type: 'string', default: '0.1' },
@@ -224,7 +226,7 @@ async function main(): Promise<void> {
       else if (id === 'knot') server = await startKnot(path.join(tmp, 'knot'), origin, zoneFile);
       else if (id === 'pdns') server = await startPowerDns(path.join(tmp, 'pdns'), origin, zoneFile, pg, database, () => (databaseCreated = true));
       else if (id === 'ours-nocache') server = await startOurs(path.join(tmp, 'ours-nocache'), zoneJson, { noCache: true, id, label: 'ours (no cache)' });
-      else server = await startOurs(path.join(tmp, 'ours'), zoneJson);
+      else server = await startOurs(path.join(tmp, 'ours'), zoneJson, { processes: Number(opts['ours-processes']) });
       servers.push(server);
     } catch (e) {
       failures.push(`${id}: did not start: ${(e as Error).message.split('\n').slice(0, 6).join(' | ')}`);

@@ -45,6 +45,8 @@ export interface DnsServer {
   readonly listening: boolean;
   /** The message handler the sockets use (for in-process tests). */
   readonly handler: QueryHandler;
+  /** The UDP sockets, one per host: shared with extra answering processes (udpProcesses.ts). */
+  readonly udpSockets: dgram.Socket[];
   /**
    * RFC 1996 NOTIFY for `origin` at `serial` to each target, retried until acknowledged; resolves
    * when every target acknowledged or gave up. Never throws.
@@ -96,6 +98,7 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
       return listening;
     },
     handler,
+    udpSockets: listeners.map((l) => l.udp),
     stats() {
       const copy = copyStats(stats);
       copy.cache.entries = handler.cacheSize;

@@ -23,7 +23,8 @@ import { startDnsServer, type DnsServer } from '../nameserver/server.js';
 import { ZoneStore } from '../nameserver/zone/store.js';
 import { NameserverFeed } from './publication/nameserverFeed.js';
 import { PublicationWorker } from './publication/publicationWorker.js';
-import { dns2SoaProbe } from './publication/soaProbe.js';
+import { dns2SoaProbe, withHelperProcesses } from './publication/soaProbe.js';
+import { MirroredZoneStore } from '../nameserver/udpProcesses.js';
 
 export interface ServiceOverrides {
   clock?: Clock;
@@ -104,7 +105,7 @@ export async function startService(config: Config, overrides: ServiceOverrides =
     let nameserver: RunningService['nameserver'] = null;
     let publication: PublicationWorker | null = null;
     if (config.roles.includes('nameserver')) {
-      const store = new ZoneStore();
+      const store = config.dns.udpProcesses > 1 ? new MirroredZoneStore() : new ZoneStore();
       let server: DnsServer | null = null;
       const feed = new NameserverFeed({
         db,
@@ -131,6 +132,10 @@ export async function startService(config: Config, overrides: ServiceOverrides =
       });
       const listening = server;
       stack.push(() => listening.close());
+      if (store instanceof MirroredZoneStore) {
+        await store.startHelpers(config.dns.udpProcesses - 1, listening.udpSockets, { transferAllow: config.dns.transferAllow, tsigKeys: config.dns.tsigKeys });
+        stack.push(() => store.stopHelpers());
+      }
       nameserver = { server: listening, store, feed };
       logger.info({ hosts: config.dns.hosts, port: listening.port }, 'nameserver listening (UDP and TCP)');
     }
@@ -142,12 +147,18 @@ export async function startService(config: Config, overrides: ServiceOverrides =
         const own = nameserver ? config.dns.hosts.map((host) => ({ host, port: nameserver!.server.port })) : [];
         return [...own, ...(config.dns.verifyServers ?? (own.length ? [] : config.dns.hosts.map((host) => ({ host, port: config.dns.port }))))];
       };
+      const store = nameserver?.store;
+      const probe =
+        store instanceof MirroredZoneStore
+          ? withHelperProcesses(dns2SoaProbe(), (s) => s.port === nameserver!.server.port && config.dns.hosts.includes(s.host), (zone) => store.servingSerial(zone))
+          : dns2SoaProbe();
       publication = new PublicationWorker({
         db,
         databaseUrl,
         clock,
         logger,
-        verify: { probe: dns2SoaProbe(), nameservers, secondaries: config.dns.secondaries },
+        localFeed: nameserver !== null,
+        verify: { probe, nameservers, secondaries: config.dns.secondaries },
       });
       await publication.start();
       const worker = publication;

@@ -312,10 +312,10 @@ export interface OursProcess extends ServerProcess {
   exitReport(): { cpu: { user: number; system: number }; stats: unknown } | null;
 }
 
-export async function startOurs(dir: string, zoneJson: string, options: { noCache?: boolean; id?: string; label?: string } = {}): Promise<OursProcess> {
+export async function startOurs(dir: string, zoneJson: string, options: { noCache?: boolean; processes?: number; id?: string; label?: string } = {}): Promise<OursProcess> {
   await fsp.mkdir(dir, { recursive: true });
   const script = path.join(path.dirname(new URL(import.meta.url).pathname), 'standaloneNameserver.ts');
-  const args = ['--import', 'tsx', script, zoneJson, '0', ...(options.noCache ? ['--no-cache'] : [])];
+  const args = ['--import', 'tsx', script, zoneJson, '0', ...(options.noCache ? ['--no-cache'] : []), '--processes', String(options.processes ?? 1)];
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const logPath = path.join(dir, 'stderr.log');
   const log = fs.createWriteStream(logPath);
@@ -345,7 +345,7 @@ export async function startOurs(dir: string, zoneJson: string, options: { noCach
     child,
     pid: child.pid!,
     config: [
-      `node ${process.version} --import tsx bench/lib/standaloneNameserver.ts zone.json 0${options.noCache ? ' --no-cache' : ''}: startDnsServer on 127.0.0.1 (one process, one event loop), response cache ${options.noCache ? 'off' : 'on (defaults)'}, silent logger`,
+      `node ${process.version} --import tsx bench/lib/standaloneNameserver.ts zone.json 0${options.noCache ? ' --no-cache' : ''} --processes ${options.processes ?? 1}: startDnsServer on 127.0.0.1 (${options.processes ?? 1} process(es) answering UDP on one socket, DNS_UDP_PROCESSES), response cache ${options.noCache ? 'off' : 'on (defaults)'}, silent logger`,
     ],
     version: `ours (node ${process.version})`,
     stop: () => stopChild(child),

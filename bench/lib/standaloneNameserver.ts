@@ -1,7 +1,7 @@
 // Our nameserver alone in a process of its own, for benchmarks that measure it from outside (its
 // CPU apart from the load generator's, no shared event loop):
 //
-//   node --import tsx bench/lib/standaloneNameserver.ts <zone.json> <port> [--host 127.0.0.1] [--no-cache]
+//   node --import tsx bench/lib/standaloneNameserver.ts <zone.json> <port> [--host 127.0.0.1] [--no-cache] [--processes N]
 //
 // <zone.json> describes one zone: { "origin": "bench.example", "records": [{ "name", "type"
 // (mnemonic, e.g. "A"), "ttl", "data" (the service's record data, see nameserver/wire/rdata.ts) }] },
@@ -16,11 +16,12 @@ import { TYPE, type ZoneRecord } from '../../nameserver/types.js';
 import { encodeRdata } from '../../nameserver/wire/rdata.js';
 import { buildZoneSnapshot } from '../../nameserver/zone/snapshot.js';
 import { ZoneStore } from '../../nameserver/zone/store.js';
+import { MirroredZoneStore } from '../../nameserver/udpProcesses.js';
 import type { ZoneDescription } from './dnsBenchZone.js';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { host: { type: 'string', default: '127.0.0.1' }, 'no-cache': { type: 'boolean', default: false } },
+  options: { host: { type: 'string', default: '127.0.0.1' }, 'no-cache': { type: 'boolean', default: false }, processes: { type: 'string', default: '1' } },
 });
 const [zonePath, portArg] = positionals;
 if (!zonePath || portArg === undefined) {
@@ -35,7 +36,8 @@ const records: ZoneRecord[] = zone.records.map((r) => {
   if (type === undefined) throw new Error(`unknown type ${r.type}`);
   return { name: r.name.toLowerCase().replace(/\.$/, ''), type, ttl: r.ttl, rdata: encodeRdata(r.type, r.data) };
 });
-const store = new ZoneStore();
+const processes = Number(values.processes);
+const store = processes > 1 ? new MirroredZoneStore() : new ZoneStore();
 store.set(buildZoneSnapshot(origin, records));
 
 const server = await startDnsServer({
@@ -49,12 +51,14 @@ const server = await startDnsServer({
   logger: silentLogger,
   ...(values['no-cache'] ? { cache: false as const } : {}),
 });
+if (store instanceof MirroredZoneStore) await store.startHelpers(processes - 1, server.udpSockets, { transferAllow: [], tsigKeys: [] });
 console.log(`ready ${server.port} ${process.pid}`);
 
 let stopping = false;
 const stop = async () => {
   if (stopping) return;
   stopping = true;
+  if (store instanceof MirroredZoneStore) await store.stopHelpers();
   await server.close();
   const cpu = process.cpuUsage();
   process.stdout.write(`${JSON.stringify({ cpu, stats: server.stats() })}\n`, () => process.exit(0));

@@ -14,6 +14,8 @@ export interface Config {
     /** Addresses the nameserver listens on (UDP and TCP), IPv4 and/or IPv6. */
     hosts: string[];
     port: number;
+    /** Processes answering UDP on the same sockets (the main one included). */
+    udpProcesses: number;
     maxTcpConnections: number;
     tcpIdleMs: number;
     /** Clients allowed AXFR/IXFR (CIDR). */
@@ -107,6 +109,7 @@ const variables = {
   HTTP_PORT: port.default(8080),
   DNS_HOST: list.pipe(z.array(z.string()).min(1)).default(['127.0.0.1']),
   DNS_PORT: port.default(5300),
+  DNS_UDP_PROCESSES: z.coerce.number().int().min(1).max(64).default(1),
   DNS_MAX_TCP_CONNECTIONS: z.coerce.number().int().min(1).default(256),
   DNS_TCP_IDLE_MS: z.coerce.number().int().min(100).default(10_000),
   DNS_TRANSFER_ALLOW: cidrList.default(['127.0.0.1/32', '::1/128']),
@@ -159,6 +162,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dns: {
       hosts: p.DNS_HOST,
       port: p.DNS_PORT,
+      udpProcesses: p.DNS_UDP_PROCESSES,
       maxTcpConnections: p.DNS_MAX_TCP_CONNECTIONS,
       tcpIdleMs: p.DNS_TCP_IDLE_MS,
       transferAllow: p.DNS_TRANSFER_ALLOW,

@@ -134,22 +134,28 @@ export class NameserverFeed {
 
   /** The versions leading from `from` to `to`, or null when the chain is not complete. */
   private async versionsBetween(zoneId: string, from: number, to: number): Promise<VersionRow[] | null> {
-    const rows = (await this.options.db('zone_versions')
+    // The newest versions' serials first (the one we serve need not have a row of its own:
+    // pruned, or seeded), then the diffs of the chain alone.
+    const steps = (await this.options.db('zone_versions')
       .where('zone_id', zoneId)
-      .andWhere('created_at', '>=', this.options.db('zone_versions').where({ zone_id: zoneId, serial: from }).select('created_at'))
-      .orderBy('created_at')
+      .orderBy('created_at', 'desc')
       .limit(200)
-      .select('serial', 'from_serial', 'removed', 'added', 'withdrawn')) as VersionRow[];
-    const bySource = new Map(rows.filter((r) => r.from_serial !== null).map((r) => [Number(r.from_serial), r]));
-    const chain: VersionRow[] = [];
+      .select('serial', 'from_serial', 'withdrawn')) as Pick<VersionRow, 'serial' | 'from_serial' | 'withdrawn'>[];
+    const bySource = new Map(steps.filter((r) => r.from_serial !== null).map((r) => [Number(r.from_serial), r]));
+    const serials: number[] = [];
     for (let at = from; at !== to; ) {
       const step = bySource.get(at);
-      if (!step || step.withdrawn) return null;
-      chain.push(step);
+      if (!step || step.withdrawn || serials.length >= steps.length) return null;
       at = Number(step.serial);
-      if (chain.length > rows.length) return null;
+      serials.push(at);
     }
-    return chain;
+    const rows = (await this.options.db('zone_versions')
+      .where('zone_id', zoneId)
+      .whereIn('serial', serials)
+      .select('serial', 'from_serial', 'removed', 'added', 'withdrawn')) as VersionRow[];
+    const bySerial = new Map(rows.map((r) => [Number(r.serial), r]));
+    const chain = serials.map((serial) => bySerial.get(serial));
+    return chain.every((r) => r !== undefined) ? (chain as VersionRow[]) : null;
   }
 
   /** The whole zone from published_records, read in one transaction (one consistent version). */

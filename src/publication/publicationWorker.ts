@@ -25,6 +25,11 @@ export interface PublicationWorkerOptions {
   verify: Omit<VerifyDeps, 'db' | 'clock'>;
   pollMs?: number;
   reconcileMs?: number;
+  /**
+   * This process also runs the nameserver feed, which calls verifySoon as soon as it serves a new
+   * version: after a build the worker then only keeps a slower safety-net schedule.
+   */
+  localFeed?: boolean;
 }
 
 export class PublicationWorker {
@@ -85,7 +90,7 @@ export class PublicationWorker {
       this.again.delete(zoneId);
       try {
         const outcome = await publishZone({ db: this.options.db, clock: this.options.clock }, zoneId);
-        if (outcome.kind === 'published' || outcome.kind === 'withdrawn') this.verifySoon(zoneId);
+        if (outcome.kind === 'published' || outcome.kind === 'withdrawn') this.verifyAfterBuild(zoneId);
         if (outcome.kind === 'failed') this.options.logger.warn({ zone_id: zoneId, detail: outcome.detail }, 'zone version could not be built');
         // Locked by a write in flight (its NOTIFY follows its commit) or by another worker: look
         // again shortly all the same, a few times, so nothing waits for the poll.
@@ -98,6 +103,14 @@ export class PublicationWorker {
       }
       if (!this.again.has(zoneId)) return;
     }
+  }
+
+  private verifyAfterBuild(zoneId: string): void {
+    if (!this.options.localFeed) return this.verifySoon(zoneId);
+    if (this.stopped || this.verifying.has(zoneId)) return;
+    const t = setTimeout(() => this.verifyStep(zoneId, 0), 50);
+    t.unref();
+    this.verifying.set(zoneId, t);
   }
 
   /** Starts (or restarts) the fast verification schedule for a zone. */

@@ -113,17 +113,10 @@ async function buildVersion(trx: Knex.Transaction, now: Date, zoneId: string): P
       [zone.id, JSON.stringify(added)],
     );
   }
-  await trx('zone_versions').insert({
-    zone_id: zone.id,
-    serial,
-    from_serial: zone.published_serial,
-    removed: JSON.stringify(removed.map(strip)),
-    added: JSON.stringify(added.map(strip)),
-    created_at: now,
+  const pushed = await commitVersion(trx, zone, now, {
+    version: { serial, from_serial: zone.published_serial, removed: JSON.stringify(removed.map(strip)), added: JSON.stringify(added.map(strip)), withdrawn: false },
+    zone: { serial, published_serial: serial },
   });
-  await trx('zones').where('id', zone.id).update({ serial, published_serial: serial, published_seq: zone.changeset_seq, publish_retry_at: null });
-  const pushed = await pushChangeSets(trx, zone, serial, now);
-  await trx.raw('SELECT pg_notify(?, ?)', [PUBLISHED_CHANNEL, zone.id]);
   return { kind: 'published', serial, changeSets: pushed };
 }
 
@@ -131,14 +124,37 @@ function atNames(q: Knex.QueryBuilder, names: string[] | null): Knex.QueryBuilde
   return names ? q.whereRaw('name = any(?::text[])', [names]) : q;
 }
 
-/** Every change set up to the zone's newest is carried by the version just built. */
-async function pushChangeSets(trx: Knex.Transaction, zone: ZoneLockRow, serial: number, now: Date): Promise<number> {
-  return trx('change_sets')
-    .where('zone_id', zone.id)
-    .andWhere('seq', '>', zone.published_seq)
-    .andWhere('seq', '<=', zone.changeset_seq)
-    .whereIn('state', ['pending', 'failed'])
-    .update({ state: 'pushed', serial, pushed_at: now, error: null, updated_at: now });
+/**
+ * One statement: the version row, the zone's published pointer, every change set up to the
+ * zone's newest pushed with the version's serial, and the NOTIFY for the nameservers.
+ */
+async function commitVersion(
+  trx: Knex.Transaction,
+  zone: ZoneLockRow,
+  now: Date,
+  row: { version: { serial: number; from_serial: number | null; removed: string; added: string; withdrawn: boolean }; zone: { serial: number; published_serial: number | null } },
+): Promise<number> {
+  const { version } = row;
+  const result = await trx.raw<{ rows: { pushed: number }[] }>(
+    `WITH v AS (
+       INSERT INTO zone_versions (zone_id, serial, from_serial, removed, added, withdrawn, created_at)
+       VALUES (?, ?, ?, ?::jsonb, ?::jsonb, ?, ?)
+     ), z AS (
+       UPDATE zones SET serial = ?, published_serial = ?, published_seq = ?, publish_retry_at = NULL WHERE id = ?
+     ), c AS (
+       UPDATE change_sets SET state = 'pushed', serial = ?, pushed_at = ?, error = NULL, updated_at = ?
+       WHERE zone_id = ? AND seq > ? AND seq <= ? AND state IN ('pending', 'failed')
+       RETURNING 1
+     )
+     SELECT (SELECT count(*) FROM c) AS pushed, pg_notify(?, ?)`,
+    [
+      zone.id, version.serial, version.from_serial, version.removed, version.added, version.withdrawn, now,
+      row.zone.serial, row.zone.published_serial, zone.changeset_seq, zone.id,
+      version.serial, now, now, zone.id, zone.published_seq, zone.changeset_seq,
+      PUBLISHED_CHANNEL, zone.id,
+    ],
+  );
+  return Number(result.rows[0]!.pushed);
 }
 
 /** Deletion: the nameservers drop the zone; the verifier removes the row once none serves it. */
@@ -146,10 +162,10 @@ async function withdraw(trx: Knex.Transaction, now: Date, zone: ZoneLockRow): Pr
   if (zone.published_serial === null && zone.published_seq >= zone.changeset_seq) return { kind: 'idle' };
   const serial = nextSerial(Number(zone.serial), now);
   await trx('published_records').where('zone_id', zone.id).delete();
-  await trx('zone_versions').insert({ zone_id: zone.id, serial, from_serial: zone.published_serial, removed: '[]', added: '[]', withdrawn: true, created_at: now });
-  await trx('zones').where('id', zone.id).update({ published_serial: null, published_seq: zone.changeset_seq, publish_retry_at: null });
-  await pushChangeSets(trx, zone, serial, now);
-  await trx.raw('SELECT pg_notify(?, ?)', [PUBLISHED_CHANNEL, zone.id]);
+  await commitVersion(trx, zone, now, {
+    version: { serial, from_serial: zone.published_serial, removed: '[]', added: '[]', withdrawn: true },
+    zone: { serial: Number(zone.serial), published_serial: null },
+  });
   return { kind: 'withdrawn' };
 }
 

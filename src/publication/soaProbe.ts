@@ -35,3 +35,20 @@ export function dns2SoaProbe(timeoutMs = 1000): SoaProbe {
     }
   };
 }
+
+/**
+ * The own nameserver may be several processes answering on one socket (DNS_UDP_PROCESSES): a
+ * DNS query reaches one of them. For the own address, the answer counts only as far as every
+ * process serves it: the lowest serial the helper processes acknowledged, or "not served" when
+ * one of them lacks the zone.
+ */
+export function withHelperProcesses(probe: SoaProbe, isOwn: (server: HostPort) => boolean, helpersServe: (zone: string) => number | null | undefined): SoaProbe {
+  return async (server, zone) => {
+    const seen = await probe(server, zone);
+    const helpers = isOwn(server) ? helpersServe(zone) : undefined;
+    if (helpers === undefined) return seen;
+    if (helpers === null) return seen.kind === 'serial' ? { kind: 'not_served', rcode: 5 } : seen;
+    if (seen.kind === 'unreachable') return seen;
+    return { kind: 'serial', serial: helpers };
+  };
+}

@@ -39,7 +39,11 @@ interface ZoneState {
 const serves = (seen: SoaProbeResult, serial: number) => seen.kind === 'serial' && (seen.serial === serial || serialGreater(seen.serial, serial));
 
 export async function verifyZone(deps: VerifyDeps, zoneId: string): Promise<VerifyOutcome> {
-  const zone = (await deps.db('zones').where('id', zoneId).first()) as ZoneState | undefined;
+  const zone = (await deps.db('zones')
+    .where('id', zoneId)
+    .first('id', 'name', 'tenant_id', 'status', 'published_serial', 'published_seq', 'changeset_seq', deps.db.raw(`EXISTS (SELECT 1 FROM change_sets c WHERE c.zone_id = zones.id AND c.state = 'pushed') AS waiting`))) as
+    | (ZoneState & { waiting: boolean })
+    | undefined;
   if (!zone) return { kind: 'idle' };
   if (zone.status === 'deleting') {
     if (zone.published_serial !== null || zone.published_seq < zone.changeset_seq) return { kind: 'idle' };
@@ -52,8 +56,7 @@ export async function verifyZone(deps: VerifyDeps, zoneId: string): Promise<Veri
     return (await removeZone(deps, zone)) ? { kind: 'deleted' } : { kind: 'idle' };
   }
   if (zone.published_serial === null) return { kind: 'idle' };
-  const waiting = await deps.db('change_sets').where({ zone_id: zone.id, state: 'pushed' }).first('id');
-  if (!waiting && zone.status !== 'activating') return { kind: 'idle' };
+  if (!zone.waiting && zone.status !== 'activating') return { kind: 'idle' };
 
   const serial = Number(zone.published_serial);
   const servers = [...deps.nameservers(), ...deps.secondaries];
@@ -63,23 +66,31 @@ export async function verifyZone(deps: VerifyDeps, zoneId: string): Promise<Veri
   return { kind: 'live', changeSets: await markLive(deps, zone, serial) };
 }
 
+/**
+ * One statement: the change sets the verified version carries become live (a newer version may be
+ * pushed by now: only seq <= published_seq), an activating zone becomes active, and one
+ * record.published event row per change set that this statement moved.
+ */
 async function markLive(deps: VerifyDeps, zone: ZoneState, serial: number): Promise<number> {
   const now = deps.clock.now();
-  return deps.db.transaction(async (trx) => {
-    // Only change sets the verified version carries: a newer version may be pushed by now.
-    const live = (await trx('change_sets')
-      .where({ zone_id: zone.id, state: 'pushed' })
-      .andWhere('seq', '<=', zone.published_seq)
-      .update({ state: 'live', live_at: now, updated_at: now })
-      .returning(['id', 'tenant_id', 'serial'])) as { id: string; tenant_id: string; serial: number }[];
-    await trx('zones').where({ id: zone.id, status: 'activating' }).update({ status: 'active', activated_at: now });
-    await recordEvents(
-      trx,
-      live.map((c) => ({ tenantId: c.tenant_id, kind: 'record.published', zoneId: zone.id, payload: { zone: zone.name, changeset_id: c.id, serial: Number(c.serial ?? serial) } })),
-      now,
-    );
-    return live.length;
-  });
+  const result = await deps.db.raw<{ rows: { n: number }[] }>(
+    `WITH live AS (
+       UPDATE change_sets SET state = 'live', live_at = ?, updated_at = ?
+       WHERE zone_id = ? AND state = 'pushed' AND seq <= ?
+       RETURNING id, tenant_id, serial
+     ), activated AS (
+       UPDATE zones SET status = 'active', activated_at = ? WHERE id = ? AND status = 'activating' RETURNING id
+     ), events AS (
+       INSERT INTO events (id, tenant_id, kind, zone_id, payload, occurred_at)
+       SELECT 'evt_' || replace(gen_random_uuid()::text, '-', ''), tenant_id, 'record.published', ?,
+              jsonb_build_object('zone', ?::text, 'changeset_id', id, 'serial', coalesce(serial, ?)), ?
+       FROM live
+       RETURNING id
+     )
+     SELECT (SELECT count(*) FROM live) AS n, (SELECT count(*) FROM activated) AS a, (SELECT count(*) FROM events) AS e`,
+    [now, now, zone.id, zone.published_seq, now, zone.id, zone.id, zone.name, serial, now],
+  );
+  return Number(result.rows[0]!.n);
 }
 
 async function removeZone(deps: VerifyDeps, zone: ZoneState): Promise<boolean> {

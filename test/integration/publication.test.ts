@@ -107,6 +107,38 @@ describe('publication: pending → pushed → live', () => {
     expect((await queryDns(dnsPort(lab), 'www.pub-fail.example', 'TXT')).answers.map((a) => [a.data].flat().join(''))).toEqual(['hello']);
   });
 
+  it('retries a failed build on its own once the back-off has passed', async () => {
+    await createZone(lab.customerA, 'pub-heal.example');
+    const a = await createRecord(lab.customerA, 'pub-heal.example', { name: 'www', type: 'A', data: { address: '192.0.2.1' } });
+    await untilState(lab, 'pub-heal.example', a.publication.changeset_id, 'live');
+    await lab.sql.query(`UPDATE records SET data = '{"address":"not an address"}' WHERE id = $1`, [a.id]);
+    const b = await createRecord(lab.customerA, 'pub-heal.example', { name: 'www', type: 'TXT', data: { text: 'later' } });
+    await untilState(lab, 'pub-heal.example', b.publication.changeset_id, 'failed');
+    await lab.sql.query(`UPDATE records SET data = '{"address":"192.0.2.9"}' WHERE id = $1`, [a.id]);
+    // Within the back-off the poll leaves the zone alone …
+    await lab.service.publication!.poll();
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await lab.customerA.get(`/zones/pub-heal.example/changesets/${b.publication.changeset_id}`)).body.state).toBe('failed');
+    // … after it, the reconcile loop publishes without anyone asking.
+    lab.clock.advance(61_000);
+    await lab.service.publication!.poll();
+    const live = await untilState(lab, 'pub-heal.example', b.publication.changeset_id, 'live');
+    expect(live.error).toBeNull();
+    expect((await queryDns(dnsPort(lab), 'www.pub-heal.example', 'A')).answers.map((x) => x.address)).toEqual(['192.0.2.9']);
+  });
+
+  it('filters zones and records by publication state', async () => {
+    await createZone(lab.customerA, 'pub-filter.example');
+    const r = await createRecord(lab.customerA, 'pub-filter.example', { name: 'x', type: 'A', data: { address: '192.0.2.4' } });
+    await untilState(lab, 'pub-filter.example', r.publication.changeset_id, 'live');
+    const live = await lab.customerA.get('/zones?publication_state=live&limit=500');
+    expect(live.body.data.map((z: { name: string }) => z.name)).toContain('pub-filter.example');
+    const pending = await lab.customerA.get('/zones?publication_state=pending&limit=500');
+    expect(pending.body.data.map((z: { name: string }) => z.name)).not.toContain('pub-filter.example');
+    const records = await lab.customerA.get('/zones/pub-filter.example/records?publication_state=live&include_system=false');
+    expect(records.body.data.map((x: { id: string }) => x.id)).toEqual([r.id]);
+  });
+
   it('reports the nameserver in /healthz and its counters in /metrics', async () => {
     const health = await lab.customerA.get('/healthz');
     expect(health.status).toBe(200);
@@ -149,8 +181,8 @@ describe('publication: verification', () => {
     const zone = await createZone(lab.customerA, 'pub-slow.example');
     const setId = zone.publication.changeset_id;
     await untilState(lab, 'pub-slow.example', setId, 'pushed');
-    // The embedded nameserver serves it; the secondary does not.
-    expect((await queryDns(dnsPort(lab), 'pub-slow.example', 'SOA')).rcode).toBe(0);
+    // The embedded nameserver serves it (once its feed has loaded the version); the secondary does not.
+    await eventually(async () => ((await queryDns(dnsPort(lab), 'pub-slow.example', 'SOA')).rcode === 0 ? true : undefined));
 
     lab.clock.advance(59 * 60_000);
     await lab.service.publication!.reconcile();
@@ -201,5 +233,29 @@ describe('publication: the nameserver without its database', () => {
     }, 15_000, 'the API to write again');
     await untilState(lab, 'pub-outage.example', next.publication.changeset_id, 'live', 20_000);
     expect((await queryDns(dnsPort(lab), 'new.pub-outage.example', 'A')).answers.map((a) => a.address)).toEqual(['192.0.2.8']);
+  });
+});
+
+describe('publication: several processes answering UDP (DNS_UDP_PROCESSES=3)', () => {
+  let lab: DnsLab;
+  beforeAll(async () => {
+    lab = await startDnsLab({ env: { ...ALL_ROLES, DNS_UDP_PROCESSES: '3' } });
+  });
+  afterAll(async () => lab?.close());
+
+  it('is live only when every process serves the version: every answer after that is the new one', async () => {
+    await createZone(lab.customerA, 'pub-multi.example');
+    for (let round = 0; round < 3; round++) {
+      const r = await createRecord(lab.customerA, 'pub-multi.example', { name: `r${round}`, type: 'A', data: { address: `192.0.2.${round + 1}` } });
+      await untilState(lab, 'pub-multi.example', r.publication.changeset_id, 'live');
+      // Queries from many source ports land on all three processes; none may answer the old version.
+      const replies = await Promise.all(Array.from({ length: 60 }, () => queryDns(dnsPort(lab), `r${round}.pub-multi.example`, 'A')));
+      expect(new Set(replies.map((x) => x.answers.map((a) => a.address).join()))).toEqual(new Set([`192.0.2.${round + 1}`]));
+    }
+    const res = await lab.customerA.delete('/zones/pub-multi.example?confirm=pub-multi.example');
+    expect(res.status).toBe(202);
+    await eventually(async () => ((await lab.customerA.get('/zones/pub-multi.example')).status === 404 ? true : undefined), 10_000, 'zone to disappear');
+    const gone = await Promise.all(Array.from({ length: 60 }, () => queryDns(dnsPort(lab), 'pub-multi.example', 'SOA')));
+    expect(new Set(gone.map((x) => x.rcode))).toEqual(new Set([5]));
   });
 });

@@ -1,0 +1,129 @@
+// Extra processes answering UDP on the server's own sockets. Node 20 has neither SO_REUSEPORT nor
+// sendmmsg for UDP, and on our machines the send system call is most of the cost of an answer;
+// processes that read from the same socket (its handle passed to them) put the other cores to
+// work. The main process stays the one that follows PostgreSQL: every change to its ZoneStore is
+// sent to each helper, in order, and each helper acknowledges the serial it serves, so that
+// `servingSerial` tells the publication verifier when every process answers a version.
+import { type ChildProcess, fork } from 'node:child_process';
+import type dgram from 'node:dgram';
+import { fileURLToPath } from 'node:url';
+import type { ZoneDiff, ZoneRecord } from './types.js';
+import type { ZoneSnapshot } from './zone/snapshot.js';
+import { ZoneStore } from './zone/store.js';
+
+/** A record on the IPC channel: rdata as base64 (Buffers do not survive JSON serialisation). */
+export type WireRecord = [name: string, type: number, ttl: number, rdata: string];
+
+export type ToHelper =
+  | { kind: 'config'; transferAllow: string[]; tsigKeys: { name: string; secret: string }[] }
+  | { kind: 'set'; origin: string; records: WireRecord[] }
+  | { kind: 'diff'; origin: string; fromSerial: number; toSerial: number; removed: WireRecord[]; added: WireRecord[] }
+  | { kind: 'remove'; origin: string }
+  | { kind: 'socket' };
+
+export type FromHelper = { kind: 'ready' } | { kind: 'serving'; origin: string; serial: number | null } | { kind: 'resync'; origin: string };
+
+export const toWire = (r: ZoneRecord): WireRecord => [r.name, r.type, r.ttl, r.rdata.toString('base64')];
+export const fromWire = ([name, type, ttl, rdata]: WireRecord): ZoneRecord => ({ name, type, ttl, rdata: Buffer.from(rdata, 'base64') });
+
+interface Helper {
+  child: ChildProcess;
+  serving: Map<string, number>;
+}
+
+/** A ZoneStore whose every change is mirrored to the helper processes. */
+export class MirroredZoneStore extends ZoneStore {
+  private readonly helpers: Helper[] = [];
+
+  override set(snapshot: ZoneSnapshot): void {
+    super.set(snapshot);
+    this.post({ kind: 'set', origin: snapshot.origin, records: [...snapshot.records()].map(toWire) });
+  }
+
+  override applyDiff(origin: string, diff: ZoneDiff): ZoneSnapshot {
+    const next = super.applyDiff(origin, diff);
+    this.post({ kind: 'diff', origin, fromSerial: diff.fromSerial, toSerial: diff.toSerial, removed: diff.removed.map(toWire), added: diff.added.map(toWire) });
+    return next;
+  }
+
+  override remove(origin: string): boolean {
+    const removed = super.remove(origin);
+    this.post({ kind: 'remove', origin });
+    return removed;
+  }
+
+  private post(message: ToHelper, only?: Helper): void {
+    for (const helper of only ? [only] : this.helpers) if (helper.child.connected) helper.child.send(message);
+  }
+
+  /**
+   * The serial every helper serves for `origin`: the lowest, null when one of them does not serve
+   * the zone, undefined without helpers.
+   */
+  servingSerial(origin: string): number | null | undefined {
+    if (!this.helpers.length) return undefined;
+    let lowest: number | null = Number.POSITIVE_INFINITY;
+    for (const h of this.helpers) {
+      const serial = h.serving.get(origin);
+      if (serial === undefined) return null;
+      lowest = Math.min(lowest, serial);
+    }
+    return lowest;
+  }
+
+  /**
+   * Starts `count` helpers answering on `sockets`. Each gets every zone first and the sockets only
+   * once it has acknowledged them all: a helper never answers from a partial store.
+   */
+  async startHelpers(count: number, sockets: dgram.Socket[], config: { transferAllow: string[]; tsigKeys: { name: string; secret: Buffer }[] }, onServing?: (origin: string) => void): Promise<void> {
+    const entry = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? './udpHelper.ts' : './udpHelper.js', import.meta.url));
+    await Promise.all(
+      Array.from({ length: count }, async () => {
+        // Run from TypeScript sources (npm start, tests) the helper needs tsx's loader too.
+        const child = fork(entry, [], { execArgv: entry.endsWith('.ts') ? ['--import', 'tsx'] : [], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+        const helper: Helper = { child, serving: new Map() };
+        await new Promise<void>((resolve, reject) => {
+          child.once('error', reject);
+          child.once('exit', (code) => reject(new Error(`nameserver helper exited (${code}) before it was ready`)));
+          child.once('message', (m: FromHelper) => (m.kind === 'ready' ? resolve() : reject(new Error('unexpected first message'))));
+        });
+        child.removeAllListeners('exit');
+        child.on('message', (m: FromHelper) => {
+          if (m.kind === 'serving') {
+            if (m.serial === null) helper.serving.delete(m.origin);
+            else helper.serving.set(m.origin, m.serial);
+            onServing?.(m.origin);
+          } else if (m.kind === 'resync') {
+            const snapshot = this.get(m.origin);
+            if (snapshot) this.post({ kind: 'set', origin: m.origin, records: [...snapshot.records()].map(toWire) }, helper);
+            else this.post({ kind: 'remove', origin: m.origin }, helper);
+          }
+        });
+        this.post({ kind: 'config', transferAllow: config.transferAllow, tsigKeys: config.tsigKeys.map((k) => ({ name: k.name, secret: k.secret.toString('base64') })) }, helper);
+        // Registered and replayed in one tick: later changes follow the replay on the same channel.
+        this.helpers.push(helper);
+        const origins = this.origins();
+        for (const origin of origins) this.post({ kind: 'set', origin, records: [...this.get(origin)!.records()].map(toWire) }, helper);
+        await new Promise<void>((resolve) => {
+          const check = () => (origins.every((o) => helper.serving.has(o) || !this.get(o)) ? resolve() : setTimeout(check, 5));
+          check();
+        });
+        for (const socket of sockets) child.send({ kind: 'socket' } satisfies ToHelper, socket);
+      }),
+    );
+  }
+
+  async stopHelpers(): Promise<void> {
+    const helpers = this.helpers.splice(0);
+    await Promise.all(
+      helpers.map(
+        (h) =>
+          new Promise<void>((resolve) => {
+            if (h.child.exitCode !== null || h.child.signalCode !== null) return resolve();
+            h.child.once('exit', () => resolve());
+            h.child.kill('SIGTERM');
+          }),
+      ),
+    );
+  }
+}
