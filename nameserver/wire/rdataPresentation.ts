@@ -60,8 +60,11 @@ class RdataReader {
   }
 }
 
-/** One quoted character-string: `"` and `\` escaped, octets outside 0x20–0x7e as \DDD. */
-function quoted(octets: Buffer): string {
+/**
+ * One quoted <character-string> (RFC 1035 §5.1): `"` and `\` escaped with a backslash, octets
+ * outside printable ASCII (0x20–0x7e) as \DDD in decimal. Also the API's presentation of TXT.
+ */
+export function quoted(octets: Uint8Array): string {
   let out = '"';
   for (const b of octets) {
     if (b === 0x22 || b === 0x5c) out += `\\${String.fromCharCode(b)}`;

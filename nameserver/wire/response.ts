@@ -2,7 +2,7 @@
 import type { Answer, RRset } from '../types.js';
 import { CLASSIC_UDP_PAYLOAD, OPT_RECORD_OCTETS, SERVER_UDP_PAYLOAD, type Edns } from './edns.js';
 import { MessageWriter, WRITER_SLACK, type Section } from './messageWriter.js';
-import type { Query, Question } from './query.js';
+import type { Query, QueryError } from './query.js';
 
 export interface ResponseOptions {
   /** The most the transport takes: the server's UDP limit (SERVER_UDP_PAYLOAD) or 65535 on TCP. */
@@ -61,14 +61,7 @@ export function encodeResponse(query: Query, answer: Answer, options: ResponseOp
 }
 
 /** What an error reply needs from a request: a parsed Query or parseQuery's error result. */
-export interface ErrorSource {
-  id: number;
-  opcode: number;
-  rd: boolean;
-  cd: boolean;
-  question: Question | null;
-  edns: Edns | null;
-}
+export type ErrorSource = Pick<QueryError, 'id' | 'opcode' | 'rd' | 'cd' | 'question' | 'edns'>;
 
 /**
  * A reply with `rcode` and no records: FORMERR, NOTIMP, REFUSED, NOTAUTH (for TSIG errors, with

@@ -1,4 +1,5 @@
 // RFC 1035 §5.1 master-file presentation helpers shared by the per-type presentation functions.
+import { quoted as quoteOctets } from '../../../nameserver/wire/rdataPresentation.js';
 
 /** RFC 1035 §3.3: a <character-string> holds at most 255 octets. */
 export const MAX_CHARACTER_STRING_OCTETS = 255;
@@ -6,19 +7,8 @@ export const MAX_CHARACTER_STRING_OCTETS = 255;
 /** A stored host name as an absolute presentation name: trailing dot; the root stays ".". */
 export const absoluteHost = (name: string): string => (name === '.' ? '.' : `${name}.`);
 
-/**
- * One quoted <character-string> (RFC 1035 §5.1): `"` and `\` are escaped with a backslash, every
- * octet outside printable ASCII (0x20–0x7e) is written `\DDD` in decimal. Pure ASCII output.
- */
-export function quoteOctets(octets: Uint8Array): string {
-  let out = '"';
-  for (const b of octets) {
-    if (b === 0x22 || b === 0x5c) out += `\\${String.fromCharCode(b)}`;
-    else if (b >= 0x20 && b <= 0x7e) out += String.fromCharCode(b);
-    else out += `\\${String(b).padStart(3, '0')}`;
-  }
-  return `${out}"`;
-}
+// One quoted <character-string> (RFC 1035 §5.1): the nameserver's presentation, one copy.
+export { quoteOctets };
 
 /**
  * A text of any length as consecutive quoted character-strings of at most 255 octets of its UTF-8
