@@ -35,8 +35,8 @@ interface Helper {
 export class MirroredZoneStore extends ZoneStore {
   private readonly helpers: Helper[] = [];
 
-  override set(snapshot: ZoneSnapshot): void {
-    super.set(snapshot);
+  override set(snapshot: ZoneSnapshot, history: readonly ZoneDiff[] = []): void {
+    super.set(snapshot, history);
     this.post({ kind: 'set', origin: snapshot.origin, records: [...snapshot.records()].map(toWire) });
   }
 

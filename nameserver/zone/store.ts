@@ -38,9 +38,14 @@ export class ZoneStore {
    * Serves `snapshot` for its origin from now on. The journal starts over: how a snapshot built
    * from scratch differs from the one it replaces is not known, so older serials get AXFR.
    */
-  set(snapshot: ZoneSnapshot): void {
+  set(snapshot: ZoneSnapshot, history: readonly ZoneDiff[] = []): void {
     this.zones.set(snapshot.origin, snapshot);
-    this.journals.set(snapshot.origin, new ZoneJournal(this.journalLimits));
+    const journal = new ZoneJournal(this.journalLimits);
+    // Diffs known to lead to this snapshot (oldest first), e.g. a process that loads a zone whole
+    // after a restart can still answer IXFR from the published history.
+    const usable = history.length && history[history.length - 1]!.toSerial === snapshot.serial ? history : [];
+    for (const diff of usable) journal.append(diff);
+    this.journals.set(snapshot.origin, journal);
     this.changes++;
   }
 

@@ -160,7 +160,7 @@ export class NameserverFeed {
 
   /** The whole zone from published_records, read in one transaction (one consistent version). */
   private async loadZone(zoneId: string, origin: string): Promise<void> {
-    const { serial, records } = await this.options.db.transaction(
+    const { serial, records, history } = await this.options.db.transaction(
       async (trx) => {
         const zone = (await trx('zones').where('id', zoneId).first('published_serial')) as { published_serial: number | null } | undefined;
         const records: PublishedRecord[] = [];
@@ -176,7 +176,8 @@ export class NameserverFeed {
           if (page.length < LOAD_PAGE) break;
           after = page[page.length - 1]!.record_id;
         }
-        return { serial: zone?.published_serial ?? null, records };
+        const serial = zone?.published_serial ?? null;
+        return { serial, records, history: serial === null ? [] : await historyOf(trx, zoneId, Number(serial)) };
       },
       { isolationLevel: 'repeatable read', readOnly: true },
     );
@@ -186,7 +187,13 @@ export class NameserverFeed {
       this.loaded.delete(zoneId);
       return;
     }
-    this.options.store.set(buildZoneSnapshot(origin, records.map((r) => toZoneRecord(origin, r))));
+    const diffs = history.map((v) => ({
+      fromSerial: Number(v.from_serial),
+      toSerial: Number(v.serial),
+      removed: v.removed.map((r) => toZoneRecord(origin, r)),
+      added: v.added.map((r) => toZoneRecord(origin, r)),
+    }));
+    this.options.store.set(buildZoneSnapshot(origin, records.map((r) => toZoneRecord(origin, r))), diffs);
     this.loaded.set(zoneId, { origin, serial: Number(serial) });
     this.options.onLoaded?.(zoneId, origin, Number(serial));
   }
@@ -200,4 +207,28 @@ export class NameserverFeed {
     for (const id of this.loaded.keys()) if (!current.has(id)) syncs.push(this.sync(id));
     await Promise.all(syncs);
   }
+}
+
+/** The published versions leading to `serial` (oldest first), for the IXFR journal of a zone loaded whole. */
+async function historyOf(db: Knex, zoneId: string, serial: number, limit = 100): Promise<VersionRow[]> {
+  const steps = (await db('zone_versions')
+    .where('zone_id', zoneId)
+    .orderBy('created_at', 'desc')
+    .limit(limit)
+    .select('serial', 'from_serial', 'withdrawn')) as Pick<VersionRow, 'serial' | 'from_serial' | 'withdrawn'>[];
+  const bySerial = new Map(steps.map((r) => [Number(r.serial), r]));
+  const serials: number[] = [];
+  for (let at = serial; serials.length < steps.length; ) {
+    const step = bySerial.get(at);
+    if (!step || step.withdrawn || step.from_serial === null) break;
+    serials.push(at);
+    at = Number(step.from_serial);
+  }
+  if (!serials.length) return [];
+  const rows = (await db('zone_versions').where('zone_id', zoneId).whereIn('serial', serials).select('serial', 'from_serial', 'removed', 'added', 'withdrawn')) as VersionRow[];
+  const bySerialFull = new Map(rows.map((r) => [Number(r.serial), r]));
+  return serials
+    .reverse()
+    .map((s) => bySerialFull.get(s))
+    .filter((r): r is VersionRow => r !== undefined);
 }

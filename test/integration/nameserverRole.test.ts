@@ -9,12 +9,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../bench/lib/benchService.js';
 import { createRecord, createZone, type DnsLab, startDnsLab } from '../helpers/dnsLab.js';
 import { eventually, queryDns } from '../helpers/dnsQuery.js';
+import { requireTool, runTool } from '../helpers/dnsTools.js';
 
 describe('a second process with ROLES=nameserver', () => {
   let lab: DnsLab;
   let second: ChildProcess | null = null;
   let secondPort: number;
   let dataDir: string;
+  let previousSerial = 0;
 
   const startSecond = async () => {
     second = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
@@ -63,6 +65,7 @@ describe('a second process with ROLES=nameserver', () => {
 
   it('keeps a version `pushed` while that process is down; it loads every zone when it starts and the version goes live', async () => {
     await stopSecond();
+    previousSerial = (await lab.customerA.get('/zones/second-ns.example')).body.serial;
     const record = await createRecord(lab.customerA, 'second-ns.example', { name: 'late', type: 'A', data: { address: '192.0.2.99' } });
     const setPath = `/zones/second-ns.example/changesets/${record.publication.changeset_id}`;
     await eventually(async () => ((await lab.customerA.get(setPath)).body.state === 'pushed' ? true : undefined));
@@ -75,5 +78,16 @@ describe('a second process with ROLES=nameserver', () => {
     await lab.service.publication!.reconcile();
     await eventually(async () => ((await lab.customerA.get(setPath)).body.state === 'live' ? true : undefined), 15_000, 'live after the restart');
     expect((await queryDns(secondPort, 'late.second-ns.example', 'A')).answers.map((a) => a.address)).toEqual(['192.0.2.99']);
+  });
+
+  it('answers IXFR for a change published while it was down, from the stored version history', (ctx) => {
+    const dig = requireTool('dig', ctx);
+    // The process above loaded the zone whole at start; its journal comes from zone_versions.
+    const out = runTool(dig, ['@127.0.0.1', '-p', String(secondPort), '+tcp', '+noall', '+answer', `ixfr=${previousSerial}`, 'second-ns.example']).stdout;
+    const soaSerials = out.split('\n').filter((l) => /\tSOA\t/.test(l)).map((l) => Number(l.trim().split(/\s+/)[6]));
+    // Incremental form: new SOA, then the old one opening the first difference (RFC 1995 §4).
+    expect(soaSerials).toContain(previousSerial);
+    expect(out).toMatch(/late\.second-ns\.example\.\s+\d+\s+IN\s+A\s+192\.0\.2\.99/);
+    expect(out).not.toMatch(/www\.second-ns\.example/);
   });
 });
