@@ -77,7 +77,11 @@ export async function startService(config: Config, overrides: ServiceOverrides =
       databaseUrl = embedded.url;
       logger.info({ port: config.embeddedPostgresPort, dir: path.join(config.dataDir, 'postgres') }, 'embedded PostgreSQL started');
     }
-    const db = createDb(databaseUrl);
+    // Knex's warnings (a connection lost while PostgreSQL is away) as JSON log lines, not console text.
+    const db = createDb(databaseUrl, undefined, {
+      warn: (message) => logger.warn({ component: 'knex' }, message),
+      error: (message) => logger.error({ component: 'knex' }, message),
+    });
     stack.push(() => db.destroy());
     await migrateToLatest(db);
 

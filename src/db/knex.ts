@@ -22,8 +22,19 @@ export function knexConfig(connectionString: string, poolMax = 10): Knex.Config 
   };
 }
 
-export function createDb(connectionString: string, poolMax?: number): Db {
-  return knexFactory(knexConfig(connectionString, poolMax));
+/** Where Knex's own warnings go (a lost connection, a deprecation); by default its console lines. */
+export interface DbLog {
+  warn(message: string): void;
+  error(message: string): void;
+}
+
+export function createDb(connectionString: string, poolMax?: number, log?: DbLog): Db {
+  const config = knexConfig(connectionString, poolMax);
+  if (log) {
+    const text = (m: unknown) => (m instanceof Error ? m.message : String(m));
+    config.log = { warn: (m) => log.warn(text(m)), error: (m) => log.error(text(m)), deprecate: (m) => log.warn(text(m)), debug: () => {} };
+  }
+  return knexFactory(config);
 }
 
 export async function migrateToLatest(db: Db): Promise<void> {
