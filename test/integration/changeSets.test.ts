@@ -353,6 +353,21 @@ describe('replace_rrset', () => {
     ).toMatchObject({ index: 0, pointer: '/changes/0/name', code: 'cname_conflict' });
   });
 
+  it('replaces every record of the RRset, also two an earlier item made equal (found by the property test)', async () => {
+    const first = await createRecord(api(), ZONE, { type: 'A', name: 'twins', data: { address: '192.0.2.1' } });
+    const second = await createRecord(api(), ZONE, { type: 'A', name: 'twins', data: { address: '192.0.2.5' } });
+    const res = await post(ZONE, {
+      changes: [
+        { op: 'update', id: second.id, record: { data: { address: '192.0.2.1' } } },
+        { op: 'replace_rrset', name: 'twins', type: 'A', records: [] },
+      ],
+    });
+    expect(res.status, res.text).toBe(201);
+    expect(await records(ZONE, '?name=twins')).toEqual([]);
+    expectProblem(await api().get(`/zones/${ZONE}/records/${first.id}`), 404, 'not_found');
+    expectProblem(await api().get(`/zones/${ZONE}/records/${second.id}`), 404, 'not_found');
+  });
+
   it('the apex NS set cannot be replaced (422: NS only below the apex); duplicates in the list are 422', async () => {
     expect(
       validationErrors(await post(ZONE, { changes: [{ op: 'replace_rrset', name: '@', type: 'NS', ttl: 300, records: [{ nameserver: 'ns.example.com' }] }] }))[0],

@@ -303,7 +303,10 @@ export function planChangeSet(input: {
         // Without a TTL the RRset keeps its own: that of a record not moved in by an earlier item.
         const ttl = item.ttl !== undefined ? item.ttl : ((current.find((r) => !r.inheritTtl) ?? current[0])?.ttl ?? null);
         const ids: string[] = [];
-        const keep = new Map(current.map((r) => [r.content, r]));
+        // Every current record, by content: an earlier item may have made two of them equal for a
+        // moment (the end state may not keep duplicates, but this item replaces them all).
+        const keep = new Map<string, Working[]>();
+        for (const r of current) keep.set(r.content, [...(keep.get(r.content) ?? []), r]);
         const seen = new Set<string>();
         for (const data of wanted) {
           const content = RECORD_TYPE_RULES[type].presentation(data);
@@ -312,14 +315,13 @@ export function planChangeSet(input: {
             continue;
           }
           seen.add(content);
-          const existing = keep.get(content);
+          const existing = keep.get(content)?.shift();
           // Records whose content stays keep their id and comment.
           const rec = existing ? { ...existing, ttl } : build({ id: input.newId(), name, type, ttl, data, comment: null, system: false });
-          keep.delete(content);
           put(rec);
           ids.push(rec.id);
         }
-        for (const gone of keep.values()) {
+        for (const gone of [...keep.values()].flat()) {
           remove(gone.id);
           ids.push(gone.id);
         }
