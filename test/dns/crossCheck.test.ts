@@ -128,9 +128,9 @@ describe('dig and kdig against the nameserver', () => {
   for (const tool of ['dig', 'kdig'] as const) {
     for (const transport of ['udp', 'tcp'] as const) {
       describe(`${tool} over ${transport.toUpperCase()}`, () => {
-        it.for(table)('$title ($name $type)', async (row, ctx) => {
+        // kdig sends the query name in lower case: the case-echo rows are dig's alone.
+        it.for(table.filter((row) => tool === 'dig' || !row.digOnly))('$title ($name $type)', async (row, ctx) => {
           const path = requireTool(tool, ctx);
-          if (tool === 'kdig' && row.digOnly) ctx.skip('kdig sends the name in lower case');
           const got = await digQuery(path, server.port, row.name, row.type, transport === 'tcp' ? ['+tcp'] : []);
           expectRow(row, got);
         });
