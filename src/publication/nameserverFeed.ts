@@ -132,30 +132,10 @@ export class NameserverFeed {
     this.options.onLoaded?.(zoneId, row.name, target);
   }
 
-  /** The versions leading from `from` to `to`, or null when the chain is not complete. */
+  /** The versions leading from `from` to `to`, or null when the stored history does not reach back. */
   private async versionsBetween(zoneId: string, from: number, to: number): Promise<VersionRow[] | null> {
-    // The newest versions' serials first (the one we serve need not have a row of its own:
-    // pruned, or seeded), then the diffs of the chain alone.
-    const steps = (await this.options.db('zone_versions')
-      .where('zone_id', zoneId)
-      .orderBy('created_at', 'desc')
-      .limit(200)
-      .select('serial', 'from_serial', 'withdrawn')) as Pick<VersionRow, 'serial' | 'from_serial' | 'withdrawn'>[];
-    const bySource = new Map(steps.filter((r) => r.from_serial !== null).map((r) => [Number(r.from_serial), r]));
-    const serials: number[] = [];
-    for (let at = from; at !== to; ) {
-      const step = bySource.get(at);
-      if (!step || step.withdrawn || serials.length >= steps.length) return null;
-      at = Number(step.serial);
-      serials.push(at);
-    }
-    const rows = (await this.options.db('zone_versions')
-      .where('zone_id', zoneId)
-      .whereIn('serial', serials)
-      .select('serial', 'from_serial', 'removed', 'added', 'withdrawn')) as VersionRow[];
-    const bySerial = new Map(rows.map((r) => [Number(r.serial), r]));
-    const chain = serials.map((serial) => bySerial.get(serial));
-    return chain.every((r) => r !== undefined) ? (chain as VersionRow[]) : null;
+    const history = await historyOf(this.options.db, zoneId, to, 200, from);
+    return history[0] && Number(history[0].from_serial) === from ? history : null;
   }
 
   /** The whole zone from published_records, read in one transaction (one consistent version). */
@@ -209,8 +189,12 @@ export class NameserverFeed {
   }
 }
 
-/** The published versions leading to `serial` (oldest first), for the IXFR journal of a zone loaded whole. */
-async function historyOf(db: Knex, zoneId: string, serial: number, limit = 100): Promise<VersionRow[]> {
+/**
+ * The published versions leading to `serial`, oldest first: back to `from` when given, else as far
+ * as the newest `limit` rows reach. The version we start from needs no row of its own (pruned, or
+ * a zone loaded whole).
+ */
+async function historyOf(db: Knex, zoneId: string, serial: number, limit = 100, from?: number): Promise<VersionRow[]> {
   const steps = (await db('zone_versions')
     .where('zone_id', zoneId)
     .orderBy('created_at', 'desc')
@@ -218,7 +202,7 @@ async function historyOf(db: Knex, zoneId: string, serial: number, limit = 100):
     .select('serial', 'from_serial', 'withdrawn')) as Pick<VersionRow, 'serial' | 'from_serial' | 'withdrawn'>[];
   const bySerial = new Map(steps.map((r) => [Number(r.serial), r]));
   const serials: number[] = [];
-  for (let at = serial; serials.length < steps.length; ) {
+  for (let at = serial; at !== from && serials.length < steps.length; ) {
     const step = bySerial.get(at);
     if (!step || step.withdrawn || step.from_serial === null) break;
     serials.push(at);

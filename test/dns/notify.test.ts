@@ -2,11 +2,7 @@
 // a NOERROR response, TSIG (signed request, signed response required), giving up without throwing;
 // and Knot DNS (knotd) as a real secondary that is notified, transfers by AXFR, and catches up by
 // IXFR after a diff.
-import { type ChildProcess, spawn } from 'node:child_process';
 import dgram from 'node:dgram';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { DnsServer } from '../../nameserver/server.js';
 import { OPCODE, RCODE, TYPE } from '../../nameserver/types.js';
@@ -15,6 +11,8 @@ import { parseMessage, type Message } from '../../nameserver/wire/parseMessage.j
 import { signMessage, verifyTsig } from '../../nameserver/wire/tsig.js';
 import type { ZoneStore } from '../../nameserver/zone/store.js';
 import { findTool, requireTool } from '../helpers/dnsTools.js';
+import { eventually } from '../helpers/dnsQuery.js';
+import { type KnotSecondary, startKnotSecondary } from '../helpers/knot.js';
 import { digQuery } from './digClient.js';
 import { EXAMPLE_SERIAL, exampleDiff, exampleRecords, freeDualPort, startTestServer, storeWith } from './fixtureZones.js';
 
@@ -128,117 +126,44 @@ describe('notifySecondaries', () => {
   });
 });
 
-/** Knot as a secondary of ours: TSIG on transfers and NOTIFY, the zone kept in its journal only. */
-function knotConfig(dir: string, knotPort: number, primaryPort: number): string {
-  return `server:
-    rundir: "${dir}"
-    listen: 127.0.0.1@${knotPort}
-database:
-    storage: "${dir}/db"
-key:
-  - id: ${key.name}
-    algorithm: hmac-sha256
-    secret: ${key.secret.toString('base64')}
-remote:
-  - id: primary
-    address: 127.0.0.1@${primaryPort}
-    key: ${key.name}
-acl:
-  - id: notify_from_primary
-    address: 127.0.0.1
-    key: ${key.name}
-    action: notify
-template:
-  - id: default
-    storage: "${dir}/zones"
-    zonefile-sync: -1
-    journal-content: all
-zone:
-  - domain: example.com
-    master: primary
-    acl: notify_from_primary
-log:
-  - target: stderr
-    any: info
-`;
-}
-
 describe.skipIf(!findTool('knotd') && process.env.REQUIRE_DNS_TOOLS !== '1')('Knot DNS as a secondary (NOTIFY, AXFR, IXFR, TSIG)', () => {
   let server: DnsServer;
   let store: ZoneStore;
-  let knot: ChildProcess | null = null;
-  let knotLog = '';
-  let dir: string;
-  let knotPort: number;
+  let knot: KnotSecondary;
 
-  const knotAnswer = async (name: string, type: string) => digQuery(requireTool('dig')!, knotPort, name, type);
-  const eventually = async <T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 15_000): Promise<T> => {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const v = await probe().catch(() => undefined);
-      if (v !== undefined) return v;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${knotLog}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  };
+  const knotAnswer = async (name: string, type: string) => digQuery(requireTool('dig')!, knot.port, name, type);
+  const soon = <T>(probe: () => Promise<T | undefined>, what: string) => eventually(probe, 15_000, what);
 
   beforeAll(async () => {
     store = storeWith({ 'example.com': exampleRecords() });
     ({ server } = await startTestServer(store, { tsigKeys: [key] }));
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mdns-knot-notify-'));
-    fs.mkdirSync(path.join(dir, 'db'));
-    fs.mkdirSync(path.join(dir, 'zones'));
-    // knotd binds UDP and TCP; another test may take the port in between: try a few.
-    for (let attempt = 1; ; attempt++) {
-      knotPort = await freeDualPort();
-      fs.writeFileSync(path.join(dir, 'knot.conf'), knotConfig(dir, knotPort, server.port));
-      knotLog = '';
-      const child = spawn(requireTool('knotd')!, ['-c', path.join(dir, 'knot.conf')], { stdio: ['ignore', 'ignore', 'pipe'] });
-      child.stderr!.on('data', (d) => (knotLog += d.toString()));
-      const exited = await new Promise<boolean>((resolve) => {
-        const timer = setTimeout(() => resolve(false), 1000);
-        child.once('exit', () => {
-          clearTimeout(timer);
-          resolve(true);
-        });
-      });
-      if (!exited) {
-        knot = child;
-        break;
-      }
-      if (attempt >= 3) throw new Error(`knotd did not start:\n${knotLog}`);
-    }
+    knot = await startKnotSecondary({ port: freeDualPort, primaryPort: server.port, zones: ['example.com'], key });
   }, 30_000);
 
   afterAll(async () => {
-    if (knot) {
-      const exited = new Promise((r) => knot!.once('exit', r));
-      knot.kill('SIGTERM');
-      await exited;
-    }
+    await knot?.close();
     await server?.close();
-    if (dir) fs.rmSync(dir, { recursive: true, force: true });
   });
 
   it('transfers the zone (AXFR with TSIG) and serves it', { timeout: 60_000 }, async () => {
-    const www = await eventually(async () => {
+    const www = await soon(async () => {
       const r = await knotAnswer('www.example.com', 'A');
       return r.status === 'NOERROR' && r.answer.length > 0 ? r : undefined;
     }, 'knot to load the zone');
     expect(www.answer).toEqual(['www.example.com. 300 IN A 192.0.2.10']);
-    expect(knotLog).toMatch(/AXFR, incoming.*finished/);
+    expect(knot.log()).toMatch(/AXFR, incoming.*finished/);
     expect((await knotAnswer('long.example.com', 'TXT')).answer).toHaveLength(1);
   });
 
   it('acknowledges our signed NOTIFY and catches up by IXFR', { timeout: 60_000 }, async () => {
     store.applyDiff('example.com', exampleDiff(EXAMPLE_SERIAL, EXAMPLE_SERIAL + 1, { oldAddress: '192.0.2.10', newAddress: '192.0.2.11', added: 'new.example.com' }));
-    const [result] = await server.notifySecondaries('example.com', EXAMPLE_SERIAL + 1, [{ host: '127.0.0.1', port: knotPort }]);
-    expect(result, knotLog).toMatchObject({ acknowledged: true, attempts: 1 });
-    await eventually(async () => {
+    const [result] = await server.notifySecondaries('example.com', EXAMPLE_SERIAL + 1, [{ host: '127.0.0.1', port: knot.port }]);
+    expect(result, knot.log()).toMatchObject({ acknowledged: true, attempts: 1 });
+    await soon(async () => {
       const r = await knotAnswer('www.example.com', 'A');
       return r.answer[0] === 'www.example.com. 300 IN A 192.0.2.11' ? true : undefined;
     }, 'knot to serve the new address');
     expect((await knotAnswer('new.example.com', 'TXT')).answer).toEqual([`new.example.com. 300 IN TXT "added in ${EXAMPLE_SERIAL + 1}"`]);
-    expect(knotLog).toMatch(/IXFR, incoming.*finished/);
+    expect(knot.log()).toMatch(/IXFR, incoming.*finished/);
   });
 });

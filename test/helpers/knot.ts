@@ -1,0 +1,117 @@
+// Knot DNS (knotd, Debian's knot package) as a standard secondary of our nameserver, for the
+// tests that need software nobody here wrote on the other end of NOTIFY and zone transfers.
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { requireTool } from './dnsTools.js';
+
+export interface KnotSecondaryOptions {
+  /** Port to listen on (UDP and TCP). */
+  port: () => Promise<number>;
+  primaryPort: number;
+  zones: string[];
+  key: { name: string; secret: Buffer };
+}
+
+export interface KnotSecondary {
+  port: number;
+  /** What knotd logged since it was last started. */
+  log(): string;
+  /** Starts knotd again on the same port and data (its journal keeps the zones). */
+  restart(): Promise<void>;
+  stop(): Promise<void>;
+  /** Stops knotd and removes its data. */
+  close(): Promise<void>;
+}
+
+/**
+ * TSIG on transfers and on NOTIFY from the primary; zones kept in Knot's journal only, and
+ * loaded from it at a restart (`zonefile-load: none`), so that a restart catches up by IXFR.
+ */
+function knotConfig(dir: string, port: number, o: KnotSecondaryOptions): string {
+  return `server:
+    rundir: "${dir}"
+    listen: 127.0.0.1@${port}
+database:
+    storage: "${dir}/db"
+key:
+  - id: ${o.key.name}
+    algorithm: hmac-sha256
+    secret: ${o.key.secret.toString('base64')}
+remote:
+  - id: primary
+    address: 127.0.0.1@${o.primaryPort}
+    key: ${o.key.name}
+acl:
+  - id: notify_from_primary
+    address: 127.0.0.1
+    key: ${o.key.name}
+    action: notify
+template:
+  - id: default
+    storage: "${dir}/zones"
+    zonefile-sync: -1
+    zonefile-load: none
+    journal-content: all
+zone:
+${o.zones.map((z) => `  - domain: ${z}\n    master: primary\n    acl: notify_from_primary`).join('\n')}
+log:
+  - target: stderr
+    any: info
+`;
+}
+
+export async function startKnotSecondary(options: KnotSecondaryOptions): Promise<KnotSecondary> {
+  const knotd = requireTool('knotd');
+  if (!knotd) throw new Error('knotd is not installed');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mdns-knot-'));
+  fs.mkdirSync(path.join(dir, 'db'));
+  fs.mkdirSync(path.join(dir, 'zones'));
+  let child: ChildProcess | null = null;
+  let log = '';
+  let port = 0;
+
+  // knotd exits at once when its port is taken (another test may take it in between): try again.
+  const launch = async (): Promise<boolean> => {
+    log = '';
+    const c = spawn(knotd, ['-c', path.join(dir, 'knot.conf')], { stdio: ['ignore', 'ignore', 'pipe'] });
+    c.stderr!.on('data', (d) => (log += d.toString()));
+    const exited = await new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), 1000);
+      c.once('exit', () => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+    });
+    if (!exited) child = c;
+    return !exited;
+  };
+  for (let attempt = 1; ; attempt++) {
+    port = await options.port();
+    fs.writeFileSync(path.join(dir, 'knot.conf'), knotConfig(dir, port, options));
+    if (await launch()) break;
+    if (attempt >= 3) throw new Error(`knotd did not start:\n${log}`);
+  }
+  const stop = async () => {
+    const c = child;
+    child = null;
+    if (!c || c.exitCode !== null || c.signalCode !== null) return;
+    const exited = new Promise((r) => c.once('exit', r));
+    c.kill('SIGTERM');
+    await exited;
+  };
+  return {
+    port,
+    log: () => log,
+    restart: async () => {
+      await stop();
+      if (!(await launch())) throw new Error(`knotd did not restart:\n${log}`);
+    },
+    stop,
+    close: async () => {
+      await stop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
