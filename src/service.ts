@@ -93,7 +93,7 @@ export async function startService(config: Config, overrides: ServiceOverrides =
     if (config.deployment === 'sandbox') {
       const seeded = await ensureLabSeed(db, config.dataDir, clock.now());
       lab = { tokensFile: seeded.file, tokens: seeded.tokens };
-      labReset = new NightlyLabReset(db, clock, config.labResetTime, services.labResetSteps, logger);
+      labReset = new NightlyLabReset(db, clock, config.labResetTime, services.labResetSteps, logger, () => services.tokens.invalidate());
       if (config.roles.includes('worker')) {
         labReset.start();
         stack.push(async () => labReset!.stop());

@@ -1,6 +1,7 @@
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import { migrations } from '../../migrations/index.js';
+import { PreparingPgClient } from './preparedStatements.js';
 
 // pg returns int8 (bigint, count(*)) as strings; every count we read fits a JS number.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
@@ -15,7 +16,7 @@ const migrationSource: Knex.MigrationSource<string> = {
 
 export function knexConfig(connectionString: string, poolMax = 10): Knex.Config {
   return {
-    client: 'pg',
+    client: PreparingPgClient as unknown as Knex.Config['client'],
     connection: { connectionString, application_name: 'managed-dns' },
     pool: { min: 0, max: poolMax },
     migrations: { migrationSource, tableName: 'knex_migrations' },

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { PREPARED } from './preparedStatements.js';
 
 export interface RateLimitReading {
   limit: number;
@@ -10,33 +11,35 @@ export interface RateLimitReading {
 
 const WINDOW_MS = 60_000;
 
-/**
- * Counts one request against `bucket` in the current one-minute window. The counter lives in
- * PostgreSQL, so every API process sharing the database counts against the same window; the
- * upsert is one atomic statement, so parallel requests never lose a count.
- */
+/** Fixed one-minute windows; every API process sharing the database counts in the same ones. */
 export const windowStartOf = (now: Date) => new Date(Math.floor(now.getTime() / WINDOW_MS) * WINDOW_MS);
 
-/** The reading after `count` requests in the window that holds `now`. */
-export function rateLimitReading(count: number, limit: number, now: Date): RateLimitReading {
+/** The reading for the request that is number `position` in the window that holds `now`. */
+export function rateLimitReading(position: number, limit: number, now: Date): RateLimitReading {
   const windowStart = windowStartOf(now).getTime();
   return {
     limit,
-    remaining: Math.max(0, limit - count),
+    remaining: Math.max(0, limit - position),
     resetSeconds: Math.max(1, Math.ceil((windowStart + WINDOW_MS - now.getTime()) / 1000)),
-    allowed: count <= limit,
+    allowed: position <= limit,
   };
 }
 
-export async function consumeRateLimit(db: Knex, bucket: string, limit: number, now: Date): Promise<RateLimitReading> {
-  const windowStart = windowStartOf(now).getTime();
-  const result = await db.raw<{ rows: { count: number }[] }>(
-    `INSERT INTO rate_limit_windows (bucket, window_start, count) VALUES (?, ?, 1)
-     ON CONFLICT (bucket, window_start) DO UPDATE SET count = rate_limit_windows.count + 1
-     RETURNING count`,
-    [bucket, new Date(windowStart)],
-  );
-  return rateLimitReading(Number(result.rows[0]!.count), limit, now);
+/**
+ * Takes `size` consecutive request numbers of `bucket`'s window in one atomic upsert and returns
+ * the last of them: the caller owns `last - size + 1 … last`. Parallel callers in any process
+ * never get the same number.
+ */
+export async function takeWindowCounts(db: Knex, bucket: string, windowStart: Date, size: number): Promise<number> {
+  const result = await db
+    .raw<{ rows: { count: number }[] }>(
+      `INSERT INTO rate_limit_windows (bucket, window_start, count) VALUES (?, ?, ?)
+       ON CONFLICT (bucket, window_start) DO UPDATE SET count = rate_limit_windows.count + excluded.count
+       RETURNING count`,
+      [bucket, windowStart, size],
+    )
+    .options(PREPARED);
+  return Number(result.rows[0]!.count);
 }
 
 export async function deleteOldRateLimitWindows(db: Knex, now: Date): Promise<number> {

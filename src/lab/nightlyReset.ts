@@ -58,6 +58,8 @@ export class NightlyLabReset {
     private readonly at: { hour: number; minute: number },
     private readonly steps: LabResetStep[],
     private readonly logger: Logger,
+    /** Runs after a reset committed (cached tokens of this process go). */
+    private readonly afterReset: () => void = () => {},
   ) {}
 
   start(intervalMs = 60_000) {
@@ -85,7 +87,10 @@ export class NightlyLabReset {
       await resetLabData(trx, now, this.steps);
       return true;
     });
-    if (done) this.logger.info({ at: now.toISOString() }, 'lab data reset to the seed');
+    if (done) {
+      this.afterReset();
+      this.logger.info({ at: now.toISOString() }, 'lab data reset to the seed');
+    }
     return done;
   }
 }

@@ -3,17 +3,26 @@ import type { IdentityStore, TokenRecord } from '../db/repositories/identityStor
 import type { Clock } from '../domain/clock.js';
 import { DomainError } from '../domain/errors.js';
 import { deploymentOfToken, hashToken } from '../domain/tokens.js';
-import { type RateLimitReading, rateLimitReading, windowStartOf } from '../db/rateLimitWindows.js';
+import type { RateLimiter, RateLimitReading } from './rateLimiter.js';
+import type { TokenCache } from './tokenCache.js';
 
 const unauthenticated = (reason: string) => new DomainError('unauthenticated', { reason }, [], { 'WWW-Authenticate': 'Bearer realm="api"' });
 
+export interface AuthenticateDeps {
+  identity: IdentityStore;
+  tokens: TokenCache;
+  rateLimiter: RateLimiter;
+  clock: Clock;
+  config: Config;
+}
+
 /**
- * Bearer token → the token's record, and the request counted against its API client's rate limit
- * (same round trip). Missing, malformed, unknown, revoked, expired and other-deployment tokens are
- * all 401; the reason is told, the token never echoed.
+ * Bearer token → the token's record, and the request counted against its API client's rate
+ * limit. Missing, malformed, unknown, revoked, expired and other-deployment tokens are all 401
+ * (and count against nothing); the reason is told, the token never echoed.
  */
 export async function authenticate(
-  deps: { identity: IdentityStore; clock: Clock; config: Config },
+  deps: AuthenticateDeps,
   authorization: string | undefined,
 ): Promise<{ token: TokenRecord; clientLimit: RateLimitReading }> {
   if (!authorization) throw unauthenticated('No Authorization header was sent.');
@@ -26,12 +35,17 @@ export async function authenticate(
     throw unauthenticated(`This is the ${deps.config.deployment} deployment; the token belongs to the other one.`);
   }
   const now = deps.clock.now();
-  const token = await deps.identity.findTokenByHash(hashToken(secret), { windowStart: windowStartOf(now), now, deployment: deps.config.deployment });
+  const hash = hashToken(secret);
+  let token = await deps.tokens.get(hash, () => deps.identity.findTokenByHash(hash));
   if (!token || token.deployment !== deps.config.deployment) throw unauthenticated('The token is not known.');
   if (token.revokedAt) throw unauthenticated('The token has been revoked.');
   if (token.expiresAt && token.expiresAt <= now) throw unauthenticated('The token has expired.');
   // last_used_at is kept to the minute; a token used within the last minute needs no write.
-  if (!token.lastUsedAt || now.getTime() - token.lastUsedAt.getTime() >= 60_000) await deps.identity.touchToken(token.id, now);
-  // Counted in the lookup unless the token was revoked or expired, which threw above.
-  return { token, clientLimit: rateLimitReading(token.requestCount ?? 1, token.tenant.limits.apiRateLimitPerMinute, now) };
+  if (!token.lastUsedAt || now.getTime() - token.lastUsedAt.getTime() >= 60_000) {
+    await deps.identity.touchToken(token.id, now);
+    token = { ...token, lastUsedAt: now };
+    deps.tokens.update(hash, token);
+  }
+  const clientLimit = await deps.rateLimiter.consume(`client:${token.apiClientId}`, token.tenant.limits.apiRateLimitPerMinute, now);
+  return { token, clientLimit };
 }

@@ -4,6 +4,7 @@ import type { Knex } from 'knex';
 import { auditRow, recordAudit } from '../db/repositories/auditLog.js';
 import { type ChangeSetRow, type DnsRecord, nameSortKey, type RecordRow, recordToDomain, type Zone } from '../db/repositories/zoneRows.js';
 import { paginate } from '../db/paginate.js';
+import { PREPARED } from '../db/preparedStatements.js';
 import type { ScopedDb } from '../db/tenantScope.js';
 import { type ChangeItem, type ChangeSetPlan, changeSetItem, type LocateItem, type PlannedRecord, planChangeSet, referencesOf } from '../domain/changeSets/planChangeSet.js';
 import { DomainError, type FieldError, notFound } from '../domain/errors.js';
@@ -73,6 +74,15 @@ export function recordsQuery(scoped: ScopedDb): Knex.QueryBuilder {
     .select('r.*', 'c.state as publication_state');
 }
 
+/**
+ * Records of a zone the caller has already found through its tenant scope and locked: by zone
+ * id alone. A tenant condition here adds nothing, and with it the prepared statement's generic
+ * plan intersected the tenant and zone indexes (every record of the zone) instead of using
+ * (zone_id, name).
+ */
+const lockedZoneRecords = (trx: Knex.Transaction, zone: Zone): Knex.QueryBuilder =>
+  trx.from('records as r').join('change_sets as c', 'c.id', 'r.last_changeset_id').select('r.*', 'c.state as publication_state').where('r.zone_id', zone.id);
+
 const toPlanned = (r: DnsRecord): PlannedRecord => ({
   id: r.id,
   name: r.name,
@@ -107,6 +117,8 @@ export async function appendChangeSet(
     /** Owner names the change touched, for an incremental publication; absent: the whole zone. */
     touchedNames?: string[];
   },
+  /** Record writes that belong to the change set, sent in the same statement as its row. */
+  recordWrites?: (changeSetId: string, now: Date) => Promise<RecordWrite[]>,
 ): Promise<ChangeSet> {
   const now = ctx.clock.now();
   const seq = zone.changesetSeq + 1;
@@ -131,19 +143,22 @@ export async function appendChangeSet(
     created_at: now,
     updated_at: now,
   };
-  // One round trip: the change set, its audit entry, the zone's pointer and the NOTIFY, delivered
-  // on commit: publication workers pick the zone up (the nameserver issue).
+  // One round trip: the change set, its audit entry, the zone's pointer, the record writes and
+  // the NOTIFY, delivered on commit: publication workers pick the zone up. Data-modifying CTEs
+  // all see the statement's starting snapshot; each touches other rows, and the uniqueness
+  // constraints on records are deferred to commit, so their order does not matter.
   const audit = auditRow(ctx.actor, now, {
     action: 'changeset.created',
     targetType: 'changeset',
     targetId: row.id,
     details: { zone: zone.name, kind: entry.kind, ...entry.summary },
   });
-  await ctx.trx
+  const statement = ctx.trx
     .with('cs', ctx.trx('change_sets').insert({ ...row, summary: JSON.stringify(row.summary), results: JSON.stringify(row.results) }))
     .with('a', ctx.trx('audit_log').insert(audit))
-    .with('z', ctx.scoped.from('zones').where('id', zone.id).update({ changeset_seq: seq, last_changeset_id: row.id, updated_at: now, record_count: ctx.trx.raw('record_count + ?', [entry.growth ?? 0]) }))
-    .select(ctx.trx.raw('pg_notify(?, ?)', [ZONE_CHANNEL, zone.id]));
+    .with('z', ctx.scoped.from('zones').where('id', zone.id).update({ changeset_seq: seq, last_changeset_id: row.id, updated_at: now, record_count: ctx.trx.raw('record_count + ?', [entry.growth ?? 0]) }));
+  for (const [i, write] of ((await recordWrites?.(row.id, now)) ?? []).entries()) statement.with(`w${i}`, write);
+  await statement.select(ctx.trx.raw('pg_notify(?, ?)', [ZONE_CHANNEL, zone.id])).options(PREPARED);
   zone.changesetSeq = seq;
   zone.recordCount += entry.growth ?? 0;
   zone.publication = { state: 'pending', changesetId: row.id, updatedAt: now };
@@ -174,9 +189,13 @@ function preconditionErrors(
   return errors;
 }
 
-async function storePlan(ctx: WriteContext, zone: Zone, plan: ChangeSetPlan, changeSetId: string, now: Date) {
+type RecordWrite = Knex.QueryBuilder | Knex.Raw;
+
+/** The statements that store a plan's records: deletes, one update, one insert, as needed. */
+async function recordWrites(ctx: WriteContext, zone: Zone, plan: ChangeSetPlan, changeSetId: string, now: Date): Promise<RecordWrite[]> {
   const { trx } = ctx;
-  if (plan.deleted.length) await ctx.scoped.from('records').where('zone_id', zone.id).whereRaw('id = any(?::text[])', [plan.deleted.map((r) => r.id)]).delete();
+  const writes: RecordWrite[] = [];
+  if (plan.deleted.length) writes.push(ctx.scoped.from('records').where('zone_id', zone.id).whereRaw('id = any(?::text[])', [plan.deleted.map((r) => r.id)]).delete());
   if (plan.updated.length) {
     // One statement for every changed record.
     const rows = plan.updated.map(({ after: r }) => ({
@@ -188,12 +207,14 @@ async function storePlan(ctx: WriteContext, zone: Zone, plan: ChangeSetPlan, cha
       content: r.content,
       comment: r.comment,
     }));
-    await trx.raw(
-      `UPDATE records AS r SET name = x.name, name_sort = x.name_sort, ttl = x.ttl, data = x.data, content = x.content,
-         comment = x.comment, last_changeset_id = ?, updated_at = ?
-       FROM jsonb_to_recordset(?::jsonb) AS x(id text, name text, name_sort text, ttl int, data jsonb, content text, comment text)
-       WHERE r.id = x.id AND r.zone_id = ?`,
-      [changeSetId, now, JSON.stringify(rows), zone.id],
+    writes.push(
+      trx.raw(
+        `UPDATE records AS r SET name = x.name, name_sort = x.name_sort, ttl = x.ttl, data = x.data, content = x.content,
+           comment = x.comment, last_changeset_id = ?, updated_at = ?
+         FROM jsonb_to_recordset(?::jsonb) AS x(id text, name text, name_sort text, ttl int, data jsonb, content text, comment text)
+         WHERE r.id = x.id AND r.zone_id = ?`,
+        [changeSetId, now, JSON.stringify(rows), zone.id],
+      ),
     );
   }
   if (plan.created.length) {
@@ -213,13 +234,16 @@ async function storePlan(ctx: WriteContext, zone: Zone, plan: ChangeSetPlan, cha
       comment: r.comment,
       system: r.system,
     }));
-    await trx.raw(
-      `INSERT INTO records (id, zone_id, tenant_id, name, name_sort, type, ttl, data, content, comment, system, last_changeset_id, created_at, updated_at)
-       SELECT x.id, ?, ?, x.name, x.name_sort, x.type, x.ttl, x.data, x.content, x.comment, x.system, ?, ?, ?
-       FROM jsonb_to_recordset(?::jsonb) AS x(id text, name text, name_sort text, type text, ttl int, data jsonb, content text, comment text, system boolean)`,
-      [zone.id, zone.tenantId, changeSetId, now, now, JSON.stringify(rows)],
+    writes.push(
+      trx.raw(
+        `INSERT INTO records (id, zone_id, tenant_id, name, name_sort, type, ttl, data, content, comment, system, last_changeset_id, created_at, updated_at)
+         SELECT x.id, ?, ?, x.name, x.name_sort, x.type, x.ttl, x.data, x.content, x.comment, x.system, ?, ?, ?
+         FROM jsonb_to_recordset(?::jsonb) AS x(id text, name text, name_sort text, type text, ttl int, data jsonb, content text, comment text, system boolean)`,
+        [zone.id, zone.tenantId, changeSetId, now, now, JSON.stringify(rows)],
+      ),
     );
   }
+  return writes;
 }
 
 /** Owner names whose records a plan changes: what the publisher re-reads for the next version. */
@@ -265,7 +289,7 @@ export async function applyChangeSet(
     : [];
   const names = [...new Set([...refs.names, ...idNames])];
   const existing: DnsRecord[] = names.length
-    ? ((await recordsQuery(ctx.scoped).where('r.zone_id', zone.id).whereRaw('r.name = any(?::text[])', [names])) as RecordRow[]).map(recordToDomain)
+    ? ((await lockedZoneRecords(ctx.trx, zone).whereRaw('r.name = any(?::text[])', [names]).options(PREPARED)) as RecordRow[]).map(recordToDomain)
     : [];
   const unmet = preconditionErrors(zone, existing, request, options.etags, locate);
   if (unmet.length) throw new DomainError('precondition_failed', {}, unmet);
@@ -291,20 +315,19 @@ export async function applyChangeSet(
     growth,
     touchedNames: touchedNames(plan),
   };
-  let changeSet: ChangeSet;
   if (options.within) {
-    changeSet = options.within;
+    const changeSet = options.within;
     await ctx.trx('change_sets')
       .where('id', changeSet.id)
       .update({ item_count: entry.itemCount, summary: JSON.stringify(entry.summary), results: JSON.stringify(entry.results) });
     await ctx.scoped.from('zones').where('id', zone.id).increment('record_count', growth);
     zone.recordCount += growth;
-  } else {
-    changeSet = await appendChangeSet(ctx, zone, entry);
+    const storedAt = ctx.clock.now();
+    for (const write of await recordWrites(ctx, zone, plan, changeSet.id, storedAt)) await write;
+    return { changeSet, plan, storedAt };
   }
-  const storedAt = ctx.clock.now();
-  await storePlan(ctx, zone, plan, changeSet.id, storedAt);
-  return { changeSet, plan, storedAt };
+  const changeSet = await appendChangeSet(ctx, zone, entry, (changeSetId, now) => recordWrites(ctx, zone, plan, changeSetId, now));
+  return { changeSet, plan, storedAt: changeSet.createdAt };
 }
 
 /** A record just created by a change set, as a read would return it (no second query). */

@@ -8,6 +8,8 @@ import { ScopedDb } from '../db/tenantScope.js';
 import type { LabResetStep } from '../lab/nightlyReset.js';
 import type { Clock } from '../domain/clock.js';
 import type { CursorCodec } from '../domain/cursor.js';
+import { RateLimiter } from './rateLimiter.js';
+import { TokenCache } from './tokenCache.js';
 import { recordStats, StatsService, type StatsContributor, tenantStats, tokenStats, whereTokenActive, zoneStats } from './stats.js';
 
 export interface ServiceDeps {
@@ -36,6 +38,10 @@ const credentialUsage = (clock: Clock): UsageContributor => async (scoped, actin
 /** What route handlers reach: the dependencies and the long-lived service objects. */
 export interface Services extends ServiceDeps {
   identity: IdentityStore;
+  /** Tokens read in the last second (authenticate); invalidated by writes that may change them. */
+  tokens: TokenCache;
+  /** Request counts of API clients and acted-for customers (rate limits). */
+  rateLimiter: RateLimiter;
   stats: StatsService;
   usage: UsageContributor[];
   labResetSteps: LabResetStep[];
@@ -59,6 +65,8 @@ export function createServices(deps: ServiceDeps): Services {
   return {
     ...deps,
     identity: new IdentityStore(deps.db),
+    tokens: new TokenCache(),
+    rateLimiter: new RateLimiter(deps.db),
     stats: new StatsService([tenantStats, tokenStats, zoneStats, recordStats, ...(deps.statsContributors ?? [])], deps.clock),
     usage: [credentialUsage(deps.clock), ...(deps.usageContributors ?? [])],
     labResetSteps: [deleteLabZones, ...(deps.labResetSteps ?? [])],

@@ -5,6 +5,7 @@ import { countRows } from '../db/count.js';
 import { recordAudit } from '../db/repositories/auditLog.js';
 import { type DnsRecord, nameSortKey, type RecordRow, recordToDomain, type Zone, type ZoneRow, zoneToDomain } from '../db/repositories/zoneRows.js';
 import { paginate, type SortKey } from '../db/paginate.js';
+import { PREPARED } from '../db/preparedStatements.js';
 import type { ScopedDb } from '../db/tenantScope.js';
 import type { ChangeItem, LocateItem } from '../domain/changeSets/planChangeSet.js';
 import { DomainError, notFound } from '../domain/errors.js';
@@ -33,7 +34,7 @@ function zonesQuery(scoped: ScopedDb, protectedNames: string[]): Knex.QueryBuild
 export async function getZone(scoped: ScopedDb, config: Config, pathName: string, lock: Knex.Transaction | null = null): Promise<Zone> {
   const name = zoneNameFromPath(pathName);
   if (!name) throw notFound('zone');
-  const q = zonesQuery(scoped, config.zones.protectedNames).where('z.name', name).first();
+  const q = zonesQuery(scoped, config.zones.protectedNames).where('z.name', name).first().options(PREPARED);
   if (lock) q.forUpdate('z');
   const row = (await q) as ZoneRow | undefined;
   if (!row) throw notFound('zone');

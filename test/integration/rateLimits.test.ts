@@ -169,6 +169,21 @@ describe('429 rate_limited', () => {
   });
 });
 
+describe('counting in blocks', () => {
+  it('far below the limit, a client still sees exact RateLimit-Remaining, and the shared window counts every request', async () => {
+    const tenant = await customerWithLimit(300);
+    const token = await clientToken(tenant);
+    const api = new ApiClient(lab.url, token);
+    startNextWindow();
+    const remaining: string[] = [];
+    for (let i = 0; i < 40; i++) remaining.push((await api.get('/me')).headers.get('ratelimit-remaining')!);
+    expect(remaining).toEqual(Array.from({ length: 40 }, (_, i) => String(299 - i)));
+    const clientId = (await api.get('/me')).body.token.api_client.id as string;
+    const window = await lab.service.services.db('rate_limit_windows').where({ bucket: `client:${clientId}` }).orderBy('window_start', 'desc').first('count');
+    expect(window.count).toBeGreaterThanOrEqual(41);
+  });
+});
+
 describe('several API processes sharing one database', () => {
   let second: TestService;
   beforeAll(async () => {
@@ -209,5 +224,25 @@ describe('several API processes sharing one database', () => {
     // Each allowed request saw a different remaining count: 9 … 0, each exactly once.
     const remaining = answers.filter((r) => r.status === 200).map((r) => Number(r.headers.get('ratelimit-remaining')));
     expect(remaining.sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  });
+
+  it('never admit more than the limit when both count in blocks, and strand at most a few', async () => {
+    const tenant = await customerWithLimit(200);
+    const token = await clientToken(tenant);
+    const processes = [new ApiClient(lab.url, token), new ApiClient(second.url, token)];
+
+    startNextWindow();
+    const answers: ApiResponse[] = [];
+    for (let round = 0; round < 25; round++) {
+      answers.push(...(await Promise.all(Array.from({ length: 10 }, (_, i) => processes[i % 2]!.get('/me')))));
+    }
+    const allowed = answers.filter((r) => r.status === 200);
+    expect(answers.filter((r) => r.status !== 200).every((r) => r.status === 429)).toBe(true);
+    expect(allowed.length).toBeLessThanOrEqual(200);
+    // Numbers a process took but did not use before the other reached the limit: a block is at
+    // most 1/16 of what was left when taken (docs/api-conventions.md).
+    expect(allowed.length).toBeGreaterThanOrEqual(200 - 200 / 16);
+    const remaining = allowed.map((r) => Number(r.headers.get('ratelimit-remaining')));
+    expect(new Set(remaining).size).toBe(remaining.length);
   });
 });

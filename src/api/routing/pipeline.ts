@@ -14,7 +14,7 @@ import type { Actor } from '../../services/actor.js';
 import { authenticate } from '../../services/authenticate.js';
 import type { Services } from '../../services/index.js';
 import { type FinalResponse, runWrite } from '../../services/idempotentWrite.js';
-import { consumeCustomerLimit, type RateLimitReading } from '../../services/rateLimiting.js';
+import { consumeCustomerLimit, type RateLimitReading } from '../../services/rateLimiter.js';
 import { resolveActingTenant } from '../../services/resolveActingTenant.js';
 import { etagOf, noneMatch } from '../etag.js';
 import { negotiateLanguage } from '../language.js';
@@ -26,6 +26,13 @@ const IDEMPOTENT_METHODS = new Set(['POST', 'PATCH']);
 const MAX_IDEMPOTENCY_KEY = 255;
 // Unknown query parameters are rejected (docs/api-conventions.md), also where none are defined.
 const NO_QUERY = z.strictObject({});
+
+/**
+ * Writes outside the zones' resources may change tokens, API clients, users or tenants (limits,
+ * suspension, features): after one commits, no cached token of this process is used again.
+ * Default-safe: a new resource invalidates until it is listed here.
+ */
+const mayChangeIdentity = (route: RouteSpec) => !route.path.startsWith('/zones/') && route.path !== '/zones';
 
 function setRateLimitHeaders(ctx: Context, reading: RateLimitReading) {
   ctx.set('RateLimit-Limit', String(reading.limit));
@@ -126,7 +133,7 @@ export function routeMiddleware(route: RouteSpec, services: Services, metrics: M
     const actor: Actor = await resolveActingTenant(services, token, ctx.get('X-Act-As-Customer') || undefined, ctx.state.requestId);
     ctx.state.actor = actor;
     if (actor.onBehalfOf) {
-      const customer = await consumeCustomerLimit(db, actor.acting, clock.now());
+      const customer = await consumeCustomerLimit(services.rateLimiter, actor.acting, clock.now());
       reading = tighter(reading, customer);
       setRateLimitHeaders(ctx, reading);
       if (!customer.allowed) {
@@ -156,6 +163,7 @@ export function routeMiddleware(route: RouteSpec, services: Services, metrics: M
       response = await runWrite(db, scope, key ? fingerprint(ctx) : '', clock.now(), async (trx) =>
         finalize(await route.handler({ ...input, scoped: services.scopedFor(actor.acting.id, trx), trx })),
       );
+      if (mayChangeIdentity(route)) services.tokens.invalidate();
     } else {
       response = finalize(await route.handler({ ...input, scoped: services.scopedFor(actor.acting.id), trx: null }));
     }

@@ -2,6 +2,7 @@
 // token and resolving X-Act-As-Customer. Nothing else may use it (see docs/architecture.md).
 import type { Knex } from 'knex';
 import { newId } from '../../domain/ids.js';
+import { PREPARED } from '../preparedStatements.js';
 import { type Tenant, type TenantRow, TENANT_DEFAULTS, tenantToDomain } from './tenantRows.js';
 
 export interface TokenRecord {
@@ -30,16 +31,11 @@ function tenantRowFromJson(j: Record<string, unknown>): TenantRow {
 export class IdentityStore {
   constructor(private readonly db: Knex) {}
 
-  /**
-   * The token with its tenant and ancestor chain, in one round trip. With `count`, the same
-   * statement also counts the request against the token's API client in the current rate-limit
-   * window — only when the token authenticates (known, not revoked, not expired, this
-   * deployment), so rejected requests never use up a client's budget.
-   */
-  async findTokenByHash(hash: string, count?: { windowStart: Date; now: Date; deployment: string }): Promise<(TokenRecord & { requestCount: number | null }) | null> {
-    const result = await this.db.raw<{ rows: Record<string, any>[] }>(
-      `WITH tok AS (
-         SELECT k.id, k.api_client_id, c.name AS api_client_name, k.name, k.deployment, k.scopes, k.display_prefix,
+  /** The token with its tenant and ancestor chain, in one round trip. */
+  async findTokenByHash(hash: string): Promise<TokenRecord | null> {
+    const result = await this.db
+      .raw<{ rows: Record<string, any>[] }>(
+        `SELECT k.id, k.api_client_id, c.name AS api_client_name, k.name, k.deployment, k.scopes, k.display_prefix,
                 k.expires_at, k.revoked_at, k.last_used_at, k.tenant_id,
                 u.id AS user_id, u.email AS user_email, u.permissions AS user_permissions,
                 (SELECT jsonb_agg(to_jsonb(a.*)) FROM tenants a WHERE a.id = ANY (t.path)) AS chain
@@ -47,17 +43,10 @@ export class IdentityStore {
          JOIN api_clients c ON c.id = k.api_client_id
          JOIN tenants t ON t.id = k.tenant_id
          LEFT JOIN users u ON u.id = k.user_id
-         WHERE k.token_hash = ?
-       ), counted AS (
-         INSERT INTO rate_limit_windows (bucket, window_start, count)
-         SELECT 'client:' || api_client_id, ?, 1 FROM tok
-         WHERE ? AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?) AND deployment = ?
-         ON CONFLICT (bucket, window_start) DO UPDATE SET count = rate_limit_windows.count + 1
-         RETURNING count
-       )
-       SELECT tok.*, (SELECT count FROM counted) AS request_count FROM tok`,
-      [hash, count?.windowStart ?? new Date(0), count !== undefined, count?.now ?? new Date(0), count?.deployment ?? ''],
-    );
+         WHERE k.token_hash = ?`,
+        [hash],
+      )
+      .options(PREPARED);
     const row = result.rows[0];
     if (!row) return null;
     const byId = new Map((row.chain as Record<string, unknown>[]).map((j) => [j.id as string, tenantToDomain(tenantRowFromJson(j))]));
@@ -78,7 +67,6 @@ export class IdentityStore {
       tenant,
       chain,
       user: row.user_id ? { id: row.user_id, email: row.user_email, permissions: row.user_permissions } : null,
-      requestCount: row.request_count === null ? null : Number(row.request_count),
     };
   }
 

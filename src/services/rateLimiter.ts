@@ -1,0 +1,77 @@
+import type { Knex } from 'knex';
+import type { Tenant } from '../db/repositories/tenantRows.js';
+import { type RateLimitReading, rateLimitReading, takeWindowCounts, windowStartOf } from '../db/rateLimitWindows.js';
+
+export type { RateLimitReading };
+
+/**
+ * How many request numbers to take from the shared window at once, given the limit and the
+ * window's count when last seen. Far from the limit a process takes a block (one upsert serves
+ * many requests); near it, one at a time, so the limit is exact wherever a refusal is near: no
+ * process ever admits a request numbered above the limit. Over the limit every request is
+ * refused anyway, so blocks are large again.
+ */
+export function blockSize(limit: number, counted: number): number {
+  const left = limit - counted;
+  if (left <= 0) return MAX_BLOCK;
+  return Math.min(MAX_BLOCK, Math.max(1, Math.floor(left / BLOCK_DIVISOR)));
+}
+const MAX_BLOCK = 64;
+// A block is at most 1/16 of what is left: what one process holds unused (its client went to
+// another process) is at most that, and shrinks as the window fills (docs/api-conventions.md).
+const BLOCK_DIVISOR = 16;
+
+interface Window {
+  start: number;
+  /** The next request number this process may hand out, and the last one it holds. */
+  next: number;
+  last: number;
+  taking: Promise<void> | null;
+}
+
+/**
+ * Counts requests per bucket ("client:<id>", "tenant:<id>") in one-minute windows shared by every
+ * API process through PostgreSQL. Each request gets its own number in the window — the
+ * RateLimit-Remaining it sees is the limit minus that number — from blocks of numbers this
+ * process takes with one upsert (blockSize).
+ */
+export class RateLimiter {
+  private readonly windows = new Map<string, Window>();
+
+  constructor(private readonly db: Knex) {}
+
+  async consume(bucket: string, limit: number, now: Date): Promise<RateLimitReading> {
+    const start = windowStartOf(now).getTime();
+    for (;;) {
+      let w = this.windows.get(bucket);
+      if (!w || w.start !== start) {
+        if (!w) this.forgetEndedWindows(start);
+        w = { start, next: 1, last: 0, taking: null };
+        this.windows.set(bucket, w);
+      }
+      if (w.next <= w.last) return rateLimitReading(w.next++, limit, now);
+      // One upsert at a time per bucket; requests arriving meanwhile wait for its block.
+      w.taking ??= this.takeBlock(bucket, w, limit).finally(() => {
+        w.taking = null;
+      });
+      await w.taking;
+    }
+  }
+
+  private async takeBlock(bucket: string, w: Window, limit: number): Promise<void> {
+    const size = blockSize(limit, w.last);
+    const last = await takeWindowCounts(this.db, bucket, new Date(w.start), size);
+    w.next = last - size + 1;
+    w.last = last;
+  }
+
+  /** Buckets of past windows hold nothing still usable. */
+  private forgetEndedWindows(currentStart: number) {
+    if (this.windows.size < 1000) return;
+    for (const [bucket, w] of this.windows) if (w.start < currentStart && !w.taking) this.windows.delete(bucket);
+  }
+}
+
+/** Acting for a customer also counts against the customer's own limit, whoever acts. */
+export const consumeCustomerLimit = (limiter: RateLimiter, customer: Tenant, now: Date) =>
+  limiter.consume(`tenant:${customer.id}`, customer.limits.apiRateLimitPerMinute, now);
