@@ -79,6 +79,31 @@ describe('publication: pending → pushed → live', () => {
     }
   });
 
+  it('spaces the builds of a busy zone: writes 10 ms apart share versions, and every one goes live', async () => {
+    await createZone(lab.customerA, 'pub-spaced.example');
+    const active = await eventually(async () => {
+      const res = await lab.customerA.get('/zones/pub-spaced.example');
+      return res.body.status === 'active' ? res.body : undefined;
+    });
+    const records = [];
+    for (let i = 0; i < 12; i++) {
+      records.push(await createRecord(lab.customerA, 'pub-spaced.example', { name: `s${i}`, type: 'A', data: { address: `192.0.2.${i + 1}` } }));
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    const sets = [];
+    for (const r of records) sets.push(await untilState(lab, 'pub-spaced.example', r.publication.changeset_id, 'live'));
+    // Builds start at least 100 ms apart: about 12 × (write + 10 ms) / 100 ms of them, not 12.
+    const serials = new Set(sets.map((s) => s.serial));
+    expect(serials.size).toBeLessThanOrEqual(6);
+    const { rows } = await lab.sql.query('SELECT count(*)::int AS n FROM zone_versions v JOIN zones z ON z.id = v.zone_id WHERE z.name = $1 AND v.serial > $2', [
+      'pub-spaced.example',
+      active.serial,
+    ]);
+    expect(rows[0].n).toBe(serials.size);
+    const reply = await queryDns(dnsPort(lab), 's11.pub-spaced.example', 'A');
+    expect(reply.answers.map((a) => a.address)).toEqual(['192.0.2.12']);
+  });
+
   it('fails a version the nameserver cannot serve, keeps serving the last good one, and publishes after a fix and a retry', async () => {
     await createZone(lab.customerA, 'pub-fail.example');
     const good = await createRecord(lab.customerA, 'pub-fail.example', { name: 'www', type: 'A', data: { address: '192.0.2.1' } });
