@@ -9,6 +9,7 @@ import type { ZoneDiff } from '../../nameserver/types.js';
 import { buildZoneSnapshot } from '../../nameserver/zone/snapshot.js';
 import type { ZoneStore } from '../../nameserver/zone/store.js';
 import { NotificationListener } from '../db/notificationListener.js';
+import { PREPARED } from '../db/preparedStatements.js';
 import type { Logger } from '../observability/logger.js';
 import { PUBLISHED_CHANNEL } from './publishZone.js';
 import { type PublishedRecord, toZoneRecord } from './zoneRecords.js';
@@ -95,7 +96,16 @@ export class NameserverFeed {
   }
 
   private async syncZone(zoneId: string): Promise<void> {
-    const row = (await this.options.db('zones').where('id', zoneId).first('name', 'published_serial')) as { name: string; published_serial: number | null } | undefined;
+    // The zone with its newest version: usually the one step from the serial this process serves.
+    const result = await this.options.db
+      .raw<{ rows: (Partial<VersionRow> & { name: string; published_serial: number | null })[] }>(
+        `SELECT z.name, z.published_serial, v.serial, v.from_serial, v.removed, v.added, v.withdrawn
+         FROM zones z LEFT JOIN zone_versions v ON v.zone_id = z.id AND v.serial = z.published_serial
+         WHERE z.id = ?`,
+        [zoneId],
+      )
+      .options(PREPARED);
+    const row = result.rows[0];
     const have = this.loaded.get(zoneId);
     if (!row || row.published_serial === null) {
       if (have) {
@@ -107,7 +117,8 @@ export class NameserverFeed {
     }
     const target = Number(row.published_serial);
     if (have?.serial === target) return;
-    const chain = have ? await this.versionsBetween(zoneId, have.serial, target) : null;
+    const newest = row.serial !== null && row.serial !== undefined ? (row as VersionRow) : null;
+    const chain = !have ? null : newest && !newest.withdrawn && Number(newest.from_serial) === have.serial ? [newest] : await this.versionsBetween(zoneId, have.serial, target);
     if (!have || !chain) {
       await this.loadZone(zoneId, row.name);
       return;

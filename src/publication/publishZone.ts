@@ -4,6 +4,7 @@
 // go `pending → pushed`. One transaction under the zone's row lock, so API writes to the zone wait
 // for it (a few milliseconds) and two workers never publish the same zone.
 import type { Knex } from 'knex';
+import { PREPARED } from '../db/preparedStatements.js';
 import { recordEvents } from '../db/repositories/events.js';
 import type { Clock } from '../domain/clock.js';
 import { canonicalJson } from '../domain/canonicalJson.js';
@@ -55,7 +56,7 @@ export async function publishZone(deps: { db: Knex; clock: Clock }, zoneId: stri
 }
 
 async function buildVersion(trx: Knex.Transaction, now: Date, zoneId: string): Promise<PublishOutcome> {
-  const zone = (await trx('zones').where('id', zoneId).forUpdate().skipLocked().first()) as ZoneLockRow | undefined;
+  const zone = (await trx('zones').where('id', zoneId).forUpdate().skipLocked().first().options(PREPARED)) as ZoneLockRow | undefined;
   if (!zone) return (await trx('zones').where('id', zoneId).first('id')) ? { kind: 'busy' } : { kind: 'idle' };
   if (zone.status === 'deleting') return withdraw(trx, now, zone);
   if (zone.published_seq >= zone.changeset_seq) return { kind: 'idle' };
@@ -64,26 +65,19 @@ async function buildVersion(trx: Knex.Transaction, now: Date, zoneId: string): P
     .where('zone_id', zone.id)
     .andWhere('seq', '>', zone.published_seq)
     .andWhere('seq', '<=', zone.changeset_seq)
-    .select('touched_names')) as { touched_names: string[] | null }[];
+    .select('touched_names')
+    .options(PREPARED)) as { touched_names: string[] | null }[];
   const first = zone.published_serial === null;
   const whole = first || sets.some((s) => s.touched_names === null);
   // The apex is always re-read: its SOA carries the new serial.
   const names = whole ? null : [...new Set(['@', ...sets.flatMap((s) => s.touched_names ?? [])])];
   const serial = first ? Number(zone.serial) : nextSerial(Number(zone.serial), now);
 
-  const soa = (await trx('records').where({ zone_id: zone.id, type: 'SOA', system: true }).first('id', 'data')) as { id: string; data: SoaData } | undefined;
+  const { current, served } = await recordsAt(trx, zone, names);
+  const soa = current.find((r) => r.type === 'SOA' && r.name === '@');
   if (!soa) throw new BuildError(`The zone ${zone.name} has no SOA record.`);
-  const soaNext = { ...soa.data, serial };
-  await trx('records').where('id', soa.id).update({ data: JSON.stringify(soaNext), content: soaPresentation(soaNext) });
-
-  const current = (await atNames(trx('records').where('zone_id', zone.id), names).select(
-    'id as record_id',
-    'name',
-    'type',
-    trx.raw('coalesce(ttl, ?)::int as ttl', [zone.default_ttl]),
-    'data',
-  )) as StoredRow[];
-  const served = (await atNames(trx('published_records').where('zone_id', zone.id), names).select('record_id', 'name', 'type', 'ttl', 'data')) as StoredRow[];
+  const soaNext: SoaData = { ...(soa.data as unknown as SoaData), serial };
+  soa.data = { ...soaNext };
 
   const servedById = new Map(served.map((r) => [r.record_id, r]));
   const currentIds = new Set(current.map((r) => r.record_id));
@@ -102,58 +96,86 @@ async function buildVersion(trx: Knex.Transaction, now: Date, zoneId: string): P
     }
   }
 
-  if (removed.length) {
-    await trx('published_records').where('zone_id', zone.id).whereRaw('record_id = any(?::text[])', [removed.map((r) => r.record_id)]).delete();
-  }
-  if (added.length) {
-    await trx.raw(
-      `INSERT INTO published_records (zone_id, record_id, name, type, ttl, data)
-       SELECT ?, x.record_id, x.name, x.type, x.ttl, x.data
-       FROM jsonb_to_recordset(?::jsonb) AS x(record_id text, name text, type text, ttl int, data jsonb)`,
-      [zone.id, JSON.stringify(added)],
-    );
-  }
   const pushed = await commitVersion(trx, zone, now, {
     version: { serial, from_serial: zone.published_serial, removed: JSON.stringify(removed.map(strip)), added: JSON.stringify(added.map(strip)), withdrawn: false },
     zone: { serial, published_serial: serial },
+    soa: { id: soa.record_id, data: JSON.stringify(soaNext), content: soaPresentation(soaNext) },
+    served: { gone: removed.filter((r) => !addedIds.has(r.record_id)).map((r) => r.record_id), upserted: JSON.stringify(added) },
   });
   return { kind: 'published', serial, changeSets: pushed };
 }
 
-function atNames(q: Knex.QueryBuilder, names: string[] | null): Knex.QueryBuilder {
-  return names ? q.whereRaw('name = any(?::text[])', [names]) : q;
+/**
+ * The zone's records as stored and as served, at `names` (null: the whole zone), in one statement.
+ * Stored TTLs are resolved against the zone's default_ttl, as served ones were.
+ */
+async function recordsAt(trx: Knex.Transaction, zone: ZoneLockRow, names: string[] | null): Promise<{ current: StoredRow[]; served: StoredRow[] }> {
+  const at = names ? 'AND name = any(?::text[])' : '';
+  const bindings = names ? [zone.default_ttl, zone.id, names, zone.id, names] : [zone.default_ttl, zone.id, zone.id];
+  const result = await trx
+    .raw<{ rows: (StoredRow & { served: boolean })[] }>(
+      `SELECT false AS served, id AS record_id, name, type, coalesce(ttl, ?)::int AS ttl, data FROM records WHERE zone_id = ? ${at}
+       UNION ALL
+       SELECT true, record_id, name, type, ttl, data FROM published_records WHERE zone_id = ? ${at}`,
+      bindings,
+    )
+    .options(PREPARED);
+  const current: StoredRow[] = [];
+  const served: StoredRow[] = [];
+  for (const { served: isServed, ...row } of result.rows) (isServed ? served : current).push(row);
+  return { current, served };
+}
+
+interface VersionWrite {
+  version: { serial: number; from_serial: number | null; removed: string; added: string; withdrawn: boolean };
+  zone: { serial: number; published_serial: number | null };
+  /** The apex SOA record with the version's serial. */
+  soa?: { id: string; data: string; content: string };
+  /** published_records: rows no longer served, and rows new or changed (jsonb array). */
+  served?: { gone: string[]; upserted: string };
 }
 
 /**
- * One statement: the version row, the zone's published pointer, every change set up to the
- * zone's newest pushed with the version's serial, and the NOTIFY for the nameservers.
+ * One statement: the version row, the SOA record's serial, what the nameservers serve, the zone's
+ * published pointer, every change set up to the zone's newest pushed with the version's serial,
+ * and the NOTIFY for the nameservers. The CTEs touch disjoint rows: a changed record is upserted,
+ * only records gone for good are deleted.
  */
-async function commitVersion(
-  trx: Knex.Transaction,
-  zone: ZoneLockRow,
-  now: Date,
-  row: { version: { serial: number; from_serial: number | null; removed: string; added: string; withdrawn: boolean }; zone: { serial: number; published_serial: number | null } },
-): Promise<number> {
-  const { version } = row;
-  const result = await trx.raw<{ rows: { pushed: number }[] }>(
-    `WITH v AS (
-       INSERT INTO zone_versions (zone_id, serial, from_serial, removed, added, withdrawn, created_at)
-       VALUES (?, ?, ?, ?::jsonb, ?::jsonb, ?, ?)
-     ), z AS (
-       UPDATE zones SET serial = ?, published_serial = ?, published_seq = ?, publish_retry_at = NULL WHERE id = ?
-     ), c AS (
-       UPDATE change_sets SET state = 'pushed', serial = ?, pushed_at = ?, error = NULL, updated_at = ?
-       WHERE zone_id = ? AND seq > ? AND seq <= ? AND state IN ('pending', 'failed')
-       RETURNING 1
-     )
-     SELECT (SELECT count(*) FROM c) AS pushed, pg_notify(?, ?)`,
-    [
-      zone.id, version.serial, version.from_serial, version.removed, version.added, version.withdrawn, now,
-      row.zone.serial, row.zone.published_serial, zone.changeset_seq, zone.id,
-      version.serial, now, now, zone.id, zone.published_seq, zone.changeset_seq,
-      PUBLISHED_CHANNEL, zone.id,
-    ],
-  );
+async function commitVersion(trx: Knex.Transaction, zone: ZoneLockRow, now: Date, row: VersionWrite): Promise<number> {
+  const { version, soa, served } = row;
+  const result = await trx
+    .raw<{ rows: { pushed: number }[] }>(
+      `WITH v AS (
+         INSERT INTO zone_versions (zone_id, serial, from_serial, removed, added, withdrawn, created_at)
+         VALUES (?, ?, ?, ?::jsonb, ?::jsonb, ?, ?)
+       ), z AS (
+         UPDATE zones SET serial = ?, published_serial = ?, published_seq = ?, publish_retry_at = NULL WHERE id = ?
+       ), c AS (
+         UPDATE change_sets SET state = 'pushed', serial = ?, pushed_at = ?, error = NULL, updated_at = ?
+         WHERE zone_id = ? AND seq > ? AND seq <= ? AND state IN ('pending', 'failed')
+         RETURNING 1
+       ), soa AS (
+         UPDATE records SET data = ?::jsonb, content = ? WHERE id = ?
+       ), gone AS (
+         DELETE FROM published_records WHERE zone_id = ? AND record_id = any(?::text[])
+       ), upserted AS (
+         INSERT INTO published_records (zone_id, record_id, name, type, ttl, data)
+         SELECT ?, x.record_id, x.name, x.type, x.ttl, x.data
+         FROM jsonb_to_recordset(?::jsonb) AS x(record_id text, name text, type text, ttl int, data jsonb)
+         ON CONFLICT (zone_id, record_id) DO UPDATE SET name = excluded.name, type = excluded.type, ttl = excluded.ttl, data = excluded.data
+       )
+       SELECT (SELECT count(*) FROM c) AS pushed, pg_notify(?, ?)`,
+      [
+        zone.id, version.serial, version.from_serial, version.removed, version.added, version.withdrawn, now,
+        row.zone.serial, row.zone.published_serial, zone.changeset_seq, zone.id,
+        version.serial, now, now, zone.id, zone.published_seq, zone.changeset_seq,
+        soa?.data ?? null, soa?.content ?? null, soa?.id ?? null,
+        zone.id, served?.gone ?? [],
+        zone.id, served?.upserted ?? '[]',
+        PUBLISHED_CHANNEL, zone.id,
+      ],
+    )
+    .options(PREPARED);
   return Number(result.rows[0]!.pushed);
 }
 

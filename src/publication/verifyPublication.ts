@@ -3,6 +3,7 @@
 // nameservers serves it any more; the zone row goes then, with a zone.changed (deleted) event.
 import type { Knex } from 'knex';
 import type { HostPort } from '../config/index.js';
+import { PREPARED } from '../db/preparedStatements.js';
 import { recordEvents } from '../db/repositories/events.js';
 import type { Clock } from '../domain/clock.js';
 import { serialGreater } from '../domain/soa.js';
@@ -41,7 +42,8 @@ const serves = (seen: SoaProbeResult, serial: number) => seen.kind === 'serial' 
 export async function verifyZone(deps: VerifyDeps, zoneId: string): Promise<VerifyOutcome> {
   const zone = (await deps.db('zones')
     .where('id', zoneId)
-    .first('id', 'name', 'tenant_id', 'status', 'published_serial', 'published_seq', 'changeset_seq', deps.db.raw(`EXISTS (SELECT 1 FROM change_sets c WHERE c.zone_id = zones.id AND c.state = 'pushed') AS waiting`))) as
+    .first('id', 'name', 'tenant_id', 'status', 'published_serial', 'published_seq', 'changeset_seq', deps.db.raw(`EXISTS (SELECT 1 FROM change_sets c WHERE c.zone_id = zones.id AND c.state = 'pushed') AS waiting`))
+    .options(PREPARED)) as
     | (ZoneState & { waiting: boolean })
     | undefined;
   if (!zone) return { kind: 'idle' };
@@ -89,7 +91,7 @@ async function markLive(deps: VerifyDeps, zone: ZoneState, serial: number): Prom
      )
      SELECT (SELECT count(*) FROM live) AS n, (SELECT count(*) FROM activated) AS a, (SELECT count(*) FROM events) AS e`,
     [now, now, zone.id, zone.published_seq, now, zone.id, zone.id, zone.name, serial, now],
-  );
+  ).options(PREPARED);
   return Number(result.rows[0]!.n);
 }
 
