@@ -1,8 +1,9 @@
 // Single-record creates measured with wrk (a C load generator, so the client costs little of the
-// two cores): POST /api/v1/zones/{zone}/records over 10 zones and over one zone, at 10 and 50
-// connections. The service runs as a child process as `npm start` runs it.
+// two cores): POST /api/v1/zones/{zone}/records over 10 zones and over one zone, at 1, 10 and 50
+// connections. The service runs as a child process as `npm start` runs it: all roles, or only
+// the API with ROLES=api (publication left to another process).
 //   createdb mdns_bench_wrk
-//   DATABASE_URL=postgres://postgres@127.0.0.1:5432/mdns_bench_wrk node --import tsx bench/recordWritesWrk.ts [seconds]
+//   [ROLES=api] DATABASE_URL=postgres://postgres@127.0.0.1:5432/mdns_bench_wrk node --import tsx bench/recordWritesWrk.ts [seconds]
 //   dropdb mdns_bench_wrk
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';
@@ -23,8 +24,8 @@ const zones = Array.from({ length: 10 }, (_, i) => `wrk-${i}-${Date.now().toStri
 for (const name of zones) await api('POST', '/zones', tokens.customers[0], { name });
 
 const wrk = (list: readonly string[], connections: number, duration: number) =>
-  execFileSync('wrk', ['-t2', `-c${connections}`, `-d${duration}s`, '--latency', '-s', 'bench/wrk/createRecord.lua', base], {
-    env: { ...process.env, ZONES: list.join(','), TOKEN: tokens.customers[0] },
+  execFileSync('wrk', [`-t${Math.min(2, connections)}`, `-c${connections}`, `-d${duration}s`, '--latency', '-s', 'bench/wrk/createRecord.lua', base], {
+    env: { ...process.env, ZONES: list.join(','), TOKEN: tokens.customers[0], WRK_THREADS: String(Math.min(2, connections)) },
     encoding: 'utf8',
   });
 // Unmeasured: the first seconds of a fresh process are JIT compilation and pool connections.
@@ -32,7 +33,7 @@ wrk(zones, 10, 3);
 
 const rows: string[] = [];
 for (const [label, list] of [['10 zones', zones], ['one zone', zones.slice(0, 1)]] as const) {
-  for (const connections of [10, 50]) {
+  for (const connections of [1, 10, 50]) {
     const out = wrk(list, connections, seconds);
     const rps = /Requests\/sec:\s+([\d.]+)/.exec(out)?.[1];
     const p50 = /50%\s+([\d.]+\w+)/.exec(out)?.[1];

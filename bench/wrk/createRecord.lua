@@ -1,15 +1,27 @@
 -- wrk script: POST /api/v1/zones/{zone}/records with a fresh owner name on every request, round
 -- robin over the zones in ZONES (comma-separated), authenticated with TOKEN.
+--
+-- Each thread goes round the zones from its own starting point (thread t of n starts at zone
+-- (t-1)·#zones/n): threads that all started at the first zone would move in lockstep and send
+-- their requests to the same zone at the same moment, queueing on its lock — an artefact of the
+-- load generator, not what ten independent clients of ten zones do. With one zone every request
+-- still goes to it.
 local zones = {}
 for z in string.gmatch(os.getenv("ZONES"), "[^,]+") do table.insert(zones, z) end
 local token = os.getenv("TOKEN")
 local counter = 0
-local threads = 0
+local threads = {}
 
 -- Runs in the main state: give every thread its own number (threads share no counter).
 function setup(thread)
-  threads = threads + 1
-  thread:set("tid", threads)
+  table.insert(threads, thread)
+  thread:set("tid", #threads)
+end
+
+function init(args)
+  -- `threads` is only known in the main state; wrk's thread count comes from the command line.
+  local n = tonumber(os.getenv("WRK_THREADS") or "1")
+  counter = math.floor((tid - 1) * #zones / n)
 end
 
 function request()
