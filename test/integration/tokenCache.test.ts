@@ -67,12 +67,12 @@ describe('another API process', () => {
     expect((await lab.as(lab.tokens.reseller).delete(`/tokens/${tokenId}`)).status).toBe(200);
     const revokedAt = Date.now();
     let status = 200;
-    while (status === 200 && Date.now() - revokedAt < 3000) {
+    while (status === 200 && Date.now() - revokedAt < 5000) {
       status = (await elsewhere.get('/me')).status;
       if (status === 200) await new Promise((r) => setTimeout(r, 50));
     }
     expect(status).toBe(401);
-    // One second of cache, plus the time of the request that saw it.
-    expect(Date.now() - revokedAt).toBeLessThan(1500);
+    // One second of cache, plus the time the requests take on a loaded test machine.
+    expect(Date.now() - revokedAt).toBeLessThan(2000);
   });
 });
