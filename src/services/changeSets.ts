@@ -66,13 +66,12 @@ export const changeSetToDomain = (r: ChangeSetRow, zoneName: string): ChangeSet 
   updatedAt: r.updated_at,
 });
 
-/** Records with the state of their last change set. */
-export function recordsQuery(scoped: ScopedDb): Knex.QueryBuilder {
-  return scoped
-    .from('records', 'r')
-    .join('change_sets as c', 'c.id', 'r.last_changeset_id')
-    .select('r.*', 'c.state as publication_state');
-}
+/** Records (aliased `r`) with the state of their last change set. */
+const withPublicationState = (records: Knex.QueryBuilder): Knex.QueryBuilder =>
+  records.join('change_sets as c', 'c.id', 'r.last_changeset_id').select('r.*', 'c.state as publication_state');
+
+/** Records of the tenant's subtree with the state of their last change set. */
+export const recordsQuery = (scoped: ScopedDb): Knex.QueryBuilder => withPublicationState(scoped.from('records', 'r'));
 
 /**
  * Records of a zone the caller has already found through its tenant scope and locked: by zone
@@ -81,7 +80,7 @@ export function recordsQuery(scoped: ScopedDb): Knex.QueryBuilder {
  * (zone_id, name).
  */
 const lockedZoneRecords = (trx: Knex.Transaction, zone: Zone): Knex.QueryBuilder =>
-  trx.from('records as r').join('change_sets as c', 'c.id', 'r.last_changeset_id').select('r.*', 'c.state as publication_state').where('r.zone_id', zone.id);
+  withPublicationState(trx.from('records as r')).where('r.zone_id', zone.id);
 
 const toPlanned = (r: DnsRecord): PlannedRecord => ({
   id: r.id,

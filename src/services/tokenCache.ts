@@ -1,5 +1,9 @@
 import type { TokenRecord } from '../db/repositories/identityStore.js';
 
+// Monotonic milliseconds (performance.now), not the service clock: freshness of a cache, not time.
+const TTL_MS = 1000;
+const MAX_ENTRIES = 10_000;
+
 /**
  * Tokens with their tenant chains, kept for a second after they were read. Authentication is on
  * every request and was the costliest statement of a single-record write; a second's cache
@@ -13,16 +17,11 @@ export class TokenCache {
   private readonly entries = new Map<string, { token: TokenRecord; readAt: number }>();
   private generation = 0;
 
-  constructor(
-    private readonly ttlMs = TTL_MS,
-    private readonly monotonicMs: () => number = () => performance.now(),
-  ) {}
-
   async get(hash: string, load: () => Promise<TokenRecord | null>): Promise<TokenRecord | null> {
     const hit = this.entries.get(hash);
-    if (hit && this.monotonicMs() - hit.readAt < this.ttlMs) return hit.token;
+    if (hit && performance.now() - hit.readAt < TTL_MS) return hit.token;
     const generation = this.generation;
-    const readAt = this.monotonicMs();
+    const readAt = performance.now();
     const token = await load();
     if (token && generation === this.generation) {
       // Unknown tokens are not kept, so the map only grows with real tokens; still bounded.
@@ -46,5 +45,3 @@ export class TokenCache {
   }
 }
 
-export const TTL_MS = 1000;
-const MAX_ENTRIES = 10_000;

@@ -12,6 +12,13 @@ const ALL_ROLES = { ROLES: 'api,nameserver,worker' };
 
 const dnsPort = (lab: DnsLab) => lab.service.nameserver!.server.port;
 
+/** The zone once it is `active` (its first version is live). */
+const untilActive = (lab: DnsLab, zone: string) =>
+  eventually(async () => {
+    const res = await lab.customerA.get(`/zones/${zone}`);
+    return res.body.status === 'active' ? res.body : undefined;
+  }, 10_000, `${zone} to become active`);
+
 async function untilState(lab: DnsLab, zone: string, changeSetId: string, state: string, timeoutMs = 10_000) {
   return eventually(async () => {
     const res = await lab.customerA.get(`/zones/${zone}/changesets/${changeSetId}`);
@@ -31,10 +38,7 @@ describe('publication: pending → pushed → live', () => {
     expect(zone.status).toBe('activating');
     expect(zone.publication.state).toBe('pending');
 
-    const active = await eventually(async () => {
-      const res = await lab.customerA.get('/zones/pub-new.example');
-      return res.body.status === 'active' ? res.body : undefined;
-    }, 10_000, 'zone to become active');
+    const active = await untilActive(lab, 'pub-new.example');
     expect(active.publication.state).toBe('live');
 
     const soa = await queryDns(dnsPort(lab), 'pub-new.example', 'SOA');
@@ -47,10 +51,7 @@ describe('publication: pending → pushed → live', () => {
 
   it('makes a record live: a DNS query returns it, and the serial moved on', async () => {
     await createZone(lab.customerA, 'pub-rec.example');
-    const before = await eventually(async () => {
-      const res = await lab.customerA.get('/zones/pub-rec.example');
-      return res.body.status === 'active' ? res.body : undefined;
-    });
+    const before = await untilActive(lab, 'pub-rec.example');
     const record = await createRecord(lab.customerA, 'pub-rec.example', { name: 'www', type: 'A', ttl: 300, data: { address: '192.0.2.10' } });
     expect(record.publication.state).toBe('pending');
 
@@ -81,10 +82,7 @@ describe('publication: pending → pushed → live', () => {
 
   it('spaces the builds of a busy zone: writes 10 ms apart share versions, and every one goes live', async () => {
     await createZone(lab.customerA, 'pub-spaced.example');
-    const active = await eventually(async () => {
-      const res = await lab.customerA.get('/zones/pub-spaced.example');
-      return res.body.status === 'active' ? res.body : undefined;
-    });
+    const active = await untilActive(lab, 'pub-spaced.example');
     // Twelve writes one after the other, 10 ms between an answer and the next write.
     const startedAt = Date.now();
     const records = [];
@@ -183,7 +181,7 @@ describe('publication: pending → pushed → live', () => {
 
   it('deletes a zone once the nameserver no longer serves it, with a zone.changed event', async () => {
     await createZone(lab.customerA, 'pub-gone.example');
-    await eventually(async () => ((await lab.customerA.get('/zones/pub-gone.example')).body.status === 'active' ? true : undefined));
+    await untilActive(lab, 'pub-gone.example');
     const id = (await lab.customerA.get('/zones/pub-gone.example')).body.id;
     const res = await lab.customerA.delete('/zones/pub-gone.example?confirm=pub-gone.example');
     expect(res.status).toBe(202);

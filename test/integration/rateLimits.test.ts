@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/domain/clock.js';
 import { ApiClient, type ApiResponse } from '../helpers/apiClient.js';
+import { issueToken } from '../helpers/credentials.js';
 import { startTestService, type TestService } from '../helpers/testService.js';
 
 const MINUTE = 60_000;
@@ -36,14 +37,8 @@ async function customerWithLimit(perMinute: number): Promise<string> {
 }
 
 /** A new API client of `tenantId` and a token for it, made through the API by the reseller. */
-async function clientToken(tenantId: string, scopes: string[] = ['tenant:read', 'tenants:read']): Promise<string> {
-  const reseller = lab.as(lab.tokens.reseller);
-  const client = await reseller.post(`/tenants/${tenantId}/api-clients`, { name: unique('client') });
-  expect(client.status).toBe(201);
-  const token = await reseller.post(`/api-clients/${client.body.id}/tokens`, { name: 'rate limit test', scopes });
-  expect(token.status).toBe(201);
-  return token.body.token as string;
-}
+const clientToken = async (tenantId: string, scopes: string[] = ['tenant:read', 'tenants:read']) =>
+  (await issueToken(lab.as(lab.tokens.reseller), tenantId, scopes, unique('client'))).token;
 
 const limitHeaders = (res: ApiResponse) => ({
   limit: res.headers.get('ratelimit-limit'),

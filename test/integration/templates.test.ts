@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCOPES } from '../../src/domain/scopes.js';
 import type { ApiClient } from '../helpers/apiClient.js';
 import { expectProblem } from '../helpers/assertions.js';
+import { issueToken } from '../helpers/credentials.js';
 import { createRecord, createZone, type DnsLab, listAll, newCustomer, startDnsLab, validationErrors } from '../helpers/dnsLab.js';
 
 const BUILTINS = ['web-hosting', 'mail', 'microsoft-365', 'google-workspace'];
@@ -29,13 +30,7 @@ const definition = (name: string, text = name) => ({
   records: [{ type: 'TXT', name: '{{label}}', data: { text: text } }],
 });
 
-async function tokenFor(tenantId: string): Promise<ApiClient> {
-  const client = await lab.platform.post(`/tenants/${tenantId}/api-clients`, { name: `client of ${tenantId}` });
-  expect(client.status, client.text).toBe(201);
-  const token = await lab.platform.post(`/api-clients/${client.body.id}/tokens`, { name: 'full', scopes: [...SCOPES] });
-  expect(token.status, token.text).toBe(201);
-  return lab.as(token.body.token);
-}
+const tokenFor = async (tenantId: string): Promise<ApiClient> => lab.as((await issueToken(lab.platform, tenantId, [...SCOPES], `client of ${tenantId}`)).token);
 
 async function createTenant(body: Record<string, unknown>): Promise<string> {
   const res = await lab.platform.post('/tenants', { ...ROOMY, ...body });

@@ -1,0 +1,12 @@
+// Credentials made through the API, as a panel would: an API client of a tenant and a token for it.
+import { expect } from 'vitest';
+import type { ApiClient } from './apiClient.js';
+
+/** A new API client of `tenantId` and a token for it, made by `admin` (a tenant above it). */
+export async function issueToken(admin: ApiClient, tenantId: string, scopes: readonly string[], name = 'test client'): Promise<{ id: string; token: string }> {
+  const client = await admin.post(`/tenants/${tenantId}/api-clients`, { name });
+  expect(client.status, client.text).toBe(201);
+  const token = await admin.post(`/api-clients/${client.body.id}/tokens`, { name, scopes });
+  expect(token.status, token.text).toBe(201);
+  return { id: token.body.id, token: token.body.token };
+}
