@@ -1,4 +1,5 @@
 // Zones: creation with the spec's ordered checks, settings, deletion, reading and listing.
+import { domainToUnicode } from 'node:url';
 import type { Knex } from 'knex';
 import type { Config } from '../config/index.js';
 import { countRows } from '../db/count.js';
@@ -67,7 +68,11 @@ const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 export async function listZones(scoped: ScopedDb, config: Config, filter: ZoneListFilter, after: unknown[] | null, limit: number) {
   const q = zonesQuery(scoped, config.zones.protectedNames);
-  if (filter.q) q.whereILike('z.name', `%${likeEscape(filter.q)}%`);
+  if (filter.q) {
+    // Names are stored lower case; the U-label form only for IDN zones (null: same as the name).
+    const pattern = `%${likeEscape(filter.q)}%`;
+    q.where((w) => w.where('z.name', 'like', pattern).orWhere('z.unicode_name', 'like', pattern));
+  }
   if (filter.kind) q.where('z.kind', filter.kind);
   if (filter.dnssecState?.length) q.whereIn('z.dnssec_state', filter.dnssecState);
   if (filter.publicationState?.length) q.whereIn('c.state', filter.publicationState);
@@ -91,13 +96,12 @@ async function lockNameFamily(trx: Knex.Transaction, name: string) {
   await trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [`zone-family|${family}`]);
 }
 
-async function assertNameFree(trx: Knex.Transaction, name: string, tenantId: string) {
+async function assertNameFree(trx: Knex.Transaction, name: string) {
   if (await trx('zones').where({ name }).first('id')) throw new DomainError('zone_exists', { name });
-  // Overlap (docs/zones.md): a zone inside or above another tenant's zone. The same tenant may
-  // host a child zone of its own zone.
+  // Overlap (spec, docs/zones.md): a zone inside or above any existing zone, the tenant's own
+  // included: records of the parent at or below the child's apex would never be served.
   const overlapping = await trx('zones')
-    .whereNot('tenant_id', tenantId)
-    .andWhere((q) => q.whereIn('name', ancestorsOf(name)).orWhere('name', 'like', `%.${likeEscape(name)}`))
+    .where((q) => q.whereIn('name', ancestorsOf(name)).orWhere('name', 'like', `%.${likeEscape(name)}`))
     .first('name');
   if (overlapping) throw new DomainError('zone_overlap', { name });
 }
@@ -143,7 +147,7 @@ export async function createZone(
 ) {
   const name = checkNewZoneName(input.name, config.zones);
   await lockNameFamily(ctx.trx, name);
-  await assertNameFree(ctx.trx, name, ctx.actor.acting.id);
+  await assertNameFree(ctx.trx, name);
   await assertQuota(ctx);
   await assertBackendCapacity(ctx.trx, config.zones.backendCapacity);
 
@@ -155,6 +159,7 @@ export async function createZone(
     id,
     tenant_id: ctx.actor.acting.id,
     name,
+    unicode_name: name.includes('xn--') ? domainToUnicode(name) || null : null,
     kind: 'forward',
     status: 'activating',
     default_ttl: input.default_ttl ?? DEFAULT_ZONE_TTL,

@@ -1,4 +1,3 @@
-import { domainToASCII } from 'node:url';
 import { z } from 'zod';
 import { DomainError } from '../../../domain/errors.js';
 import { CHANGESET_STATES } from '../../../domain/publication.js';
@@ -19,12 +18,8 @@ const params = z.strictObject({ zone: zoneParam });
 
 const DNSSEC_STATES = ['off', 'signing', 'keys_published', 'ds_submitted', 'awaiting_ds', 'ds_published', 'validated', 'active', 'ds_removing', 'unsigning'] as const;
 
-/** The zone list searches A-labels; a U-label query is converted first. */
-function searchTerm(q: string): string {
-  const lower = q.toLowerCase();
-  if (/^[\x20-\x7e]*$/.test(lower)) return lower;
-  return domainToASCII(lower) || lower;
-}
+/** The zone list searches the A-label and the U-label form: lower case, NFC (as UTS 46 maps). */
+const searchTerm = (q: string): string => q.normalize('NFC').toLowerCase();
 
 export const zoneRoutes = [
   defineRoute({
