@@ -35,20 +35,20 @@ function toDomainError(err: unknown, maxJsonBodyBytes: number): DomainError | nu
   // formidable: a file over its limit (1009/1016) or a malformed multipart body.
   const httpCode = (err as { httpCode?: number })?.httpCode;
   if (httpCode === 413) return new DomainError('payload_too_large', { limit: 1024 * 1024 });
-  if (httpCode === 400) return new DomainError('malformed_request', { reason: 'the multipart body could not be read.' });
+  if (httpCode === 400) return new DomainError('malformed_request', { reason: 'multipart_unreadable' });
   // A body whose Content-Encoding (gzip, deflate, br) does not match its bytes: the client's fault.
   if (typeof e?.code === 'string' && /^(Z_[A-Z_]+|ERR__ERROR_\w+|ERR_BROTLI_\w+)$/.test(e.code)) {
-    return new DomainError('malformed_request', { reason: 'the body could not be decompressed.' });
+    return new DomainError('malformed_request', { reason: 'body_not_decompressible' });
   }
   if (e?.type === 'entity.parse.failed' || (e?.status === 400 && /json|parse/i.test(e.message ?? ''))) {
-    return new DomainError('malformed_request', { reason: 'the body is not valid JSON.' });
+    return new DomainError('malformed_request', { reason: 'body_not_json' });
   }
   if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported' || e?.status === 415) {
     return new DomainError('unsupported_media_type', { expected: 'application/json; charset=utf-8' });
   }
-  if (e?.status === 400) return new DomainError('malformed_request', { reason: e.message ?? 'bad request.' });
+  if (e?.status === 400) return new DomainError('malformed_request', { reason: 'body_unreadable' });
   if (isDatabaseUnavailable(err)) {
-    return new DomainError('service_unavailable', { reason: 'The database is not reachable; nothing was stored. Try again shortly.' }, [], { 'Retry-After': '5' });
+    return new DomainError('service_unavailable', { reason: 'database_unreachable' }, [], { 'Retry-After': '5' });
   }
   return null;
 }
@@ -105,7 +105,7 @@ export function createApp({ services, logger, metrics, readiness }: AppOptions):
       if (ctx.body === undefined || ctx.body === null) {
         if (ctx.status === 404) throw new DomainError('not_found', { resource: 'resource' });
         if (ctx.status === 405) throw new DomainError('method_not_allowed', { allowed: ctx.response.get('Allow') });
-        if (ctx.status === 501) throw new DomainError('not_implemented', { reason: `${ctx.method} is not supported.` });
+        if (ctx.status === 501) throw new DomainError('not_implemented', { reason: 'method_not_supported', method: ctx.method });
       }
     } catch (err) {
       const known = toDomainError(err, config.maxJsonBodyBytes);
