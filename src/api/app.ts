@@ -6,7 +6,7 @@ import { newId } from '../domain/ids.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { Services } from '../services/index.js';
-import { renderDocsPage } from './docs/docsPage.js';
+import { DOCS_ASSET_BASE, docsInitScript, loadDocsAssets, renderDocsPage } from './docs/docsPage.js';
 import { buildOpenApiDocument } from './docs/openapi.js';
 import { writeProblem } from './problem.js';
 import { allRoutes } from './resources/index.js';
@@ -123,7 +123,10 @@ export function createApp({ services, logger, metrics, readiness }: AppOptions):
 
   const routes = allRoutes.filter((r) => !r.labOnly || config.deployment === 'sandbox');
   const openApi = buildOpenApiDocument(routes, config);
-  const docsPage = renderDocsPage(openApi);
+  const openApiUrl = `${API_BASE}/openapi.json`;
+  const docsPage = renderDocsPage(openApi, openApiUrl);
+  const docsAssets = loadDocsAssets();
+  const docsScript = docsInitScript(openApiUrl);
 
   const router = new Router();
   router.get('/healthz', async (ctx) => {
@@ -138,12 +141,27 @@ export function createApp({ services, logger, metrics, readiness }: AppOptions):
     ctx.type = metrics.registry.contentType;
     ctx.body = await metrics.registry.metrics();
   });
+  // Swagger UI's own files and our start script only; it fetches the document and tries calls on
+  // this origin, and injects inline styles.
+  const docsPolicy =
+    "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
   router.get('/docs', (ctx) => {
     ctx.type = 'text/html; charset=utf-8';
-    ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'");
+    ctx.set('Content-Security-Policy', docsPolicy);
     ctx.body = docsPage;
   });
-  router.get(`${API_BASE}/openapi.json`, (ctx) => {
+  router.get(`${DOCS_ASSET_BASE}/docs-init.js`, (ctx) => {
+    ctx.type = 'application/javascript; charset=utf-8';
+    ctx.body = docsScript;
+  });
+  router.get(`${DOCS_ASSET_BASE}/:file`, (ctx) => {
+    const asset = docsAssets.get(ctx.params.file!);
+    if (!asset) return;
+    ctx.type = asset.type;
+    ctx.set('Cache-Control', 'public, max-age=3600');
+    ctx.body = asset.body;
+  });
+  router.get(openApiUrl, (ctx) => {
     ctx.body = openApi;
   });
 
