@@ -107,5 +107,6 @@ describe.skipIf(!present)('/docs in headless Chromium', () => {
 
     expect(outside, 'requests off this machine').toEqual([]);
     expect(consoleErrors, 'console errors (CSP violations included)').toEqual([]);
-  });
+    // About 10 s here; room for a CI machine busy with the rest of the suite.
+  }, 60_000);
 });
