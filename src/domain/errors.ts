@@ -318,7 +318,7 @@ export const errorCatalogue = {
     { en: 'Quota exceeded', de: 'Kontingent erschöpft' },
     {
       en: 'The tenant has reached its {quota} limit of {limit}.',
-      de: 'Der Mandant hat die Grenze {quota} von {limit} erreicht.',
+      de: 'Der Mandant hat seine Grenze {quota} ({limit}) erreicht.',
     },
   ),
   conflict: entry(
