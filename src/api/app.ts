@@ -6,7 +6,7 @@ import { newId } from '../domain/ids.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { Services } from '../services/index.js';
-import { renderDocsPage } from './docs/docsPage.js';
+import { DOCS_ASSET_BASE, docsInitScript, loadDocsAssets, renderDocsPage } from './docs/docsPage.js';
 import { buildOpenApiDocument } from './docs/openapi.js';
 import { writeProblem } from './problem.js';
 import { allRoutes } from './resources/index.js';
@@ -35,20 +35,20 @@ function toDomainError(err: unknown, maxJsonBodyBytes: number): DomainError | nu
   // formidable: a file over its limit (1009/1016) or a malformed multipart body.
   const httpCode = (err as { httpCode?: number })?.httpCode;
   if (httpCode === 413) return new DomainError('payload_too_large', { limit: 1024 * 1024 });
-  if (httpCode === 400) return new DomainError('malformed_request', { reason: 'the multipart body could not be read.' });
+  if (httpCode === 400) return new DomainError('malformed_request', { reason: 'multipart_unreadable' });
   // A body whose Content-Encoding (gzip, deflate, br) does not match its bytes: the client's fault.
   if (typeof e?.code === 'string' && /^(Z_[A-Z_]+|ERR__ERROR_\w+|ERR_BROTLI_\w+)$/.test(e.code)) {
-    return new DomainError('malformed_request', { reason: 'the body could not be decompressed.' });
+    return new DomainError('malformed_request', { reason: 'body_not_decompressible' });
   }
   if (e?.type === 'entity.parse.failed' || (e?.status === 400 && /json|parse/i.test(e.message ?? ''))) {
-    return new DomainError('malformed_request', { reason: 'the body is not valid JSON.' });
+    return new DomainError('malformed_request', { reason: 'body_not_json' });
   }
   if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported' || e?.status === 415) {
     return new DomainError('unsupported_media_type', { expected: 'application/json; charset=utf-8' });
   }
-  if (e?.status === 400) return new DomainError('malformed_request', { reason: e.message ?? 'bad request.' });
+  if (e?.status === 400) return new DomainError('malformed_request', { reason: 'body_unreadable' });
   if (isDatabaseUnavailable(err)) {
-    return new DomainError('service_unavailable', { reason: 'The database is not reachable; nothing was stored. Try again shortly.' }, [], { 'Retry-After': '5' });
+    return new DomainError('service_unavailable', { reason: 'database_unreachable' }, [], { 'Retry-After': '5' });
   }
   return null;
 }
@@ -105,7 +105,7 @@ export function createApp({ services, logger, metrics, readiness }: AppOptions):
       if (ctx.body === undefined || ctx.body === null) {
         if (ctx.status === 404) throw new DomainError('not_found', { resource: 'resource' });
         if (ctx.status === 405) throw new DomainError('method_not_allowed', { allowed: ctx.response.get('Allow') });
-        if (ctx.status === 501) throw new DomainError('not_implemented', { reason: `${ctx.method} is not supported.` });
+        if (ctx.status === 501) throw new DomainError('not_implemented', { reason: 'method_not_supported', method: ctx.method });
       }
     } catch (err) {
       const known = toDomainError(err, config.maxJsonBodyBytes);
@@ -123,7 +123,10 @@ export function createApp({ services, logger, metrics, readiness }: AppOptions):
 
   const routes = allRoutes.filter((r) => !r.labOnly || config.deployment === 'sandbox');
   const openApi = buildOpenApiDocument(routes, config);
-  const docsPage = renderDocsPage(openApi);
+  const openApiUrl = `${API_BASE}/openapi.json`;
+  const docsPage = renderDocsPage(openApi, openApiUrl);
+  const docsAssets = loadDocsAssets();
+  const docsScript = docsInitScript(openApiUrl);
 
   const router = new Router();
   router.get('/healthz', async (ctx) => {
@@ -138,12 +141,27 @@ export function createApp({ services, logger, metrics, readiness }: AppOptions):
     ctx.type = metrics.registry.contentType;
     ctx.body = await metrics.registry.metrics();
   });
+  // Swagger UI's own files and our start script only; it fetches the document and tries calls on
+  // this origin, and injects inline styles.
+  const docsPolicy =
+    "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
   router.get('/docs', (ctx) => {
     ctx.type = 'text/html; charset=utf-8';
-    ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'");
+    ctx.set('Content-Security-Policy', docsPolicy);
     ctx.body = docsPage;
   });
-  router.get(`${API_BASE}/openapi.json`, (ctx) => {
+  router.get(`${DOCS_ASSET_BASE}/docs-init.js`, (ctx) => {
+    ctx.type = 'application/javascript; charset=utf-8';
+    ctx.body = docsScript;
+  });
+  router.get(`${DOCS_ASSET_BASE}/:file`, (ctx) => {
+    const asset = docsAssets.get(ctx.params.file!);
+    if (!asset) return;
+    ctx.type = asset.type;
+    ctx.set('Cache-Control', 'public, max-age=3600');
+    ctx.body = asset.body;
+  });
+  router.get(openApiUrl, (ctx) => {
     ctx.body = openApi;
   });
 

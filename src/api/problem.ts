@@ -1,6 +1,6 @@
 // The one writer of RFC 7807 problem documents.
 import type { Context } from 'koa';
-import { DomainError, type ErrorCode, localise } from '../domain/errors.js';
+import { DomainError, type ErrorCode, type ErrorParams, localise } from '../domain/errors.js';
 import { negotiateLanguage } from './language.js';
 
 export const PROBLEM_TYPE_BASE = '/docs#problem-';
@@ -24,4 +24,4 @@ export function writeProblem(ctx: Context, error: DomainError): void {
   };
 }
 
-export const problem = (code: ErrorCode, params: Record<string, string | number> = {}) => new DomainError(code, params);
+export const problem = (code: ErrorCode, params: ErrorParams = {}) => new DomainError(code, params);

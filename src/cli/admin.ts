@@ -3,7 +3,7 @@
 import { loadConfig } from '../config/index.js';
 import { createDb, migrateToLatest } from '../db/knex.js';
 import { systemClock } from '../domain/clock.js';
-import { DomainError } from '../domain/errors.js';
+import { DomainError, localise } from '../domain/errors.js';
 import { bootstrapPlatform } from '../services/bootstrapPlatform.js';
 
 async function main(argv: string[]) {
@@ -26,7 +26,7 @@ async function main(argv: string[]) {
     return 0;
   } catch (err) {
     if (err instanceof DomainError) {
-      process.stderr.write(`${err.params.reason ?? err.message}\n`);
+      process.stderr.write(`${localise(err.code, 'en', err.params).detail || err.message}\n`);
       return 1;
     }
     throw err;

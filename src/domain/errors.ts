@@ -1,6 +1,10 @@
 // The closed catalogue of problem codes. Clients branch on `code` only, so a code, once
 // published, keeps its meaning and status forever. Titles and details are localised here and
-// nowhere else; `{name}` placeholders are filled from the error's params.
+// nowhere else — including the two kinds of text a detail is built from: the `reason` of the
+// generic codes (a key of `problemReasons`, never free English text) and the `resource` of
+// `not_found` (a key of `resourceNouns`, declined with the German article its template asks for).
+// `{name}` placeholders are filled from the error's params; `{resource:kein:acc}` asks for the
+// noun with an article ("der" or "kein") in a case (nom, acc, dat).
 
 export type Language = 'en' | 'de';
 type Text = Record<Language, string>;
@@ -12,6 +16,137 @@ interface CatalogueEntry {
 }
 
 const entry = (status: number, title: Text, detail: Text): CatalogueEntry => ({ status, title, detail });
+
+type Gender = 'm' | 'f' | 'n';
+type Case = 'nom' | 'acc' | 'dat';
+type Article = 'der' | 'kein';
+
+/** A German noun phrase: gender, the noun in each case (weak nouns change: Mandant → Mandanten), an optional adjective stem. */
+interface GermanNoun {
+  gender: Gender;
+  forms: Record<Case, string>;
+  adjective?: string;
+}
+
+const noun = (gender: Gender, nom: string, oblique = nom, adjective?: string): GermanNoun => ({
+  gender,
+  forms: { nom, acc: gender === 'm' ? oblique : nom, dat: gender === 'm' || gender === 'n' ? oblique : nom },
+  ...(adjective ? { adjective } : {}),
+});
+
+/** What `not_found` can be about. The key is the English noun. */
+export const resourceNouns = {
+  resource: { en: 'resource', de: noun('f', 'Ressource') },
+  zone: { en: 'zone', de: noun('f', 'Zone') },
+  'deleted zone': { en: 'deleted zone', de: noun('f', 'Zone', 'Zone', 'gelöscht') },
+  record: { en: 'record', de: noun('m', 'Eintrag') },
+  'change set': { en: 'change set', de: noun('m', 'Änderungssatz') },
+  template: { en: 'template', de: noun('f', 'Vorlage') },
+  tenant: { en: 'tenant', de: noun('m', 'Mandant', 'Mandanten') },
+  'API client': { en: 'API client', de: noun('m', 'API-Client') },
+  token: { en: 'token', de: noun('n', 'Token') },
+  user: { en: 'user', de: noun('m', 'Benutzer') },
+} satisfies Record<string, { en: string; de: GermanNoun }>;
+
+export type ResourceNoun = keyof typeof resourceNouns;
+
+const ARTICLES: Record<Article, Record<Case, Record<Gender, string>>> = {
+  der: { nom: { m: 'der', f: 'die', n: 'das' }, acc: { m: 'den', f: 'die', n: 'das' }, dat: { m: 'dem', f: 'der', n: 'dem' } },
+  kein: { nom: { m: 'kein', f: 'keine', n: 'kein' }, acc: { m: 'keinen', f: 'keine', n: 'kein' }, dat: { m: 'keinem', f: 'keiner', n: 'keinem' } },
+};
+// Adjective endings: weak after "der", mixed after "kein".
+const ADJECTIVE_ENDINGS: Record<Article, Record<Case, Record<Gender, string>>> = {
+  der: { nom: { m: 'e', f: 'e', n: 'e' }, acc: { m: 'en', f: 'e', n: 'e' }, dat: { m: 'en', f: 'en', n: 'en' } },
+  kein: { nom: { m: 'er', f: 'e', n: 'es' }, acc: { m: 'en', f: 'e', n: 'es' }, dat: { m: 'en', f: 'en', n: 'en' } },
+};
+
+/** "keinen Mandanten", "die gelöschte Zone", "kein Token". */
+export function declineGerman(n: GermanNoun, article: Article, grammaticalCase: Case): string {
+  const adjective = n.adjective ? `${n.adjective}${ADJECTIVE_ENDINGS[article][grammaticalCase][n.gender]} ` : '';
+  return `${ARTICLES[article][grammaticalCase][n.gender]} ${adjective}${n.forms[grammaticalCase]}`;
+}
+
+/**
+ * Why a generic problem (`unauthenticated`, `forbidden`, `conflict`, `malformed_request`,
+ * `not_implemented`, `service_unavailable`) happened. Placeholders are filled from the same params.
+ */
+export const problemReasons = {
+  no_authorization_header: {
+    en: 'No Authorization header was sent.',
+    de: 'Es wurde kein Authorization-Header gesendet.',
+  },
+  authorization_not_bearer: {
+    en: 'The Authorization header is not of the form "Bearer <token>".',
+    de: 'Der Authorization-Header hat nicht die Form "Bearer <token>".',
+  },
+  token_prefix_unknown: { en: 'The token has no known prefix.', de: 'Das Token hat kein bekanntes Präfix.' },
+  token_other_deployment: {
+    en: 'This is the {deployment} deployment; the token belongs to the other one.',
+    de: 'Dies ist die Umgebung {deployment}; das Token gehört zur anderen Umgebung.',
+  },
+  token_unknown: { en: 'The token is not known.', de: 'Das Token ist unbekannt.' },
+  token_revoked: { en: 'The token has been revoked.', de: 'Das Token wurde widerrufen.' },
+  token_expired: { en: 'The token has expired.', de: 'Das Token ist abgelaufen.' },
+  own_settings: {
+    en: 'A tenant cannot change its own settings; its parent does.',
+    de: 'Ein Mandant kann seine eigenen Einstellungen nicht ändern; das tut der übergeordnete Mandant.',
+  },
+  templates_defined_by_resellers: {
+    en: 'Templates are defined by platform and reseller tenants; customers apply them.',
+    de: 'Vorlagen legen Plattform- und Reseller-Mandanten an; Kunden wenden sie an.',
+  },
+  deleted_zones_for_platform: {
+    en: 'Deleted zones are kept for provider staff (platform tokens).',
+    de: 'Gelöschte Zonen sind den Mitarbeitern des Anbieters vorbehalten (Plattform-Tokens).',
+  },
+  lab_platform_token_only: {
+    en: "The lab's simulations are changed with the lab platform token.",
+    de: 'Die Simulationen des Labors ändert nur das Plattform-Token des Labors.',
+  },
+  template_name_taken: {
+    en: 'A template named "{name}" exists already.',
+    de: 'Eine Vorlage namens "{name}" gibt es bereits.',
+  },
+  zone_being_deleted: { en: 'The zone {zone} is being deleted.', de: 'Die Zone {zone} wird gerade gelöscht.' },
+  zone_deletion_running: {
+    en: 'The deletion of {zone} is already running.',
+    de: 'Die Löschung von {zone} läuft bereits.',
+  },
+  retry_needs_failed_change_set: {
+    en: 'Only a failed change set can be retried; this one is {state}.',
+    de: 'Nur ein fehlgeschlagener Änderungssatz kann wiederholt werden; dieser hat den Zustand "{state}".',
+  },
+  user_exists: {
+    en: 'A user {email} exists in this tenant already.',
+    de: 'Einen Benutzer {email} gibt es in diesem Mandanten bereits.',
+  },
+  platform_exists: {
+    en: 'A platform tenant exists already; issue further tokens over the API.',
+    de: 'Einen Plattform-Mandanten gibt es bereits; weitere Tokens stellen Sie über die API aus.',
+  },
+  multipart_unreadable: { en: 'the multipart body could not be read.', de: 'Der Multipart-Inhalt ist nicht lesbar.' },
+  body_not_decompressible: {
+    en: 'the body could not be decompressed.',
+    de: 'Der Inhalt ließ sich nicht entpacken.',
+  },
+  body_not_json: { en: 'the body is not valid JSON.', de: 'Der Inhalt ist kein gültiges JSON.' },
+  body_unreadable: { en: 'the body is not a well-formed request body.', de: 'Der Inhalt ist nicht wohlgeformt.' },
+  method_not_supported: { en: '{method} is not supported.', de: '{method} wird nicht unterstützt.' },
+  dnssec_at_creation: {
+    en: 'DNSSEC cannot be enabled at creation yet.',
+    de: 'DNSSEC lässt sich beim Anlegen einer Zone noch nicht einschalten.',
+  },
+  billing_unreachable: {
+    en: 'The billing system cannot be reached; try again later.',
+    de: 'Das Abrechnungssystem ist nicht erreichbar; bitte später erneut versuchen.',
+  },
+  database_unreachable: {
+    en: 'The database is not reachable; nothing was stored. Try again shortly.',
+    de: 'Die Datenbank ist nicht erreichbar; es wurde nichts gespeichert. Bitte gleich erneut versuchen.',
+  },
+} satisfies Record<string, Text>;
+
+export type ProblemReason = keyof typeof problemReasons;
 
 export const errorCatalogue = {
   unauthenticated: entry(
@@ -35,7 +170,7 @@ export const errorCatalogue = {
     { en: 'Acting for this tenant is not allowed', de: 'Handeln für diesen Mandanten nicht erlaubt' },
     {
       en: 'The token may not act for "{target}": it is outside the token\'s subtree or not a customer.',
-      de: 'Das Token darf nicht für "{target}" handeln: er liegt außerhalb des eigenen Teilbaums oder ist kein Kunde.',
+      de: 'Das Token darf nicht für "{target}" handeln: Dieser Mandant liegt außerhalb des Teilbaums des Tokens oder ist kein Kunde.',
     },
   ),
   act_as_unknown: entry(
@@ -77,7 +212,7 @@ export const errorCatalogue = {
   ),
   not_owner: entry(
     403,
-    { en: 'Not the owner', de: 'Nicht Eigentümer' },
+    { en: 'Not the owner', de: 'Nicht der Eigentümer' },
     {
       en: 'The address {ip} is not assigned to the acting tenant.',
       de: 'Die Adresse {ip} ist dem handelnden Mandanten nicht zugewiesen.',
@@ -91,7 +226,7 @@ export const errorCatalogue = {
   not_found: entry(
     404,
     { en: 'Not found', de: 'Nicht gefunden' },
-    { en: 'There is no {resource} here.', de: 'Hier gibt es kein(e) {resource}.' },
+    { en: 'There is no {resource} here.', de: 'Hier gibt es {resource:kein:acc}.' },
   ),
   method_not_allowed: entry(
     405,
@@ -121,8 +256,8 @@ export const errorCatalogue = {
     415,
     { en: 'Unsupported media type', de: 'Nicht unterstützter Medientyp' },
     {
-      en: 'Send the body as {expected}.',
-      de: 'Senden Sie den Inhalt als {expected}.',
+      en: 'Send the body as one of: {expected}.',
+      de: 'Senden Sie den Inhalt in einem dieser Formate: {expected}.',
     },
   ),
   validation_failed: entry(
@@ -138,7 +273,7 @@ export const errorCatalogue = {
     { en: 'Idempotency key reused', de: 'Idempotenzschlüssel wiederverwendet' },
     {
       en: 'This Idempotency-Key was already used with a different request.',
-      de: 'Dieser Idempotency-Key wurde bereits mit einer anderen Anfrage verwendet.',
+      de: 'Dieser Idempotency-Key wurde bereits für eine andere Anfrage verwendet.',
     },
   ),
   idempotency_in_progress: entry(
@@ -172,10 +307,10 @@ export const errorCatalogue = {
   ),
   backend_capacity_exhausted: entry(
     503,
-    { en: 'Backend capacity exhausted', de: 'Backend-Kapazität erschöpft' },
+    { en: 'Backend capacity exhausted', de: 'Kapazität der Nameserver erschöpft' },
     {
       en: 'The nameservers cannot take more zones right now; retry later or contact support.',
-      de: 'Die Nameserver können derzeit keine weiteren Zonen aufnehmen; bitte später erneut versuchen oder den Support kontaktieren.',
+      de: 'Die Nameserver können derzeit keine weiteren Zonen aufnehmen; bitte später erneut versuchen oder den Kundendienst kontaktieren.',
     },
   ),
   quota_exceeded: entry(
@@ -183,7 +318,7 @@ export const errorCatalogue = {
     { en: 'Quota exceeded', de: 'Kontingent erschöpft' },
     {
       en: 'The tenant has reached its {quota} limit of {limit}.',
-      de: 'Der Mandant hat sein Kontingent {quota} von {limit} erreicht.',
+      de: 'Der Mandant hat seine Grenze {quota} ({limit}) erreicht.',
     },
   ),
   conflict: entry(
@@ -212,7 +347,7 @@ export const errorCatalogue = {
     { en: 'Internal error', de: 'Interner Fehler' },
     {
       en: 'Something went wrong on our side. Quote the request id when you contact support.',
-      de: 'Bei uns ist ein Fehler aufgetreten. Nennen Sie dem Support die Request-ID.',
+      de: 'Bei uns ist ein Fehler aufgetreten. Nennen Sie dem Kundendienst die Anfrage-ID (request_id).',
     },
   ),
   not_implemented: entry(
@@ -247,7 +382,7 @@ export interface FieldError {
 export class DomainError extends Error {
   constructor(
     readonly code: ErrorCode,
-    readonly params: Record<string, string | number> = {},
+    readonly params: ErrorParams = {},
     readonly errors: FieldError[] = [],
     readonly headers: Record<string, string> = {},
   ) {
@@ -256,12 +391,29 @@ export class DomainError extends Error {
   }
 }
 
-export const validationFailed = (errors: FieldError[]) => new DomainError('validation_failed', {}, errors);
-export const notFound = (resource: string) => new DomainError('not_found', { resource });
+/** Params of a problem: `reason` and `resource` are keys of their text tables, the rest is shown as given. */
+export type ErrorParams = { reason?: ProblemReason; resource?: ResourceNoun } & Record<string, string | number | undefined>;
 
-export function localise(code: ErrorCode, lang: Language, params: Record<string, string | number>) {
+export const validationFailed = (errors: FieldError[]) => new DomainError('validation_failed', {}, errors);
+export const notFound = (resource: ResourceNoun) => new DomainError('not_found', { resource });
+
+const PLACEHOLDER = /\{(\w+)(?::(der|kein):(nom|acc|dat))?\}/g;
+
+export function localise(code: ErrorCode, lang: Language, params: ErrorParams) {
   const e = errorCatalogue[code];
-  const fill = (s: string) =>
-    s.replace(/\{(\w+)\}/g, (_, k: string) => (params[k] === undefined ? '' : String(params[k]))).trim();
+  const value = (key: string, article?: Article, grammaticalCase?: Case): string => {
+    const v = params[key];
+    if (v === undefined) return '';
+    if (key === 'reason') return fill(problemReasons[v as ProblemReason]?.[lang] ?? String(v));
+    if (key === 'resource') {
+      const n = resourceNouns[v as ResourceNoun];
+      if (!n) return String(v);
+      if (lang === 'en') return n.en;
+      return article && grammaticalCase ? declineGerman(n.de, article, grammaticalCase) : n.de.forms.nom;
+    }
+    return String(v);
+  };
+  const fill = (s: string): string =>
+    s.replace(PLACEHOLDER, (_, k: string, article?: Article, grammaticalCase?: Case) => value(k, article, grammaticalCase)).trim();
   return { status: e.status, title: e.title[lang], detail: fill(e.detail[lang]) };
 }

@@ -174,7 +174,7 @@ export async function listUsers(scoped: ScopedDb, tenantId: string, after: unkno
 export async function createUser(ctx: WriteContext, tenantId: string, email: string, permissions: string[]): Promise<User> {
   await getTenant(ctx.scoped, tenantId);
   const taken = await ctx.scoped.from('users').where({ tenant_id: tenantId }).whereRaw('lower(email) = lower(?)', [email]).first('id');
-  if (taken) throw new DomainError('conflict', { reason: `A user ${email} exists in this tenant already.` });
+  if (taken) throw new DomainError('conflict', { reason: 'user_exists', email });
   const now = ctx.clock.now();
   const [row] = await ctx.scoped.insert('users', { id: newId('usr'), tenant_id: tenantId, email, permissions, created_at: now });
   await recordAudit(ctx.trx, ctx.actor, now, { action: 'user.created', targetType: 'user', targetId: row.id, details: { email, permissions } });

@@ -18,7 +18,7 @@ export async function bootstrapPlatform(db: Knex, deployment: Deployment, name: 
   return db.transaction(async (trx) => {
     await trx.raw("SELECT pg_advisory_xact_lock(hashtextextended('bootstrap-platform', 0))");
     if (await trx('tenants').where({ type: 'platform' }).first('id')) {
-      throw new DomainError('conflict', { reason: 'A platform tenant exists already; issue further tokens over the API.' });
+      throw new DomainError('conflict', { reason: 'platform_exists' });
     }
     const tenantId = newId('ten');
     const defaults = TENANT_DEFAULTS.platform;

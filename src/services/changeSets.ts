@@ -274,7 +274,7 @@ export async function applyChangeSet(
     skipWhenUnchanged?: boolean;
   },
 ): Promise<{ changeSet: ChangeSet | null; plan: ChangeSetPlan; storedAt?: Date }> {
-  if (zone.status === 'deleting') throw new DomainError('conflict', { reason: `The zone ${zone.name} is being deleted.` });
+  if (zone.status === 'deleting') throw new DomainError('conflict', { reason: 'zone_being_deleted', zone: zone.name });
   const locate = options.locate ?? changeSetItem;
   const refs = referencesOf(request.changes, zone);
   // The names of the records named by id, then every record at those names and at the names the
@@ -378,7 +378,7 @@ export async function retryChangeSet(ctx: WriteContext, zone: Zone, id: string):
   const row = (await ctx.scoped.from('change_sets').where({ zone_id: zone.id, id }).forUpdate().first()) as ChangeSetRow | undefined;
   if (!row) throw notFound('change set');
   if (row.state !== 'failed') {
-    throw new DomainError('conflict', { reason: `Only a failed change set can be retried; this one is ${row.state}.` });
+    throw new DomainError('conflict', { reason: 'retry_needs_failed_change_set', state: row.state });
   }
   const now = ctx.clock.now();
   const [updated] = (await ctx.scoped

@@ -38,7 +38,7 @@ const toDomain = (r: Row): DeletedZone => ({
 /** Provider staff only: the token must be the platform's own (it may act for the customer). */
 export function assertProviderStaff(actor: Actor) {
   if (actor.token.tenant.type !== 'platform') {
-    throw new DomainError('forbidden', { reason: 'Deleted zones are kept for provider staff (platform tokens).' });
+    throw new DomainError('forbidden', { reason: 'deleted_zones_for_platform' });
   }
 }
 

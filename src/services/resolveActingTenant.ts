@@ -66,7 +66,7 @@ export async function resolveActingTenant(
     client = await deps.billing.findClient(target.clientId);
   } catch (e) {
     if (e instanceof BillingUnavailableError) {
-      throw new DomainError('service_unavailable', { reason: 'The billing system cannot be reached; try again later.' }, [], { 'Retry-After': '30' });
+      throw new DomainError('service_unavailable', { reason: 'billing_unreachable' }, [], { 'Retry-After': '30' });
     }
     throw e;
   }

@@ -100,7 +100,7 @@ function checkDefinition(def: Pick<Template, 'variables' | 'records'>): void {
 
 function assertMayDefine(actor: Actor) {
   if (actor.acting.type === 'customer') {
-    throw new DomainError('forbidden', { reason: 'Templates are defined by platform and reseller tenants; customers apply them.' });
+    throw new DomainError('forbidden', { reason: 'templates_defined_by_resellers' });
   }
 }
 
@@ -116,7 +116,7 @@ export async function createTemplate(ctx: WriteContext, input: TemplateInput): P
   checkDefinition(input);
   const now = ctx.clock.now();
   const taken = await ctx.scoped.from('templates').where({ tenant_id: ctx.actor.acting.id, name: input.name }).first('id');
-  if (taken) throw new DomainError('conflict', { reason: `A template named "${input.name}" exists already.` });
+  if (taken) throw new DomainError('conflict', { reason: 'template_name_taken', name: input.name });
   const [row] = (await ctx.scoped.insert('templates', {
     id: newId('tpl'),
     tenant_id: ctx.actor.acting.id,

@@ -52,7 +52,7 @@ export async function listTenants(scoped: ScopedDb, filter: TenantListFilter, af
 /** Administration acts strictly below the acting tenant: nobody raises their own limits. */
 function assertBelowActing(actor: Actor, tenant: Tenant) {
   if (tenant.id === actor.acting.id) {
-    throw new DomainError('forbidden', { reason: 'A tenant cannot change its own settings; its parent does.' });
+    throw new DomainError('forbidden', { reason: 'own_settings' });
   }
 }
 

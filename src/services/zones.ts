@@ -215,7 +215,7 @@ export interface ZoneSettings {
 
 /** Zone settings are published like a record change: one change set. */
 export async function updateZone(ctx: WriteContext, config: Config, zone: Zone, settings: ZoneSettings): Promise<Zone> {
-  if (zone.status === 'deleting') throw new DomainError('conflict', { reason: `The zone ${zone.name} is being deleted.` });
+  if (zone.status === 'deleting') throw new DomainError('conflict', { reason: 'zone_being_deleted', zone: zone.name });
   const changes: Record<string, unknown> = {};
   if (settings.default_ttl !== undefined && settings.default_ttl !== zone.defaultTtl) changes.default_ttl = settings.default_ttl;
   if (settings.soa_email !== undefined && settings.soa_email !== zone.soaEmail) changes.soa_email = settings.soa_email;
@@ -244,7 +244,7 @@ export async function updateZone(ctx: WriteContext, config: Config, zone: Zone, 
  * removes the row later (publication pipeline).
  */
 export async function deleteZone(ctx: WriteContext, config: Config, zone: Zone): Promise<Zone> {
-  if (zone.status === 'deleting') throw new DomainError('conflict', { reason: `The deletion of ${zone.name} is already running.` });
+  if (zone.status === 'deleting') throw new DomainError('conflict', { reason: 'zone_deletion_running', zone: zone.name });
   const now = ctx.clock.now();
   await ctx.trx('deleted_zone_exports').insert({
     id: newId('zon'),

@@ -51,11 +51,28 @@ describe('GET /api/v1/openapi.json', () => {
 });
 
 describe('/docs', () => {
-  it('renders every operation and the problem catalogue without external resources', async () => {
+  // What Chromium makes of the page is checked in docsBrowser.test.ts; here the HTTP side.
+  it('serves Swagger UI from this service only, with the problem catalogue anchors', async () => {
     const res = await fetch(`${lab.url}/docs`);
+    expect(res.headers.get('content-security-policy')).toMatch(/script-src 'self';/);
     const html = await res.text();
-    for (const route of allRoutes) expect(html).toContain(`id="${route.operationId}"`);
-    expect(html).toContain('id="problem-validation_failed"');
-    expect(html).not.toMatch(/<script|<link[^>]+href="http|src="http/i);
+    for (const code of ['validation_failed', 'not_found', 'unauthenticated']) expect(html).toContain(`id="problem-${code}"`);
+    const references = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
+    expect(references.length).toBeGreaterThan(2);
+    for (const ref of references) {
+      expect(ref, 'no CDN, no other host').toMatch(/^\//);
+      const asset = await fetch(`${lab.url}${ref}`);
+      expect(asset.status, ref).toBe(200);
+    }
+    expect(references).toContain('/docs/assets/swagger-ui-bundle.js');
+    const init = await (await fetch(`${lab.url}/docs/assets/docs-init.js`)).text();
+    expect(init).toContain('"url":"/api/v1/openapi.json"');
+    expect(init).toContain('"validatorUrl":null');
+  });
+
+  it('serves no file of the package beyond the ones the page uses', async () => {
+    for (const name of ['package.json', 'swagger-ui-bundle.js.map', '..%2Fpackage.json', 'index.html']) {
+      expect((await fetch(`${lab.url}/docs/assets/${name}`)).status, name).toBe(404);
+    }
   });
 });

@@ -115,7 +115,9 @@ export function buildOpenApiDocument(routes: RouteSpec[], config: Config): Json 
       version: '1.0.0',
       description:
         'Zones, records, change sets, DNSSEC, reverse DNS and dynamic DNS for a hosting provider, its resellers and their customers. ' +
-        `This is the ${config.deployment} deployment. Conventions and decisions: docs/ in the repository.`,
+        `This is the ${config.deployment} deployment. Every call needs \`Authorization: Bearer <token>\` (use **Authorize**, then **Try it out**). ` +
+        'The overview of the interface (authentication, acting for a customer, errors, pagination, idempotency, ETags, rate limits) is `docs/api.md` in the repository; ' +
+        'the problem codes are listed at the end of /docs.',
     },
     servers: [{ url: '/api/v1' }],
     components: {

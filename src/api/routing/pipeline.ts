@@ -110,7 +110,7 @@ async function readBody(ctx: Context, route: RouteSpec): Promise<void> {
   }
   const stray = (ctx.request as unknown as { files?: Record<string, { filepath: string } | { filepath: string }[]> }).files ?? {};
   await Promise.all(Object.values(stray).flat().map((f) => fs.rm(f.filepath, { force: true })));
-  throw new DomainError('unsupported_media_type', { expected: route.upload ? 'application/json or multipart/form-data' : 'application/json' });
+  throw new DomainError('unsupported_media_type', { expected: route.upload ? 'application/json, multipart/form-data' : 'application/json' });
 }
 
 export function routeMiddleware(route: RouteSpec, services: Services, metrics: Metrics) {

@@ -19,7 +19,7 @@ const billingClientSchema = z.object({
 
 function assertPlatform(actor: Actor) {
   if (actor.token.tenant.type !== 'platform' || actor.onBehalfOf) {
-    throw new DomainError('forbidden', { reason: "The lab's simulations are changed with the lab platform token." });
+    throw new DomainError('forbidden', { reason: 'lab_platform_token_only' });
   }
 }
 

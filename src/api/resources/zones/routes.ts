@@ -97,7 +97,7 @@ export const zoneRoutes = [
     responses: { 201: { description: 'Created', schema: zoneSchema, headers: ['Location', 'ETag', 'Idempotent-Replayed'] } },
     handler: async (input) => {
       const { body, services } = input;
-      if (body.dnssec) throw new DomainError('not_implemented', { reason: 'DNSSEC cannot be enabled at creation yet.' });
+      if (body.dnssec) throw new DomainError('not_implemented', { reason: 'dnssec_at_creation' });
       const ctx = writeContext(input);
       const template = body.template;
       // A template at creation is gated like apply-template (feature `templates`, whole chain).
