@@ -19,7 +19,7 @@ import { resolveActingTenant } from '../../services/resolveActingTenant.js';
 import { etagOf, noneMatch } from '../etag.js';
 import { negotiateLanguage } from '../language.js';
 import type { HandlerResult, RequestMeta, RouteSpec } from './route.js';
-import { parseOrThrow } from './validate.js';
+import { assertNestingDepth, parseOrThrow } from './validate.js';
 
 const WRITE_METHODS = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
 const IDEMPOTENT_METHODS = new Set(['POST', 'PATCH']);
@@ -150,6 +150,8 @@ export function routeMiddleware(route: RouteSpec, services: Services, metrics: M
     }
 
     await readBody(ctx, route);
+    // Before validation and the idempotency fingerprint walk it (also where the route takes no body).
+    assertNestingDepth((ctx.request as { body?: unknown }).body);
     const params = route.params ? parseOrThrow(route.params, ctx.params, 'path') : {};
     const query = parseOrThrow(route.query ?? NO_QUERY, { ...ctx.query }, 'query');
     const body = route.body ? parseOrThrow(route.body, (ctx.request as { body?: unknown }).body ?? {}, 'body', route.upload ? [route.upload.bodyField] : []) : undefined;
