@@ -13,7 +13,7 @@ import type { Metrics } from '../../observability/metrics.js';
 import type { Actor } from '../../services/actor.js';
 import { authenticate } from '../../services/authenticate.js';
 import type { Services } from '../../services/index.js';
-import { type FinalResponse, runWrite } from '../../services/idempotentWrite.js';
+import { type FinalResponse, REPLAYED, runWrite } from '../../services/idempotentWrite.js';
 import { consumeCustomerLimit, type RateLimitReading } from '../../services/rateLimiter.js';
 import { resolveActingTenant } from '../../services/resolveActingTenant.js';
 import { etagOf, noneMatch } from '../etag.js';
@@ -26,13 +26,6 @@ const IDEMPOTENT_METHODS = new Set(['POST', 'PATCH']);
 const MAX_IDEMPOTENCY_KEY = 255;
 // Unknown query parameters are rejected (docs/api-conventions.md), also where none are defined.
 const NO_QUERY = z.strictObject({});
-
-/**
- * Writes outside the zones' resources may change tokens, API clients, users or tenants (limits,
- * suspension, features): after one commits, no cached token of this process is used again.
- * Default-safe: a new resource invalidates until it is listed here.
- */
-const mayChangeIdentity = (route: RouteSpec) => !route.path.startsWith('/zones/') && route.path !== '/zones';
 
 function setRateLimitHeaders(ctx: Context, reading: RateLimitReading) {
   ctx.set('RateLimit-Limit', String(reading.limit));
@@ -152,22 +145,40 @@ export function routeMiddleware(route: RouteSpec, services: Services, metrics: M
     await readBody(ctx, route);
     // Before validation and the idempotency fingerprint walk it (also where the route takes no body).
     assertNestingDepth((ctx.request as { body?: unknown }).body);
-    const params = route.params ? parseOrThrow(route.params, ctx.params, 'path') : {};
-    const query = parseOrThrow(route.query ?? NO_QUERY, { ...ctx.query }, 'query');
-    const body = route.body ? parseOrThrow(route.body, (ctx.request as { body?: unknown }).body ?? {}, 'body', route.upload ? [route.upload.bodyField] : []) : undefined;
     const request = requestMeta(ctx);
-    const input = { params, query, body, actor, services, request };
+    const validated = () => ({
+      params: route.params ? parseOrThrow(route.params, ctx.params, 'path') : {},
+      query: parseOrThrow(route.query ?? NO_QUERY, { ...ctx.query }, 'query'),
+      body: route.body ? parseOrThrow(route.body, (ctx.request as { body?: unknown }).body ?? {}, 'body', route.upload ? [route.upload.bodyField] : []) : undefined,
+      actor,
+      services,
+      request,
+    });
 
     let response: FinalResponse;
     if (WRITE_METHODS.has(ctx.method)) {
       const key = idempotencyKeyOf(ctx);
       const scope = key ? { apiClientId: token.apiClientId, tenantId: actor.acting.id, key } : null;
-      response = await runWrite(db, scope, key ? fingerprint(ctx) : '', clock.now(), async (trx) =>
-        finalize(await route.handler({ ...input, scoped: services.scopedFor(actor.acting.id, trx), trx })),
-      );
-      if (mayChangeIdentity(route)) services.tokens.invalidate();
+      // Invalid input is this request's answer too: with a key it is stored like any refusal.
+      let input: ReturnType<typeof validated> | DomainError;
+      try {
+        input = validated();
+      } catch (err) {
+        if (!(scope && err instanceof DomainError)) throw err;
+        input = err;
+      }
+      response = await runWrite(db, scope, key ? fingerprint(ctx) : '', clock.now(), async (trx, afterCommit) => {
+        if (input instanceof DomainError) throw input;
+        return finalize(await route.handler({ ...input, scoped: services.scopedFor(actor.acting.id, trx), trx, afterCommit }));
+      });
     } else {
-      response = finalize(await route.handler({ ...input, scoped: services.scopedFor(actor.acting.id), trx: null }));
+      // A read has no transaction to wait for.
+      const afterRead = (effect: () => void) => effect();
+      response = finalize(await route.handler({ ...validated(), scoped: services.scopedFor(actor.acting.id), trx: null, afterCommit: afterRead }));
+    }
+    // Spec: the responses that list Idempotent-Replayed carry it whether or not a key was sent.
+    if (IDEMPOTENT_METHODS.has(ctx.method) && !(REPLAYED in response.headers) && route.responses[response.status]?.headers?.includes(REPLAYED)) {
+      response.headers[REPLAYED] = 'false';
     }
 
     for (const [name, value] of Object.entries(response.headers)) ctx.set(name, value);
