@@ -147,3 +147,32 @@ describe('what empties the cache: identity changes, where they happen, and nothi
     })).toBe('cached');
   });
 });
+
+// Last in this file: the reset deletes what the tests above created.
+describe('the lab reset empties it once committed', () => {
+  it('a seed tenant whose settings the reset restores is seen restored at the next request', async () => {
+    const token = lab.tokens.customers[0];
+    const tenantId = lab.tokens.tenants.customers[0];
+    const sql = new pg.Client({ connectionString: lab.databaseUrl });
+    await sql.connect();
+    try {
+      const seeded = Number((await lab.as(token).get('/me')).headers.get('ratelimit-limit'));
+      // Behind the service's back, so that this process caches the changed limit.
+      await sql.query('UPDATE tenants SET api_rate_limit_per_minute = $1 WHERE id = $2', [seeded + 7, tenantId]);
+      for (let round = 1; ; round++) {
+        await eventually(async () => (Number((await lab.as(token).get('/me')).headers.get('ratelimit-limit')) === seeded + 7 ? true : undefined), 5000, 'the changed limit to be read');
+        const started = performance.now();
+        expect((await lab.as(lab.tokens.platform).post('/lab/reset')).status).toBe(204);
+        const after = await lab.as(token).get('/me');
+        if (performance.now() - started < 800) {
+          expect(Number(after.headers.get('ratelimit-limit'))).toBe(seeded);
+          return;
+        }
+        if (round === 5) throw new Error('five rounds took longer than the cache lifetime');
+        await sql.query('UPDATE tenants SET api_rate_limit_per_minute = $1 WHERE id = $2', [seeded + 7, tenantId]);
+      }
+    } finally {
+      await sql.end();
+    }
+  });
+});
