@@ -10,7 +10,7 @@ import { DOCS_ASSET_BASE, docsInitScript, loadDocsAssets, renderDocsPage } from 
 import { buildOpenApiDocument } from './docs/openapi.js';
 import { writeProblem } from './problem.js';
 import { allRoutes } from './resources/index.js';
-import { routeMiddleware } from './routing/pipeline.js';
+import { identifyClient, routeMiddleware } from './routing/pipeline.js';
 
 export const API_BASE = '/api/v1';
 
@@ -188,6 +188,8 @@ export function createApp({ services, logger, metrics, readiness }: AppOptions):
 
   app.use(router.routes());
   app.use(router.allowedMethods());
+  // Before the API router reads bodies and matches paths: every API answer is counted.
+  app.use(identifyClient(services, metrics, API_BASE));
   app.use(api.routes());
   app.use(api.allowedMethods());
   return app;

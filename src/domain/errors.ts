@@ -252,6 +252,14 @@ export const errorCatalogue = {
       de: 'Der Anfrageinhalt überschreitet die Grenze von {limit} Bytes.',
     },
   ),
+  nesting_too_deep: entry(
+    400,
+    { en: 'Nesting too deep', de: 'Verschachtelung zu tief' },
+    {
+      en: 'Objects and arrays in the request body may nest at most {limit} levels deep.',
+      de: 'Objekte und Listen im Anfrageinhalt dürfen höchstens {limit} Ebenen tief verschachtelt sein.',
+    },
+  ),
   unsupported_media_type: entry(
     415,
     { en: 'Unsupported media type', de: 'Nicht unterstützter Medientyp' },

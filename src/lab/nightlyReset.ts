@@ -14,8 +14,13 @@ export function latestScheduledReset(now: Date, at: { hour: number; minute: numb
   return new Date(today <= now.getTime() ? today : today - 24 * 60 * 60 * 1000);
 }
 
-export async function resetLab(db: Knex, now: Date, steps: LabResetStep[]): Promise<void> {
+/**
+ * Resets now. Tenants' settings return to the seed and lab tenants go with their tokens:
+ * `afterReset` runs once that has committed (cached tokens of this process go).
+ */
+export async function resetLab(db: Knex, now: Date, steps: LabResetStep[], afterReset: () => void): Promise<void> {
   await db.transaction((trx) => resetLabData(trx, now, steps));
+  afterReset();
 }
 
 async function resetLabData(trx: Knex.Transaction, now: Date, steps: LabResetStep[]): Promise<void> {

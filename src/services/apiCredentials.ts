@@ -159,6 +159,7 @@ export async function createToken(
 export async function revokeToken(ctx: WriteContext, id: string): Promise<ApiToken> {
   const current = await getToken(ctx.scoped, id);
   if (current.revokedAt) return current;
+  ctx.identityChanged();
   const now = ctx.clock.now();
   const [row] = await ctx.scoped.from('api_tokens').where('id', id).update({ revoked_at: now }).returning('*');
   await recordAudit(ctx.trx, ctx.actor, now, { action: 'token.revoked', targetType: 'token', targetId: id });

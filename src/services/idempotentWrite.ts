@@ -1,8 +1,8 @@
 // Writes run in one transaction; with an Idempotency-Key the stored response commits with the
-// effect (docs/api-conventions.md).
+// effect, and a refusal is stored as well (docs/api-conventions.md).
 import type { Knex } from 'knex';
-import { findStoredResponse, type IdempotencyScope, storeResponse, tryLockIdempotencyKey } from '../db/idempotencyRecords.js';
-import { DomainError } from '../domain/errors.js';
+import { findStoredResponse, type IdempotencyScope, type StoredResponse, storeResponse, tryLockIdempotencyKey } from '../db/idempotencyRecords.js';
+import { DomainError, type ErrorCode, errorCatalogue, type FieldError } from '../domain/errors.js';
 
 export type { IdempotencyScope };
 
@@ -14,41 +14,89 @@ export interface FinalResponse {
   contentType: string;
 }
 
+/** Registers what to do once the write has committed; dropped if it rolls back. */
+export type AfterCommit = (effect: () => void) => void;
+
 const DEFAULT_TYPE = 'application/json; charset=utf-8';
+// Stored refusals keep the problem's parts, not its text: a replay is written anew in the
+// language and with the request id of the request that receives it.
+const PROBLEM_TYPE = 'application/problem+json';
+export const REPLAYED = 'Idempotent-Replayed';
 
 /**
+ * Refusals that are the answer to the request itself and therefore stored under its key, so that
+ * a retry gets the same answer (spec: the first response is stored): every 4xx the write or the
+ * validation of its input gives. Not stored: the key's own refusals (in progress, reused), rate
+ * limits (429: they pass by themselves) and 5xx (the request may well succeed when retried).
+ */
+function isStoredRefusal(err: unknown): err is DomainError {
+  if (!(err instanceof DomainError)) return false;
+  const { status } = errorCatalogue[err.code];
+  return status >= 400 && status < 500 && status !== 429 && err.code !== 'idempotency_in_progress' && err.code !== 'idempotency_key_reused';
+}
+
+function withReplayedHeader(err: DomainError, replayed: boolean): DomainError {
+  return new DomainError(err.code, err.params, err.errors, { ...err.headers, [REPLAYED]: String(replayed) });
+}
+
+function refusalRecord(err: DomainError, fingerprint: string): StoredResponse {
+  return {
+    fingerprint,
+    status: errorCatalogue[err.code].status,
+    headers: { ...err.headers, 'content-type': PROBLEM_TYPE },
+    body: JSON.stringify({ code: err.code, params: err.params, errors: err.errors }),
+  };
+}
+
+function replay(stored: StoredResponse): FinalResponse {
+  const { 'content-type': contentType = DEFAULT_TYPE, ...headers } = stored.headers;
+  if (contentType === PROBLEM_TYPE) {
+    const { code, params, errors } = JSON.parse(stored.body!) as { code: ErrorCode; params: Record<string, string | number>; errors: FieldError[] };
+    throw new DomainError(code, params, errors, { ...headers, [REPLAYED]: 'true' });
+  }
+  return { status: stored.status, headers: { ...headers, [REPLAYED]: 'true' }, body: stored.body, contentType };
+}
+
+/**
+ * Runs a write in one transaction and, after it committed, the effects `run` registered.
+ *
  * With a key, the transaction first takes the key's advisory lock (held by another request →
- * 409 idempotency_in_progress), replays a stored response (different request → 422
- * idempotency_key_reused), or runs the handler and stores its response in the same transaction
- * — so the effect and its record commit together or not at all, and a crash leaves neither.
+ * 409 idempotency_in_progress) and replays a stored response or refusal (different request → 422
+ * idempotency_key_reused). Otherwise `run` works inside a savepoint: its response is stored with
+ * its effect, and both commit or neither does; a refusal (isStoredRefusal) rolls back to the
+ * savepoint — the effect is gone — and is stored in its own statement while the lock is still
+ * held, so no second request with the key can run in between: one effect, one answer.
  */
 export async function runWrite(
   db: Knex,
   key: IdempotencyScope | null,
   fingerprint: string,
   now: Date,
-  run: (trx: Knex.Transaction) => Promise<FinalResponse>,
+  run: (trx: Knex.Transaction, afterCommit: AfterCommit) => Promise<FinalResponse>,
 ): Promise<FinalResponse> {
-  return db.transaction(async (trx) => {
-    if (key) {
-      if (!(await tryLockIdempotencyKey(trx, key))) throw new DomainError('idempotency_in_progress');
-      const stored = await findStoredResponse(trx, key, now);
-      if (stored) {
-        if (stored.fingerprint !== fingerprint) throw new DomainError('idempotency_key_reused');
-        const { 'content-type': contentType = DEFAULT_TYPE, ...headers } = stored.headers;
-        return { status: stored.status, headers: { ...headers, 'Idempotent-Replayed': 'true' }, body: stored.body, contentType };
-      }
+  let effects: (() => void)[] = [];
+  const afterCommit: AfterCommit = (effect) => effects.push(effect);
+  const outcome = await db.transaction(async (trx): Promise<FinalResponse | DomainError> => {
+    if (!key) return run(trx, afterCommit);
+    if (!(await tryLockIdempotencyKey(trx, key))) throw new DomainError('idempotency_in_progress');
+    const stored = await findStoredResponse(trx, key, now);
+    if (stored) {
+      if (stored.fingerprint !== fingerprint) throw new DomainError('idempotency_key_reused');
+      return replay(stored);
     }
-    const response = await run(trx);
-    if (key) {
-      response.headers['Idempotent-Replayed'] = 'false';
-      await storeResponse(
-        trx,
-        key,
-        { fingerprint, status: response.status, headers: { ...response.headers, 'content-type': response.contentType }, body: response.body },
-        now,
-      );
+    try {
+      const response = await trx.transaction((savepoint) => run(savepoint, afterCommit));
+      response.headers[REPLAYED] = 'false';
+      await storeResponse(trx, key, { fingerprint, status: response.status, headers: { ...response.headers, 'content-type': response.contentType }, body: response.body }, now);
+      return response;
+    } catch (err) {
+      if (!isStoredRefusal(err)) throw err;
+      effects = [];
+      await storeResponse(trx, key, refusalRecord(err, fingerprint), now);
+      return withReplayedHeader(err, false);
     }
-    return response;
   });
+  if (outcome instanceof DomainError) throw outcome;
+  for (const effect of effects) effect();
+  return outcome;
 }

@@ -38,7 +38,7 @@ const credentialUsage = (clock: Clock): UsageContributor => async (scoped, actin
 /** What route handlers reach: the dependencies and the long-lived service objects. */
 export interface Services extends ServiceDeps {
   identity: IdentityStore;
-  /** Tokens read in the last second (authenticate); invalidated by writes that may change them. */
+  /** Tokens read in the last second (authenticate); emptied by the writes that change them. */
   tokens: TokenCache;
   /** Request counts of API clients and acted-for customers (rate limits). */
   rateLimiter: RateLimiter;

@@ -75,3 +75,13 @@ export class RateLimiter {
 /** Acting for a customer also counts against the customer's own limit, whoever acts. */
 export const consumeCustomerLimit = (limiter: RateLimiter, customer: Tenant, now: Date) =>
   limiter.consume(`tenant:${customer.id}`, customer.limits.apiRateLimitPerMinute, now);
+
+/**
+ * A request without a valid token has no API client to count against: it counts against its
+ * source address (the peer; no proxy header is trusted), so that its response carries RateLimit-*
+ * like every other and trying tokens is bounded (docs/api-conventions.md).
+ */
+export const UNAUTHENTICATED_LIMIT_PER_MINUTE = 60;
+
+export const consumeAddressLimit = (limiter: RateLimiter, address: string, now: Date) =>
+  limiter.consume(`address:${address}`, UNAUTHENTICATED_LIMIT_PER_MINUTE, now);

@@ -15,6 +15,12 @@ export interface WriteContext {
   trx: Knex.Transaction;
   actor: Actor;
   clock: Clock;
+  /**
+   * Called by a write that changes what an existing token authenticates as (the token, its
+   * tenant chain's limits, suspension, features, settings): once the transaction has committed,
+   * this process's cached tokens are dropped (src/services/tokenCache.ts).
+   */
+  identityChanged(): void;
 }
 
 export interface TenantSettings {
@@ -137,6 +143,7 @@ export async function updateTenant(
   if (patch.support_email !== undefined) changes.support_email = patch.support_email;
   if (patch.billing_client_id !== undefined) changes.billing_client_id = patch.billing_client_id;
   if (Object.keys(changes).length === 0) return current;
+  ctx.identityChanged();
   const now = ctx.clock.now();
   const [row] = (await ctx.scoped
     .from('tenants')
@@ -169,6 +176,7 @@ export async function setSuspension(
   const current = await getTenant(ctx.scoped, id, true);
   assertBelowActing(ctx.actor, current);
   if (current.suspended === suspend) return current;
+  ctx.identityChanged();
   const now = ctx.clock.now();
   const [row] = (await ctx.scoped
     .from('tenants')

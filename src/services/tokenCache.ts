@@ -9,9 +9,14 @@ const MAX_ENTRIES = 10_000;
  * every request and was the costliest statement of a single-record write; a second's cache
  * serves nearly every request of a busy client from memory.
  *
- * Staleness: `invalidate()` runs after every committed write that may change tokens, clients,
- * users or tenants (the pipeline), so this process sees such a change at once; other API
- * processes see it within TTL_MS. A lookup that raced with an invalidation is not kept.
+ * Staleness: `invalidate()` runs after every committed write that changes what an existing token
+ * authenticates as — where it happens: the services call `WriteContext.identityChanged()`
+ * (tenant settings, limits and features, suspension, token revocation) and the lab resets pass
+ * it as their `afterReset` — so this process sees such a change at its next request; other API
+ * processes within TTL_MS. Creating a tenant, API client, user or token needs none: no cached
+ * record refers to it (unknown tokens are not kept). Zone, record and template writes never empty
+ * the cache. Only after commit, and a lookup that raced with an invalidation is not kept, so no
+ * record read before the change can outlive it.
  */
 export class TokenCache {
   private readonly entries = new Map<string, { token: TokenRecord; readAt: number }>();

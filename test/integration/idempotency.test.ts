@@ -284,28 +284,131 @@ describe('Idempotency-Key', () => {
     expect(await tenantsNamed(name)).toHaveLength(1);
   });
 
-  it('does not store failed requests: the same key with a corrected body then succeeds', async () => {
-    const reseller = lab.as(lab.tokens.reseller);
-    const name = unique('Corrected');
-    const k = key('failed');
+  describe('a refusal is the stored answer too: a retry loop always gets the same one', () => {
+    /** The same refusal, told again: same status, code and errors; a fresh request id. */
+    function expectReplayedRefusal(first: ApiResponse, again: ApiResponse) {
+      expect(again.status).toBe(first.status);
+      expect(again.headers.get('content-type')).toContain('application/problem+json');
+      expect(again.headers.get('idempotent-replayed')).toBe('true');
+      expect(again.body.code).toBe(first.body.code);
+      expect(again.body.errors).toEqual(first.body.errors);
+      expect(again.body.request_id).toBe(again.headers.get('x-request-id'));
+      expect(again.body.request_id).not.toBe(first.body.request_id);
+    }
 
-    // Rejected by the request schema.
-    const invalid = await reseller.post('/tenants', { type: 'customer', name, limits: { max_zones: -1 } }, withKey(k));
-    expect(invalid.status).toBe(422);
-    expect(invalid.body.code).toBe('validation_failed');
-    expect(invalid.body.errors[0].pointer).toBe('/limits/max_zones');
+    it('422 from validating the body: replayed for the same body; another body is idempotency_key_reused', async () => {
+      const reseller = lab.as(lab.tokens.reseller);
+      const name = unique('Corrected');
+      const k = key('invalid');
+      const invalid = await reseller.post('/tenants', { type: 'customer', name, limits: { max_zones: -1 } }, withKey(k));
+      expect(invalid.status).toBe(422);
+      expect(invalid.body.code).toBe('validation_failed');
+      expect(invalid.body.errors[0].pointer).toBe('/limits/max_zones');
+      expect(invalid.headers.get('idempotent-replayed')).toBe('false');
 
-    // Rejected by the service inside the write transaction (a reseller cannot create resellers).
-    const refused = await reseller.post('/tenants', { type: 'reseller', name }, withKey(k));
-    expect(refused.status).toBe(422);
-    expect(refused.body.code).toBe('validation_failed');
-    expect(refused.body.errors[0].pointer).toBe('/type');
-    expect(refused.headers.get('idempotent-replayed')).toBeNull();
+      expectReplayedRefusal(invalid, await reseller.post('/tenants', { type: 'customer', name, limits: { max_zones: -1 } }, withKey(k)));
+      const corrected = await reseller.post('/tenants', { type: 'customer', name }, withKey(k));
+      expect(corrected.status).toBe(422);
+      expect(corrected.body.code).toBe('idempotency_key_reused');
+      expect(await tenantsNamed(name)).toHaveLength(0);
 
-    const corrected = await reseller.post('/tenants', { type: 'customer', name }, withKey(k));
-    expect(corrected.status).toBe(201);
-    expect(corrected.headers.get('idempotent-replayed')).toBe('false');
-    expect(await tenantsNamed(name)).toHaveLength(1);
+      // A corrected request is a new request: a new key.
+      expect((await reseller.post('/tenants', { type: 'customer', name }, withKey(key('corrected')))).status).toBe(201);
+      expect(await tenantsNamed(name)).toHaveLength(1);
+    });
+
+    it('422 from inside the write transaction: stored although the transaction rolled back', async () => {
+      const reseller = lab.as(lab.tokens.reseller);
+      const name = unique('Refused');
+      const k = key('refused');
+      // A reseller cannot create resellers: the service refuses after it began writing.
+      const refused = await reseller.post('/tenants', { type: 'reseller', name }, withKey(k));
+      expect(refused.status).toBe(422);
+      expect(refused.body.errors[0].pointer).toBe('/type');
+      expect(refused.headers.get('idempotent-replayed')).toBe('false');
+      expectReplayedRefusal(refused, await reseller.post('/tenants', { type: 'reseller', name }, withKey(k)));
+      expect((await reseller.post('/tenants', { type: 'customer', name }, withKey(k))).body.code).toBe('idempotency_key_reused');
+      expect(await tenantsNamed(name)).toHaveLength(0);
+    });
+
+    it('409 quota_exceeded stays the answer after the quota was raised; a new key then creates the zone', async () => {
+      const reseller = lab.as(lab.tokens.reseller);
+      const tenant = await reseller.post('/tenants', { type: 'customer', name: unique('Quota'), limits: { max_zones: 1 } });
+      expect(tenant.status).toBe(201);
+      const customer = lab.as(await newClientToken(lab.tokens.reseller, tenant.body.id, ['zones:read', 'zones:write']));
+      expect((await customer.post('/zones', { name: `first-${process.pid}-${seq}.test` })).status).toBe(201);
+      const zone = { name: `second-${process.pid}-${++seq}.test` };
+      const k = key('quota');
+      const full = await customer.post('/zones', zone, withKey(k));
+      expect(full.status).toBe(409);
+      expect(full.body.code).toBe('quota_exceeded');
+      expect(full.headers.get('idempotent-replayed')).toBe('false');
+
+      expect((await reseller.patch(`/tenants/${tenant.body.id}`, { limits: { max_zones: 2 } })).status).toBe(200);
+      expectReplayedRefusal(full, await customer.post('/zones', zone, withKey(k)));
+      expect((await customer.get('/zones')).body.pagination.total).toBe(1);
+
+      // Told in the language of the request that receives it: the problem, not its text, is stored.
+      const german = await customer.post('/zones', zone, withKey(k, { 'Accept-Language': 'de' }));
+      expectReplayedRefusal(full, german);
+      expect(german.headers.get('content-language')).toBe('de');
+      expect(german.body.title).not.toBe(full.body.title);
+
+      expect((await customer.post('/zones', zone, withKey(key('quota-new')))).status).toBe(201);
+    });
+
+    it('50 parallel requests with one key get one answer: one refusal, the others replays or in progress', async () => {
+      const reseller = lab.as(lab.tokens.reseller);
+      const name = unique('Parallel refusal');
+      const k = key('parallel-refusal');
+      const responses = await Promise.all(
+        Array.from({ length: 50 }, () => reseller.post('/tenants', { type: 'reseller', name }, withKey(k))),
+      );
+      const codes = responses.map((r) => r.body.code);
+      expect(codes.every((c) => c === 'validation_failed' || c === 'idempotency_in_progress'), codes.join(',')).toBe(true);
+      const refusals = responses.filter((r) => r.body.code === 'validation_failed');
+      expect(refusals.filter((r) => r.headers.get('idempotent-replayed') === 'false')).toHaveLength(1);
+      for (const r of refusals) expect(r.body.errors).toEqual(refusals[0]!.body.errors);
+      const later = await reseller.post('/tenants', { type: 'reseller', name }, withKey(k));
+      expect([later.status, later.body.code, later.headers.get('idempotent-replayed')]).toEqual([422, 'validation_failed', 'true']);
+    });
+
+    it('refusals of the gate before the write are not stored: suspended, then unsuspended, the same key succeeds', async () => {
+      const reseller = lab.as(lab.tokens.reseller);
+      const tenant = await reseller.post('/tenants', { type: 'customer', name: unique('Suspended for a while') });
+      const customer = lab.as(await newClientToken(lab.tokens.reseller, tenant.body.id, ['zones:read', 'zones:write']));
+      expect((await reseller.post(`/tenants/${tenant.body.id}/suspend`, { reason: 'unpaid' })).status).toBe(200);
+      const zone = { name: `gate-${process.pid}-${++seq}.test` };
+      const k = key('gate');
+      const suspended = await customer.post('/zones', zone, withKey(k));
+      expect([suspended.status, suspended.body.code]).toEqual([403, 'tenant_suspended']);
+      expect(suspended.headers.get('idempotent-replayed')).toBeNull();
+      expect((await reseller.post(`/tenants/${tenant.body.id}/unsuspend`, {})).status).toBe(200);
+      const created = await customer.post('/zones', zone, withKey(k));
+      expect(created.status).toBe(201);
+      expect(created.headers.get('idempotent-replayed')).toBe('false');
+    });
+  });
+
+  describe('Idempotent-Replayed on the responses the spec lists it on, with or without a key', () => {
+    it('201 of POST /zones, POST /zones/{zone}/records and an applied import say false without a key', async () => {
+      const customer = lab.as(lab.tokens.customers[0]);
+      const zone = `replayed-${process.pid}-${++seq}.test`;
+      const created = await customer.post('/zones', { name: zone });
+      expect(created.status).toBe(201);
+      expect(created.headers.get('idempotent-replayed')).toBe('false');
+      const record = await customer.post(`/zones/${zone}/records`, { type: 'TXT', name: 'a', data: { text: 'x' } });
+      expect(record.status).toBe(201);
+      expect(record.headers.get('idempotent-replayed')).toBe('false');
+      const imported = await customer.post(`/zones/${zone}/import`, { mode: 'merge', zonefile: `b 300 IN TXT "y"\n` });
+      expect(imported.status, imported.text).toBe(201);
+      expect(imported.headers.get('idempotent-replayed')).toBe('false');
+      // A dry run (200) and a read are not among them.
+      const dryRun = await customer.post(`/zones/${zone}/import`, { mode: 'merge', dry_run: true, zonefile: `c 300 IN TXT "z"\n` });
+      expect(dryRun.status).toBe(200);
+      expect(dryRun.headers.get('idempotent-replayed')).toBeNull();
+      expect((await customer.get(`/zones/${zone}`)).headers.get('idempotent-replayed')).toBeNull();
+    });
   });
 
   it('replays for 24 hours; afterwards the key is fresh again', async () => {

@@ -253,6 +253,77 @@ describe('request bodies', () => {
     expect(query.body.errors[0]).toMatchObject({ in: 'query', pointer: '/actor' });
   });
 
+  it('400 nesting_too_deep, not 500, for a body nested 10,000 levels, on routes with and without a body', async () => {
+    const deep = (levels: number) => `${'['.repeat(levels)}${']'.repeat(levels)}`;
+    const platform = lab.as(lab.tokens.platform);
+    for (const [path, raw] of [
+      ['/tenants', `{"type":"customer","name":"Deep","branding":{"x":${deep(10_000)}}}`],
+      ['/tenants', deep(10_000)],
+      // A body where the route takes none: still walked by the idempotency fingerprint.
+      [`/tenants/${lab.tokens.tenants.customers[0]}/unsuspend`, `{"x":${deep(10_000)}}`],
+    ] as const) {
+      const res = await platform.request('POST', path, { rawBody: raw, headers: { 'content-type': 'application/json', 'Idempotency-Key': unique('deep') } });
+      expectProblem(res, 400, 'nesting_too_deep');
+      expect(res.body.detail).toContain('64');
+    }
+    // The bound is 64 levels: the top-level object is the first.
+    const nested = (levels: number) => `{"type":"customer","name":${JSON.stringify(unique('Nested'))},"branding":{"x":${deep(levels - 2)}}}`;
+    const atLimit = await platform.request('POST', '/tenants', { rawBody: nested(64), headers: { 'content-type': 'application/json' } });
+    expect(atLimit.body.code).not.toBe('nesting_too_deep');
+    const overLimit = await platform.request('POST', '/tenants', { rawBody: nested(65), headers: { 'content-type': 'application/json' } });
+    expectProblem(overLimit, 400, 'nesting_too_deep');
+    const german = await platform.request('POST', '/tenants', { rawBody: deep(100), headers: { 'content-type': 'application/json', 'Accept-Language': 'de' } });
+    expectProblem(german, 400, 'nesting_too_deep', 'de');
+    expect(german.body.detail).toContain('Ebenen');
+  });
+
+  describe('422, not 500, for an unpaired UTF-16 surrogate in any free-text field', () => {
+    const LONE = ['\ud800', '\udfff', 'a\udc00b', 'x\ud83d'];
+    const expectRefused = (res: ApiResponse, pointer: string, location?: string) => {
+      expectProblem(res, 422, 'validation_failed');
+      expect(res.body.errors).toContainEqual(expect.objectContaining({ pointer, code: 'invalid_character', ...(location ? { in: location } : {}) }));
+    };
+
+    it('tenant name, branding and suspend reason, client names', async () => {
+      const platform = lab.as(lab.tokens.platform);
+      for (const bad of LONE) {
+        expectRefused(await platform.post('/tenants', { type: 'customer', name: `Surrogate ${bad} GmbH` }), '/name');
+        expectRefused(await platform.post('/tenants', { type: 'customer', name: unique('Branded'), branding: { display_name: bad } }), '/branding/display_name');
+      }
+      const customer = lab.tokens.tenants.customers[0];
+      expectRefused(await platform.patch(`/tenants/${customer}`, { name: '\ud800' }), '/name');
+      expectRefused(await platform.post(`/tenants/${customer}/suspend`, { reason: 'unpaid \ud800' }), '/reason');
+      expectRefused(await platform.post(`/tenants/${customer}/api-clients`, { name: '\udbff' }), '/name');
+      // A paired surrogate (an emoji) is a character like any other.
+      const emoji = await platform.post('/tenants', { type: 'customer', name: unique('Rocket \ud83d\ude80') });
+      expect(emoji.status).toBe(201);
+      expect(emoji.body.name).toContain('\u{1F680}');
+      // Nothing was suspended by the refused request.
+      expect((await platform.get(`/tenants/${customer}`)).body.status).toBe('active');
+    });
+
+    it('record and change-set comments and record data', async () => {
+      const customer = lab.as(lab.tokens.customers[0]);
+      const zone = `surrogate-${process.pid}-${++seq}.test`;
+      expect((await customer.post('/zones', { name: zone })).status).toBe(201);
+      const before = (await customer.get(`/zones/${zone}/changesets`)).body.data.length;
+      expectRefused(await customer.post(`/zones/${zone}/records`, { type: 'TXT', name: 'a', data: { text: 'ok' }, comment: 'note \ud800' }), '/comment');
+      expectRefused(await customer.post(`/zones/${zone}/records`, { type: 'TXT', name: 'a', data: { text: '\udfff' } }), '/data/text');
+      expectRefused(
+        await customer.post(`/zones/${zone}/changesets`, { comment: '\ud800', changes: [{ op: 'create', record: { type: 'TXT', name: 'b', data: { text: 'ok' } } }] }),
+        '/comment',
+      );
+      expectRefused(
+        await customer.post(`/zones/${zone}/changesets`, { changes: [{ op: 'create', record: { type: 'TXT', name: 'b', data: { text: 'ok' }, comment: 'x\udc00' } }] }),
+        '/changes/0/record/comment',
+      );
+      // A field name is input too.
+      expectRefused(await lab.as(lab.tokens.platform).post('/tenants', { type: 'customer', name: unique('Key'), branding: { ['\ud800']: 'x' } }), '/branding/\ud800');
+      // No change set was stored by any of them.
+      expect((await customer.get(`/zones/${zone}/changesets`)).body.data).toHaveLength(before);
+    });
+  });
+
   it('422 names the index of a bad list item', async () => {
     const res = await lab.as(lab.tokens.platform).post('/tenants', { type: 'customer', name: 'Index GmbH', features: ['dnssec', 'teleport'] });
     expectProblem(res, 422, 'validation_failed');

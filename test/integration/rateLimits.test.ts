@@ -88,6 +88,71 @@ describe('rate-limit headers', () => {
   });
 });
 
+describe('rate-limit headers where no route answers', () => {
+  /** A request to any path, as sent (ApiClient only reaches /api/v1 paths with JSON bodies). */
+  async function send(method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<ApiResponse> {
+    const res = await fetch(`${lab.url}${path}`, { method, headers, body });
+    const text = await res.text();
+    return { status: res.status, headers: res.headers, body: (res.headers.get('content-type') ?? '').includes('json') ? JSON.parse(text) : text, text };
+  }
+
+  it('400, 404, 405, 413 and 415 of an authenticated client carry its count', async () => {
+    startNextWindow();
+    const auth = { authorization: `Bearer ${lab.tokens.customers[0]}` };
+    const json = { ...auth, 'content-type': 'application/json' };
+    const own = `/api/v1/tenants/${lab.tokens.tenants.customers[0]}`;
+    const responses = [
+      await send('POST', `${own}/api-clients`, json, '{"name": '), // 400 malformed JSON
+      await send('POST', '/api/v1/tenants', json, `[${'['.repeat(100)}${']'.repeat(100)}]`), // 400 nesting_too_deep
+      await send('GET', '/api/v1/no-such-thing', auth), // 404 unknown path
+      await send('DELETE', '/api/v1/me', auth), // 405
+      await send('POST', `${own}/api-clients`, json, JSON.stringify({ name: 'x'.repeat(3 * 1024 * 1024) })), // 413
+      await send('POST', `${own}/api-clients`, { ...auth, 'content-type': 'text/plain' }, 'name=x'), // 415
+    ];
+    expect(responses.map((r) => r.status)).toEqual([400, 400, 404, 405, 413, 415]);
+    expect(responses.map(limitHeaders)).toEqual(
+      [299, 298, 297, 296, 295, 294].map((remaining) => ({ limit: '300', remaining: String(remaining), reset: '50' })),
+    );
+  });
+
+  it('requests without a valid token count against their source address: 401 and 404 carry it, 429 past the limit', async () => {
+    startNextWindow();
+    const anonymous = new ApiClient(lab.url, null);
+    const unknownToken = new ApiClient(lab.url, 'svc_test_neverIssued000000000000000000000000000');
+    const first = await anonymous.get('/me');
+    expect(first.status).toBe(401);
+    expect(limitHeaders(first)).toEqual({ limit: '60', remaining: '59', reset: '50' });
+    const second = await unknownToken.get('/zones');
+    expect(second.status).toBe(401);
+    expect(limitHeaders(second)).toEqual({ limit: '60', remaining: '58', reset: '50' });
+    // An unknown path stays 404 without a token, and is counted like any other request.
+    const unknownPath = await send('GET', '/api/v1/no-such-thing');
+    expect(unknownPath.status).toBe(404);
+    expect(limitHeaders(unknownPath)).toEqual({ limit: '60', remaining: '57', reset: '50' });
+
+    const rest = [];
+    for (let i = 0; i < 57; i++) rest.push(await anonymous.get('/me'));
+    expect(rest.every((r) => r.status === 401)).toBe(true);
+    expect(limitHeaders(rest.at(-1)!).remaining).toBe('0');
+    expectRateLimited(await unknownToken.get('/me'), 50);
+    // A client with a valid token from the same address counts in its own bucket.
+    const customer = await lab.as(lab.tokens.customers[1]).get('/me');
+    expect(customer.status).toBe(200);
+    expect(customer.headers.get('ratelimit-limit')).toBe('300');
+
+    startNextWindow();
+    const nextWindow = await anonymous.get('/me');
+    expect(nextWindow.status).toBe(401);
+    expect(limitHeaders(nextWindow)).toEqual({ limit: '60', remaining: '59', reset: '50' });
+  });
+
+  it('paths outside the API carry none', async () => {
+    const res = await send('GET', '/healthz');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('ratelimit-limit')).toBeNull();
+  });
+});
+
 describe('429 rate_limited', () => {
   it('refuses a client over its tenant limit until the window resets; other clients are unaffected', async () => {
     const tenant = await customerWithLimit(3);

@@ -1,6 +1,7 @@
 // Authentication reads a token with its client and tenant chain from a one-second cache
 // (src/services/tokenCache.ts). What a user relies on: a change made through the API counts for
 // the very next request to the same process, and for other API processes within a second.
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../helpers/apiClient.js';
 import { expectProblem } from '../helpers/assertions.js';
@@ -69,5 +70,109 @@ describe('another API process', () => {
     await eventually(async () => ((await elsewhere.get('/me')).status === 401 ? true : undefined), 5000, 'the other process to refuse the token');
     // One second of cache, plus the time the requests take on a loaded test machine.
     expect(Date.now() - revokedAt).toBeLessThan(2000);
+  });
+});
+
+describe('what empties the cache: identity changes, where they happen, and nothing else', () => {
+  /**
+   * The token's tenant gets a new rate limit behind the service's back (plain SQL, which empties
+   * no cache), then `write` runs through the API; the next request with the token shows the limit
+   * it was authenticated with: the old one while its cached record lives, the new one once the
+   * cache was emptied. The record lives one second; a round that took longer proves nothing and
+   * is run again.
+   */
+  async function limitSeenAfter(write: () => Promise<void>): Promise<'cached' | 'fresh'> {
+    const { tenantId, token } = await customerWithToken();
+    const sql = new pg.Client({ connectionString: lab.databaseUrl });
+    await sql.connect();
+    try {
+      for (let round = 1; ; round++) {
+        const started = performance.now();
+        const before = await lab.as(token).get('/me');
+        expect(before.status).toBe(200);
+        const old = Number(before.headers.get('ratelimit-limit'));
+        await sql.query('UPDATE tenants SET api_rate_limit_per_minute = $1 WHERE id = $2', [old + 1, tenantId]);
+        await write();
+        const after = await lab.as(token).get('/me');
+        if (performance.now() - started < 800) {
+          const limit = Number(after.headers.get('ratelimit-limit'));
+          expect([old, old + 1]).toContain(limit);
+          return limit === old ? 'cached' : 'fresh';
+        }
+        if (round === 5) throw new Error('five rounds took longer than the cache lifetime');
+      }
+    } finally {
+      await sql.end();
+    }
+  }
+
+  const customer = () => lab.as(lab.tokens.customers[0]);
+  const reseller = () => lab.as(lab.tokens.reseller);
+  let zone: string;
+  beforeAll(async () => {
+    zone = `cache-${process.pid}.test`;
+    expect((await customer().post('/zones', { name: zone })).status).toBe(201);
+  });
+
+  it('a record write keeps it', async () => {
+    expect(await limitSeenAfter(async () => {
+      const res = await customer().post(`/zones/${zone}/records`, { type: 'TXT', name: `n${++seq}`, data: { text: 'cache' } });
+      expect(res.status).toBe(201);
+    })).toBe('cached');
+  });
+
+  it('a template write keeps it', async () => {
+    expect(await limitSeenAfter(async () => {
+      const res = await reseller().post('/templates', {
+        name: `Cache ${process.pid}-${++seq}`,
+        variables: [],
+        records: [{ type: 'TXT', name: '@', data: { text: 'cache' } }],
+      });
+      expect(res.status, res.text).toBe(201);
+    })).toBe('cached');
+  });
+
+  it("suspending any tenant empties it", async () => {
+    const other = await reseller().post('/tenants', { type: 'customer', name: `Suspended ${process.pid}-${++seq}` });
+    expect(other.status).toBe(201);
+    expect(await limitSeenAfter(async () => {
+      expect((await reseller().post(`/tenants/${other.body.id}/suspend`, { reason: 'cache test' })).status).toBe(200);
+    })).toBe('fresh');
+  });
+
+  it('a refused identity write keeps it (nothing was committed)', async () => {
+    expect(await limitSeenAfter(async () => {
+      const res = await reseller().patch(`/tenants/${lab.tokens.tenants.customers[0]}`, { limits: { api_rate_limit_per_minute: 60 } }, { headers: { 'If-Match': '"stale"' } });
+      expect(res.status).toBe(412);
+    })).toBe('cached');
+  });
+});
+
+// Last in this file: the reset deletes what the tests above created.
+describe('the lab reset empties it once committed', () => {
+  it('a seed tenant whose settings the reset restores is seen restored at the next request', async () => {
+    const token = lab.tokens.customers[0];
+    const tenantId = lab.tokens.tenants.customers[0];
+    const sql = new pg.Client({ connectionString: lab.databaseUrl });
+    await sql.connect();
+    try {
+      const seeded = Number((await lab.as(token).get('/me')).headers.get('ratelimit-limit'));
+      // Behind the service's back, so that this process caches the changed limit.
+      await sql.query('UPDATE tenants SET api_rate_limit_per_minute = $1 WHERE id = $2', [seeded + 7, tenantId]);
+      for (let round = 1; ; round++) {
+        await eventually(async () => (Number((await lab.as(token).get('/me')).headers.get('ratelimit-limit')) === seeded + 7 ? true : undefined), 5000, 'the changed limit to be read');
+        const started = performance.now();
+        expect((await lab.as(lab.tokens.platform).post('/lab/reset')).status).toBe(204);
+        const after = await lab.as(token).get('/me');
+        if (performance.now() - started < 800) {
+          expect(Number(after.headers.get('ratelimit-limit'))).toBe(seeded);
+          return;
+        }
+        if (round === 5) throw new Error('five rounds took longer than the cache lifetime');
+        await sql.query('UPDATE tenants SET api_rate_limit_per_minute = $1 WHERE id = $2', [seeded + 7, tenantId]);
+      }
+    } finally {
+      await sql.end();
+    }
   });
 });

@@ -401,7 +401,8 @@ describe('import', () => {
     expect(res.status, res.text).toBe(201);
     const location = res.headers.get('location');
     expect(location).toBe(`/api/v1/zones/${Z}/changesets/${res.body.changeset.id}`);
-    expect(res.headers.get('idempotent-replayed')).toBeNull();
+    // Spec: an applied import's 201 carries Idempotent-Replayed, false when no key was sent.
+    expect(res.headers.get('idempotent-replayed')).toBe('false');
     const cs = await api().get(location!);
     expect(cs.status, cs.text).toBe(200);
     expect(cs.body).toMatchObject({ id: res.body.changeset.id, kind: 'import', state: 'pending', summary: { created: 3, updated: 0, deleted: 0 } });

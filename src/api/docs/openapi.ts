@@ -16,7 +16,10 @@ const toSchema = (schema: z.ZodType, io: 'input' | 'output'): Json => {
 const HEADER_DOCS: Record<string, Json> = {
   ETag: { description: 'Strong validator of the representation; send as If-Match or If-None-Match.', schema: { type: 'string' } },
   Location: { description: 'URL of the created resource.', schema: { type: 'string' } },
-  'Idempotent-Replayed': { description: '`true` when this is the stored response of an earlier request with the same Idempotency-Key.', schema: { type: 'string', enum: ['true', 'false'] } },
+  'Idempotent-Replayed': {
+    description: '`true` when this is the stored response (or problem) of an earlier request with the same Idempotency-Key; `false` otherwise, also without a key.',
+    schema: { type: 'string', enum: ['true', 'false'] },
+  },
   Link: { description: 'RFC 8288 link to the next page (`rel="next"`).', schema: { type: 'string' } },
 };
 
@@ -29,7 +32,7 @@ const COMMON_RESPONSE_HEADERS: Json = {
 
 /** Problems every authenticated operation may answer. */
 const ALWAYS: ErrorCode[] = ['unauthenticated', 'insufficient_scope', 'act_as_not_allowed', 'act_as_unknown', 'tenant_suspended', 'rate_limited', 'validation_failed'];
-const WRITES: ErrorCode[] = ['idempotency_key_reused', 'idempotency_in_progress', 'payload_too_large', 'malformed_request', 'unsupported_media_type'];
+const WRITES: ErrorCode[] = ['idempotency_key_reused', 'idempotency_in_progress', 'payload_too_large', 'malformed_request', 'nesting_too_deep', 'unsupported_media_type'];
 
 function parametersOf(route: RouteSpec): Json[] {
   const out: Json[] = [];
@@ -84,6 +87,8 @@ function operationOf(route: RouteSpec): Json {
   for (const [status, list] of [...byStatus].sort(([a], [b]) => a - b)) {
     responses[String(status)] = {
       description: `Problem: ${list.map((c) => `\`${c}\``).join(', ')}`,
+      // Problems are counted like any answer; with an Idempotency-Key most are stored and replayed.
+      headers: { ...COMMON_RESPONSE_HEADERS, ...(route.method === 'post' || route.method === 'patch' ? { 'Idempotent-Replayed': HEADER_DOCS['Idempotent-Replayed'] } : {}) },
       content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
     };
   }

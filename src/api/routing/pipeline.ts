@@ -1,38 +1,33 @@
 // Every API operation runs the same pipeline:
-// authenticate → client rate limit → scopes → act-as → customer rate limit → suspension and
-// features → validate → (writes: transaction + idempotency) → handler → ETag/304 → response.
+// authenticate → client rate limit (identifyClient, for every path of the API, before the body
+// is read) → scopes → act-as → customer rate limit → suspension and features → validate →
+// (writes: transaction + idempotency) → handler → ETag/304 → response.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
-import type { Context } from 'koa';
+import type { Context, Next } from 'koa';
 import { z } from 'zod';
 import { canonicalJson } from '../../domain/canonicalJson.js';
 import { DomainError } from '../../domain/errors.js';
 import { missingScopes } from '../../domain/scopes.js';
 import { hasFeature, isEffectivelySuspended } from '../../domain/tenancy.js';
 import type { Metrics } from '../../observability/metrics.js';
+import type { TokenRecord } from '../../db/repositories/identityStore.js';
 import type { Actor } from '../../services/actor.js';
 import { authenticate } from '../../services/authenticate.js';
 import type { Services } from '../../services/index.js';
-import { type FinalResponse, runWrite } from '../../services/idempotentWrite.js';
-import { consumeCustomerLimit, type RateLimitReading } from '../../services/rateLimiter.js';
+import { type FinalResponse, REPLAYED, runWrite } from '../../services/idempotentWrite.js';
+import { consumeAddressLimit, consumeCustomerLimit, type RateLimitReading } from '../../services/rateLimiter.js';
 import { resolveActingTenant } from '../../services/resolveActingTenant.js';
 import { etagOf, noneMatch } from '../etag.js';
 import { negotiateLanguage } from '../language.js';
 import type { HandlerResult, RequestMeta, RouteSpec } from './route.js';
-import { parseOrThrow } from './validate.js';
+import { assertNestingDepth, parseOrThrow } from './validate.js';
 
 const WRITE_METHODS = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
 const IDEMPOTENT_METHODS = new Set(['POST', 'PATCH']);
 const MAX_IDEMPOTENCY_KEY = 255;
 // Unknown query parameters are rejected (docs/api-conventions.md), also where none are defined.
 const NO_QUERY = z.strictObject({});
-
-/**
- * Writes outside the zones' resources may change tokens, API clients, users or tenants (limits,
- * suspension, features): after one commits, no cached token of this process is used again.
- * Default-safe: a new resource invalidates until it is listed here.
- */
-const mayChangeIdentity = (route: RouteSpec) => !route.path.startsWith('/zones/') && route.path !== '/zones';
 
 function setRateLimitHeaders(ctx: Context, reading: RateLimitReading) {
   ctx.set('RateLimit-Limit', String(reading.limit));
@@ -113,19 +108,51 @@ async function readBody(ctx: Context, route: RouteSpec): Promise<void> {
   throw new DomainError('unsupported_media_type', { expected: route.upload ? 'application/json, multipart/form-data' : 'application/json' });
 }
 
+/** The outcome of identifyClient, for the route that runs after it. */
+interface Identified {
+  token: TokenRecord | null;
+  /** Why there is no token: answered by a matched route; an unknown path stays 404 or 405. */
+  failure: DomainError | null;
+  reading: RateLimitReading;
+}
+
+/**
+ * Authenticates every request below the API's base path and counts it — against its API client,
+ * or without a valid token against its source address — before its body is read and before the
+ * router knows the path: so every answer of the API carries RateLimit-* (400, 404, 405, 413 and
+ * 401 included), and a client over its limit gets 429 whatever it asks.
+ */
+export function identifyClient(services: Services, metrics: Metrics, basePath: string) {
+  return async (ctx: Context, next: Next) => {
+    if (ctx.path !== basePath && !ctx.path.startsWith(`${basePath}/`)) return next();
+    let identified: Identified;
+    try {
+      const { token, clientLimit } = await authenticate(services, ctx.get('Authorization') || undefined);
+      identified = { token, failure: null, reading: clientLimit };
+      ctx.state.token = token;
+    } catch (err) {
+      if (!(err instanceof DomainError && err.code === 'unauthenticated')) throw err;
+      identified = { token: null, failure: err, reading: await consumeAddressLimit(services.rateLimiter, ctx.ip, services.clock.now()) };
+    }
+    ctx.state.identified = identified;
+    setRateLimitHeaders(ctx, identified.reading);
+    if (!identified.reading.allowed) {
+      metrics.rateLimited.inc({ bucket: identified.token ? 'client' : 'address' });
+      throw rateLimited(identified.reading);
+    }
+    await next();
+  };
+}
+
 export function routeMiddleware(route: RouteSpec, services: Services, metrics: Metrics) {
   return async (ctx: Context) => {
     ctx.state.route = route.path;
     const { db, clock } = services;
-    const { token, clientLimit } = await authenticate(services, ctx.get('Authorization') || undefined);
-    ctx.state.token = token;
-
-    let reading = clientLimit;
-    setRateLimitHeaders(ctx, reading);
-    if (!reading.allowed) {
-      metrics.rateLimited.inc({ bucket: 'client' });
-      throw rateLimited(reading);
-    }
+    const identified = ctx.state.identified as Identified | undefined;
+    if (!identified) throw new Error('identifyClient must run before the routes');
+    if (!identified.token) throw identified.failure!;
+    const token = identified.token;
+    let reading = identified.reading;
 
     const missing = missingScopes(token.scopes, route.scopes);
     if (missing.length) throw new DomainError('insufficient_scope', { scopes: missing.join(', ') });
@@ -150,22 +177,42 @@ export function routeMiddleware(route: RouteSpec, services: Services, metrics: M
     }
 
     await readBody(ctx, route);
-    const params = route.params ? parseOrThrow(route.params, ctx.params, 'path') : {};
-    const query = parseOrThrow(route.query ?? NO_QUERY, { ...ctx.query }, 'query');
-    const body = route.body ? parseOrThrow(route.body, (ctx.request as { body?: unknown }).body ?? {}, 'body', route.upload ? [route.upload.bodyField] : []) : undefined;
+    // Before validation and the idempotency fingerprint walk it (also where the route takes no body).
+    assertNestingDepth((ctx.request as { body?: unknown }).body);
     const request = requestMeta(ctx);
-    const input = { params, query, body, actor, services, request };
+    const validated = () => ({
+      params: route.params ? parseOrThrow(route.params, ctx.params, 'path') : {},
+      query: parseOrThrow(route.query ?? NO_QUERY, { ...ctx.query }, 'query'),
+      body: route.body ? parseOrThrow(route.body, (ctx.request as { body?: unknown }).body ?? {}, 'body', route.upload ? [route.upload.bodyField] : []) : undefined,
+      actor,
+      services,
+      request,
+    });
 
     let response: FinalResponse;
     if (WRITE_METHODS.has(ctx.method)) {
       const key = idempotencyKeyOf(ctx);
       const scope = key ? { apiClientId: token.apiClientId, tenantId: actor.acting.id, key } : null;
-      response = await runWrite(db, scope, key ? fingerprint(ctx) : '', clock.now(), async (trx) =>
-        finalize(await route.handler({ ...input, scoped: services.scopedFor(actor.acting.id, trx), trx })),
-      );
-      if (mayChangeIdentity(route)) services.tokens.invalidate();
+      // Invalid input is this request's answer too: with a key it is stored like any refusal.
+      let input: ReturnType<typeof validated> | DomainError;
+      try {
+        input = validated();
+      } catch (err) {
+        if (!(scope && err instanceof DomainError)) throw err;
+        input = err;
+      }
+      response = await runWrite(db, scope, key ? fingerprint(ctx) : '', clock.now(), async (trx, afterCommit) => {
+        if (input instanceof DomainError) throw input;
+        return finalize(await route.handler({ ...input, scoped: services.scopedFor(actor.acting.id, trx), trx, afterCommit }));
+      });
     } else {
-      response = finalize(await route.handler({ ...input, scoped: services.scopedFor(actor.acting.id), trx: null }));
+      // A read has no transaction to wait for.
+      const afterRead = (effect: () => void) => effect();
+      response = finalize(await route.handler({ ...validated(), scoped: services.scopedFor(actor.acting.id), trx: null, afterCommit: afterRead }));
+    }
+    // Spec: the responses that list Idempotent-Replayed carry it whether or not a key was sent.
+    if (IDEMPOTENT_METHODS.has(ctx.method) && !(REPLAYED in response.headers) && route.responses[response.status]?.headers?.includes(REPLAYED)) {
+      response.headers[REPLAYED] = 'false';
     }
 
     for (const [name, value] of Object.entries(response.headers)) ctx.set(name, value);

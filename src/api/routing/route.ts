@@ -7,6 +7,7 @@ import type { Scope } from '../../domain/scopes.js';
 import type { Feature } from '../../domain/tenancy.js';
 import type { ScopedDb } from '../../db/tenantScope.js';
 import type { Actor } from '../../services/actor.js';
+import type { AfterCommit } from '../../services/idempotentWrite.js';
 import type { Services } from '../../services/index.js';
 
 export type Method = 'get' | 'post' | 'patch' | 'put' | 'delete';
@@ -37,6 +38,8 @@ export interface HandlerInput<P, Q, B> {
   scoped: ScopedDb;
   /** The request transaction (writes only). */
   trx: Knex.Transaction | null;
+  /** Runs an effect once the write committed (never if it rolled back); at once for reads. */
+  afterCommit: AfterCommit;
   services: Services;
   request: RequestMeta;
 }
@@ -86,5 +89,12 @@ export function defineRoute<P extends z.ZodType = z.ZodType, Q extends z.ZodType
 /** The write context services take, from a write handler's input (the pipeline opened trx). */
 export function writeContext(input: HandlerInput<unknown, unknown, unknown>) {
   if (!input.trx) throw new Error('writeContext used outside a write request');
-  return { scoped: input.scoped, trx: input.trx, actor: input.actor, clock: input.services.clock };
+  const { afterCommit, services } = input;
+  return {
+    scoped: input.scoped,
+    trx: input.trx,
+    actor: input.actor,
+    clock: services.clock,
+    identityChanged: () => afterCommit(() => services.tokens.invalidate()),
+  };
 }

@@ -94,7 +94,7 @@ export const labRoutes = [
     responses: { 204: { description: 'Reset' } },
     handler: async ({ actor, services }) => {
       assertPlatform(actor);
-      await resetLab(services.db, services.clock.now(), services.labResetSteps);
+      await resetLab(services.db, services.clock.now(), services.labResetSteps, () => services.tokens.invalidate());
       return { status: 204 };
     },
   }),
