@@ -78,12 +78,19 @@ export async function startService(config: Config, overrides: ServiceOverrides =
       logger.info({ port: config.embeddedPostgresPort, dir: path.join(config.dataDir, 'postgres') }, 'embedded PostgreSQL started');
     }
     // Knex's warnings (a connection lost while PostgreSQL is away) as JSON log lines, not console text.
-    const db = createDb(databaseUrl, undefined, {
-      warn: (message) => logger.warn({ component: 'knex' }, message),
-      error: (message) => logger.error({ component: 'knex' }, message),
-    });
+    const knexLog = {
+      warn: (message: string) => logger.warn({ component: 'knex' }, message),
+      error: (message: string) => logger.error({ component: 'knex' }, message),
+    };
+    // Migrations run unbounded on a connection of their own: a long one is not an outage.
+    const migrator = createDb(databaseUrl, 1, knexLog);
+    try {
+      await migrateToLatest(migrator);
+    } finally {
+      await migrator.destroy();
+    }
+    const db = createDb(databaseUrl, undefined, knexLog, config.database);
     stack.push(() => db.destroy());
-    await migrateToLatest(db);
 
     const cursors = new CursorCodec(await sharedSecret(db, 'cursor_hmac'), clock);
     const services = createServices({ db, clock, config, billing: overrides.billing ?? billingFor(config, { db }), cursors });
@@ -172,7 +179,7 @@ export async function startService(config: Config, overrides: ServiceOverrides =
     let httpUrl: string | null = null;
     if (config.roles.includes('api')) {
       const readiness: ReadinessCheck[] = [
-        { name: 'database', check: async () => (await db.raw('SELECT 1'), true) },
+        { name: 'database', check: () => withinMs(READINESS_TIMEOUT_MS, db.raw('SELECT 1').then(() => true)) },
       ];
       if (nameserver) {
         const { feed, server } = nameserver;
@@ -184,7 +191,20 @@ export async function startService(config: Config, overrides: ServiceOverrides =
         registerNameserverMetrics(metrics.registry, () => server.stats(), () => feed.zoneCount);
       }
       const app = createApp({ services, logger, metrics, readiness });
-      const server = http.createServer(app.callback());
+      // Errors outside the middleware (a request cut off by requestTimeout, a client gone while we
+      // answered): Koa prints them as console text unless someone listens.
+      app.on('error', (err: unknown) => logger.warn({ err }, 'HTTP connection failed'));
+      const server = http.createServer(
+        {
+          // A request must arrive whole within this (Node's default is 300 s): a client trickling
+          // its body holds a socket and a parser. Node answers 408 and closes the connection.
+          requestTimeout: config.http.requestTimeoutMs,
+          headersTimeout: Math.min(config.http.requestTimeoutMs, 60_000),
+          // Node looks for expired requests this often (default 30 s, which would double the bound).
+          connectionsCheckingInterval: Math.min(1000, config.http.requestTimeoutMs / 4),
+        },
+        app.callback(),
+      );
       server.keepAliveTimeout = 5000;
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
@@ -202,6 +222,21 @@ export async function startService(config: Config, overrides: ServiceOverrides =
     await stopAll();
     throw err;
   }
+}
+
+/**
+ * The readiness check's own bound: `/healthz` must say "database down" at once, not after the
+ * statement timeout (a monitor's probe gives up after a second or two).
+ */
+const READINESS_TIMEOUT_MS = 1000;
+
+/** false when `check` has not resolved true within `ms` (it may go on; its result is ignored). */
+function withinMs(ms: number, check: Promise<boolean>): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  return Promise.race([check.catch(() => false), late]).finally(() => clearTimeout(timer));
 }
 
 /** Stops accepting connections and waits for in-flight requests, up to the grace period. */
