@@ -8,6 +8,7 @@ import { type BillingDirectory, noBillingSystem } from './billing/billingDirecto
 import { HttpBillingDirectory } from './billing/httpBillingDirectory.js';
 import type { Config } from './config/index.js';
 import { startEmbeddedPostgres } from './db/embeddedPostgres.js';
+import { lockDataDir } from './db/dataDirLock.js';
 import { createDb, migrateToLatest } from './db/knex.js';
 import { sharedSecret } from './db/secrets.js';
 import { type Clock, systemClock } from './domain/clock.js';
@@ -32,7 +33,15 @@ export interface ServiceOverrides {
   billing?: BillingDirectory;
   /** Grace period for in-flight requests on shutdown. */
   shutdownGraceMs?: number;
+  /** The service cannot go on (its embedded PostgreSQL will not restart); default: log and exit 70. */
+  onFatal?: (err: Error) => void;
 }
+
+/** EX_SOFTWARE: a supervisor (systemd Restart=on-failure, Docker restart policies) starts us again. */
+const exitForSupervisor = (logger: Logger) => (err: Error) => {
+  logger.fatal({ err }, 'embedded PostgreSQL cannot be restarted; exiting');
+  process.exit(70);
+};
 
 export interface RunningService {
   config: Config;
@@ -66,12 +75,23 @@ export async function startService(config: Config, overrides: ServiceOverrides =
   try {
     let databaseUrl = config.databaseUrl;
     if (!databaseUrl) {
+      // Before anything under DATA_DIR is touched: a second service here would stop our database.
+      const lock = await lockDataDir(config.dataDir);
+      stack.push(() => lock.release());
+      const component = { component: 'embedded-postgres' };
       const embedded = await startEmbeddedPostgres({
         dir: path.join(config.dataDir, 'postgres'),
         port: config.embeddedPostgresPort,
         database: 'managed_dns',
-        log: (m) => logger.debug({ component: 'embedded-postgres' }, m),
-        warn: (m) => logger.warn({ component: 'embedded-postgres' }, m),
+        log: (m) => logger.debug(component, m),
+        warn: (m) => logger.warn(component, m),
+        // docs/operations.md: restarted in place (the nameserver keeps answering, the API says 503
+        // meanwhile); if that fails, the process exits non-zero for its supervisor.
+        supervision: {
+          exited: (reason) => logger.error({ ...component, reason }, 'embedded PostgreSQL exited unexpectedly; restarting it'),
+          restarted: () => logger.info(component, 'embedded PostgreSQL restarted'),
+          gaveUp: (err) => (overrides.onFatal ?? exitForSupervisor(logger))(err),
+        },
       });
       stack.push(() => embedded.stop());
       databaseUrl = embedded.url;
