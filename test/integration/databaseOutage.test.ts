@@ -35,13 +35,25 @@ describe('PostgreSQL unresponsive', () => {
     const port = lab.service.nameserver!.server.port;
 
     proxy.freeze();
-    const timed = async (path: string, headers: Record<string, string> = {}) => {
+    const timed = async (path: string, headers: Record<string, string> = {}, body?: unknown) => {
       const started = performance.now();
-      const res = await fetch(`${lab.url}${path}`, { headers, signal: AbortSignal.timeout(60_000) });
+      const res = await fetch(`${lab.url}${path}`, {
+        method: body ? 'POST' : 'GET',
+        headers: body ? { ...headers, 'content-type': 'application/json' } : headers,
+        body: body ? JSON.stringify(body) : undefined,
+        signal: AbortSignal.timeout(60_000),
+      });
       return { status: res.status, type: res.headers.get('content-type'), body: await res.json(), ms: performance.now() - started };
     };
     const auth = { authorization: `Bearer ${lab.tokens.customers[0]}` };
-    const requests = Promise.all(Array.from({ length: 30 }, (_, i) => timed(i % 2 ? '/api/v1/zones/frozen-db.example' : '/api/v1/zones', auth)));
+    // Reads on the pool and writes in a transaction (whose rollback meets the same silence).
+    const requests = Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        i % 3 === 0
+          ? timed('/api/v1/zones/frozen-db.example/records', auth, { name: `w${i}`, type: 'A', data: { address: '192.0.2.1' } })
+          : timed(i % 3 === 1 ? '/api/v1/zones/frozen-db.example' : '/api/v1/zones', auth),
+      ),
+    );
 
     // While those wait: readiness says so at once, and the nameserver answers from memory.
     const health = await timed('/healthz');
