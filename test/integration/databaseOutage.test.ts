@@ -2,11 +2,12 @@
 // a proxy between the service and the database stops forwarding bytes without closing anything.
 // Requests must answer 503 within the configured bounds, /healthz at once, the nameserver from
 // its snapshots; everything recovers when the path comes back.
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createZone, type DnsLab, startDnsLab } from '../helpers/dnsLab.js';
 import { eventually, queryDns } from '../helpers/dnsQuery.js';
 import { type FreezableProxy, startFreezableProxy } from '../helpers/freezableProxy.js';
-import { createDatabase } from '../helpers/testService.js';
+import { createDatabase, startTestService, type TestService } from '../helpers/testService.js';
 
 // The defaults (src/config/index.ts): connect 3 s, pool acquire 5 s, statement 5 s + 1 s on the
 // client. Every request must have its answer by then, with a little room for a loaded machine.
@@ -83,4 +84,31 @@ describe('PostgreSQL unresponsive', () => {
     const burst = await Promise.all(Array.from({ length: 30 }, () => lab.customerA.get('/zones')));
     expect(burst.map((r) => r.status)).toEqual(Array(30).fill(200));
   }, 90_000);
+});
+
+describe('a statement PostgreSQL itself gives up on (statement_timeout)', () => {
+  let lab: TestService;
+  beforeAll(async () => {
+    lab = await startTestService({ env: { ROLES: 'api', DB_STATEMENT_TIMEOUT_MS: '1000' } });
+  });
+  afterAll(() => lab?.stop());
+
+  it('answers 503 service_unavailable, not 500, and the connection serves the next request', async () => {
+    const reseller = lab.tokens.tenants.reseller;
+    const blocker = new pg.Client({ connectionString: lab.databaseUrl });
+    await blocker.connect();
+    try {
+      await blocker.query('BEGIN');
+      await blocker.query('SELECT id FROM tenants WHERE id = $1 FOR UPDATE', [reseller]);
+      const started = performance.now();
+      const res = await lab.as(lab.tokens.platform).patch(`/tenants/${reseller}`, { name: 'Waits for a lock' });
+      expect(res.status, res.text).toBe(503);
+      expect(res.body.code).toBe('service_unavailable');
+      expect(performance.now() - started).toBeLessThan(1000 + 1500);
+    } finally {
+      await blocker.query('ROLLBACK');
+      await blocker.end();
+    }
+    expect((await lab.as(lab.tokens.platform).patch(`/tenants/${reseller}`, { name: 'No lock now' })).status).toBe(200);
+  });
 });
