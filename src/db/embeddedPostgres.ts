@@ -202,6 +202,8 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
           if (stopping) return;
           try {
             await startWithRetries();
+            // Stopped while it was starting: nobody else will stop this one.
+            if (stopping) return void (await server.stop());
             supervise();
             supervision.restarted();
             return;
