@@ -187,6 +187,36 @@ describe('npm start and its DATA_DIR', () => {
     }
   }, 180_000);
 
+  it('exits non-zero (70, for its supervisor) when its embedded PostgreSQL cannot be restarted', async () => {
+    const lab = await startLab(dataDir);
+    const squatter = net.createServer();
+    try {
+      const postmaster = await postmasterPid(dataDir);
+      process.kill(postmaster, 'SIGKILL');
+      // Its port taken by someone else before the first restart attempt (0.5 s later).
+      await eventually(
+        () => new Promise<true | undefined>((resolve) => {
+          squatter.once('error', () => resolve(undefined));
+          squatter.listen(lab.ports.postgres, '127.0.0.1', () => resolve(true));
+        }),
+        400,
+        'the embedded PostgreSQL port to be free',
+      );
+      expect(await lab.exited).toBe(70);
+      const fatal = lab
+        .jsonLog()
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l))
+        .find((l) => l.level === 60);
+      expect(fatal?.msg).toBe('embedded PostgreSQL cannot be restarted; exiting');
+      expect(fatal?.err?.message).toContain('Address already in use');
+    } finally {
+      squatter.close();
+      lab.child.kill('SIGKILL');
+    }
+  }, 180_000);
+
   it('starts at the first attempt after kill -9 of the whole process group (service and PostgreSQL)', async () => {
     const killed = await startLab(dataDir, { slowReaper: true });
     const servicePid = Number(killed.stdout().split('\n')[0]);
