@@ -1,6 +1,10 @@
 // `npm start` on the embedded database, as a newcomer runs it: the real entry point in a child
 // process with no DATABASE_URL, its lab tokens file, one request, and a clean SIGTERM. Then a
-// restart on the same DATA_DIR keeps the tokens.
+// restart on the same DATA_DIR keeps the tokens. Then the embedded database's lifecycle: DATA_DIR
+// locked against a second start, the postmaster restarted when it dies (or exit 70), a first
+// restart that succeeds after kill -9 of the whole process group (test/smoke/slowReaper.py keeps
+// the killed postmaster a zombie, as a slow init does; needs python3), PostgreSQL's own reason
+// when it really cannot start.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
