@@ -209,7 +209,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
             return;
           } catch (err) {
             last = err as Error;
-            options.log(`restart failed: ${last.message}`);
+            (options.warn ?? options.log)(`embedded PostgreSQL restart failed: ${last.message}`);
           }
         }
         if (!stopping) supervision.gaveUp(last);
