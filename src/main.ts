@@ -1,5 +1,6 @@
 // `npm start`: the one place that reads the environment and starts the service.
 import { ConfigError, loadConfig } from './config/index.js';
+import { DataDirInUseError } from './db/dataDirLock.js';
 import { startService } from './service.js';
 
 async function main() {
@@ -36,6 +37,11 @@ async function main() {
 }
 
 main().catch((err) => {
+  // Refused to start, touching nothing: the message says why; a stack would only hide it.
+  if (err instanceof DataDirInUseError) {
+    process.stderr.write(`managed-dns did not start: ${err.message}\n`);
+    process.exit(1);
+  }
   process.stderr.write(`managed-dns failed to start: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   process.exit(1);
 });

@@ -2,25 +2,28 @@ import type { Knex } from 'knex';
 import { deleteExpiredIdempotencyRecords } from './db/idempotencyRecords.js';
 import { deleteOldRateLimitWindows } from './db/rateLimitWindows.js';
 import type { Clock } from './domain/clock.js';
+import { PeriodicJob } from './jobs/periodicJob.js';
 import type { Logger } from './observability/logger.js';
 
 /** Once a minute: drops rate-limit windows that have ended, idempotency records past 24 h, expired exports and old zone versions. */
 export class MaintenanceLoop {
-  private timer: NodeJS.Timeout | null = null;
+  private readonly job: PeriodicJob;
 
   constructor(
     private readonly db: Knex,
     private readonly clock: Clock,
     private readonly logger: Logger,
-  ) {}
-
-  start(intervalMs = 60_000) {
-    this.timer = setInterval(() => void this.runOnce().catch((err) => this.logger.error({ err }, 'maintenance failed')), intervalMs);
-    this.timer.unref();
+    intervalMs = 60_000,
+  ) {
+    this.job = new PeriodicJob({ name: 'maintenance', intervalMs, jitter: 0.1, logger, run: () => this.runOnce() });
   }
 
-  stop() {
-    if (this.timer) clearInterval(this.timer);
+  start() {
+    this.job.start();
+  }
+
+  stop(): Promise<void> {
+    return this.job.stop();
   }
 
   async runOnce() {

@@ -6,9 +6,10 @@ import type { AddressInfo } from 'node:net';
 import { createApp, type ReadinessCheck } from './api/app.js';
 import { type BillingDirectory, noBillingSystem } from './billing/billingDirectory.js';
 import { HttpBillingDirectory } from './billing/httpBillingDirectory.js';
-import type { Config } from './config/index.js';
+import type { Config, Role } from './config/index.js';
+import { lockDataDir } from './db/dataDirLock.js';
 import { startEmbeddedPostgres } from './db/embeddedPostgres.js';
-import { createDb, migrateToLatest } from './db/knex.js';
+import { createDb, type Db, migrateToLatest } from './db/knex.js';
 import { sharedSecret } from './db/secrets.js';
 import { type Clock, systemClock } from './domain/clock.js';
 import { CursorCodec } from './domain/cursor.js';
@@ -32,7 +33,15 @@ export interface ServiceOverrides {
   billing?: BillingDirectory;
   /** Grace period for in-flight requests on shutdown. */
   shutdownGraceMs?: number;
+  /** The service cannot go on (its embedded PostgreSQL will not restart); default: log and exit 70. */
+  onFatal?: (err: Error) => void;
 }
+
+/** EX_SOFTWARE: a supervisor (systemd Restart=on-failure, Docker restart policies) starts us again. */
+const exitForSupervisor = (logger: Logger) => (err: Error) => {
+  logger.fatal({ err }, 'embedded PostgreSQL cannot be restarted; exiting');
+  process.exit(70);
+};
 
 export interface RunningService {
   config: Config;
@@ -64,144 +73,232 @@ export async function startService(config: Config, overrides: ServiceOverrides =
   };
 
   try {
-    let databaseUrl = config.databaseUrl;
-    if (!databaseUrl) {
-      const embedded = await startEmbeddedPostgres({
-        dir: path.join(config.dataDir, 'postgres'),
-        port: config.embeddedPostgresPort,
-        database: 'managed_dns',
-        log: (m) => logger.debug({ component: 'embedded-postgres' }, m),
-        warn: (m) => logger.warn({ component: 'embedded-postgres' }, m),
-      });
-      stack.push(() => embedded.stop());
-      databaseUrl = embedded.url;
-      logger.info({ port: config.embeddedPostgresPort, dir: path.join(config.dataDir, 'postgres') }, 'embedded PostgreSQL started');
-    }
-    // Knex's warnings (a connection lost while PostgreSQL is away) as JSON log lines, not console text.
-    const db = createDb(databaseUrl, undefined, {
-      warn: (message) => logger.warn({ component: 'knex' }, message),
-      error: (message) => logger.error({ component: 'knex' }, message),
-    });
-    stack.push(() => db.destroy());
-    await migrateToLatest(db);
+    const { db, databaseUrl } = await openDatabase(config, logger, overrides, (step) => stack.push(step));
 
     const cursors = new CursorCodec(await sharedSecret(db, 'cursor_hmac'), clock);
     const services = createServices({ db, clock, config, billing: overrides.billing ?? billingFor(config, { db }), cursors });
 
-    let lab: RunningService['lab'] = null;
-    let labReset: NightlyLabReset | null = null;
+    const wiring: Wiring = {
+      config,
+      clock,
+      logger,
+      db,
+      databaseUrl,
+      services,
+      onStop: (step) => stack.push(step),
+      shutdownGraceMs: overrides.shutdownGraceMs ?? 25_000,
+      running: { lab: null, labReset: null, nameserver: null, publication: null, httpUrl: null },
+    };
     if (config.deployment === 'sandbox') {
       const seeded = await ensureLabSeed(db, config.dataDir, clock.now());
-      lab = { tokensFile: seeded.file, tokens: seeded.tokens };
-      labReset = new NightlyLabReset(db, clock, config.labResetTime, services.labResetSteps, logger, () => services.tokens.invalidate());
-      if (config.roles.includes('worker')) {
-        labReset.start();
-        stack.push(async () => labReset!.stop());
-      }
+      wiring.running.lab = { tokensFile: seeded.file, tokens: seeded.tokens };
+      wiring.running.labReset = new NightlyLabReset(db, clock, config.labResetTime, services.labResetSteps, logger, () => services.tokens.invalidate());
     }
-    if (config.roles.includes('worker')) {
-      const maintenance = new MaintenanceLoop(db, clock, logger);
-      maintenance.start();
-      stack.push(async () => maintenance.stop());
-    }
+    for (const { role, start } of ROLES) if (config.roles.includes(role)) await start(wiring);
 
-    // The nameserver loads every zone before it listens: it never answers from a partial store.
-    let nameserver: RunningService['nameserver'] = null;
-    let publication: PublicationWorker | null = null;
-    if (config.roles.includes('nameserver')) {
-      const store = config.dns.udpProcesses > 1 ? new MirroredZoneStore() : new ZoneStore();
-      let server: DnsServer | null = null;
-      const feed = new NameserverFeed({
-        db,
-        databaseUrl,
-        store,
-        logger,
-        onLoaded: (zoneId, origin, serial) => {
-          // The zones loaded at start-up need no NOTIFY: secondaries ask by their refresh timer.
-          if (serial !== null && server) void server.notifySecondaries(origin, serial, config.dns.secondaries);
-          publication?.verifySoon(zoneId);
-        },
-      });
-      await feed.start();
-      stack.push(() => feed.stop());
-      server = await startDnsServer({
-        hosts: config.dns.hosts,
-        port: config.dns.port,
-        store,
-        maxTcpConnections: config.dns.maxTcpConnections,
-        tcpIdleMs: config.dns.tcpIdleMs,
-        transferAllow: config.dns.transferAllow,
-        tsigKeys: config.dns.tsigKeys,
-        logger,
-      });
-      const listening = server;
-      stack.push(() => listening.close());
-      if (store instanceof MirroredZoneStore) {
-        await store.startHelpers(config.dns.udpProcesses - 1, listening.udpSockets, { transferAllow: config.dns.transferAllow, tsigKeys: config.dns.tsigKeys });
-        stack.push(() => store.stopHelpers());
-      }
-      nameserver = { server: listening, store, feed };
-      logger.info({ hosts: config.dns.hosts, port: listening.port }, 'nameserver listening (UDP and TCP)');
-    }
-    if (config.roles.includes('worker')) {
-      // A version is live when every nameserver of the service serves it: this process's own (if
-      // it has the nameserver role), the other nameserver processes listed in DNS_VERIFY_SERVERS
-      // (without that list and without an own nameserver: DNS_HOST:DNS_PORT), and every secondary.
-      const nameservers = () => {
-        const own = nameserver ? config.dns.hosts.map((host) => ({ host, port: nameserver!.server.port })) : [];
-        return [...own, ...(config.dns.verifyServers ?? (own.length ? [] : config.dns.hosts.map((host) => ({ host, port: config.dns.port }))))];
-      };
-      const store = nameserver?.store;
-      const probe =
-        store instanceof MirroredZoneStore
-          ? withHelperProcesses(dns2SoaProbe(), (s) => s.port === nameserver!.server.port && config.dns.hosts.includes(s.host), (zone) => store.servingSerial(zone))
-          : dns2SoaProbe();
-      publication = new PublicationWorker({
-        db,
-        databaseUrl,
-        clock,
-        logger,
-        localFeed: nameserver !== null,
-        verify: { probe, nameservers, secondaries: config.dns.secondaries },
-      });
-      await publication.start();
-      const worker = publication;
-      stack.push(() => worker.stop());
-    }
-
-    let httpUrl: string | null = null;
-    if (config.roles.includes('api')) {
-      const readiness: ReadinessCheck[] = [
-        { name: 'database', check: async () => (await db.raw('SELECT 1'), true) },
-      ];
-      if (nameserver) {
-        const { feed, server } = nameserver;
-        readiness.push({ name: 'nameserver', check: async () => feed.ready && server.listening });
-      }
-      const metrics = createMetrics();
-      if (nameserver) {
-        const { server, feed } = nameserver;
-        registerNameserverMetrics(metrics.registry, () => server.stats(), () => feed.zoneCount);
-      }
-      const app = createApp({ services, logger, metrics, readiness });
-      const server = http.createServer(app.callback());
-      server.keepAliveTimeout = 5000;
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(config.http.port, config.http.host, () => resolve());
-      });
-      const address = server.address() as AddressInfo;
-      const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-      httpUrl = `http://${host}:${address.port}`;
-      stack.push(() => closeGracefully(server, overrides.shutdownGraceMs ?? 25_000, logger));
-      logger.info({ url: httpUrl }, 'HTTP API listening');
-    }
-
-    return { config, services, httpUrl, lab, labReset, nameserver, publication, logger, stop: stopAll };
+    return { config, services, logger, stop: stopAll, ...wiring.running };
   } catch (err) {
     await stopAll();
     throw err;
   }
+}
+
+/**
+ * The database: the embedded PostgreSQL without DATABASE_URL (DATA_DIR locked first), migrated on
+ * a connection of its own, then the bounded pool everything else uses.
+ */
+async function openDatabase(config: Config, logger: Logger, overrides: ServiceOverrides, onStop: Wiring['onStop']): Promise<{ db: Db; databaseUrl: string }> {
+  let databaseUrl = config.databaseUrl;
+  if (!databaseUrl) {
+    // Before anything under DATA_DIR is touched: a second service here would stop our database.
+    const lock = await lockDataDir(config.dataDir);
+    onStop(() => lock.release());
+    const component = { component: 'embedded-postgres' };
+    const embedded = await startEmbeddedPostgres({
+      dir: path.join(config.dataDir, 'postgres'),
+      port: config.embeddedPostgresPort,
+      database: 'managed_dns',
+      log: (m) => logger.debug(component, m),
+      warn: (m) => logger.warn(component, m),
+      // docs/operations.md: restarted in place (the nameserver keeps answering, the API says 503
+      // meanwhile); if that fails, the process exits non-zero for its supervisor.
+      supervision: {
+        exited: (reason) => logger.error({ ...component, reason }, 'embedded PostgreSQL exited unexpectedly; restarting it'),
+        restarted: () => logger.info(component, 'embedded PostgreSQL restarted'),
+        gaveUp: (err) => (overrides.onFatal ?? exitForSupervisor(logger))(err),
+      },
+    });
+    onStop(() => embedded.stop());
+    databaseUrl = embedded.url;
+    logger.info({ port: config.embeddedPostgresPort, dir: path.join(config.dataDir, 'postgres') }, 'embedded PostgreSQL started');
+  }
+  // Knex's warnings (a connection lost while PostgreSQL is away) as JSON log lines, not console text.
+  const knexLog = {
+    warn: (message: string) => logger.warn({ component: 'knex' }, message),
+    error: (message: string) => logger.error({ component: 'knex' }, message),
+  };
+  // Migrations run unbounded on a connection of their own: a long one is not an outage.
+  const migrator = createDb(databaseUrl, 1, knexLog);
+  try {
+    await migrateToLatest(migrator);
+  } finally {
+    await migrator.destroy();
+  }
+  const db = createDb(databaseUrl, undefined, knexLog, config.database);
+  onStop(() => db.destroy());
+
+  return { db, databaseUrl };
+}
+
+/** What the roles are started with, and what they leave running (RunningService's parts). */
+interface Wiring {
+  config: Config;
+  clock: Clock;
+  logger: Logger;
+  db: Db;
+  databaseUrl: string;
+  services: Services;
+  /** Registers a shutdown step; steps run in reverse order of registration. */
+  onStop(step: () => Promise<void>): void;
+  shutdownGraceMs: number;
+  running: Pick<RunningService, 'lab' | 'labReset' | 'nameserver' | 'publication' | 'httpUrl'>;
+}
+
+/**
+ * The roles in start order (ROLES picks which run). The nameserver loads every zone before it
+ * listens and before the worker verifies against it; the API listens last, when all is ready.
+ */
+const ROLES: { role: Role; start(wiring: Wiring): Promise<void> }[] = [
+  { role: 'nameserver', start: startNameserverRole },
+  { role: 'worker', start: startWorkerRole },
+  { role: 'api', start: startApiRole },
+];
+
+/** The nameserver never answers from a partial store: it listens once every zone is loaded. */
+async function startNameserverRole(w: Wiring): Promise<void> {
+  const { config, logger, running } = w;
+  const store = config.dns.udpProcesses > 1 ? new MirroredZoneStore() : new ZoneStore();
+  let server: DnsServer | null = null;
+  const feed = new NameserverFeed({
+    db: w.db,
+    databaseUrl: w.databaseUrl,
+    store,
+    logger,
+    onLoaded: (zoneId, origin, serial) => {
+      // The zones loaded at start-up need no NOTIFY: secondaries ask by their refresh timer.
+      if (serial !== null && server) void server.notifySecondaries(origin, serial, config.dns.secondaries);
+      running.publication?.verifySoon(zoneId);
+    },
+  });
+  await feed.start();
+  w.onStop(() => feed.stop());
+  server = await startDnsServer({
+    hosts: config.dns.hosts,
+    port: config.dns.port,
+    store,
+    maxTcpConnections: config.dns.maxTcpConnections,
+    tcpIdleMs: config.dns.tcpIdleMs,
+    transferAllow: config.dns.transferAllow,
+    tsigKeys: config.dns.tsigKeys,
+    logger,
+  });
+  const listening = server;
+  w.onStop(() => listening.close());
+  if (store instanceof MirroredZoneStore) {
+    await store.startHelpers(config.dns.udpProcesses - 1, listening.udpSockets, { transferAllow: config.dns.transferAllow, tsigKeys: config.dns.tsigKeys });
+    w.onStop(() => store.stopHelpers());
+  }
+  running.nameserver = { server: listening, store, feed };
+  logger.info({ hosts: config.dns.hosts, port: listening.port }, 'nameserver listening (UDP and TCP)');
+}
+
+/** The background work: nightly lab reset, maintenance, publication. */
+async function startWorkerRole(w: Wiring): Promise<void> {
+  const { config, logger, running } = w;
+  const labReset = running.labReset;
+  if (labReset) {
+    labReset.start();
+    w.onStop(() => labReset.stop());
+  }
+  const maintenance = new MaintenanceLoop(w.db, w.clock, logger);
+  maintenance.start();
+  w.onStop(() => maintenance.stop());
+
+  // A version is live when every nameserver of the service serves it: this process's own (if
+  // it has the nameserver role), the other nameserver processes listed in DNS_VERIFY_SERVERS
+  // (without that list and without an own nameserver: DNS_HOST:DNS_PORT), and every secondary.
+  const own = running.nameserver;
+  const nameservers = () => {
+    const local = own ? config.dns.hosts.map((host) => ({ host, port: own.server.port })) : [];
+    return [...local, ...(config.dns.verifyServers ?? (local.length ? [] : config.dns.hosts.map((host) => ({ host, port: config.dns.port }))))];
+  };
+  const store = own?.store;
+  const probe =
+    own && store instanceof MirroredZoneStore
+      ? withHelperProcesses(dns2SoaProbe(), (s) => s.port === own.server.port && config.dns.hosts.includes(s.host), (zone) => store.servingSerial(zone))
+      : dns2SoaProbe();
+  const publication = new PublicationWorker({
+    db: w.db,
+    databaseUrl: w.databaseUrl,
+    clock: w.clock,
+    logger,
+    localFeed: own !== null,
+    verify: { probe, nameservers, secondaries: config.dns.secondaries },
+  });
+  running.publication = publication;
+  await publication.start();
+  w.onStop(() => publication.stop());
+}
+
+async function startApiRole(w: Wiring): Promise<void> {
+  const { config, logger, db, running } = w;
+  const readiness: ReadinessCheck[] = [{ name: 'database', check: () => withinMs(READINESS_TIMEOUT_MS, db.raw('SELECT 1').then(() => true)) }];
+  const metrics = createMetrics();
+  if (running.nameserver) {
+    const { feed, server } = running.nameserver;
+    readiness.push({ name: 'nameserver', check: async () => feed.ready && server.listening });
+    registerNameserverMetrics(metrics.registry, () => server.stats(), () => feed.zoneCount);
+  }
+  const app = createApp({ services: w.services, logger, metrics, readiness });
+  // Errors outside the middleware (a request cut off by requestTimeout, a client gone while we
+  // answered): Koa prints them as console text unless someone listens.
+  app.on('error', (err: unknown) => logger.warn({ err }, 'HTTP connection failed'));
+  const server = http.createServer(
+    {
+      // A request must arrive whole within this (Node's default is 300 s): a client trickling
+      // its body holds a socket and a parser. Node answers 408 and closes the connection.
+      requestTimeout: config.http.requestTimeoutMs,
+      headersTimeout: Math.min(config.http.requestTimeoutMs, 60_000),
+      // Node looks for expired requests this often (default 30 s, which would double the bound).
+      connectionsCheckingInterval: Math.min(1000, config.http.requestTimeoutMs / 4),
+    },
+    app.callback(),
+  );
+  server.keepAliveTimeout = 5000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.http.port, config.http.host, () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  running.httpUrl = `http://${host}:${address.port}`;
+  w.onStop(() => closeGracefully(server, w.shutdownGraceMs, logger));
+  logger.info({ url: running.httpUrl }, 'HTTP API listening');
+}
+
+/**
+ * The readiness check's own bound: `/healthz` must say "database down" at once, not after the
+ * statement timeout (a monitor's probe gives up after a second or two).
+ */
+const READINESS_TIMEOUT_MS = 1000;
+
+/** false when `check` has not resolved true within `ms` (it may go on; its result is ignored). */
+function withinMs(ms: number, check: Promise<boolean>): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  return Promise.race([check.catch(() => false), late]).finally(() => clearTimeout(timer));
 }
 
 /** Stops accepting connections and waits for in-flight requests, up to the grace period. */

@@ -54,12 +54,13 @@ function toDomainError(err: unknown, maxJsonBodyBytes: number): DomainError | nu
 }
 
 /**
- * PostgreSQL gone (connection refused or cut, shutting down, not accepting connections): the
+ * PostgreSQL gone or silent (connection refused, cut or timed out, shutting down, not accepting connections): the
  * client may retry, and it is our state, not their request, so 503 rather than 500.
  */
 function isDatabaseUnavailable(err: unknown): boolean {
   const e = err as { code?: string; message?: string };
-  if (typeof e?.code === 'string' && (/^(08|57P)/.test(e.code) || e.code === '55000' || /^(ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT)$/.test(e.code))) return true;
+  // 57014: statement_timeout (src/db/knex.ts) — the database did not answer in time.
+  if (typeof e?.code === 'string' && (/^(08|57P)/.test(e.code) || e.code === '55000' || e.code === '57014' || /^(ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT)$/.test(e.code))) return true;
   return /Connection terminated|Knex: Timeout acquiring a connection/.test(e?.message ?? '');
 }
 

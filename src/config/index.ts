@@ -9,7 +9,12 @@ export type Role = 'api' | 'nameserver' | 'worker';
 export interface Config {
   deployment: Deployment;
   roles: Role[];
-  http: { host: string; port: number };
+  http: {
+    host: string;
+    port: number;
+    /** Longest a request may take to arrive whole (headers and body); slower clients are cut off. */
+    requestTimeoutMs: number;
+  };
   dns: {
     /** Addresses the nameserver listens on (UDP and TCP), IPv4 and/or IPv6. */
     hosts: string[];
@@ -35,6 +40,8 @@ export interface Config {
   /** Absent: the service starts an embedded PostgreSQL under dataDir. */
   databaseUrl: string | null;
   embeddedPostgresPort: number;
+  /** Bounds on waiting for PostgreSQL: an unresponsive server answers 503, not a hung request. */
+  database: DatabaseTimeouts;
   logLevel: string;
   /** UTC wall-clock time "HH:MM" of the nightly lab reset. */
   labResetTime: { hour: number; minute: number };
@@ -52,6 +59,15 @@ export interface Config {
     /** Zones the backend can serve in all; creation beyond it is backend_capacity_exhausted. */
     backendCapacity: number;
   };
+}
+
+export interface DatabaseTimeouts {
+  /** Opening a connection (TCP and authentication). */
+  connectTimeoutMs: number;
+  /** Waiting for a pooled connection. */
+  acquireTimeoutMs: number;
+  /** One statement: PostgreSQL cancels it after this; the client gives up a second later. */
+  statementTimeoutMs: number;
 }
 
 export interface HostPort {
@@ -107,6 +123,7 @@ const variables = {
   ROLES: roleList.default(['api', 'nameserver', 'worker']),
   HTTP_HOST: z.string().min(1).default('127.0.0.1'),
   HTTP_PORT: port.default(8080),
+  HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).default(30_000),
   DNS_HOST: list.pipe(z.array(z.string()).min(1)).default(['127.0.0.1']),
   DNS_PORT: port.default(5300),
   DNS_UDP_PROCESSES: z.coerce.number().int().min(1).max(64).default(1),
@@ -122,6 +139,9 @@ const variables = {
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// URL')
     .optional(),
   EMBEDDED_PG_PORT: port.default(54329),
+  DB_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).default(3000),
+  DB_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().min(100).default(5000),
+  DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).default(5000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   LAB_RESET_TIME: hhmm.default('03:00'),
   BILLING_API_URL: z.url({ protocol: /^https?$/ }).optional(),
@@ -158,7 +178,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   return {
     deployment: p.DEPLOYMENT,
     roles: [...new Set(p.ROLES)] as Role[],
-    http: { host: p.HTTP_HOST, port: p.HTTP_PORT },
+    http: { host: p.HTTP_HOST, port: p.HTTP_PORT, requestTimeoutMs: p.HTTP_REQUEST_TIMEOUT_MS },
     dns: {
       hosts: p.DNS_HOST,
       port: p.DNS_PORT,
@@ -173,6 +193,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dataDir: path.resolve(p.DATA_DIR),
     databaseUrl: p.DATABASE_URL ?? null,
     embeddedPostgresPort: p.EMBEDDED_PG_PORT,
+    database: {
+      connectTimeoutMs: p.DB_CONNECT_TIMEOUT_MS,
+      acquireTimeoutMs: p.DB_ACQUIRE_TIMEOUT_MS,
+      statementTimeoutMs: p.DB_STATEMENT_TIMEOUT_MS,
+    },
     logLevel: p.LOG_LEVEL,
     labResetTime: { hour, minute },
     billing: { url: p.BILLING_API_URL ?? null, token: p.BILLING_API_TOKEN ?? null },

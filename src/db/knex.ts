@@ -8,17 +8,67 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 
 export type Db = Knex;
 
+interface PgConnection {
+  connection?: { stream?: { destroy(): void } };
+  __knex__disposed?: unknown;
+}
+
+/**
+ * pg's `query_timeout` answers the caller but leaves the connection waiting for the lost reply;
+ * returned to the pool it would hold the next statement too. Such a connection is dropped, and
+ * the error gets a code the API maps to 503 (src/api/app.ts).
+ */
+class BoundedPgClient extends PreparingPgClient {
+  override async _query(connection: unknown, obj: Parameters<PreparingPgClient['_query']>[1]) {
+    try {
+      return await super._query(connection, obj);
+    } catch (err) {
+      if (err instanceof Error && err.message === 'Query read timeout') {
+        const c = connection as PgConnection;
+        c.__knex__disposed = err;
+        c.connection?.stream?.destroy();
+        throw Object.assign(new Error('PostgreSQL did not answer in time (Query read timeout)'), { code: 'ETIMEDOUT' });
+      }
+      throw err;
+    }
+  }
+}
+
 const migrationSource: Knex.MigrationSource<string> = {
   getMigrations: async () => Object.keys(migrations).sort(),
   getMigrationName: (name) => name,
   getMigration: async (name) => migrations[name]!,
 };
 
-export function knexConfig(connectionString: string, poolMax = 10): Knex.Config {
+/**
+ * How long to wait for PostgreSQL. A server that refuses is noticed at once; one that stops
+ * answering (frozen, partitioned) would hold every request for the whole outage without these.
+ */
+export interface DbTimeouts {
+  connectTimeoutMs: number;
+  acquireTimeoutMs: number;
+  statementTimeoutMs: number;
+}
+
+/**
+ * The client waits this much longer than `statement_timeout`: a slow but live server cancels the
+ * statement itself (57014) and the connection stays usable; only a silent one is cut off here.
+ */
+const CLIENT_MARGIN_MS = 1000;
+
+export function knexConfig(connectionString: string, poolMax = 10, timeouts?: DbTimeouts): Knex.Config {
+  const bounded = timeouts
+    ? {
+        connectionTimeoutMillis: timeouts.connectTimeoutMs,
+        statement_timeout: timeouts.statementTimeoutMs,
+        query_timeout: timeouts.statementTimeoutMs + CLIENT_MARGIN_MS,
+      }
+    : {};
   return {
-    client: PreparingPgClient as unknown as Knex.Config['client'],
-    connection: { connectionString, application_name: 'managed-dns' },
-    pool: { min: 0, max: poolMax },
+    client: BoundedPgClient as unknown as Knex.Config['client'],
+    // Keepalive finds a peer that vanished under an idle pooled connection.
+    connection: { connectionString, application_name: 'managed-dns', keepAlive: true, keepAliveInitialDelayMillis: 10_000, ...bounded },
+    pool: { min: 0, max: poolMax, ...(timeouts ? { acquireTimeoutMillis: timeouts.acquireTimeoutMs, createTimeoutMillis: timeouts.connectTimeoutMs } : {}) },
     migrations: { migrationSource, tableName: 'knex_migrations' },
   };
 }
@@ -29,8 +79,9 @@ export interface DbLog {
   error(message: string): void;
 }
 
-export function createDb(connectionString: string, poolMax?: number, log?: DbLog): Db {
-  const config = knexConfig(connectionString, poolMax);
+/** Without `timeouts` nothing is bounded: for migrations and tools, whose statements may be long. */
+export function createDb(connectionString: string, poolMax?: number, log?: DbLog, timeouts?: DbTimeouts): Db {
+  const config = knexConfig(connectionString, poolMax, timeouts);
   if (log) {
     const text = (m: unknown) => (m instanceof Error ? m.message : String(m));
     config.log = { warn: (m) => log.warn(text(m)), error: (m) => log.error(text(m)), deprecate: (m) => log.warn(text(m)), debug: () => {} };

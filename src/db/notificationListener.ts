@@ -3,6 +3,8 @@
 // notifications sent while nobody listened are lost by design of NOTIFY.
 import pg from 'pg';
 
+const CONNECT_TIMEOUT_MS = 5000;
+
 export interface NotificationListenerOptions {
   url: string;
   channels: string[];
@@ -25,7 +27,15 @@ export class NotificationListener {
   }
 
   private async connect(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.options.url, application_name: 'managed-dns-listener' });
+    // A connect to a silent server must fail (and be retried), not hang; keepalive finds a peer
+    // that vanished under this otherwise quiet connection.
+    const client = new pg.Client({
+      connectionString: this.options.url,
+      application_name: 'managed-dns-listener',
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
+    });
     client.on('notification', (m) => this.options.onNotification(m.channel, m.payload ?? ''));
     client.on('error', (err) => this.lost(client, err));
     client.on('end', () => this.lost(client, new Error('connection ended')));

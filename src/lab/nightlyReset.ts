@@ -2,6 +2,7 @@
 // night; tokens survive the reset").
 import type { Knex } from 'knex';
 import type { Clock } from '../domain/clock.js';
+import { PeriodicJob } from '../jobs/periodicJob.js';
 import type { Logger } from '../observability/logger.js';
 import { LAST_RESET_KEY, readSeedIds, SEED_BILLING_CLIENTS, SEED_TENANTS, seedRoleIds, seedTenantSettings } from './seed.js';
 
@@ -55,7 +56,7 @@ async function resetLabData(trx: Knex.Transaction, now: Date, steps: LabResetSte
  * exactly one resets.
  */
 export class NightlyLabReset {
-  private timer: NodeJS.Timeout | null = null;
+  private readonly job: PeriodicJob;
 
   constructor(
     private readonly db: Knex,
@@ -65,18 +66,17 @@ export class NightlyLabReset {
     private readonly logger: Logger,
     /** Runs after a reset committed (cached tokens of this process go). */
     private readonly afterReset: () => void = () => {},
-  ) {}
-
-  start(intervalMs = 60_000) {
-    this.timer = setInterval(() => {
-      this.tick().catch((err) => this.logger.error({ err }, 'lab reset check failed'));
-    }, intervalMs);
-    this.timer.unref();
+    intervalMs = 60_000,
+  ) {
+    this.job = new PeriodicJob({ name: 'lab reset check', intervalMs, jitter: 0.1, logger, run: () => this.tick() });
   }
 
-  stop() {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
+  start() {
+    this.job.start();
+  }
+
+  stop(): Promise<void> {
+    return this.job.stop();
   }
 
   /** Resets if due; returns whether it did. */

@@ -10,6 +10,7 @@ import { buildZoneSnapshot } from '../../nameserver/zone/snapshot.js';
 import type { ZoneStore } from '../../nameserver/zone/store.js';
 import { NotificationListener } from '../db/notificationListener.js';
 import { PREPARED } from '../db/preparedStatements.js';
+import { PeriodicJob } from '../jobs/periodicJob.js';
 import type { Logger } from '../observability/logger.js';
 import { PUBLISHED_CHANNEL } from './publishZone.js';
 import { type PublishedRecord, toZoneRecord } from './zoneRecords.js';
@@ -38,7 +39,8 @@ export class NameserverFeed {
   private readonly loaded = new Map<string, { origin: string; serial: number }>();
   private readonly chains = new Map<string, Promise<void>>();
   private readonly listener: NotificationListener;
-  private timer: NodeJS.Timeout | null = null;
+  /** Safety net for lost notifications. */
+  private readonly catchUp: PeriodicJob;
   private stopped = false;
   ready = false;
 
@@ -50,19 +52,19 @@ export class NameserverFeed {
       onConnected: () => void this.poll().catch((err) => options.logger.warn({ err }, 'nameserver catch-up failed')),
       onError: (err) => options.logger.warn({ err }, 'nameserver feed lost its database connection; serving the loaded zones'),
     });
+    this.catchUp = new PeriodicJob({ name: 'nameserver poll', intervalMs: options.pollMs ?? 5000, failureLevel: 'warn', logger: options.logger, run: () => this.poll() });
   }
 
   async start(): Promise<void> {
     await this.loadAll();
     this.ready = true;
     await this.listener.start();
-    this.timer = setInterval(() => void this.poll().catch((err) => this.options.logger.warn({ err }, 'nameserver poll failed')), this.options.pollMs ?? 5000);
-    this.timer.unref();
+    this.catchUp.start();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
+    await this.catchUp.stop();
     await this.listener.stop();
     await Promise.allSettled([...this.chains.values()]);
   }

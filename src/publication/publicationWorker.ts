@@ -5,6 +5,7 @@
 import type { Knex } from 'knex';
 import { NotificationListener } from '../db/notificationListener.js';
 import type { Clock } from '../domain/clock.js';
+import { PeriodicJob } from '../jobs/periodicJob.js';
 import type { Logger } from '../observability/logger.js';
 import { ZONE_CHANNEL } from '../services/changeSets.js';
 import { publishZone } from './publishZone.js';
@@ -46,7 +47,8 @@ export class PublicationWorker {
   /** When each zone's last build started (monotonic ms): builds of one zone are spaced. */
   private readonly lastBuild = new Map<string, number>();
   private readonly verifying = new Map<string, NodeJS.Timeout | true>();
-  private readonly timers: NodeJS.Timeout[] = [];
+  /** The safety nets: a poll for lost notifications, and verification of what waits for it. */
+  private readonly jobs: PeriodicJob[];
   private stopped = false;
 
   constructor(private readonly options: PublicationWorkerOptions) {
@@ -57,6 +59,11 @@ export class PublicationWorker {
       onConnected: () => void this.poll(),
       onError: (err) => options.logger.warn({ err }, 'publication listener lost its database connection'),
     });
+    const { logger } = options;
+    this.jobs = [
+      new PeriodicJob({ name: 'publication poll', intervalMs: options.pollMs ?? 2000, logger, run: () => this.poll() }),
+      new PeriodicJob({ name: 'publication verification', intervalMs: options.reconcileMs ?? 30_000, logger, run: () => this.reconcile() }),
+    ];
   }
 
   private get verifyDeps(): VerifyDeps {
@@ -65,18 +72,12 @@ export class PublicationWorker {
 
   async start(): Promise<void> {
     await this.listener.start();
-    const every = (ms: number, fn: () => Promise<unknown>) => {
-      const t = setInterval(() => void fn().catch((err) => this.options.logger.error({ err }, 'publication loop failed')), ms);
-      t.unref();
-      this.timers.push(t);
-    };
-    every(this.options.pollMs ?? 2000, () => this.poll());
-    every(this.options.reconcileMs ?? 30_000, () => this.reconcile());
+    for (const job of this.jobs) job.start();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
-    for (const t of this.timers) clearInterval(t);
+    await Promise.all(this.jobs.map((job) => job.stop()));
     for (const t of this.verifying.values()) if (t !== true) clearTimeout(t);
     this.verifying.clear();
     await this.listener.stop();

@@ -32,7 +32,8 @@ export interface TestServiceOptions {
   databaseUrl?: string;
 }
 
-async function createDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+/** A fresh database cloned from the migrated template, and how to drop it. */
+export async function createDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
   const adminUrl = inject('adminDatabaseUrl');
   const name = `mdns_t_${inject('runId')}_${randomBytes(5).toString('hex')}`;
   const admin = new pg.Client({ connectionString: adminUrl });
