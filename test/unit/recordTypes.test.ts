@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalIpv6 } from '../../src/domain/records/aaaa.js';
+import { canonicalIpv6 } from '../../nameserver/wire/address.js';
 import { canonicalIssueValue } from '../../src/domain/records/caa.js';
 import { parseRecordData } from '../../src/domain/records/parseRecordData.js';
 import { characterStrings } from '../../src/domain/records/presentation.js';
@@ -332,7 +332,15 @@ describe('canonical helpers', () => {
     ['1:0:0:0:0:0:0:0', '1::'],
     ['1:2:3:4:5:6:7:0', '1:2:3:4:5:6:7:0'],
     ['::ffff:0:0', '::ffff:0.0.0.0'],
-    ['::192.0.2.1', '::c000:201'],
+    // RFC 4291 §2.5.5 prefixes in mixed notation, as dig and kdig print them (RFC 5952 §5).
+    ['::192.0.2.1', '::192.0.2.1'],
+    ['::c000:201', '::192.0.2.1'],
+    ['::ffff:c000:201', '::ffff:192.0.2.1'],
+    ['::1:c000:201', '::1:c000:201'],
+    ['::2', '::2'],
+    ['fe80::1%eth0', null],
+    ['1::2::3', null],
+    ['192.0.2.1', null],
     ['nonsense', null],
   ])('canonicalIpv6(%j) → %j', (input, expected) => {
     expect(canonicalIpv6(input)).toBe(expected);

@@ -1,6 +1,6 @@
 // RDATA in wire form (from the RFC 3597 generic `\# <length> <hex>` presentation) converted to our
 // `data` object. RFC 3597 §5: names in the generic form are uncompressed.
-import { formatIpv6 } from '../records/aaaa.js';
+import { formatIpv4, formatIpv6 } from '../../../nameserver/wire/address.js';
 import type { RecordType } from '../records/types.js';
 import { decodeUtf8, type Decoded } from './presentationText.js';
 
@@ -54,11 +54,10 @@ export function rdataFromWire(type: RecordType, wire: Uint8Array): RdataResult {
   switch (type) {
     case 'A':
       if (wire.length !== 4) return invalid(type, `"address" is 4 octets, not ${wire.length}.`);
-      return { ok: true, value: { address: Array.from(wire).join('.') } };
+      return { ok: true, value: { address: formatIpv4(Buffer.from(wire), 0) } };
     case 'AAAA': {
       if (wire.length !== 16) return invalid(type, `"address" is 16 octets, not ${wire.length}.`);
-      const groups = Array.from({ length: 8 }, (_, k) => u16(wire, 2 * k));
-      return { ok: true, value: { address: formatIpv6(groups) } };
+      return { ok: true, value: { address: formatIpv6(Buffer.from(wire), 0) } };
     }
     case 'CNAME':
     case 'PTR':
