@@ -1,6 +1,8 @@
-// Domain names in uncompressed wire form (RFC 1035 §3.1). Names are handled as absolute, lower
-// case dotted strings without the trailing dot; a label may carry a dot escaped as "\." (an SOA
-// RNAME's local part) and other characters as \DDD (RFC 1035 §5.1).
+// Domain names: the one name module of the service (API validation, zone files, the publication
+// build and the server). Names are handled as absolute, lower case dotted strings without the
+// trailing dot ('' is the root); a label may carry a dot escaped as "\." (an SOA RNAME's local
+// part) and other characters as \DDD (RFC 1035 §5.1). Here: escapes, the tree relations
+// (at-or-below, parent), names relative to an origin, and the wire form (RFC 1035 §3.1) both ways.
 
 /** RFC 1035 §2.3.4: a label holds at most 63 octets, a name at most 255 (with length octets). */
 export const MAX_LABEL_OCTETS = 63;
@@ -27,6 +29,37 @@ export function presentationEnd(name: string): number {
   let backslashes = 0;
   for (let i = n - 2; i >= 0 && name.charCodeAt(i) === 0x5c; i--) backslashes++;
   return backslashes % 2 === 1 ? n : n - 1;
+}
+
+/**
+ * True when `name` equals `ancestor` or lies below it, label-wise (RFC 1034 §3.1), not
+ * string-wise: "badexample.com" is not below "example.com", nor is "a\\.example.com" (one label
+ * "a.example"). Both names in the same case (the service keeps them lower case); '' is the root.
+ */
+export function isAtOrBelow(name: string, ancestor: string): boolean {
+  if (name === ancestor || ancestor === '') return true;
+  if (name.length <= ancestor.length + 1 || !name.endsWith(ancestor)) return false;
+  const dot = name.length - ancestor.length - 1;
+  if (name.charCodeAt(dot) !== 0x2e) return false;
+  // The dot separates labels only if it is not itself escaped: an even run of backslashes before it.
+  let backslashes = 0;
+  for (let i = dot - 1; i >= 0 && name.charCodeAt(i) === 0x5c; i--) backslashes++;
+  return backslashes % 2 === 0;
+}
+
+/** The name one label up: "www.example.com" → "example.com", "com" → "" (the root). */
+export function parentName(name: string): string {
+  const dot = labelEnd(name, 0);
+  return dot >= name.length ? '' : name.slice(dot + 1);
+}
+
+/**
+ * The absolute name of a name stored relative to `origin`, the service's convention for record
+ * owners: '@' is the origin itself; `origin` '' is the root.
+ */
+export function absoluteName(relative: string, origin: string): string {
+  if (relative === '@') return origin;
+  return origin === '' ? relative : `${relative}.${origin}`;
 }
 
 /** Index of the unescaped dot ending the label that starts at `start` (or `end`). */
@@ -184,6 +217,19 @@ export function decodeName(buf: Buffer, offset: number, lowerCase = false): { na
     pos += 1 + len;
   }
   return { name, end };
+}
+
+/**
+ * Reads a name that stands alone in RDATA at `offset` (RFC 3597 §4: no compression pointers
+ * outside a message, and none in the RDATA the service stores); null when the bytes there are
+ * not an uncompressed name. Same result shape as decodeName.
+ */
+export function decodeUncompressedName(buf: Buffer, offset: number, lowerCase = false): { name: string; end: number } | null {
+  for (let pos = offset; pos < buf.length; pos += 1 + buf[pos]!) {
+    if ((buf[pos]! & 0xc0) !== 0) return null;
+    if (buf[pos] === 0) return decodeName(buf, offset, lowerCase);
+  }
+  return null;
 }
 
 /**

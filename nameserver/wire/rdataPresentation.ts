@@ -4,7 +4,7 @@
 import { TYPE } from '../types.js';
 import { formatIpv4, formatIpv6 } from './address.js';
 import { encodeBase32Hex } from './base32hex.js';
-import { decodeName } from './name.js';
+import { decodeUncompressedName } from './name.js';
 import { decodeTypeBitmap } from './typeBitmap.js';
 import { typeName } from './typeMnemonic.js';
 
@@ -46,9 +46,8 @@ class RdataReader {
   }
   /** RDATA names are never compressed (RFC 3597 §4), so a pointer is malformed here. */
   name(): string {
-    const decoded = decodeName(this.buf, this.pos);
+    const decoded = decodeUncompressedName(this.buf, this.pos);
     if (!decoded) throw new Malformed();
-    for (let p = this.pos; p < decoded.end; p += this.buf[p]! + 1) if (this.buf[p]! >= 0xc0) throw new Malformed();
     this.pos = decoded.end;
     return decoded.name === '' ? '.' : `${decoded.name}.`;
   }

@@ -10,6 +10,7 @@
 // 255 wire octets of RFC 1035 §2.3.4 (each label adds one length octet, the root one more).
 import { isIP } from 'node:net';
 import { domainToASCII } from 'node:url';
+import { absoluteName, isAtOrBelow } from '../../nameserver/wire/name.js';
 
 /** A name that cannot be used; `code` is stable and ends up in a problem's `errors[].code`. */
 export class NameError extends Error {
@@ -107,7 +108,7 @@ export function normalizeOwner(input: string, zoneName: string): string {
   if (name === zone) return '@';
   let relative = name;
   if (ENDS_WITH_DOT.test(trimmed)) {
-    if (!name.endsWith(`.${zone}`)) {
+    if (!isAtOrBelow(name, zone)) {
       throw new NameError('outside_zone', `"${trimmed}" is not inside the zone "${zone}". Write the name relative to the zone, or absolute with a trailing dot.`);
     }
     relative = name.slice(0, -(zone.length + 1));
@@ -119,10 +120,8 @@ export function normalizeOwner(input: string, zoneName: string): string {
   return relative;
 }
 
-/** The absolute name (no trailing dot) of a stored relative owner; '@' is the zone itself. */
-export function absoluteName(relative: string, zoneName: string): string {
-  return relative === '@' ? zoneName : `${relative}.${zoneName}`;
-}
+// The absolute name (no trailing dot) of a stored relative owner ('@' the zone): the name module's.
+export { absoluteName };
 
 /**
  * A target host name inside RDATA (CNAME target, MX exchange, SRV target, NS nameserver, PTR
@@ -153,5 +152,5 @@ export function normalizeHostname(input: string, opts: { allowRoot?: boolean } =
 /** True for in-addr.arpa (RFC 1035 §3.5) and ip6.arpa (RFC 3596 §2.5) and every name below them. */
 export function isReverseZoneName(name: string): boolean {
   const n = name.trim().toLowerCase().replace(/\.$/, '');
-  return ['in-addr.arpa', 'ip6.arpa'].some((root) => n === root || n.endsWith(`.${root}`));
+  return ['in-addr.arpa', 'ip6.arpa'].some((root) => isAtOrBelow(n, root));
 }
