@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { canonicalIpv6 } from '../../nameserver/wire/address.js';
 import { canonicalIssueValue } from '../../src/domain/records/caa.js';
 import { parseRecordData } from '../../src/domain/records/parseRecordData.js';
-import { characterStrings } from '../../src/domain/records/presentation.js';
+import { presentData } from '../../nameserver/wire/rdata.js';
 import { RECORD_TYPES, RECORD_TYPE_RULES, isRecordType, type RecordType } from '../../src/domain/records/types.js';
 
 const sha256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
@@ -319,8 +319,8 @@ describe('TXT presentation: character-strings of at most 255 octets', () => {
     expect(parsed('TXT', { text: 'é'.repeat(4096) })).toEqual({ text: 'é'.repeat(4096) });
   });
 
-  it('characterStrings of the empty string is one empty string', () => {
-    expect(characterStrings('')).toBe('""');
+  it('the empty text is one empty string (the codec writes one, RFC 1035 §3.3.14)', () => {
+    expect(presentData('TXT', { text: '' })).toBe('""');
   });
 });
 

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { canonicalIpv4 } from '../../../nameserver/wire/address.js';
 import { addProblem, stringField } from './fields.js';
-import type { RecordTypeRule } from './rule.js';
+import type { RecordTypePolicy } from './rule.js';
 
 export type AData = { address: string };
 
@@ -20,10 +20,9 @@ export const ipv4Field = stringField('address').transform((value, ctx) => {
   return z.NEVER;
 });
 
-export const aRule: RecordTypeRule = {
+export const aRule: RecordTypePolicy = {
   type: 'A',
   data: z.strictObject({ address: ipv4Field }),
-  presentation: (data) => (data as AData).address,
   ownerProblem: () => null,
   zoneKinds: ['forward'],
 };

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { canonicalIpv4, canonicalIpv6 } from '../../../nameserver/wire/address.js';
 import { addProblem, stringField } from './fields.js';
-import type { RecordTypeRule } from './rule.js';
+import type { RecordTypePolicy } from './rule.js';
 
 export type AaaaData = { address: string };
 
@@ -21,10 +21,9 @@ export const ipv6Field = stringField('address').transform((value, ctx) => {
   return z.NEVER;
 });
 
-export const aaaaRule: RecordTypeRule = {
+export const aaaaRule: RecordTypePolicy = {
   type: 'AAAA',
   data: z.strictObject({ address: ipv6Field }),
-  presentation: (data) => (data as AaaaData).address,
   ownerProblem: () => null,
   zoneKinds: ['forward'],
 };

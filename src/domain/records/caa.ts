@@ -1,8 +1,7 @@
 // CAA (RFC 8659): which certification authorities may issue for the name.
 import { z } from 'zod';
 import { addProblem, stringField, uintField } from './fields.js';
-import { quoteOctets } from './presentation.js';
-import type { RecordTypeRule } from './rule.js';
+import type { RecordTypePolicy } from './rule.js';
 
 export type CaaData = { flags: number; tag: string; value: string };
 
@@ -64,7 +63,7 @@ function iodefProblem(value: string): string | null {
   return null;
 }
 
-export const caaRule: RecordTypeRule = {
+export const caaRule: RecordTypePolicy = {
   type: 'CAA',
   data: z
     .strictObject({
@@ -110,10 +109,6 @@ export const caaRule: RecordTypeRule = {
       }
       return { flags: d.flags, tag: d.tag, value };
     }),
-  presentation: (data) => {
-    const d = data as CaaData;
-    return `${d.flags} ${d.tag} ${quoteOctets(Buffer.from(d.value, 'utf8'))}`;
-  },
   ownerProblem: () => null,
   zoneKinds: ['forward'],
 };
