@@ -92,6 +92,11 @@ export function rdataFromPresentation(type: string, tokens: readonly Token[], or
   for (const [field, kind] of layout) {
     const what = `${type} "${field}"`;
     const token = tokens[k];
+    // RFC 5155 §3.3: an NSEC3 of an empty non-terminal lists no types.
+    if (!token && kind === 'types') {
+      data[field] = [];
+      continue;
+    }
     if (!token) {
       const missing = layout.slice(layout.findIndex(([f]) => f === field)).map(([f]) => `"${f}"`);
       return invalid(`${type} has ${layout.length} field${layout.length > 1 ? 's' : ''} (${layout.map(([f]) => f).join(', ')}); ${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} missing.`);
