@@ -8,8 +8,8 @@
 //
 // Lengths are counted in the text form without the trailing dot: 253 characters there are the
 // 255 wire octets of RFC 1035 §2.3.4 (each label adds one length octet, the root one more).
-import { isIP } from 'node:net';
 import { domainToASCII } from 'node:url';
+import { canonicalIpv4, canonicalIpv6 } from '../../nameserver/wire/address.js';
 import { absoluteName, isAtOrBelow } from '../../nameserver/wire/name.js';
 
 /** A name that cannot be used; `code` is stable and ends up in a problem's `errors[].code`. */
@@ -136,7 +136,7 @@ export function normalizeHostname(input: string, opts: { allowRoot?: boolean } =
   }
   const bare = trimmed.replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '');
   // RFC 1034 §3.6.2 / RFC 1035 §3.3: these fields hold a domain name, never an address.
-  if (isIP(bare)) {
+  if (canonicalIpv4(bare) !== null || canonicalIpv6(bare) !== null) {
     throw new NameError('ip_not_allowed', `"${trimmed}" is an IP address; give a host name that has address records.`);
   }
   const name = toAsciiName(trimmed);
