@@ -8,6 +8,17 @@
 export const MAX_LABEL_OCTETS = 63;
 export const MAX_NAME_OCTETS = 255;
 
+/** Why a presentation name has no wire form; a RangeError, with a stable code for API problems. */
+export class NameSyntaxError extends RangeError {
+  constructor(
+    readonly code: 'invalid_escape' | 'empty_label' | 'label_too_long' | 'name_too_long' | 'invalid_character',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'NameSyntaxError';
+  }
+}
+
 /** Splits a dotted name into presentation labels, honouring "\." and "\DDD" escapes. */
 export function splitLabels(name: string): string[] {
   const labels: string[] = [];
@@ -83,17 +94,17 @@ export function labelEnd(name: string, start: number, end = name.length): number
 export function writeLabel(target: Buffer, offset: number, name: string, start: number, end: number, lowerCase = false): number {
   let pos = offset + 1;
   for (let i = start; i < end; i++) {
-    if (pos - offset > MAX_LABEL_OCTETS) throw new RangeError(`label of more than ${MAX_LABEL_OCTETS} octets in "${name}"`);
+    if (pos - offset > MAX_LABEL_OCTETS) throw new NameSyntaxError('label_too_long', `A label of "${name}" is longer than ${MAX_LABEL_OCTETS} octets.`);
     let c = name.charCodeAt(i);
     if (c === 0x5c) {
-      if (i + 1 >= end) throw new RangeError(`dangling backslash in "${name}"`);
+      if (i + 1 >= end) throw new NameSyntaxError('invalid_escape', `A backslash at the end of a label of "${name}" escapes nothing.`);
       const d1 = name.charCodeAt(i + 1) - 0x30;
       if (d1 >= 0 && d1 <= 9) {
         const d2 = name.charCodeAt(i + 2) - 0x30;
         const d3 = name.charCodeAt(i + 3) - 0x30;
-        if (i + 3 >= end || !(d2 >= 0 && d2 <= 9 && d3 >= 0 && d3 <= 9)) throw new RangeError(`bad \\DDD escape in "${name}"`);
+        if (i + 3 >= end || !(d2 >= 0 && d2 <= 9 && d3 >= 0 && d3 <= 9)) throw new NameSyntaxError('invalid_escape', `"${name}": a \\DDD escape has exactly three decimal digits.`);
         c = d1 * 100 + d2 * 10 + d3;
-        if (c > 255) throw new RangeError(`\\DDD escape above 255 in "${name}"`);
+        if (c > 255) throw new NameSyntaxError('invalid_escape', `"${name}": a \\DDD escape is a decimal octet from 000 to 255.`);
         i += 3;
       } else {
         i += 1;
@@ -112,8 +123,8 @@ export function writeLabel(target: Buffer, offset: number, name: string, start: 
     target[pos++] = lowerCase && c >= 0x41 && c <= 0x5a ? c + 0x20 : c;
   }
   const length = pos - offset - 1;
-  if (length === 0) throw new RangeError(`empty label in "${name}"`);
-  if (length > MAX_LABEL_OCTETS) throw new RangeError(`label of ${length} octets in "${name}"`);
+  if (length === 0) throw new NameSyntaxError('empty_label', `The name "${name}" contains an empty label (two dots in a row, or a leading dot).`);
+  if (length > MAX_LABEL_OCTETS) throw new NameSyntaxError('label_too_long', `A label of "${name}" is ${length} octets long; at most ${MAX_LABEL_OCTETS} are allowed.`);
   target[offset] = length;
   return pos;
 }
@@ -121,7 +132,7 @@ export function writeLabel(target: Buffer, offset: number, name: string, start: 
 /** UTF-8 of the character at `i` (a whole surrogate pair); a lone surrogate has no encoding. */
 function writeUtf8(target: Buffer, pos: number, text: string, i: number): number {
   const cp = text.codePointAt(i)!;
-  if (cp >= 0xd800 && cp <= 0xdfff) throw new RangeError(`unpaired UTF-16 surrogate in "${text}"`);
+  if (cp >= 0xd800 && cp <= 0xdfff) throw new NameSyntaxError('invalid_character', `"${text}" contains an unpaired UTF-16 surrogate.`);
   if (cp < 0x800) {
     target[pos] = 0xc0 | (cp >> 6);
     target[pos + 1] = 0x80 | (cp & 0x3f);
@@ -152,10 +163,10 @@ export function writeName(target: Buffer, offset: number, name: string, lowerCas
   while (start < end) {
     const stop = labelEnd(name, start, end);
     pos = writeLabel(target, pos, name, start, stop, lowerCase);
-    if (pos - offset + 1 > MAX_NAME_OCTETS) throw new RangeError(`name of more than ${MAX_NAME_OCTETS} octets: "${name}"`);
+    if (pos - offset + 1 > MAX_NAME_OCTETS) throw new NameSyntaxError('name_too_long', `The name "${name}" is longer than ${MAX_NAME_OCTETS} octets in wire form.`);
     start = stop + 1;
     // "a..b" and ".a" leave an empty label between dots.
-    if (start === end && stop < end) throw new RangeError(`empty label in "${name}"`);
+    if (start === end && stop < end) throw new NameSyntaxError('empty_label', `The name "${name}" contains an empty label (two dots in a row, or a leading dot).`);
   }
   target[pos++] = 0;
   return pos;
