@@ -10,7 +10,7 @@
 // 255 wire octets of RFC 1035 §2.3.4 (each label adds one length octet, the root one more).
 import { domainToASCII } from 'node:url';
 import { canonicalIpv4, canonicalIpv6 } from '../../nameserver/wire/address.js';
-import { absoluteName, isAtOrBelow } from '../../nameserver/wire/name.js';
+import { absoluteName, isAtOrBelow, MAX_LABEL_OCTETS, MAX_NAME_OCTETS as MAX_NAME_WIRE_OCTETS } from '../../nameserver/wire/name.js';
 
 /** A name that cannot be used; `code` is stable and ends up in a problem's `errors[].code`. */
 export class NameError extends Error {
@@ -23,10 +23,10 @@ export class NameError extends Error {
   }
 }
 
-/** RFC 1035 §2.3.4: labels 63 octets or less. */
-export const MAX_LABEL_OCTETS = 63;
+/** RFC 1035 §2.3.4: labels 63 octets or less (the name module's bound). */
+export { MAX_LABEL_OCTETS };
 /** RFC 1035 §2.3.4: names 255 wire octets or less, i.e. 253 characters in text without the final dot. */
-export const MAX_NAME_OCTETS = 253;
+export const MAX_NAME_OCTETS = MAX_NAME_WIRE_OCTETS - 2;
 
 // IDNA (UTS #46 §4) treats these full-width and ideographic full stops as label separators.
 const IDEOGRAPHIC_DOTS = /[\u3002\uff0e\uff61]/g;

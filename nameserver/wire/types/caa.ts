@@ -5,6 +5,9 @@ import { quoted, Malformed, type RecordCodec } from '../rdataCodec.js';
 
 const CAA_TAG = /^[a-zA-Z0-9]{1,15}$/;
 
+/** RFC 8659 §4.1: a property tag is 1–15 ASCII letters and digits. */
+export const isCaaTag = (tag: string): boolean => CAA_TAG.test(tag);
+
 export const caa: RecordCodec = {
   type: 'CAA',
   fields: [['flags', 'uint'], ['tag', 'word'], ['value', 'string']],

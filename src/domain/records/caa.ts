@@ -1,5 +1,6 @@
 // CAA (RFC 8659): which certification authorities may issue for the name.
 import { z } from 'zod';
+import { isCaaTag } from '../../../nameserver/wire/types/caa.js';
 import { addProblem, stringField, uintField } from './fields.js';
 import type { RecordTypePolicy } from './rule.js';
 
@@ -18,8 +19,6 @@ const ISSUE_LIKE_TAGS: readonly string[] = ['issue', 'issuewild', 'issuemail', '
 /** Our bound on the value; real values are an issuer name and a few parameters, or one URL. */
 export const MAX_CAA_VALUE_LENGTH = 1024;
 
-// RFC 8659 §4.1: tags are 1–15 ASCII letters and digits (matched case-insensitively; stored lower case).
-const TAG_SYNTAX = /^[a-z0-9]{1,15}$/;
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 // RFC 8659 §4.2 ABNF: label = (ALPHA / DIGIT) *( *("-") (ALPHA / DIGIT)), also the parameter tag.
 const LABEL = '[a-z0-9](?:-*[a-z0-9])*';
@@ -70,8 +69,9 @@ export const caaRule: RecordTypePolicy = {
       // RFC 8659 §4.1: one octet; bit 0 (128) is Issuer Critical, the others reserved.
       flags: uintField('flags', 255),
       tag: stringField('tag').transform((value, ctx) => {
+        // Matched case-insensitively (RFC 8659 §4.1), stored lower case.
         const tag = value.trim().toLowerCase();
-        if (!TAG_SYNTAX.test(tag)) {
+        if (!isCaaTag(tag)) {
           addProblem(ctx, 'invalid_tag', `"tag" must be 1 to 15 letters and digits (RFC 8659 §4.1); "${value}" is not.`);
           return z.NEVER;
         }
