@@ -12,11 +12,8 @@ import type { ZoneSnapshot } from '../zone/snapshot.js';
 
 const MAX_MESSAGE = 0xffff;
 
-/** RFC 1982 serial arithmetic: true when `a` is newer than `b`. */
-export function serialNewer(a: number, b: number): boolean {
-  const d = (a - b) >>> 0;
-  return d !== 0 && d < 0x80000000;
-}
+/** RFC 1982 serial arithmetic, from the codec's one copy: true when `a` is newer than `b`. */
+export { serialGreater as serialNewer } from '../wire/serial.js';
 
 function soaRecord(zone: ZoneSnapshot): ZoneRecord {
   return { name: zone.origin, type: TYPE.SOA, ttl: zone.soa.ttl, rdata: zone.soa.rdatas[0]! };

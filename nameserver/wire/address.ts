@@ -1,5 +1,10 @@
 // IP addresses between text and the octets of A (RFC 1035 §3.4.1) and AAAA (RFC 3596 §2.2)
-// RDATA. Parsing is strict: a wrong address must never reach the wire as some other address.
+// RDATA: the one address module of the service (API validation, zone files, the publication
+// build and the server all read and write addresses here). Parsing is strict: a wrong address
+// must never reach the wire as some other address. Output is one text form per address, the one
+// dig and kdig print (inet_ntop of BIND and glibc), so the API, the zone export and the served
+// data always read alike: RFC 5952 §4, with the IPv4-mapped (::ffff:0:0/96) and IPv4-compatible
+// (::/96 but :: and ::x) prefixes of RFC 4291 §2.5.5 in mixed notation (RFC 5952 §5).
 
 /**
  * Writes the dotted quad `text` as 4 octets at `offset`; false when it is not one. Each part is
@@ -99,4 +104,17 @@ export function formatIpv6(buf: Buffer, offset: number): string {
   const hex = groups.map((g) => g.toString(16));
   if (bestStart < 0) return hex.join(':');
   return `${hex.slice(0, bestStart).join(':')}::${hex.slice(bestStart + bestLength).join(':')}`;
+}
+
+const ipv4Scratch = Buffer.alloc(4);
+const ipv6Scratch = Buffer.alloc(16);
+
+/** The canonical dotted quad of `text` (which is then `text` itself), or null when it is none. */
+export function canonicalIpv4(text: string): string | null {
+  return writeIpv4(ipv4Scratch, 0, text) ? formatIpv4(ipv4Scratch, 0) : null;
+}
+
+/** The one text form (see the top of this file) of an IPv6 address in any RFC 4291 §2.2 form, or null. */
+export function canonicalIpv6(text: string): string | null {
+  return writeIpv6(ipv6Scratch, 0, text) ? formatIpv6(ipv6Scratch, 0) : null;
 }

@@ -1,10 +1,23 @@
-// Domain names in uncompressed wire form (RFC 1035 §3.1). Names are handled as absolute, lower
-// case dotted strings without the trailing dot; a label may carry a dot escaped as "\." (an SOA
-// RNAME's local part) and other characters as \DDD (RFC 1035 §5.1).
+// Domain names: the one name module of the service (API validation, zone files, the publication
+// build and the server). Names are handled as absolute, lower case dotted strings without the
+// trailing dot ('' is the root); a label may carry a dot escaped as "\." (an SOA RNAME's local
+// part) and other characters as \DDD (RFC 1035 §5.1). Here: escapes, the tree relations
+// (at-or-below, parent), names relative to an origin, and the wire form (RFC 1035 §3.1) both ways.
 
 /** RFC 1035 §2.3.4: a label holds at most 63 octets, a name at most 255 (with length octets). */
 export const MAX_LABEL_OCTETS = 63;
 export const MAX_NAME_OCTETS = 255;
+
+/** Why a presentation name has no wire form; a RangeError, with a stable code for API problems. */
+export class NameSyntaxError extends RangeError {
+  constructor(
+    readonly code: 'invalid_escape' | 'empty_label' | 'label_too_long' | 'name_too_long' | 'invalid_character',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'NameSyntaxError';
+  }
+}
 
 /** Splits a dotted name into presentation labels, honouring "\." and "\DDD" escapes. */
 export function splitLabels(name: string): string[] {
@@ -29,6 +42,37 @@ export function presentationEnd(name: string): number {
   return backslashes % 2 === 1 ? n : n - 1;
 }
 
+/**
+ * True when `name` equals `ancestor` or lies below it, label-wise (RFC 1034 §3.1), not
+ * string-wise: "badexample.com" is not below "example.com", nor is "a\\.example.com" (one label
+ * "a.example"). Both names in the same case (the service keeps them lower case); '' is the root.
+ */
+export function isAtOrBelow(name: string, ancestor: string): boolean {
+  if (name === ancestor || ancestor === '') return true;
+  if (name.length <= ancestor.length + 1 || !name.endsWith(ancestor)) return false;
+  const dot = name.length - ancestor.length - 1;
+  if (name.charCodeAt(dot) !== 0x2e) return false;
+  // The dot separates labels only if it is not itself escaped: an even run of backslashes before it.
+  let backslashes = 0;
+  for (let i = dot - 1; i >= 0 && name.charCodeAt(i) === 0x5c; i--) backslashes++;
+  return backslashes % 2 === 0;
+}
+
+/** The name one label up: "www.example.com" → "example.com", "com" → "" (the root). */
+export function parentName(name: string): string {
+  const dot = labelEnd(name, 0);
+  return dot >= name.length ? '' : name.slice(dot + 1);
+}
+
+/**
+ * The absolute name of a name stored relative to `origin`, the service's convention for record
+ * owners: '@' is the origin itself; `origin` '' is the root.
+ */
+export function absoluteName(relative: string, origin: string): string {
+  if (relative === '@') return origin;
+  return origin === '' ? relative : `${relative}.${origin}`;
+}
+
 /** Index of the unescaped dot ending the label that starts at `start` (or `end`). */
 export function labelEnd(name: string, start: number, end = name.length): number {
   let i = start;
@@ -50,17 +94,17 @@ export function labelEnd(name: string, start: number, end = name.length): number
 export function writeLabel(target: Buffer, offset: number, name: string, start: number, end: number, lowerCase = false): number {
   let pos = offset + 1;
   for (let i = start; i < end; i++) {
-    if (pos - offset > MAX_LABEL_OCTETS) throw new RangeError(`label of more than ${MAX_LABEL_OCTETS} octets in "${name}"`);
+    if (pos - offset > MAX_LABEL_OCTETS) throw new NameSyntaxError('label_too_long', `A label of "${name}" is longer than ${MAX_LABEL_OCTETS} octets.`);
     let c = name.charCodeAt(i);
     if (c === 0x5c) {
-      if (i + 1 >= end) throw new RangeError(`dangling backslash in "${name}"`);
+      if (i + 1 >= end) throw new NameSyntaxError('invalid_escape', `A backslash at the end of a label of "${name}" escapes nothing.`);
       const d1 = name.charCodeAt(i + 1) - 0x30;
       if (d1 >= 0 && d1 <= 9) {
         const d2 = name.charCodeAt(i + 2) - 0x30;
         const d3 = name.charCodeAt(i + 3) - 0x30;
-        if (i + 3 >= end || !(d2 >= 0 && d2 <= 9 && d3 >= 0 && d3 <= 9)) throw new RangeError(`bad \\DDD escape in "${name}"`);
+        if (i + 3 >= end || !(d2 >= 0 && d2 <= 9 && d3 >= 0 && d3 <= 9)) throw new NameSyntaxError('invalid_escape', `"${name}": a \\DDD escape has exactly three decimal digits.`);
         c = d1 * 100 + d2 * 10 + d3;
-        if (c > 255) throw new RangeError(`\\DDD escape above 255 in "${name}"`);
+        if (c > 255) throw new NameSyntaxError('invalid_escape', `"${name}": a \\DDD escape is a decimal octet from 000 to 255.`);
         i += 3;
       } else {
         i += 1;
@@ -79,8 +123,8 @@ export function writeLabel(target: Buffer, offset: number, name: string, start: 
     target[pos++] = lowerCase && c >= 0x41 && c <= 0x5a ? c + 0x20 : c;
   }
   const length = pos - offset - 1;
-  if (length === 0) throw new RangeError(`empty label in "${name}"`);
-  if (length > MAX_LABEL_OCTETS) throw new RangeError(`label of ${length} octets in "${name}"`);
+  if (length === 0) throw new NameSyntaxError('empty_label', `The name "${name}" contains an empty label (two dots in a row, or a leading dot).`);
+  if (length > MAX_LABEL_OCTETS) throw new NameSyntaxError('label_too_long', `A label of "${name}" is ${length} octets long; at most ${MAX_LABEL_OCTETS} are allowed.`);
   target[offset] = length;
   return pos;
 }
@@ -88,7 +132,7 @@ export function writeLabel(target: Buffer, offset: number, name: string, start: 
 /** UTF-8 of the character at `i` (a whole surrogate pair); a lone surrogate has no encoding. */
 function writeUtf8(target: Buffer, pos: number, text: string, i: number): number {
   const cp = text.codePointAt(i)!;
-  if (cp >= 0xd800 && cp <= 0xdfff) throw new RangeError(`unpaired UTF-16 surrogate in "${text}"`);
+  if (cp >= 0xd800 && cp <= 0xdfff) throw new NameSyntaxError('invalid_character', `"${text}" contains an unpaired UTF-16 surrogate.`);
   if (cp < 0x800) {
     target[pos] = 0xc0 | (cp >> 6);
     target[pos + 1] = 0x80 | (cp & 0x3f);
@@ -119,10 +163,10 @@ export function writeName(target: Buffer, offset: number, name: string, lowerCas
   while (start < end) {
     const stop = labelEnd(name, start, end);
     pos = writeLabel(target, pos, name, start, stop, lowerCase);
-    if (pos - offset + 1 > MAX_NAME_OCTETS) throw new RangeError(`name of more than ${MAX_NAME_OCTETS} octets: "${name}"`);
+    if (pos - offset + 1 > MAX_NAME_OCTETS) throw new NameSyntaxError('name_too_long', `The name "${name}" is longer than ${MAX_NAME_OCTETS} octets in wire form.`);
     start = stop + 1;
     // "a..b" and ".a" leave an empty label between dots.
-    if (start === end && stop < end) throw new RangeError(`empty label in "${name}"`);
+    if (start === end && stop < end) throw new NameSyntaxError('empty_label', `The name "${name}" contains an empty label (two dots in a row, or a leading dot).`);
   }
   target[pos++] = 0;
   return pos;
@@ -184,6 +228,19 @@ export function decodeName(buf: Buffer, offset: number, lowerCase = false): { na
     pos += 1 + len;
   }
   return { name, end };
+}
+
+/**
+ * Reads a name that stands alone in RDATA at `offset` (RFC 3597 §4: no compression pointers
+ * outside a message, and none in the RDATA the service stores); null when the bytes there are
+ * not an uncompressed name. Same result shape as decodeName.
+ */
+export function decodeUncompressedName(buf: Buffer, offset: number, lowerCase = false): { name: string; end: number } | null {
+  for (let pos = offset; pos < buf.length; pos += 1 + buf[pos]!) {
+    if ((buf[pos]! & 0xc0) !== 0) return null;
+    if (buf[pos] === 0) return decodeName(buf, offset, lowerCase);
+  }
+  return null;
 }
 
 /**

@@ -3,33 +3,9 @@
 // ("\."), so labels are split at unescaped dots only. Slicing the name itself (rather than
 // splitting and joining labels) keeps the per-query walk free of string building.
 
-/** Index of the first dot that separates labels, or -1 for a single-label name. */
-function firstSeparator(name: string): number {
-  for (let i = 0; i < name.length; i++) {
-    const c = name.charCodeAt(i);
-    if (c === 0x5c /* \ */) i++; // the escaped character (or the first digit of \DDD) is not a separator
-    else if (c === 0x2e /* . */) return i;
-  }
-  return -1;
-}
-
-/** The name one label up: "www.example.com" → "example.com", "com" → "" (the root). */
-export function parentName(name: string): string {
-  const dot = firstSeparator(name);
-  return dot < 0 ? '' : name.slice(dot + 1);
-}
-
-/** True when `name` equals `ancestor` or lies below it (label-wise, not string-wise). */
-export function isAtOrBelow(name: string, ancestor: string): boolean {
-  if (name === ancestor || ancestor === '') return true;
-  if (name.length <= ancestor.length + 1 || !name.endsWith(ancestor)) return false;
-  const dot = name.length - ancestor.length - 1;
-  if (name.charCodeAt(dot) !== 0x2e) return false;
-  // The dot separates labels only if it is not itself escaped: an even run of backslashes before it.
-  let backslashes = 0;
-  for (let i = dot - 1; i >= 0 && name.charCodeAt(i) === 0x5c; i--) backslashes++;
-  return backslashes % 2 === 0;
-}
+// At-or-below and the parent live in the one name module (escapes included); re-exported for
+// the answer logic and the snapshot, which walk the tree with them.
+export { isAtOrBelow, parentName } from '../wire/name.js';
 
 /**
  * The names from just below `ancestor` down to `name` itself, top-down:

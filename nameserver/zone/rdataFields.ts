@@ -1,19 +1,10 @@
 // The RDATA fields a snapshot reads once when it is built, besides the targets of NS, CNAME, PTR,
 // MX and SRV (rdataTarget in ../wire/rdata.ts): the SOA counters and the type an RRSIG covers.
-import { decodeName } from '../wire/name.js';
+import { decodeUncompressedName } from '../wire/name.js';
 import { TYPE } from '../types.js';
 
 export class RdataError extends Error {
   override readonly name = 'RdataError';
-}
-
-/** decodeName, refusing compression pointers: RDATA here stands alone, outside any message. */
-function uncompressedName(rdata: Buffer, offset: number): { name: string; end: number } | null {
-  for (let pos = offset; pos < rdata.length; pos += 1 + rdata[pos]!) {
-    if ((rdata[pos]! & 0xc0) !== 0) return null;
-    if (rdata[pos] === 0) return decodeName(rdata, offset);
-  }
-  return null;
 }
 
 export interface SoaCounters {
@@ -23,8 +14,8 @@ export interface SoaCounters {
 
 /** SERIAL and MINIMUM of SOA RDATA (RFC 1035 §3.3.13: MNAME, RNAME, then five 32-bit counters). */
 export function soaCounters(rdata: Buffer): SoaCounters {
-  const mname = uncompressedName(rdata, 0);
-  const rname = mname && uncompressedName(rdata, mname.end);
+  const mname = decodeUncompressedName(rdata, 0);
+  const rname = mname && decodeUncompressedName(rdata, mname.end);
   if (!rname || rname.end + 20 !== rdata.length) throw new RdataError('SOA RDATA is not MNAME, RNAME and five 32-bit counters');
   return { serial: rdata.readUInt32BE(rname.end), minimum: rdata.readUInt32BE(rname.end + 16) };
 }

@@ -8,8 +8,9 @@
 //
 // Lengths are counted in the text form without the trailing dot: 253 characters there are the
 // 255 wire octets of RFC 1035 §2.3.4 (each label adds one length octet, the root one more).
-import { isIP } from 'node:net';
 import { domainToASCII } from 'node:url';
+import { canonicalIpv4, canonicalIpv6 } from '../../nameserver/wire/address.js';
+import { absoluteName, isAtOrBelow, MAX_LABEL_OCTETS, MAX_NAME_OCTETS as MAX_NAME_WIRE_OCTETS } from '../../nameserver/wire/name.js';
 
 /** A name that cannot be used; `code` is stable and ends up in a problem's `errors[].code`. */
 export class NameError extends Error {
@@ -22,10 +23,10 @@ export class NameError extends Error {
   }
 }
 
-/** RFC 1035 §2.3.4: labels 63 octets or less. */
-export const MAX_LABEL_OCTETS = 63;
+/** RFC 1035 §2.3.4: labels 63 octets or less (the name module's bound). */
+export { MAX_LABEL_OCTETS };
 /** RFC 1035 §2.3.4: names 255 wire octets or less, i.e. 253 characters in text without the final dot. */
-export const MAX_NAME_OCTETS = 253;
+export const MAX_NAME_OCTETS = MAX_NAME_WIRE_OCTETS - 2;
 
 // IDNA (UTS #46 §4) treats these full-width and ideographic full stops as label separators.
 const IDEOGRAPHIC_DOTS = /[\u3002\uff0e\uff61]/g;
@@ -107,7 +108,7 @@ export function normalizeOwner(input: string, zoneName: string): string {
   if (name === zone) return '@';
   let relative = name;
   if (ENDS_WITH_DOT.test(trimmed)) {
-    if (!name.endsWith(`.${zone}`)) {
+    if (!isAtOrBelow(name, zone)) {
       throw new NameError('outside_zone', `"${trimmed}" is not inside the zone "${zone}". Write the name relative to the zone, or absolute with a trailing dot.`);
     }
     relative = name.slice(0, -(zone.length + 1));
@@ -119,10 +120,8 @@ export function normalizeOwner(input: string, zoneName: string): string {
   return relative;
 }
 
-/** The absolute name (no trailing dot) of a stored relative owner; '@' is the zone itself. */
-export function absoluteName(relative: string, zoneName: string): string {
-  return relative === '@' ? zoneName : `${relative}.${zoneName}`;
-}
+// The absolute name (no trailing dot) of a stored relative owner ('@' the zone): the name module's.
+export { absoluteName };
 
 /**
  * A target host name inside RDATA (CNAME target, MX exchange, SRV target, NS nameserver, PTR
@@ -137,7 +136,7 @@ export function normalizeHostname(input: string, opts: { allowRoot?: boolean } =
   }
   const bare = trimmed.replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '');
   // RFC 1034 §3.6.2 / RFC 1035 §3.3: these fields hold a domain name, never an address.
-  if (isIP(bare)) {
+  if (canonicalIpv4(bare) !== null || canonicalIpv6(bare) !== null) {
     throw new NameError('ip_not_allowed', `"${trimmed}" is an IP address; give a host name that has address records.`);
   }
   const name = toAsciiName(trimmed);
@@ -153,5 +152,5 @@ export function normalizeHostname(input: string, opts: { allowRoot?: boolean } =
 /** True for in-addr.arpa (RFC 1035 §3.5) and ip6.arpa (RFC 3596 §2.5) and every name below them. */
 export function isReverseZoneName(name: string): boolean {
   const n = name.trim().toLowerCase().replace(/\.$/, '');
-  return ['in-addr.arpa', 'ip6.arpa'].some((root) => n === root || n.endsWith(`.${root}`));
+  return ['in-addr.arpa', 'ip6.arpa'].some((root) => isAtOrBelow(n, root));
 }

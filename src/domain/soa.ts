@@ -1,4 +1,8 @@
 // The SOA and apex NS set the service manages for every zone (system records).
+import { serialAdd, serialGreater } from '../../nameserver/wire/serial.js';
+
+// RFC 1982 comparison: the codec's one copy (verifyPublication imports it from here).
+export { serialGreater };
 
 /** SOA timers (RFC 1912 §2.2 ranges); MINIMUM is the negative-caching TTL (RFC 2308 §4). */
 export const SOA_TIMERS = { refresh: 10800, retry: 3600, expire: 1_209_600, minimum: 300 } as const;
@@ -33,13 +37,6 @@ export function soaData(nameservers: string[], soaEmail: string, serial: number)
 export const soaPresentation = (d: SoaData) =>
   `${d.mname}. ${d.rname}. ${d.serial} ${d.refresh} ${d.retry} ${d.expire} ${d.minimum}`;
 
-const SERIAL_SPACE = 2 ** 32;
-
-/** RFC 1982 §3.2: is serial `a` greater than `b` in sequence-space arithmetic? */
-export function serialGreater(a: number, b: number): boolean {
-  return (a < b && b - a > 2 ** 31) || (a > b && a - b < 2 ** 31);
-}
-
 /**
  * The serial of the next published version: today's YYYYMMDD00 when that is ahead of the
  * current one, otherwise the current one plus one (mod 2^32). Every version increases the serial
@@ -48,5 +45,5 @@ export function serialGreater(a: number, b: number): boolean {
  */
 export function nextSerial(current: number, now: Date): number {
   const today = Number(`${now.toISOString().slice(0, 10).replace(/-/g, '')}00`);
-  return serialGreater(today, current) ? today : (current + 1) % SERIAL_SPACE;
+  return serialGreater(today, current) ? today : serialAdd(current, 1);
 }

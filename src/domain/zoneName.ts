@@ -1,5 +1,6 @@
 // Which names may become zones (spec "Create zone checks", steps 1 and 2, and reverse zones).
 import { parse } from 'tldts';
+import { isAtOrBelow } from '../../nameserver/wire/name.js';
 import { DomainError } from './errors.js';
 import { isReverseZoneName, NameError, toAsciiName } from './names.js';
 
@@ -12,7 +13,8 @@ export interface ZoneNamePolicy {
 const invalid = (code: string, detail: string) =>
   new DomainError('validation_failed', {}, [{ pointer: '/name', code, detail }]);
 
-export const isAtOrBelow = (name: string, ancestor: string) => name === ancestor || name.endsWith(`.${ancestor}`);
+// Label-wise, from the one name module (services check protected names with it too).
+export { isAtOrBelow };
 
 /** The public suffix of a name: an extra suffix when one matches, else the ICANN list's. */
 function publicSuffixOf(name: string, extra: string[]): { suffix: string; known: boolean } {

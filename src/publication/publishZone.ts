@@ -87,7 +87,10 @@ async function buildVersion(trx: Knex.Transaction, now: Date, zoneId: string): P
   });
   const addedIds = new Set(added.map((r) => r.record_id));
   const removed = served.filter((r) => !currentIds.has(r.record_id) || addedIds.has(r.record_id));
-  // A record the nameservers could not serve fails the build here, not in every nameserver.
+  // A record the nameservers could not serve fails the build here, not in every nameserver. The
+  // API cannot store one (parseRecordData validates through the codec's encoder); this catches
+  // rows that bypassed it (SQL edits, restored dumps, rows from before the codec decided) and
+  // system records made from configuration.
   for (const r of added) {
     try {
       toZoneRecord(zone.name, r);

@@ -1,4 +1,5 @@
 // Stored records → what the nameserver holds: absolute owner names and RDATA in wire form.
+import { absoluteName } from '../../nameserver/wire/name.js';
 import { encodeRdata } from '../../nameserver/wire/rdata.js';
 import { TYPE, type ZoneRecord } from '../../nameserver/types.js';
 
@@ -9,8 +10,6 @@ export interface PublishedRecord {
   ttl: number;
   data: Record<string, unknown>;
 }
-
-export const absoluteName = (relative: string, zone: string) => (relative === '@' ? zone : `${relative}.${zone}`);
 
 /** Throws (RangeError) when the data cannot be put on the wire: a build failure. */
 export function toZoneRecord(zone: string, r: PublishedRecord): ZoneRecord {

@@ -101,6 +101,16 @@ describe('CRUD for every record type', () => {
       patched: '128 iodef "mailto:security@crud.test"',
     },
     {
+      // RFC 8659 §4.1: any well-formed tag; a critical one the CA does not know forbids issuance.
+      type: 'CAA',
+      name: 'critical',
+      data: { flags: 128, tag: 'tag0', value: 'critical' },
+      stored: { flags: 128, tag: 'tag0', value: 'critical' },
+      content: '128 tag0 "critical"',
+      patch: { flags: 0, tag: 'contactemail', value: 'security@crud.test' },
+      patched: '0 contactemail "security@crud.test"',
+    },
+    {
       type: 'TLSA',
       name: '_443._tcp.www',
       data: { usage: 3, selector: 1, matching_type: 1, certificate_data: `${HASH.slice(0, 32)} ${HASH.slice(32)}` },
@@ -236,7 +246,7 @@ describe('per-type validation: 422 with a pointer into the record body', () => {
     ['TXT', '@', { text: 'x'.repeat(8193) }, '/data/text', 'too_big'],
     ['SRV', 'sip', { priority: 1, weight: 1, port: 5060, target: 'sip.example.com' }, '/name', 'owner_not_allowed'],
     ['SRV', '_sip._tcp', { priority: 1, weight: 1, port: 70000, target: 'sip.example.com' }, '/data/port', null],
-    ['CAA', '@', { flags: 0, tag: 'issuer', value: 'letsencrypt.org' }, '/data/tag', 'unknown_tag'],
+    ['CAA', '@', { flags: 0, tag: 'issue_r', value: 'letsencrypt.org' }, '/data/tag', 'invalid_tag'],
     ['CAA', '@', { flags: 0, tag: 'iodef', value: 'security@example.com' }, '/data/value', 'invalid_iodef'],
     ['CAA', '@', { flags: 256, tag: 'issue', value: 'letsencrypt.org' }, '/data/flags', null],
     ['TLSA', '_443._tcp', { usage: 3, selector: 1, matching_type: 1, certificate_data: 'xyz' }, '/data/certificate_data', 'invalid_hex'],

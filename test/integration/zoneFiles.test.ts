@@ -347,6 +347,32 @@ describe('import', () => {
     expect(again.body).toMatchObject({ summary: { created: 0, updated: 0, deleted: 0 }, unchanged: 4 });
   });
 
+  it('CAA with any well-formed tag (RFC 8659 §4.1) imports, critical or not, and exports as it came', async () => {
+    const Z = 'caa-tags.test';
+    await createZone(api(), Z);
+    const zonefile = [
+      `$ORIGIN ${Z}.`,
+      '@ 3600 IN CAA 128 tag0 "critical"',
+      '@ 3600 IN CAA 0 contactemail "security@caa-tags.test"',
+      '@ 3600 IN CAA 0 issue "letsencrypt.org"',
+      'generic 3600 IN CAA \\# 14 80 04 74616731 6372697469636131', // 128 tag1 "critica1"
+      '',
+    ].join('\n');
+    const res = await importJson(Z, { zonefile });
+    expect(res.status, res.text).toBe(201);
+    expect(rows(await userRecords(Z))).toEqual([
+      '@ 3600 CAA 0 contactemail "security@caa-tags.test"',
+      '@ 3600 CAA 0 issue "letsencrypt.org"',
+      '@ 3600 CAA 128 tag0 "critical"',
+      'generic 3600 CAA 128 tag1 "critica1"',
+    ]);
+    const exported = recordLines((await exportOf(Z, '?include_system=false')).text);
+    expect(exported).toContain(`${Z}. 3600 IN CAA 128 tag0 "critical"`);
+    // A tag that is not 1–15 letters and digits is still refused, with its line.
+    const bad = await importJson(Z, { zonefile: `@ 3600 IN CAA 0 tag_0 "x"\n` });
+    expect(validationErrors(bad)).toEqual([expect.objectContaining({ code: 'invalid_tag' })]);
+  });
+
   it('replace makes the zone match the file: absent records deleted, unchanged ones keep their ids, system records untouched', async () => {
     const Z = 'replace.test';
     await createZone(api(), Z);
@@ -667,6 +693,7 @@ describe('round trip: random zones → export → import replace changes nothing
   const caa = fc.oneof(
     fc.record({ flags: fc.constantFrom(0, 128), tag: fc.constantFrom('issue', 'issuewild'), value: fc.constantFrom(';', 'letsencrypt.org', 'ca.example.net; account=12345', 'pki.goog') }),
     fc.record({ flags: fc.constant(0), tag: fc.constant('iodef'), value: fc.constantFrom('mailto:security@example.net', 'https://iodef.example.net/report') }),
+    fc.record({ flags: fc.constantFrom(0, 128), tag: fc.stringMatching(/^[a-z0-9]{1,15}$/).filter((t) => !['issue', 'issuewild', 'iodef', 'issuemail', 'issuevmc'].includes(t)), value: fc.constantFrom('', 'critical', 'x y; z=1') }),
   );
   const tlsa = fc.oneof(
     fc.record({ usage: fc.integer({ min: 0, max: 3 }), selector: fc.integer({ min: 0, max: 1 }), matching_type: fc.constant(1), certificate_data: hex(32, 32) }),

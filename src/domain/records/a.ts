@@ -1,20 +1,16 @@
 // A (RFC 1035 §3.4.1): one IPv4 address.
 import { z } from 'zod';
+import { canonicalIpv4 } from '../../../nameserver/wire/address.js';
 import { addProblem, stringField } from './fields.js';
-import type { RecordTypeRule } from './rule.js';
+import type { RecordTypePolicy } from './rule.js';
 
 export type AData = { address: string };
 
-const OCTET = '(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])';
-/**
- * Dotted quad, each octet 0–255 in decimal WITHOUT leading zeros: "010" is octal to inet_aton and
- * decimal to others, so it is refused rather than guessed. The accepted text is already canonical.
- */
-export const IPV4_PATTERN = new RegExp(`^${OCTET}(?:\\.${OCTET}){3}$`);
-
 export const ipv4Field = stringField('address').transform((value, ctx) => {
+  // The codec's parser refuses leading zeros ("010" is octal to inet_aton, decimal to others).
   const address = value.trim();
-  if (IPV4_PATTERN.test(address)) return address;
+  const canonical = canonicalIpv4(address);
+  if (canonical !== null) return canonical;
   const detail = /^\d+(\.\d+){3}$/.test(address) && address.split('.').every((o) => Number(o) <= 255)
     ? `"${address}" has a leading zero in an octet; write each octet without leading zeros.`
     : address.includes(':')
@@ -24,10 +20,9 @@ export const ipv4Field = stringField('address').transform((value, ctx) => {
   return z.NEVER;
 });
 
-export const aRule: RecordTypeRule = {
+export const aRule: RecordTypePolicy = {
   type: 'A',
   data: z.strictObject({ address: ipv4Field }),
-  presentation: (data) => (data as AData).address,
   ownerProblem: () => null,
   zoneKinds: ['forward'],
 };

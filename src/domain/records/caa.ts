@@ -1,23 +1,24 @@
 // CAA (RFC 8659): which certification authorities may issue for the name.
 import { z } from 'zod';
+import { isCaaTag } from '../../../nameserver/wire/types/caa.js';
 import { addProblem, stringField, uintField } from './fields.js';
-import { quoteOctets } from './presentation.js';
-import type { RecordTypeRule } from './rule.js';
+import type { RecordTypePolicy } from './rule.js';
 
 export type CaaData = { flags: number; tag: string; value: string };
 
 /**
- * The property tags we accept: issue, issuewild, iodef (RFC 8659 §4.2–4.4), issuemail (RFC 9495)
- * and issuevmc (BIMI verified mark certificates). A CA ignores tags it does not know, so an
- * unknown tag is almost always a typo that would silently authorise nothing: we refuse it.
+ * The property tags whose values we check: issue, issuewild, iodef (RFC 8659 §4.2–4.4), issuemail
+ * (RFC 9495) and issuevmc (BIMI verified mark certificates). RFC 8659 §4.1 allows any tag of
+ * 1–15 letters and digits, and real zones carry others (`tag0` with the critical flag in test
+ * suites, `contactemail` of the CA/B Forum, vendor tags): those are accepted with any printable
+ * value, as a CA that does not know a tag ignores it (or, with the critical flag, refuses to
+ * issue, RFC 8659 §4.1) — which is the owner's stated intent either way.
  */
-export const CAA_TAGS = ['issue', 'issuewild', 'iodef', 'issuemail', 'issuevmc'] as const;
-export type CaaTag = (typeof CAA_TAGS)[number];
+export const KNOWN_CAA_TAGS = ['issue', 'issuewild', 'iodef', 'issuemail', 'issuevmc'] as const;
+const ISSUE_LIKE_TAGS: readonly string[] = ['issue', 'issuewild', 'issuemail', 'issuevmc'];
 /** Our bound on the value; real values are an issuer name and a few parameters, or one URL. */
 export const MAX_CAA_VALUE_LENGTH = 1024;
 
-// RFC 8659 §4.1: tags are 1–15 ASCII letters and digits (matched case-insensitively; stored lower case).
-const TAG_SYNTAX = /^[a-z0-9]{1,15}$/;
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 // RFC 8659 §4.2 ABNF: label = (ALPHA / DIGIT) *( *("-") (ALPHA / DIGIT)), also the parameter tag.
 const LABEL = '[a-z0-9](?:-*[a-z0-9])*';
@@ -61,23 +62,20 @@ function iodefProblem(value: string): string | null {
   return null;
 }
 
-export const caaRule: RecordTypeRule = {
+export const caaRule: RecordTypePolicy = {
   type: 'CAA',
   data: z
     .strictObject({
       // RFC 8659 §4.1: one octet; bit 0 (128) is Issuer Critical, the others reserved.
       flags: uintField('flags', 255),
       tag: stringField('tag').transform((value, ctx) => {
+        // Matched case-insensitively (RFC 8659 §4.1), stored lower case.
         const tag = value.trim().toLowerCase();
-        if (!TAG_SYNTAX.test(tag)) {
+        if (!isCaaTag(tag)) {
           addProblem(ctx, 'invalid_tag', `"tag" must be 1 to 15 letters and digits (RFC 8659 §4.1); "${value}" is not.`);
           return z.NEVER;
         }
-        if (!(CAA_TAGS as readonly string[]).includes(tag)) {
-          addProblem(ctx, 'unknown_tag', `The CAA tag "${tag}" is not supported; use one of ${CAA_TAGS.join(', ')}.`);
-          return z.NEVER;
-        }
-        return tag as CaaTag;
+        return tag;
       }),
       value: stringField('value').superRefine((value, ctx) => {
         if (value.length > MAX_CAA_VALUE_LENGTH) {
@@ -98,6 +96,7 @@ export const caaRule: RecordTypeRule = {
         }
         return { flags: d.flags, tag: d.tag, value };
       }
+      if (!ISSUE_LIKE_TAGS.includes(d.tag)) return { flags: d.flags, tag: d.tag, value: d.value };
       const value = canonicalIssueValue(d.value);
       if (value === null) {
         addProblem(
@@ -110,10 +109,6 @@ export const caaRule: RecordTypeRule = {
       }
       return { flags: d.flags, tag: d.tag, value };
     }),
-  presentation: (data) => {
-    const d = data as CaaData;
-    return `${d.flags} ${d.tag} ${quoteOctets(Buffer.from(d.value, 'utf8'))}`;
-  },
   ownerProblem: () => null,
   zoneKinds: ['forward'],
 };

@@ -1,12 +1,11 @@
 // MX (RFC 1035 §3.3.9, RFC 5321 §5.1): preference and mail exchange host.
 import { z } from 'zod';
 import { addProblem, hostnameField, isUint, uintField } from './fields.js';
-import { absoluteHost } from './presentation.js';
-import type { RecordTypeRule } from './rule.js';
+import type { RecordTypePolicy } from './rule.js';
 
 export type MxData = { preference: number; exchange: string };
 
-export const mxRule: RecordTypeRule = {
+export const mxRule: RecordTypePolicy = {
   type: 'MX',
   data: z
     .strictObject({
@@ -20,10 +19,6 @@ export const mxRule: RecordTypeRule = {
         addProblem(ctx, 'null_mx_preference', 'A null MX (exchange ".") must have preference 0 (RFC 7505 §3).', ['preference']);
       }
     }),
-  presentation: (data) => {
-    const d = data as MxData;
-    return `${d.preference} ${absoluteHost(d.exchange)}`;
-  },
   ownerProblem: () => null,
   zoneKinds: ['forward'],
 };

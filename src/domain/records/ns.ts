@@ -1,15 +1,13 @@
 // NS (RFC 1035 §3.3.11): here only delegations of a subdomain; the apex NS set is the service's.
 import { z } from 'zod';
 import { hostnameField } from './fields.js';
-import { absoluteHost } from './presentation.js';
-import type { RecordTypeRule } from './rule.js';
+import type { RecordTypePolicy } from './rule.js';
 
 export type NsData = { nameserver: string };
 
-export const nsRule: RecordTypeRule = {
+export const nsRule: RecordTypePolicy = {
   type: 'NS',
   data: z.strictObject({ nameserver: hostnameField('nameserver') }),
-  presentation: (data) => absoluteHost((data as NsData).nameserver),
   ownerProblem: (owner) => {
     if (owner === '@') {
       return 'The apex NS set is managed by the service; NS records are allowed only below the apex, to delegate a subdomain.';

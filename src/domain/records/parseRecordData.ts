@@ -1,6 +1,7 @@
 // A record's `data` object checked against its type's schema and brought into the stored form.
 // Errors carry a JSON pointer relative to `data` ('' for the object itself) and a stable code.
 import type { z } from 'zod';
+import { encodeRdata } from '../../../nameserver/wire/rdata.js';
 import { RECORD_TYPE_RULES, type RecordType } from './types.js';
 
 export interface RecordDataError {
@@ -37,8 +38,23 @@ function toErrors(type: RecordType, data: unknown, issues: readonly z.core.$ZodI
   return errors;
 }
 
+/**
+ * The type's policy first (its zod schema: business rules and the stored form), then the codec:
+ * what the codec cannot put on the wire is refused here (`invalid_rdata`), so the API never stores
+ * a record the publication build or the nameserver could not serve (one codec decides, deSEC's
+ * model).
+ */
 export function parseRecordData(type: RecordType, data: unknown): ParseRecordDataResult {
   const result = RECORD_TYPE_RULES[type].data.safeParse(data);
-  if (result.success) return { ok: true, data: result.data };
-  return { ok: false, errors: toErrors(type, data, result.error.issues) };
+  if (!result.success) return { ok: false, errors: toErrors(type, data, result.error.issues) };
+  try {
+    encodeRdata(type, result.data);
+  } catch (e) {
+    if (!(e instanceof RangeError)) throw e;
+    // The codec names the field first: "<TYPE> <field>: <problem>".
+    const field = /^\S+ (\w+):/.exec(e.message)?.[1];
+    const pointer = field !== undefined && Object.hasOwn(result.data, field) ? `/${field}` : '';
+    return { ok: false, errors: [{ pointer, code: 'invalid_rdata', detail: `The record cannot be put on the wire: ${e.message}.` }] };
+  }
+  return { ok: true, data: result.data };
 }

@@ -1,20 +1,32 @@
 // The shape of one row of the record-type table (types.ts). Kept apart from the table so that the
-// per-type modules can name it without importing the table that imports them.
+// per-type modules can name it without importing the table that imports them. A row is policy
+// only: what the codec (nameserver/wire/types/) can encode is checked there, and the presentation
+// is the codec's.
 import type { z } from 'zod';
+import { API_RECORD_TYPES, type ApiRecordType } from '../../../nameserver/wire/rrTypes.js';
 
-export const RECORD_TYPES = ['A', 'AAAA', 'CNAME', 'MX', 'TXT', 'SRV', 'CAA', 'TLSA', 'NS', 'PTR'] as const;
-export type RecordType = (typeof RECORD_TYPES)[number];
+/** The types the API may write: the type table's (nameserver/wire/rrTypes.ts). */
+export const RECORD_TYPES = API_RECORD_TYPES;
+export type RecordType = ApiRecordType;
 
 export type ZoneKind = 'forward' | 'reverse';
 
-export interface RecordTypeRule {
+/** What the API allows of a type, beyond what the codec can encode. */
+export interface RecordTypePolicy {
   type: RecordType;
-  /** zod strict object for `data`; parses AND normalises to the canonical stored form. */
+  /**
+   * zod strict object for `data`: the business rules (ranges the service allows, host-name rules,
+   * CAA values, TLSA digest lengths) and the canonical stored form (case, whitespace). The result
+   * then goes through the codec's encoder (parseRecordData).
+   */
   data: z.ZodType<Record<string, unknown>>;
-  /** RDATA in RFC 1035 master-file presentation format; names absolute WITH trailing dot. */
-  presentation(data: Record<string, unknown>): string;
   /** Error detail when the owner (relative name, '@' = apex) cannot hold this type, else null. */
   ownerProblem(owner: string): string | null;
   /** Zone kinds that may hold the type. */
   zoneKinds: readonly ZoneKind[];
+}
+
+export interface RecordTypeRule extends RecordTypePolicy {
+  /** RDATA in RFC 1035 master-file presentation format, from the codec's wire form; names absolute WITH trailing dot. */
+  presentation(data: Record<string, unknown>): string;
 }

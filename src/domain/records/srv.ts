@@ -1,8 +1,7 @@
 // SRV (RFC 2782): priority, weight, port and target of a service at _service._proto.name.
 import { z } from 'zod';
 import { hostnameField, uintField } from './fields.js';
-import { absoluteHost } from './presentation.js';
-import type { RecordTypeRule } from './rule.js';
+import type { RecordTypePolicy } from './rule.js';
 
 export type SrvData = { priority: number; weight: number; port: number; target: string };
 
@@ -22,7 +21,7 @@ export function srvOwnerProblem(owner: string): string | null {
   return null;
 }
 
-export const srvRule: RecordTypeRule = {
+export const srvRule: RecordTypePolicy = {
   type: 'SRV',
   data: z.strictObject({
     priority: uintField('priority', 65535),
@@ -31,10 +30,6 @@ export const srvRule: RecordTypeRule = {
     // RFC 2782: a target of "." means the service is decidedly not available at this domain.
     target: hostnameField('target', { allowRoot: true }),
   }),
-  presentation: (data) => {
-    const d = data as SrvData;
-    return `${d.priority} ${d.weight} ${d.port} ${absoluteHost(d.target)}`;
-  },
   ownerProblem: srvOwnerProblem,
   zoneKinds: ['forward'],
 };

@@ -1,7 +1,7 @@
 // TLSA (RFC 6698, DANE): certificate association at _port._proto.name.
 import { z } from 'zod';
 import { addProblem, codeField, isUint, stringField } from './fields.js';
-import type { RecordTypeRule } from './rule.js';
+import type { RecordTypePolicy } from './rule.js';
 
 export type TlsaData = { usage: number; selector: number; matching_type: number; certificate_data: string };
 
@@ -23,7 +23,7 @@ export function tlsaOwnerProblem(owner: string): string | null {
   return null;
 }
 
-export const tlsaRule: RecordTypeRule = {
+export const tlsaRule: RecordTypePolicy = {
   type: 'TLSA',
   data: z
     .strictObject({
@@ -54,10 +54,6 @@ export const tlsaRule: RecordTypeRule = {
         );
       }
     }),
-  presentation: (data) => {
-    const d = data as TlsaData;
-    return `${d.usage} ${d.selector} ${d.matching_type} ${d.certificate_data}`;
-  },
   ownerProblem: tlsaOwnerProblem,
   zoneKinds: ['forward'],
 };

@@ -3,8 +3,7 @@
 // most 255 octets happens only in the presentation (and wire) form.
 import { z } from 'zod';
 import { addProblem, stringField } from './fields.js';
-import { characterStrings } from './presentation.js';
-import type { RecordTypeRule } from './rule.js';
+import type { RecordTypePolicy } from './rule.js';
 
 export type TxtData = { text: string };
 
@@ -18,7 +17,7 @@ export const MAX_TXT_OCTETS = 8192;
 // With the u flag a surrogate code unit matches only when it is unpaired.
 const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 
-export const txtRule: RecordTypeRule = {
+export const txtRule: RecordTypePolicy = {
   type: 'TXT',
   data: z.strictObject({
     text: stringField('text').superRefine((text, ctx) => {
@@ -33,7 +32,6 @@ export const txtRule: RecordTypeRule = {
       }
     }),
   }),
-  presentation: (data) => characterStrings((data as TxtData).text),
   ownerProblem: () => null,
   zoneKinds: ['forward'],
 };

@@ -1,6 +1,8 @@
-// The record-type policy table: one row per supported type, and nothing about a type anywhere
-// else. Callers look a type up here for its data schema (which also canonicalises), its
-// presentation form, the owner names and the zone kinds that may hold it.
+// The record-type policy table: one row per type the API may write. Callers look a type up here
+// for its data schema (business rules; it also canonicalises), its presentation form (the
+// codec's, made from the wire form: exactly what is served), the owner names and the zone kinds
+// that may hold it. The wire format of each type is the codec's (nameserver/wire/types/).
+import { presentData } from '../../../nameserver/wire/rdata.js';
 import { aRule } from './a.js';
 import { aaaaRule } from './aaaa.js';
 import { caaRule } from './caa.js';
@@ -8,14 +10,14 @@ import { cnameRule } from './cname.js';
 import { mxRule } from './mx.js';
 import { nsRule } from './ns.js';
 import { ptrRule } from './ptr.js';
-import { RECORD_TYPES, type RecordType, type RecordTypeRule } from './rule.js';
+import { RECORD_TYPES, type RecordType, type RecordTypePolicy, type RecordTypeRule } from './rule.js';
 import { srvRule } from './srv.js';
 import { tlsaRule } from './tlsa.js';
 import { txtRule } from './txt.js';
 
-export { RECORD_TYPES, type RecordType, type RecordTypeRule, type ZoneKind } from './rule.js';
+export { RECORD_TYPES, type RecordType, type RecordTypePolicy, type RecordTypeRule, type ZoneKind } from './rule.js';
 
-export const RECORD_TYPE_RULES: Record<RecordType, RecordTypeRule> = {
+const POLICIES: Record<RecordType, RecordTypePolicy> = {
   A: aRule,
   AAAA: aaaaRule,
   CNAME: cnameRule,
@@ -27,6 +29,10 @@ export const RECORD_TYPE_RULES: Record<RecordType, RecordTypeRule> = {
   NS: nsRule,
   PTR: ptrRule,
 };
+
+export const RECORD_TYPE_RULES = Object.fromEntries(
+  RECORD_TYPES.map((type) => [type, { ...POLICIES[type], presentation: (data: Record<string, unknown>) => presentData(type, data) }]),
+) as Record<RecordType, RecordTypeRule>;
 
 export function isRecordType(s: string): s is RecordType {
   return (RECORD_TYPES as readonly string[]).includes(s);

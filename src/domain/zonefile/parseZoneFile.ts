@@ -18,6 +18,7 @@
 // invalid_origin and the name codes of src/domain/names.ts (invalid_character, empty_label, …);
 // invalid_ttl, unsupported_class, missing_type, unknown_type, unexpected_quoted_string;
 // invalid_rdata (detail names the field). A zone name that is itself invalid is reported on line 0.
+import { isAtOrBelow } from '../../../nameserver/wire/name.js';
 import { NameError, toAsciiName } from '../names.js';
 import type { RecordType } from '../records/types.js';
 import { absoluteText, parseName, parseTtl, type TextProblem } from './presentationText.js';
@@ -63,8 +64,6 @@ interface State {
   previousOwner: Owner | null;
 }
 
-const isInZone = (name: string, zone: string) => name === zone || name.endsWith(`.${zone}`);
-
 function nameProblem(e: unknown, fallback: string): TextProblem {
   if (e instanceof NameError) return { code: e.code, detail: e.message };
   return { code: 'invalid_name', detail: fallback };
@@ -95,7 +94,7 @@ function resolveOwner(token: Token, state: State): Owner {
     const p = nameProblem(e, `The owner "${token.text}" is not a valid name.`);
     return ownerFailure(token, p.code, p.detail);
   }
-  if (!isInZone(name, state.zone)) return ownerFailure(token, 'outside_zone', `The owner "${name}." is not inside the zone "${state.zone}".`);
+  if (!isAtOrBelow(name, state.zone)) return ownerFailure(token, 'outside_zone', `The owner "${name}." is not inside the zone "${state.zone}".`);
   return { ok: true, name };
 }
 

@@ -1,5 +1,7 @@
 // Decoding of master-file tokens (RFC 1035 §5.1): `\DDD` (decimal octet) and `\X` (X itself)
-// escapes, domain names relative to an origin, and TTLs with BIND-style units.
+// escapes in character-strings, domain names relative to an origin (escapes decoded by the name
+// module), and TTLs with BIND-style units.
+import { encodeName, NameSyntaxError, presentationEnd } from '../../../nameserver/wire/name.js';
 
 /** A decoding problem: a stable code and a sentence for the user. */
 export interface TextProblem {
@@ -105,70 +107,39 @@ export interface PresentationName {
 }
 
 /**
- * Splits a name token into labels at unescaped dots and decodes escapes. A label containing a
- * dot (`\.` or `\046`) cannot be represented in our names: `invalid_character`. Labels must be
- * UTF-8 (IDNA then applies); an empty label (`a..b`, `.a`) is `empty_label`.
+ * Splits a name token into labels at unescaped dots and decodes escapes, with the name module's
+ * one escape decoder (nameserver/wire/name.ts: the token goes to wire form and back). A label
+ * containing a dot (`\.` or `\046`) cannot be represented in our names: `invalid_character`.
+ * Labels must be UTF-8 (IDNA then applies); an empty label (`a..b`, `.a`) is `empty_label`; bad
+ * escapes are `invalid_escape`; labels over 63 and names over 255 octets are refused here too.
  */
 export function parseName(text: string): Decoded<PresentationName> {
   if (text === '.') return { ok: true, value: { labels: [], absolute: true } };
   if (text === '') return { ok: false, code: 'empty_name', detail: 'The name is empty.' };
-  if (!text.includes('\\')) {
-    const absolute = text.endsWith('.');
-    const labels = (absolute ? text.slice(0, -1) : text).split('.');
-    for (const l of labels) if (l === '') return emptyLabel(text);
-    return { ok: true, value: { labels, absolute } };
+  const absolute = presentationEnd(text) < text.length;
+  let wire: Buffer;
+  try {
+    wire = encodeName(text);
+  } catch (e) {
+    if (e instanceof NameSyntaxError) return { ok: false, code: e.code, detail: e.message };
+    throw e;
   }
   const labels: string[] = [];
-  let octets: number[] = [];
-  let absolute = false;
-  let i = 0;
-  while (i < text.length) {
-    const c = text.charCodeAt(i);
-    if (c === BACKSLASH) {
-      const esc = readEscape(text, i, octets);
-      if (!esc.ok) return esc;
-      if (esc.value.octet === DOT) {
-        return {
-          ok: false,
-          code: 'invalid_character',
-          detail: `The name "${text}" has a label containing an escaped dot; labels may contain only a-z, 0-9, "-" and "_".`,
-        };
-      }
-      i = esc.value.next;
-    } else if (c === DOT) {
-      if (octets.length === 0) return emptyLabel(text);
-      const label = decodeUtf8(Uint8Array.from(octets));
-      if (label === null) return notUtf8Label(text);
-      labels.push(label);
-      octets = [];
-      i++;
-      if (i === text.length) absolute = true;
-    } else {
-      const cp = text.codePointAt(i)!;
-      pushUtf8(octets, cp);
-      i += cp > 0xffff ? 2 : 1;
+  for (let pos = 0; wire[pos]! > 0; pos += 1 + wire[pos]!) {
+    const octets = wire.subarray(pos + 1, pos + 1 + wire[pos]!);
+    if (octets.includes(DOT)) {
+      return {
+        ok: false,
+        code: 'invalid_character',
+        detail: `The name "${text}" has a label containing an escaped dot; labels may contain only a-z, 0-9, "-" and "_".`,
+      };
     }
-  }
-  if (!absolute) {
-    if (octets.length === 0) return emptyLabel(text);
-    const label = decodeUtf8(Uint8Array.from(octets));
-    if (label === null) return notUtf8Label(text);
+    const label = decodeUtf8(octets);
+    if (label === null) return { ok: false, code: 'invalid_character', detail: `A label of "${text}" is not valid UTF-8 after decoding its escapes.` };
     labels.push(label);
   }
   return { ok: true, value: { labels, absolute } };
 }
-
-const emptyLabel = (text: string): Decoded<PresentationName> => ({
-  ok: false,
-  code: 'empty_label',
-  detail: `The name "${text}" contains an empty label (two dots in a row, or a leading dot).`,
-});
-
-const notUtf8Label = (text: string): Decoded<PresentationName> => ({
-  ok: false,
-  code: 'invalid_character',
-  detail: `A label of "${text}" is not valid UTF-8 after decoding its escapes.`,
-});
 
 /**
  * The absolute name (no trailing dot; '' for the root) of a parsed name: relative names get the

@@ -2,35 +2,12 @@
 // fields of src/domain/records/<type>.ts), BEFORE parseRecordData: this module checks the shape
 // of the presentation (field count, numbers, quoting, escapes) and resolves relative names; the
 // values themselves (address syntax, ranges, host name rules, CAA tags) are parseRecordData's.
-import type { RecordType } from '../records/types.js';
+import { rdataToData } from '../../../nameserver/wire/rdata.js';
+import { CODEC_BY_TYPE } from '../../../nameserver/wire/types/index.js';
 import { absoluteText, parseName, tokensText, type Decoded } from './presentationText.js';
-import { rdataFromWire, type RdataResult } from './rdataFromWire.js';
 import type { Token } from './tokenize.js';
 
-export type { RdataResult } from './rdataFromWire.js';
-
-/** How one field is written. */
-type FieldKind =
-  | 'word' // one unquoted token, escapes decoded (addresses, CAA tags)
-  | 'uint' // one unquoted decimal number
-  | 'name' // one unquoted domain name, relative to the origin
-  | 'string' // one <character-string>, quoted or not (CAA value)
-  | 'strings' // one or more <character-string>s joined with nothing between (TXT)
-  | 'hex'; // one or more unquoted tokens of hex joined (TLSA; RFC 6698 §2.2 allows blank space)
-
-/** Field order of each type's presentation (RFC 1035 §3.3, RFC 2782, RFC 6698 §2.2, RFC 8659 §4.1.1). */
-const LAYOUT: Record<RecordType, readonly (readonly [field: string, kind: FieldKind])[]> = {
-  A: [['address', 'word']],
-  AAAA: [['address', 'word']],
-  CNAME: [['target', 'name']],
-  NS: [['nameserver', 'name']],
-  PTR: [['target', 'name']],
-  MX: [['preference', 'uint'], ['exchange', 'name']],
-  SRV: [['priority', 'uint'], ['weight', 'uint'], ['port', 'uint'], ['target', 'name']],
-  TXT: [['text', 'strings']],
-  CAA: [['flags', 'uint'], ['tag', 'word'], ['value', 'string']],
-  TLSA: [['usage', 'uint'], ['selector', 'uint'], ['matching_type', 'uint'], ['certificate_data', 'hex']],
-};
+export type RdataResult = Decoded<Record<string, unknown>>;
 
 const DECIMAL = /^[0-9]+$/;
 const HEX = /^[0-9a-fA-F]*$/;
@@ -78,22 +55,48 @@ export function genericRdata(tokens: readonly Token[], type: string): Decoded<Ui
 /** True when the RDATA is in the RFC 3597 generic form (an unquoted `\#` first). */
 export const isGenericRdata = (tokens: readonly Token[]) => tokens[0] !== undefined && !tokens[0].quoted && tokens[0].text === '\\#';
 
+/** RFC 4034 §3.2: an RRSIG time, YYYYMMDDHHmmSS in UTC or (RFC 4034 §3.2) plain seconds. */
+function rrsigTime(text: string): number | null {
+  if (/^[0-9]{14}$/.test(text)) {
+    const ms = Date.UTC(+text.slice(0, 4), +text.slice(4, 6) - 1, +text.slice(6, 8), +text.slice(8, 10), +text.slice(10, 12), +text.slice(12, 14));
+    return Number.isNaN(ms) ? null : (ms / 1000) % 2 ** 32;
+  }
+  return DECIMAL.test(text) && Number(text) <= 0xffffffff ? Number(text) : null;
+}
+
 /**
- * Our `data` object for RDATA tokens of a supported type, in the type's presentation form or the
- * RFC 3597 generic form. Errors are `invalid_rdata` (detail names the field), `invalid_escape`,
- * name errors (`invalid_character`, `empty_label`) and `invalid_origin`.
+ * Our `data` object for RDATA tokens of a type with a codec (its field layout is the codec's,
+ * nameserver/wire/types/), in the type's presentation form or the RFC 3597 generic form (read by
+ * the same codec). Errors are `invalid_rdata` (detail names the field), `invalid_escape`, name
+ * errors (`invalid_character`, `empty_label`) and `invalid_origin`.
  */
-export function rdataFromPresentation(type: RecordType, tokens: readonly Token[], origin: string | null): RdataResult {
+export function rdataFromPresentation(type: string, tokens: readonly Token[], origin: string | null): RdataResult {
+  const codec = CODEC_BY_TYPE.get(type);
+  if (!codec) return invalid(`${type} records cannot be read.`);
   if (isGenericRdata(tokens)) {
     const wire = genericRdata(tokens, type);
-    return wire.ok ? rdataFromWire(type, wire.value) : wire;
+    if (!wire.ok) return wire;
+    const data = rdataToData(type, wire.value);
+    if (!data) return invalid(`${type} (generic \\# form): the RDATA does not have the fields of ${type} (${codec.fields.map(([f]) => f).join(', ')}).`);
+    for (const [field, kind] of codec.fields) {
+      // The name module writes a dot or an octet outside a–z, 0–9, "-", "_", "*" inside a label as an escape.
+      if (kind === 'name' && String(data[field]).includes('\\')) {
+        return { ok: false, code: 'invalid_character', detail: `${type} (generic \\# form) "${field}": a label contains a dot or an octet other than a-z, 0-9, "-" and "_".` };
+      }
+    }
+    return { ok: true, value: data };
   }
-  const layout = LAYOUT[type];
+  const layout = codec.fields;
   const data: Record<string, unknown> = {};
   let k = 0;
   for (const [field, kind] of layout) {
     const what = `${type} "${field}"`;
     const token = tokens[k];
+    // RFC 5155 §3.3: an NSEC3 of an empty non-terminal lists no types.
+    if (!token && kind === 'types') {
+      data[field] = [];
+      continue;
+    }
     if (!token) {
       const missing = layout.slice(layout.findIndex(([f]) => f === field)).map(([f]) => `"${f}"`);
       return invalid(`${type} has ${layout.length} field${layout.length > 1 ? 's' : ''} (${layout.map(([f]) => f).join(', ')}); ${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} missing.`);
@@ -133,10 +136,25 @@ export function rdataFromPresentation(type: RecordType, tokens: readonly Token[]
         k = tokens.length;
         break;
       }
-      case 'hex': {
+      case 'hex':
+      case 'base64': {
         const rest = tokens.slice(k);
-        if (rest.some((t) => t.quoted)) return invalid(`${what} is hexadecimal and cannot be quoted.`);
+        if (rest.some((t) => t.quoted)) return invalid(`${what} is ${kind === 'hex' ? 'hexadecimal' : 'base64'} and cannot be quoted.`);
         data[field] = rest.map((t) => t.text).join('');
+        k = tokens.length;
+        break;
+      }
+      case 'time': {
+        const seconds = token.quoted ? null : rrsigTime(token.text);
+        if (seconds === null) return invalid(`${what} must be a time as YYYYMMDDHHmmSS, not "${token.text}".`);
+        data[field] = seconds;
+        k++;
+        break;
+      }
+      case 'types': {
+        const rest = tokens.slice(k);
+        if (rest.some((t) => t.quoted)) return invalid(`${what} lists type mnemonics and cannot be quoted.`);
+        data[field] = rest.map((t) => t.text.toUpperCase());
         k = tokens.length;
         break;
       }

@@ -9,7 +9,7 @@ import { MAX_CNAME_CHAIN } from '../../../nameserver/answer/lookup.js';
 import { RCODE, TYPE, type Answer, type RRset, type ZoneRecord } from '../../../nameserver/types.js';
 import { encodeRdata } from '../../../nameserver/wire/rdata.js';
 import { decodeRdata } from '../../../nameserver/wire/rdataPresentation.js';
-import { typeCode, typeName } from '../../../nameserver/wire/typeMnemonic.js';
+import { typeCode, typeName } from '../../../nameserver/wire/rrTypes.js';
 import { applyZoneDiff, buildZoneSnapshot, type ZoneSnapshot } from '../../../nameserver/zone/snapshot.js';
 import { ZoneStore } from '../../../nameserver/zone/store.js';
 

@@ -255,7 +255,7 @@ describe('decodeRdata never throws: malformed or unknown RDATA in the RFC 3597 g
     [TYPE.TXT, '', '\\# 0'],
     [TYPE.DS, '0001020300', '1 2 3 00'],
     [TYPE.DS, '000102', '\\# 3 000102'],
-    [TYPE.NSEC, '00000101', '. TYPE7'],
+    [TYPE.NSEC, '00000101', '. MB'], // type 7 has a mnemonic in the IANA table, as dig prints it
     [TYPE.NSEC, '000000', '\\# 3 000000'], // a window of 0 octets (RFC 4034 §4.1.2)
     [TYPE.SOA, '0000', '\\# 2 0000'],
     [65280, 'c0000201', '\\# 4 C0000201'],

@@ -33,3 +33,28 @@ describe('zone names', () => {
     expect(wildcardBelow('')).toBe('*');
   });
 });
+
+describe('the one name module serves the API, zone files and the build', () => {
+  it('domain and nameserver share at-or-below (label-wise, escape-aware)', async () => {
+    const domain = await import('../../../src/domain/zoneName.js');
+    const wire = await import('../../../nameserver/wire/name.js');
+    expect(domain.isAtOrBelow).toBe(wire.isAtOrBelow);
+    expect(isAtOrBelow).toBe(wire.isAtOrBelow);
+    expect(domain.isAtOrBelow('badexample.com', 'example.com')).toBe(false);
+  });
+
+  it('absolute names of stored owners: @ is the origin, the root origin adds nothing', async () => {
+    const { absoluteName } = await import('../../../nameserver/wire/name.js');
+    expect(absoluteName('@', 'example.com')).toBe('example.com');
+    expect(absoluteName('www', 'example.com')).toBe('www.example.com');
+    expect(absoluteName('www', '')).toBe('www');
+    expect(absoluteName('@', '')).toBe('');
+  });
+
+  it('reads a name standing alone in RDATA and refuses compression pointers there', async () => {
+    const { decodeUncompressedName } = await import('../../../nameserver/wire/name.js');
+    expect(decodeUncompressedName(Buffer.from('\x03www\x07example\x00', 'latin1'), 0)).toEqual({ name: 'www.example', end: 13 });
+    expect(decodeUncompressedName(Buffer.from('\x03www\xc0\x00', 'latin1'), 0)).toBeNull();
+    expect(decodeUncompressedName(Buffer.from('\x03www', 'latin1'), 0)).toBeNull();
+  });
+});

@@ -1,0 +1,20 @@
+// The codec table: one codec per RR type the service reads and writes as data (presentation ⇄
+// data ⇄ wire), each in its own module here. Every other type travels in the RFC 3597 generic
+// form. API validation, zone files, the publication build, the signer and the server use these.
+import type { RecordCodec } from '../rdataCodec.js';
+import { TYPE } from '../rrTypes.js';
+import { a, aaaa } from './address.js';
+import { caa } from './caa.js';
+import { cdnskey, cds, dnskey, ds, nsec, nsec3, nsec3param, rrsig } from './dnssec.js';
+import { cname, mx, ns, ptr, srv } from './hostTarget.js';
+import { soa } from './soa.js';
+import { tlsa } from './tlsa.js';
+import { txt } from './txt.js';
+
+const ALL: readonly RecordCodec[] = [a, aaaa, ns, cname, ptr, mx, txt, srv, caa, tlsa, soa, dnskey, cdnskey, ds, cds, rrsig, nsec, nsec3, nsec3param];
+
+export const CODEC_BY_TYPE: ReadonlyMap<string, RecordCodec> = new Map(ALL.map((c) => [c.type, c]));
+export const CODEC_BY_CODE: ReadonlyMap<number, RecordCodec> = new Map(ALL.map((c) => [TYPE[c.type as keyof typeof TYPE], c]));
+
+/** The mnemonics that have a codec, in table order. */
+export const CODEC_TYPES: readonly string[] = ALL.map((c) => c.type);
