@@ -14,7 +14,7 @@ import { notifyTarget, type NotifyOptions, type NotifyResult, type NotifyTarget 
 
 export type { NameserverLogger } from './server/logger.js';
 export { QueryHandler, type QueryContext, type Reply, type TransferReply } from './server/queryHandler.js';
-export type { ServerStats } from './server/serverStats.js';
+export { sumStats, type ServerStats } from './server/serverStats.js';
 export type { NotifyResult, NotifyTarget } from './transfer/notify.js';
 
 export interface DnsServerOptions {

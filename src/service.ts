@@ -16,10 +16,10 @@ import { LabBillingDirectory } from './lab/labBillingDirectory.js';
 import { NightlyLabReset } from './lab/nightlyReset.js';
 import { ensureLabSeed, type LabTokensFile } from './lab/seed.js';
 import { createLogger, type Logger } from './observability/logger.js';
-import { createMetrics, registerNameserverMetrics } from './observability/metrics.js';
+import { createMetrics, type NameserverCounters, registerNameserverMetrics } from './observability/metrics.js';
 import { MaintenanceLoop } from './maintenance.js';
 import { createServices, type Services } from './services/index.js';
-import { startDnsServer, type DnsServer } from '../nameserver/server.js';
+import { startDnsServer, sumStats, type DnsServer, type ServerStats } from '../nameserver/server.js';
 import { ZoneStore } from '../nameserver/zone/store.js';
 import { NameserverFeed } from './publication/nameserverFeed.js';
 import { PublicationWorker } from './publication/publicationWorker.js';
@@ -181,7 +181,12 @@ export async function startService(config: Config, overrides: ServiceOverrides =
       const metrics = createMetrics();
       if (nameserver) {
         const { server, feed } = nameserver;
-        registerNameserverMetrics(metrics.registry, () => server.stats(), () => feed.zoneCount);
+        const store = nameserver.store;
+        registerNameserverMetrics(metrics.registry, async () => {
+          const main = server.stats();
+          const helpers = store instanceof MirroredZoneStore ? await store.helperStats() : [];
+          return nameserverCounters(main, helpers, feed.zoneCount);
+        });
       }
       const app = createApp({ services, logger, metrics, readiness });
       const server = http.createServer(app.callback());
@@ -202,6 +207,14 @@ export async function startService(config: Config, overrides: ServiceOverrides =
     await stopAll();
     throw err;
   }
+}
+
+/** The nameserver's counters as /metrics shows them: summed over its processes, queries also per process. */
+function nameserverCounters(main: ServerStats, helpers: readonly ServerStats[], zonesLoaded: number): NameserverCounters {
+  const total = sumStats([main, ...helpers]);
+  const queriesByProcess: Record<string, number> = { main: main.queries.udp + main.queries.tcp };
+  helpers.forEach((h, i) => (queriesByProcess[`helper-${i + 1}`] = h.queries.udp + h.queries.tcp));
+  return { queries: total.queries, responses: total.responses, cache: total.cache, errors: total.errors, queriesByProcess, zonesLoaded };
 }
 
 /** Stops accepting connections and waits for in-flight requests, up to the grace period. */

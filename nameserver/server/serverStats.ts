@@ -50,3 +50,25 @@ export function countResponse(stats: ServerStats, rcode: number): void {
 export function copyStats(stats: ServerStats): ServerStats {
   return structuredClone(stats);
 }
+
+/**
+ * The counters of several processes added up (DNS_UDP_PROCESSES: the main process and its UDP
+ * helpers, nameserver/udpProcesses.ts): every field is a count, `tcp.open` and `cache.entries`
+ * included (each process has its own connections and cache).
+ */
+export function sumStats(list: readonly ServerStats[]): ServerStats {
+  const total = emptyStats();
+  for (const stats of list) addInto(total as unknown as Counters, stats as unknown as Counters);
+  return total;
+}
+
+interface Counters {
+  [field: string]: number | Counters;
+}
+
+function addInto(total: Counters, add: Counters): void {
+  for (const [field, value] of Object.entries(add)) {
+    if (typeof value === 'number') total[field] = ((total[field] as number | undefined) ?? 0) + value;
+    else addInto((total[field] ??= {}) as Counters, value);
+  }
+}
