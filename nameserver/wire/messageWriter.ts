@@ -423,13 +423,20 @@ const RDATA_NAMES: readonly (RdataNames | undefined)[] = (() => {
 
 /** Compression keys of RDATA buffers already written, null for RDATA that is not as its type says. */
 const rdataKeys = new WeakMap<Buffer, readonly (readonly string[])[] | null>();
+// The last one looked up, checked before the WeakMap: negative answers of one zone, the bulk of
+// uncached answers under a random-name flood, write the same SOA RDATA again and again.
+let lastRdata: Buffer | null = null;
+let lastKeys: readonly (readonly string[])[] | null = null;
 
 function rememberedKeys(rdata: Buffer, layout: RdataNames): readonly (readonly string[])[] | null {
+  if (rdata === lastRdata) return lastKeys;
   let keys = rdataKeys.get(rdata);
   if (keys === undefined) {
     keys = rdataNameKeys(rdata, layout);
     rdataKeys.set(rdata, keys);
   }
+  lastRdata = rdata;
+  lastKeys = keys;
   return keys;
 }
 
