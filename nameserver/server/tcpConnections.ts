@@ -49,9 +49,11 @@ export class TcpConnections {
     // 'error' may come at any point, also after destroy(); never let it go unhandled.
     socket.on('error', (err) => this.logger.debug({ err, remote: socket.remoteAddress }, 'TCP connection error'));
     const remote = socket.remoteAddress ?? '';
-    let fromClient = this.byClient.get(remote);
-    if (fromClient && fromClient.size >= this.limits.maxPerClient) this.evict(fromClient, 'per-client limit');
+    const own = this.byClient.get(remote);
+    if (own && own.size >= this.limits.maxPerClient) this.evict(own, 'per-client limit');
     if (this.open.size >= this.limits.maxConnections) this.evict(this.open, 'connection limit');
+    // Looked up again: an eviction that emptied the client's set removed it.
+    let fromClient = this.byClient.get(remote);
     if (!fromClient) {
       fromClient = new Set();
       this.byClient.set(remote, fromClient);

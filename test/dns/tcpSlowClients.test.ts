@@ -153,4 +153,20 @@ describe('TCP under slow and crowding clients', () => {
     expect(parseMessage((await crowd[9]!.waitFor(1))[0]!)!.id).toBe(7);
     expect(parseMessage((await other.waitFor(1))[0]!)!.id).toBe(8);
   });
+
+  it('with one connection per client, each new one replaces the last', async () => {
+    const s = await start({ maxTcpConnections: 64, maxTcpConnectionsPerClient: 1 });
+    const clients: TcpDnsClient[] = [];
+    for (let i = 0; i < 3; i++) {
+      const c = await TcpDnsClient.connect(s.port, '127.0.0.1', '127.0.0.4');
+      stops.push(async () => c.close());
+      clients.push(c);
+      await sleep(20);
+    }
+    await clients[0]!.waitClosed(2000);
+    await clients[1]!.waitClosed(2000);
+    clients[2]!.send(buildQuery(3, 'www.example.com', TYPE.A));
+    expect(parseMessage((await clients[2]!.waitFor(1))[0]!)!.id).toBe(3);
+    expect(s.stats().tcp).toMatchObject({ open: 1, evicted: 2 });
+  });
 });
