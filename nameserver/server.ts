@@ -14,7 +14,7 @@ import { notifyTarget, type NotifyOptions, type NotifyResult, type NotifyTarget 
 
 export type { NameserverLogger } from './server/logger.js';
 export { QueryHandler, type QueryContext, type Reply, type TransferReply } from './server/queryHandler.js';
-export type { ServerStats } from './server/serverStats.js';
+export { sumStats, type ServerStats } from './server/serverStats.js';
 export type { NotifyResult, NotifyTarget } from './transfer/notify.js';
 
 export interface DnsServerOptions {
@@ -23,8 +23,13 @@ export interface DnsServerOptions {
   /** 0: a free port, the same for UDP and TCP on every host. */
   port: number;
   store: ZoneStore;
+  /** Open TCP connections; at the limit the least recently progressing one is closed for a new one. */
   maxTcpConnections: number;
+  /** Open TCP connections from one address (default: maxTcpConnections, i.e. no bound of its own). */
+  maxTcpConnectionsPerClient?: number;
   tcpIdleMs: number;
+  /** Time for a TCP message to arrive whole once begun (default 2000 ms). */
+  tcpIoTimeoutMs?: number;
   /** CIDR blocks allowed AXFR/IXFR ("127.0.0.1/32", "::1/128"). */
   transferAllow: string[];
   /** HMAC-SHA256 keys. When any is set, transfers need a TSIG; NOTIFY is signed with the first. */
@@ -65,6 +70,8 @@ interface Listener {
 }
 
 const BIND_ATTEMPTS = 20;
+/** Knot's tcp-io-timeout is 500 ms; a little more leaves room for a retransmission on a lossy path. */
+export const DEFAULT_TCP_IO_TIMEOUT_MS = 2000;
 /** Larger than the usual 208 KiB default, so that bursts are not dropped by the kernel. */
 const UDP_RECEIVE_BUFFER = 4 * 1024 * 1024;
 
@@ -81,7 +88,13 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
     now: options.now,
     stats,
   });
-  const connections = new TcpConnections(handler, { maxConnections: options.maxTcpConnections, idleMs: options.tcpIdleMs }, logger, stats);
+  const limits = {
+    maxConnections: options.maxTcpConnections,
+    maxPerClient: options.maxTcpConnectionsPerClient ?? options.maxTcpConnections,
+    idleMs: options.tcpIdleMs,
+    ioTimeoutMs: options.tcpIoTimeoutMs ?? DEFAULT_TCP_IO_TIMEOUT_MS,
+  };
+  const connections = new TcpConnections(handler, limits, logger, stats);
 
   const listeners = await bindAll(options.hosts, options.port, handler, connections, logger);
   const port = (listeners[0]!.tcp.address() as net.AddressInfo).port;

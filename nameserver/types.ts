@@ -50,6 +50,11 @@ export interface Answer {
   answer: RRset[];
   authority: RRset[];
   additional: RRset[];
+  /**
+   * How many of the first `additional` RRsets are required (RFC 9471: the glue of in-domain name
+   * servers in a referral): when they do not all fit, the response sets TC. 0 when absent.
+   */
+  requiredAdditional?: number;
 }
 
 /** One published version step of a zone: what IXFR sends and what a loaded snapshot applies. */

@@ -4,6 +4,7 @@
 import type dgram from 'node:dgram';
 import { silentLogger } from './server/logger.js';
 import { QueryHandler } from './server/queryHandler.js';
+import { copyStats, emptyStats } from './server/serverStats.js';
 import { type FromHelper, fromWire, type ToHelper } from './udpProcesses.js';
 import { buildZoneSnapshot } from './zone/snapshot.js';
 import { ZoneStore } from './zone/store.js';
@@ -40,6 +41,12 @@ process.on('message', (message: ToHelper, handle?: unknown) => {
       store.remove(message.origin);
       tell({ kind: 'serving', origin: message.origin, serial: null });
       return;
+    case 'stats': {
+      const stats = handler ? copyStats(handler.stats) : emptyStats();
+      stats.cache.entries = handler?.cacheSize ?? 0;
+      tell({ kind: 'stats', request: message.request, stats });
+      return;
+    }
     case 'socket': {
       const socket = handle as dgram.Socket;
       socket.on('error', () => {});

@@ -7,6 +7,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import type dgram from 'node:dgram';
 import { fileURLToPath } from 'node:url';
+import { emptyStats, type ServerStats } from './server/serverStats.js';
 import type { ZoneDiff, ZoneRecord } from './types.js';
 import type { ZoneSnapshot } from './zone/snapshot.js';
 import { ZoneStore } from './zone/store.js';
@@ -19,9 +20,17 @@ export type ToHelper =
   | { kind: 'set'; origin: string; records: WireRecord[] }
   | { kind: 'diff'; origin: string; fromSerial: number; toSerial: number; removed: WireRecord[]; added: WireRecord[] }
   | { kind: 'remove'; origin: string }
-  | { kind: 'socket' };
+  | { kind: 'socket' }
+  | { kind: 'stats'; request: number };
 
-export type FromHelper = { kind: 'ready' } | { kind: 'serving'; origin: string; serial: number | null } | { kind: 'resync'; origin: string };
+export type FromHelper =
+  | { kind: 'ready' }
+  | { kind: 'serving'; origin: string; serial: number | null }
+  | { kind: 'resync'; origin: string }
+  | { kind: 'stats'; request: number; stats: ServerStats };
+
+/** How long helperStats waits for the helpers' counters before it reports the last ones known. */
+const STATS_TIMEOUT_MS = 1000;
 
 export const toWire = (r: ZoneRecord): WireRecord => [r.name, r.type, r.ttl, r.rdata.toString('base64')];
 export const fromWire = ([name, type, ttl, rdata]: WireRecord): ZoneRecord => ({ name, type, ttl, rdata: Buffer.from(rdata, 'base64') });
@@ -29,11 +38,16 @@ export const fromWire = ([name, type, ttl, rdata]: WireRecord): ZoneRecord => ({
 interface Helper {
   child: ChildProcess;
   serving: Map<string, number>;
+  /** The counters it last reported (zeros until it first does). */
+  stats: ServerStats;
+  /** Waiting for its next report. */
+  statsWaiters: (() => void)[];
 }
 
 /** A ZoneStore whose every change is mirrored to the helper processes. */
 export class MirroredZoneStore extends ZoneStore {
   private readonly helpers: Helper[] = [];
+  private statsRequests = 0;
 
   override set(snapshot: ZoneSnapshot, history: readonly ZoneDiff[] = []): void {
     super.set(snapshot, history);
@@ -81,7 +95,7 @@ export class MirroredZoneStore extends ZoneStore {
       Array.from({ length: count }, async () => {
         // Run from TypeScript sources (npm start, tests) the helper needs tsx's loader too.
         const child = fork(entry, [], { execArgv: entry.endsWith('.ts') ? ['--import', 'tsx'] : [], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
-        const helper: Helper = { child, serving: new Map() };
+        const helper: Helper = { child, serving: new Map(), stats: emptyStats(), statsWaiters: [] };
         await new Promise<void>((resolve, reject) => {
           child.once('error', reject);
           child.once('exit', (code) => reject(new Error(`nameserver helper exited (${code}) before it was ready`)));
@@ -93,6 +107,9 @@ export class MirroredZoneStore extends ZoneStore {
             if (m.serial === null) helper.serving.delete(m.origin);
             else helper.serving.set(m.origin, m.serial);
             onServing?.(m.origin);
+          } else if (m.kind === 'stats') {
+            helper.stats = m.stats;
+            for (const wake of helper.statsWaiters.splice(0)) wake();
           } else if (m.kind === 'resync') {
             const snapshot = this.get(m.origin);
             if (snapshot) this.post({ kind: 'set', origin: m.origin, records: [...snapshot.records()].map(toWire) }, helper);
@@ -111,6 +128,30 @@ export class MirroredZoneStore extends ZoneStore {
         for (const socket of sockets) child.send({ kind: 'socket' } satisfies ToHelper, socket);
       }),
     );
+  }
+
+  /**
+   * Each helper's counters since it started (for /metrics): asked for now, and what it last
+   * reported when it does not answer within a second (counters never go back).
+   */
+  async helperStats(): Promise<ServerStats[]> {
+    const request = ++this.statsRequests;
+    await Promise.all(
+      this.helpers.map(
+        (helper) =>
+          new Promise<void>((resolve) => {
+            if (!helper.child.connected) return resolve();
+            const timer = setTimeout(resolve, STATS_TIMEOUT_MS);
+            timer.unref();
+            helper.statsWaiters.push(() => {
+              clearTimeout(timer);
+              resolve();
+            });
+            this.post({ kind: 'stats', request }, helper);
+          }),
+      ),
+    );
+    return this.helpers.map((helper) => helper.stats);
   }
 
   async stopHelpers(): Promise<void> {

@@ -17,10 +17,10 @@ import { LabBillingDirectory } from './lab/labBillingDirectory.js';
 import { NightlyLabReset } from './lab/nightlyReset.js';
 import { ensureLabSeed, type LabTokensFile } from './lab/seed.js';
 import { createLogger, type Logger } from './observability/logger.js';
-import { createMetrics, registerNameserverMetrics } from './observability/metrics.js';
+import { createMetrics, type NameserverCounters, registerNameserverMetrics } from './observability/metrics.js';
 import { MaintenanceLoop } from './maintenance.js';
 import { createServices, type Services } from './services/index.js';
-import { startDnsServer, type DnsServer } from '../nameserver/server.js';
+import { startDnsServer, sumStats, type DnsServer, type ServerStats } from '../nameserver/server.js';
 import { ZoneStore } from '../nameserver/zone/store.js';
 import { NameserverFeed } from './publication/nameserverFeed.js';
 import { PublicationWorker } from './publication/publicationWorker.js';
@@ -197,7 +197,9 @@ async function startNameserverRole(w: Wiring): Promise<void> {
     port: config.dns.port,
     store,
     maxTcpConnections: config.dns.maxTcpConnections,
+    maxTcpConnectionsPerClient: config.dns.maxTcpConnectionsPerClient,
     tcpIdleMs: config.dns.tcpIdleMs,
+    tcpIoTimeoutMs: config.dns.tcpIoTimeoutMs,
     transferAllow: config.dns.transferAllow,
     tsigKeys: config.dns.tsigKeys,
     logger,
@@ -255,9 +257,12 @@ async function startApiRole(w: Wiring): Promise<void> {
   const readiness: ReadinessCheck[] = [{ name: 'database', check: () => withinMs(READINESS_TIMEOUT_MS, db.raw('SELECT 1').then(() => true)) }];
   const metrics = createMetrics();
   if (running.nameserver) {
-    const { feed, server } = running.nameserver;
+    const { feed, server, store } = running.nameserver;
     readiness.push({ name: 'nameserver', check: async () => feed.ready && server.listening });
-    registerNameserverMetrics(metrics.registry, () => server.stats(), () => feed.zoneCount);
+    registerNameserverMetrics(metrics.registry, async () => {
+      const helpers = store instanceof MirroredZoneStore ? await store.helperStats() : [];
+      return nameserverCounters(server.stats(), helpers, feed.zoneCount);
+    });
   }
   const app = createApp({ services: w.services, logger, metrics, readiness });
   // Errors outside the middleware (a request cut off by requestTimeout, a client gone while we
@@ -299,6 +304,14 @@ function withinMs(ms: number, check: Promise<boolean>): Promise<boolean> {
     timer = setTimeout(() => resolve(false), ms);
   });
   return Promise.race([check.catch(() => false), late]).finally(() => clearTimeout(timer));
+}
+
+/** The nameserver's counters as /metrics shows them: summed over its processes, queries also per process. */
+function nameserverCounters(main: ServerStats, helpers: readonly ServerStats[], zonesLoaded: number): NameserverCounters {
+  const total = sumStats([main, ...helpers]);
+  const queriesByProcess: Record<string, number> = { main: main.queries.udp + main.queries.tcp };
+  helpers.forEach((h, i) => (queriesByProcess[`helper-${i + 1}`] = h.queries.udp + h.queries.tcp));
+  return { queries: total.queries, responses: total.responses, cache: total.cache, errors: total.errors, queriesByProcess, zonesLoaded };
 }
 
 /** Stops accepting connections and waits for in-flight requests, up to the grace period. */

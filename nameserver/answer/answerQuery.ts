@@ -16,7 +16,7 @@ export function toAnswer(result: LookupResult): Answer {
     case 'DELEG':
       // RFC 1034 §4.3.2 step 3b: a referral is not authoritative. After a CNAME chain of ours the
       // answer section is, and AA speaks for the answer (RFC 1035 §4.1.1).
-      return { rcode: RCODE.NOERROR, aa: answer.length > 0, answer, authority, additional };
+      return { rcode: RCODE.NOERROR, aa: answer.length > 0, answer, authority, additional, requiredAdditional: result.requiredAdditional ?? 0 };
     case 'REFUSED':
       return { rcode: RCODE.REFUSED, aa: false, answer: [], authority: [], additional: [] };
   }

@@ -23,6 +23,8 @@ export interface LookupResult {
   readonly answer: RRset[];
   readonly authority: RRset[];
   readonly additional: RRset[];
+  /** DELEG: how many of the first `additional` RRsets are in-domain glue (RFC 9471 §2.1). */
+  readonly requiredAdditional?: number;
 }
 
 export interface Question {
@@ -155,13 +157,18 @@ function negative(kind: 'NXDOMAIN' | 'NODATA', zone: ZoneSnapshot, answer: RRset
 /**
  * RFC 1034 §4.3.2 step 3b: the cut's NS set in the authority section (with the signed DS set when
  * DO is set, RFC 4035 §3.1.4), and the addresses of its name servers that this zone holds (glue).
+ * RFC 9471 §2.1: the glue of in-domain name servers (at or below the cut) is required, so it goes
+ * first and is counted; sibling glue (elsewhere in this zone) follows and is optional (§2.2).
  */
 function referral(zone: ZoneSnapshot, cut: ZoneNode, answer: RRset[], dnssecOk: boolean): LookupResult {
   const ns = rrsetAt(cut, TYPE.NS)!;
   const authority = [ns.rrset];
   const ds = dnssecOk ? rrsetAt(cut, TYPE.DS) : undefined;
   if (ds) appendWithSignatures(authority, cut, ds, cut.name, true);
-  return { kind: 'DELEG', answer, authority, additional: additionalFor(zone, [ns], dnssecOk) };
+  const glue = additionalFor(zone, [ns], dnssecOk);
+  const inDomain = glue.filter((rrset) => isAtOrBelow(rrset.name, cut.name));
+  const additional = inDomain.length === glue.length ? glue : [...inDomain, ...glue.filter((rrset) => !isAtOrBelow(rrset.name, cut.name))];
+  return { kind: 'DELEG', answer, authority, additional, requiredAdditional: inDomain.length };
 }
 
 /**

@@ -24,7 +24,11 @@ export interface ServerStats {
   /** Exceptions caught while handling a message (answered SERVFAIL). */
   errors: number;
   transfers: { axfr: number; ixfr: number; refused: number };
-  tcp: { open: number; accepted: number; refused: number; idleClosed: number };
+  /**
+   * TCP connections: open now, accepted, closed idle (idleMs), closed because a message did not
+   * arrive whole in time (ioTimeoutMs), closed to make room for a new one (limits reached).
+   */
+  tcp: { open: number; accepted: number; idleClosed: number; slowClosed: number; evicted: number };
   notify: { received: number; sent: number; acknowledged: number; failed: number };
 }
 
@@ -36,7 +40,7 @@ export function emptyStats(): ServerStats {
     cache: { hits: 0, misses: 0, entries: 0 },
     errors: 0,
     transfers: { axfr: 0, ixfr: 0, refused: 0 },
-    tcp: { open: 0, accepted: 0, refused: 0, idleClosed: 0 },
+    tcp: { open: 0, accepted: 0, idleClosed: 0, slowClosed: 0, evicted: 0 },
     notify: { received: 0, sent: 0, acknowledged: 0, failed: 0 },
   };
 }
@@ -49,4 +53,26 @@ export function countResponse(stats: ServerStats, rcode: number): void {
 /** A deep copy, so callers cannot change the live counters. */
 export function copyStats(stats: ServerStats): ServerStats {
   return structuredClone(stats);
+}
+
+/**
+ * The counters of several processes added up (DNS_UDP_PROCESSES: the main process and its UDP
+ * helpers, nameserver/udpProcesses.ts): every field is a count, `tcp.open` and `cache.entries`
+ * included (each process has its own connections and cache).
+ */
+export function sumStats(list: readonly ServerStats[]): ServerStats {
+  const total = emptyStats();
+  for (const stats of list) addInto(total as unknown as Counters, stats as unknown as Counters);
+  return total;
+}
+
+interface Counters {
+  [field: string]: number | Counters;
+}
+
+function addInto(total: Counters, add: Counters): void {
+  for (const [field, value] of Object.entries(add)) {
+    if (typeof value === 'number') total[field] = ((total[field] as number | undefined) ?? 0) + value;
+    else addInto((total[field] ??= {}) as Counters, value);
+  }
 }

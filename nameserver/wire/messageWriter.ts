@@ -18,12 +18,21 @@
 // Rules the writer keeps: sections go answer → authority → additional (going back throws); an
 // addRecord/addRRset that does not fit under `limit` returns false and leaves the message as it
 // was (an RRset is never split); every method that writes a name throws a RangeError for a
-// malformed one, again leaving the message as it was. Names inside RDATA are written as given
-// (uncompressed, see rdata.ts). `finish()` returns a copy of exactly the message's octets.
+// malformed one, again leaving the message as it was. `finish()` returns a copy of exactly the
+// message's octets.
+//
+// Names inside RDATA: RFC 3597 §4 allows compressing them only for the types of RFC 1035 (of those
+// we serve: NS, CNAME, SOA, PTR, MX); every other type's RDATA is copied as given (uncompressed
+// wire form, see rdata.ts). Those five are compressed against every name already in the message,
+// and their names become targets for later ones. Zones hold RDATA in uncompressed wire form, so
+// the names' compression keys are read from it once per RDATA buffer answered and remembered
+// beside it (a WeakMap: gone with the snapshot), which keeps the answer path free of decoding;
+// records added one by one (transfers) are read each time, as a whole zone would not be worth
+// remembering.
 import type { RRset } from '../types.js';
 import { CLASS, TYPE } from '../types.js';
 import { COUNT_OFFSET, FLAG, flagsWord, HEADER_OCTETS } from './header.js';
-import { labelEnd, MAX_NAME_OCTETS, presentationEnd, writeLabel } from './name.js';
+import { decodeName, labelEnd, MAX_NAME_OCTETS, presentationEnd, writeLabel } from './name.js';
 
 export type Section = 'answer' | 'authority' | 'additional';
 
@@ -190,7 +199,7 @@ export class MessageWriter {
     } catch (e) {
       throw this.undo(start, e);
     }
-    if (!fits || !this.writeFields(record.type, record.klass ?? CLASS.IN, record.ttl, record.rdata)) return this.rollback(start);
+    if (!fits || !this.writeFields(record.type, record.klass ?? CLASS.IN, record.ttl, record.rdata, false)) return this.rollback(start);
     this.count(section, 1);
     return true;
   }
@@ -219,7 +228,7 @@ export class MessageWriter {
         if (first >= 0xc0) ownerPointer = ((first & 0x3f) << 8) | this.buf[ownerStart + 1]!;
         else if (ownerStart <= MAX_POINTER && first !== 0) ownerPointer = ownerStart;
       }
-      if (!this.writeFields(rrset.type, klass, rrset.ttl, rdatas[i]!)) return this.rollback(start);
+      if (!this.writeFields(rrset.type, klass, rrset.ttl, rdatas[i]!, true)) return this.rollback(start);
     }
     this.count(section, rdatas.length);
     return true;
@@ -280,8 +289,16 @@ export class MessageWriter {
     return error;
   }
 
-  /** TYPE, CLASS, TTL, RDLENGTH and RDATA after an owner; false when past `limit`. */
-  private writeFields(type: number, klass: number, ttl: number, rdata: Buffer): boolean {
+  /**
+   * TYPE, CLASS, TTL, RDLENGTH and RDATA after an owner; false when past `limit`. `remember`: keep
+   * the compression keys of RDATA names beside the buffer for the next time it is written.
+   */
+  private writeFields(type: number, klass: number, ttl: number, rdata: Buffer, remember: boolean): boolean {
+    const layout = type < RDATA_NAMES.length ? RDATA_NAMES[type] : undefined;
+    if (layout !== undefined) {
+      const keys = remember ? rememberedKeys(rdata, layout) : rdataNameKeys(rdata, layout);
+      if (keys) return this.writeCompressedFields(type, klass, ttl, rdata, layout, keys);
+    }
     if (this.pos + 10 + rdata.length > this.cap) return false;
     const b = this.buf;
     let pos = put16(b, this.pos, type);
@@ -289,6 +306,58 @@ export class MessageWriter {
     pos = put32(b, pos, ttl);
     pos = put16(b, pos, rdata.length);
     this.pos = putOctets(b, pos, rdata);
+    return true;
+  }
+
+  /**
+   * The fields of a record whose RDATA names are compressed (RFC 3597 §4): octets before the names
+   * copied, each name written label by label until a suffix already in the message becomes a
+   * pointer, the octets after them copied, and RDLENGTH set to what was written. The checks
+   * against `limit` come before each part; a part overruns by at most a name (WRITER_SLACK).
+   */
+  private writeCompressedFields(type: number, klass: number, ttl: number, rdata: Buffer, layout: RdataNames, keys: readonly (readonly string[])[]): boolean {
+    if (this.pos + 10 + layout.before > this.cap) return false;
+    const b = this.buf;
+    let pos = put16(b, this.pos, type);
+    pos = put16(b, pos, klass);
+    pos = put32(b, pos, ttl);
+    const lengthAt = pos;
+    pos += 2;
+    for (let i = 0; i < layout.before; i++) b[pos++] = rdata[i]!;
+    let from = layout.before;
+    for (let n = 0; n < keys.length; n++) {
+      if (pos > this.cap) return false;
+      const suffixes = keys[n]!;
+      let label = 0;
+      for (;;) {
+        const length = rdata[from]!;
+        if (length === 0) {
+          b[pos++] = 0;
+          from++;
+          break;
+        }
+        const pointer = this.names.get(suffixes[label]!);
+        if (pointer !== undefined) {
+          pos = put16(b, pos, 0xc000 | pointer);
+          from = skipLabels(rdata, from);
+          break;
+        }
+        if (pos <= MAX_POINTER) {
+          this.names.set(suffixes[label]!, pos);
+          this.added[this.addedCount++] = suffixes[label]!;
+        }
+        for (let i = 0; i <= length; i++) b[pos + i] = rdata[from + i]!;
+        pos += length + 1;
+        from += length + 1;
+        label++;
+      }
+    }
+    const end = rdata.length;
+    if (pos + end - from > this.cap) return false;
+    // A loop, not subarray(): creating a Buffer view costs more than copying 20 octets.
+    while (from < end) b[pos++] = rdata[from++]!;
+    put16(b, lengthAt, pos - lengthAt - 2);
+    this.pos = pos;
     return true;
   }
 
@@ -326,6 +395,82 @@ export class MessageWriter {
 }
 
 const EMPTY = Buffer.alloc(0);
+
+/** Where the names sit in the RDATA of a type whose names may be compressed. */
+interface RdataNames {
+  /** Octets before the first name (MX: PREFERENCE). */
+  readonly before: number;
+  /** Names, one after the other. */
+  readonly names: number;
+  /** Octets after the last name (SOA: the five counters). */
+  readonly after: number;
+}
+
+/**
+ * RFC 3597 §4: the RFC 1035 types whose RDATA names may be compressed, by type code. (MD, MF, MB,
+ * MG, MR and MINFO would qualify too; no zone here holds them.)
+ */
+const RDATA_NAMES: readonly (RdataNames | undefined)[] = (() => {
+  const table: (RdataNames | undefined)[] = [];
+  const oneName: RdataNames = { before: 0, names: 1, after: 0 };
+  table[TYPE.NS] = oneName;
+  table[TYPE.CNAME] = oneName;
+  table[TYPE.PTR] = oneName;
+  table[TYPE.MX] = { before: 2, names: 1, after: 0 };
+  table[TYPE.SOA] = { before: 0, names: 2, after: 20 };
+  return table;
+})();
+
+/** Compression keys of RDATA buffers already written, null for RDATA that is not as its type says. */
+const rdataKeys = new WeakMap<Buffer, readonly (readonly string[])[] | null>();
+// The last one looked up, checked before the WeakMap: negative answers of one zone, the bulk of
+// uncached answers under a random-name flood, write the same SOA RDATA again and again.
+let lastRdata: Buffer | null = null;
+let lastKeys: readonly (readonly string[])[] | null = null;
+
+function rememberedKeys(rdata: Buffer, layout: RdataNames): readonly (readonly string[])[] | null {
+  if (rdata === lastRdata) return lastKeys;
+  let keys = rdataKeys.get(rdata);
+  if (keys === undefined) {
+    keys = rdataNameKeys(rdata, layout);
+    rdataKeys.set(rdata, keys);
+  }
+  lastRdata = rdata;
+  lastKeys = keys;
+  return keys;
+}
+
+/**
+ * For each name in `rdata`, the compression key (see lowerKey) of every suffix that starts with a
+ * label, longest first. Null when the RDATA does not have the type's shape (uncompressed names at
+ * the expected places, the fixed fields' length): such RDATA is written as it is.
+ */
+function rdataNameKeys(rdata: Buffer, layout: RdataNames): readonly (readonly string[])[] | null {
+  const keys: string[][] = [];
+  let pos = layout.before;
+  for (let n = 0; n < layout.names; n++) {
+    if (skipLabels(rdata, pos) < 0) return null;
+    const decoded = decodeName(rdata, pos, true);
+    if (!decoded) return null;
+    const key = decoded.name;
+    const suffixes: string[] = [];
+    for (let k = 0; k < key.length; k = labelEnd(key, k) + 1) suffixes.push(k === 0 ? key : key.slice(k));
+    keys.push(suffixes);
+    pos = decoded.end;
+  }
+  return rdata.length - pos === layout.after ? keys : null;
+}
+
+/** Offset after the uncompressed name at `pos` in `rdata`; -1 for a pointer or a name running past the end. */
+function skipLabels(rdata: Buffer, pos: number): number {
+  for (;;) {
+    if (pos >= rdata.length) return -1;
+    const length = rdata[pos]!;
+    if (length === 0) return pos + 1;
+    if (length > 63) return -1;
+    pos += length + 1;
+  }
+}
 
 /** The compression key of a name: lower case, without the trailing dot. */
 function lowerKey(name: string): string {

@@ -29,6 +29,12 @@ function addSection(writer: MessageWriter, section: Section, rrsets: readonly RR
   return true;
 }
 
+/** The additional section; false when one of the first `required` RRsets did not fit. */
+function addAdditional(writer: MessageWriter, rrsets: readonly RRset[], required: number): boolean {
+  for (let i = 0; i < rrsets.length; i++) if (!writer.addRRset('additional', rrsets[i]!)) return i >= required;
+  return true;
+}
+
 /**
  * The response to `query` carrying `answer`. Header: the query's ID, opcode, RD and CD; QR set;
  * AA from the answer; RA and AD clear (we are authoritative only); the rcode's low 4 bits. The
@@ -37,8 +43,9 @@ function addSection(writer: MessageWriter, section: Section, rrsets: readonly RR
  * rcode's high bits, version 0, DO echoed (RFC 3225 §3).
  *
  * Truncation (RFC 2181 §9, RFC 1035 §4.2.1): RRsets are added whole, in order, until one does not
- * fit. Additional records are optional, so running out of room there just stops; running out in
- * the answer or authority section sets TC and keeps only the complete RRsets before that point.
+ * fit. Additional records are mostly optional, so running out of room there just stops; running
+ * out in the answer or authority section, or among the required additional RRsets (a referral's
+ * in-domain glue, RFC 9471 §3), sets TC and keeps only the complete RRsets before that point.
  * Room for the OPT RR (and `reserve`) is kept throughout, so it always fits.
  */
 export function encodeResponse(query: Query, answer: Answer, options: ResponseOptions): Buffer {
@@ -52,9 +59,9 @@ export function encodeResponse(query: Query, answer: Answer, options: ResponseOp
   writer.limit = size - reserve;
   writer.addQuestion(query.question);
   writer.limit = size - reserve - (query.edns ? OPT_RECORD_OCTETS : 0);
-  const complete = addSection(writer, 'answer', answer.answer) && addSection(writer, 'authority', answer.authority);
-  if (complete) addSection(writer, 'additional', answer.additional);
-  else writer.setTruncated();
+  const complete =
+    addSection(writer, 'answer', answer.answer) && addSection(writer, 'authority', answer.authority) && addAdditional(writer, answer.additional, answer.requiredAdditional ?? 0);
+  if (!complete) writer.setTruncated();
   writer.limit = size - reserve;
   if (query.edns) writer.addOpt({ udpSize: SERVER_UDP_PAYLOAD, extendedRcode: answer.rcode >> 4, dnssecOk: query.edns.dnssecOk });
   return writer.finish();

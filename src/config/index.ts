@@ -22,7 +22,9 @@ export interface Config {
     /** Processes answering UDP on the same sockets (the main one included). */
     udpProcesses: number;
     maxTcpConnections: number;
+    maxTcpConnectionsPerClient: number;
     tcpIdleMs: number;
+    tcpIoTimeoutMs: number;
     /** Clients allowed AXFR/IXFR (CIDR). */
     transferAllow: string[];
     /** TSIG keys (HMAC-SHA256), name → secret; when any is set, transfers must be signed. */
@@ -128,7 +130,9 @@ const variables = {
   DNS_PORT: port.default(5300),
   DNS_UDP_PROCESSES: z.coerce.number().int().min(1).max(64).default(1),
   DNS_MAX_TCP_CONNECTIONS: z.coerce.number().int().min(1).default(256),
+  DNS_MAX_TCP_CONNECTIONS_PER_CLIENT: z.coerce.number().int().min(1).default(32),
   DNS_TCP_IDLE_MS: z.coerce.number().int().min(100).default(10_000),
+  DNS_TCP_IO_TIMEOUT_MS: z.coerce.number().int().min(100).default(2000),
   DNS_TRANSFER_ALLOW: cidrList.default(['127.0.0.1/32', '::1/128']),
   DNS_TSIG_KEYS: tsigKeyList.optional(),
   DNS_SECONDARIES: hostPortList.optional(),
@@ -184,7 +188,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       port: p.DNS_PORT,
       udpProcesses: p.DNS_UDP_PROCESSES,
       maxTcpConnections: p.DNS_MAX_TCP_CONNECTIONS,
+      // RFC 7766 §6.2.3: one client's share stays well below the whole (never above it).
+      maxTcpConnectionsPerClient: Math.min(p.DNS_MAX_TCP_CONNECTIONS_PER_CLIENT, p.DNS_MAX_TCP_CONNECTIONS),
       tcpIdleMs: p.DNS_TCP_IDLE_MS,
+      tcpIoTimeoutMs: p.DNS_TCP_IO_TIMEOUT_MS,
       transferAllow: p.DNS_TRANSFER_ALLOW,
       tsigKeys: p.DNS_TSIG_KEYS ?? [],
       secondaries: p.DNS_SECONDARIES ?? [],

@@ -1,5 +1,4 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import type { ServerStats } from '../../nameserver/server.js';
 
 /** One registry per service instance, so several instances in one test process do not collide. */
 export function createMetrics() {
@@ -27,35 +26,65 @@ export function createMetrics() {
   return { registry, httpRequests, httpDuration, rateLimited };
 }
 
+/**
+ * What /metrics shows of the nameserver. The service fills it (src/service.ts) from the nameserver's
+ * counters, so that this module depends on no nameserver code. Counts since start, summed over the
+ * processes answering (the main process and its DNS_UDP_PROCESSES helpers, docs/nameserver.md).
+ */
+export interface NameserverCounters {
+  queries: { udp: number; tcp: number };
+  /** By rcode name. */
+  responses: Readonly<Record<string, number>>;
+  cache: { hits: number; misses: number; entries: number };
+  errors: number;
+  /** Messages received by each process: "main", "helper-1", … */
+  queriesByProcess: Readonly<Record<string, number>>;
+  zonesLoaded: number;
+}
+
+/** Reads the counters; may ask other processes, so it is asynchronous. */
+export type NameserverCountersProvider = () => Promise<NameserverCounters>;
+
+/** One scrape reads the counters once, for all the gauges below. */
+const SCRAPE_REUSE_MS = 250;
+
 /** The nameserver's own counters, read when /metrics is scraped. */
-export function registerNameserverMetrics(registry: Registry, stats: () => ServerStats, zonesLoaded: () => number): void {
-  const gauge = (name: string, help: string, labelNames: string[], read: (set: (labels: Record<string, string>, v: number) => void) => void) =>
+export function registerNameserverMetrics(registry: Registry, provider: NameserverCountersProvider): void {
+  let last: { at: number; counters: Promise<NameserverCounters> } | null = null;
+  const read = () => {
+    const now = Date.now();
+    if (!last || now - last.at > SCRAPE_REUSE_MS) last = { at: now, counters: provider() };
+    return last.counters;
+  };
+  const gauge = (name: string, help: string, labelNames: string[], fill: (c: NameserverCounters, set: (labels: Record<string, string>, v: number) => void) => void) =>
     new Gauge({
       name,
       help,
       labelNames,
       registers: [registry],
-      collect() {
+      async collect() {
+        const counters = await read();
         this.reset();
-        read((labels, v) => this.set(labels, v));
+        fill(counters, (labels, v) => this.set(labels, v));
       },
     });
-  gauge('dns_queries_received', 'DNS messages received since start, by transport.', ['transport'], (set) => {
-    const s = stats();
-    set({ transport: 'udp' }, s.queries.udp);
-    set({ transport: 'tcp' }, s.queries.tcp);
+  gauge('dns_queries_received', 'DNS messages received since start, by transport (all processes).', ['transport'], (c, set) => {
+    set({ transport: 'udp' }, c.queries.udp);
+    set({ transport: 'tcp' }, c.queries.tcp);
   });
-  gauge('dns_responses_sent', 'DNS responses sent since start, by rcode.', ['rcode'], (set) => {
-    for (const [rcode, n] of Object.entries(stats().responses)) set({ rcode }, n);
+  gauge('dns_queries_received_by_process', 'DNS messages received since start, by answering process (main, helper-N).', ['process'], (c, set) => {
+    for (const [process, n] of Object.entries(c.queriesByProcess)) set({ process }, n);
   });
-  gauge('dns_response_cache', 'Response cache hits and misses since start, and entries now.', ['kind'], (set) => {
-    const { cache } = stats();
-    set({ kind: 'hits' }, cache.hits);
-    set({ kind: 'misses' }, cache.misses);
-    set({ kind: 'entries' }, cache.entries);
+  gauge('dns_responses_sent', 'DNS responses sent since start, by rcode (all processes).', ['rcode'], (c, set) => {
+    for (const [rcode, n] of Object.entries(c.responses)) set({ rcode }, n);
   });
-  gauge('dns_handler_errors', 'Messages answered SERVFAIL because handling failed, since start.', [], (set) => set({}, stats().errors));
-  gauge('dns_zones_loaded', 'Zones the nameserver serves.', [], (set) => set({}, zonesLoaded()));
+  gauge('dns_response_cache', 'Response cache hits and misses since start, and entries now (all processes).', ['kind'], (c, set) => {
+    set({ kind: 'hits' }, c.cache.hits);
+    set({ kind: 'misses' }, c.cache.misses);
+    set({ kind: 'entries' }, c.cache.entries);
+  });
+  gauge('dns_handler_errors', 'Messages answered SERVFAIL because handling failed, since start (all processes).', [], (c, set) => set({}, c.errors));
+  gauge('dns_zones_loaded', 'Zones the nameserver serves.', [], (c, set) => set({}, c.zonesLoaded));
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;

@@ -51,9 +51,10 @@ export class TcpDnsClient {
     socket.on('error', () => {});
   }
 
-  static connect(port: number, host = '127.0.0.1'): Promise<TcpDnsClient> {
+  /** `localAddress`: the source address (any of 127.0.0.0/8 on the loopback), to act as another client. */
+  static connect(port: number, host = '127.0.0.1', localAddress?: string): Promise<TcpDnsClient> {
     return new Promise((resolve, reject) => {
-      const socket = net.connect({ port, host }, () => resolve(new TcpDnsClient(socket)));
+      const socket = net.connect({ port, host, localAddress }, () => resolve(new TcpDnsClient(socket)));
       socket.once('error', reject);
     });
   }

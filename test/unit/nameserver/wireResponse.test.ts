@@ -75,7 +75,7 @@ describe('encodeResponse: header and question', () => {
     expect(buf.length).toBe(questionEnd + 2 * (2 + 10 + 4));
   });
 
-  it('compresses owner names against the question and each other (RFC 1035 §4.1.4)', () => {
+  it('compresses owner names and RDATA names of the RFC 1035 types against the question and each other (RFC 1035 §4.1.4)', () => {
     const query = queryFor('www.example.com', TYPE.A);
     const answer = answerOf({
       answer: [rrset('www.example.com', TYPE.CNAME, [encodeRdata('CNAME', { target: 'web.example.com' })]), rrset('web.example.com', TYPE.A, [a('192.0.2.7')])],
@@ -87,9 +87,11 @@ describe('encodeResponse: header and question', () => {
     expect(lines(m.answer)).toEqual(['www.example.com 5 web.example.com.', 'web.example.com 1 192.0.2.7']);
     expect(lines(m.authority)).toEqual(['example.com 2 ns1.example.net.', 'example.com 2 ns2.example.net.']);
     expect(lines(m.additional)).toEqual(['ns1.example.net 1 198.51.100.1', 'ns2.example.net 1 198.51.100.2']);
-    // Owners: 2 (www.example.com) + 6 (web + pointer) + 2 + 2 + 17 (ns1.example.net whole) + 6 (ns2 + pointer).
-    const rdata = 17 + 4 + 2 * 17 + 4 + 4;
-    expect(buf.length).toBe(12 + 21 + 6 * 10 + (2 + 6 + 2 + 2 + 17 + 6) + rdata);
+    // RDATA (RFC 3597 §4: CNAME and NS names compressed): 6 (web + pointer) + 4 + 17 (ns1.example.net
+    // whole) + 6 (ns2 + pointer) + 4 + 4. Owners, every one a pointer (to the question or to a name
+    // in RDATA before it): 6 × 2.
+    const rdata = 6 + 4 + 17 + 6 + 4 + 4;
+    expect(buf.length).toBe(12 + 21 + 6 * 10 + 6 * 2 + rdata);
     expect(Packet.parse(buf).errors).toEqual([]);
   });
 
