@@ -34,6 +34,8 @@ interface ChildResult {
   heapMiB: number;
   rssMiB: number;
   buildS: number;
+  /** CPU time of the build (records encoded and snapshot built), seconds. */
+  buildCpuS: number;
   diffUs: { p50: number; p90: number; p99: number; max: number };
   /** CPU time (user + system) of the whole diff loop over the number of diffs: less sensitive to other work than wall time. */
   diffCpuUs: number;
@@ -69,6 +71,7 @@ async function child(tree: string): Promise<ChildResult> {
   const rss0 = process.memoryUsage().rss;
 
   const t0 = performance.now();
+  const buildCpu0 = process.cpuUsage();
   let snapshot = (() => {
     const records = [soa(SERIAL)];
     for (const n of [1, 2]) records.push({ name: ORIGIN, type: TYPE.NS, ttl: 3600, rdata: encodeRdata('NS', { nameserver: `ns${n}.bench.example` }) });
@@ -79,6 +82,8 @@ async function child(tree: string): Promise<ChildResult> {
     return buildZoneSnapshot(ORIGIN, records);
   })();
   const buildS = (performance.now() - t0) / 1000;
+  const buildCpu = process.cpuUsage(buildCpu0);
+  const buildCpuS = (buildCpu.user + buildCpu.system) / 1e6;
   gc();
   const heapMiB = (process.memoryUsage().heapUsed - heap0) / MiB;
   const rssMiB = (process.memoryUsage().rss - rss0) / MiB;
@@ -127,6 +132,7 @@ async function child(tree: string): Promise<ChildResult> {
     heapMiB,
     rssMiB,
     buildS,
+    buildCpuS,
     diffUs: { p50: quantile(times, 0.5), p90: quantile(times, 0.9), p99: quantile(times, 0.99), max: times[times.length - 1]! },
     diffCpuUs,
     perVersionKiB,
@@ -136,7 +142,7 @@ async function child(tree: string): Promise<ChildResult> {
 }
 
 const row = (label: string, r: ChildResult) =>
-  `| ${label} | ${r.heapMiB.toFixed(0)} | ${r.rssMiB.toFixed(0)} | ${r.buildS.toFixed(1)} | ${r.diffUs.p50.toFixed(1)} | ${r.diffUs.p90.toFixed(1)} | ${r.diffUs.p99.toFixed(1)} | ${r.diffCpuUs.toFixed(1)} | ${r.perVersionKiB.toFixed(1)} | ${r.queryUs === null ? '–' : r.queryUs.toFixed(2)} |`;
+  `| ${label} | ${r.heapMiB.toFixed(0)} | ${r.rssMiB.toFixed(0)} | ${r.buildS.toFixed(1)} | ${r.buildCpuS.toFixed(1)} | ${r.diffUs.p50.toFixed(1)} | ${r.diffUs.p90.toFixed(1)} | ${r.diffUs.p99.toFixed(1)} | ${r.diffCpuUs.toFixed(1)} | ${r.perVersionKiB.toFixed(1)} | ${r.queryUs === null ? '–' : r.queryUs.toFixed(2)} |`;
 
 if (args[0] === 'child') {
   const result = await child(args[1]!);
@@ -153,9 +159,9 @@ if (args[0] === 'child') {
       }),
     );
   console.log(`${new Date().toISOString()}, ${os.cpus().length} × ${os.cpus()[0]?.model}, Node ${process.version}, ${RECORDS} records, ${DIFFS} diffs`);
-  const header = '| tree | snapshot heap MiB | RSS growth MiB | build s | diff p50 µs | p90 µs | p99 µs | diff CPU µs (mean) | heap per retained version KiB | previousOwner µs |';
+  const header = '| tree | snapshot heap MiB | RSS growth MiB | build s | build CPU s | diff p50 µs | p90 µs | p99 µs | diff CPU µs (mean) | heap per retained version KiB | previousOwner µs |';
   console.log(header);
-  console.log('|---|---|---|---|---|---|---|---|---|---|');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|');
   const results: Record<string, ChildResult[]> = { before: [], after: [] };
   for (let r = 0; r < rounds; r++) {
     for (const [label, tree] of before ? ([['before', before], ['after', here]] as const) : ([['after', here]] as const)) {
@@ -171,6 +177,7 @@ if (args[0] === 'child') {
       heapMiB: median(rs.map((r) => r.heapMiB)),
       rssMiB: median(rs.map((r) => r.rssMiB)),
       buildS: median(rs.map((r) => r.buildS)),
+      buildCpuS: median(rs.map((r) => r.buildCpuS)),
       diffUs: { p50: median(rs.map((r) => r.diffUs.p50)), p90: median(rs.map((r) => r.diffUs.p90)), p99: median(rs.map((r) => r.diffUs.p99)), max: median(rs.map((r) => r.diffUs.max)) },
       diffCpuUs: median(rs.map((r) => r.diffCpuUs)),
       perVersionKiB: median(rs.map((r) => r.perVersionKiB)),

@@ -3,27 +3,10 @@
 // form the codec writes (an independent path: encode, split into labels, compare octets).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { encodeName } from '../../../nameserver/wire/name.js';
-import { compareCanonical, compareNameKeys } from '../../../nameserver/zone/canonicalOrder.js';
+import { compareCanonical, compareNameKeys, sortCanonical } from '../../../nameserver/zone/canonicalOrder.js';
+import { referenceCanonicalOrder } from '../../helpers/canonicalReference.js';
 
-/** The labels of a name's lower-cased wire form, rightmost first. */
-function wireLabels(name: string): Buffer[] {
-  const wire = encodeName(name, true);
-  const labels: Buffer[] = [];
-  for (let at = 0; wire[at]! > 0; at += 1 + wire[at]!) labels.push(wire.subarray(at + 1, at + 1 + wire[at]!));
-  return labels.reverse();
-}
-
-/** RFC 4034 §6.1 spelled out: rightmost labels first, octets compared, absent label first. */
-function referenceOrder(a: string, b: string): number {
-  const la = wireLabels(a);
-  const lb = wireLabels(b);
-  for (let i = 0; i < Math.min(la.length, lb.length); i++) {
-    const d = Buffer.compare(la[i]!, lb[i]!);
-    if (d !== 0) return d;
-  }
-  return la.length - lb.length;
-}
+const referenceOrder = referenceCanonicalOrder;
 
 const sign = (n: number) => Math.sign(n) + 0;
 
@@ -93,6 +76,16 @@ describe('compareCanonical', () => {
         { numRuns: 3000 },
       );
     }
+  });
+
+  it('sortCanonical sorts as compareNameKeys does, plain and escaped names mixed', () => {
+    fc.assert(
+      fc.property(fc.array(fc.oneof(zoneName, plainZoneName), { maxLength: 60 }), (names) => {
+        const unique = [...new Set(names)];
+        expect(sortCanonical(unique)).toEqual([...unique].sort(compareNameKeys));
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('compareNameKeys is a total order that refines the canonical one', () => {
