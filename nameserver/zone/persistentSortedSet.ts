@@ -32,6 +32,8 @@ class Inner<K> {
     public token: Token | null,
     public seps: K[],
     public children: Node<K>[],
+    /** True while `seps` is still the array of the node this one was copied from: copy before writing. */
+    public sepsShared = false,
   ) {}
 }
 
@@ -112,12 +114,38 @@ function* keysOf<K>(root: Node<K>): IterableIterator<K> {
   }
 }
 
-function ownLeaf<K>(node: Leaf<K>, token: Token): Leaf<K> {
-  return node.token === token ? node : new Leaf(token, node.keys.slice());
+/**
+ * A copy of an inner node that this editor may change. Most changes replace one child and leave
+ * the separators alone, so the copy shares them until it writes one (writableSeps): a one-key
+ * change then copies one array per level instead of two.
+ */
+function ownInner<K>(node: Inner<K>, token: Token): Inner<K> {
+  return node.token === token ? node : new Inner(token, node.seps, node.children.slice(), true);
 }
 
-function ownInner<K>(node: Inner<K>, token: Token): Inner<K> {
-  return node.token === token ? node : new Inner(token, node.seps.slice(), node.children.slice());
+function writableSeps<K>(node: Inner<K>): K[] {
+  if (node.sepsShared) {
+    node.seps = node.seps.slice();
+    node.sepsShared = false;
+  }
+  return node.seps;
+}
+
+/** `keys` with `key` inserted at `at`, in an array of exactly the size needed (a copy kept by later versions). */
+function inserted<K>(keys: readonly K[], at: number, key: K): K[] {
+  const out = new Array<K>(keys.length + 1);
+  for (let i = 0; i < at; i++) out[i] = keys[i]!;
+  out[at] = key;
+  for (let i = at; i < keys.length; i++) out[i + 1] = keys[i]!;
+  return out;
+}
+
+/** `keys` without the one at `at`, likewise. */
+function removed<K>(keys: readonly K[], at: number): K[] {
+  const out = new Array<K>(keys.length - 1);
+  for (let i = 0; i < at; i++) out[i] = keys[i]!;
+  for (let i = at + 1; i < keys.length; i++) out[i - 1] = keys[i]!;
+  return out;
 }
 
 /** What an insertion hands up besides the changed node: the new right sibling when it split. */
@@ -145,8 +173,9 @@ function insert<K>(node: Node<K>, key: K, change: Change<K>): Node<K> {
     const at = bound(node.keys, key, compare, false);
     if (at < node.keys.length && compare(node.keys[at]!, key) === 0) return node;
     change.size++;
-    const own = ownLeaf(node, token);
-    own.keys.splice(at, 0, key);
+    let own = node;
+    if (node.token === token) node.keys.splice(at, 0, key);
+    else own = new Leaf(token, inserted(node.keys, at, key));
     if (own.keys.length > MAX) {
       const right = new Leaf(token, own.keys.slice(MAX / 2));
       own.keys = own.keys.slice(0, MAX / 2);
@@ -164,7 +193,7 @@ function insert<K>(node: Node<K>, key: K, change: Change<K>): Node<K> {
   change.split = null;
   if (split) {
     own.children.splice(at + 1, 0, split.right);
-    own.seps.splice(at, 0, split.sep);
+    writableSeps(own).splice(at, 0, split.sep);
     if (own.children.length > MAX) {
       const half = MAX / 2;
       const right = new Inner(token, own.seps.slice(half), own.children.slice(half));
@@ -182,9 +211,9 @@ function remove<K>(node: Node<K>, key: K, change: Change<K>): Node<K> {
     const at = bound(node.keys, key, compare, false);
     if (at >= node.keys.length || compare(node.keys[at]!, key) !== 0) return node;
     change.size--;
-    const own = ownLeaf(node, token);
-    own.keys.splice(at, 1);
-    return own;
+    if (node.token !== token) return new Leaf(token, removed(node.keys, at));
+    node.keys.splice(at, 1);
+    return node;
   }
   const at = bound(node.seps, key, compare, true);
   const child = node.children[at]!;
@@ -203,6 +232,7 @@ function remove<K>(node: Node<K>, key: K, change: Change<K>): Node<K> {
  * node, else share their entries evenly between the two. Either way both stay at or above MIN.
  */
 function rebalance<K>(parent: Inner<K>, at: number, token: Token): void {
+  writableSeps(parent);
   const l = at > 0 ? at - 1 : at;
   const left = parent.children[l]!;
   const right = parent.children[l + 1]!;

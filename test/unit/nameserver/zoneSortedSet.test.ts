@@ -90,7 +90,8 @@ describe('PersistentSortedSet', () => {
           }
           versions.push([set, keys]);
         }
-        for (const [version, keys] of versions) expect([...version.values()]).toEqual(keys);
+        // Separators included: an earlier version must still search right, not only list right.
+        for (const [version, keys] of versions) expect(checkTree(version)).toEqual(keys);
       }),
       { numRuns: 40 },
     );
@@ -104,6 +105,7 @@ describe('PersistentSortedSet', () => {
         const model = new Set(Array.from({ length: 12_000 }, (_, i) => i * 2));
         let set = PersistentSortedSet.fromSorted([...model], NUMBERS);
         const first = set;
+        const history: [PersistentSortedSet<number>, number[]][] = [];
         for (let round = 0; round < 6; round++) {
           const editor = set.edit();
           // Mostly removals, some additions, in random order: the tree shrinks from three levels.
@@ -119,7 +121,9 @@ describe('PersistentSortedSet', () => {
           }
           set = editor.done();
           expectSame(set, model);
+          history.push([set, [...model].sort((x, y) => x - y)]);
         }
+        for (const [version, keys] of history) expect(checkTree(version)).toEqual(keys);
         expect(checkTree(first)).toEqual(Array.from({ length: 12_000 }, (_, i) => i * 2));
       }),
       { numRuns: 5 },
