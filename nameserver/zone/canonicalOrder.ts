@@ -195,22 +195,28 @@ const isPlainName = (name: string) => {
 };
 
 /**
- * `names` sorted by compareNameKeys, for building an index of a whole zone at once. A million
- * comparisons through compareNameKeys cost seconds; instead each plain ASCII name gets a sort key
- * that the engine's own string comparison orders canonically — its lower-cased labels from the
- * right, joined by NUL, which sorts below every character a plain label holds, so a label sorts
- * before the longer ones it begins and a name before its descendants — and the few names with
- * escapes or non-ASCII characters are sorted with compareNameKeys and merged in.
+ * `names` sorted by compareNameKeys, for building an index of a whole zone at once. Twenty million
+ * comparisons through compareNameKeys (a million names) cost seconds; instead each plain ASCII
+ * name gets a sort key that the engine's own string comparison orders canonically — its
+ * lower-cased labels from the right, joined by NUL, which sorts below every character a plain
+ * label holds, so a label sorts before the longer ones it begins and a name before its
+ * descendants — and the few names with escapes or non-ASCII characters are sorted with
+ * compareNameKeys and merged in. When every name lies at or below `origin` (spelled so), the keys
+ * are made of the parts before it; the usual name one label below the origin is its own key.
  */
-export function sortCanonical(names: readonly string[]): string[] {
+export function sortCanonical(names: readonly string[], origin = ''): string[] {
   const plain: string[] = [];
   const keys: string[] = [];
   const other: string[] = [];
+  const suffix = origin.length === 0 ? 0 : origin.length + 1;
   for (const name of names) {
-    if (isPlainName(name)) {
-      plain.push(name);
-      keys.push(name.toLowerCase().split('.').reverse().join('\0'));
-    } else other.push(name);
+    if (!isPlainName(name)) {
+      other.push(name);
+      continue;
+    }
+    plain.push(name);
+    const relative = name.length < suffix ? '' : name.slice(0, name.length - suffix).toLowerCase();
+    keys.push(relative.includes('.') ? relative.split('.').reverse().join('\0') : relative);
   }
   const order = Array.from({ length: plain.length }, (_, i) => i);
   order.sort((x, y) => {

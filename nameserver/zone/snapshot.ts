@@ -377,9 +377,11 @@ class ZoneEditor {
       else groups.set(record.name, [record]);
     }
     const below = new Map<string, number>();
+    const nsecOwners = new Set<string>();
     for (const [owner, atOwner] of byOwner) {
       const node = this.nodeOf(owner, atOwner);
       this.names.set(owner, node);
+      if (rrsetAt(node, TYPE.NSEC)) nsecOwners.add(owner);
       if (owner !== this.origin && rrsetAt(node, TYPE.NS)) this.cuts.set(owner, true);
       for (let ancestor = owner; ancestor !== this.origin; ) {
         ancestor = parentName(ancestor);
@@ -399,13 +401,10 @@ class ZoneEditor {
     }
     // Sorted once and built bottom-up rather than inserted one by one down the tree.
     const order = this.owners.order;
-    const owners = sortCanonical([...byOwner.keys()]);
+    const owners = sortCanonical([...byOwner.keys()], this.origin);
     this.owners = PersistentSortedSet.fromSorted(owners, order).edit();
-    this.nsecOwners = PersistentSortedSet.fromSorted(
-      owners.filter((owner) => rrsetAt(this.names.get(owner)!, TYPE.NSEC)),
-      order,
-    ).edit();
-    this.nsec3Owners = PersistentSortedSet.fromSorted(sortCanonical(nsec3Owners), order).edit();
+    this.nsecOwners = PersistentSortedSet.fromSorted(nsecOwners.size === 0 ? [] : owners.filter((owner) => nsecOwners.has(owner)), order).edit();
+    this.nsec3Owners = PersistentSortedSet.fromSorted(sortCanonical(nsec3Owners, this.origin), order).edit();
   }
 
   apply(removed: readonly ZoneRecord[], added: readonly ZoneRecord[]): void {

@@ -78,11 +78,13 @@ describe('compareCanonical', () => {
     }
   });
 
-  it('sortCanonical sorts as compareNameKeys does, plain and escaped names mixed', () => {
+  it('sortCanonical sorts as compareNameKeys does, plain and escaped names mixed, with or without the origin', () => {
     fc.assert(
-      fc.property(fc.array(fc.oneof(zoneName, plainZoneName), { maxLength: 60 }), (names) => {
+      fc.property(fc.array(fc.oneof(zoneName, plainZoneName.map((n) => `${n}.com`)), { maxLength: 60 }), (names) => {
         const unique = [...new Set(names)];
-        expect(sortCanonical(unique)).toEqual([...unique].sort(compareNameKeys));
+        const expected = [...unique].sort(compareNameKeys);
+        expect(sortCanonical(unique)).toEqual(expected);
+        expect(sortCanonical(unique, 'example.com')).toEqual(expected);
       }),
       { numRuns: 300 },
     );
