@@ -11,13 +11,22 @@
 // map. NSEC3 records (and their RRSIGs) live in a third map: their hashed owner names are not names
 // of the zone's tree (RFC 5155 §7.1) and must not turn NXDOMAIN into NODATA.
 //
+// Beside the maps, three persistent sorted sets (./persistentSortedSet.ts) keep names in DNSSEC's
+// canonical order (RFC 4034 §6.1, ./canonicalOrder.ts): the owner names of the tree (names that
+// hold records; empty non-terminals own nothing), the owners of NSEC records, and the owners of
+// NSEC3 records. They let a denial proof find the NSEC or NSEC3 that matches or covers a name in
+// O(log n) rather than by walking the zone (CoreDNS's `tree.Prev` and Knot's ordered zone tree
+// serve the same purpose).
+//
 // Because the maps share structure between versions, applyZoneDiff copies only the paths it
 // touches: a snapshot that is answering queries is never changed, and a one-record change costs
 // the same in a zone of a million records as in one of a hundred.
 import { TYPE, type RRset, type ZoneDiff, type ZoneRecord } from '../types.js';
 import { rdataTarget } from '../wire/rdata.js';
+import { canonicalOrderBelow, compareCanonical, sortCanonical } from './canonicalOrder.js';
 import { isAtOrBelow, parentName } from './names.js';
 import { PersistentMap, type MapEditor } from './persistentMap.js';
+import { type KeyOrder, PersistentSortedSet, type SortedSetEditor } from './persistentSortedSet.js';
 import { RdataError, soaCounters, type SoaCounters, typeCovered } from './rdataFields.js';
 
 /** A zone that cannot be built, or a diff that does not fit the snapshot it is applied to. */
@@ -72,6 +81,25 @@ export function isSignatureSet(set: StoredRRset): boolean {
   return set.key >= SIGNATURES;
 }
 
+/**
+ * Names of a snapshot in canonical order (RFC 4034 §6.1). Searches compare in that order, so the
+ * case and the escaping of the name sought do not matter; `has` asks for the exact string.
+ */
+export type CanonicalNames = Pick<PersistentSortedSet<string>, 'size' | 'has' | 'atOrBefore' | 'before' | 'atOrAfter' | 'after' | 'first' | 'last' | 'values'>;
+
+/** The NSEC or NSEC3 record a denial proof needs for a name, and whether it is the name's own. */
+export interface ChainLink {
+  /** The node holding the NSEC (or NSEC3) RRset, with its signatures beside it. */
+  readonly node: ZoneNode;
+  /**
+   * True when the node's owner is the name (or hash) sought: the record matches it, a proof that
+   * the name exists (and which types it has, RFC 4035 §3.1.3.1, RFC 5155 §7.2.3). False when it
+   * covers it: the name lies strictly between the owner and the next name of the chain, a proof
+   * that it does not exist (RFC 4035 §3.1.3.2, RFC 5155 §7.2.1).
+   */
+  readonly matches: boolean;
+}
+
 export interface ZoneSnapshot {
   readonly origin: string;
   /** SERIAL of the apex SOA. */
@@ -92,13 +120,77 @@ export interface ZoneSnapshot {
   isDelegation(name: string): boolean;
   /** Every record, the SOA first (AXFR order, RFC 5936 §2.2); TTLs are the RRsets' TTLs. */
   records(): IterableIterator<ZoneRecord>;
+  /**
+   * The names of the tree that own records, in canonical order (the apex first). Empty
+   * non-terminals own nothing and NSEC3 owners are not names of the tree, so neither is here; names
+   * below a delegation point (glue) are, though an NSEC chain skips them (RFC 4035 §2.3).
+   */
+  readonly owners: CanonicalNames;
+  /** The names that own an NSEC RRset, in canonical order: the zone's NSEC chain. */
+  readonly nsecOwners: CanonicalNames;
+  /** The owners of NSEC3 RRsets (hash label + origin), in canonical order: the NSEC3 chain. */
+  readonly nsec3Owners: CanonicalNames;
+  /**
+   * The owner name that precedes `name` in canonical order (`name` need not exist); for the apex,
+   * or anything before it, the last one: the order wraps around as NSEC chains do (RFC 4034 §4.1.1).
+   */
+  previousOwner(name: string): string;
+  /** The owner name that follows `name` in canonical order; after the last one, the apex. */
+  nextOwner(name: string): string;
+  /**
+   * The NSEC that matches `name` or covers it: the one at the greatest NSEC owner at or before
+   * `name` in canonical order; before the first one, the last (whose next name is the apex, RFC
+   * 4034 §4.1.1). Undefined when the zone holds no NSEC. O(log n).
+   */
+  coveringNsec(name: string): ChainLink | undefined;
+  /**
+   * The NSEC3 that matches or covers the hashed name whose first label is `hashLabel` (base32hex,
+   * RFC 5155 §3; either case): the one at the greatest hash at or before it, wrapping around from
+   * the first to the last (RFC 5155 §3.1.7: the last record's next hash is the first). Undefined
+   * when the zone holds no NSEC3. O(log n).
+   */
+  coveringNsec3(hashLabel: string): ChainLink | undefined;
 }
 
-/** A snapshot's data: the name tree, the NSEC3 owners apart, the set of delegation points. */
+/**
+ * A snapshot's data: the name tree, the NSEC3 owners apart, the set of delegation points, and the
+ * canonical-order indexes over the tree's owners, the NSEC owners and the NSEC3 owners.
+ */
 interface ZoneMaps {
   readonly names: PersistentMap<ZoneNode>;
   readonly hashed: PersistentMap<ZoneNode>;
   readonly cuts: PersistentMap<true>;
+  readonly owners: PersistentSortedSet<string>;
+  readonly nsecOwners: PersistentSortedSet<string>;
+  readonly nsec3Owners: PersistentSortedSet<string>;
+}
+
+/**
+ * The order of a zone's indexes. Keys — all at or below the origin — are placed by canonical order
+ * of the parts before the origin, refined by the text (two spellings of one name are two keys, as
+ * in the hash maps). Searches ask in plain canonical order, so any spelling of a name finds it, and
+ * any name may be asked for, inside the zone or not.
+ */
+interface ZoneOrder extends KeyOrder<string> {
+  /** Canonical order for names at or below the origin, spelled so: a cheaper `seek` for them. */
+  readonly below: (a: string, b: string) => number;
+}
+
+function zoneOrder(origin: string): ZoneOrder {
+  const below = canonicalOrderBelow(origin);
+  return { compare: (a, b) => below(a, b) || (a < b ? -1 : a > b ? 1 : 0), seek: compareCanonical, below };
+}
+
+function emptyMaps(origin: string): ZoneMaps {
+  const order = zoneOrder(origin);
+  return {
+    names: PersistentMap.empty(),
+    hashed: PersistentMap.empty(),
+    cuts: PersistentMap.empty(),
+    owners: PersistentSortedSet.empty(order),
+    nsecOwners: PersistentSortedSet.empty(order),
+    nsec3Owners: PersistentSortedSet.empty(order),
+  };
 }
 
 class Snapshot implements ZoneSnapshot {
@@ -138,6 +230,49 @@ class Snapshot implements ZoneSnapshot {
     return this.maps.cuts.has(name);
   }
 
+  get owners(): CanonicalNames {
+    return this.maps.owners;
+  }
+
+  get nsecOwners(): CanonicalNames {
+    return this.maps.nsecOwners;
+  }
+
+  get nsec3Owners(): CanonicalNames {
+    return this.maps.nsec3Owners;
+  }
+
+  previousOwner(name: string): string {
+    const owners = this.maps.owners;
+    return (owners.before(name, this.seekFor(name)) ?? owners.last())!;
+  }
+
+  nextOwner(name: string): string {
+    const owners = this.maps.owners;
+    return (owners.after(name, this.seekFor(name)) ?? owners.first())!;
+  }
+
+  coveringNsec(name: string): ChainLink | undefined {
+    const owners = this.maps.nsecOwners;
+    const seek = this.seekFor(name);
+    const owner = owners.atOrBefore(name, seek) ?? owners.last();
+    return owner === undefined ? undefined : { node: this.maps.names.get(owner)!, matches: seek(owner, name) === 0 };
+  }
+
+  coveringNsec3(hashLabel: string): ChainLink | undefined {
+    const hashed = this.origin === '' ? hashLabel : `${hashLabel}.${this.origin}`;
+    const owners = this.maps.nsec3Owners;
+    const seek = this.seekFor(hashed);
+    const owner = owners.atOrBefore(hashed, seek) ?? owners.last();
+    return owner === undefined ? undefined : { node: this.maps.hashed.get(owner)!, matches: seek(owner, hashed) === 0 };
+  }
+
+  /** The cheaper comparison when `name` is spelled as lying in the zone (the usual case), else the full one. */
+  private seekFor(name: string): (a: string, b: string) => number {
+    const order = this.maps.owners.order as ZoneOrder;
+    return isAtOrBelow(name, this.origin) ? order.below : order.seek;
+  }
+
   *records(): IterableIterator<ZoneRecord> {
     yield { name: this.origin, type: TYPE.SOA, ttl: this.soa.ttl, rdata: this.soa.rdatas[0]! };
     for (const map of [this.maps.names, this.maps.hashed]) {
@@ -169,7 +304,7 @@ function soaCountersOf(origin: string, rdata: Buffer): SoaCounters {
  */
 export function buildZoneSnapshot(origin: string, records: readonly ZoneRecord[]): ZoneSnapshot {
   if (origin !== origin.toLowerCase()) throw new ZoneError(`zone name "${origin}" is not lower case`);
-  const editor = new ZoneEditor(origin, { names: PersistentMap.empty(), hashed: PersistentMap.empty(), cuts: PersistentMap.empty() }, 0);
+  const editor = new ZoneEditor(origin, emptyMaps(origin), 0);
   editor.load(records);
   return editor.done();
 }
@@ -214,6 +349,9 @@ class ZoneEditor {
   private readonly names: MapEditor<ZoneNode>;
   private readonly hashed: MapEditor<ZoneNode>;
   private readonly cuts: MapEditor<true>;
+  private owners: SortedSetEditor<string>;
+  private nsecOwners: SortedSetEditor<string>;
+  private nsec3Owners: SortedSetEditor<string>;
 
   constructor(
     private readonly origin: string,
@@ -223,6 +361,9 @@ class ZoneEditor {
     this.names = maps.names.edit();
     this.hashed = maps.hashed.edit();
     this.cuts = maps.cuts.edit();
+    this.owners = maps.owners.edit();
+    this.nsecOwners = maps.nsecOwners.edit();
+    this.nsec3Owners = maps.nsec3Owners.edit();
   }
 
   /** A whole zone into empty maps: each node is made once, each ancestor's count set once. */
@@ -236,9 +377,11 @@ class ZoneEditor {
       else groups.set(record.name, [record]);
     }
     const below = new Map<string, number>();
+    const nsecOwners = new Set<string>();
     for (const [owner, atOwner] of byOwner) {
       const node = this.nodeOf(owner, atOwner);
       this.names.set(owner, node);
+      if (rrsetAt(node, TYPE.NSEC)) nsecOwners.add(owner);
       if (owner !== this.origin && rrsetAt(node, TYPE.NS)) this.cuts.set(owner, true);
       for (let ancestor = owner; ancestor !== this.origin; ) {
         ancestor = parentName(ancestor);
@@ -250,7 +393,18 @@ class ZoneEditor {
       const node = this.names.get(name);
       this.names.set(name, Object.freeze({ name, sets: node?.sets ?? NO_SETS, descendants }));
     }
-    for (const [owner, atOwner] of hashedByOwner) this.hashed.set(owner, this.nodeOf(owner, atOwner));
+    const nsec3Owners: string[] = [];
+    for (const [owner, atOwner] of hashedByOwner) {
+      const node = this.nodeOf(owner, atOwner);
+      this.hashed.set(owner, node);
+      if (rrsetAt(node, TYPE.NSEC3)) nsec3Owners.push(owner);
+    }
+    // Sorted once and built bottom-up rather than inserted one by one down the tree.
+    const order = this.owners.order;
+    const owners = sortCanonical([...byOwner.keys()], this.origin);
+    this.owners = PersistentSortedSet.fromSorted(owners, order).edit();
+    this.nsecOwners = PersistentSortedSet.fromSorted(nsecOwners.size === 0 ? [] : owners.filter((owner) => nsecOwners.has(owner)), order).edit();
+    this.nsec3Owners = PersistentSortedSet.fromSorted(sortCanonical(nsec3Owners, this.origin), order).edit();
   }
 
   apply(removed: readonly ZoneRecord[], added: readonly ZoneRecord[]): void {
@@ -263,7 +417,15 @@ class ZoneEditor {
   }
 
   done(): Snapshot {
-    return new Snapshot(this.origin, { names: this.names.done(), hashed: this.hashed.done(), cuts: this.cuts.done() }, this.recordCount);
+    const maps: ZoneMaps = {
+      names: this.names.done(),
+      hashed: this.hashed.done(),
+      cuts: this.cuts.done(),
+      owners: this.owners.done(),
+      nsecOwners: this.nsecOwners.done(),
+      nsec3Owners: this.nsec3Owners.done(),
+    };
+    return new Snapshot(this.origin, maps, this.recordCount);
   }
 
   /** Where a record goes in its owner's node; checks that it belongs to this zone. */
@@ -330,8 +492,14 @@ class ZoneEditor {
     }
     sets.sort((a, b) => a.key - b.key);
     put(map, name, sets, old?.descendants ?? 0);
-    if (!inTree || name === this.origin) return;
     const had = (old?.sets.length ?? 0) > 0;
+    if (!inTree) {
+      indexBy(this.nsec3Owners, name, hasKey(old?.sets, TYPE.NSEC3), hasKey(sets, TYPE.NSEC3));
+      return;
+    }
+    indexBy(this.owners, name, had, sets.length > 0);
+    indexBy(this.nsecOwners, name, hasKey(old?.sets, TYPE.NSEC), hasKey(sets, TYPE.NSEC));
+    if (name === this.origin) return;
     if (had !== sets.length > 0) this.countBelowAncestors(name, sets.length > 0 ? 1 : -1);
     const isCut = sets.some((set) => set.key === TYPE.NS);
     if (isCut && !this.cuts.has(name)) this.cuts.set(name, true);
@@ -356,6 +524,14 @@ class ZoneEditor {
       throw e;
     }
   }
+}
+
+const hasKey = (sets: readonly StoredRRset[] | undefined, key: number) => sets !== undefined && sets.some((set) => set.key === key);
+
+/** Keeps `name` in a canonical-order index exactly while it holds what the index is about. */
+function indexBy(index: SortedSetEditor<string>, name: string, was: boolean, is: boolean): void {
+  if (is && !was) index.add(name);
+  else if (was && !is) index.delete(name);
 }
 
 function put(map: MapEditor<ZoneNode>, name: string, sets: readonly StoredRRset[], descendants: number): void {
