@@ -3,8 +3,7 @@ import type { Config } from '../config/index.js';
 import type { ScopedDb } from '../db/tenantScope.js';
 import { DomainError, notFound } from '../domain/errors.js';
 import type { Actor } from './actor.js';
-import type { EtagCheck } from './changeSets.js';
-import type { WriteContext } from './tenantAdmin.js';
+import type { WriteContext } from './writeContext.js';
 import { zoneFileChangeItems } from './zoneImport.js';
 import { createZone } from './zones.js';
 
@@ -58,12 +57,12 @@ export async function getDeletedZone(scoped: ScopedDb, now: Date, id: string): P
  * Recreates the zone from its kept export, for the tenant that owned it: the request acts for
  * that tenant (X-Act-As-Customer), so quota and checks apply as for any creation.
  */
-export async function restoreDeletedZone(ctx: WriteContext, config: Config, id: string, etags: EtagCheck) {
+export async function restoreDeletedZone(ctx: WriteContext, config: Config, id: string) {
   const kept = await getDeletedZone(ctx.scoped, ctx.clock.now(), id);
   if (kept.tenantId !== ctx.actor.acting.id) {
     throw new DomainError('validation_failed', {}, [
       { in: 'header', pointer: '/X-Act-As-Customer', code: 'wrong_tenant', detail: `Restore while acting for ${kept.tenantId}, the zone's owner.` },
     ]);
   }
-  return createZone(ctx, config, { name: kept.zoneName }, etags, async (zone) => (await zoneFileChangeItems(ctx.scoped, zone, kept.zonefile, 'replace')).items);
+  return createZone(ctx, config, { name: kept.zoneName }, async (zone) => (await zoneFileChangeItems(ctx.scoped, zone, kept.zonefile, 'replace')).items);
 }

@@ -1,5 +1,8 @@
 // Templates: the built-ins, and those platform and reseller tenants define for their subtree.
-import { type DnsRecord, type RecordRow, recordToDomain, type Zone } from '../db/repositories/zoneRows.js';
+import type { Config } from '../config/index.js';
+import { type RecordRow, recordToDomain } from '../db/repositories/recordRows.js';
+import type { DnsRecord } from '../domain/model/record.js';
+import type { Zone } from '../domain/model/zone.js';
 import type { ScopedDb } from '../db/tenantScope.js';
 import type { ChangeItem } from '../domain/changeSets/planChangeSet.js';
 import { DomainError, type FieldError, notFound, validationFailed } from '../domain/errors.js';
@@ -10,8 +13,9 @@ import { isRecordType, RECORD_TYPE_RULES } from '../domain/records/types.js';
 import { BUILTIN_TEMPLATES } from '../domain/templates/builtin.js';
 import { type RenderedRecord, renderTemplate, type Template, type TemplateRecord, type TemplateVariable, undeclaredPlaceholders } from '../domain/templates/template.js';
 import type { Actor } from './actor.js';
-import { applyChangeSet, type EtagCheck, recordsQuery } from './changeSets.js';
-import type { WriteContext } from './tenantAdmin.js';
+import { applyChangeSet, recordsQuery } from './changeSets.js';
+import type { WriteContext } from './writeContext.js';
+import { writeZone } from './zoneWrite.js';
 import { recordAudit } from '../db/repositories/auditLog.js';
 
 interface TemplateRow {
@@ -240,12 +244,14 @@ export async function templateChangeItems(
   return { template, items: templateItems(rendered, existing, zone, request.on_conflict) };
 }
 
-export async function applyTemplate(ctx: WriteContext, zone: Zone, request: ApplyTemplateRequest, etags: EtagCheck) {
-  const { template, items } = await templateChangeItems(ctx.scoped, ctx.actor, zone, request);
-  // The items are the template's, not the request's: their problems point at the template.
-  return applyChangeSet(ctx, zone, { changes: items, dry_run: request.dry_run, comment: `template ${template.id}` }, {
-    kind: 'template',
-    etags,
-    locate: () => ({ pointer: '/template_id' }),
+/** POST /zones/{zone}/apply-template: one change set through the write seam. */
+export const applyTemplate = (ctx: WriteContext, config: Config, zoneRef: string, request: ApplyTemplateRequest) =>
+  writeZone(ctx, config, zoneRef, {}, async (zone) => {
+    const { template, items } = await templateChangeItems(ctx.scoped, ctx.actor, zone, request);
+    // The items are the template's, not the request's: their problems point at the template.
+    const applied = await applyChangeSet(ctx, zone, { changes: items, dry_run: request.dry_run, comment: `template ${template.id}` }, {
+      kind: 'template',
+      locate: () => ({ pointer: '/template_id' }),
+    });
+    return { zone, ...applied };
   });
-}

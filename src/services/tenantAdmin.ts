@@ -4,18 +4,13 @@ import { recordAudit } from '../db/repositories/auditLog.js';
 import { type Tenant, type TenantRow, TENANT_DEFAULTS, tenantToDomain } from '../db/repositories/tenantRows.js';
 import { paginate } from '../db/paginate.js';
 import type { ScopedDb } from '../db/tenantScope.js';
-import type { Clock } from '../domain/clock.js';
 import { DomainError, notFound, validationFailed } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import { CHILD_TYPES, type TenantType } from '../domain/tenancy.js';
 import type { Actor } from './actor.js';
 
-export interface WriteContext {
-  scoped: ScopedDb;
-  trx: Knex.Transaction;
-  actor: Actor;
-  clock: Clock;
-}
+export type { WriteContext } from './writeContext.js';
+import type { WriteContext } from './writeContext.js';
 
 export interface TenantSettings {
   name?: string;
