@@ -8,9 +8,10 @@ import { DomainError, notFound, validationFailed } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import { CHILD_TYPES, type TenantType } from '../domain/tenancy.js';
 import type { Actor } from './actor.js';
-
-export type { WriteContext } from './writeContext.js';
 import type { WriteContext } from './writeContext.js';
+
+/** The write context moved to ./writeContext.ts (its shape: src/domain/model/writeContext.ts). */
+export type { WriteContext } from './writeContext.js';
 
 export interface TenantSettings {
   name?: string;
