@@ -17,33 +17,10 @@ import { applyChangeSet, recordsQuery } from './changeSets.js';
 import type { WriteContext } from './writeContext.js';
 import { writeZone } from './zoneWrite.js';
 import { recordAudit } from '../db/repositories/auditLog.js';
+import { type StoredTemplate, type TemplateRow, templateToDomain } from '../db/repositories/templateRows.js';
 
-interface TemplateRow {
-  id: string;
-  tenant_id: string;
-  name: string;
-  description: string;
-  variables: TemplateVariable[];
-  records: TemplateRecord[];
-  created_at: Date;
-  updated_at: Date;
-}
+export type { StoredTemplate } from '../db/repositories/templateRows.js';
 
-export interface StoredTemplate extends Template {
-  createdAt: Date | null;
-  updatedAt: Date | null;
-}
-
-const toDomain = (r: TemplateRow): StoredTemplate => ({
-  id: r.id,
-  tenantId: r.tenant_id,
-  name: r.name,
-  description: r.description,
-  variables: r.variables,
-  records: r.records,
-  createdAt: r.created_at,
-  updatedAt: r.updated_at,
-});
 const builtins: StoredTemplate[] = BUILTIN_TEMPLATES.map((t) => ({ ...t, createdAt: null, updatedAt: null }));
 
 const ancestry = (actor: Actor) => actor.actingChain.map((t) => t.id);
@@ -51,7 +28,7 @@ const ancestry = (actor: Actor) => actor.actingChain.map((t) => t.id);
 /** Built-ins first, then the templates of the acting tenant's ancestors and its own. */
 export async function listTemplates(scoped: ScopedDb, actor: Actor): Promise<StoredTemplate[]> {
   const rows = (await scoped.fromAncestry('templates', ancestry(actor)).orderBy(['name', 'id'])) as TemplateRow[];
-  return [...builtins, ...rows.map(toDomain)];
+  return [...builtins, ...rows.map(templateToDomain)];
 }
 
 /**
@@ -64,7 +41,7 @@ export async function getTemplate(scoped: ScopedDb, actor: Actor, id: string, op
   const row = ((await scoped.fromAncestry('templates', ancestry(actor)).where('id', id).first()) ??
     (options.readSubtree ? await scoped.from('templates').where('id', id).first() : undefined)) as TemplateRow | undefined;
   if (!row) throw notFound('template');
-  return toDomain(row);
+  return templateToDomain(row);
 }
 
 /** Sample values per kind: a definition must render into valid records before it is stored. */
@@ -132,7 +109,7 @@ export async function createTemplate(ctx: WriteContext, input: TemplateInput): P
     updated_at: now,
   })) as TemplateRow[];
   await recordAudit(ctx.trx, ctx.actor, now, { action: 'template.created', targetType: 'template', targetId: row!.id, details: { name: input.name } });
-  return toDomain(row!);
+  return templateToDomain(row!);
 }
 
 /** Only the owning tenant changes or deletes a template; others see it read-only (404 here). */
@@ -161,7 +138,7 @@ export async function updateTemplate(ctx: WriteContext, id: string, patch: Parti
     })
     .returning('*')) as TemplateRow[];
   await recordAudit(ctx.trx, ctx.actor, now, { action: 'template.updated', targetType: 'template', targetId: id });
-  return toDomain(row!);
+  return templateToDomain(row!);
 }
 
 export async function deleteTemplate(ctx: WriteContext, id: string): Promise<void> {
