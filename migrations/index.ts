@@ -5,7 +5,8 @@ import * as foundation from './20261122000100_foundation.js';
 import * as zones from './20261122000200_zones_records_changesets.js';
 import * as templates from './20261122000300_templates.js';
 import * as publication from './20261122000400_publication.js';
-import * as zoneUnicodeName from './20261124000100_zone_unicode_name.js';
+import * as rowVersions from './20261124000100_row_versions_event_outbox.js';
+import * as zoneUnicodeName from './20261124000200_zone_unicode_name.js';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -17,5 +18,6 @@ export const migrations: Record<string, Migration> = {
   '20261122000200_zones_records_changesets': zones,
   '20261122000300_templates': templates,
   '20261122000400_publication': publication,
-  '20261124000100_zone_unicode_name': zoneUnicodeName,
+  '20261124000100_row_versions_event_outbox': rowVersions,
+  '20261124000200_zone_unicode_name': zoneUnicodeName,
 };

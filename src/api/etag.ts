@@ -1,8 +1,11 @@
-// The one ETag helper: a strong validator computed from the representation a client sees, so
-// GET, If-None-Match and If-Match all agree on what "unchanged" means.
+// ETags of representations: a strong validator computed from what a client sees, for resources
+// without a row version (change sets, tenants, templates, exports), so GET, If-None-Match and
+// If-Match agree on what "unchanged" means. Zones and records use rowEtag (src/domain/model/etag.ts):
+// their tag follows the stored row, not the publication progress their body also shows.
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../domain/canonicalJson.js';
 import { DomainError } from '../domain/errors.js';
+import { ifMatchSatisfied } from '../domain/model/etag.js';
 
 export function etagOf(representation: unknown): string {
   return `"${createHash('sha256').update(canonicalJson(representation)).digest('base64url').slice(0, 27)}"`;
@@ -20,10 +23,8 @@ export function noneMatch(header: string | null, etag: string): boolean {
 
 /** RFC 9110 §13.1.1: strong comparison for If-Match; throws 412 when it fails. */
 export function assertIfMatch(header: string | null, currentRepresentation: unknown): void {
-  if (!header) return;
-  if (header.trim() === '*') return;
   const current = etagOf(currentRepresentation);
-  if (!listOf(header).some((t) => !t.startsWith('W/') && t === current)) {
+  if (!ifMatchSatisfied(header, current)) {
     throw new DomainError('precondition_failed', {}, [
       { in: 'header', pointer: '/If-Match', code: 'etag_mismatch', detail: `The current ETag is ${current}.` },
     ]);

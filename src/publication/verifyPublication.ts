@@ -71,7 +71,8 @@ export async function verifyZone(deps: VerifyDeps, zoneId: string): Promise<Veri
 /**
  * One statement: the change sets the verified version carries become live (a newer version may be
  * pushed by now: only seq <= published_seq), an activating zone becomes active, and one
- * record.published event row per change set that this statement moved.
+ * record.published event row per change set that this statement moved (ids by the database's
+ * new_id, the format of newId: one id format in the events outbox).
  */
 async function markLive(deps: VerifyDeps, zone: ZoneState, serial: number): Promise<number> {
   const now = deps.clock.now();
@@ -84,7 +85,7 @@ async function markLive(deps: VerifyDeps, zone: ZoneState, serial: number): Prom
        UPDATE zones SET status = 'active', activated_at = ? WHERE id = ? AND status = 'activating' RETURNING id
      ), events AS (
        INSERT INTO events (id, tenant_id, kind, zone_id, payload, occurred_at)
-       SELECT 'evt_' || replace(gen_random_uuid()::text, '-', ''), tenant_id, 'record.published', ?,
+       SELECT new_id('evt'), tenant_id, 'record.published', ?,
               jsonb_build_object('zone', ?::text, 'changeset_id', id, 'serial', coalesce(serial, ?)), ?
        FROM live
        RETURNING id

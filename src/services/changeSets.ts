@@ -1,17 +1,32 @@
-// Every write to a zone goes through here: it stores the data and exactly one change set
-// (state `pending`) in the caller's transaction, then NOTIFYs the publication workers.
+// Change sets: every write to a zone stores its data and exactly one change set (state `pending`)
+// with its zone.changed event in the caller's transaction, then NOTIFYs the publication workers.
+// Writes reach here through the write seam (writeZone, src/services/zoneWrite.ts), which has
+// locked the zone and checked the zone's If-Match header.
 import type { Knex } from 'knex';
+import type { Config } from '../config/index.js';
 import { auditRow, recordAudit } from '../db/repositories/auditLog.js';
-import { type ChangeSetRow, type DnsRecord, nameSortKey, type RecordRow, recordToDomain, type Zone } from '../db/repositories/zoneRows.js';
+import { type ChangeSetRow, changeSetToDomain, changeSetToRow } from '../db/repositories/changeSetRows.js';
+import { eventRow } from '../db/repositories/events.js';
+import { type RecordRow, recordDataToRow, recordToDomain, storedRecord } from '../db/repositories/recordRows.js';
 import { paginate } from '../db/paginate.js';
 import { PREPARED } from '../db/preparedStatements.js';
 import type { ScopedDb } from '../db/tenantScope.js';
 import { type ChangeItem, type ChangeSetPlan, changeSetItem, type LocateItem, type PlannedRecord, planChangeSet, referencesOf } from '../domain/changeSets/planChangeSet.js';
 import { DomainError, type FieldError, notFound } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
+import type { ChangeSet } from '../domain/model/changeSet.js';
+import { ifMatchSatisfied, rowEtag } from '../domain/model/etag.js';
+import { zoneChangedEvent } from '../domain/model/events.js';
+import type { DnsRecord } from '../domain/model/record.js';
+import type { Zone } from '../domain/model/zone.js';
 import type { ChangeSetKind, ChangeSetState } from '../domain/publication.js';
 import { MAX_RECORDS_PER_ZONE } from '../domain/records/ttl.js';
-import type { WriteContext } from './tenantAdmin.js';
+import type { WriteContext } from './writeContext.js';
+import { withPublicationState } from './zoneReads.js';
+import { writeZone } from './zoneWrite.js';
+
+export { recordsQuery } from './zoneReads.js';
+export type { ChangeSet } from '../domain/model/changeSet.js';
 
 export const ZONE_CHANNEL = 'zone_changed';
 
@@ -21,57 +36,6 @@ export interface ChangeSetRequest {
   dry_run?: boolean;
   zone_if_match?: string;
 }
-
-/** ETags are computed by the API from what clients see; the write path compares against them. */
-export interface EtagCheck {
-  zone(zone: Zone): string;
-  record(record: DnsRecord): string;
-}
-
-export interface ChangeSet {
-  id: string;
-  zoneId: string;
-  zoneName: string;
-  seq: number;
-  state: ChangeSetState;
-  error: ChangeSetRow['error'];
-  kind: string;
-  comment: string | null;
-  itemCount: number;
-  summary: Record<string, number>;
-  results: unknown[];
-  serial: number | null;
-  pushedAt: Date | null;
-  liveAt: Date | null;
-  createdAt: Date;
-  updatedAt: Date;
-}
-
-export const changeSetToDomain = (r: ChangeSetRow, zoneName: string): ChangeSet => ({
-  id: r.id,
-  zoneId: r.zone_id,
-  zoneName,
-  seq: r.seq,
-  state: r.state,
-  error: r.error,
-  kind: r.kind,
-  comment: r.comment,
-  itemCount: r.item_count,
-  summary: r.summary,
-  results: r.results,
-  serial: r.serial === null ? null : Number(r.serial),
-  pushedAt: r.pushed_at,
-  liveAt: r.live_at,
-  createdAt: r.created_at,
-  updatedAt: r.updated_at,
-});
-
-/** Records (aliased `r`) with the state of their last change set. */
-const withPublicationState = (records: Knex.QueryBuilder): Knex.QueryBuilder =>
-  records.join('change_sets as c', 'c.id', 'r.last_changeset_id').select('r.*', 'c.state as publication_state');
-
-/** Records of the tenant's subtree with the state of their last change set. */
-export const recordsQuery = (scoped: ScopedDb): Knex.QueryBuilder => withPublicationState(scoped.from('records', 'r'));
 
 /**
  * Records of a zone the caller has already found through its tenant scope and locked: by zone
@@ -93,14 +57,12 @@ const toPlanned = (r: DnsRecord): PlannedRecord => ({
   system: r.system,
 });
 
-export interface StoredChangeSet {
-  changeSet: ChangeSet;
-  plan: ChangeSetPlan;
-}
+type RecordWrite = Knex.QueryBuilder | Knex.Raw;
 
 /**
- * Writes one change set row and moves the zone's publication pointer to it. Every write path
- * (records, zone settings, creation, deletion, imports, templates) ends here.
+ * Writes one change set row, its audit entry and its zone.changed event, and moves the zone's
+ * publication pointer and version. Every write path (records, zone settings, creation, deletion,
+ * imports, templates) ends here.
  */
 export async function appendChangeSet(
   ctx: WriteContext,
@@ -115,80 +77,92 @@ export async function appendChangeSet(
     growth?: number;
     /** Owner names the change touched, for an incremental publication; absent: the whole zone. */
     touchedNames?: string[];
+    /** Columns of the zone row this write changes (settings, deletion), in the same statement. */
+    zoneColumns?: Record<string, unknown>;
   },
   /** Record writes that belong to the change set, sent in the same statement as its row. */
   recordWrites?: (changeSetId: string, now: Date) => Promise<RecordWrite[]>,
 ): Promise<ChangeSet> {
   const now = ctx.clock.now();
-  const seq = zone.changesetSeq + 1;
-  const row: ChangeSetRow = {
+  const changeSet: ChangeSet = {
     id: newId('chg'),
-    zone_id: zone.id,
-    tenant_id: zone.tenantId,
-    seq,
+    zoneId: zone.id,
+    zoneName: zone.name,
+    seq: zone.changesetSeq + 1,
     state: 'pending',
     error: null,
     kind: entry.kind,
     comment: entry.comment ?? null,
-    item_count: entry.itemCount,
+    itemCount: entry.itemCount,
     summary: entry.summary,
     results: entry.results,
-    touched_names: entry.touchedNames ?? null,
+    touchedNames: entry.touchedNames ?? null,
     serial: null,
-    pushed_at: null,
-    live_at: null,
-    api_client_id: ctx.actor.token.apiClientId,
-    request_id: ctx.actor.requestId,
-    created_at: now,
-    updated_at: now,
+    apiClientId: ctx.actor.token.apiClientId,
+    requestId: ctx.actor.requestId,
+    pushedAt: null,
+    liveAt: null,
+    createdAt: now,
+    updatedAt: now,
   };
-  // One round trip: the change set, its audit entry, the zone's pointer, the record writes and
-  // the NOTIFY, delivered on commit: publication workers pick the zone up. Data-modifying CTEs
-  // all see the statement's starting snapshot; each touches other rows, and the uniqueness
-  // constraints on records are deferred to commit, so their order does not matter.
+  // One round trip: the change set, its audit entry, its event, the zone's pointer and version,
+  // the record writes and the NOTIFY, delivered on commit: publication workers pick the zone up.
+  // Data-modifying CTEs all see the statement's starting snapshot; each touches other rows, and
+  // the uniqueness constraints on records are deferred to commit, so their order does not matter.
   const audit = auditRow(ctx.actor, now, {
     action: 'changeset.created',
     targetType: 'changeset',
-    targetId: row.id,
+    targetId: changeSet.id,
     details: { zone: zone.name, kind: entry.kind, ...entry.summary },
   });
   const statement = ctx.trx
-    .with('cs', ctx.trx('change_sets').insert({ ...row, summary: JSON.stringify(row.summary), results: JSON.stringify(row.results) }))
+    .with('cs', ctx.trx('change_sets').insert(changeSetToRow(changeSet, zone.tenantId)))
     .with('a', ctx.trx('audit_log').insert(audit))
-    .with('z', ctx.scoped.from('zones').where('id', zone.id).update({ changeset_seq: seq, last_changeset_id: row.id, updated_at: now, record_count: ctx.trx.raw('record_count + ?', [entry.growth ?? 0]) }));
-  for (const [i, write] of ((await recordWrites?.(row.id, now)) ?? []).entries()) statement.with(`w${i}`, write);
+    .with('e', ctx.trx('events').insert(eventRow(zoneChangedEvent(zone, changeSet), now)))
+    .with(
+      'z',
+      ctx.scoped
+        .from('zones')
+        .where('id', zone.id)
+        .update({
+          ...entry.zoneColumns,
+          changeset_seq: changeSet.seq,
+          last_changeset_id: changeSet.id,
+          updated_at: now,
+          version: ctx.trx.raw('version + 1'),
+          record_count: ctx.trx.raw('record_count + ?', [entry.growth ?? 0]),
+        }),
+    );
+  for (const [i, write] of ((await recordWrites?.(changeSet.id, now)) ?? []).entries()) statement.with(`w${i}`, write);
   await statement.select(ctx.trx.raw('pg_notify(?, ?)', [ZONE_CHANNEL, zone.id])).options(PREPARED);
-  zone.changesetSeq = seq;
+  zone.changesetSeq = changeSet.seq;
   zone.recordCount += entry.growth ?? 0;
-  zone.publication = { state: 'pending', changesetId: row.id, updatedAt: now };
+  zone.version += 1;
+  zone.publication = { state: 'pending', changesetId: changeSet.id, updatedAt: now };
   zone.updatedAt = now;
-  return changeSetToDomain(row, zone.name);
+  return changeSet;
 }
 
-function preconditionErrors(
-  zone: Zone,
-  existing: DnsRecord[],
-  request: ChangeSetRequest,
-  etags: EtagCheck,
-  locate: LocateItem,
-): FieldError[] {
+/** Item `if_match` and `zone_if_match`, against the stored versions (rowEtag). */
+function preconditionErrors(zone: Zone, existing: DnsRecord[], request: ChangeSetRequest, locate: LocateItem): FieldError[] {
   const errors: FieldError[] = [];
-  if (request.zone_if_match && request.zone_if_match !== etags.zone(zone)) {
-    errors.push({ pointer: '/zone_if_match', code: 'etag_mismatch', detail: `The zone's current ETag is ${etags.zone(zone)}.` });
+  const zoneTag = rowEtag(zone.id, zone.version);
+  if (!ifMatchSatisfied(request.zone_if_match, zoneTag)) {
+    errors.push({ pointer: '/zone_if_match', code: 'etag_mismatch', detail: `The zone's current ETag is ${zoneTag}.` });
   }
   const byId = new Map(existing.map((r) => [r.id, r]));
   request.changes.forEach((item, index) => {
     if ((item.op === 'update' || item.op === 'delete') && item.if_match) {
       const current = byId.get(item.id);
-      if (current && etags.record(current) !== item.if_match) {
-        errors.push({ ...locate(index, '/if_match'), code: 'etag_mismatch', detail: `The record's current ETag is ${etags.record(current)}.` });
+      if (!current) return; // an unknown id is the planner's not_found
+      const tag = rowEtag(current.id, current.version);
+      if (!ifMatchSatisfied(item.if_match, tag)) {
+        errors.push({ ...locate(index, '/if_match'), code: 'etag_mismatch', detail: `The record's current ETag is ${tag}.` });
       }
     }
   });
   return errors;
 }
-
-type RecordWrite = Knex.QueryBuilder | Knex.Raw;
 
 /** The statements that store a plan's records: deletes, one update, one insert, as needed. */
 async function recordWrites(ctx: WriteContext, zone: Zone, plan: ChangeSetPlan, changeSetId: string, now: Date): Promise<RecordWrite[]> {
@@ -196,20 +170,12 @@ async function recordWrites(ctx: WriteContext, zone: Zone, plan: ChangeSetPlan, 
   const writes: RecordWrite[] = [];
   if (plan.deleted.length) writes.push(ctx.scoped.from('records').where('zone_id', zone.id).whereRaw('id = any(?::text[])', [plan.deleted.map((r) => r.id)]).delete());
   if (plan.updated.length) {
-    // One statement for every changed record.
-    const rows = plan.updated.map(({ after: r }) => ({
-      id: r.id,
-      name: r.name,
-      name_sort: nameSortKey(r.name),
-      ttl: r.ttl,
-      data: r.data,
-      content: r.content,
-      comment: r.comment,
-    }));
+    // One statement for every changed record; each write of a row moves its version (its ETag).
+    const rows = plan.updated.map(({ after }) => recordDataToRow(after));
     writes.push(
       trx.raw(
         `UPDATE records AS r SET name = x.name, name_sort = x.name_sort, ttl = x.ttl, data = x.data, content = x.content,
-           comment = x.comment, last_changeset_id = ?, updated_at = ?
+           comment = x.comment, last_changeset_id = ?, updated_at = ?, version = r.version + 1
          FROM jsonb_to_recordset(?::jsonb) AS x(id text, name text, name_sort text, ttl int, data jsonb, content text, comment text)
          WHERE r.id = x.id AND r.zone_id = ?`,
         [changeSetId, now, JSON.stringify(rows), zone.id],
@@ -220,19 +186,9 @@ async function recordWrites(ctx: WriteContext, zone: Zone, plan: ChangeSetPlan, 
     // One statement for every new record, like the update above: the rows travel as one jsonb
     // parameter (an import creates tens of thousands; 1000-row INSERTs with 14 parameters per row
     // and RETURNING * cost more in building and parsing than the database spends storing them).
-    // The owner is the zone's tenant, checked like ScopedDb.insert checks it.
+    // The owner is the zone's tenant, checked like ScopedDb.insert checks it. Version: 1 (default).
     await ctx.scoped.assertInSubtree([zone.tenantId]);
-    const rows = plan.created.map((r) => ({
-      id: r.id,
-      name: r.name,
-      name_sort: nameSortKey(r.name),
-      type: r.type,
-      ttl: r.ttl,
-      data: r.data,
-      content: r.content,
-      comment: r.comment,
-      system: r.system,
-    }));
+    const rows = plan.created.map(recordDataToRow);
     writes.push(
       trx.raw(
         `INSERT INTO records (id, zone_id, tenant_id, name, name_sort, type, ttl, data, content, comment, system, last_changeset_id, created_at, updated_at)
@@ -256,9 +212,16 @@ export const planSummary = (plan: ChangeSetPlan) => ({
   deleted: plan.deleted.length,
 });
 
+export interface AppliedChangeSet {
+  /** null: a dry run, or a write that changed nothing (skipWhenUnchanged). */
+  changeSet: ChangeSet | null;
+  plan: ChangeSetPlan;
+  storedAt?: Date;
+}
+
 /**
- * Validates and applies a change set to a zone the caller has locked (lockZone). Dry runs plan
- * and return without storing anything.
+ * Checks the items' preconditions, plans and stores a change set on a zone the write seam has
+ * locked (writeZone). Dry runs plan and return without storing anything.
  */
 export async function applyChangeSet(
   ctx: WriteContext,
@@ -266,14 +229,13 @@ export async function applyChangeSet(
   request: ChangeSetRequest,
   options: {
     kind: ChangeSetKind;
-    etags: EtagCheck;
     locate?: LocateItem;
     /** Store under this change set instead of a new one (a zone's initial records). */
     within?: ChangeSet;
     /** A write that changes nothing stores no change set (a no-op PATCH), like zone settings. */
     skipWhenUnchanged?: boolean;
   },
-): Promise<{ changeSet: ChangeSet | null; plan: ChangeSetPlan; storedAt?: Date }> {
+): Promise<AppliedChangeSet> {
   if (zone.status === 'deleting') throw new DomainError('conflict', { reason: 'zone_being_deleted', zone: zone.name });
   const locate = options.locate ?? changeSetItem;
   const refs = referencesOf(request.changes, zone);
@@ -290,7 +252,7 @@ export async function applyChangeSet(
   const existing: DnsRecord[] = names.length
     ? ((await lockedZoneRecords(ctx.trx, zone).whereRaw('r.name = any(?::text[])', [names]).options(PREPARED)) as RecordRow[]).map(recordToDomain)
     : [];
-  const unmet = preconditionErrors(zone, existing, request, options.etags, locate);
+  const unmet = preconditionErrors(zone, existing, request, locate);
   if (unmet.length) throw new DomainError('precondition_failed', {}, unmet);
 
   const plan = planChangeSet({ zone, existing: existing.map(toPlanned), items: request.changes, newId: () => newId('rec'), locate });
@@ -316,11 +278,15 @@ export async function applyChangeSet(
   };
   if (options.within) {
     const changeSet = options.within;
+    changeSet.itemCount = entry.itemCount;
+    changeSet.summary = entry.summary;
+    changeSet.results = entry.results;
     await ctx.trx('change_sets')
       .where('id', changeSet.id)
       .update({ item_count: entry.itemCount, summary: JSON.stringify(entry.summary), results: JSON.stringify(entry.results) });
-    await ctx.scoped.from('zones').where('id', zone.id).increment('record_count', growth);
+    await ctx.scoped.from('zones').where('id', zone.id).update({ record_count: ctx.trx.raw('record_count + ?', [growth]), version: ctx.trx.raw('version + 1') });
     zone.recordCount += growth;
+    zone.version += 1;
     const storedAt = ctx.clock.now();
     for (const write of await recordWrites(ctx, zone, plan, changeSet.id, storedAt)) await write;
     return { changeSet, plan, storedAt };
@@ -329,29 +295,13 @@ export async function applyChangeSet(
   return { changeSet, plan, storedAt: changeSet.createdAt };
 }
 
-/** A record just created by a change set, as a read would return it (no second query). */
-export function createdRecord(zone: Zone, planned: PlannedRecord, changeSet: ChangeSet, storedAt: Date): DnsRecord {
-  return {
-    id: planned.id,
-    zoneId: zone.id,
-    name: planned.name,
-    type: planned.type,
-    ttl: planned.ttl,
-    data: planned.data,
-    content: planned.content,
-    comment: planned.comment,
-    system: planned.system,
-    publication: { state: changeSet.state, changesetId: changeSet.id },
-    createdAt: storedAt,
-    updatedAt: storedAt,
-  };
-}
+/** POST /zones/{zone}/changesets: through the write seam. */
+export const submitChangeSet = (ctx: WriteContext, config: Config, zoneRef: string, request: ChangeSetRequest) =>
+  writeZone(ctx, config, zoneRef, {}, async (zone) => ({ zone, ...(await applyChangeSet(ctx, zone, request, { kind: 'records' })) }));
 
-export async function getRecord(scoped: ScopedDb, zone: Zone, id: string): Promise<DnsRecord> {
-  const row = (await recordsQuery(scoped).where('r.zone_id', zone.id).andWhere('r.id', id).first()) as RecordRow | undefined;
-  if (!row) throw notFound('record');
-  return recordToDomain(row);
-}
+/** A record just created by a change set, as a read would return it (no second query). */
+export const createdRecord = (zone: Zone, planned: PlannedRecord, changeSet: ChangeSet, storedAt: Date): DnsRecord =>
+  storedRecord(zone.id, planned, { version: 1, changeSet, at: storedAt });
 
 export async function getChangeSet(scoped: ScopedDb, zone: Zone, id: string): Promise<ChangeSet> {
   const row = (await scoped.from('change_sets').where({ zone_id: zone.id, id }).first()) as ChangeSetRow | undefined;
@@ -373,20 +323,24 @@ export async function listChangeSets(
   return { items: page.rows.map((r) => changeSetToDomain(r, zone.name)), next: page.next };
 }
 
-/** Spec: only a failed change set can be retried; only the push is retried. */
-export async function retryChangeSet(ctx: WriteContext, zone: Zone, id: string): Promise<ChangeSet> {
-  const row = (await ctx.scoped.from('change_sets').where({ zone_id: zone.id, id }).forUpdate().first()) as ChangeSetRow | undefined;
-  if (!row) throw notFound('change set');
-  if (row.state !== 'failed') {
-    throw new DomainError('conflict', { reason: 'retry_needs_failed_change_set', state: row.state });
-  }
-  const now = ctx.clock.now();
-  const [updated] = (await ctx.scoped
-    .from('change_sets')
-    .where('id', id)
-    .update({ state: 'pending', error: null, updated_at: now })
-    .returning('*')) as ChangeSetRow[];
-  await ctx.trx.raw('SELECT pg_notify(?, ?)', [ZONE_CHANNEL, zone.id]);
-  await recordAudit(ctx.trx, ctx.actor, now, { action: 'changeset.retried', targetType: 'changeset', targetId: id, details: { zone: zone.name } });
-  return changeSetToDomain(updated!, zone.name);
-}
+/**
+ * Spec: only a failed change set can be retried; only the push is retried. Through the write
+ * seam (the zone's lock orders it with the publisher's builds); no data changes, so no version moves.
+ */
+export const retryChangeSet = (ctx: WriteContext, config: Config, zoneRef: string, id: string): Promise<ChangeSet> =>
+  writeZone(ctx, config, zoneRef, {}, async (zone) => {
+    const row = (await ctx.scoped.from('change_sets').where({ zone_id: zone.id, id }).forUpdate().first()) as ChangeSetRow | undefined;
+    if (!row) throw notFound('change set');
+    if (row.state !== 'failed') {
+      throw new DomainError('conflict', { reason: 'retry_needs_failed_change_set', state: row.state });
+    }
+    const now = ctx.clock.now();
+    const [updated] = (await ctx.scoped
+      .from('change_sets')
+      .where('id', id)
+      .update({ state: 'pending', error: null, updated_at: now })
+      .returning('*')) as ChangeSetRow[];
+    await ctx.trx.raw('SELECT pg_notify(?, ?)', [ZONE_CHANNEL, zone.id]);
+    await recordAudit(ctx.trx, ctx.actor, now, { action: 'changeset.retried', targetType: 'changeset', targetId: id, details: { zone: zone.name } });
+    return changeSetToDomain(updated!, zone.name);
+  });

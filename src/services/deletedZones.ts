@@ -1,39 +1,14 @@
 // The last export of a deleted zone, kept 30 days (spec), for provider staff to read and restore.
 import type { Config } from '../config/index.js';
+import { type DeletedZone, type DeletedZoneRow, deletedZoneToDomain } from '../db/repositories/deletedZoneRows.js';
 import type { ScopedDb } from '../db/tenantScope.js';
 import { DomainError, notFound } from '../domain/errors.js';
 import type { Actor } from './actor.js';
-import type { EtagCheck } from './changeSets.js';
-import type { WriteContext } from './tenantAdmin.js';
+import type { WriteContext } from './writeContext.js';
 import { zoneFileChangeItems } from './zoneImport.js';
 import { createZone } from './zones.js';
 
-export interface DeletedZone {
-  id: string;
-  zoneName: string;
-  tenantId: string;
-  deletedAt: Date;
-  expiresAt: Date;
-  zonefile: string;
-}
-
-interface Row {
-  id: string;
-  zone_name: string;
-  tenant_id: string;
-  deleted_at: Date;
-  expires_at: Date;
-  zonefile: string;
-}
-
-const toDomain = (r: Row): DeletedZone => ({
-  id: r.id,
-  zoneName: r.zone_name,
-  tenantId: r.tenant_id,
-  deletedAt: r.deleted_at,
-  expiresAt: r.expires_at,
-  zonefile: r.zonefile,
-});
+export type { DeletedZone } from '../db/repositories/deletedZoneRows.js';
 
 /** Provider staff only: the token must be the platform's own (it may act for the customer). */
 export function assertProviderStaff(actor: Actor) {
@@ -45,25 +20,25 @@ export function assertProviderStaff(actor: Actor) {
 export async function listDeletedZones(scoped: ScopedDb, now: Date, name?: string): Promise<DeletedZone[]> {
   const q = scoped.from('deleted_zone_exports').where('expires_at', '>', now).orderBy([{ column: 'deleted_at', order: 'desc' }, 'id']).limit(500);
   if (name) q.where('zone_name', name);
-  return ((await q) as Row[]).map(toDomain);
+  return ((await q) as DeletedZoneRow[]).map(deletedZoneToDomain);
 }
 
 export async function getDeletedZone(scoped: ScopedDb, now: Date, id: string): Promise<DeletedZone> {
-  const row = (await scoped.from('deleted_zone_exports').where('id', id).where('expires_at', '>', now).first()) as Row | undefined;
+  const row = (await scoped.from('deleted_zone_exports').where('id', id).where('expires_at', '>', now).first()) as DeletedZoneRow | undefined;
   if (!row) throw notFound('deleted zone');
-  return toDomain(row);
+  return deletedZoneToDomain(row);
 }
 
 /**
  * Recreates the zone from its kept export, for the tenant that owned it: the request acts for
  * that tenant (X-Act-As-Customer), so quota and checks apply as for any creation.
  */
-export async function restoreDeletedZone(ctx: WriteContext, config: Config, id: string, etags: EtagCheck) {
+export async function restoreDeletedZone(ctx: WriteContext, config: Config, id: string) {
   const kept = await getDeletedZone(ctx.scoped, ctx.clock.now(), id);
   if (kept.tenantId !== ctx.actor.acting.id) {
     throw new DomainError('validation_failed', {}, [
       { in: 'header', pointer: '/X-Act-As-Customer', code: 'wrong_tenant', detail: `Restore while acting for ${kept.tenantId}, the zone's owner.` },
     ]);
   }
-  return createZone(ctx, config, { name: kept.zoneName }, etags, async (zone) => (await zoneFileChangeItems(ctx.scoped, zone, kept.zonefile, 'replace')).items);
+  return createZone(ctx, config, { name: kept.zoneName }, async (zone) => (await zoneFileChangeItems(ctx.scoped, zone, kept.zonefile, 'replace')).items);
 }

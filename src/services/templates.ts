@@ -1,5 +1,8 @@
 // Templates: the built-ins, and those platform and reseller tenants define for their subtree.
-import { type DnsRecord, type RecordRow, recordToDomain, type Zone } from '../db/repositories/zoneRows.js';
+import type { Config } from '../config/index.js';
+import { type RecordRow, recordToDomain } from '../db/repositories/recordRows.js';
+import type { DnsRecord } from '../domain/model/record.js';
+import type { Zone } from '../domain/model/zone.js';
 import type { ScopedDb } from '../db/tenantScope.js';
 import type { ChangeItem } from '../domain/changeSets/planChangeSet.js';
 import { DomainError, type FieldError, notFound, validationFailed } from '../domain/errors.js';
@@ -10,36 +13,14 @@ import { isRecordType, RECORD_TYPE_RULES } from '../domain/records/types.js';
 import { BUILTIN_TEMPLATES } from '../domain/templates/builtin.js';
 import { type RenderedRecord, renderTemplate, type Template, type TemplateRecord, type TemplateVariable, undeclaredPlaceholders } from '../domain/templates/template.js';
 import type { Actor } from './actor.js';
-import { applyChangeSet, type EtagCheck, recordsQuery } from './changeSets.js';
-import type { WriteContext } from './tenantAdmin.js';
+import { applyChangeSet, recordsQuery } from './changeSets.js';
+import type { WriteContext } from './writeContext.js';
+import { writeZone } from './zoneWrite.js';
 import { recordAudit } from '../db/repositories/auditLog.js';
+import { type StoredTemplate, type TemplateRow, templateToDomain } from '../db/repositories/templateRows.js';
 
-interface TemplateRow {
-  id: string;
-  tenant_id: string;
-  name: string;
-  description: string;
-  variables: TemplateVariable[];
-  records: TemplateRecord[];
-  created_at: Date;
-  updated_at: Date;
-}
+export type { StoredTemplate } from '../db/repositories/templateRows.js';
 
-export interface StoredTemplate extends Template {
-  createdAt: Date | null;
-  updatedAt: Date | null;
-}
-
-const toDomain = (r: TemplateRow): StoredTemplate => ({
-  id: r.id,
-  tenantId: r.tenant_id,
-  name: r.name,
-  description: r.description,
-  variables: r.variables,
-  records: r.records,
-  createdAt: r.created_at,
-  updatedAt: r.updated_at,
-});
 const builtins: StoredTemplate[] = BUILTIN_TEMPLATES.map((t) => ({ ...t, createdAt: null, updatedAt: null }));
 
 const ancestry = (actor: Actor) => actor.actingChain.map((t) => t.id);
@@ -47,7 +28,7 @@ const ancestry = (actor: Actor) => actor.actingChain.map((t) => t.id);
 /** Built-ins first, then the templates of the acting tenant's ancestors and its own. */
 export async function listTemplates(scoped: ScopedDb, actor: Actor): Promise<StoredTemplate[]> {
   const rows = (await scoped.fromAncestry('templates', ancestry(actor)).orderBy(['name', 'id'])) as TemplateRow[];
-  return [...builtins, ...rows.map(toDomain)];
+  return [...builtins, ...rows.map(templateToDomain)];
 }
 
 /**
@@ -60,7 +41,7 @@ export async function getTemplate(scoped: ScopedDb, actor: Actor, id: string, op
   const row = ((await scoped.fromAncestry('templates', ancestry(actor)).where('id', id).first()) ??
     (options.readSubtree ? await scoped.from('templates').where('id', id).first() : undefined)) as TemplateRow | undefined;
   if (!row) throw notFound('template');
-  return toDomain(row);
+  return templateToDomain(row);
 }
 
 /** Sample values per kind: a definition must render into valid records before it is stored. */
@@ -128,7 +109,7 @@ export async function createTemplate(ctx: WriteContext, input: TemplateInput): P
     updated_at: now,
   })) as TemplateRow[];
   await recordAudit(ctx.trx, ctx.actor, now, { action: 'template.created', targetType: 'template', targetId: row!.id, details: { name: input.name } });
-  return toDomain(row!);
+  return templateToDomain(row!);
 }
 
 /** Only the owning tenant changes or deletes a template; others see it read-only (404 here). */
@@ -157,7 +138,7 @@ export async function updateTemplate(ctx: WriteContext, id: string, patch: Parti
     })
     .returning('*')) as TemplateRow[];
   await recordAudit(ctx.trx, ctx.actor, now, { action: 'template.updated', targetType: 'template', targetId: id });
-  return toDomain(row!);
+  return templateToDomain(row!);
 }
 
 export async function deleteTemplate(ctx: WriteContext, id: string): Promise<void> {
@@ -240,12 +221,14 @@ export async function templateChangeItems(
   return { template, items: templateItems(rendered, existing, zone, request.on_conflict) };
 }
 
-export async function applyTemplate(ctx: WriteContext, zone: Zone, request: ApplyTemplateRequest, etags: EtagCheck) {
-  const { template, items } = await templateChangeItems(ctx.scoped, ctx.actor, zone, request);
-  // The items are the template's, not the request's: their problems point at the template.
-  return applyChangeSet(ctx, zone, { changes: items, dry_run: request.dry_run, comment: `template ${template.id}` }, {
-    kind: 'template',
-    etags,
-    locate: () => ({ pointer: '/template_id' }),
+/** POST /zones/{zone}/apply-template: one change set through the write seam. */
+export const applyTemplate = (ctx: WriteContext, config: Config, zoneRef: string, request: ApplyTemplateRequest) =>
+  writeZone(ctx, config, zoneRef, {}, async (zone) => {
+    const { template, items } = await templateChangeItems(ctx.scoped, ctx.actor, zone, request);
+    // The items are the template's, not the request's: their problems point at the template.
+    const applied = await applyChangeSet(ctx, zone, { changes: items, dry_run: request.dry_run, comment: `template ${template.id}` }, {
+      kind: 'template',
+      locate: () => ({ pointer: '/template_id' }),
+    });
+    return { zone, ...applied };
   });
-}

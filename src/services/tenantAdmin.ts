@@ -4,24 +4,14 @@ import { recordAudit } from '../db/repositories/auditLog.js';
 import { type Tenant, type TenantRow, TENANT_DEFAULTS, tenantToDomain } from '../db/repositories/tenantRows.js';
 import { paginate } from '../db/paginate.js';
 import type { ScopedDb } from '../db/tenantScope.js';
-import type { Clock } from '../domain/clock.js';
 import { DomainError, notFound, validationFailed } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import { CHILD_TYPES, type TenantType } from '../domain/tenancy.js';
 import type { Actor } from './actor.js';
+import type { WriteContext } from './writeContext.js';
 
-export interface WriteContext {
-  scoped: ScopedDb;
-  trx: Knex.Transaction;
-  actor: Actor;
-  clock: Clock;
-  /**
-   * Called by a write that changes what an existing token authenticates as (the token, its
-   * tenant chain's limits, suspension, features, settings): once the transaction has committed,
-   * this process's cached tokens are dropped (src/services/tokenCache.ts).
-   */
-  identityChanged(): void;
-}
+/** The write context moved to ./writeContext.ts (its shape: src/domain/model/writeContext.ts). */
+export type { WriteContext } from './writeContext.js';
 
 export interface TenantSettings {
   name?: string;

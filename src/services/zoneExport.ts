@@ -1,5 +1,6 @@
 // A zone in RFC 1035 master-file format, as stored: absolute names, $TTL for the zone default.
-import type { RecordRow, Zone } from '../db/repositories/zoneRows.js';
+import type { RecordRow } from '../db/repositories/recordRows.js';
+import type { Zone } from '../domain/model/zone.js';
 import type { ScopedDb } from '../db/tenantScope.js';
 import { absoluteName } from '../domain/names.js';
 

@@ -1,16 +1,18 @@
 // Zone-file import: the parsed file becomes one change set through the same engine as every
 // other write (spec "Import rules").
-import type { Zone } from '../db/repositories/zoneRows.js';
-import type { ChangeItem, ChangeSetPlan } from '../domain/changeSets/planChangeSet.js';
+import type { Config } from '../config/index.js';
+import type { Zone } from '../domain/model/zone.js';
+import type { ChangeItem, ChangeSetPlan, Warning } from '../domain/changeSets/planChangeSet.js';
 import { DomainError, type FieldError } from '../domain/errors.js';
 import { parseRecordData } from '../domain/records/parseRecordData.js';
 import { isValidTtl, TTL_BOUNDS } from '../domain/records/ttl.js';
 import { RECORD_TYPE_RULES } from '../domain/records/types.js';
 import { type SkippedEntry, parseZoneFile, type ZoneFileEntry } from '../domain/zonefile/parseZoneFile.js';
-import { type ChangeSet, applyChangeSet, type EtagCheck, recordsQuery } from './changeSets.js';
-import type { WriteContext } from './tenantAdmin.js';
+import { type ChangeSet, applyChangeSet, recordsQuery } from './changeSets.js';
+import type { WriteContext } from './writeContext.js';
+import { writeZone } from './zoneWrite.js';
 import type { ScopedDb } from '../db/tenantScope.js';
-import type { RecordRow } from '../db/repositories/zoneRows.js';
+import type { RecordRow } from '../db/repositories/recordRows.js';
 
 /** Spec: "Maximum file size 1 MiB (413 above)". */
 export const MAX_ZONEFILE_BYTES = 1024 * 1024;
@@ -22,6 +24,7 @@ export interface ImportRequest {
 }
 
 export interface ImportResult {
+  zone: Zone;
   changeSet: ChangeSet | null;
   plan: ChangeSetPlan;
   skipped: SkippedEntry[];
@@ -99,6 +102,8 @@ export async function zoneFileChangeItems(scoped: ScopedDb, zone: Zone, zonefile
   const items: ChangeItem[] = [];
   /** The file line of each item, to report engine errors where the user can find them. */
   const itemLines: number[] = [];
+  /** TTLs of the file that gave way to an existing RRset's (merge). */
+  const warnings: Warning[] = [];
   let unchanged = 0;
   if (mode === 'replace') {
     const wanted = new Set(rrsets.map((s) => `${s.name}\u0000${s.type}`));
@@ -113,35 +118,49 @@ export async function zoneFileChangeItems(scoped: ScopedDb, zone: Zone, zonefile
       itemLines.push(0);
     }
   } else {
-    const present = new Set(current.map((r) => `${r.name}\u0000${r.type}`));
+    const presentTtl = new Map(current.map((r) => [`${r.name}\u0000${r.type}`, r.ttl]));
     for (const s of rrsets) {
+      const key = `${s.name}\u0000${s.type}`;
+      let added = 0;
       s.datas.forEach((data, i) => {
         if (existing.has(`${s.name}\u0000${s.type}\u0000${s.contents[i]}`)) {
           unchanged++;
           return;
         }
         // Merge adds records; into an existing RRset they take its TTL (the rest stays as it is).
-        const record = present.has(`${s.name}\u0000${s.type}`) ? { type: s.type, name: s.name, data } : { type: s.type, name: s.name, data, ttl: s.ttl };
+        const record = presentTtl.has(key) ? { type: s.type, name: s.name, data } : { type: s.type, name: s.name, data, ttl: s.ttl };
         items.push({ op: 'create', record });
         itemLines.push(s.lines[i]!);
+        added++;
       });
+      // RFC 2181 §5.2: one TTL per RRset; the file's gave way to the zone's, which merge keeps.
+      const kept = presentTtl.get(key);
+      if (added && kept !== undefined && kept !== s.ttl) {
+        warnings.push({
+          code: 'rrset_ttl_aligned',
+          detail: `Line ${s.lines[0]}: ${s.name} ${s.type} joins an RRset with TTL ${kept ?? 'default'}; ${added} record(s) of the file take it instead of TTL ${s.ttl ?? 'default'} (merge leaves existing records as they are).`,
+        });
+      }
     }
   }
   if (mode === 'replace') {
     unchanged = rrsets.reduce((n, s) => n + s.contents.filter((c) => existing.has(`${s.name}\u0000${s.type}\u0000${c}`)).length, 0);
   }
 
-  return { items, itemLines, skipped: parsed.skipped, unchanged };
+  return { items, itemLines, skipped: parsed.skipped, unchanged, warnings };
 }
 
-export async function importZoneFile(ctx: WriteContext, zone: Zone, request: ImportRequest, etags: EtagCheck): Promise<ImportResult> {
-  const { items, itemLines, skipped, unchanged } = await zoneFileChangeItems(ctx.scoped, zone, request.zonefile, request.mode);
-  // Items come from the file: their problems are told by line.
-  const { changeSet, plan } = await applyChangeSet(
-    ctx,
-    zone,
-    { changes: items, dry_run: request.dryRun, comment: `zone file import (${request.mode})` },
-    { kind: 'import', etags, locate: (i) => ({ pointer: '/zonefile', ...(itemLines[i] ? { line: itemLines[i] } : {}) }) },
-  );
-  return { changeSet, plan, skipped, unchanged };
-}
+/** POST /zones/{zone}/import: one change set through the write seam. */
+export const importZoneFile = (ctx: WriteContext, config: Config, zoneRef: string, request: ImportRequest): Promise<ImportResult> =>
+  writeZone(ctx, config, zoneRef, {}, async (zone) => {
+    const { items, itemLines, skipped, unchanged, warnings } = await zoneFileChangeItems(ctx.scoped, zone, request.zonefile, request.mode);
+    // Items come from the file: their problems are told by line.
+    const { changeSet, plan } = await applyChangeSet(
+      ctx,
+      zone,
+      { changes: items, dry_run: request.dryRun, comment: `zone file import (${request.mode})` },
+      { kind: 'import', locate: (i) => ({ pointer: '/zonefile', ...(itemLines[i] ? { line: itemLines[i] } : {}) }) },
+    );
+    plan.warnings.push(...warnings);
+    return { zone, changeSet, plan, skipped, unchanged };
+  });

@@ -4,43 +4,28 @@ import type { Knex } from 'knex';
 import type { Config } from '../config/index.js';
 import { countRows } from '../db/count.js';
 import { recordAudit } from '../db/repositories/auditLog.js';
-import { type DnsRecord, nameSortKey, type RecordRow, recordToDomain, type Zone, type ZoneRow, zoneToDomain } from '../db/repositories/zoneRows.js';
+import { nameSortKey, type RecordRow, recordToDomain } from '../db/repositories/recordRows.js';
+import { type ZoneRow, zoneToDomain } from '../db/repositories/zoneRows.js';
 import { paginate, type SortKey } from '../db/paginate.js';
-import { PREPARED } from '../db/preparedStatements.js';
 import type { ScopedDb } from '../db/tenantScope.js';
-import type { ChangeItem, LocateItem } from '../domain/changeSets/planChangeSet.js';
-import { DomainError, notFound } from '../domain/errors.js';
+import type { ChangeItem, LocateItem, Warning } from '../domain/changeSets/planChangeSet.js';
+import { DomainError } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
+import type { DnsRecord } from '../domain/model/record.js';
+import type { Zone } from '../domain/model/zone.js';
 import type { ChangeSetState } from '../domain/publication.js';
 import { DEFAULT_ZONE_TTL } from '../domain/records/ttl.js';
 import { initialSerial, soaData, soaPresentation } from '../domain/soa.js';
-import { ancestorsOf, checkNewZoneName, isAtOrBelow, zoneNameFromPath } from '../domain/zoneName.js';
-import { applyChangeSet, appendChangeSet, type EtagCheck, recordsQuery } from './changeSets.js';
-import type { WriteContext } from './tenantAdmin.js';
+import { ancestorsOf, checkNewZoneName, isAtOrBelow } from '../domain/zoneName.js';
+import { applyChangeSet, appendChangeSet } from './changeSets.js';
+import type { WriteContext } from './writeContext.js';
+import { findZone, getZone, recordsQuery, zonesQuery } from './zoneReads.js';
+import { assertZoneMatches, writeZone } from './zoneWrite.js';
 import { exportZoneFile } from './zoneExport.js';
 
+export { getZone } from './zoneReads.js';
+
 export const DELETED_EXPORT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
-
-/** Zones with their publication summary (the state of their newest change set). */
-function zonesQuery(scoped: ScopedDb, protectedNames: string[]): Knex.QueryBuilder {
-  const q = scoped
-    .from('zones', 'z')
-    .leftJoin('change_sets as c', 'c.id', 'z.last_changeset_id')
-    .select('z.*', 'c.state as publication_state', 'c.updated_at as publication_updated_at');
-  // Protected names are never listed nor reachable (spec "Zone").
-  for (const p of protectedNames) q.whereNot('z.name', p).whereNot('z.name', 'like', `%.${p}`);
-  return q;
-}
-
-export async function getZone(scoped: ScopedDb, config: Config, pathName: string, lock: Knex.Transaction | null = null): Promise<Zone> {
-  const name = zoneNameFromPath(pathName);
-  if (!name) throw notFound('zone');
-  const q = zonesQuery(scoped, config.zones.protectedNames).where('z.name', name).first().options(PREPARED);
-  if (lock) q.forUpdate('z');
-  const row = (await q) as ZoneRow | undefined;
-  if (!row) throw notFound('zone');
-  return zoneToDomain(row);
-}
 
 export interface ZoneListFilter {
   q?: string;
@@ -136,15 +121,16 @@ export interface ZoneCreateInput {
 /**
  * Spec order: (1) valid name, (2) not protected, (3) not taken and no overlap, (4) quota,
  * (5) backend capacity. The SOA, the apex NS set and the initial records go into one change set.
+ * There is no zone row to lock yet: the name family's advisory lock serialises creations, and the
+ * data is stored like every other write (appendChangeSet, applyChangeSet).
  */
 export async function createZone(
   ctx: WriteContext,
   config: Config,
   input: ZoneCreateInput,
-  etags: EtagCheck,
   /** Further items for the creation change set, computed once the zone exists (a template). */
   moreItems?: (zone: Zone) => Promise<ChangeItem[]>,
-) {
+): Promise<{ zone: Zone; warnings: Warning[] }> {
   const name = checkNewZoneName(input.name, config.zones);
   await lockNameFamily(ctx.trx, name);
   await assertNameFree(ctx.trx, name);
@@ -169,7 +155,7 @@ export async function createZone(
     created_at: now,
     updated_at: now,
   });
-  const zone = await getZone(ctx.scoped, config, name, ctx.trx);
+  const zone = await findZone(ctx.scoped, config, name, ctx.trx);
   const changeSet = await appendChangeSet(ctx, zone, { kind: 'zone_create', itemCount: input.records?.length ?? 0, summary: {}, results: [] });
   const soa = soaData(config.zones.nameservers, soaEmail, serial);
   const system = [
@@ -197,15 +183,16 @@ export async function createZone(
   // Initial records (and a template's) join the creation's change set: one atomic unit (spec).
   const records = input.records ?? [];
   const changes = [...records, ...((await moreItems?.(zone)) ?? [])];
+  let warnings: Warning[] = [];
   if (changes.length) {
     // The initial items are record inputs themselves (/records/1/data/address); a template's
     // problems point at the template.
     const locate: LocateItem = (i, inner) =>
       i < records.length ? { pointer: `/records/${i}${inner.replace(/^\/record(?=\/|$)/, '')}`, index: i } : { pointer: '/template' };
-    await applyChangeSet(ctx, zone, { changes }, { kind: 'zone_create', etags, locate, within: changeSet });
+    warnings = (await applyChangeSet(ctx, zone, { changes }, { kind: 'zone_create', locate, within: changeSet })).plan.warnings;
   }
   await recordAudit(ctx.trx, ctx.actor, now, { action: 'zone.created', targetType: 'zone', targetId: id, details: { name } });
-  return getZone(ctx.scoped, config, name);
+  return { zone: await getZone(ctx.scoped, config, name), warnings };
 }
 
 export interface ZoneSettings {
@@ -213,54 +200,68 @@ export interface ZoneSettings {
   soa_email?: string;
 }
 
-/** Zone settings are published like a record change: one change set. */
-export async function updateZone(ctx: WriteContext, config: Config, zone: Zone, settings: ZoneSettings): Promise<Zone> {
-  if (zone.status === 'deleting') throw new DomainError('conflict', { reason: 'zone_being_deleted', zone: zone.name });
-  const changes: Record<string, unknown> = {};
-  if (settings.default_ttl !== undefined && settings.default_ttl !== zone.defaultTtl) changes.default_ttl = settings.default_ttl;
-  if (settings.soa_email !== undefined && settings.soa_email !== zone.soaEmail) changes.soa_email = settings.soa_email;
-  if (Object.keys(changes).length === 0) return zone;
-  const now = ctx.clock.now();
-  await ctx.scoped.from('zones').where('id', zone.id).update({ ...changes, updated_at: now });
-  const changeSet = await appendChangeSet(ctx, zone, {
-    kind: 'zone_settings',
-    itemCount: 0,
-    summary: { created: 0, updated: changes.soa_email ? 1 : 0, deleted: 0 },
-    results: [{ settings: Object.keys(changes) }],
+/** Zone settings are published like a record change: one change set, through the write seam. */
+export const updateZone = (ctx: WriteContext, config: Config, zoneRef: string, settings: ZoneSettings, ifMatch: string | null): Promise<Zone> =>
+  writeZone(ctx, config, zoneRef, { ifMatch }, async (zone) => {
+    if (zone.status === 'deleting') throw new DomainError('conflict', { reason: 'zone_being_deleted', zone: zone.name });
+    const changes: Record<string, unknown> = {};
+    if (settings.default_ttl !== undefined && settings.default_ttl !== zone.defaultTtl) changes.default_ttl = settings.default_ttl;
+    if (settings.soa_email !== undefined && settings.soa_email !== zone.soaEmail) changes.soa_email = settings.soa_email;
+    if (Object.keys(changes).length === 0) return zone;
+    const now = ctx.clock.now();
+    const changeSet = await appendChangeSet(ctx, zone, {
+      kind: 'zone_settings',
+      itemCount: 0,
+      summary: { created: 0, updated: changes.soa_email ? 1 : 0, deleted: 0 },
+      results: [{ settings: Object.keys(changes) }],
+      zoneColumns: changes,
+    });
+    if (changes.soa_email) {
+      const soa = soaData(config.zones.nameservers, settings.soa_email!, zone.serial);
+      await ctx.scoped
+        .from('records')
+        .where({ zone_id: zone.id, type: 'SOA', system: true })
+        .update({ data: JSON.stringify(soa), content: soaPresentation(soa), last_changeset_id: changeSet.id, updated_at: now, version: ctx.trx.raw('version + 1') });
+    }
+    await recordAudit(ctx.trx, ctx.actor, now, { action: 'zone.updated', targetType: 'zone', targetId: zone.id, details: { name: zone.name, ...changes } });
+    return getZone(ctx.scoped, config, zone.name);
   });
-  if (changes.soa_email) {
-    const soa = soaData(config.zones.nameservers, settings.soa_email!, zone.serial);
-    await ctx.scoped
-      .from('records')
-      .where({ zone_id: zone.id, type: 'SOA', system: true })
-      .update({ data: JSON.stringify(soa), content: soaPresentation(soa), last_changeset_id: changeSet.id, updated_at: now });
-  }
-  await recordAudit(ctx.trx, ctx.actor, now, { action: 'zone.updated', targetType: 'zone', targetId: zone.id, details: { name: zone.name, ...changes } });
-  return getZone(ctx.scoped, config, zone.name);
-}
 
 /**
  * Marks the zone `deleting` and keeps its last export for 30 days; the backend withdraws it and
- * removes the row later (publication pipeline).
+ * removes the row later (publication pipeline). `confirm` must name the zone (A- or U-label).
  */
-export async function deleteZone(ctx: WriteContext, config: Config, zone: Zone): Promise<Zone> {
-  if (zone.status === 'deleting') throw new DomainError('conflict', { reason: 'zone_deletion_running', zone: zone.name });
-  const now = ctx.clock.now();
-  await ctx.trx('deleted_zone_exports').insert({
-    id: newId('zon'),
-    zone_id: zone.id,
-    zone_name: zone.name,
-    tenant_id: zone.tenantId,
-    zonefile: await exportZoneFile(ctx.scoped, zone, { includeSystem: true }),
-    deleted_at: now,
-    expires_at: new Date(now.getTime() + DELETED_EXPORT_RETENTION_MS),
+export const deleteZone = (ctx: WriteContext, config: Config, zoneRef: string, request: { confirm: string; ifMatch: string | null }): Promise<Zone> =>
+  writeZone(ctx, config, zoneRef, {}, async (zone) => {
+    const confirm = request.confirm.toLowerCase().replace(/\.$/, '');
+    if (confirm !== zone.name && request.confirm !== (domainToUnicode(zone.name) || zone.name)) {
+      throw new DomainError('validation_failed', {}, [
+        { in: 'query', pointer: '/confirm', code: 'confirmation_mismatch', detail: `confirm must equal the zone name ${zone.name}.` },
+      ]);
+    }
+    assertZoneMatches(zone, request.ifMatch);
+    if (zone.status === 'deleting') throw new DomainError('conflict', { reason: 'zone_deletion_running', zone: zone.name });
+    const now = ctx.clock.now();
+    await ctx.trx('deleted_zone_exports').insert({
+      id: newId('zon'),
+      zone_id: zone.id,
+      zone_name: zone.name,
+      tenant_id: zone.tenantId,
+      zonefile: await exportZoneFile(ctx.scoped, zone, { includeSystem: true }),
+      deleted_at: now,
+      expires_at: new Date(now.getTime() + DELETED_EXPORT_RETENTION_MS),
+    });
+    zone.status = 'deleting';
+    await appendChangeSet(ctx, zone, {
+      kind: 'zone_delete',
+      itemCount: 0,
+      summary: { created: 0, updated: 0, deleted: 0 },
+      results: [],
+      zoneColumns: { status: 'deleting', deletion_requested_at: now },
+    });
+    await recordAudit(ctx.trx, ctx.actor, now, { action: 'zone.deletion_requested', targetType: 'zone', targetId: zone.id, details: { name: zone.name } });
+    return getZone(ctx.scoped, config, zone.name);
   });
-  await ctx.scoped.from('zones').where('id', zone.id).update({ status: 'deleting', deletion_requested_at: now, updated_at: now });
-  zone.status = 'deleting';
-  await appendChangeSet(ctx, zone, { kind: 'zone_delete', itemCount: 0, summary: { created: 0, updated: 0, deleted: 0 }, results: [] });
-  await recordAudit(ctx.trx, ctx.actor, now, { action: 'zone.deletion_requested', targetType: 'zone', targetId: zone.id, details: { name: zone.name } });
-  return getZone(ctx.scoped, config, zone.name);
-}
 
 export interface RecordListFilter {
   type?: string[];

@@ -187,8 +187,9 @@ describe('publication: pending → pushed → live', () => {
     expect(res.status).toBe(202);
     await eventually(async () => ((await lab.customerA.get('/zones/pub-gone.example')).status === 404 ? true : undefined), 10_000, 'zone to disappear');
     expect((await queryDns(dnsPort(lab), 'pub-gone.example', 'SOA')).rcode).toBe(5);
-    const events = await lab.sql.query(`SELECT payload FROM events WHERE kind = 'zone.changed' AND zone_id = $1`, [id]);
-    expect(events.rows.map((e) => e.payload)).toEqual([{ zone: 'pub-gone.example', change: 'deleted' }]);
+    const events = await lab.sql.query(`SELECT payload FROM events WHERE kind = 'zone.changed' AND zone_id = $1 ORDER BY seq`, [id]);
+    expect(events.rows.map((e) => e.payload.change)).toEqual(['created', 'deletion_requested', 'deleted']);
+    expect(events.rows.at(-1).payload).toEqual({ zone: 'pub-gone.example', change: 'deleted' });
   });
 });
 

@@ -364,6 +364,7 @@ const SNAPSHOT_TABLES = [
   // Written by the publication worker, never by a request; a denied request must not either.
   'published_records',
   'zone_versions',
+  // The outbox: written with every stored change (and by the worker), never by a denied request.
   'events',
 ];
 /** Tables a denied request may change: bookkeeping of the requests themselves. */

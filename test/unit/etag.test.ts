@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { assertIfMatch, etagOf, noneMatch } from '../../src/api/etag.js';
 import { DomainError } from '../../src/domain/errors.js';
+import { ifMatchSatisfied, rowEtag } from '../../src/domain/model/etag.js';
 
 describe('ETags', () => {
   const a = { id: 'x', limits: { b: 1, a: 2 } };
@@ -33,5 +34,27 @@ describe('ETags', () => {
         expect((e as DomainError).code).toBe('precondition_failed');
       }
     }
+  });
+});
+
+describe('row ETags (zones and records: the stored version)', () => {
+  it('is a function of id and version only: equal for equal rows, different for another version or row', () => {
+    expect(rowEtag('rec_a', 1)).toBe(rowEtag('rec_a', 1));
+    expect(rowEtag('rec_a', 2)).not.toBe(rowEtag('rec_a', 1));
+    expect(rowEtag('rec_b', 1)).not.toBe(rowEtag('rec_a', 1));
+    // The separator keeps ("rec_a1", 1) and ("rec_a", 11) apart.
+    expect(rowEtag('rec_a1', 1)).not.toBe(rowEtag('rec_a', 11));
+    expect(rowEtag('zon_x', 7)).toMatch(/^"[A-Za-z0-9_-]{27}"$/);
+  });
+
+  it('If-Match and item if_match: absent and * hold, lists match strongly, weak tags never', () => {
+    const tag = rowEtag('rec_a', 3);
+    expect(ifMatchSatisfied(undefined, tag)).toBe(true);
+    expect(ifMatchSatisfied(null, tag)).toBe(true);
+    expect(ifMatchSatisfied('*', tag)).toBe(true);
+    expect(ifMatchSatisfied(tag, tag)).toBe(true);
+    expect(ifMatchSatisfied(`"other", ${tag}`, tag)).toBe(true);
+    expect(ifMatchSatisfied(`W/${tag}`, tag)).toBe(false);
+    expect(ifMatchSatisfied(rowEtag('rec_a', 2), tag)).toBe(false);
   });
 });

@@ -44,7 +44,8 @@ const tighter = (a: RateLimitReading, b: RateLimitReading) => (b.remaining < a.r
 
 function finalize(result: HandlerResult): FinalResponse {
   const headers = { ...(result.headers ?? {}) };
-  if (result.etag && result.body !== undefined) headers.ETag = etagOf(result.body);
+  if (typeof result.etag === 'string') headers.ETag = result.etag;
+  else if (result.etag && result.body !== undefined) headers.ETag = etagOf(result.body);
   const isJson = result.contentType === undefined;
   return {
     status: result.status,

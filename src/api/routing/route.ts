@@ -48,8 +48,11 @@ export interface HandlerResult {
   status: number;
   body?: unknown;
   headers?: Record<string, string>;
-  /** Send an ETag computed from the body (and answer 304 to a matching If-None-Match). */
-  etag?: boolean;
+  /**
+   * Send an ETag (and answer 304 to a matching If-None-Match): `true` computes it from the body; a
+   * string is the tag itself (zones and records: rowEtag of the stored version).
+   */
+  etag?: boolean | string;
   contentType?: string;
 }
 

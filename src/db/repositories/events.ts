@@ -1,20 +1,27 @@
-// Event rows: what happened, for webhooks to deliver (the webhooks issue reads them). Written in
-// the same transaction as the change they report, so an event exists exactly when its change does.
+// The events outbox (docs/zones.md "Events"): the one writer of event rows. Rows are written in
+// the transaction of the change they report — an event exists exactly when its change does — and
+// are never updated (a trigger refuses it); `seq` orders them. Ids have the format of newId('evt');
+// statements that write events by SQL alone use the database's new_id('evt'), the same format.
 import type { Knex } from 'knex';
+import type { DomainEvent } from '../../domain/model/events.js';
 import { newId } from '../../domain/ids.js';
 
-export type EventKind = 'record.published' | 'record.failed' | 'zone.changed';
+export type { DomainEvent as EventInput, EventKind } from '../../domain/model/events.js';
 
-export interface EventInput {
-  tenantId: string;
-  kind: EventKind;
-  zoneId: string | null;
-  payload: Record<string, unknown>;
-}
+/** The row of one event, with its id: for inserts sent inside a larger statement. */
+export const eventRow = (e: DomainEvent, now: Date) => ({
+  id: newId('evt'),
+  tenant_id: e.tenantId,
+  kind: e.kind,
+  zone_id: e.zoneId,
+  payload: JSON.stringify(e.payload),
+  occurred_at: now,
+});
 
-export async function recordEvents(db: Knex, events: EventInput[], now: Date): Promise<void> {
+/** The insert of some events, as a query to run or to send as a CTE of a larger statement. */
+export const insertEvents = (db: Knex, events: DomainEvent[], now: Date) => db('events').insert(events.map((e) => eventRow(e, now)));
+
+export async function recordEvents(db: Knex, events: DomainEvent[], now: Date): Promise<void> {
   if (!events.length) return;
-  await db('events').insert(
-    events.map((e) => ({ id: newId('evt'), tenant_id: e.tenantId, kind: e.kind, zone_id: e.zoneId, payload: JSON.stringify(e.payload), occurred_at: now })),
-  );
+  await insertEvents(db, events, now);
 }

@@ -1,18 +1,21 @@
+// The `zones` table: its row type and the one mapper between row and domain Zone.
+import type { Zone, ZoneKind, ZoneStatus } from '../../domain/model/zone.js';
 import type { ChangeSetState } from '../../domain/publication.js';
 
 export interface ZoneRow {
   id: string;
   tenant_id: string;
   name: string;
-  kind: 'forward' | 'reverse';
-  status: 'activating' | 'active' | 'deleting';
+  kind: ZoneKind;
+  status: ZoneStatus;
   default_ttl: number;
   soa_email: string;
-  serial: number;
+  serial: number | string;
   dnssec_state: string;
   dnssec_mode: string | null;
   changeset_seq: number;
   record_count: number;
+  version: number | string;
   last_changeset_id: string | null;
   created_at: Date;
   updated_at: Date;
@@ -20,24 +23,6 @@ export interface ZoneRow {
   /** Joined: state of the newest change set. */
   publication_state: ChangeSetState | null;
   publication_updated_at: Date | null;
-}
-
-export interface Zone {
-  id: string;
-  tenantId: string;
-  name: string;
-  kind: 'forward' | 'reverse';
-  status: ZoneRow['status'];
-  defaultTtl: number;
-  soaEmail: string;
-  serial: number;
-  dnssec: { state: string; mode: string | null };
-  changesetSeq: number;
-  recordCount: number;
-  publication: { state: ChangeSetState | null; changesetId: string | null; updatedAt: Date | null };
-  createdAt: Date;
-  updatedAt: Date;
-  deletionRequestedAt: Date | null;
 }
 
 export const zoneToDomain = (r: ZoneRow): Zone => ({
@@ -52,83 +37,9 @@ export const zoneToDomain = (r: ZoneRow): Zone => ({
   dnssec: { state: r.dnssec_state, mode: r.dnssec_mode },
   changesetSeq: r.changeset_seq,
   recordCount: r.record_count,
+  version: Number(r.version),
   publication: { state: r.publication_state, changesetId: r.last_changeset_id, updatedAt: r.publication_updated_at },
   createdAt: r.created_at,
   updatedAt: r.updated_at,
   deletionRequestedAt: r.deletion_requested_at,
 });
-
-export interface RecordRow {
-  id: string;
-  zone_id: string;
-  tenant_id: string;
-  name: string;
-  name_sort: string;
-  type: string;
-  ttl: number | null;
-  data: Record<string, unknown>;
-  content: string;
-  comment: string | null;
-  system: boolean;
-  last_changeset_id: string;
-  created_at: Date;
-  updated_at: Date;
-  /** Joined: state of the record's last change set. */
-  publication_state: ChangeSetState;
-}
-
-export interface DnsRecord {
-  id: string;
-  zoneId: string;
-  name: string;
-  type: string;
-  ttl: number | null;
-  data: Record<string, unknown>;
-  content: string;
-  comment: string | null;
-  system: boolean;
-  publication: { state: ChangeSetState; changesetId: string };
-  createdAt: Date;
-  updatedAt: Date;
-}
-
-export const recordToDomain = (r: RecordRow): DnsRecord => ({
-  id: r.id,
-  zoneId: r.zone_id,
-  name: r.name,
-  type: r.type,
-  ttl: r.ttl,
-  data: r.data,
-  content: r.content,
-  comment: r.comment,
-  system: r.system,
-  publication: { state: r.publication_state, changesetId: r.last_changeset_id },
-  createdAt: r.created_at,
-  updatedAt: r.updated_at,
-});
-
-/** The apex sorts first (spec list order: by name, apex first, then type, then content). */
-export const nameSortKey = (name: string) => (name === '@' ? '' : name);
-
-export interface ChangeSetRow {
-  id: string;
-  zone_id: string;
-  tenant_id: string;
-  seq: number;
-  state: ChangeSetState;
-  error: { code: string; detail?: string } | null;
-  kind: string;
-  comment: string | null;
-  item_count: number;
-  summary: Record<string, number>;
-  results: unknown[];
-  api_client_id: string | null;
-  request_id: string | null;
-  touched_names: string[] | null;
-  /** The published version (SOA serial) that carried it. */
-  serial: number | string | null;
-  pushed_at: Date | null;
-  live_at: Date | null;
-  created_at: Date;
-  updated_at: Date;
-}

@@ -1,11 +1,10 @@
 import { z } from 'zod';
 import type { StoredTemplate } from '../../../services/templates.js';
 import { applyTemplate, createTemplate, deleteTemplate, getTemplate, listTemplates, updateTemplate } from '../../../services/templates.js';
-import { getZone } from '../../../services/zones.js';
 import { listEnvelope } from '../../pagination.js';
 import { defineRoute, writeContext } from '../../routing/route.js';
 import { iso, timestamp } from '../common.js';
-import { changeSetCreated, changeSetSchema, dryRunSchema, etagsFor, presentDryRun } from '../zones/presenter.js';
+import { changeSetCreated, changeSetWrittenSchema, dryRunSchema, presentDryRun } from '../zones/presenter.js';
 import { ttlSchema, zoneParam } from '../zones/schemas.js';
 
 const TAG = 'Templates';
@@ -155,12 +154,10 @@ export const templateRoutes = [
     errors: ['conflict'],
     responses: {
       200: { description: 'Dry run: the diff; nothing stored', schema: dryRunSchema },
-      201: { description: 'Applied', schema: changeSetSchema, headers: ['Location', 'Idempotent-Replayed'] },
+      201: { description: 'Applied', schema: changeSetWrittenSchema, headers: ['Location', 'Idempotent-Replayed'] },
     },
     handler: async (input) => {
-      const { services } = input;
-      const zone = await getZone(input.scoped, services.config, input.params.zone, input.trx);
-      const { changeSet, plan } = await applyTemplate(writeContext(input), zone, input.body, etagsFor(services.config));
+      const { zone, changeSet, plan } = await applyTemplate(writeContext(input), input.services.config, input.params.zone, input.body);
       if (!changeSet) return { status: 200, body: presentDryRun(plan) };
       return changeSetCreated(zone, changeSet, plan);
     },

@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { applyChangeSet, getChangeSet, listChangeSets, retryChangeSet } from '../../../services/changeSets.js';
+import { getChangeSet, listChangeSets, retryChangeSet, submitChangeSet } from '../../../services/changeSets.js';
 import { getZone } from '../../../services/zones.js';
 import { listEnvelope, listResult, pageRequest } from '../../pagination.js';
 import { defineRoute, writeContext } from '../../routing/route.js';
 import { pageQuery } from '../common.js';
-import { changeSetCreated, changeSetSchema, dryRunSchema, etagsFor, presentChangeSet, presentDryRun } from './presenter.js';
+import { changeSetCreated, changeSetSchema, changeSetWrittenSchema, dryRunSchema, presentChangeSet, presentDryRun } from './presenter.js';
 import { changeSetIdParam, changeSetRequestSchema, stateFilter, zoneParam } from './schemas.js';
 
 const TAG = 'Change sets';
@@ -48,12 +48,10 @@ export const changeSetRoutes = [
     errors: ['precondition_failed', 'record_readonly', 'conflict'],
     responses: {
       200: { description: 'Dry run: the diff; nothing stored', schema: dryRunSchema },
-      201: { description: 'Stored; state pending', schema: changeSetSchema, headers: ['Location', 'Idempotent-Replayed'] },
+      201: { description: 'Stored; state pending', schema: changeSetWrittenSchema, headers: ['Location', 'Idempotent-Replayed'] },
     },
     handler: async (input) => {
-      const { services } = input;
-      const zone = await getZone(input.scoped, services.config, input.params.zone, input.trx);
-      const { changeSet, plan } = await applyChangeSet(writeContext(input), zone, input.body, { kind: 'records', etags: etagsFor(services.config) });
+      const { zone, changeSet, plan } = await submitChangeSet(writeContext(input), input.services.config, input.params.zone, input.body);
       if (!changeSet) return { status: 200, body: presentDryRun(plan) };
       return changeSetCreated(zone, changeSet, plan);
     },
@@ -84,8 +82,7 @@ export const changeSetRoutes = [
     errors: ['conflict'],
     responses: { 202: { description: 'Pending again', schema: changeSetSchema } },
     handler: async (input) => {
-      const zone = await getZone(input.scoped, input.services.config, input.params.zone, input.trx);
-      return { status: 202, body: presentChangeSet(await retryChangeSet(writeContext(input), zone, input.params.changeset)) };
+      return { status: 202, body: presentChangeSet(await retryChangeSet(writeContext(input), input.services.config, input.params.zone, input.params.changeset)) };
     },
   }),
 ];

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { assertProviderStaff, getDeletedZone, listDeletedZones, restoreDeletedZone } from '../../../services/deletedZones.js';
 import { defineRoute, writeContext } from '../../routing/route.js';
 import { iso, timestamp } from '../common.js';
-import { etagsFor, presentZone, zoneSchema } from './presenter.js';
+import { presentZone, storedEtag, zoneSchema } from './presenter.js';
 
 const TAG = 'Deleted zones (provider staff)';
 const params = z.strictObject({ deleted_zone: z.string().regex(/^zon_[a-z2-7]+$/, 'must be a deleted zone id') });
@@ -64,8 +64,8 @@ export const deletedZoneRoutes = [
     responses: { 201: { description: 'Restored', schema: zoneSchema, headers: ['Location'] } },
     handler: async (input) => {
       assertProviderStaff(input.actor);
-      const zone = await restoreDeletedZone(writeContext(input), input.services.config, input.params.deleted_zone, etagsFor(input.services.config));
-      return { status: 201, body: presentZone(zone, input.services.config), etag: true, headers: { Location: `/api/v1/zones/${zone.name}` } };
+      const { zone } = await restoreDeletedZone(writeContext(input), input.services.config, input.params.deleted_zone);
+      return { status: 201, body: presentZone(zone, input.services.config), etag: storedEtag(zone), headers: { Location: `/api/v1/zones/${zone.name}` } };
     },
   }),
 ];

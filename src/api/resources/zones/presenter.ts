@@ -1,15 +1,20 @@
 import { domainToUnicode } from 'node:url';
 import { z } from 'zod';
 import type { Config } from '../../../config/index.js';
-import type { DnsRecord, Zone } from '../../../db/repositories/zoneRows.js';
-import type { ChangeSetPlan, PlannedRecord } from '../../../domain/changeSets/planChangeSet.js';
+import type { ChangeSetPlan, PlannedRecord, Warning } from '../../../domain/changeSets/planChangeSet.js';
+import type { ChangeSet } from '../../../domain/model/changeSet.js';
+import { rowEtag } from '../../../domain/model/etag.js';
+import type { DnsRecord } from '../../../domain/model/record.js';
+import type { Zone } from '../../../domain/model/zone.js';
 import { CHANGESET_STATES } from '../../../domain/publication.js';
-import type { ChangeSet } from '../../../services/changeSets.js';
-import type { EtagCheck } from '../../../services/changeSets.js';
-import { etagOf } from '../../etag.js';
 import { iso, timestamp } from '../common.js';
 
 const stateSchema = z.enum(CHANGESET_STATES);
+
+export const warningsSchema = z
+  .array(z.object({ index: z.number().int().optional(), code: z.string(), detail: z.string() }))
+  .describe('rrset_ttl_aligned (other records of the RRset took the TTL), name_repeats_zone (docs/records.md).');
+
 
 export const zoneSchema = z.object({
   id: z.string(),
@@ -131,7 +136,7 @@ export const dryRunSchema = z.object({
     deleted: z.array(plannedSchema),
   }),
   results: z.array(z.unknown()),
-  warnings: z.array(z.object({ index: z.number().int().optional(), code: z.string(), detail: z.string() })),
+  warnings: warningsSchema,
 });
 
 export const presentDryRun = (plan: ChangeSetPlan) => ({
@@ -153,8 +158,15 @@ export const changeSetCreated = (zone: Zone, changeSet: ChangeSet, plan: ChangeS
   headers: { Location: `/api/v1/zones/${zone.name}/changesets/${changeSet.id}` },
 });
 
-/** The ETags clients see, for the write path's If-Match checks. */
-export const etagsFor = (config: Config): EtagCheck => ({
-  zone: (z) => etagOf(presentZone(z, config)),
-  record: (r) => etagOf(presentRecord(r)),
-});
+/** The ETag of a zone or record: its stored version, not its body (publication progress moves that). */
+export const storedEtag = (row: Zone | DnsRecord) => rowEtag(row.id, row.version);
+
+/** A record as a write returns it: with the write's warnings, like a change set's. */
+export const recordWrittenSchema = recordSchema.extend({ warnings: warningsSchema });
+export const presentWrittenRecord = (r: DnsRecord, warnings: Warning[]) => ({ ...presentRecord(r), warnings });
+
+/** A zone as its creation returns it: with the warnings of its initial records and template. */
+export const zoneCreatedSchema = zoneSchema.extend({ warnings: warningsSchema });
+
+/** A change set a write stored, with the write's warnings. */
+export const changeSetWrittenSchema = changeSetSchema.extend({ warnings: warningsSchema });

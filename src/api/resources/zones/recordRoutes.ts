@@ -3,29 +3,20 @@ import { NameError, normalizeOwner } from '../../../domain/names.js';
 import { DomainError } from '../../../domain/errors.js';
 import { CHANGESET_STATES } from '../../../domain/publication.js';
 import { RECORD_TYPES } from '../../../domain/records/types.js';
-import type { Zone } from '../../../db/repositories/zoneRows.js';
-import type { ChangeItem } from '../../../domain/changeSets/planChangeSet.js';
-import { applyChangeSet, createdRecord, getRecord } from '../../../services/changeSets.js';
+import { createRecord, deleteRecord, updateRecord } from '../../../services/records.js';
+import { getRecord } from '../../../services/zoneReads.js';
 import { getZone, listRecords } from '../../../services/zones.js';
 import { listEnvelope, listResult, pageRequest } from '../../pagination.js';
-import { defineRoute, type HandlerInput, writeContext } from '../../routing/route.js';
+import { defineRoute, writeContext } from '../../routing/route.js';
 import { booleanParam, repeatable } from '../../routing/validate.js';
 import { pageQuery } from '../common.js';
-import { changeSetSchema, etagsFor, presentChangeSet, presentRecord, recordSchema } from './presenter.js';
+import { changeSetWrittenSchema, presentChangeSet, presentRecord, presentWrittenRecord, recordSchema, recordWrittenSchema, storedEtag } from './presenter.js';
 import { singleRecordItem, recordIdParam, recordInputSchema, recordPatchSchema, zoneParam } from './schemas.js';
 
 const TAG = 'Records';
 const zoneParams = z.strictObject({ zone: zoneParam });
 const recordParams = z.strictObject({ zone: zoneParam, record: recordIdParam });
 
-type WriteInput = HandlerInput<unknown, unknown, unknown>;
-
-/** A single-record write: a change set of one item, its problems located in the record body. */
-const applyOne = (input: WriteInput, zone: Zone, item: ChangeItem, options: { skipWhenUnchanged?: boolean } = {}) =>
-  applyChangeSet(writeContext(input), zone, { changes: [item] }, { kind: 'records', etags: etagsFor(input.services.config), locate: singleRecordItem, ...options });
-
-/** The If-Match header as the item's precondition. */
-const ifMatchOf = (input: WriteInput) => (input.request.ifMatch ? { if_match: input.request.ifMatch } : {});
 
 export const recordRoutes = [
   defineRoute({
@@ -81,13 +72,15 @@ export const recordRoutes = [
     params: zoneParams,
     body: recordInputSchema,
     errors: ['conflict'],
-    responses: { 201: { description: 'Created', schema: recordSchema, headers: ['Location', 'ETag', 'Idempotent-Replayed'] } },
+    responses: { 201: { description: 'Created; `warnings` as in a change set', schema: recordWrittenSchema, headers: ['Location', 'ETag', 'Idempotent-Replayed'] } },
     handler: async (input) => {
-      const { services } = input;
-      const zone = await getZone(input.scoped, services.config, input.params.zone, input.trx);
-      const { plan, changeSet, storedAt } = await applyOne(input, zone, { op: 'create', record: input.body });
-      const record = createdRecord(zone, plan.created[0]!, changeSet!, storedAt!);
-      return { status: 201, body: presentRecord(record), etag: true, headers: { Location: `/api/v1/zones/${zone.name}/records/${record.id}` } };
+      const { zone, record, warnings } = await createRecord(writeContext(input), input.services.config, input.params.zone, input.body, { locate: singleRecordItem });
+      return {
+        status: 201,
+        body: presentWrittenRecord(record, warnings),
+        etag: storedEtag(record),
+        headers: { Location: `/api/v1/zones/${zone.name}/records/${record.id}` },
+      };
     },
   }),
   defineRoute({
@@ -101,7 +94,8 @@ export const recordRoutes = [
     responses: { 200: { description: 'The record', schema: recordSchema, headers: ['ETag'] }, 304: { description: 'Not modified' } },
     handler: async (input) => {
       const zone = await getZone(input.scoped, input.services.config, input.params.zone);
-      return { status: 200, body: presentRecord(await getRecord(input.scoped, zone, input.params.record)), etag: true };
+      const record = await getRecord(input.scoped, zone, input.params.record);
+      return { status: 200, body: presentRecord(record), etag: storedEtag(record) };
     },
   }),
   defineRoute({
@@ -115,14 +109,13 @@ export const recordRoutes = [
     params: recordParams,
     body: recordPatchSchema,
     errors: ['record_readonly', 'precondition_failed', 'conflict'],
-    responses: { 200: { description: 'The record', schema: recordSchema, headers: ['ETag'] } },
+    responses: { 200: { description: 'The record; `warnings` as in a change set', schema: recordWrittenSchema, headers: ['ETag'] } },
     handler: async (input) => {
-      const { services } = input;
-      const zone = await getZone(input.scoped, services.config, input.params.zone, input.trx);
-      const id = input.params.record;
-      await getRecord(input.scoped, zone, id);
-      await applyOne(input, zone, { op: 'update', id, record: input.body, ...ifMatchOf(input) }, { skipWhenUnchanged: true });
-      return { status: 200, body: presentRecord(await getRecord(input.scoped, zone, id)), etag: true };
+      const { record, warnings } = await updateRecord(writeContext(input), input.services.config, input.params.zone, input.params.record, input.body, {
+        locate: singleRecordItem,
+        ifMatch: input.request.ifMatch,
+      });
+      return { status: 200, body: presentWrittenRecord(record, warnings), etag: storedEtag(record) };
     },
   }),
   defineRoute({
@@ -135,14 +128,13 @@ export const recordRoutes = [
     scopes: ['records:write'],
     params: recordParams,
     errors: ['record_readonly', 'precondition_failed', 'conflict'],
-    responses: { 202: { description: 'The change set', schema: changeSetSchema, headers: ['Location'] } },
+    responses: { 202: { description: 'The change set', schema: changeSetWrittenSchema, headers: ['Location'] } },
     handler: async (input) => {
-      const { services } = input;
-      const zone = await getZone(input.scoped, services.config, input.params.zone, input.trx);
-      const id = input.params.record;
-      await getRecord(input.scoped, zone, id);
-      const { changeSet } = await applyOne(input, zone, { op: 'delete', id, ...ifMatchOf(input) });
-      return { status: 202, body: presentChangeSet(changeSet!), headers: { Location: `/api/v1/zones/${zone.name}/changesets/${changeSet!.id}` } };
+      const { zone, changeSet, warnings } = await deleteRecord(writeContext(input), input.services.config, input.params.zone, input.params.record, {
+        locate: singleRecordItem,
+        ifMatch: input.request.ifMatch,
+      });
+      return { status: 202, body: { ...presentChangeSet(changeSet), warnings }, headers: { Location: `/api/v1/zones/${zone.name}/changesets/${changeSet.id}` } };
     },
   }),
 ];

@@ -5,12 +5,11 @@ import { hasFeature } from '../../../domain/tenancy.js';
 import { templateChangeItems } from '../../../services/templates.js';
 import { createZone, deleteZone, getZone, listZones, updateZone } from '../../../services/zones.js';
 import { templateIdParam } from '../templates/routes.js';
-import { assertIfMatch } from '../../etag.js';
 import { listEnvelope, listResult, pageRequest } from '../../pagination.js';
 import { defineRoute, writeContext } from '../../routing/route.js';
 import { booleanParam, repeatable } from '../../routing/validate.js';
 import { pageQuery, tenantIdParam } from '../common.js';
-import { etagsFor, presentZone, zoneSchema } from './presenter.js';
+import { presentZone, storedEtag, zoneCreatedSchema, zoneSchema } from './presenter.js';
 import { recordInputSchema, ttlSchema, zoneParam } from './schemas.js';
 
 const TAG = 'Zones';
@@ -94,7 +93,7 @@ export const zoneRoutes = [
       records: z.array(recordInputSchema).max(1000).optional(),
     }),
     errors: ['zone_protected', 'reverse_zone_managed', 'zone_exists', 'zone_overlap', 'quota_exceeded', 'backend_capacity_exhausted', 'not_implemented', 'feature_disabled'],
-    responses: { 201: { description: 'Created', schema: zoneSchema, headers: ['Location', 'ETag', 'Idempotent-Replayed'] } },
+    responses: { 201: { description: 'Created; `warnings` of the initial records and template', schema: zoneCreatedSchema, headers: ['Location', 'ETag', 'Idempotent-Replayed'] } },
     handler: async (input) => {
       const { body, services } = input;
       if (body.dnssec) throw new DomainError('not_implemented', { reason: 'dnssec_at_creation' });
@@ -102,17 +101,16 @@ export const zoneRoutes = [
       const template = body.template;
       // A template at creation is gated like apply-template (feature `templates`, whole chain).
       if (template && !hasFeature(input.actor.actingChain, 'templates')) throw new DomainError('feature_disabled', { feature: 'templates' });
-      const zone = await createZone(
+      const { zone, warnings } = await createZone(
         ctx,
         services.config,
         { name: body.name, default_ttl: body.default_ttl, records: body.records?.map((record) => ({ op: 'create' as const, record })) },
-        etagsFor(services.config),
         template
           ? async (z) =>
               (await templateChangeItems(ctx.scoped, ctx.actor, z, { template_id: template.template_id, variables: template.variables ?? {}, on_conflict: 'skip' })).items
           : undefined,
       );
-      return { status: 201, body: presentZone(zone, services.config), etag: true, headers: { Location: `/api/v1/zones/${zone.name}` } };
+      return { status: 201, body: { ...presentZone(zone, services.config), warnings }, etag: storedEtag(zone), headers: { Location: `/api/v1/zones/${zone.name}` } };
     },
   }),
   defineRoute({
@@ -124,11 +122,10 @@ export const zoneRoutes = [
     scopes: ['zones:read'],
     params,
     responses: { 200: { description: 'The zone', schema: zoneSchema, headers: ['ETag'] }, 304: { description: 'Not modified' } },
-    handler: async (input) => ({
-      status: 200,
-      body: presentZone(await getZone(input.scoped, input.services.config, input.params.zone), input.services.config),
-      etag: true,
-    }),
+    handler: async (input) => {
+      const zone = await getZone(input.scoped, input.services.config, input.params.zone);
+      return { status: 200, body: presentZone(zone, input.services.config), etag: storedEtag(zone) };
+    },
   }),
   defineRoute({
     method: 'patch',
@@ -144,10 +141,8 @@ export const zoneRoutes = [
     responses: { 200: { description: 'The zone', schema: zoneSchema, headers: ['ETag'] } },
     handler: async (input) => {
       const { services } = input;
-      const zone = await getZone(input.scoped, services.config, input.params.zone, input.trx);
-      assertIfMatch(input.request.ifMatch, presentZone(zone, services.config));
-      const updated = await updateZone(writeContext(input), services.config, zone, input.body);
-      return { status: 200, body: presentZone(updated, services.config), etag: true };
+      const updated = await updateZone(writeContext(input), services.config, input.params.zone, input.body, input.request.ifMatch);
+      return { status: 200, body: presentZone(updated, services.config), etag: storedEtag(updated) };
     },
   }),
   defineRoute({
@@ -168,14 +163,7 @@ export const zoneRoutes = [
     responses: { 202: { description: 'Deletion started', schema: zoneSchema } },
     handler: async (input) => {
       const { services } = input;
-      const zone = await getZone(input.scoped, services.config, input.params.zone, input.trx);
-      if (input.query.confirm.toLowerCase().replace(/\.$/, '') !== zone.name && input.query.confirm !== presentZone(zone, services.config).unicode_name) {
-        throw new DomainError('validation_failed', {}, [
-          { in: 'query', pointer: '/confirm', code: 'confirmation_mismatch', detail: `confirm must equal the zone name ${zone.name}.` },
-        ]);
-      }
-      assertIfMatch(input.request.ifMatch, presentZone(zone, services.config));
-      const deleted = await deleteZone(writeContext(input), services.config, zone);
+      const deleted = await deleteZone(writeContext(input), services.config, input.params.zone, { confirm: input.query.confirm, ifMatch: input.request.ifMatch });
       return { status: 202, body: presentZone(deleted, services.config) };
     },
   }),

@@ -4,7 +4,7 @@ import { exportZoneFile } from '../../../services/zoneExport.js';
 import { importZoneFile, MAX_ZONEFILE_BYTES } from '../../../services/zoneImport.js';
 import { defineRoute, writeContext } from '../../routing/route.js';
 import { booleanParam } from '../../routing/validate.js';
-import { changeSetSchema, dryRunSchema, etagsFor, presentChangeSet, presentDryRun } from './presenter.js';
+import { changeSetWrittenSchema, dryRunSchema, presentChangeSet, presentDryRun } from './presenter.js';
 import { zoneParam } from './schemas.js';
 
 const TAG = 'Zone files';
@@ -63,14 +63,14 @@ export const zoneFileRoutes = [
       200: { description: 'Dry run: the diff; nothing stored', schema: dryRunSchema.extend({ skipped: skippedSchema, unchanged: z.number().int() }) },
       201: {
         description: 'Applied as one change set',
-        schema: z.object({ changeset: changeSetSchema, skipped: skippedSchema, unchanged: z.number().int() }),
+        schema: z.object({ changeset: changeSetWrittenSchema, skipped: skippedSchema, unchanged: z.number().int() }),
         headers: ['Location', 'Idempotent-Replayed'],
       },
     },
     handler: async (input) => {
       const { services, body } = input;
-      const zone = await getZone(input.scoped, services.config, input.params.zone, input.trx);
-      const result = await importZoneFile(writeContext(input), zone, { zonefile: body.zonefile, mode: body.mode, dryRun: body.dry_run }, etagsFor(services.config));
+      const result = await importZoneFile(writeContext(input), services.config, input.params.zone, { zonefile: body.zonefile, mode: body.mode, dryRun: body.dry_run });
+      const { zone } = result;
       if (!result.changeSet) return { status: 200, body: { ...presentDryRun(result.plan), skipped: result.skipped, unchanged: result.unchanged } };
       return {
         status: 201,

@@ -1,0 +1,70 @@
+// The `records` table: its row type and the one mapper between rows and domain records, used by
+// every read and by the write seam's statements.
+import type { DnsRecord, RecordData } from '../../domain/model/record.js';
+import type { ChangeSetState } from '../../domain/publication.js';
+
+export interface RecordRow {
+  id: string;
+  zone_id: string;
+  tenant_id: string;
+  name: string;
+  name_sort: string;
+  type: string;
+  ttl: number | null;
+  data: Record<string, unknown>;
+  content: string;
+  comment: string | null;
+  system: boolean;
+  version: number | string;
+  last_changeset_id: string;
+  created_at: Date;
+  updated_at: Date;
+  /** Joined: state of the record's last change set. */
+  publication_state: ChangeSetState;
+}
+
+/** The apex sorts first (spec list order: by name, apex first, then type, then content). */
+export const nameSortKey = (name: string) => (name === '@' ? '' : name);
+
+export const recordToDomain = (r: RecordRow): DnsRecord => ({
+  id: r.id,
+  zoneId: r.zone_id,
+  name: r.name,
+  type: r.type,
+  ttl: r.ttl,
+  data: r.data,
+  content: r.content,
+  comment: r.comment,
+  system: r.system,
+  version: Number(r.version),
+  publication: { state: r.publication_state, changesetId: r.last_changeset_id },
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
+/** The columns a write stores from a record's data (the statement adds zone, owner and times). */
+export const recordDataToRow = (r: RecordData) => ({
+  id: r.id,
+  name: r.name,
+  name_sort: nameSortKey(r.name),
+  type: r.type,
+  ttl: r.ttl,
+  data: r.data,
+  content: r.content,
+  comment: r.comment,
+  system: r.system,
+});
+
+/** A record just stored from its data, as a read would return it (no second query). */
+export const storedRecord = (
+  zoneId: string,
+  r: RecordData,
+  stored: { version: number; changeSet: { id: string; state: ChangeSetState }; at: Date; createdAt?: Date },
+): DnsRecord => ({
+  ...r,
+  zoneId,
+  version: stored.version,
+  publication: { state: stored.changeSet.state, changesetId: stored.changeSet.id },
+  createdAt: stored.createdAt ?? stored.at,
+  updatedAt: stored.at,
+});

@@ -1,0 +1,39 @@
+import type { ChangeSetKind } from '../publication.js';
+
+// Event kinds of the spec's "Events" section. The events table is the outbox webhooks deliver
+// from (docs/zones.md "Events"): every state change writes its event in its own transaction.
+export const EVENT_KINDS = ['zone.changed', 'record.published', 'record.failed', 'dnssec.state_changed', 'quota.warning'] as const;
+export type EventKind = (typeof EVENT_KINDS)[number];
+
+/** `change` of a zone.changed event. The spec names `deleted`; the others are ours (docs/zones.md). */
+export type ZoneChange = 'created' | 'settings' | 'records' | 'deletion_requested' | 'deleted';
+
+export interface DomainEvent {
+  tenantId: string;
+  kind: EventKind;
+  zoneId: string | null;
+  payload: Record<string, unknown>;
+}
+
+/** What each kind of change set tells subscribers: a zone.changed with this `change`. */
+export const ZONE_CHANGE_OF: Record<ChangeSetKind, ZoneChange> = {
+  zone_create: 'created',
+  zone_settings: 'settings',
+  zone_delete: 'deletion_requested',
+  records: 'records',
+  import: 'records',
+  template: 'records',
+};
+
+/** The zone.changed event of a stored change set. */
+export function zoneChangedEvent(
+  zone: { id: string; tenantId: string; name: string },
+  changeSet: { id: string; kind: ChangeSetKind; summary: Record<string, number> },
+): DomainEvent {
+  return {
+    tenantId: zone.tenantId,
+    kind: 'zone.changed',
+    zoneId: zone.id,
+    payload: { zone: zone.name, change: ZONE_CHANGE_OF[changeSet.kind], changeset_id: changeSet.id, kind: changeSet.kind, summary: changeSet.summary },
+  };
+}

@@ -1,0 +1,28 @@
+import type { ChangeSetState } from '../publication.js';
+
+/** The stored part of a record: what a change set plans and a write stores. */
+export interface RecordData {
+  id: string;
+  /** Zone-relative owner; '@' is the apex. */
+  name: string;
+  type: string;
+  /** null: the zone's default_ttl applies. */
+  ttl: number | null;
+  data: Record<string, unknown>;
+  /** RDATA in presentation format. */
+  content: string;
+  comment: string | null;
+  /** SOA and apex NS: read-only to users. */
+  system: boolean;
+}
+
+/** A record of a zone as read (stored by src/db/repositories/recordRows.ts). */
+export interface DnsRecord extends RecordData {
+  zoneId: string;
+  /** Counts the writes of the record; its ETag (rowEtag). */
+  version: number;
+  /** Publication progress of its last change set: not part of the ETag. */
+  publication: { state: ChangeSetState; changesetId: string };
+  createdAt: Date;
+  updatedAt: Date;
+}

@@ -1,0 +1,26 @@
+import type { ChangeSetState } from '../publication.js';
+
+export type ZoneKind = 'forward' | 'reverse';
+export type ZoneStatus = 'activating' | 'active' | 'deleting';
+
+/** A hosted zone as the rules see it (stored by src/db/repositories/zoneRows.ts). */
+export interface Zone {
+  id: string;
+  tenantId: string;
+  name: string;
+  kind: ZoneKind;
+  status: ZoneStatus;
+  defaultTtl: number;
+  soaEmail: string;
+  serial: number;
+  dnssec: { state: string; mode: string | null };
+  changesetSeq: number;
+  recordCount: number;
+  /** Counts the writes of the zone (every change set and settings change); its ETag (rowEtag). */
+  version: number;
+  /** Publication progress: not part of the ETag. */
+  publication: { state: ChangeSetState | null; changesetId: string | null; updatedAt: Date | null };
+  createdAt: Date;
+  updatedAt: Date;
+  deletionRequestedAt: Date | null;
+}
