@@ -45,16 +45,18 @@ export interface NameserverCounters {
 /** Reads the counters; may ask other processes, so it is asynchronous. */
 export type NameserverCountersProvider = () => Promise<NameserverCounters>;
 
-/** One scrape reads the counters once, for all the gauges below. */
-const SCRAPE_REUSE_MS = 250;
+/**
+ * One scrape reads the counters once, for all the gauges below: prom-client collects them in
+ * parallel, so a read still in flight is shared. Once it settled the next read asks again (a
+ * reuse window would hide queries answered between two quick scrapes).
+ */
 
 /** The nameserver's own counters, read when /metrics is scraped. */
 export function registerNameserverMetrics(registry: Registry, provider: NameserverCountersProvider): void {
-  let last: { at: number; counters: Promise<NameserverCounters> } | null = null;
+  let inFlight: Promise<NameserverCounters> | null = null;
   const read = () => {
-    const now = Date.now();
-    if (!last || now - last.at > SCRAPE_REUSE_MS) last = { at: now, counters: provider() };
-    return last.counters;
+    inFlight ??= provider().finally(() => setImmediate(() => (inFlight = null)));
+    return inFlight;
   };
   const gauge = (name: string, help: string, labelNames: string[], fill: (c: NameserverCounters, set: (labels: Record<string, string>, v: number) => void) => void) =>
     new Gauge({
