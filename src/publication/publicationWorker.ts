@@ -7,7 +7,7 @@ import { NotificationListener } from '../db/notificationListener.js';
 import type { Clock } from '../domain/clock.js';
 import { PeriodicJob } from '../jobs/periodicJob.js';
 import type { Logger } from '../observability/logger.js';
-import { ZONE_CHANNEL } from '../services/changeSets.js';
+import { ZONE_CHANNEL } from '../db/channels.js';
 import { publishZone } from './publishZone.js';
 import { markVerificationTimeouts, type VerifyDeps, verifyZone } from './verifyPublication.js';
 

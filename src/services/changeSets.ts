@@ -9,6 +9,7 @@ import { type ChangeSetRow, changeSetToDomain, changeSetToRow } from '../db/repo
 import { eventRow } from '../db/repositories/events.js';
 import { type RecordRow, recordDataToRow, recordToDomain, storedRecord } from '../db/repositories/recordRows.js';
 import { paginate } from '../db/paginate.js';
+import { ZONE_CHANNEL } from '../db/channels.js';
 import { PREPARED } from '../db/preparedStatements.js';
 import type { ScopedDb } from '../db/tenantScope.js';
 import { type ChangeItem, type ChangeSetPlan, changeSetItem, type LocateItem, type PlannedRecord, planChangeSet, referencesOf } from '../domain/changeSets/planChangeSet.js';
@@ -28,7 +29,6 @@ import { writeZone } from './zoneWrite.js';
 export { recordsQuery } from './zoneReads.js';
 export type { ChangeSet } from '../domain/model/changeSet.js';
 
-export const ZONE_CHANNEL = 'zone_changed';
 
 export interface ChangeSetRequest {
   changes: ChangeItem[];

@@ -5,12 +5,14 @@ import { countRows } from '../db/count.js';
 import { IdentityStore } from '../db/repositories/identityStore.js';
 import type { Tenant } from '../db/repositories/tenantRows.js';
 import { ScopedDb } from '../db/tenantScope.js';
-import type { LabResetStep } from '../lab/nightlyReset.js';
 import type { Clock } from '../domain/clock.js';
 import type { CursorCodec } from '../domain/cursor.js';
 import { RateLimiter } from './rateLimiter.js';
 import { TokenCache } from './tokenCache.js';
 import { recordStats, StatsService, type StatsContributor, tenantStats, tokenStats, whereTokenActive, zoneStats } from './stats.js';
+
+/** One step of the nightly lab reset, run in its transaction with the ids of the seeded tenants. */
+export type LabResetStep = (trx: Knex.Transaction, seedTenantIds: string[]) => Promise<void>;
 
 export interface ServiceDeps {
   db: Knex;

@@ -1,6 +1,5 @@
 import type { Knex } from 'knex';
 import { newId } from '../../domain/ids.js';
-import type { Actor } from '../../services/actor.js';
 import type { ScopedDb } from '../tenantScope.js';
 
 export interface AuditEntryInput {
@@ -56,7 +55,15 @@ const toDomain = (r: AuditRow): AuditEntry => ({
 });
 
 /** The audit row of an action, for writing alone (recordAudit) or inside a larger statement. */
-export function auditRow(actor: Actor, now: Date, entry: AuditEntryInput) {
+/** What an audit entry records of who acted: the services' Actor has this shape (and more). */
+export interface AuditActor {
+  requestId: string;
+  token: { id: string; apiClientId: string | null; user: { id: string } | null; tenant: { id: string } };
+  acting: { id: string };
+  onBehalfOf: boolean;
+}
+
+export function auditRow(actor: AuditActor, now: Date, entry: AuditEntryInput) {
   return {
     id: newId('aud'),
     occurred_at: now,
@@ -77,7 +84,7 @@ export function auditRow(actor: Actor, now: Date, entry: AuditEntryInput) {
 /** Writes an audit entry in the caller's transaction, so it commits with the change it records. */
 export async function recordAudit(
   runner: Knex | Knex.Transaction,
-  actor: Actor,
+  actor: AuditActor,
   now: Date,
   entry: AuditEntryInput,
 ): Promise<void> {

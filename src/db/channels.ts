@@ -1,0 +1,5 @@
+// PostgreSQL NOTIFY channels: the database is where writers and workers meet, so their names
+// live in the db layer that both import (services write, publication workers LISTEN).
+
+/** A zone has a new change set (or a retried one) to publish; the payload is the zone id. */
+export const ZONE_CHANNEL = 'zone_changed';
