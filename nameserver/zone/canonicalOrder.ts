@@ -136,8 +136,32 @@ export function compareCanonical(a: string, b: string): number {
 export function canonicalOrderBelow(origin: string): (a: string, b: string) => number {
   const n = origin.length;
   if (n === 0) return compareCanonical;
-  return (a, b) => (a === b ? 0 : compareRanges(a, a.length === n ? 0 : a.length - n - 1, b, b.length === n ? 0 : b.length - n - 1));
+  const relative = (name: string) => (name.length === n ? 0 : name.length - n - 1);
+  // A search compares one key sought (always `b`) with about twenty in a row: where its last label
+  // starts is found once.
+  let sought: string | undefined;
+  let soughtLength = 0;
+  let soughtDot = 0;
+  return (a, b) => {
+    if (a === b) return 0;
+    if (b !== sought) {
+      sought = b;
+      soughtLength = relative(b);
+      soughtDot = lastDot(b, soughtLength);
+    }
+    return compareRanges(a, relative(a), b, soughtLength, soughtDot);
+  };
 }
+
+/** The last dot in `name[0, end)`, or -1. */
+function lastDot(name: string, end: number): number {
+  let i = end - 1;
+  while (i >= 0 && name.charCodeAt(i) !== 0x2e) i--;
+  return i;
+}
+
+/** compareRanges' `bLastDot` when the caller has not looked. */
+const UNKNOWN = -2;
 
 /**
  * The names `a[0, aLength)` and `b[0, bLength)` in canonical order, label by label from the right.
@@ -145,16 +169,14 @@ export function canonicalOrderBelow(origin: string): (a: string, b: string) => n
  * comparison is left to compareByLabels, which reads every escape. Escapes inside a label are
  * compareLabels' business.
  */
-function compareRanges(a: string, aLength: number, b: string, bLength: number): number {
+function compareRanges(a: string, aLength: number, b: string, bLength: number, bLastDot = UNKNOWN): number {
   let aEnd = aLength > 0 ? aLength : -1;
   let bEnd = bLength > 0 ? bLength : -1;
-  for (;;) {
+  for (let first = true; ; first = false) {
     if (aEnd < 0) return bEnd < 0 ? 0 : -1;
     if (bEnd < 0) return 1;
-    let aDot = aEnd - 1;
-    while (aDot >= 0 && a.charCodeAt(aDot) !== 0x2e) aDot--;
-    let bDot = bEnd - 1;
-    while (bDot >= 0 && b.charCodeAt(bDot) !== 0x2e) bDot--;
+    const aDot = lastDot(a, aEnd);
+    const bDot = first && bLastDot !== UNKNOWN ? bLastDot : lastDot(b, bEnd);
     if ((aDot > 0 && a.charCodeAt(aDot - 1) === 0x5c) || (bDot > 0 && b.charCodeAt(bDot - 1) === 0x5c)) return compareByLabels(a, aLength, b, bLength);
     const d = compareLabels(a, aDot + 1, aEnd, b, bDot + 1, bEnd);
     if (d !== 0) return d;

@@ -3,7 +3,7 @@
 // form the codec writes (an independent path: encode, split into labels, compare octets).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compareCanonical, compareNameKeys, sortCanonical } from '../../../nameserver/zone/canonicalOrder.js';
+import { canonicalOrderBelow, compareCanonical, compareNameKeys, sortCanonical } from '../../../nameserver/zone/canonicalOrder.js';
 import { referenceCanonicalOrder } from '../../helpers/canonicalReference.js';
 
 const referenceOrder = referenceCanonicalOrder;
@@ -76,6 +76,21 @@ describe('compareCanonical', () => {
         { numRuns: 3000 },
       );
     }
+  });
+
+  it('canonicalOrderBelow agrees for names of one zone, however many names it compares one name with', () => {
+    const below = canonicalOrderBelow('example.com');
+    fc.assert(
+      fc.property(fc.array(fc.oneof(zoneName, plainZoneName.map((n) => `${n}.com`)), { minLength: 1, maxLength: 20 }), fc.array(fc.nat(), { maxLength: 40 }), (names, picks) => {
+        // Runs with the same second name (as a search makes them), then changes of it.
+        for (const [i, pick] of picks.entries()) {
+          const a = names[pick % names.length]!;
+          const b = names[Math.floor(i / 5) % names.length]!;
+          expect(sign(below(a, b))).toBe(sign(referenceOrder(a, b)));
+        }
+      }),
+      { numRuns: 500 },
+    );
   });
 
   it('sortCanonical sorts as compareNameKeys does, plain and escaped names mixed, with or without the origin', () => {
