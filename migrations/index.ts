@@ -5,6 +5,7 @@ import * as foundation from './20261122000100_foundation.js';
 import * as zones from './20261122000200_zones_records_changesets.js';
 import * as templates from './20261122000300_templates.js';
 import * as publication from './20261122000400_publication.js';
+import * as renderedSystemRecords from './20261124000100_rendered_system_records.js';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -16,4 +17,5 @@ export const migrations: Record<string, Migration> = {
   '20261122000200_zones_records_changesets': zones,
   '20261122000300_templates': templates,
   '20261122000400_publication': publication,
+  '20261124000100_rendered_system_records': renderedSystemRecords,
 };

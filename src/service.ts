@@ -163,6 +163,7 @@ export async function startService(config: Config, overrides: ServiceOverrides =
         logger,
         localFeed: nameserver !== null,
         verify: { probe, nameservers, secondaries: config.dns.secondaries },
+        nameservers: config.zones.nameservers,
       });
       await publication.start();
       const worker = publication;

@@ -11,6 +11,7 @@ import { DomainError, type FieldError, notFound } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import type { ChangeSetKind, ChangeSetState } from '../domain/publication.js';
 import { MAX_RECORDS_PER_ZONE } from '../domain/records/ttl.js';
+import { isSystemRecordId, systemRecordStub } from './systemRecords.js';
 import type { WriteContext } from './tenantAdmin.js';
 
 export const ZONE_CHANNEL = 'zone_changed';
@@ -155,7 +156,8 @@ export async function appendChangeSet(
   const statement = ctx.trx
     .with('cs', ctx.trx('change_sets').insert({ ...row, summary: JSON.stringify(row.summary), results: JSON.stringify(row.results) }))
     .with('a', ctx.trx('audit_log').insert(audit))
-    .with('z', ctx.scoped.from('zones').where('id', zone.id).update({ changeset_seq: seq, last_changeset_id: row.id, updated_at: now, record_count: ctx.trx.raw('record_count + ?', [entry.growth ?? 0]) }));
+    // record_count: counted by the records triggers (migration 20261124000100), not here.
+    .with('z', ctx.scoped.from('zones').where('id', zone.id).update({ changeset_seq: seq, last_changeset_id: row.id, updated_at: now }));
   for (const [i, write] of ((await recordWrites?.(row.id, now)) ?? []).entries()) statement.with(`w${i}`, write);
   await statement.select(ctx.trx.raw('pg_notify(?, ?)', [ZONE_CHANNEL, zone.id])).options(PREPARED);
   zone.changesetSeq = seq;
@@ -290,6 +292,9 @@ export async function applyChangeSet(
   const existing: DnsRecord[] = names.length
     ? ((await lockedZoneRecords(ctx.trx, zone).whereRaw('r.name = any(?::text[])', [names]).options(PREPARED)) as RecordRow[]).map(recordToDomain)
     : [];
+  // The SOA and apex NS are rendered, not stored (systemRecords.ts): named by id they are
+  // read-only, answered by the planner's record_readonly guard.
+  for (const id of refs.ids) if (isSystemRecordId(zone, id)) existing.push(systemRecordStub(zone, id));
   const unmet = preconditionErrors(zone, existing, request, options.etags, locate);
   if (unmet.length) throw new DomainError('precondition_failed', {}, unmet);
 
@@ -319,7 +324,6 @@ export async function applyChangeSet(
     await ctx.trx('change_sets')
       .where('id', changeSet.id)
       .update({ item_count: entry.itemCount, summary: JSON.stringify(entry.summary), results: JSON.stringify(entry.results) });
-    await ctx.scoped.from('zones').where('id', zone.id).increment('record_count', growth);
     zone.recordCount += growth;
     const storedAt = ctx.clock.now();
     for (const write of await recordWrites(ctx, zone, plan, changeSet.id, storedAt)) await write;

@@ -1,4 +1,5 @@
 import type { ChangeSetState } from '../../domain/publication.js';
+import { initialSerial } from '../../domain/soa.js';
 
 export interface ZoneRow {
   id: string;
@@ -8,7 +9,8 @@ export interface ZoneRow {
   status: 'activating' | 'active' | 'deleting';
   default_ttl: number;
   soa_email: string;
-  serial: number;
+  /** The serial's one home: the published version (zone_versions.serial); null before the first. */
+  published_serial: number | string | null;
   dnssec_state: string;
   dnssec_mode: string | null;
   changeset_seq: number;
@@ -48,7 +50,8 @@ export const zoneToDomain = (r: ZoneRow): Zone => ({
   status: r.status,
   defaultTtl: r.default_ttl,
   soaEmail: r.soa_email,
-  serial: Number(r.serial),
+  // Before its first version a zone shows the serial that version will take.
+  serial: r.published_serial === null ? initialSerial(r.created_at) : Number(r.published_serial),
   dnssec: { state: r.dnssec_state, mode: r.dnssec_mode },
   changesetSeq: r.changeset_seq,
   recordCount: r.record_count,

@@ -6,6 +6,7 @@ import { RECORD_TYPES } from '../../../domain/records/types.js';
 import type { Zone } from '../../../db/repositories/zoneRows.js';
 import type { ChangeItem } from '../../../domain/changeSets/planChangeSet.js';
 import { applyChangeSet, createdRecord, getRecord } from '../../../services/changeSets.js';
+import { getRecordOrSystem } from '../../../services/recordView.js';
 import { getZone, listRecords } from '../../../services/zones.js';
 import { listEnvelope, listResult, pageRequest } from '../../pagination.js';
 import { defineRoute, type HandlerInput, writeContext } from '../../routing/route.js';
@@ -66,6 +67,7 @@ export const recordRoutes = [
         { type: query.type, name, q: query.q?.toLowerCase(), publicationState: query.publication_state, includeSystem: query.include_system },
         after,
         limit,
+        input.services.config.zones.nameservers,
       );
       return listResult(input, list, page.items.map(presentRecord), page.next);
     },
@@ -101,7 +103,7 @@ export const recordRoutes = [
     responses: { 200: { description: 'The record', schema: recordSchema, headers: ['ETag'] }, 304: { description: 'Not modified' } },
     handler: async (input) => {
       const zone = await getZone(input.scoped, input.services.config, input.params.zone);
-      return { status: 200, body: presentRecord(await getRecord(input.scoped, zone, input.params.record)), etag: true };
+      return { status: 200, body: presentRecord(await getRecordOrSystem(input.scoped, zone, input.params.record, input.services.config.zones.nameservers)), etag: true };
     },
   }),
   defineRoute({
@@ -120,7 +122,7 @@ export const recordRoutes = [
       const { services } = input;
       const zone = await getZone(input.scoped, services.config, input.params.zone, input.trx);
       const id = input.params.record;
-      await getRecord(input.scoped, zone, id);
+      await getRecordOrSystem(input.scoped, zone, id, services.config.zones.nameservers);
       await applyOne(input, zone, { op: 'update', id, record: input.body, ...ifMatchOf(input) }, { skipWhenUnchanged: true });
       return { status: 200, body: presentRecord(await getRecord(input.scoped, zone, id)), etag: true };
     },
@@ -140,7 +142,7 @@ export const recordRoutes = [
       const { services } = input;
       const zone = await getZone(input.scoped, services.config, input.params.zone, input.trx);
       const id = input.params.record;
-      await getRecord(input.scoped, zone, id);
+      await getRecordOrSystem(input.scoped, zone, id, services.config.zones.nameservers);
       const { changeSet } = await applyOne(input, zone, { op: 'delete', id, ...ifMatchOf(input) });
       return { status: 202, body: presentChangeSet(changeSet!), headers: { Location: `/api/v1/zones/${zone.name}/changesets/${changeSet!.id}` } };
     },
