@@ -3,12 +3,12 @@ import type { DnsRecord, Zone } from '../db/repositories/zoneRows.js';
 import type { ScopedDb } from '../db/tenantScope.js';
 import { notFound } from '../domain/errors.js';
 import { getRecord } from './changeSets.js';
-import { isSystemRecordId, renderSystemRecords } from './systemRecords.js';
+import { isSystemRecordId, lastSystemWrite, renderSystemRecords } from './systemRecords.js';
 
 /** A record by id: a stored one, or one of the rendered system records. */
 export async function getRecordOrSystem(scoped: ScopedDb, zone: Zone, id: string, nameservers: readonly string[]): Promise<DnsRecord> {
   if (!isSystemRecordId(zone, id)) return getRecord(scoped, zone, id);
-  const system = renderSystemRecords(zone, nameservers).find((r) => r.id === id);
+  const system = renderSystemRecords(zone, nameservers, await lastSystemWrite(scoped, zone)).find((r) => r.id === id);
   if (!system) throw notFound('record');
   return system;
 }

@@ -4,6 +4,8 @@
 // GET by id and the record_readonly answers stay as they were when the rows were stored.
 import { createHash } from 'node:crypto';
 import type { DnsRecord, Zone } from '../db/repositories/zoneRows.js';
+import type { ScopedDb } from '../db/tenantScope.js';
+import type { ChangeSetState } from '../domain/publication.js';
 import { type SystemRecord, systemPresentation, systemRecords } from '../domain/soa.js';
 
 const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
@@ -20,7 +22,25 @@ function systemRecordId(zone: Zone, r: SystemRecord): string {
 /** Whether `id` names one of the zone's system records (without knowing NAMESERVERS). */
 export const isSystemRecordId = (zone: Zone, id: string) => id.startsWith(`rec_${zoneBody(zone)}`) && id.length > `rec_${zoneBody(zone)}`.length;
 
-export function renderSystemRecords(zone: Zone, nameservers: readonly string[]): DnsRecord[] {
+/** The change set that last wrote the system records' inputs: the zone's creation or settings. */
+export interface SystemRecordsWrite {
+  changesetId: string;
+  state: ChangeSetState;
+  at: Date;
+}
+
+export async function lastSystemWrite(scoped: ScopedDb, zone: Zone): Promise<SystemRecordsWrite | null> {
+  const row = (await scoped
+    .from('change_sets')
+    .where('zone_id', zone.id)
+    .whereIn('kind', ['zone_create', 'zone_settings'])
+    .orderBy('seq', 'desc')
+    .first('id', 'state', 'created_at')) as { id: string; state: ChangeSetState; created_at: Date } | undefined;
+  return row ? { changesetId: row.id, state: row.state, at: row.created_at } : null;
+}
+
+export function renderSystemRecords(zone: Zone, nameservers: readonly string[], lastWrite: SystemRecordsWrite | null = null): DnsRecord[] {
+  const publication = lastWrite ?? { changesetId: zone.publication.changesetId ?? '', state: zone.publication.state ?? 'pending', at: zone.updatedAt };
   return systemRecords(nameservers, zone.soaEmail, zone.serial).map((r) => ({
     id: systemRecordId(zone, r),
     zoneId: zone.id,
@@ -32,10 +52,10 @@ export function renderSystemRecords(zone: Zone, nameservers: readonly string[]):
     content: systemPresentation(r),
     comment: null,
     system: true,
-    // Every version renders them; their last write is the zone's newest change set.
-    publication: { state: zone.publication.state ?? 'pending', changesetId: zone.publication.changesetId ?? '' },
+    // Their last write: the zone's creation or its newest settings change (SOA RNAME, default TTL).
+    publication: { state: publication.state, changesetId: publication.changesetId },
     createdAt: zone.createdAt,
-    updatedAt: zone.publication.updatedAt ?? zone.updatedAt,
+    updatedAt: publication.at,
   }));
 }
 

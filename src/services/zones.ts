@@ -16,7 +16,7 @@ import { ancestorsOf, checkNewZoneName, isAtOrBelow, zoneNameFromPath } from '..
 import { applyChangeSet, appendChangeSet, type EtagCheck, recordsQuery } from './changeSets.js';
 import type { WriteContext } from './tenantAdmin.js';
 import { exportZoneFile } from './zoneExport.js';
-import { renderSystemRecords } from './systemRecords.js';
+import { lastSystemWrite, renderSystemRecords } from './systemRecords.js';
 
 export const DELETED_EXPORT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 
@@ -270,7 +270,7 @@ export async function listRecords(
   const page = await paginate<RecordRow & Record<string, unknown>>(q, RECORD_SORT, after, limit);
   if (!filter.includeSystem) return { items: page.rows.map(recordToDomain) as DnsRecord[], next: page.next };
 
-  const system = renderSystemRecords(zone, nameservers)
+  const system = renderSystemRecords(zone, nameservers, await lastSystemWrite(scoped, zone))
     .filter((r) => !filter.type?.length || filter.type.includes(r.type))
     .filter((r) => filter.name === undefined || filter.name === r.name)
     .filter((r) => !filter.q || r.name.includes(filter.q) || r.content.toLowerCase().includes(filter.q))
