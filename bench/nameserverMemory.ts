@@ -13,6 +13,7 @@ import { ZoneStore } from '../nameserver/zone/store.js';
 import { createDb, migrateToLatest } from '../src/db/knex.js';
 import { createLogger } from '../src/observability/logger.js';
 import { NameserverFeed } from '../src/publication/nameserverFeed.js';
+import { encodeRecord, toStored } from '../src/publication/zoneRecords.js';
 
 const url = process.env.DATABASE_URL ?? '';
 if (!url || /\/(postgres|test)$/.test(url)) throw new Error('DATABASE_URL must name a scratch database');
@@ -20,6 +21,10 @@ const scenario = process.argv[2];
 const SERIAL = 2026112201;
 
 const mib = (n: number) => (n / 1024 / 1024).toFixed(0);
+// The system records a build renders (SOA with the serial, the apex NS set), in a version's form.
+const NAMESERVERS = ['ns1.bench.example', 'ns2.bench.example'];
+const soa = (serial: number) => toStored(encodeRecord({ name: '@', type: 'SOA', ttl: 3600, data: { mname: 'ns1.bench.example', rname: 'hostmaster.bench.example', serial, refresh: 10800, retry: 3600, expire: 1209600, minimum: 300 } }));
+const system = (serial: number) => [soa(serial), ...NAMESERVERS.map((nameserver) => toStored(encodeRecord({ name: '@', type: 'NS', ttl: 3600, data: { nameserver } })))];
 
 async function seed(zones: number, recordsPerZone: number) {
   const db = createDb(url);
@@ -27,28 +32,21 @@ async function seed(zones: number, recordsPerZone: number) {
   await db.raw('TRUNCATE tenants CASCADE');
   await db('tenants').insert({ id: 'ten_bench', type: 'platform', name: 'bench', path: ['ten_bench'], api_rate_limit_per_minute: 1000, max_zones: 1_000_000 });
   await db.raw(
-    `INSERT INTO zones (id, tenant_id, name, kind, status, default_ttl, soa_email, serial, published_serial, created_at, updated_at)
-     SELECT 'zon_' || i, 'ten_bench', 'z' || i || '.bench.example', 'forward', 'active', 3600, 'hostmaster@bench.example', ?, ?, now(), now()
+    `INSERT INTO zones (id, tenant_id, name, kind, status, default_ttl, soa_email, published_serial, created_at, updated_at)
+     SELECT 'zon_' || i, 'ten_bench', 'z' || i || '.bench.example', 'forward', 'active', 3600, 'hostmaster@bench.example', ?, now(), now()
      FROM generate_series(1, ?) AS i`,
-    [SERIAL, SERIAL, zones],
-  );
-  await db.raw(
-    `INSERT INTO published_records (zone_id, record_id, name, type, ttl, data)
-     SELECT 'zon_' || z, 'rec_' || z || '_soa', '@', 'SOA', 3600,
-            jsonb_build_object('mname', 'ns1.bench.example', 'rname', 'hostmaster.bench.example', 'serial', ?::bigint, 'refresh', 10800, 'retry', 3600, 'expire', 1209600, 'minimum', 300)
-     FROM generate_series(1, ?) AS z`,
     [SERIAL, zones],
   );
   await db.raw(
-    `INSERT INTO published_records (zone_id, record_id, name, type, ttl, data)
-     SELECT 'zon_' || z, 'rec_' || z || '_ns' || n, '@', 'NS', 3600, jsonb_build_object('nameserver', 'ns' || n || '.bench.example')
-     FROM generate_series(1, ?) AS z, generate_series(1, 2) AS n`,
-    [zones],
+    `INSERT INTO zone_versions (zone_id, serial, from_serial, removed, added, system, nameservers, created_at)
+     SELECT 'zon_' || z, ?, NULL, '[]', '[]', ?::jsonb, ?::text[], now() FROM generate_series(1, ?) AS z`,
+    [SERIAL, JSON.stringify(system(SERIAL)), NAMESERVERS, zones],
   );
+  // A records in wire form (RFC 1035 §3.4.1: four octets).
   await db.raw(
-    `INSERT INTO published_records (zone_id, record_id, name, type, ttl, data)
-     SELECT 'zon_' || z, 'rec_' || z || '_' || i, 'h' || i, 'A', 3600,
-            jsonb_build_object('address', '10.' || (i / 65536 % 256) || '.' || (i / 256 % 256) || '.' || (i % 256))
+    `INSERT INTO published_records (zone_id, record_id, name, type, ttl, rdata)
+     SELECT 'zon_' || z, 'rec_' || z || '_' || i, 'h' || i, 1, 3600,
+            decode('0a' || lpad(to_hex(i / 65536 % 256), 2, '0') || lpad(to_hex(i / 256 % 256), 2, '0') || lpad(to_hex(i % 256), 2, '0'), 'hex')
      FROM generate_series(1, ?) AS z, generate_series(1, ?) AS i`,
     [zones, recordsPerZone - 3],
   );
@@ -82,12 +80,11 @@ async function measure(label: string, zones: number) {
   let line = `| ${label} | ${zones} | ${mib(rss)} | ${mib(rss - before)} | ${mib(heap)} | ${(loadMs / 1000).toFixed(1)} |`;
 
   if (zones === 1) {
-    // A one-record change as the publisher writes it: old SOA out; new SOA and one A in.
+    // A one-record change as the build writes it: old SOA out; new SOA and one A in.
     const times: number[] = [];
     for (let k = 1; k <= 5; k++) {
       const from = SERIAL + k - 1;
       const to = SERIAL + k;
-      const soa = (serial: number) => ({ name: '@', type: 'SOA', ttl: 3600, data: { mname: 'ns1.bench.example', rname: 'hostmaster.bench.example', serial, refresh: 10800, retry: 3600, expire: 1209600, minimum: 300 } });
       const origin = 'z1.bench.example';
       const reached = new Promise<void>((resolve) => {
         const check = () => (loaded.get(origin) === to ? resolve() : waiters.push(check));
@@ -100,12 +97,13 @@ async function measure(label: string, zones: number) {
           serial: to,
           from_serial: from,
           removed: JSON.stringify([soa(from)]),
-          added: JSON.stringify([soa(to), { name: `new${k}`, type: 'A', ttl: 3600, data: { address: '192.0.2.1' } }]),
+          added: JSON.stringify([soa(to), toStored(encodeRecord({ name: `new${k}`, type: 'A', ttl: 3600, data: { address: '192.0.2.1' } }))]),
+          system: JSON.stringify(system(to)),
+          nameservers: NAMESERVERS,
           created_at: new Date(),
         });
         // What the publisher stores beside the version: the served records.
-        await trx('published_records').where({ zone_id: 'zon_1', record_id: 'rec_1_soa' }).update({ data: JSON.stringify(soa(to).data) });
-        await trx('published_records').insert({ zone_id: 'zon_1', record_id: `rec_new_${k}`, name: `new${k}`, type: 'A', ttl: 3600, data: JSON.stringify({ address: '192.0.2.1' }) });
+        await trx('published_records').insert({ zone_id: 'zon_1', record_id: `rec_new_${k}`, name: `new${k}`, type: 1, ttl: 3600, rdata: Buffer.from([192, 0, 2, 1]) });
         await trx('zones').where('id', 'zon_1').update({ published_serial: to });
         await trx.raw(`SELECT pg_notify('zone_published', 'zon_1')`);
       });

@@ -7,6 +7,7 @@ import * as templates from './20261122000300_templates.js';
 import * as publication from './20261122000400_publication.js';
 import * as rowVersions from './20261124000100_row_versions_event_outbox.js';
 import * as zoneUnicodeName from './20261124000200_zone_unicode_name.js';
+import * as renderedSystemRecords from './20261124000300_rendered_system_records.js';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -20,4 +21,5 @@ export const migrations: Record<string, Migration> = {
   '20261122000400_publication': publication,
   '20261124000100_row_versions_event_outbox': rowVersions,
   '20261124000200_zone_unicode_name': zoneUnicodeName,
+  '20261124000300_rendered_system_records': renderedSystemRecords,
 };

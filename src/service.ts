@@ -246,6 +246,7 @@ async function startWorkerRole(w: Wiring): Promise<void> {
     logger,
     localFeed: own !== null,
     verify: { probe, nameservers, secondaries: config.dns.secondaries },
+    nameservers: config.zones.nameservers,
   });
   running.publication = publication;
   await publication.start();

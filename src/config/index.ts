@@ -51,7 +51,11 @@ export interface Config {
   /** Largest JSON request body, in bytes. */
   maxJsonBodyBytes: number;
   zones: {
-    /** The service's authoritative nameservers: the apex NS set of every zone, SOA MNAME first. */
+    /**
+     * The service's authoritative nameservers: the apex NS set of every zone, SOA MNAME first.
+     * Rendered by every publication build, never stored: a worker started with another list
+     * builds every zone again (docs/publication.md).
+     */
     nameservers: string[];
     /** The provider's own domains: never created through the API, never listed. */
     protectedNames: string[];

@@ -1,4 +1,6 @@
-// The SOA and apex NS set the service manages for every zone (system records).
+// The SOA and apex NS set the service manages for every zone (system records). They are not
+// stored: every publication build renders them from the zone's settings, the version's serial and
+// the NAMESERVERS configuration (docs/publication.md), and the API shows the same rendering.
 import { serialAdd, serialGreater } from '../../nameserver/wire/serial.js';
 
 // RFC 1982 comparison: the codec's one copy (verifyPublication imports it from here).
@@ -14,13 +16,16 @@ export function emailToRname(email: string): string {
   return `${local}.${email.slice(at + 1).toLowerCase()}`;
 }
 
-/** First serial of a zone: YYYYMMDD01 of the creation day (RFC 1912 §2.2 convention). */
+/**
+ * First serial of a zone: YYYYMMDD01 of the creation day (RFC 1912 §2.2 convention). The zone shows
+ * it until its first version is published, which takes it.
+ */
 export function initialSerial(now: Date): number {
   const ymd = now.toISOString().slice(0, 10).replace(/-/g, '');
   return Number(`${ymd}01`);
 }
 
-export interface SoaData {
+export type SoaData = {
   mname: string;
   rname: string;
   serial: number;
@@ -28,11 +33,23 @@ export interface SoaData {
   retry: number;
   expire: number;
   minimum: number;
-}
+};
 
 export function soaData(nameservers: string[], soaEmail: string, serial: number): SoaData {
   return { mname: nameservers[0]!, rname: emailToRname(soaEmail), serial, ...SOA_TIMERS };
 }
+
+/** The system records of a zone's apex, zone-relative ('@'): the SOA first, then the NS set. */
+export type SystemRecord = { name: '@'; type: 'SOA'; data: SoaData } | { name: '@'; type: 'NS'; data: { nameserver: string } };
+
+export function systemRecords(nameservers: readonly string[], soaEmail: string, serial: number): SystemRecord[] {
+  return [
+    { name: '@', type: 'SOA', data: soaData([...nameservers], soaEmail, serial) },
+    ...nameservers.map((nameserver): SystemRecord => ({ name: '@', type: 'NS', data: { nameserver } })),
+  ];
+}
+
+export const systemPresentation = (r: SystemRecord) => (r.type === 'SOA' ? soaPresentation(r.data) : `${r.data.nameserver}.`);
 
 export const soaPresentation = (d: SoaData) =>
   `${d.mname}. ${d.rname}. ${d.serial} ${d.refresh} ${d.retry} ${d.expire} ${d.minimum}`;

@@ -3,7 +3,8 @@
 // applied as a diff, so a one-record change costs the same in a zone of a million records as in
 // one of ten. The nameserver only ever sees immutable snapshots swapped in one step. When the
 // database is away nothing changes in the store: the server keeps answering, and the feed
-// catches up (poll) once the database is back.
+// catches up (poll) once the database is back. Versions carry their records in wire form, encoded
+// once by the build: nothing here checks or encodes a record again.
 import type { Knex } from 'knex';
 import type { ZoneDiff } from '../../nameserver/types.js';
 import { buildZoneSnapshot } from '../../nameserver/zone/snapshot.js';
@@ -13,17 +14,24 @@ import { PREPARED } from '../db/preparedStatements.js';
 import { PeriodicJob } from '../jobs/periodicJob.js';
 import type { Logger } from '../observability/logger.js';
 import { PUBLISHED_CHANNEL } from './publishZone.js';
-import { type PublishedRecord, toZoneRecord } from './zoneRecords.js';
+import { fromStored, type StoredWireRecord, toZoneRecord, type WireRecord } from './zoneRecords.js';
 
 const LOAD_PAGE = 20_000;
 
 interface VersionRow {
   serial: number;
   from_serial: number | null;
-  removed: PublishedRecord[];
-  added: PublishedRecord[];
+  removed: StoredWireRecord[];
+  added: StoredWireRecord[];
   withdrawn: boolean;
 }
+
+const diffOf = (origin: string, v: VersionRow): ZoneDiff => ({
+  fromSerial: Number(v.from_serial),
+  toSerial: Number(v.serial),
+  removed: v.removed.map((r) => toZoneRecord(origin, fromStored(r))),
+  added: v.added.map((r) => toZoneRecord(origin, fromStored(r))),
+});
 
 export interface NameserverFeedOptions {
   db: Knex;
@@ -126,15 +134,7 @@ export class NameserverFeed {
       return;
     }
     try {
-      for (const v of chain) {
-        const diff: ZoneDiff = {
-          fromSerial: Number(v.from_serial),
-          toSerial: Number(v.serial),
-          removed: v.removed.map((r) => toZoneRecord(row.name, r)),
-          added: v.added.map((r) => toZoneRecord(row.name, r)),
-        };
-        this.options.store.applyDiff(row.name, diff);
-      }
+      for (const v of chain) this.options.store.applyDiff(row.name, diffOf(row.name, v));
     } catch (err) {
       // A diff that does not fit what we serve (the store keeps the old zone): start over whole.
       this.options.logger.warn({ err, zone_id: zoneId }, 'zone version did not apply; reloading the zone');
@@ -151,12 +151,21 @@ export class NameserverFeed {
     return history[0] && Number(history[0].from_serial) === from ? history : null;
   }
 
-  /** The whole zone from published_records, read in one transaction (one consistent version). */
+  /**
+   * The whole zone from published_records and the system records of its version, read in one
+   * transaction (one consistent version).
+   */
   private async loadZone(zoneId: string, origin: string): Promise<void> {
     const { serial, records, history } = await this.options.db.transaction(
       async (trx) => {
-        const zone = (await trx('zones').where('id', zoneId).first('published_serial')) as { published_serial: number | null } | undefined;
-        const records: PublishedRecord[] = [];
+        const zone = (await trx('zones')
+          .where('id', zoneId)
+          .first('published_serial', trx.raw('(SELECT v.system FROM zone_versions v WHERE v.zone_id = zones.id AND v.serial = zones.published_serial) AS system'))) as
+          | { published_serial: number | null; system: StoredWireRecord[] | null }
+          | undefined;
+        // A version without rendered system records predates them; the worker rebuilds it whole.
+        if (!zone || zone.published_serial === null || zone.system === null) return { serial: null, records: [], history: [] };
+        const records: WireRecord[] = zone.system.map(fromStored);
         let after = '';
         for (;;) {
           const page = (await trx('published_records')
@@ -164,13 +173,13 @@ export class NameserverFeed {
             .andWhere('record_id', '>', after)
             .orderBy('record_id')
             .limit(LOAD_PAGE)
-            .select('record_id', 'name', 'type', 'ttl', 'data')) as (PublishedRecord & { record_id: string })[];
+            .select('record_id', 'name', 'type', 'ttl', 'rdata')) as (WireRecord & { record_id: string })[];
           for (const r of page) records.push(r);
           if (page.length < LOAD_PAGE) break;
           after = page[page.length - 1]!.record_id;
         }
-        const serial = zone?.published_serial ?? null;
-        return { serial, records, history: serial === null ? [] : await historyOf(trx, zoneId, Number(serial)) };
+        const serial = Number(zone.published_serial);
+        return { serial, records, history: await historyOf(trx, zoneId, serial) };
       },
       { isolationLevel: 'repeatable read', readOnly: true },
     );
@@ -180,15 +189,10 @@ export class NameserverFeed {
       this.loaded.delete(zoneId);
       return;
     }
-    const diffs = history.map((v) => ({
-      fromSerial: Number(v.from_serial),
-      toSerial: Number(v.serial),
-      removed: v.removed.map((r) => toZoneRecord(origin, r)),
-      added: v.added.map((r) => toZoneRecord(origin, r)),
-    }));
+    const diffs = history.map((v) => diffOf(origin, v));
     this.options.store.set(buildZoneSnapshot(origin, records.map((r) => toZoneRecord(origin, r))), diffs);
-    this.loaded.set(zoneId, { origin, serial: Number(serial) });
-    this.options.onLoaded?.(zoneId, origin, Number(serial));
+    this.loaded.set(zoneId, { origin, serial });
+    this.options.onLoaded?.(zoneId, origin, serial);
   }
 
   /** Catches up every zone whose published version differs from the one loaded. */

@@ -8,7 +8,7 @@ import type { Clock } from '../domain/clock.js';
 import { PeriodicJob } from '../jobs/periodicJob.js';
 import type { Logger } from '../observability/logger.js';
 import { ZONE_CHANNEL } from '../db/channels.js';
-import { publishZone } from './publishZone.js';
+import { publishZone, zonesRenderedElsewise } from './publishZone.js';
 import { markVerificationTimeouts, type VerifyDeps, verifyZone } from './verifyPublication.js';
 
 /**
@@ -31,6 +31,8 @@ export interface PublicationWorkerOptions {
   clock: Clock;
   logger: Logger;
   verify: Omit<VerifyDeps, 'db' | 'clock'>;
+  /** NAMESERVERS: every build renders the apex NS set and the SOA MNAME from them. */
+  nameservers: readonly string[];
   pollMs?: number;
   reconcileMs?: number;
   /**
@@ -72,6 +74,7 @@ export class PublicationWorker {
 
   async start(): Promise<void> {
     await this.listener.start();
+    void this.rebuildRenderedElsewise().catch((err) => this.options.logger.error({ err }, 'rebuilding zones for NAMESERVERS failed'));
     for (const job of this.jobs) job.start();
   }
 
@@ -103,7 +106,7 @@ export class PublicationWorker {
       this.lastBuild.set(zoneId, performance.now());
       this.again.delete(zoneId);
       try {
-        const outcome = await publishZone({ db: this.options.db, clock: this.options.clock }, zoneId);
+        const outcome = await publishZone({ db: this.options.db, clock: this.options.clock, nameservers: this.options.nameservers }, zoneId);
         if (outcome.kind === 'published' || outcome.kind === 'withdrawn') this.verifyAfterBuild(zoneId);
         if (outcome.kind === 'failed') this.options.logger.warn({ zone_id: zoneId, detail: outcome.detail }, 'zone version could not be built');
         // Locked by a write in flight (its NOTIFY follows its commit) or by another worker: look
@@ -116,6 +119,21 @@ export class PublicationWorker {
         this.options.logger.error({ err, zone_id: zoneId }, 'publication failed');
       }
       if (!this.again.has(zoneId)) return;
+    }
+  }
+
+  /**
+   * Zones served with an apex NS set and SOA MNAME other than NAMESERVERS (the configuration
+   * changed, or their version predates rendered system records) are built again now, a few at a
+   * time, without waiting for a write.
+   */
+  private async rebuildRenderedElsewise(): Promise<void> {
+    const ids = await zonesRenderedElsewise(this.options.db, this.options.nameservers);
+    if (ids.length) this.options.logger.info({ zones: ids.length }, 'building zones whose apex NS set differs from NAMESERVERS');
+    for (let i = 0; i < ids.length && !this.stopped; i += 4) {
+      const batch = ids.slice(i, i + 4);
+      for (const id of batch) this.publishSoon(id);
+      await Promise.allSettled(batch.map((id) => this.running.get(id)));
     }
   }
 

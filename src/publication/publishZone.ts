@@ -1,15 +1,24 @@
-// Builds a zone's next published version from the stored records: the records whose owners the
-// unpublished change sets touched are compared with what the nameservers serve, the difference
-// becomes a zone_versions row the nameservers apply, the SOA serial moves on, and the change sets
-// go `pending → pushed`. One transaction under the zone's row lock, so API writes to the zone wait
-// for it (a few milliseconds) and two workers never publish the same zone.
+// Builds a zone's next published version as explicit steps over a draft of it
+// (docs/publication.md):
+//   lock → collect touched names → synthesize the system records → sign → commit
+// The stored records at the owner names the unpublished change sets touched are compared with
+// what the nameservers serve; the SOA (with the version's serial) and the apex NS set (from
+// NAMESERVERS) are rendered, never stored; the sign step gets the version's diff; one statement
+// commits the zone_versions row the nameservers apply (records in wire form, encoded once here),
+// and the change sets go `pending → pushed`. One transaction under the zone's row lock, so API
+// writes to the zone wait for it (a few milliseconds) and two workers never publish the same zone.
+// The serial lives in one place: the published version (zone_versions.serial, pointed at by
+// zones.published_serial).
 import type { Knex } from 'knex';
 import { PREPARED } from '../db/preparedStatements.js';
 import { recordEvents } from '../db/repositories/events.js';
 import type { Clock } from '../domain/clock.js';
-import { canonicalJson } from '../domain/canonicalJson.js';
-import { nextSerial, type SoaData, soaPresentation } from '../domain/soa.js';
-import { type PublishedRecord, toZoneRecord } from './zoneRecords.js';
+import { initialSerial, nextSerial } from '../domain/soa.js';
+import { BuildError, collectTouched, type StoredRecord } from './build/collectTouched.js';
+import { signDraft } from './build/signDraft.js';
+import { synthesizeSystemRecords } from './build/synthesizeSystemRecords.js';
+import { type DraftRecord, draftDiff, type VersionDraft } from './build/versionDraft.js';
+import { fromStored, type StoredWireRecord, toStored, type WireRecord } from './zoneRecords.js';
 
 export const PUBLISHED_CHANNEL = 'zone_published';
 /** How long the poll leaves a zone alone after a failed build (writes and retries try at once). */
@@ -22,32 +31,33 @@ export type PublishOutcome =
   | { kind: 'withdrawn' }
   | { kind: 'failed'; detail: string };
 
+export interface PublishDeps {
+  db: Knex;
+  clock: Clock;
+  /** The configured NAMESERVERS: the apex NS set of every zone, the SOA MNAME the first. */
+  nameservers: readonly string[];
+}
+
 interface ZoneLockRow {
   id: string;
   name: string;
   tenant_id: string;
   status: string;
   default_ttl: number;
-  serial: number;
+  soa_email: string;
+  created_at: Date;
   changeset_seq: number;
   published_seq: number;
   published_serial: number | null;
+  /** The NAMESERVERS the served version was rendered from; null: none, or built before rendering. */
+  served_nameservers: string[] | null;
 }
 
-interface StoredRow extends PublishedRecord {
-  record_id: string;
-}
+const sameList = (a: readonly string[] | null, b: readonly string[]) => a !== null && a.length === b.length && a.every((x, i) => x === b[i]);
 
-class BuildError extends Error {}
-
-const sameRecord = (a: StoredRow, b: StoredRow) =>
-  a.name === b.name && a.type === b.type && a.ttl === b.ttl && canonicalJson(a.data) === canonicalJson(b.data);
-
-const strip = ({ name, type, ttl, data }: StoredRow): PublishedRecord => ({ name, type, ttl, data });
-
-export async function publishZone(deps: { db: Knex; clock: Clock }, zoneId: string): Promise<PublishOutcome> {
+export async function publishZone(deps: PublishDeps, zoneId: string): Promise<PublishOutcome> {
   try {
-    return await deps.db.transaction((trx) => buildVersion(trx, deps.clock.now(), zoneId));
+    return await deps.db.transaction((trx) => buildVersion(trx, deps, zoneId));
   } catch (err) {
     if (!(err instanceof BuildError)) throw err;
     await deps.db.transaction((trx) => markFailed(trx, deps.clock.now(), zoneId, err.message));
@@ -55,11 +65,37 @@ export async function publishZone(deps: { db: Knex; clock: Clock }, zoneId: stri
   }
 }
 
-async function buildVersion(trx: Knex.Transaction, now: Date, zoneId: string): Promise<PublishOutcome> {
-  const zone = (await trx('zones').where('id', zoneId).forUpdate().skipLocked().first().options(PREPARED)) as ZoneLockRow | undefined;
+/**
+ * Zones whose served version was rendered from other NAMESERVERS than these (or before system
+ * records were rendered): the worker builds them at start, so a configuration change reaches
+ * every zone without a write.
+ */
+export async function zonesRenderedElsewise(db: Knex, nameservers: readonly string[]): Promise<string[]> {
+  const rows = (await db
+    .raw(
+      `SELECT z.id FROM zones z LEFT JOIN zone_versions v ON v.zone_id = z.id AND v.serial = z.published_serial
+       WHERE z.published_serial IS NOT NULL AND z.status <> 'deleting' AND v.nameservers IS DISTINCT FROM ?::text[]`,
+      [[...nameservers]],
+    )
+    .then((r: { rows: { id: string }[] }) => r.rows)) as { id: string }[];
+  return rows.map((r) => r.id);
+}
+
+async function buildVersion(trx: Knex.Transaction, deps: PublishDeps, zoneId: string): Promise<PublishOutcome> {
+  const now = deps.clock.now();
+  const zone = (await trx('zones')
+    .where('id', zoneId)
+    .forUpdate()
+    .skipLocked()
+    .first(
+      'id', 'name', 'tenant_id', 'status', 'default_ttl', 'soa_email', 'created_at', 'changeset_seq', 'published_seq', 'published_serial',
+      trx.raw('(SELECT v.nameservers FROM zone_versions v WHERE v.zone_id = zones.id AND v.serial = zones.published_serial) AS served_nameservers'),
+    )
+    .options(PREPARED)) as ZoneLockRow | undefined;
   if (!zone) return (await trx('zones').where('id', zoneId).first('id')) ? { kind: 'busy' } : { kind: 'idle' };
   if (zone.status === 'deleting') return withdraw(trx, now, zone);
-  if (zone.published_seq >= zone.changeset_seq) return { kind: 'idle' };
+  const rendered = sameList(zone.served_nameservers, deps.nameservers);
+  if (zone.published_seq >= zone.changeset_seq && rendered) return { kind: 'idle' };
 
   const sets = (await trx('change_sets')
     .where('zone_id', zone.id)
@@ -67,114 +103,122 @@ async function buildVersion(trx: Knex.Transaction, now: Date, zoneId: string): P
     .andWhere('seq', '<=', zone.changeset_seq)
     .select('touched_names')
     .options(PREPARED)) as { touched_names: string[] | null }[];
-  const first = zone.published_serial === null;
-  const whole = first || sets.some((s) => s.touched_names === null);
-  // The apex is always re-read: its SOA carries the new serial.
-  const names = whole ? null : [...new Set(['@', ...sets.flatMap((s) => s.touched_names ?? [])])];
-  const serial = first ? Number(zone.serial) : nextSerial(Number(zone.serial), now);
+  const published = zone.published_serial === null ? null : Number(zone.published_serial);
+  // A version without rendered system records (built before they were) is followed by a whole
+  // one: what it served in presentation form is gone (migration 20261124000300).
+  const fromSerial = published !== null && zone.served_nameservers !== null ? published : null;
+  const whole = fromSerial === null || sets.some((s) => s.touched_names === null);
+  const names = whole ? null : [...new Set(sets.flatMap((s) => s.touched_names ?? []))];
+  const serial = published === null ? initialSerial(zone.created_at) : nextSerial(published, now);
+  const draftZone = { id: zone.id, name: zone.name, defaultTtl: zone.default_ttl, soaEmail: zone.soa_email };
 
-  const { current, served } = await recordsAt(trx, zone, names);
-  const soa = current.find((r) => r.type === 'SOA' && r.name === '@');
-  if (!soa) throw new BuildError(`The zone ${zone.name} has no SOA record.`);
-  const soaNext: SoaData = { ...(soa.data as unknown as SoaData), serial };
-  soa.data = { ...soaNext };
+  const read = await readDraftInputs(trx, zone, names, fromSerial);
+  const records = collectTouched(read.stored, read.served);
+  const system = synthesizeSystemRecords(draftZone, serial, deps.nameservers, read.system);
+  const draft: VersionDraft = { zone: draftZone, serial, fromSerial, records, system, signatures: { removed: [], added: [] } };
+  draft.signatures = signDraft(draft.zone, draftDiff(draft));
 
-  const servedById = new Map(served.map((r) => [r.record_id, r]));
-  const currentIds = new Set(current.map((r) => r.record_id));
-  const added = current.filter((r) => {
-    const before = servedById.get(r.record_id);
-    return !before || !sameRecord(before, r);
-  });
-  const addedIds = new Set(added.map((r) => r.record_id));
-  const removed = served.filter((r) => !currentIds.has(r.record_id) || addedIds.has(r.record_id));
-  // A record the nameservers could not serve fails the build here, not in every nameserver. The
-  // API cannot store one (parseRecordData validates through the codec's encoder); this catches
-  // rows that bypassed it (SQL edits, restored dumps, rows from before the codec decided) and
-  // system records made from configuration.
-  for (const r of added) {
-    try {
-      toZoneRecord(zone.name, r);
-    } catch (err) {
-      throw new BuildError(`${r.name} ${r.type}: ${(err as Error).message}`);
-    }
-  }
-
-  const pushed = await commitVersion(trx, zone, now, {
-    version: { serial, from_serial: zone.published_serial, removed: JSON.stringify(removed.map(strip)), added: JSON.stringify(added.map(strip)), withdrawn: false },
-    zone: { serial, published_serial: serial },
-    soa: { id: soa.record_id, data: JSON.stringify(soaNext), content: soaPresentation(soaNext) },
-    served: { gone: removed.filter((r) => !addedIds.has(r.record_id)).map((r) => r.record_id), upserted: JSON.stringify(added) },
-  });
+  const pushed = await commitVersion(trx, zone, now, draft);
   return { kind: 'published', serial, changeSets: pushed };
 }
 
 /**
- * The zone's records as stored and as served, at `names` (null: the whole zone), in one statement.
- * Stored TTLs are resolved against the zone's default_ttl, as served ones were.
+ * What the build reads, in one statement: the zone's stored records and its served records at
+ * `names` (null: the whole zone), and the system records of the served version. Stored TTLs are
+ * resolved against the zone's default_ttl, as served ones were.
  */
-async function recordsAt(trx: Knex.Transaction, zone: ZoneLockRow, names: string[] | null): Promise<{ current: StoredRow[]; served: StoredRow[] }> {
+async function readDraftInputs(
+  trx: Knex.Transaction,
+  zone: ZoneLockRow,
+  names: string[] | null,
+  fromSerial: number | null,
+): Promise<{ stored: StoredRecord[]; served: DraftRecord[]; system: WireRecord[] }> {
   const at = names ? 'AND name = any(?::text[])' : '';
-  const bindings = names ? [zone.default_ttl, zone.id, names, zone.id, names] : [zone.default_ttl, zone.id, zone.id];
+  const bindings = [zone.default_ttl, zone.id, ...(names ? [names] : []), zone.id, ...(names ? [names] : []), zone.id, fromSerial];
   const result = await trx
-    .raw<{ rows: (StoredRow & { served: boolean })[] }>(
-      `SELECT false AS served, id AS record_id, name, type, coalesce(ttl, ?)::int AS ttl, data FROM records WHERE zone_id = ? ${at}
+    .raw<{ rows: { src: number; record_id: string | null; name: string; mnemonic: string | null; type: number | null; ttl: number; data: Record<string, unknown> | null; rdata: Buffer | null; system: StoredWireRecord[] | null }[] }>(
+      `SELECT 0 AS src, id AS record_id, name, type AS mnemonic, NULL::int AS type, coalesce(ttl, ?)::int AS ttl, data, NULL::bytea AS rdata, NULL::jsonb AS system
+         FROM records WHERE zone_id = ? ${at}
        UNION ALL
-       SELECT true, record_id, name, type, ttl, data FROM published_records WHERE zone_id = ? ${at}`,
+       SELECT 1, record_id, name, NULL, type, ttl, NULL, rdata, NULL FROM published_records WHERE zone_id = ? ${at}
+       UNION ALL
+       SELECT 2, NULL, '@', NULL, NULL, 0, NULL, NULL, system FROM zone_versions WHERE zone_id = ? AND serial = ?`,
       bindings,
     )
     .options(PREPARED);
-  const current: StoredRow[] = [];
-  const served: StoredRow[] = [];
-  for (const { served: isServed, ...row } of result.rows) (isServed ? served : current).push(row);
-  return { current, served };
-}
-
-interface VersionWrite {
-  version: { serial: number; from_serial: number | null; removed: string; added: string; withdrawn: boolean };
-  zone: { serial: number; published_serial: number | null };
-  /** The apex SOA record with the version's serial. */
-  soa?: { id: string; data: string; content: string };
-  /** published_records: rows no longer served, and rows new or changed (jsonb array). */
-  served?: { gone: string[]; upserted: string };
+  const stored: StoredRecord[] = [];
+  const served: DraftRecord[] = [];
+  let system: WireRecord[] = [];
+  for (const row of result.rows) {
+    if (row.src === 0) stored.push({ recordId: row.record_id!, name: row.name, type: row.mnemonic!, ttl: row.ttl, data: row.data! });
+    else if (row.src === 1) served.push({ recordId: row.record_id!, name: row.name, type: row.type!, ttl: row.ttl, rdata: row.rdata! });
+    else system = (row.system ?? []).map(fromStored);
+  }
+  return { stored, served, system };
 }
 
 /**
- * One statement: the version row, the SOA record's serial, what the nameservers serve, the zone's
- * published pointer, every change set up to the zone's newest pushed with the version's serial,
- * and the NOTIFY for the nameservers. The CTEs touch disjoint rows: a changed record is upserted,
- * only records gone for good are deleted.
+ * Commit, one statement: the version row (its diff and its system records in wire form), what
+ * the nameservers serve, the zone's published pointer, every change set up to the zone's newest
+ * pushed with the version's serial, and the NOTIFY for the nameservers. The CTEs touch disjoint
+ * rows: a changed record is upserted, only records gone for good are deleted.
  */
-async function commitVersion(trx: Knex.Transaction, zone: ZoneLockRow, now: Date, row: VersionWrite): Promise<number> {
-  const { version, soa, served } = row;
+async function commitVersion(trx: Knex.Transaction, zone: ZoneLockRow, now: Date, draft: VersionDraft): Promise<number> {
+  const diff = draftDiff(draft);
+  const upserted = draft.records.added.map((r) => ({ record_id: r.recordId, ...toStored(r) }));
+  return writeVersion(trx, zone, now, {
+    serial: draft.serial,
+    fromSerial: draft.fromSerial,
+    removed: JSON.stringify(diff.removed.map(toStored)),
+    added: JSON.stringify(diff.added.map(toStored)),
+    system: JSON.stringify(draft.system.after.map(toStored)),
+    nameservers: draft.system.nameservers,
+    withdrawn: false,
+    gone: draft.records.gone,
+    upserted: JSON.stringify(upserted),
+  });
+}
+
+interface VersionRow {
+  serial: number;
+  fromSerial: number | null;
+  removed: string;
+  added: string;
+  system: string | null;
+  nameservers: string[] | null;
+  withdrawn: boolean;
+  /** published_records: rows no longer served, and rows new or changed (jsonb array). */
+  gone: string[];
+  upserted: string;
+}
+
+async function writeVersion(trx: Knex.Transaction, zone: ZoneLockRow, now: Date, v: VersionRow): Promise<number> {
   const result = await trx
     .raw<{ rows: { pushed: number }[] }>(
       `WITH v AS (
-         INSERT INTO zone_versions (zone_id, serial, from_serial, removed, added, withdrawn, created_at)
-         VALUES (?, ?, ?, ?::jsonb, ?::jsonb, ?, ?)
+         INSERT INTO zone_versions (zone_id, serial, from_serial, removed, added, system, nameservers, withdrawn, created_at)
+         VALUES (?, ?, ?, ?::jsonb, ?::jsonb, ?::jsonb, ?::text[], ?, ?)
        ), z AS (
-         UPDATE zones SET serial = ?, published_serial = ?, published_seq = ?, publish_retry_at = NULL WHERE id = ?
+         UPDATE zones SET published_serial = ?, published_seq = ?, publish_retry_at = NULL WHERE id = ?
        ), c AS (
          UPDATE change_sets SET state = 'pushed', serial = ?, pushed_at = ?, error = NULL, updated_at = ?
          WHERE zone_id = ? AND seq > ? AND seq <= ? AND state IN ('pending', 'failed')
          RETURNING 1
-       ), soa AS (
-         UPDATE records SET data = ?::jsonb, content = ? WHERE id = ?
        ), gone AS (
          DELETE FROM published_records WHERE zone_id = ? AND record_id = any(?::text[])
        ), upserted AS (
-         INSERT INTO published_records (zone_id, record_id, name, type, ttl, data)
-         SELECT ?, x.record_id, x.name, x.type, x.ttl, x.data
-         FROM jsonb_to_recordset(?::jsonb) AS x(record_id text, name text, type text, ttl int, data jsonb)
-         ON CONFLICT (zone_id, record_id) DO UPDATE SET name = excluded.name, type = excluded.type, ttl = excluded.ttl, data = excluded.data
+         INSERT INTO published_records (zone_id, record_id, name, type, ttl, rdata)
+         SELECT ?, x.record_id, x.name, x.type, x.ttl, decode(x.rdata, 'base64')
+         FROM jsonb_to_recordset(?::jsonb) AS x(record_id text, name text, type int, ttl int, rdata text)
+         ON CONFLICT (zone_id, record_id) DO UPDATE SET name = excluded.name, type = excluded.type, ttl = excluded.ttl, rdata = excluded.rdata
        )
        SELECT (SELECT count(*) FROM c) AS pushed, pg_notify(?, ?)`,
       [
-        zone.id, version.serial, version.from_serial, version.removed, version.added, version.withdrawn, now,
-        row.zone.serial, row.zone.published_serial, zone.changeset_seq, zone.id,
-        version.serial, now, now, zone.id, zone.published_seq, zone.changeset_seq,
-        soa?.data ?? null, soa?.content ?? null, soa?.id ?? null,
-        zone.id, served?.gone ?? [],
-        zone.id, served?.upserted ?? '[]',
+        zone.id, v.serial, v.fromSerial, v.removed, v.added, v.system, v.nameservers, v.withdrawn, now,
+        v.withdrawn ? null : v.serial, zone.changeset_seq, zone.id,
+        v.serial, now, now, zone.id, zone.published_seq, zone.changeset_seq,
+        zone.id, v.gone,
+        zone.id, v.upserted,
         PUBLISHED_CHANNEL, zone.id,
       ],
     )
@@ -185,11 +229,18 @@ async function commitVersion(trx: Knex.Transaction, zone: ZoneLockRow, now: Date
 /** Deletion: the nameservers drop the zone; the verifier removes the row once none serves it. */
 async function withdraw(trx: Knex.Transaction, now: Date, zone: ZoneLockRow): Promise<PublishOutcome> {
   if (zone.published_serial === null && zone.published_seq >= zone.changeset_seq) return { kind: 'idle' };
-  const serial = nextSerial(Number(zone.serial), now);
+  const serial = nextSerial(zone.published_serial === null ? initialSerial(zone.created_at) : Number(zone.published_serial), now);
   await trx('published_records').where('zone_id', zone.id).delete();
-  await commitVersion(trx, zone, now, {
-    version: { serial, from_serial: zone.published_serial, removed: '[]', added: '[]', withdrawn: true },
-    zone: { serial: Number(zone.serial), published_serial: null },
+  await writeVersion(trx, zone, now, {
+    serial,
+    fromSerial: zone.published_serial,
+    removed: '[]',
+    added: '[]',
+    system: null,
+    nameservers: null,
+    withdrawn: true,
+    gone: [],
+    upserted: '[]',
   });
   return { kind: 'withdrawn' };
 }

@@ -1,19 +1,38 @@
-// Stored records → what the nameserver holds: absolute owner names and RDATA in wire form.
+// Records as a published version holds them: zone-relative owner ('@' the apex), the TTL as
+// served, the type code and the RDATA in wire form. The build encodes each record once
+// (encodeRecord); nameserver processes only make the owner absolute.
 import { absoluteName } from '../../nameserver/wire/name.js';
 import { encodeRdata } from '../../nameserver/wire/rdata.js';
 import { TYPE, type ZoneRecord } from '../../nameserver/types.js';
 
-/** A record as published: zone-relative name ('@' the apex), the TTL as served. */
-export interface PublishedRecord {
+export interface WireRecord {
   name: string;
-  type: string;
+  type: number;
   ttl: number;
-  data: Record<string, unknown>;
+  rdata: Buffer;
+}
+
+/** How a version row (zone_versions.added/removed/system, jsonb) carries a record. */
+export interface StoredWireRecord {
+  name: string;
+  type: number;
+  ttl: number;
+  /** base64 */
+  rdata: string;
 }
 
 /** Throws (RangeError) when the data cannot be put on the wire: a build failure. */
-export function toZoneRecord(zone: string, r: PublishedRecord): ZoneRecord {
+export function encodeRecord(r: { name: string; type: string; ttl: number; data: Record<string, unknown> }): WireRecord {
   const type = TYPE[r.type as keyof typeof TYPE];
   if (type === undefined) throw new RangeError(`record type ${r.type} cannot be published`);
-  return { name: absoluteName(r.name, zone), type, ttl: r.ttl, rdata: encodeRdata(r.type, r.data) };
+  return { name: r.name, type, ttl: r.ttl, rdata: encodeRdata(r.type, r.data) };
 }
+
+export const sameWire = (a: WireRecord, b: WireRecord) => a.name === b.name && a.type === b.type && a.ttl === b.ttl && a.rdata.equals(b.rdata);
+
+export const toStored = ({ name, type, ttl, rdata }: WireRecord): StoredWireRecord => ({ name, type, ttl, rdata: rdata.toString('base64') });
+
+export const fromStored = (r: StoredWireRecord): WireRecord => ({ name: r.name, type: r.type, ttl: r.ttl, rdata: Buffer.from(r.rdata, 'base64') });
+
+/** What the nameserver holds: nothing left to check or encode. */
+export const toZoneRecord = (zone: string, r: WireRecord): ZoneRecord => ({ name: absoluteName(r.name, zone), type: r.type, ttl: r.ttl, rdata: r.rdata });

@@ -28,6 +28,7 @@ import { writeZone } from './zoneWrite.js';
 
 export { recordsQuery } from './zoneReads.js';
 export type { ChangeSet } from '../domain/model/changeSet.js';
+import { isSystemRecordId, systemRecordStub } from './systemRecords.js';
 
 
 export interface ChangeSetRequest {
@@ -119,6 +120,7 @@ export async function appendChangeSet(
     .with('cs', ctx.trx('change_sets').insert(changeSetToRow(changeSet, zone.tenantId)))
     .with('a', ctx.trx('audit_log').insert(audit))
     .with('e', ctx.trx('events').insert(eventRow(zoneChangedEvent(zone, changeSet), now)))
+    // record_count: counted by the records triggers (migration 20261124000300), not here.
     .with(
       'z',
       ctx.scoped
@@ -130,7 +132,6 @@ export async function appendChangeSet(
           last_changeset_id: changeSet.id,
           updated_at: now,
           version: ctx.trx.raw('version + 1'),
-          record_count: ctx.trx.raw('record_count + ?', [entry.growth ?? 0]),
         }),
     );
   for (const [i, write] of ((await recordWrites?.(changeSet.id, now)) ?? []).entries()) statement.with(`w${i}`, write);
@@ -252,6 +253,9 @@ export async function applyChangeSet(
   const existing: DnsRecord[] = names.length
     ? ((await lockedZoneRecords(ctx.trx, zone).whereRaw('r.name = any(?::text[])', [names]).options(PREPARED)) as RecordRow[]).map(recordToDomain)
     : [];
+  // The SOA and apex NS are rendered, not stored (systemRecords.ts): named by id they are
+  // read-only, answered by the planner's record_readonly guard.
+  for (const id of refs.ids) if (isSystemRecordId(zone, id)) existing.push(systemRecordStub(zone, id));
   const unmet = preconditionErrors(zone, existing, request, locate);
   if (unmet.length) throw new DomainError('precondition_failed', {}, unmet);
 
@@ -284,7 +288,7 @@ export async function applyChangeSet(
     await ctx.trx('change_sets')
       .where('id', changeSet.id)
       .update({ item_count: entry.itemCount, summary: JSON.stringify(entry.summary), results: JSON.stringify(entry.results) });
-    await ctx.scoped.from('zones').where('id', zone.id).update({ record_count: ctx.trx.raw('record_count + ?', [growth]), version: ctx.trx.raw('version + 1') });
+    await ctx.scoped.from('zones').where('id', zone.id).update({ version: ctx.trx.raw('version + 1') });
     zone.recordCount += growth;
     zone.version += 1;
     const storedAt = ctx.clock.now();

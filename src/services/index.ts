@@ -69,7 +69,7 @@ export function createServices(deps: ServiceDeps): Services {
     identity: new IdentityStore(deps.db),
     tokens: new TokenCache(),
     rateLimiter: new RateLimiter(deps.db),
-    stats: new StatsService([tenantStats, tokenStats, zoneStats, recordStats, ...(deps.statsContributors ?? [])], deps.clock),
+    stats: new StatsService([tenantStats, tokenStats, zoneStats, recordStats(deps.config.zones.nameservers), ...(deps.statsContributors ?? [])], deps.clock),
     usage: [credentialUsage(deps.clock), ...(deps.usageContributors ?? [])],
     labResetSteps: [deleteLabZones, ...(deps.labResetSteps ?? [])],
     scopedFor: (tenantId, trx) => new ScopedDb(trx ?? deps.db, tenantId),

@@ -81,10 +81,16 @@ export const zoneStats: StatsContributor = {
   },
 };
 
-export const recordStats: StatsContributor = {
+/** Records by type: the stored ones and, in every zone, the rendered SOA and apex NS set. */
+export const recordStats = (nameservers: readonly string[]): StatsContributor => ({
   name: 'records',
   async collect(scoped) {
     const byType = await countBy(scoped.from('records'), 'type');
+    const zones = Object.values(await countBy(scoped.from('zones'), 'kind')).reduce((a, b) => a + b, 0);
+    if (zones) {
+      byType.SOA = (byType.SOA ?? 0) + zones;
+      byType.NS = (byType.NS ?? 0) + zones * nameservers.length;
+    }
     return { total: Object.values(byType).reduce((a, b) => a + b, 0), by_type: byType };
   },
-};
+});

@@ -15,13 +15,13 @@ import type { DnsRecord } from '../domain/model/record.js';
 import type { Zone } from '../domain/model/zone.js';
 import type { ChangeSetState } from '../domain/publication.js';
 import { DEFAULT_ZONE_TTL } from '../domain/records/ttl.js';
-import { initialSerial, soaData, soaPresentation } from '../domain/soa.js';
 import { ancestorsOf, checkNewZoneName, isAtOrBelow } from '../domain/zoneName.js';
 import { applyChangeSet, appendChangeSet } from './changeSets.js';
 import type { WriteContext } from './writeContext.js';
 import { findZone, getZone, recordsQuery, zonesQuery } from './zoneReads.js';
 import { assertZoneMatches, writeZone } from './zoneWrite.js';
 import { exportZoneFile } from './zoneExport.js';
+import { lastSystemWrite, renderSystemRecords } from './systemRecords.js';
 
 export { getZone } from './zoneReads.js';
 
@@ -120,9 +120,10 @@ export interface ZoneCreateInput {
 
 /**
  * Spec order: (1) valid name, (2) not protected, (3) not taken and no overlap, (4) quota,
- * (5) backend capacity. The SOA, the apex NS set and the initial records go into one change set.
- * There is no zone row to lock yet: the name family's advisory lock serialises creations, and the
- * data is stored like every other write (appendChangeSet, applyChangeSet).
+ * (5) backend capacity. The initial records go into one change set; the SOA and the apex NS set
+ * are not stored: the publication build renders them (docs/publication.md). There is no zone row
+ * to lock yet: the name family's advisory lock serialises creations, and the data is stored like
+ * every other write (appendChangeSet, applyChangeSet).
  */
 export async function createZone(
   ctx: WriteContext,
@@ -139,8 +140,6 @@ export async function createZone(
 
   const now = ctx.clock.now();
   const id = newId('zon');
-  const soaEmail = config.zones.defaultSoaEmail;
-  const serial = initialSerial(now);
   await ctx.scoped.insert('zones', {
     id,
     tenant_id: ctx.actor.acting.id,
@@ -149,37 +148,12 @@ export async function createZone(
     kind: 'forward',
     status: 'activating',
     default_ttl: input.default_ttl ?? DEFAULT_ZONE_TTL,
-    soa_email: soaEmail,
-    serial,
-    record_count: 1 + config.zones.nameservers.length,
+    soa_email: config.zones.defaultSoaEmail,
     created_at: now,
     updated_at: now,
   });
   const zone = await findZone(ctx.scoped, config, name, ctx.trx);
   const changeSet = await appendChangeSet(ctx, zone, { kind: 'zone_create', itemCount: input.records?.length ?? 0, summary: {}, results: [] });
-  const soa = soaData(config.zones.nameservers, soaEmail, serial);
-  const system = [
-    { name: '@', type: 'SOA', data: soa, content: soaPresentation(soa) },
-    ...config.zones.nameservers.map((ns) => ({ name: '@', type: 'NS', data: { nameserver: ns }, content: `${ns}.` })),
-  ];
-  await ctx.scoped.insert(
-    'records',
-    system.map((r) => ({
-      id: newId('rec'),
-      zone_id: id,
-      tenant_id: zone.tenantId,
-      name: r.name,
-      name_sort: nameSortKey(r.name),
-      type: r.type,
-      ttl: null,
-      data: JSON.stringify(r.data),
-      content: r.content,
-      system: true,
-      last_changeset_id: changeSet.id,
-      created_at: now,
-      updated_at: now,
-    })),
-  );
   // Initial records (and a template's) join the creation's change set: one atomic unit (spec).
   const records = input.records ?? [];
   const changes = [...records, ...((await moreItems?.(zone)) ?? [])];
@@ -209,20 +183,13 @@ export const updateZone = (ctx: WriteContext, config: Config, zoneRef: string, s
     if (settings.soa_email !== undefined && settings.soa_email !== zone.soaEmail) changes.soa_email = settings.soa_email;
     if (Object.keys(changes).length === 0) return zone;
     const now = ctx.clock.now();
-    const changeSet = await appendChangeSet(ctx, zone, {
+    await appendChangeSet(ctx, zone, {
       kind: 'zone_settings',
       itemCount: 0,
       summary: { created: 0, updated: changes.soa_email ? 1 : 0, deleted: 0 },
       results: [{ settings: Object.keys(changes) }],
       zoneColumns: changes,
     });
-    if (changes.soa_email) {
-      const soa = soaData(config.zones.nameservers, settings.soa_email!, zone.serial);
-      await ctx.scoped
-        .from('records')
-        .where({ zone_id: zone.id, type: 'SOA', system: true })
-        .update({ data: JSON.stringify(soa), content: soaPresentation(soa), last_changeset_id: changeSet.id, updated_at: now, version: ctx.trx.raw('version + 1') });
-    }
     await recordAudit(ctx.trx, ctx.actor, now, { action: 'zone.updated', targetType: 'zone', targetId: zone.id, details: { name: zone.name, ...changes } });
     return getZone(ctx.scoped, config, zone.name);
   });
@@ -247,7 +214,7 @@ export const deleteZone = (ctx: WriteContext, config: Config, zoneRef: string, r
       zone_id: zone.id,
       zone_name: zone.name,
       tenant_id: zone.tenantId,
-      zonefile: await exportZoneFile(ctx.scoped, zone, { includeSystem: true }),
+      zonefile: await exportZoneFile(ctx.scoped, zone, { includeSystem: true, nameservers: config.zones.nameservers }),
       deleted_at: now,
       expires_at: new Date(now.getTime() + DELETED_EXPORT_RETENTION_MS),
     });
@@ -278,7 +245,26 @@ const RECORD_SORT: SortKey[] = [
   { column: 'r.id', direction: 'asc', field: 'id' },
 ];
 
-export async function listRecords(scoped: ScopedDb, zone: Zone, filter: RecordListFilter, after: unknown[] | null, limit: number) {
+type RecordKey = [string, string, string, string];
+const keyOf = (r: { name_sort: string; type: string; content: string; id: string }): RecordKey => [r.name_sort, r.type, r.content, r.id];
+const compareKeys = (a: unknown[], b: unknown[]) => {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return String(a[i]) < String(b[i]) ? -1 : 1;
+  return 0;
+};
+
+/**
+ * A page of the zone's records; with `includeSystem`, the rendered SOA and apex NS set
+ * (systemRecords.ts) take their place in the order as stored rows did: all sort at the apex,
+ * whose name key is the smallest, among the apex records by type.
+ */
+export async function listRecords(
+  scoped: ScopedDb,
+  zone: Zone,
+  filter: RecordListFilter,
+  after: unknown[] | null,
+  limit: number,
+  nameservers: readonly string[],
+) {
   const q = recordsQuery(scoped).where('r.zone_id', zone.id);
   if (filter.type?.length) q.whereIn('r.type', filter.type);
   if (filter.name !== undefined) q.where('r.name', filter.name);
@@ -287,9 +273,20 @@ export async function listRecords(scoped: ScopedDb, zone: Zone, filter: RecordLi
     q.andWhere((w) => w.whereILike('r.name', like).orWhereILike('r.content', like));
   }
   if (filter.publicationState?.length) q.whereIn('c.state', filter.publicationState);
-  if (!filter.includeSystem) q.where('r.system', false);
   const page = await paginate<RecordRow & Record<string, unknown>>(q, RECORD_SORT, after, limit);
-  return { items: page.rows.map(recordToDomain) as DnsRecord[], next: page.next };
+  if (!filter.includeSystem) return { items: page.rows.map(recordToDomain) as DnsRecord[], next: page.next };
+
+  const system = renderSystemRecords(zone, nameservers, await lastSystemWrite(scoped, zone))
+    .filter((r) => !filter.type?.length || filter.type.includes(r.type))
+    .filter((r) => filter.name === undefined || filter.name === r.name)
+    .filter((r) => !filter.q || r.name.includes(filter.q) || r.content.toLowerCase().includes(filter.q))
+    .filter((r) => !filter.publicationState?.length || filter.publicationState.includes(r.publication.state))
+    .map((r) => ({ record: r, key: keyOf({ name_sort: nameSortKey(r.name), type: r.type, content: r.content, id: r.id }) }))
+    .filter((r) => !after || compareKeys(r.key, after) > 0);
+  const merged = [...system, ...page.rows.map((row) => ({ record: recordToDomain(row), key: keyOf(row) }))].sort((a, b) => compareKeys(a.key, b.key));
+  const items = merged.slice(0, limit);
+  const more = page.next !== null || merged.length > limit;
+  return { items: items.map((i) => i.record), next: more && items.length ? items[items.length - 1]!.key : null };
 }
 
 export const isProtected = (config: Config, name: string) => config.zones.protectedNames.some((p) => isAtOrBelow(name, p));

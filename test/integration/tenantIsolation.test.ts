@@ -298,6 +298,16 @@ async function loadWorld(): Promise<World> {
     const rows = (await db.query<{ id: string; ref: string; owner: string; parent?: string; system?: boolean }>(sql)).rows;
     for (const r of rows) objects.push({ table: table as ObjectTable, ...r, parent: r.parent ?? undefined, system: r.system ?? undefined });
   }
+  // The SOA and apex NS set are rendered, not stored: they are the zone's records as the API shows
+  // them (the platform reads every zone; protected zones answer 404 and have none to show).
+  const platformApi = lab.as(lab.tokens.platform);
+  for (const zone of objects.filter((o) => o.table === 'zones')) {
+    const res = await platformApi.get(`/zones/${zone.ref}/records?type=SOA&type=NS&limit=500`);
+    if (res.status !== 200) continue;
+    for (const r of res.body.data as { id: string; system: boolean }[]) {
+      if (r.system) objects.push({ table: 'records', id: r.id, ref: r.id, owner: zone.owner, parent: zone.ref, system: true });
+    }
+  }
   // A billing client belongs to the customer linked to it; unlinked ones to the platform.
   const billing = await db.query<{ id: string; owner: string | null }>(
     'SELECT b.id, t.id AS owner FROM lab_billing_clients b LEFT JOIN tenants t ON t.billing_client_id = b.id',

@@ -303,8 +303,8 @@ describe('GET /zones', () => {
       ['zon_protectedlisttestb', 'mail.lab-hosting.test', 'forward'],
     ]) {
       await q(
-        `INSERT INTO zones (id, tenant_id, name, kind, status, default_ttl, soa_email, serial, created_at, updated_at)
-         VALUES ($1, $2, $3, $4, 'active', 3600, 'hostmaster@lab-dns.test', 1, $5, $5)`,
+        `INSERT INTO zones (id, tenant_id, name, kind, status, default_ttl, soa_email, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, 'active', 3600, 'hostmaster@lab-dns.test', $5, $5)`,
         [id, lister.id, name, kind, now],
       );
     }

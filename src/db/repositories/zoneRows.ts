@@ -1,6 +1,7 @@
 // The `zones` table: its row type and the one mapper between row and domain Zone.
 import type { Zone, ZoneKind, ZoneStatus } from '../../domain/model/zone.js';
 import type { ChangeSetState } from '../../domain/publication.js';
+import { initialSerial } from '../../domain/soa.js';
 
 export interface ZoneRow {
   id: string;
@@ -10,7 +11,8 @@ export interface ZoneRow {
   status: ZoneStatus;
   default_ttl: number;
   soa_email: string;
-  serial: number | string;
+  /** The serial's one home: the published version (zone_versions.serial); null before the first. */
+  published_serial: number | string | null;
   dnssec_state: string;
   dnssec_mode: string | null;
   changeset_seq: number;
@@ -33,7 +35,8 @@ export const zoneToDomain = (r: ZoneRow): Zone => ({
   status: r.status,
   defaultTtl: r.default_ttl,
   soaEmail: r.soa_email,
-  serial: Number(r.serial),
+  // Before its first version a zone shows the serial that version will take.
+  serial: r.published_serial === null ? initialSerial(r.created_at) : Number(r.published_serial),
   dnssec: { state: r.dnssec_state, mode: r.dnssec_mode },
   changesetSeq: r.changeset_seq,
   recordCount: r.record_count,

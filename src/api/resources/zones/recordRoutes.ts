@@ -5,6 +5,7 @@ import { CHANGESET_STATES } from '../../../domain/publication.js';
 import { RECORD_TYPES } from '../../../domain/records/types.js';
 import { createRecord, deleteRecord, updateRecord } from '../../../services/records.js';
 import { getRecord } from '../../../services/zoneReads.js';
+import { getRecordOrSystem } from '../../../services/recordView.js';
 import { getZone, listRecords } from '../../../services/zones.js';
 import { listEnvelope, listResult, pageRequest } from '../../pagination.js';
 import { defineRoute, writeContext } from '../../routing/route.js';
@@ -57,6 +58,7 @@ export const recordRoutes = [
         { type: query.type, name, q: query.q?.toLowerCase(), publicationState: query.publication_state, includeSystem: query.include_system },
         after,
         limit,
+        input.services.config.zones.nameservers,
       );
       return listResult(input, list, page.items.map(presentRecord), page.next);
     },
@@ -94,7 +96,7 @@ export const recordRoutes = [
     responses: { 200: { description: 'The record', schema: recordSchema, headers: ['ETag'] }, 304: { description: 'Not modified' } },
     handler: async (input) => {
       const zone = await getZone(input.scoped, input.services.config, input.params.zone);
-      const record = await getRecord(input.scoped, zone, input.params.record);
+      const record = await getRecordOrSystem(input.scoped, zone, input.params.record, input.services.config.zones.nameservers);
       return { status: 200, body: presentRecord(record), etag: storedEtag(record) };
     },
   }),

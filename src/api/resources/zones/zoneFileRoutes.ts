@@ -31,7 +31,7 @@ export const zoneFileRoutes = [
     responses: { 200: { description: 'The zone file', contentType: 'text/dns', schema: z.string(), headers: ['ETag'] }, 304: { description: 'Not modified' } },
     handler: async (input) => {
       const zone = await getZone(input.scoped, input.services.config, input.params.zone);
-      const text = await exportZoneFile(input.scoped, zone, { includeSystem: input.query.include_system });
+      const text = await exportZoneFile(input.scoped, zone, { includeSystem: input.query.include_system, nameservers: input.services.config.zones.nameservers });
       return {
         status: 200,
         body: text,

@@ -1,0 +1,76 @@
+import type { Knex } from 'knex';
+
+// One publication build (docs/publication.md): the SOA and the apex NS set are rendered by every
+// build from the zone's settings and the NAMESERVERS configuration instead of being stored as
+// records; the serial lives only in the published version (zone_versions.serial, pointed at by
+// zones.published_serial); what the nameservers serve is stored in wire form, encoded once by the
+// build; records.record_count is kept by one trigger.
+export async function up(knex: Knex): Promise<void> {
+  // The stored copies of the system records and of the serial.
+  await knex.raw(`DELETE FROM records WHERE system`);
+  await knex.schema.alterTable('zones', (t) => t.dropColumn('serial'));
+
+  // Served records in wire form. The rows stored so far hold presentation data the nameservers
+  // had to encode; they are dropped, and every published zone is built once more, whole (the
+  // worker finds them at start: their version names no nameservers). Until then a nameserver
+  // does not load them; secondaries transfer them whole (AXFR) once.
+  await knex.raw(`DELETE FROM published_records`);
+  await knex.schema.alterTable('published_records', (t) => {
+    t.dropColumn('data');
+    t.dropColumn('type');
+  });
+  await knex.schema.alterTable('published_records', (t) => {
+    // The RR type code (RFC 1035 §3.2.2, IANA registry) and the RDATA as the build encoded it.
+    t.integer('type').notNullable();
+    t.binary('rdata').notNullable();
+  });
+  await knex.schema.alterTable('zone_versions', (t) => {
+    // The records the build rendered for this version (SOA with the version's serial, the apex NS
+    // set), wire form like `added`; null for versions built before they were rendered.
+    t.jsonb('system').nullable();
+    // The NAMESERVERS the version's apex NS set and SOA MNAME were rendered from: a zone whose
+    // version names others is built again when the worker starts.
+    t.specificType('nameservers', 'text[]').nullable();
+  });
+
+  // record_count: one mechanism for every statement that inserts or deletes records.
+  await knex.raw(`
+    CREATE FUNCTION records_count_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      UPDATE zones z SET record_count = z.record_count + n.c
+      FROM (SELECT zone_id, count(*) AS c FROM inserted GROUP BY zone_id) n WHERE z.id = n.zone_id;
+      RETURN NULL;
+    END $$;
+    CREATE FUNCTION records_count_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      UPDATE zones z SET record_count = z.record_count - n.c
+      FROM (SELECT zone_id, count(*) AS c FROM deleted GROUP BY zone_id) n WHERE z.id = n.zone_id;
+      RETURN NULL;
+    END $$;
+    CREATE TRIGGER records_count_insert AFTER INSERT ON records REFERENCING NEW TABLE AS inserted
+      FOR EACH STATEMENT EXECUTE FUNCTION records_count_inserted();
+    CREATE TRIGGER records_count_delete AFTER DELETE ON records REFERENCING OLD TABLE AS deleted
+      FOR EACH STATEMENT EXECUTE FUNCTION records_count_deleted();
+  `);
+  await knex.raw(`UPDATE zones z SET record_count = (SELECT count(*) FROM records r WHERE r.zone_id = z.id)`);
+}
+
+export async function down(knex: Knex): Promise<void> {
+  await knex.raw(`
+    DROP TRIGGER IF EXISTS records_count_insert ON records;
+    DROP TRIGGER IF EXISTS records_count_delete ON records;
+    DROP FUNCTION IF EXISTS records_count_inserted();
+    DROP FUNCTION IF EXISTS records_count_deleted();
+  `);
+  await knex.schema.alterTable('zone_versions', (t) => t.dropColumns('system', 'nameservers'));
+  await knex.raw(`DELETE FROM published_records`);
+  await knex.schema.alterTable('published_records', (t) => t.dropColumns('type', 'rdata'));
+  await knex.schema.alterTable('published_records', (t) => {
+    t.text('type').notNullable();
+    t.jsonb('data').notNullable();
+  });
+  // The stored system records are not brought back: zones built by the older code need them
+  // (recreate them, or rebuild from an export) — a down migration for development only.
+  await knex.schema.alterTable('zones', (t) => t.bigInteger('serial').notNullable().defaultTo(0));
+  await knex.raw(`UPDATE zones SET serial = coalesce(published_serial, 0)`);
+}

@@ -1,0 +1,40 @@
+// The next version of a zone while it is being built: what the steps of the build
+// (docs/publication.md) read and fill in, before one statement commits it.
+import type { WireRecord } from '../zoneRecords.js';
+
+/** A stored or served record of the zone's own data, with the record it comes from. */
+export interface DraftRecord extends WireRecord {
+  recordId: string;
+}
+
+export interface VersionDraft {
+  zone: { id: string; name: string; defaultTtl: number; soaEmail: string };
+  serial: number;
+  /** The version this one applies to; null: a whole zone (first build, or rebuilt whole). */
+  fromSerial: number | null;
+  /** The zone's records served before and from this version on, at the names the build read. */
+  records: { removed: DraftRecord[]; added: DraftRecord[]; gone: string[] };
+  /** The records the build renders: before (the served version's) and for this version. */
+  system: { before: WireRecord[]; after: WireRecord[]; nameservers: string[] };
+  /** Records the sign step adds and removes (RRSIG, NSEC/NSEC3, DNSKEY): none yet. */
+  signatures: { removed: WireRecord[]; added: WireRecord[] };
+}
+
+/**
+ * The version as an incremental update (RFC 1995 §4: the records removed, then those added), the
+ * structure IXFR serves and the sign step takes, as Knot's knot_dnssec_sign_update takes its
+ * zone update.
+ */
+export interface VersionDiff {
+  removed: WireRecord[];
+  added: WireRecord[];
+}
+
+export function draftDiff(draft: VersionDraft): VersionDiff {
+  const { before, after } = draft.system;
+  const unchanged = (r: WireRecord, list: WireRecord[]) => list.some((o) => o.type === r.type && o.ttl === r.ttl && o.rdata.equals(r.rdata));
+  return {
+    removed: [...before.filter((r) => !unchanged(r, after)), ...draft.records.removed, ...draft.signatures.removed],
+    added: [...after.filter((r) => !unchanged(r, before)), ...draft.records.added, ...draft.signatures.added],
+  };
+}
