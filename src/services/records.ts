@@ -7,6 +7,7 @@ import type { DnsRecord } from '../domain/model/record.js';
 import type { Zone } from '../domain/model/zone.js';
 import { applyChangeSet, createdRecord } from './changeSets.js';
 import type { WriteContext } from './writeContext.js';
+import { getRecordOrSystem } from './recordView.js';
 import { getRecord } from './zoneReads.js';
 import { writeZone } from './zoneWrite.js';
 
@@ -35,7 +36,7 @@ export const updateRecord = (
   options: RecordWriteOptions,
 ) =>
   writeZone(ctx, config, zoneRef, {}, async (zone): Promise<{ record: DnsRecord; warnings: Warning[] }> => {
-    await getRecord(ctx.scoped, zone, id);
+    await getRecordOrSystem(ctx.scoped, zone, id, config.zones.nameservers);
     const { plan } = await applyChangeSet(
       ctx,
       zone,
@@ -47,7 +48,7 @@ export const updateRecord = (
 
 export const deleteRecord = (ctx: WriteContext, config: Config, zoneRef: string, id: string, options: RecordWriteOptions) =>
   writeZone(ctx, config, zoneRef, {}, async (zone): Promise<{ zone: Zone; changeSet: ChangeSet; warnings: Warning[] }> => {
-    await getRecord(ctx.scoped, zone, id);
+    await getRecordOrSystem(ctx.scoped, zone, id, config.zones.nameservers);
     const { changeSet, plan } = await applyChangeSet(ctx, zone, { changes: [{ op: 'delete', id, ...ifMatchItem(options.ifMatch) }] }, { kind: 'records', locate: options.locate });
     return { zone, changeSet: changeSet!, warnings: plan.warnings };
   });
