@@ -5,6 +5,7 @@
 // would meet it.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from '../helpers/dnsQuery.js';
 import { ManualClock } from '../../src/domain/clock.js';
 import type { ApiClient, ApiResponse } from '../helpers/apiClient.js';
 import { actAs, created, expectProblem } from '../helpers/assertions.js';
@@ -121,6 +122,12 @@ describe("customer A's zones for customer B", () => {
   });
 
   it('answer 404 to every write, and nothing of A changes', async () => {
+    // The publication pipeline runs in this service: let A's change sets settle first, so that
+    // what is compared below changes only through the writes tried.
+    await eventually(async () => {
+      const { rows } = await db.query(`SELECT count(*)::int AS n FROM change_sets WHERE tenant_id = $1 AND state IN ('pending', 'pushed')`, [tenant.A]);
+      return rows[0].n === 0 ? true : undefined;
+    }, 20_000, "A's change sets published");
     const before = await viewOfA();
     const writes: [method: string, path: string, body?: unknown][] = [
       ['PATCH', `/zones/${zoneA}`, { default_ttl: 7200 }],
