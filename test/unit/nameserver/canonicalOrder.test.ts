@@ -3,7 +3,7 @@
 // form the codec writes (an independent path: encode, split into labels, compare octets).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalOrderBelow, compareCanonical, compareNameKeys, sortCanonical } from '../../../nameserver/zone/canonicalOrder.js';
+import { canonicalOrderBelow, compareCanonical, compareNameKeys } from '../../../nameserver/zone/canonicalOrder.js';
 import { referenceCanonicalOrder } from '../../helpers/canonicalReference.js';
 
 const referenceOrder = referenceCanonicalOrder;
@@ -90,18 +90,6 @@ describe('compareCanonical', () => {
         }
       }),
       { numRuns: 500 },
-    );
-  });
-
-  it('sortCanonical sorts as compareNameKeys does, plain and escaped names mixed, with or without the origin', () => {
-    fc.assert(
-      fc.property(fc.array(fc.oneof(zoneName, plainZoneName.map((n) => `${n}.com`)), { maxLength: 60 }), (names) => {
-        const unique = [...new Set(names)];
-        const expected = [...unique].sort(compareNameKeys);
-        expect(sortCanonical(unique)).toEqual(expected);
-        expect(sortCanonical(unique, 'example.com')).toEqual(expected);
-      }),
-      { numRuns: 300 },
     );
   });
 
