@@ -4,7 +4,7 @@ import type { Knex } from 'knex';
 // build from the zone's settings and the NAMESERVERS configuration instead of being stored as
 // records; the serial lives only in the published version (zone_versions.serial, pointed at by
 // zones.published_serial); what the nameservers serve is stored in wire form, encoded once by the
-// build; records.record_count is kept by one trigger.
+// build; record_count counts stored records only.
 export async function up(knex: Knex): Promise<void> {
   // The stored copies of the system records and of the serial.
   await knex.raw(`DELETE FROM records WHERE system`);
@@ -33,35 +33,12 @@ export async function up(knex: Knex): Promise<void> {
     t.specificType('nameservers', 'text[]').nullable();
   });
 
-  // record_count: one mechanism for every statement that inserts or deletes records.
-  await knex.raw(`
-    CREATE FUNCTION records_count_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-      UPDATE zones z SET record_count = z.record_count + n.c
-      FROM (SELECT zone_id, count(*) AS c FROM inserted GROUP BY zone_id) n WHERE z.id = n.zone_id;
-      RETURN NULL;
-    END $$;
-    CREATE FUNCTION records_count_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-      UPDATE zones z SET record_count = z.record_count - n.c
-      FROM (SELECT zone_id, count(*) AS c FROM deleted GROUP BY zone_id) n WHERE z.id = n.zone_id;
-      RETURN NULL;
-    END $$;
-    CREATE TRIGGER records_count_insert AFTER INSERT ON records REFERENCING NEW TABLE AS inserted
-      FOR EACH STATEMENT EXECUTE FUNCTION records_count_inserted();
-    CREATE TRIGGER records_count_delete AFTER DELETE ON records REFERENCING OLD TABLE AS deleted
-      FOR EACH STATEMENT EXECUTE FUNCTION records_count_deleted();
-  `);
+  // record_count counts stored records only now (the system rows are gone); the write statement
+  // keeps it from here on (appendChangeSet: the plan's growth).
   await knex.raw(`UPDATE zones z SET record_count = (SELECT count(*) FROM records r WHERE r.zone_id = z.id)`);
 }
 
 export async function down(knex: Knex): Promise<void> {
-  await knex.raw(`
-    DROP TRIGGER IF EXISTS records_count_insert ON records;
-    DROP TRIGGER IF EXISTS records_count_delete ON records;
-    DROP FUNCTION IF EXISTS records_count_inserted();
-    DROP FUNCTION IF EXISTS records_count_deleted();
-  `);
   await knex.schema.alterTable('zone_versions', (t) => t.dropColumns('system', 'nameservers'));
   await knex.raw(`DELETE FROM published_records`);
   await knex.schema.alterTable('published_records', (t) => t.dropColumns('type', 'rdata'));

@@ -120,7 +120,9 @@ export async function appendChangeSet(
     .with('cs', ctx.trx('change_sets').insert(changeSetToRow(changeSet, zone.tenantId)))
     .with('a', ctx.trx('audit_log').insert(audit))
     .with('e', ctx.trx('events').insert(eventRow(zoneChangedEvent(zone, changeSet), now)))
-    // record_count: counted by the records triggers (migration 20261124000300), not here.
+    // record_count moves with the records the same statement writes: the plan's growth. (Statement
+    // triggers over transition tables counted it too, and cost a third of the single-record write
+    // throughput: bench/RESULTS.md.)
     .with(
       'z',
       ctx.scoped
@@ -132,6 +134,7 @@ export async function appendChangeSet(
           last_changeset_id: changeSet.id,
           updated_at: now,
           version: ctx.trx.raw('version + 1'),
+          record_count: ctx.trx.raw('record_count + ?', [entry.growth ?? 0]),
         }),
     );
   for (const [i, write] of ((await recordWrites?.(changeSet.id, now)) ?? []).entries()) statement.with(`w${i}`, write);
@@ -288,7 +291,7 @@ export async function applyChangeSet(
     await ctx.trx('change_sets')
       .where('id', changeSet.id)
       .update({ item_count: entry.itemCount, summary: JSON.stringify(entry.summary), results: JSON.stringify(entry.results) });
-    await ctx.scoped.from('zones').where('id', zone.id).update({ version: ctx.trx.raw('version + 1') });
+    await ctx.scoped.from('zones').where('id', zone.id).update({ version: ctx.trx.raw('version + 1'), record_count: ctx.trx.raw('record_count + ?', [growth]) });
     zone.recordCount += growth;
     zone.version += 1;
     const storedAt = ctx.clock.now();
