@@ -32,14 +32,14 @@ export interface TestServiceOptions {
   databaseUrl?: string;
 }
 
-/** A fresh database cloned from the migrated template, and how to drop it. */
-export async function createDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+/** A fresh database cloned from the migrated template (or empty: `migrated: false`), and how to drop it. */
+export async function createDatabase(options: { migrated?: boolean } = {}): Promise<{ url: string; drop: () => Promise<void> }> {
   const adminUrl = inject('adminDatabaseUrl');
   const name = `mdns_t_${inject('runId')}_${randomBytes(5).toString('hex')}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   try {
-    await admin.query(`CREATE DATABASE ${name} TEMPLATE ${inject('templateDatabase')}`);
+    await admin.query(options.migrated === false ? `CREATE DATABASE ${name}` : `CREATE DATABASE ${name} TEMPLATE ${inject('templateDatabase')}`);
   } finally {
     await admin.end();
   }

@@ -2,26 +2,18 @@
 // earlier build — stored SOA and NS rows, zones.serial, served records in presentation form —
 // is built again, whole, when the service starts, and served with a later serial, its own
 // records and the apex NS set of NAMESERVERS.
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createDb } from '../../src/db/knex.js';
 import { type DnsLab, startDnsLab } from '../helpers/dnsLab.js';
 import { eventually, queryDns } from '../helpers/dnsQuery.js';
+import { createDatabase } from '../helpers/testService.js';
 
 const OLD_SERIAL = 2026010105;
 const ZONE = 'upgraded.example';
 
 async function databaseBeforeTheMigration(): Promise<{ url: string; drop: () => Promise<void> }> {
-  const adminUrl = inject('adminDatabaseUrl');
-  const name = `mdns_t_${inject('runId')}_${randomBytes(5).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  const db = createDb(url.toString());
+  const database = await createDatabase({ migrated: false });
+  const db = createDb(database.url);
   // The four migrations before 20261124000100 (row versions, then the rest).
   for (let i = 0; i < 4; i++) await db.migrate.up();
   const soa = { mname: 'ns1.lab-dns.test', rname: 'hostmaster.old\\.example', serial: OLD_SERIAL, refresh: 10800, retry: 3600, expire: 1209600, minimum: 300 };
@@ -43,15 +35,7 @@ async function databaseBeforeTheMigration(): Promise<{ url: string; drop: () => 
   await db('published_records').insert(rows.map((r) => ({ zone_id: 'zon_upgraded', record_id: r.id, name: r.name, type: r.type, ttl: 3600, data: JSON.stringify(r.data) })));
   await db('zone_versions').insert({ zone_id: 'zon_upgraded', serial: OLD_SERIAL, from_serial: null, removed: '[]', added: JSON.stringify(rows.map((r) => ({ name: r.name, type: r.type, ttl: 3600, data: r.data }))), created_at: now });
   await db.destroy();
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const c = new pg.Client({ connectionString: adminUrl });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    },
-  };
+  return database;
 }
 
 describe('upgrading a published zone to rendered system records', () => {
