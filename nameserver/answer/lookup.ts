@@ -4,7 +4,8 @@
 // algorithm is RFC 1034 §4.3.2 for an authoritative-only server, with RFC 4592 wildcards, RFC 6604
 // CNAME chains and RFC 2308 negative answers.
 import { TYPE, type RRset } from '../types.js';
-import { isAtOrBelow, namesBelow, parentName, wildcardBelow } from '../zone/names.js';
+import { isAtOrBelow, parentName } from '../wire/name.js';
+import { namesBelow, wildcardBelow } from '../zone/names.js';
 import { isSignatureSet, rrsetAt, signaturesAt, type StoredRRset, type ZoneNode, type ZoneSnapshot } from '../zone/snapshot.js';
 import type { ZoneStore } from '../zone/store.js';
 

@@ -15,7 +15,8 @@ import { parseQuery, quickCheck, type Query } from '../wire/query.js';
 import { encodeError, encodeResponse, type ErrorSource } from '../wire/response.js';
 import { appendTsigError, signBadTime, signMessage, tsigRecordSize, verifyTsig, type TsigKey } from '../wire/tsig.js';
 import type { ZoneStore } from '../zone/store.js';
-import { axfrRecords, ixfrRecords, packMessages, serialNewer, soaOnly, StreamSigner } from '../transfer/zoneTransfer.js';
+import { axfrRecords, ixfrRecords, packMessages, soaOnly, StreamSigner } from '../transfer/zoneTransfer.js';
+import { serialGreater } from '../wire/serial.js';
 import { AddressList } from './addressList.js';
 import type { NameserverLogger } from './logger.js';
 import { cacheProbe, ResponseCache, type CacheProbe, type ResponseCacheOptions } from './responseCache.js';
@@ -202,7 +203,7 @@ export class QueryHandler {
     } else {
       this.stats.transfers.ixfr++;
       const clientSerial = query.ixfrSerial!;
-      if (!tcp || clientSerial === zone.serial || serialNewer(clientSerial, zone.serial)) {
+      if (!tcp || clientSerial === zone.serial || serialGreater(clientSerial, zone.serial)) {
         records = soaOnly(zone);
         style = 'soa';
       } else {

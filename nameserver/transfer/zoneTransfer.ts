@@ -13,7 +13,6 @@ import type { ZoneSnapshot } from '../zone/snapshot.js';
 const MAX_MESSAGE = 0xffff;
 
 /** RFC 1982 serial arithmetic, from the codec's one copy: true when `a` is newer than `b`. */
-export { serialGreater as serialNewer } from '../wire/serial.js';
 
 function soaRecord(zone: ZoneSnapshot): ZoneRecord {
   return { name: zone.origin, type: TYPE.SOA, ttl: zone.soa.ttl, rdata: zone.soa.rdatas[0]! };

@@ -5,7 +5,6 @@
 
 // At-or-below and the parent live in the one name module (escapes included); re-exported for
 // the answer logic and the snapshot, which walk the tree with them.
-export { isAtOrBelow, parentName } from '../wire/name.js';
 
 /**
  * The names from just below `ancestor` down to `name` itself, top-down:

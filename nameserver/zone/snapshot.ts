@@ -24,7 +24,7 @@
 import { TYPE, type RRset, type ZoneDiff, type ZoneRecord } from '../types.js';
 import { rdataTarget } from '../wire/rdata.js';
 import { canonicalOrderBelow, compareCanonical } from './canonicalOrder.js';
-import { isAtOrBelow, parentName } from './names.js';
+import { isAtOrBelow, parentName } from '../wire/name.js';
 import { PersistentMap, type MapEditor } from './persistentMap.js';
 import { type KeyOrder, PersistentSortedSet, type SortedSetEditor } from './persistentSortedSet.js';
 import { RdataError, soaCounters, type SoaCounters, typeCovered } from './rdataFields.js';

@@ -3,7 +3,7 @@
 // Each zone also keeps a short journal of the diffs applied to it, for IXFR.
 import type { ZoneDiff } from '../types.js';
 import { DEFAULT_JOURNAL_LIMITS, type JournalLimits, ZoneJournal } from './journal.js';
-import { parentName } from './names.js';
+import { parentName } from '../wire/name.js';
 import { applyZoneDiff, ZoneError, type ZoneSnapshot } from './snapshot.js';
 
 export interface ZoneStoreOptions {

@@ -121,7 +121,6 @@ export function normalizeOwner(input: string, zoneName: string): string {
 }
 
 // The absolute name (no trailing dot) of a stored relative owner ('@' the zone): the name module's.
-export { absoluteName };
 
 /**
  * A target host name inside RDATA (CNAME target, MX exchange, SRV target, NS nameserver, PTR

@@ -3,9 +3,6 @@
 // the NAMESERVERS configuration (docs/publication.md), and the API shows the same rendering.
 import { serialAdd, serialGreater } from '../../nameserver/wire/serial.js';
 
-// RFC 1982 comparison: the codec's one copy (verifyPublication imports it from here).
-export { serialGreater };
-
 /** SOA timers (RFC 1912 §2.2 ranges); MINIMUM is the negative-caching TTL (RFC 2308 §4). */
 export const SOA_TIMERS = { refresh: 10800, retry: 3600, expire: 1_209_600, minimum: 300 } as const;
 

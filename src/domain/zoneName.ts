@@ -14,7 +14,6 @@ const invalid = (code: string, detail: string) =>
   new DomainError('validation_failed', {}, [{ pointer: '/name', code, detail }]);
 
 // Label-wise, from the one name module (services check protected names with it too).
-export { isAtOrBelow };
 
 /** The public suffix of a name: an extra suffix when one matches, else the ICANN list's. */
 function publicSuffixOf(name: string, extra: string[]): { suffix: string; known: boolean } {

@@ -7,7 +7,6 @@ import type { Logger } from '../observability/logger.js';
 import { LAST_RESET_KEY, readSeedIds, SEED_BILLING_CLIENTS, SEED_TENANTS, seedRoleIds, seedTenantSettings } from './seed.js';
 
 /** A capability's part of the reset, run in the reset transaction (zones, records, …). */
-export type { LabResetStep } from '../services/index.js';
 import type { LabResetStep } from '../services/index.js';
 
 /** The latest scheduled reset instant at or before `now` (daily at hour:minute UTC). */

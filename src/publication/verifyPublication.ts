@@ -6,7 +6,7 @@ import type { HostPort } from '../config/index.js';
 import { PREPARED } from '../db/preparedStatements.js';
 import { recordEvents } from '../db/repositories/events.js';
 import type { Clock } from '../domain/clock.js';
-import { serialGreater } from '../domain/soa.js';
+import { serialGreater } from '../../nameserver/wire/serial.js';
 import type { SoaProbe, SoaProbeResult } from './soaProbe.js';
 
 /** Spec: still `pushed` after 60 minutes → error.code verification_timeout (state unchanged). */

@@ -7,7 +7,8 @@ import { DomainError, notFound, validationFailed } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import { missingScopes, type Scope } from '../domain/scopes.js';
 import { displayPrefix, generateToken, hashToken } from '../domain/tokens.js';
-import { getTenant, type WriteContext } from './tenantAdmin.js';
+import { getTenant } from './tenantAdmin.js';
+import type { WriteContext } from './writeContext.js';
 
 export interface ApiClient {
   id: string;

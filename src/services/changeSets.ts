@@ -26,8 +26,6 @@ import type { WriteContext } from './writeContext.js';
 import { withPublicationState } from './zoneReads.js';
 import { writeZone } from './zoneWrite.js';
 
-export { recordsQuery } from './zoneReads.js';
-export type { ChangeSet } from '../domain/model/changeSet.js';
 import { isSystemRecordId, systemRecordStub } from './systemRecords.js';
 
 

@@ -10,8 +10,6 @@ import { CHILD_TYPES, type TenantType } from '../domain/tenancy.js';
 import type { Actor } from './actor.js';
 import type { WriteContext } from './writeContext.js';
 
-/** The write context moved to ./writeContext.ts (its shape: src/domain/model/writeContext.ts). */
-export type { WriteContext } from './writeContext.js';
 
 export interface TenantSettings {
   name?: string;

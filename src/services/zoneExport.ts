@@ -3,7 +3,7 @@ import type { RecordRow } from '../db/repositories/recordRows.js';
 import type { DnsRecord } from '../domain/model/record.js';
 import type { Zone } from '../domain/model/zone.js';
 import type { ScopedDb } from '../db/tenantScope.js';
-import { absoluteName } from '../domain/names.js';
+import { absoluteName } from '../../nameserver/wire/name.js';
 import { renderSystemRecords } from './systemRecords.js';
 
 export interface ExportOptions {

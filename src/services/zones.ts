@@ -15,7 +15,8 @@ import type { DnsRecord } from '../domain/model/record.js';
 import type { Zone } from '../domain/model/zone.js';
 import type { ChangeSetState } from '../domain/publication.js';
 import { DEFAULT_ZONE_TTL } from '../domain/records/ttl.js';
-import { ancestorsOf, checkNewZoneName, isAtOrBelow } from '../domain/zoneName.js';
+import { isAtOrBelow } from '../../nameserver/wire/name.js';
+import { ancestorsOf, checkNewZoneName } from '../domain/zoneName.js';
 import { applyChangeSet, appendChangeSet } from './changeSets.js';
 import type { WriteContext } from './writeContext.js';
 import { findZone, getZone, recordsQuery, zonesQuery } from './zoneReads.js';
@@ -23,7 +24,6 @@ import { assertZoneMatches, writeZone } from './zoneWrite.js';
 import { exportZoneFile } from './zoneExport.js';
 import { lastSystemWrite, renderSystemRecords } from './systemRecords.js';
 
-export { getZone } from './zoneReads.js';
 
 export const DELETED_EXPORT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 

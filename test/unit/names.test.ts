@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { absoluteName } from '../../nameserver/wire/name.js';
 import {
   NameError,
-  absoluteName,
   isReverseZoneName,
   normalizeHostname,
   normalizeOwner,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { absoluteName } from '../../src/domain/names.js';
+import { absoluteName } from '../../nameserver/wire/name.js';
 import { parseRecordData } from '../../src/domain/records/parseRecordData.js';
 import { presentData } from '../../nameserver/wire/rdata.js';
 import { RECORD_TYPES, RECORD_TYPE_RULES, type RecordType } from '../../src/domain/records/types.js';

@@ -5,7 +5,6 @@ import { describe, expect, it } from 'vitest';
 import { QueryHandler, type Reply } from '../../../nameserver/server.js';
 import { AddressList } from '../../../nameserver/server/addressList.js';
 import { cacheProbe } from '../../../nameserver/server/responseCache.js';
-import { serialNewer } from '../../../nameserver/transfer/zoneTransfer.js';
 import { CLASS, OPCODE, RCODE, TYPE } from '../../../nameserver/types.js';
 import { MessageWriter } from '../../../nameserver/wire/messageWriter.js';
 import { encodeName } from '../../../nameserver/wire/name.js';
@@ -314,19 +313,5 @@ describe('AddressList (transferAllow)', () => {
     expect(new AddressList(['::ffff:0:0/96']).includes('203.0.113.1')).toBe(true);
     expect(new AddressList(['0.0.0.0/0']).includes('203.0.113.1')).toBe(true);
     expect(new AddressList(['0.0.0.0/0']).includes('2001:db8::1')).toBe(false);
-  });
-});
-
-describe('serialNewer (RFC 1982)', () => {
-  it.each([
-    [2, 1, true],
-    [1, 2, false],
-    [1, 1, false],
-    [0, 0xffffffff, true], // wrapped
-    [0xffffffff, 0, false],
-    [0x7fffffff, 0, true],
-    [0x80000000, 0, false], // undefined in RFC 1982; treated as not newer
-  ])('%d newer than %d: %s', (a, b, newer) => {
-    expect(serialNewer(a, b)).toBe(newer);
   });
 });

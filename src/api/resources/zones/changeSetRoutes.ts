@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { getChangeSet, listChangeSets, retryChangeSet, submitChangeSet } from '../../../services/changeSets.js';
-import { getZone } from '../../../services/zones.js';
+import { getZone } from '../../../services/zoneReads.js';
 import { listEnvelope, listResult, pageRequest } from '../../pagination.js';
 import { defineRoute, writeContext } from '../../routing/route.js';
 import { pageQuery } from '../common.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { getZone } from '../../../services/zones.js';
+import { getZone } from '../../../services/zoneReads.js';
 import { exportZoneFile } from '../../../services/zoneExport.js';
 import { importZoneFile, MAX_ZONEFILE_BYTES } from '../../../services/zoneImport.js';
 import { defineRoute, writeContext } from '../../routing/route.js';
