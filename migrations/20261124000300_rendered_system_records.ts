@@ -8,6 +8,8 @@ import type { Knex } from 'knex';
 export async function up(knex: Knex): Promise<void> {
   // The stored copies of the system records and of the serial.
   await knex.raw(`DELETE FROM records WHERE system`);
+  // Every stored record is the tenant's own from now on: the flag would always be false.
+  await knex.schema.alterTable('records', (t) => t.dropColumn('system'));
   await knex.schema.alterTable('zones', (t) => t.dropColumn('serial'));
 
   // Served records in wire form. The rows stored so far hold presentation data the nameservers
@@ -39,6 +41,7 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
+  await knex.schema.alterTable('records', (t) => t.boolean('system').notNullable().defaultTo(false));
   await knex.schema.alterTable('zone_versions', (t) => t.dropColumns('system', 'nameservers'));
   await knex.raw(`DELETE FROM published_records`);
   await knex.schema.alterTable('published_records', (t) => t.dropColumns('type', 'rdata'));

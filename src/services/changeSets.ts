@@ -193,9 +193,9 @@ async function recordWrites(ctx: WriteContext, zone: Zone, plan: ChangeSetPlan, 
     const rows = plan.created.map(recordDataToRow);
     writes.push(
       trx.raw(
-        `INSERT INTO records (id, zone_id, tenant_id, name, name_sort, type, ttl, data, content, comment, system, last_changeset_id, created_at, updated_at)
-         SELECT x.id, ?, ?, x.name, x.name_sort, x.type, x.ttl, x.data, x.content, x.comment, x.system, ?, ?, ?
-         FROM jsonb_to_recordset(?::jsonb) AS x(id text, name text, name_sort text, type text, ttl int, data jsonb, content text, comment text, system boolean)`,
+        `INSERT INTO records (id, zone_id, tenant_id, name, name_sort, type, ttl, data, content, comment, last_changeset_id, created_at, updated_at)
+         SELECT x.id, ?, ?, x.name, x.name_sort, x.type, x.ttl, x.data, x.content, x.comment, ?, ?, ?
+         FROM jsonb_to_recordset(?::jsonb) AS x(id text, name text, name_sort text, type text, ttl int, data jsonb, content text, comment text)`,
         [zone.id, zone.tenantId, changeSetId, now, now, JSON.stringify(rows)],
       ),
     );

@@ -99,7 +99,7 @@ export async function zoneFileChangeItems(scoped: ScopedDb, zone: Zone, zonefile
   const all = [...parsed.errors.map((e) => lineError(e.line, e.code, e.detail)), ...errors].sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
   if (all.length) throw new DomainError('validation_failed', {}, all);
 
-  const current = ((await recordsQuery(scoped).where('r.zone_id', zone.id).where('r.system', false)) as RecordRow[]);
+  const current = ((await recordsQuery(scoped).where('r.zone_id', zone.id)) as RecordRow[]);
   const existing = new Set(current.map((r) => `${r.name}\u0000${r.type}\u0000${r.content}`));
   const items: ChangeItem[] = [];
   /** The file line of each item, to report engine errors where the user can find them. */

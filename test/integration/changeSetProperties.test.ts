@@ -523,7 +523,7 @@ interface DbSnapshot {
 
 async function dbSnapshot(zoneId: string): Promise<DbSnapshot> {
   const records = await db.query(
-    `SELECT id, name, name_sort, type, ttl, data, content, comment, system, last_changeset_id, created_at, updated_at
+    `SELECT id, name, name_sort, type, ttl, data, content, comment, false AS system, last_changeset_id, created_at, updated_at
        FROM records WHERE zone_id = $1 ORDER BY id`,
     [zoneId],
   );
@@ -579,7 +579,8 @@ async function runSequence(sets: GenSet[]) {
   const created = await api.post('/zones', { name: zone });
   expect(created.status, created.text).toBe(201);
   const zoneId: string = created.body.id;
-  expect((await dbSnapshot(zoneId)).records.filter((r) => r.system)).toEqual([]);
+  // Nothing of the SOA and apex NS is stored: the build and the API render them.
+  expect((await dbSnapshot(zoneId)).records.filter((r) => r.type === 'SOA' || (r.name === '@' && r.type === 'NS'))).toEqual([]);
 
   let state = await listing(zone);
   const systemRecords = state.records.filter((r) => r.system).map(comparable);

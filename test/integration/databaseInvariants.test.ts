@@ -28,8 +28,8 @@ afterAll(async () => {
 let seq = 0;
 /** A copy of record `id` under a new id, with another type and content, as one INSERT … SELECT. */
 const copyAs = (id: string, type: string, data: object, content: string, name?: string) => ({
-  text: `INSERT INTO records (id, zone_id, tenant_id, name, name_sort, type, ttl, data, content, comment, system, last_changeset_id, created_at, updated_at)
-         SELECT $2, zone_id, tenant_id, coalesce($6, name), coalesce($6, name_sort), $3, ttl, $4::jsonb, $5, NULL, false, last_changeset_id, now(), now()
+  text: `INSERT INTO records (id, zone_id, tenant_id, name, name_sort, type, ttl, data, content, comment, last_changeset_id, created_at, updated_at)
+         SELECT $2, zone_id, tenant_id, coalesce($6, name), coalesce($6, name_sort), $3, ttl, $4::jsonb, $5, NULL, last_changeset_id, now(), now()
          FROM records WHERE id = $1`,
   values: [id, `rec_guard${++seq}`, type, JSON.stringify(data), content, name ?? null],
 });
@@ -76,8 +76,8 @@ describe('the database accepts', () => {
     const res = await failure([
       {
         text: `WITH gone AS (DELETE FROM records WHERE zone_id = (SELECT zone_id FROM records WHERE id = $1) AND name = 'www')
-               INSERT INTO records (id, zone_id, tenant_id, name, name_sort, type, ttl, data, content, comment, system, last_changeset_id, created_at, updated_at)
-               SELECT $2, zone_id, tenant_id, name, name_sort, 'CNAME', ttl, '{"target":"x.example"}', 'x.example', NULL, false, last_changeset_id, now(), now()
+               INSERT INTO records (id, zone_id, tenant_id, name, name_sort, type, ttl, data, content, comment, last_changeset_id, created_at, updated_at)
+               SELECT $2, zone_id, tenant_id, name, name_sort, 'CNAME', ttl, '{"target":"x.example"}', 'x.example', NULL, last_changeset_id, now(), now()
                FROM records WHERE id = $1`,
         values: [wwwA, `rec_guard${++seq}`],
       },

@@ -278,12 +278,12 @@ let db: pg.Client;
 
 /** Tables whose objects are read with their own query (columns id, ref, owner, parent, system). */
 const OBJECT_QUERIES: Partial<Record<ObjectTable, string>> = {
-  // Usable objects first: zones with records of their own, non-system records, failed
+  // Usable objects first: zones with records of their own, stored (not system) records, failed
   // (retryable) change sets. The test's clock stands still, so created_at does not order.
   zones: `SELECT id, name AS ref, tenant_id AS owner FROM zones z
-          ORDER BY (SELECT count(*) FROM records r WHERE r.zone_id = z.id AND NOT r.system) DESC, name`,
-  records: `SELECT r.id, r.id AS ref, z.tenant_id AS owner, z.name AS parent, r.system
-            FROM records r JOIN zones z ON z.id = r.zone_id ORDER BY r.system, r.created_at, r.id`,
+          ORDER BY (SELECT count(*) FROM records r WHERE r.zone_id = z.id) DESC, name`,
+  records: `SELECT r.id, r.id AS ref, z.tenant_id AS owner, z.name AS parent
+            FROM records r JOIN zones z ON z.id = r.zone_id ORDER BY r.created_at, r.id`,
   change_sets: `SELECT c.id, c.id AS ref, z.tenant_id AS owner, z.name AS parent
                 FROM change_sets c JOIN zones z ON z.id = c.zone_id ORDER BY c.state <> 'failed', c.zone_id, c.seq`,
 };

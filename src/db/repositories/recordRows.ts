@@ -14,7 +14,6 @@ export interface RecordRow {
   data: Record<string, unknown>;
   content: string;
   comment: string | null;
-  system: boolean;
   version: number | string;
   last_changeset_id: string;
   created_at: Date;
@@ -35,7 +34,8 @@ export const recordToDomain = (r: RecordRow): DnsRecord => ({
   data: r.data,
   content: r.content,
   comment: r.comment,
-  system: r.system,
+  // Stored records are the tenant's own; the SOA and apex NS are rendered (services/systemRecords.ts).
+  system: false,
   version: Number(r.version),
   publication: { state: r.publication_state, changesetId: r.last_changeset_id },
   createdAt: r.created_at,
@@ -52,7 +52,6 @@ export const recordDataToRow = (r: RecordData) => ({
   data: r.data,
   content: r.content,
   comment: r.comment,
-  system: r.system,
 });
 
 /** A record just stored from its data, as a read would return it (no second query). */
