@@ -13,7 +13,9 @@
 // feed drops them), build time, then `--diffs` one-record diffs applied one after another as the
 // publisher writes them (old SOA out; new SOA and one new A in), each timed, and finally the heap
 // each retained version costs while 100 successive versions are kept (what structural sharing
-// saves). Where the tree has the canonical-order index, also the time of its covering queries.
+// saves). Where the tree has the canonical-order index of owners: the first owner query (which
+// makes the index where the tree makes it on first use), then `--diffs` more diffs with the index
+// in place, and the time of a covering query.
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
@@ -42,6 +44,10 @@ interface ChildResult {
   perVersionKiB: number;
   afterDiffsHeapMiB: number;
   queryUs: number | null;
+  /** Time of the first owner query, which makes the owner index where the tree makes it on first use, ms. */
+  firstQueryMs: number | null;
+  /** One-record diffs again, now that the owner index exists (kept by every diff from then on). */
+  indexedDiffUs: { p50: number; p90: number } | null;
 }
 
 const MiB = 1024 * 1024;
@@ -95,18 +101,21 @@ async function child(tree: string): Promise<ChildResult> {
     removed: [soa(SERIAL + k - 1)],
     added: [soa(SERIAL + k), { name: `new${k}.${ORIGIN}`, type: TYPE.A, ttl: 3600, rdata: a }],
   });
-  const times: number[] = [];
   let k = 1;
+  const timedDiffs = (count: number): number[] => {
+    const times: number[] = [];
+    for (const end = k + count; k < end; k++) {
+      const diff = diffOf(k);
+      const started = performance.now();
+      snapshot = applyZoneDiff(snapshot, diff);
+      times.push((performance.now() - started) * 1000);
+    }
+    return times.sort((x, y) => x - y);
+  };
   const cpu0 = process.cpuUsage();
-  for (; k <= DIFFS; k++) {
-    const diff = diffOf(k);
-    const started = performance.now();
-    snapshot = applyZoneDiff(snapshot, diff);
-    times.push((performance.now() - started) * 1000);
-  }
+  const times = timedDiffs(DIFFS);
   const cpu = process.cpuUsage(cpu0);
   const diffCpuUs = (cpu.user + cpu.system) / DIFFS;
-  times.sort((x, y) => x - y);
   gc();
   const afterDiffsHeapMiB = (process.memoryUsage().heapUsed - heap0) / MiB;
 
@@ -117,7 +126,14 @@ async function child(tree: string): Promise<ChildResult> {
   const perVersionKiB = ((process.memoryUsage().heapUsed - heap0) / MiB - afterDiffsHeapMiB) * 1024 / 100;
 
   let queryUs: number | null = null;
-  if (typeof snapshot.coveringNsecOwner === 'function' || typeof snapshot.previousOwner === 'function') {
+  let firstQueryMs: number | null = null;
+  let indexedDiffUs: ChildResult['indexedDiffUs'] = null;
+  if (typeof snapshot.previousOwner === 'function') {
+    const first = performance.now();
+    snapshot.previousOwner(`x.${ORIGIN}`);
+    firstQueryMs = performance.now() - first;
+    const indexed = timedDiffs(DIFFS);
+    indexedDiffUs = { p50: quantile(indexed, 0.5), p90: quantile(indexed, 0.9) };
     const queries = 100_000;
     const names = Array.from({ length: queries }, (_, i) => `x${(i * 7919) % RECORDS}.${ORIGIN}`);
     const started = performance.now();
@@ -138,11 +154,13 @@ async function child(tree: string): Promise<ChildResult> {
     perVersionKiB,
     afterDiffsHeapMiB,
     queryUs,
+    firstQueryMs,
+    indexedDiffUs,
   };
 }
 
 const row = (label: string, r: ChildResult) =>
-  `| ${label} | ${r.heapMiB.toFixed(0)} | ${r.rssMiB.toFixed(0)} | ${r.buildS.toFixed(1)} | ${r.buildCpuS.toFixed(1)} | ${r.diffUs.p50.toFixed(1)} | ${r.diffUs.p90.toFixed(1)} | ${r.diffUs.p99.toFixed(1)} | ${r.diffCpuUs.toFixed(1)} | ${r.perVersionKiB.toFixed(1)} | ${r.queryUs === null ? '–' : r.queryUs.toFixed(2)} |`;
+  `| ${label} | ${r.heapMiB.toFixed(0)} | ${r.rssMiB.toFixed(0)} | ${r.buildS.toFixed(1)} | ${r.buildCpuS.toFixed(1)} | ${r.diffUs.p50.toFixed(1)} | ${r.diffUs.p90.toFixed(1)} | ${r.diffUs.p99.toFixed(1)} | ${r.diffCpuUs.toFixed(1)} | ${r.perVersionKiB.toFixed(1)} | ${r.queryUs === null ? '–' : r.queryUs.toFixed(2)} | ${r.firstQueryMs === null ? '–' : r.firstQueryMs.toFixed(0)} | ${r.indexedDiffUs === null ? '–' : `${r.indexedDiffUs.p50.toFixed(1)} / ${r.indexedDiffUs.p90.toFixed(1)}`} |`;
 
 if (args[0] === 'child') {
   const result = await child(args[1]!);
@@ -159,9 +177,9 @@ if (args[0] === 'child') {
       }),
     );
   console.log(`${new Date().toISOString()}, ${os.cpus().length} × ${os.cpus()[0]?.model}, Node ${process.version}, ${RECORDS} records, ${DIFFS} diffs`);
-  const header = '| tree | snapshot heap MiB | RSS growth MiB | build s | build CPU s | diff p50 µs | p90 µs | p99 µs | diff CPU µs (mean) | heap per retained version KiB | previousOwner µs |';
+  const header = '| tree | snapshot heap MiB | RSS growth MiB | build s | build CPU s | diff p50 µs | p90 µs | p99 µs | diff CPU µs (mean) | heap per retained version KiB | previousOwner µs | first owner query ms | diff p50 / p90 µs with the owner index |';
   console.log(header);
-  console.log('|---|---|---|---|---|---|---|---|---|---|---|');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   const results: Record<string, ChildResult[]> = { before: [], after: [] };
   for (let r = 0; r < rounds; r++) {
     for (const [label, tree] of before ? ([['before', before], ['after', here]] as const) : ([['after', here]] as const)) {
@@ -183,6 +201,8 @@ if (args[0] === 'child') {
       perVersionKiB: median(rs.map((r) => r.perVersionKiB)),
       afterDiffsHeapMiB: median(rs.map((r) => r.afterDiffsHeapMiB)),
       queryUs: rs[0]!.queryUs === null ? null : median(rs.map((r) => r.queryUs!)),
+      firstQueryMs: rs[0]!.firstQueryMs === null ? null : median(rs.map((r) => r.firstQueryMs!)),
+      indexedDiffUs: rs[0]!.indexedDiffUs === null ? null : { p50: median(rs.map((r) => r.indexedDiffUs!.p50)), p90: median(rs.map((r) => r.indexedDiffUs!.p90)) },
     };
     console.log(row(`**${label}, median of ${rs.length}**`, med));
   }

@@ -11,12 +11,15 @@
 // map. NSEC3 records (and their RRSIGs) live in a third map: their hashed owner names are not names
 // of the zone's tree (RFC 5155 §7.1) and must not turn NXDOMAIN into NODATA.
 //
-// Beside the maps, three persistent sorted sets (./persistentSortedSet.ts) keep names in DNSSEC's
-// canonical order (RFC 4034 §6.1, ./canonicalOrder.ts): the owner names of the tree (names that
-// hold records; empty non-terminals own nothing), the owners of NSEC records, and the owners of
-// NSEC3 records. They let a denial proof find the NSEC or NSEC3 that matches or covers a name in
-// O(log n) rather than by walking the zone (CoreDNS's `tree.Prev` and Knot's ordered zone tree
-// serve the same purpose).
+// Beside the maps, persistent sorted sets (./persistentSortedSet.ts) keep names in DNSSEC's
+// canonical order (RFC 4034 §6.1, ./canonicalOrder.ts): the owners of NSEC records and the owners
+// of NSEC3 records, kept with every change, and the owner names of the tree (names that hold
+// records; empty non-terminals own nothing), made on first use. The first two let a denial proof
+// find the NSEC or NSEC3 that matches or covers a name in O(log n) rather than by walking the zone
+// (CoreDNS's `tree.Prev` and Knot's ordered zone tree serve the same purpose); they are empty, and
+// cost a diff nothing, in an unsigned zone. No answer needs the third (a signed zone's NSEC owners
+// are its owners, less glue): it is for whoever asks — tools, tests, a signer — and once made, later
+// versions keep it up to date; until then a diff pays nothing for it.
 //
 // Because the maps share structure between versions, applyZoneDiff copies only the paths it
 // touches: a snapshot that is answering queries is never changed, and a one-record change costs
@@ -123,7 +126,9 @@ export interface ZoneSnapshot {
   /**
    * The names of the tree that own records, in canonical order (the apex first). Empty
    * non-terminals own nothing and NSEC3 owners are not names of the tree, so neither is here; names
-   * below a delegation point (glue) are, though an NSEC chain skips them (RFC 4035 §2.3).
+   * below a delegation point (glue) are, though an NSEC chain skips them (RFC 4035 §2.3). Made
+   * on the first use in a lineage of versions (a sort of every owner), kept by later diffs; no
+   * answer uses it, so the query path never waits for it.
    */
   readonly owners: CanonicalNames;
   /** The names that own an NSEC RRset, in canonical order: the zone's NSEC chain. */
@@ -160,7 +165,8 @@ interface ZoneMaps {
   readonly names: PersistentMap<ZoneNode>;
   readonly hashed: PersistentMap<ZoneNode>;
   readonly cuts: PersistentMap<true>;
-  readonly owners: PersistentSortedSet<string>;
+  /** Null until first asked for (ownerIndex); then kept by every later diff. */
+  readonly owners: PersistentSortedSet<string> | null;
   readonly nsecOwners: PersistentSortedSet<string>;
   readonly nsec3Owners: PersistentSortedSet<string>;
 }
@@ -187,7 +193,7 @@ function emptyMaps(origin: string): ZoneMaps {
     names: PersistentMap.empty(),
     hashed: PersistentMap.empty(),
     cuts: PersistentMap.empty(),
-    owners: PersistentSortedSet.empty(order),
+    owners: null,
     nsecOwners: PersistentSortedSet.empty(order),
     nsec3Owners: PersistentSortedSet.empty(order),
   };
@@ -231,7 +237,7 @@ class Snapshot implements ZoneSnapshot {
   }
 
   get owners(): CanonicalNames {
-    return this.maps.owners;
+    return ownerIndex(this);
   }
 
   get nsecOwners(): CanonicalNames {
@@ -243,12 +249,12 @@ class Snapshot implements ZoneSnapshot {
   }
 
   previousOwner(name: string): string {
-    const owners = this.maps.owners;
+    const owners = ownerIndex(this);
     return (owners.before(name, this.seekFor(name)) ?? owners.last())!;
   }
 
   nextOwner(name: string): string {
-    const owners = this.maps.owners;
+    const owners = ownerIndex(this);
     return (owners.after(name, this.seekFor(name)) ?? owners.first())!;
   }
 
@@ -269,7 +275,7 @@ class Snapshot implements ZoneSnapshot {
 
   /** The cheaper comparison when `name` is spelled as lying in the zone (the usual case), else the full one. */
   private seekFor(name: string): (a: string, b: string) => number {
-    const order = this.maps.owners.order as ZoneOrder;
+    const order = this.maps.nsecOwners.order as ZoneOrder;
     return isAtOrBelow(name, this.origin) ? order.below : order.seek;
   }
 
@@ -285,6 +291,25 @@ class Snapshot implements ZoneSnapshot {
       }
     }
   }
+}
+
+/** Owner indexes made on first use, for snapshots whose maps came without one. */
+const madeOwnerIndexes = new WeakMap<Snapshot, PersistentSortedSet<string>>();
+
+/**
+ * The snapshot's index of owner names: its own, or made now from the name map (a sort of every
+ * owner: about a second for a million names, once per lineage of versions — the editor of the next
+ * diff takes it over).
+ */
+function ownerIndex(snapshot: Snapshot): PersistentSortedSet<string> {
+  const own = snapshot.maps.owners ?? madeOwnerIndexes.get(snapshot);
+  if (own) return own;
+  const order = snapshot.maps.nsecOwners.order;
+  const owners: string[] = [];
+  for (const node of snapshot.maps.names.values()) if (node.sets.length > 0) owners.push(node.name);
+  const made = PersistentSortedSet.fromSorted(owners.sort(order.compare), order);
+  madeOwnerIndexes.set(snapshot, made);
+  return made;
 }
 
 function soaCountersOf(origin: string, rdata: Buffer): SoaCounters {
@@ -320,7 +345,8 @@ export function applyZoneDiff(snapshot: ZoneSnapshot, diff: ZoneDiff): ZoneSnaps
   if (diff.fromSerial !== snapshot.serial) {
     throw new ZoneError(`diff from serial ${diff.fromSerial} does not apply to "${snapshot.origin}" at serial ${snapshot.serial}`);
   }
-  const editor = new ZoneEditor(snapshot.origin, snapshot.maps, snapshot.recordCount);
+  const maps = snapshot.maps.owners === null && madeOwnerIndexes.has(snapshot) ? { ...snapshot.maps, owners: madeOwnerIndexes.get(snapshot)! } : snapshot.maps;
+  const editor = new ZoneEditor(snapshot.origin, maps, snapshot.recordCount);
   editor.apply(diff.removed, diff.added);
   const next = editor.done();
   if (next.serial !== diff.toSerial) {
@@ -349,7 +375,8 @@ class ZoneEditor {
   private readonly names: MapEditor<ZoneNode>;
   private readonly hashed: MapEditor<ZoneNode>;
   private readonly cuts: MapEditor<true>;
-  private owners: SortedSetEditor<string>;
+  /** Null while no version of this lineage has been asked for its owner index. */
+  private owners: SortedSetEditor<string> | null;
   private nsecOwners: SortedSetEditor<string>;
   private nsec3Owners: SortedSetEditor<string>;
 
@@ -361,7 +388,7 @@ class ZoneEditor {
     this.names = maps.names.edit();
     this.hashed = maps.hashed.edit();
     this.cuts = maps.cuts.edit();
-    this.owners = maps.owners.edit();
+    this.owners = maps.owners?.edit() ?? null;
     this.nsecOwners = maps.nsecOwners.edit();
     this.nsec3Owners = maps.nsec3Owners.edit();
   }
@@ -402,10 +429,8 @@ class ZoneEditor {
     // Sorted once and built bottom-up rather than inserted one by one down the tree. Sorted in
     // place with the index's own comparison: sort keys would be faster on shuffled names but cost
     // about 100 MB for a million, which the process keeps as resident memory after the load.
-    const order = this.owners.order;
-    const owners = [...byOwner.keys()].sort(order.compare);
-    this.owners = PersistentSortedSet.fromSorted(owners, order).edit();
-    this.nsecOwners = PersistentSortedSet.fromSorted(nsecOwners.size === 0 ? [] : owners.filter((owner) => nsecOwners.has(owner)), order).edit();
+    const order = this.nsecOwners.order;
+    this.nsecOwners = PersistentSortedSet.fromSorted([...nsecOwners].sort(order.compare), order).edit();
     this.nsec3Owners = PersistentSortedSet.fromSorted(nsec3Owners.sort(order.compare), order).edit();
   }
 
@@ -423,7 +448,7 @@ class ZoneEditor {
       names: this.names.done(),
       hashed: this.hashed.done(),
       cuts: this.cuts.done(),
-      owners: this.owners.done(),
+      owners: this.owners?.done() ?? null,
       nsecOwners: this.nsecOwners.done(),
       nsec3Owners: this.nsec3Owners.done(),
     };
@@ -499,7 +524,7 @@ class ZoneEditor {
       indexBy(this.nsec3Owners, name, hasKey(old?.sets, TYPE.NSEC3), hasKey(sets, TYPE.NSEC3));
       return;
     }
-    indexBy(this.owners, name, had, sets.length > 0);
+    if (this.owners) indexBy(this.owners, name, had, sets.length > 0);
     indexBy(this.nsecOwners, name, hasKey(old?.sets, TYPE.NSEC), hasKey(sets, TYPE.NSEC));
     if (name === this.origin) return;
     if (had !== sets.length > 0) this.countBelowAncestors(name, sets.length > 0 ? 1 : -1);
