@@ -148,9 +148,11 @@ export async function appendChangeSet(
 /** Item `if_match` and `zone_if_match`, against the stored versions (rowEtag). */
 function preconditionErrors(zone: Zone, existing: DnsRecord[], request: ChangeSetRequest, locate: LocateItem): FieldError[] {
   const errors: FieldError[] = [];
-  const zoneTag = rowEtag(zone.id, zone.version);
-  if (!ifMatchSatisfied(request.zone_if_match, zoneTag)) {
-    errors.push({ pointer: '/zone_if_match', code: 'etag_mismatch', detail: `The zone's current ETag is ${zoneTag}.` });
+  if (request.zone_if_match) {
+    const zoneTag = rowEtag(zone.id, zone.version);
+    if (!ifMatchSatisfied(request.zone_if_match, zoneTag)) {
+      errors.push({ pointer: '/zone_if_match', code: 'etag_mismatch', detail: `The zone's current ETag is ${zoneTag}.` });
+    }
   }
   const byId = new Map(existing.map((r) => [r.id, r]));
   request.changes.forEach((item, index) => {

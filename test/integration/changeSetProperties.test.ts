@@ -472,10 +472,15 @@ async function resolveItem(
           const contents = entries.map((e) => e.content!);
           if (new Set(contents).size !== contents.length) return void w.error.push('replace_rrset lists a record twice');
           const current = [...w.recs.entries()].filter(([, r]) => r.name === name && r.type === item.type);
-          // Records whose content stays keep their identity and comment; the others go.
-          for (const [key, r] of current) if (!contents.includes(r.content)) w.recs.delete(key);
+          // Records whose content stays keep their identity and comment; the others go, and so do
+          // copies an earlier item made (the RRset becomes exactly the listed records: one each).
+          const keep = new Map<string, [string, MRec]>();
+          for (const [key, r] of current) {
+            if (contents.includes(r.content) && !keep.has(r.content)) keep.set(r.content, [key, r]);
+            else w.recs.delete(key);
+          }
           for (const content of contents) {
-            const kept = current.find(([, r]) => r.content === content);
+            const kept = keep.get(content);
             if (kept) {
               if (item.ttl !== 'omit') w.recs.set(kept[0], { ...kept[1], ttl: item.ttl });
             } else {
