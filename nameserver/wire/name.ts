@@ -261,3 +261,9 @@ export function skipName(buf: Buffer, offset: number): number {
     pos += 1 + len;
   }
 }
+
+/** The inverse of absoluteName: `name` (at or below `origin`) relative to it, '@' for the origin. */
+export function relativeName(name: string, origin: string): string {
+  if (name === origin) return '@';
+  return origin === '' ? name : name.slice(0, name.length - origin.length - 1);
+}

@@ -50,6 +50,7 @@ export interface Config {
   billing: { url: string | null; token: string | null };
   /** Largest JSON request body, in bytes. */
   maxJsonBodyBytes: number;
+  dnssec: DnssecConfig;
   zones: {
     /**
      * The service's authoritative nameservers: the apex NS set of every zone, SOA MNAME first.
@@ -65,6 +66,34 @@ export interface Config {
     /** Zones the backend can serve in all; creation beyond it is backend_capacity_exhausted. */
     backendCapacity: number;
   };
+}
+
+export interface DnssecConfig {
+  /** DNSSEC_SIGNING=off: enable, disable and check answer 501 (operators who sign elsewhere). */
+  available: boolean;
+  /**
+   * The key that encrypts zone private keys at rest (AES-256-GCM), 32 bytes. Production refuses
+   * to start without DNSSEC_KEY_ENCRYPTION_KEY; the lab makes one under DATA_DIR (null here: the
+   * service reads or creates DATA_DIR/dnssec-kek at start).
+   */
+  keyEncryptionKey: Buffer | null;
+  /** Algorithm of new keys: 13 (ECDSAP256SHA256, default) or 15 (ED25519). */
+  algorithm: 13 | 15;
+  /** Days a ZSK signs before the automatic pre-publish rollover replaces it. */
+  zskLifetimeDays: number;
+  /**
+   * The waits of the state machine (DNSKEY and DS TTLs to wait out, seconds). The lab's are short so
+   * that enabling and disabling take under two minutes; production waits the real TTLs.
+   */
+  dnskeyTtl: number;
+  dsTtl: number;
+  /** How often the worker looks at zones in transition, ms. */
+  checkIntervalMs: number;
+  /**
+   * The trust anchor the chain check validates from, as DS RDATA presentations for the root
+   * ("<tag> <alg> <digest type> <hex>"); null in the lab (the lab root's own key, made at start).
+   */
+  trustAnchors: string[] | null;
 }
 
 export interface DatabaseTimeouts {
@@ -123,6 +152,12 @@ const tsigKeyList = list.transform((items, ctx) =>
   }),
 );
 
+// The IANA root zone KSKs (KSK-2017 and KSK-2024) as DS: https://data.iana.org/root-anchors/.
+const IANA_ROOT_ANCHORS = [
+  '20326 8 2 e06d44b80b8f1d39a95c0b0d7c65d08458e880409bbc683457104237c7f8ec8d',
+  '38696 8 2 683d2d0acb8c9b712a1948b27f741219298d0a450d612c483af444a4c0fb2b16',
+];
+
 // One entry per variable: its parser and default. Order is the order of the README table.
 const variables = {
   DEPLOYMENT: z.enum(['sandbox', 'production']).default('sandbox'),
@@ -160,6 +195,15 @@ const variables = {
   EXTRA_PUBLIC_SUFFIXES: nameList.optional(),
   DEFAULT_SOA_EMAIL: z.email().default('hostmaster@lab-dns.test'),
   BACKEND_ZONE_CAPACITY: z.coerce.number().int().min(1).default(100_000),
+  DNSSEC_SIGNING: z.enum(['on', 'off']).default('on'),
+  DNSSEC_KEY_ENCRYPTION_KEY: z
+    .string()
+    .transform((s) => Buffer.from(s, /^[0-9a-fA-F]{64}$/.test(s) ? 'hex' : 'base64'))
+    .refine((b) => b.length === 32, 'must be 32 bytes, as 64 hex digits or base64')
+    .optional(),
+  DNSSEC_ALGORITHM: z.enum(['13', '15']).transform(Number).default(13),
+  DNSSEC_ZSK_LIFETIME_DAYS: z.coerce.number().int().min(1).default(90),
+  DNSSEC_TRUST_ANCHORS: list.optional(),
 } as const;
 
 type Parsed = { [K in keyof typeof variables]: z.output<(typeof variables)[K]> };
@@ -178,6 +222,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const p = parsed as Parsed;
   if (p.DEPLOYMENT === 'production' && !p.DATABASE_URL) {
     throw new ConfigError('DATABASE_URL', 'is required when DEPLOYMENT=production');
+  }
+  if (p.DEPLOYMENT === 'production' && !p.DNSSEC_KEY_ENCRYPTION_KEY) {
+    throw new ConfigError('DNSSEC_KEY_ENCRYPTION_KEY', 'is required when DEPLOYMENT=production (it encrypts the zones\' private keys at rest)');
   }
   if (p.BILLING_API_TOKEN && !p.BILLING_API_URL) {
     throw new ConfigError('BILLING_API_URL', 'is required when BILLING_API_TOKEN is set');
@@ -213,6 +260,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     labResetTime: { hour, minute },
     billing: { url: p.BILLING_API_URL ?? null, token: p.BILLING_API_TOKEN ?? null },
     maxJsonBodyBytes: p.MAX_JSON_BODY_BYTES,
+    dnssec: {
+      available: p.DNSSEC_SIGNING === 'on',
+      keyEncryptionKey: p.DNSSEC_KEY_ENCRYPTION_KEY ?? null,
+      algorithm: p.DNSSEC_ALGORITHM as 13 | 15,
+      zskLifetimeDays: p.DNSSEC_ZSK_LIFETIME_DAYS,
+      // RFC 6781 §4.1.4: the DNSKEY RRset's TTL bounds how long a resolver may hold the old keys.
+      dnskeyTtl: p.DEPLOYMENT === 'sandbox' ? 10 : 3600,
+      dsTtl: p.DEPLOYMENT === 'sandbox' ? 10 : 86400,
+      checkIntervalMs: p.DEPLOYMENT === 'sandbox' ? 2000 : 60_000,
+      trustAnchors: p.DNSSEC_TRUST_ANCHORS ?? (p.DEPLOYMENT === 'sandbox' ? null : IANA_ROOT_ANCHORS),
+    },
     zones: {
       nameservers: p.NAMESERVERS,
       protectedNames: p.PROTECTED_ZONES ?? (p.DEPLOYMENT === 'sandbox' ? ['lab-dns.test', 'lab-hosting.test'] : []),

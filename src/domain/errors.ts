@@ -107,6 +107,10 @@ export const problemReasons = {
     en: 'A template named "{name}" exists already.',
     de: 'Eine Vorlage namens "{name}" gibt es bereits.',
   },
+  dnssec_switched_off: {
+    en: 'DNSSEC signing is switched off in this deployment (DNSSEC_SIGNING=off).',
+    de: 'Das DNSSEC-Signieren ist in dieser Umgebung abgeschaltet (DNSSEC_SIGNING=off).',
+  },
   zone_being_deleted: { en: 'The zone {zone} is being deleted.', de: 'Die Zone {zone} wird gerade gelöscht.' },
   zone_deletion_running: {
     en: 'The deletion of {zone} is already running.',
@@ -132,10 +136,6 @@ export const problemReasons = {
   body_not_json: { en: 'the body is not valid JSON.', de: 'Der Inhalt ist kein gültiges JSON.' },
   body_unreadable: { en: 'the body is not a well-formed request body.', de: 'Der Inhalt ist nicht wohlgeformt.' },
   method_not_supported: { en: '{method} is not supported.', de: '{method} wird nicht unterstützt.' },
-  dnssec_at_creation: {
-    en: 'DNSSEC cannot be enabled at creation yet.',
-    de: 'DNSSEC lässt sich beim Anlegen einer Zone noch nicht einschalten.',
-  },
   billing_unreachable: {
     en: 'The billing system cannot be reached; try again later.',
     de: 'Das Abrechnungssystem ist nicht erreichbar; bitte später erneut versuchen.',
@@ -327,6 +327,30 @@ export const errorCatalogue = {
     {
       en: 'The tenant has reached its {quota} limit of {limit}.',
       de: 'Der Mandant hat seine Grenze {quota} ({limit}) erreicht.',
+    },
+  ),
+  dnssec_not_delegated: entry(
+    409,
+    { en: 'Zone not delegated to the service', de: 'Zone nicht an den Dienst delegiert' },
+    {
+      en: 'The NS records of {name} at its parent do not point at the service\'s nameservers ({nameservers}); DNSSEC can be enabled once they do.',
+      de: 'Die NS-Einträge von {name} bei der übergeordneten Zone zeigen nicht auf die Nameserver des Dienstes ({nameservers}); DNSSEC lässt sich einschalten, sobald sie es tun.',
+    },
+  ),
+  dnssec_transition_in_progress: entry(
+    409,
+    { en: 'DNSSEC transition in progress', de: 'DNSSEC-Umstellung läuft' },
+    {
+      en: 'DNSSEC of {name} is being switched off (state {state}); wait until it is off.',
+      de: 'DNSSEC von {name} wird gerade abgeschaltet (Zustand {state}); warten Sie, bis es aus ist.',
+    },
+  ),
+  dnssec_ds_present: entry(
+    409,
+    { en: 'DS record still at the parent', de: 'DS-Eintrag noch bei der übergeordneten Zone' },
+    {
+      en: 'The parent of {name} still publishes a DS record for it; remove it at the registrar first, or delete with force=true.',
+      de: 'Die übergeordnete Zone von {name} veröffentlicht noch einen DS-Eintrag; entfernen Sie ihn zuerst beim Registrar oder löschen Sie mit force=true.',
     },
   ),
   conflict: entry(

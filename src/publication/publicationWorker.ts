@@ -8,7 +8,7 @@ import type { Clock } from '../domain/clock.js';
 import { PeriodicJob } from '../jobs/periodicJob.js';
 import type { Logger } from '../observability/logger.js';
 import { ZONE_CHANNEL } from '../db/channels.js';
-import { publishZone, zonesRenderedElsewise } from './publishZone.js';
+import { type PublishDeps, publishZone, zonesRenderedElsewise } from './publishZone.js';
 import { markVerificationTimeouts, type VerifyDeps, verifyZone } from './verifyPublication.js';
 
 /**
@@ -33,6 +33,8 @@ export interface PublicationWorkerOptions {
   verify: Omit<VerifyDeps, 'db' | 'clock'>;
   /** NAMESERVERS: every build renders the apex NS set and the SOA MNAME from them. */
   nameservers: readonly string[];
+  /** What the sign step needs: the key that decrypts zone keys, the DNSKEY TTL. */
+  dnssec: PublishDeps['dnssec'];
   pollMs?: number;
   reconcileMs?: number;
   /**
@@ -106,7 +108,7 @@ export class PublicationWorker {
       this.lastBuild.set(zoneId, performance.now());
       this.again.delete(zoneId);
       try {
-        const outcome = await publishZone({ db: this.options.db, clock: this.options.clock, nameservers: this.options.nameservers }, zoneId);
+        const outcome = await publishZone({ db: this.options.db, clock: this.options.clock, nameservers: this.options.nameservers, dnssec: this.options.dnssec }, zoneId);
         if (outcome.kind === 'published' || outcome.kind === 'withdrawn') this.verifyAfterBuild(zoneId);
         if (outcome.kind === 'failed') this.options.logger.warn({ zone_id: zoneId, detail: outcome.detail }, 'zone version could not be built');
         // Locked by a write in flight (its NOTIFY follows its commit) or by another worker: look

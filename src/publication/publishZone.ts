@@ -9,13 +9,17 @@
 // writes to the zone wait for it (a few milliseconds) and two workers never publish the same zone.
 // The serial lives in one place: the published version (zone_versions.serial, pointed at by
 // zones.published_serial).
+import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { PREPARED } from '../db/preparedStatements.js';
 import { recordEvents } from '../db/repositories/events.js';
 import type { Clock } from '../domain/clock.js';
 import { initialSerial, nextSerial } from '../domain/soa.js';
+import { keyRowsOf } from '../db/repositories/dnssecKeys.js';
+import { signingFingerprint, signingKeys } from '../dnssec/signingKeys.js';
+import { cdsPolicy, type DnssecState, isSigned } from '../dnssec/states.js';
 import { BuildError, collectTouched, type StoredRecord } from './build/collectTouched.js';
-import { signDraft } from './build/signDraft.js';
+import { isDnssecRecord, signDraft } from './build/signDraft.js';
 import { synthesizeSystemRecords } from './build/synthesizeSystemRecords.js';
 import { type DraftRecord, draftDiff, type VersionDraft } from './build/versionDraft.js';
 import { fromStored, type StoredWireRecord, toStored, type WireRecord } from './zoneRecords.js';
@@ -36,7 +40,19 @@ export interface PublishDeps {
   clock: Clock;
   /** The configured NAMESERVERS: the apex NS set of every zone, the SOA MNAME the first. */
   nameservers: readonly string[];
+  dnssec: {
+    /** Decrypts the zone keys for the sign step (src/dnssec/keyEncryptionKey.ts). */
+    kek: Buffer;
+    dnskeyTtl: number;
+  };
 }
+
+/** RRSIG validity (docs/dnssec.md): back-dated an hour, about two weeks, refreshed with a week left. */
+const SIGNATURE_BACKDATE_S = 3600;
+const SIGNATURE_VALIDITY_S = 14 * 86400;
+const SIGNATURE_REFRESH_S = 7 * 86400;
+/** Zones' expirations spread over this much, so that many zones do not re-sign in the same minute. */
+const SIGNATURE_JITTER_S = 12 * 3600;
 
 interface ZoneLockRow {
   id: string;
@@ -51,6 +67,10 @@ interface ZoneLockRow {
   published_serial: number | null;
   /** The NAMESERVERS the served version was rendered from; null: none, or built before rendering. */
   served_nameservers: string[] | null;
+  dnssec_state: DnssecState;
+  dnssec_denial: 'nsec3' | 'nsec';
+  /** What the served version was signed with (signingFingerprint); null: unsigned. */
+  served_signing: string | null;
 }
 
 const sameList = (a: readonly string[] | null, b: readonly string[]) => a !== null && a.length === b.length && a.every((x, i) => x === b[i]);
@@ -89,13 +109,18 @@ async function buildVersion(trx: Knex.Transaction, deps: PublishDeps, zoneId: st
     .skipLocked()
     .first(
       'id', 'name', 'tenant_id', 'status', 'default_ttl', 'soa_email', 'created_at', 'changeset_seq', 'published_seq', 'published_serial',
+      'dnssec_state', 'dnssec_denial',
       trx.raw('(SELECT v.nameservers FROM zone_versions v WHERE v.zone_id = zones.id AND v.serial = zones.published_serial) AS served_nameservers'),
+      trx.raw('(SELECT v.signing FROM zone_versions v WHERE v.zone_id = zones.id AND v.serial = zones.published_serial) AS served_signing'),
     )
     .options(PREPARED)) as ZoneLockRow | undefined;
   if (!zone) return (await trx('zones').where('id', zoneId).first('id')) ? { kind: 'busy' } : { kind: 'idle' };
   if (zone.status === 'deleting') return withdraw(trx, now, zone);
   const rendered = sameList(zone.served_nameservers, deps.nameservers);
-  if (zone.published_seq >= zone.changeset_seq && rendered) return { kind: 'idle' };
+  const signed = isSigned(zone.dnssec_state);
+  const keys = signed || zone.served_signing !== null ? await keyRowsOf(trx, zone.id) : [];
+  const signing = signingFingerprint({ signed, denial: zone.dnssec_denial, cds: cdsPolicy(zone.dnssec_state) }, keys);
+  if (zone.published_seq >= zone.changeset_seq && rendered && signing === zone.served_signing) return { kind: 'idle' };
 
   const sets = (await trx('change_sets')
     .where('zone_id', zone.id)
@@ -107,19 +132,49 @@ async function buildVersion(trx: Knex.Transaction, deps: PublishDeps, zoneId: st
   // A version without rendered system records (built before they were) is followed by a whole
   // one: what it served in presentation form is gone (migration 20261124000300).
   const fromSerial = published !== null && zone.served_nameservers !== null ? published : null;
-  const whole = fromSerial === null || sets.some((s) => s.touched_names === null);
+  // A signed zone (or one that stops being signed) is read whole: its denial chain spans it.
+  const whole = fromSerial === null || signing !== null || zone.served_signing !== null || sets.some((s) => s.touched_names === null);
   const names = whole ? null : [...new Set(sets.flatMap((s) => s.touched_names ?? []))];
   const serial = published === null ? initialSerial(zone.created_at) : nextSerial(published, now);
   const draftZone = { id: zone.id, name: zone.name, defaultTtl: zone.default_ttl, soaEmail: zone.soa_email };
 
   const read = await readDraftInputs(trx, zone, names, fromSerial);
-  const records = collectTouched(read.stored, read.served);
+  const servedDnssec = read.served.filter(isDnssecRecord);
+  const servedOwn = servedDnssec.length === 0 ? read.served : read.served.filter((r) => !isDnssecRecord(r));
+  const records = collectTouched(read.stored, servedOwn);
   const system = synthesizeSystemRecords(draftZone, serial, deps.nameservers, read.system);
   const draft: VersionDraft = { zone: draftZone, serial, fromSerial, records, system, signatures: { removed: [], added: [] } };
-  draft.signatures = signDraft(draft.zone, draftDiff(draft));
+  if (signing !== null || servedDnssec.length > 0) {
+    draft.signatures = signDraft({
+      zoneName: zone.name,
+      signing: signing === null ? null : { keys: await signingKeys(trx, zone.id, deps.dnssec.kek), policy: signPolicy(zone, now, deps.dnssec.dnskeyTtl) },
+      unsigned: [...currentRecords(servedOwn, records), ...system.after],
+      previous: { records: [...servedOwn, ...system.before], dnssec: servedDnssec },
+    });
+  }
 
-  const pushed = await commitVersion(trx, zone, now, draft);
+  const pushed = await commitVersion(trx, zone, now, draft, signing);
   return { kind: 'published', serial, changeSets: pushed };
+}
+
+/** The zone's own records as this version serves them: what was served, less what goes, plus what comes. */
+function currentRecords(served: DraftRecord[], records: VersionDraft['records']): DraftRecord[] {
+  const removed = new Set(records.removed.map((r) => r.recordId));
+  return [...served.filter((r) => !removed.has(r.recordId)), ...records.added];
+}
+
+function signPolicy(zone: ZoneLockRow, now: Date, dnskeyTtl: number) {
+  const t = Math.floor(now.getTime() / 1000);
+  // A fixed offset per zone (from its id), so that zones signed in the same minute expire apart.
+  const jitter = createHash('sha1').update(zone.id).digest().readUInt32BE(0) % SIGNATURE_JITTER_S;
+  const cds = cdsPolicy(zone.dnssec_state);
+  return {
+    denial: zone.dnssec_denial,
+    window: { inception: t - SIGNATURE_BACKDATE_S, expiration: t + SIGNATURE_VALIDITY_S - jitter },
+    refreshBefore: t + SIGNATURE_REFRESH_S,
+    dnskeyTtl,
+    cds,
+  } as const;
 }
 
 /**
@@ -163,9 +218,9 @@ async function readDraftInputs(
  * pushed with the version's serial, and the NOTIFY for the nameservers. The CTEs touch disjoint
  * rows: a changed record is upserted, only records gone for good are deleted.
  */
-async function commitVersion(trx: Knex.Transaction, zone: ZoneLockRow, now: Date, draft: VersionDraft): Promise<number> {
+async function commitVersion(trx: Knex.Transaction, zone: ZoneLockRow, now: Date, draft: VersionDraft, signing: string | null): Promise<number> {
   const diff = draftDiff(draft);
-  const upserted = draft.records.added.map((r) => ({ record_id: r.recordId, ...toStored(r) }));
+  const upserted = [...draft.records.added, ...draft.signatures.added].map((r) => ({ record_id: r.recordId, ...toStored(r) }));
   return writeVersion(trx, zone, now, {
     serial: draft.serial,
     fromSerial: draft.fromSerial,
@@ -174,8 +229,9 @@ async function commitVersion(trx: Knex.Transaction, zone: ZoneLockRow, now: Date
     system: JSON.stringify(draft.system.after.map(toStored)),
     nameservers: draft.system.nameservers,
     withdrawn: false,
-    gone: draft.records.gone,
+    gone: [...draft.records.gone, ...draft.signatures.removed.map((r) => r.recordId)],
     upserted: JSON.stringify(upserted),
+    signing,
   });
 }
 
@@ -190,14 +246,16 @@ interface VersionRow {
   /** published_records: rows no longer served, and rows new or changed (jsonb array). */
   gone: string[];
   upserted: string;
+  /** signingFingerprint of the version; null: unsigned. */
+  signing: string | null;
 }
 
 async function writeVersion(trx: Knex.Transaction, zone: ZoneLockRow, now: Date, v: VersionRow): Promise<number> {
   const result = await trx
     .raw<{ rows: { pushed: number }[] }>(
       `WITH v AS (
-         INSERT INTO zone_versions (zone_id, serial, from_serial, removed, added, system, nameservers, withdrawn, created_at)
-         VALUES (?, ?, ?, ?::jsonb, ?::jsonb, ?::jsonb, ?::text[], ?, ?)
+         INSERT INTO zone_versions (zone_id, serial, from_serial, removed, added, system, nameservers, withdrawn, created_at, signing)
+         VALUES (?, ?, ?, ?::jsonb, ?::jsonb, ?::jsonb, ?::text[], ?, ?, ?)
        ), z AS (
          UPDATE zones SET published_serial = ?, published_seq = ?, publish_retry_at = NULL WHERE id = ?
        ), c AS (
@@ -214,7 +272,7 @@ async function writeVersion(trx: Knex.Transaction, zone: ZoneLockRow, now: Date,
        )
        SELECT (SELECT count(*) FROM c) AS pushed, pg_notify(?, ?)`,
       [
-        zone.id, v.serial, v.fromSerial, v.removed, v.added, v.system, v.nameservers, v.withdrawn, now,
+        zone.id, v.serial, v.fromSerial, v.removed, v.added, v.system, v.nameservers, v.withdrawn, now, v.signing,
         v.withdrawn ? null : v.serial, zone.changeset_seq, zone.id,
         v.serial, now, now, zone.id, zone.published_seq, zone.changeset_seq,
         zone.id, v.gone,
@@ -241,6 +299,7 @@ async function withdraw(trx: Knex.Transaction, now: Date, zone: ZoneLockRow): Pr
     withdrawn: true,
     gone: [],
     upserted: '[]',
+    signing: null,
   });
   return { kind: 'withdrawn' };
 }

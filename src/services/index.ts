@@ -7,6 +7,7 @@ import type { Tenant } from '../db/repositories/tenantRows.js';
 import { ScopedDb } from '../db/tenantScope.js';
 import type { Clock } from '../domain/clock.js';
 import type { CursorCodec } from '../domain/cursor.js';
+import type { DnssecDeps } from './dnssec.js';
 import { RateLimiter } from './rateLimiter.js';
 import { TokenCache } from './tokenCache.js';
 import { recordStats, StatsService, type StatsContributor, tenantStats, tokenStats, whereTokenActive, zoneStats } from './stats.js';
@@ -20,6 +21,8 @@ export interface ServiceDeps {
   config: Config;
   billing: BillingDirectory;
   cursors: CursorCodec;
+  /** The DNSSEC endpoints' dependencies (keys, registrar, the worker's check). */
+  dnssec: DnssecDeps;
   /** Sections added to GET /stats by later capabilities. */
   statsContributors?: StatsContributor[];
   /** Entries added to `usage` of GET /me by later capabilities. */

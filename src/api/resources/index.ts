@@ -1,6 +1,7 @@
 import type { RouteSpec } from '../routing/route.js';
 import { auditLogRoutes } from './auditLog/routes.js';
 import { credentialRoutes } from './credentials/routes.js';
+import { dnssecRoutes } from './dnssec/routes.js';
 import { labRoutes } from './lab/routes.js';
 import { meRoutes } from './me/routes.js';
 import { templateRoutes } from './templates/routes.js';
@@ -21,6 +22,7 @@ export const allRoutes: RouteSpec[] = [
   ...recordRoutes,
   ...changeSetRoutes,
   ...zoneFileRoutes,
+  ...dnssecRoutes,
   ...templateRoutes,
   ...deletedZoneRoutes,
   ...labRoutes,

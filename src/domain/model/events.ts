@@ -6,7 +6,7 @@ export const EVENT_KINDS = ['zone.changed', 'record.published', 'record.failed',
 export type EventKind = (typeof EVENT_KINDS)[number];
 
 /** `change` of a zone.changed event. The spec names `deleted`; the others are ours (docs/zones.md). */
-export type ZoneChange = 'created' | 'settings' | 'records' | 'deletion_requested' | 'deleted';
+export type ZoneChange = 'created' | 'settings' | 'records' | 'deletion_requested' | 'deleted' | 'dnssec';
 
 export interface DomainEvent {
   tenantId: string;
@@ -23,6 +23,8 @@ export const ZONE_CHANGE_OF: Record<ChangeSetKind, ZoneChange> = {
   records: 'records',
   import: 'records',
   template: 'records',
+  // Keys in or out, signing on or off: what is served changes, the zone's records do not.
+  dnssec: 'dnssec',
 };
 
 /** The zone.changed event of a stored change set. */

@@ -16,8 +16,8 @@ export interface VersionDraft {
   records: { removed: DraftRecord[]; added: DraftRecord[]; gone: string[] };
   /** The records the build renders: before (the served version's) and for this version. */
   system: { before: WireRecord[]; after: WireRecord[]; nameservers: string[] };
-  /** Records the sign step adds and removes (RRSIG, NSEC/NSEC3, DNSKEY): none yet. */
-  signatures: { removed: WireRecord[]; added: WireRecord[] };
+  /** Records the sign step adds and removes (DNSKEY, CDS, CDNSKEY, NSEC3PARAM, NSEC/NSEC3, RRSIG). */
+  signatures: { removed: DraftRecord[]; added: DraftRecord[] };
 }
 
 /**

@@ -101,7 +101,7 @@ export const changeSetSchema = z.object({
   serial: z.number().int().nullable().describe('SOA serial of the published version that carries this change set; null while `pending` or `failed`.'),
   pushed_at: timestamp.nullable(),
   live_at: timestamp.nullable().describe('When every authoritative nameserver was seen serving it.'),
-  kind: z.string().describe('zone_create, zone_settings, zone_delete, records, import, template'),
+  kind: z.string().describe('zone_create, zone_settings, zone_delete, records, import, template, dnssec'),
   comment: z.string().nullable(),
   items: z.number().int(),
   summary: z.record(z.string(), z.number().int()).describe('created, updated, deleted'),

@@ -1,7 +1,10 @@
 import { z } from 'zod';
+import { DNSSEC_STATES } from '../../../dnssec/states.js';
 import { DomainError } from '../../../domain/errors.js';
 import { CHANGESET_STATES } from '../../../domain/publication.js';
+import { missingScopes } from '../../../domain/scopes.js';
 import { hasFeature } from '../../../domain/tenancy.js';
+import { enableDnssec } from '../../../services/dnssec.js';
 import { templateChangeItems } from '../../../services/templates.js';
 import { getZone } from '../../../services/zoneReads.js';
 import { createZone, deleteZone, listZones, updateZone } from '../../../services/zones.js';
@@ -16,7 +19,6 @@ import { recordInputSchema, ttlSchema, zoneParam } from './schemas.js';
 const TAG = 'Zones';
 const params = z.strictObject({ zone: zoneParam });
 
-const DNSSEC_STATES = ['off', 'signing', 'keys_published', 'ds_submitted', 'awaiting_ds', 'ds_published', 'validated', 'active', 'ds_removing', 'unsigning'] as const;
 
 /** The zone list searches the A-label and the U-label form: lower case, NFC (as UTS 46 maps). */
 const searchTerm = (q: string): string => q.normalize('NFC').toLowerCase();
@@ -86,18 +88,22 @@ export const zoneRoutes = [
     body: z.strictObject({
       name: z.string().min(1).max(300),
       default_ttl: ttlSchema.optional(),
-      dnssec: z.boolean().optional().describe('true is answered 501 until DNSSEC is available.'),
+      dnssec: z.boolean().optional().describe('true: DNSSEC is enabled in the same request (as POST /zones/{zone}/dnssec/enable with its default mode; needs the scope dnssec:write and the feature dnssec).'),
       template: z
         .strictObject({ template_id: templateIdParam, variables: z.record(z.string(), z.string().max(1024)).optional() })
         .optional()
         .describe('Applied in the creation change set (on_conflict skip).'),
       records: z.array(recordInputSchema).max(1000).optional(),
     }),
-    errors: ['zone_protected', 'reverse_zone_managed', 'zone_exists', 'zone_overlap', 'quota_exceeded', 'backend_capacity_exhausted', 'not_implemented', 'feature_disabled'],
+    errors: ['zone_protected', 'reverse_zone_managed', 'zone_exists', 'zone_overlap', 'quota_exceeded', 'backend_capacity_exhausted', 'not_implemented', 'feature_disabled', 'insufficient_scope', 'dnssec_not_delegated'],
     responses: { 201: { description: 'Created; `warnings` of the initial records and template', schema: zoneCreatedSchema, headers: ['Location', 'ETag', 'Idempotent-Replayed'] } },
     handler: async (input) => {
       const { body, services } = input;
-      if (body.dnssec) throw new DomainError('not_implemented', { reason: 'dnssec_at_creation' });
+      if (body.dnssec) {
+        const missing = missingScopes(input.actor.token.scopes, ['dnssec:write']);
+        if (missing.length) throw new DomainError('insufficient_scope', { scopes: missing.join(', ') });
+        if (!hasFeature(input.actor.actingChain, 'dnssec')) throw new DomainError('feature_disabled', { feature: 'dnssec' });
+      }
       const ctx = writeContext(input);
       const template = body.template;
       // A template at creation is gated like apply-template (feature `templates`, whole chain).
@@ -111,7 +117,9 @@ export const zoneRoutes = [
               (await templateChangeItems(ctx.scoped, ctx.actor, z, { template_id: template.template_id, variables: template.variables ?? {}, on_conflict: 'skip' })).items
           : undefined,
       );
-      return { status: 201, body: { ...presentZone(zone, services.config), warnings }, etag: storedEtag(zone), headers: { Location: `/api/v1/zones/${zone.name}` } };
+      if (body.dnssec) await enableDnssec(ctx, services.dnssec, zone.name, {});
+      const created = body.dnssec ? await getZone(ctx.scoped, services.config, zone.name) : zone;
+      return { status: 201, body: { ...presentZone(created, services.config), warnings }, etag: storedEtag(created), headers: { Location: `/api/v1/zones/${zone.name}` } };
     },
   }),
   defineRoute({

@@ -1,0 +1,65 @@
+// Rows of dnssec_keys (migration 20261125000200): the zone keys the service makes and keeps. The
+// private half is stored as the signing library encrypted it; only the build's sign step asks for it.
+import type { Knex } from 'knex';
+
+export type KeyRole = 'ksk' | 'zsk';
+export type KeyState = 'published' | 'active' | 'retired';
+
+/** A key as the API shows it: never its private half. */
+export interface StoredKey {
+  id: string;
+  zoneId: string;
+  role: KeyRole;
+  algorithm: 13 | 15;
+  flags: 256 | 257;
+  keyTag: number;
+  publicKey: Buffer;
+  state: KeyState;
+  createdAt: Date;
+  activatedAt: Date | null;
+  retiredAt: Date | null;
+}
+
+export interface KeyRow {
+  id: string;
+  zone_id: string;
+  role: KeyRole;
+  algorithm: number;
+  flags: number;
+  key_tag: number;
+  public_key: Buffer;
+  /** Encrypted (src/dnssec/keys.ts encryptPrivateKey). */
+  private_key: Buffer;
+  state: KeyState;
+  created_at: Date;
+  activated_at: Date | null;
+  retired_at: Date | null;
+}
+
+export const keyFromRow = (r: KeyRow): StoredKey => ({
+  id: r.id,
+  zoneId: r.zone_id,
+  role: r.role,
+  algorithm: r.algorithm as 13 | 15,
+  flags: r.flags as 256 | 257,
+  keyTag: r.key_tag,
+  publicKey: r.public_key,
+  state: r.state,
+  createdAt: r.created_at,
+  activatedAt: r.activated_at,
+  retiredAt: r.retired_at,
+});
+
+/** With the encrypted private halves: for the sign step only. */
+export const keyRowsOf = (db: Knex | Knex.Transaction, zoneId: string): Promise<KeyRow[]> =>
+  db('dnssec_keys').where('zone_id', zoneId).orderBy([{ column: 'role' }, { column: 'created_at' }, { column: 'id' }]) as Promise<KeyRow[]>;
+
+export const zoneKeys = async (db: Knex | Knex.Transaction, zoneId: string): Promise<StoredKey[]> => (await keyRowsOf(db, zoneId)).map(keyFromRow);
+
+export async function insertKeys(trx: Knex.Transaction, rows: KeyRow[]): Promise<void> {
+  await trx('dnssec_keys').insert(rows);
+}
+
+export async function deleteKeys(trx: Knex.Transaction, zoneId: string): Promise<void> {
+  await trx('dnssec_keys').where('zone_id', zoneId).delete();
+}

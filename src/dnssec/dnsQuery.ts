@@ -1,0 +1,88 @@
+// One DNS question to one server, the way a resolver asks it: non-recursive, EDNS with DO set
+// (RFC 3225) so that signatures come back, over UDP and again over TCP when the answer was
+// truncated. The DNSSEC worker observes the real DNS with it — keys served, DS at the parent, the
+// chain — and hands the records on in wire form (our codec encodes the question and decodes the
+// reply; dns2, the SOA probe's client, does not decode DNSSEC types).
+import dgram from 'node:dgram';
+import { randomInt } from 'node:crypto';
+import net from 'node:net';
+import { CLASS, OPCODE } from '../../nameserver/types.js';
+import { MessageWriter } from '../../nameserver/wire/messageWriter.js';
+import { type Message, type MessageRecord, parseMessage } from '../../nameserver/wire/parseMessage.js';
+
+export interface DnsServer {
+  host: string;
+  port: number;
+}
+
+export type DnsReply =
+  | { kind: 'reply'; rcode: number; aa: boolean; answer: MessageRecord[]; authority: MessageRecord[] }
+  | { kind: 'unreachable'; message: string };
+
+const UDP_SIZE = 4096;
+
+function question(id: number, name: string, type: number): Buffer {
+  const w = new MessageWriter(512, { id, opcode: OPCODE.QUERY, rcode: 0 });
+  w.addQuestion({ name, qtype: type, qclass: CLASS.IN });
+  w.addOpt({ udpSize: UDP_SIZE, dnssecOk: true });
+  return w.finish();
+}
+
+const believable = (reply: Message | null, id: number): reply is Message => reply !== null && reply.qr && reply.id === id;
+
+function overUdp(server: DnsServer, packet: Buffer, id: number, timeoutMs: number): Promise<Message> {
+  return new Promise((resolve, reject) => {
+    const socket = dgram.createSocket(net.isIPv6(server.host) ? 'udp6' : 'udp4');
+    const timer = setTimeout(() => finish(new Error(`no answer from ${server.host}:${server.port} within ${timeoutMs} ms`)), timeoutMs);
+    const finish = (result: Message | Error) => {
+      clearTimeout(timer);
+      socket.close();
+      if (result instanceof Error) reject(result);
+      else resolve(result);
+    };
+    socket.on('error', (err) => finish(err));
+    socket.on('message', (buf) => {
+      const reply = parseMessage(buf);
+      if (believable(reply, id)) finish(reply);
+    });
+    socket.send(packet, server.port, server.host);
+  });
+}
+
+function overTcp(server: DnsServer, packet: Buffer, id: number, timeoutMs: number): Promise<Message> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(server.port, server.host);
+    let received = Buffer.alloc(0);
+    const timer = setTimeout(() => finish(new Error(`no answer from ${server.host}:${server.port} over TCP within ${timeoutMs} ms`)), timeoutMs);
+    const finish = (result: Message | Error) => {
+      clearTimeout(timer);
+      socket.destroy();
+      if (result instanceof Error) reject(result);
+      else resolve(result);
+    };
+    socket.on('error', (err) => finish(err));
+    socket.on('connect', () => {
+      const length = Buffer.alloc(2);
+      length.writeUInt16BE(packet.length);
+      socket.write(Buffer.concat([length, packet]));
+    });
+    socket.on('data', (chunk) => {
+      received = Buffer.concat([received, chunk]);
+      if (received.length < 2 || received.length < 2 + received.readUInt16BE(0)) return;
+      const reply = parseMessage(received.subarray(2, 2 + received.readUInt16BE(0)));
+      finish(believable(reply, id) ? reply : new Error(`unreadable answer from ${server.host}:${server.port}`));
+    });
+  });
+}
+
+export async function queryDns(server: DnsServer, name: string, type: number, timeoutMs = 2000): Promise<DnsReply> {
+  const id = randomInt(0x10000);
+  const packet = question(id, name, type);
+  try {
+    let reply = await overUdp(server, packet, id, timeoutMs);
+    if (reply.tc) reply = await overTcp(server, packet, id, timeoutMs);
+    return { kind: 'reply', rcode: reply.rcode, aa: reply.aa, answer: reply.answer, authority: reply.authority };
+  } catch (err) {
+    return { kind: 'unreachable', message: (err as Error).message };
+  }
+}

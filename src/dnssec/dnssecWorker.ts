@@ -1,0 +1,166 @@
+// The worker side of the state machine (docs/dnssec.md "States"): for every zone whose DNSSEC is
+// not off, look at the real DNS — are the keys served by every authoritative server, what DS does
+// the parent publish, does the chain validate — store what was seen, and take the step the table
+// (./states.ts) says. Observing needs no lock (it is network I/O); storing and stepping happen in
+// one short transaction under the zone's row lock, after checking that nobody moved the zone meanwhile.
+import type { Knex } from 'knex';
+import type { HostPort } from '../config/index.js';
+import { ZONE_CHANNEL } from '../db/channels.js';
+import { deleteKeys, type KeyRow, keyRowsOf } from '../db/repositories/dnssecKeys.js';
+import { recordEvents } from '../db/repositories/events.js';
+import type { Clock } from '../domain/clock.js';
+import type { Logger } from '../observability/logger.js';
+import { TYPE } from '../../nameserver/types.js';
+import { presentData, rdataToData } from '../../nameserver/wire/rdata.js';
+import { validateChain } from './chain.js';
+import { queryDns } from './dnsQuery.js';
+import { dnskeyRdata, dsRdata } from './keys.js';
+import type { Registrar } from './registrar.js';
+import { type Action, type DnssecMode, type DnssecState, needs, nextStep, type Observations } from './states.js';
+
+export interface DnssecWorkerDeps {
+  db: Knex;
+  clock: Clock;
+  logger: Pick<Logger, 'info' | 'warn'>;
+  /** Every authoritative server of the service: its own nameserver(s) and the secondaries. */
+  servers(): HostPort[];
+  /** Where DS and chain questions go (the lab: the own nameserver, which hosts the parents); null: cannot observe. */
+  observer(): HostPort | null;
+  /** DS RDATA of the trust anchor (the root's KSKs). */
+  trustAnchors(): Promise<Buffer[]>;
+  registrar: Registrar;
+  dnskeyTtl: number;
+  dsTtl: number;
+  /** How long a zone in transition waits between checks; an active zone is looked at 30 times less often. */
+  checkIntervalMs: number;
+}
+
+interface ZoneDnssecRow {
+  id: string;
+  name: string;
+  tenant_id: string;
+  dnssec_state: DnssecState;
+  dnssec_mode: DnssecMode | null;
+  dnssec_state_changed_at: Date | null;
+}
+
+const present = (type: 'DS' | 'DNSKEY', rdata: Buffer) => {
+  const data = rdataToData(type, rdata);
+  return data ? presentData(type, data) : rdata.toString('hex');
+};
+
+export class DnssecWorker {
+  constructor(private readonly deps: DnssecWorkerDeps) {}
+
+  /** One pass: every zone due for a look (a few at a time; the next pass takes the rest). */
+  async runDue(limit = 20): Promise<number> {
+    const now = this.deps.clock.now();
+    const due = (await this.deps.db('zones')
+      .whereNot('dnssec_state', 'off')
+      .andWhere((w) => w.whereNull('dnssec_next_check_at').orWhere('dnssec_next_check_at', '<=', now))
+      .orderBy('dnssec_next_check_at')
+      .limit(limit)
+      .select('id')) as { id: string }[];
+    for (const { id } of due) await this.checkZone(id);
+    return due.length;
+  }
+
+  /** Observe, then store and step. Also what POST …/check runs at once. */
+  async checkZone(zoneId: string): Promise<void> {
+    const zone = await this.zoneRow(this.deps.db, zoneId);
+    if (!zone || zone.dnssec_state === 'off') return;
+    const keys = await keyRowsOf(this.deps.db, zoneId);
+    const seen = await this.observe(zone, keys);
+    await this.deps.db.transaction(async (trx) => {
+      const locked = await this.zoneRow(trx, zoneId, true);
+      // Someone (enable, disable, another worker) moved the zone while we looked: look again later.
+      if (!locked || locked.dnssec_state !== zone.dnssec_state) return;
+      await this.store(trx, locked, keys, seen.observations, seen.status);
+    });
+  }
+
+  private async zoneRow(db: Knex | Knex.Transaction, zoneId: string, lock = false): Promise<ZoneDnssecRow | undefined> {
+    const q = db('zones').where('id', zoneId).first('id', 'name', 'tenant_id', 'dnssec_state', 'dnssec_mode', 'dnssec_state_changed_at');
+    return (await (lock ? q.forUpdate() : q)) as ZoneDnssecRow | undefined;
+  }
+
+  private async observe(zone: ZoneDnssecRow, keys: KeyRow[]): Promise<{ observations: Observations; status: Record<string, unknown> }> {
+    const wanted = new Set(needs(zone.dnssec_state));
+    const observations: Observations = { keysServed: null, dsAtParent: null, chainValid: null, unsignedServed: null };
+    const status: Record<string, unknown> = {};
+    const dnskeys = keys.map((k) => dnskeyRdata({ flags: k.flags as 256 | 257, algorithm: k.algorithm as 13 | 15, publicKey: k.public_key }));
+    if (wanted.has('keysServed') || wanted.has('unsignedServed')) {
+      const served = await Promise.all(this.deps.servers().map((server) => queryDns(server, zone.name, TYPE.DNSKEY)));
+      const setOf = (i: number) => {
+        const reply = served[i]!;
+        return reply.kind === 'reply' && reply.aa ? reply.answer.filter((r) => r.type === TYPE.DNSKEY).map((r) => r.rdata) : null;
+      };
+      observations.keysServed = served.every((_, i) => {
+        const set = setOf(i);
+        return set !== null && dnskeys.every((k) => set.some((s) => s.equals(k)));
+      });
+      observations.unsignedServed = served.every((_, i) => setOf(i)?.length === 0);
+      status.keys_served = observations.keysServed;
+    }
+    const observer = this.deps.observer();
+    if ((wanted.has('dsAtParent') || wanted.has('chainValid')) && observer) {
+      const reply = await queryDns(observer, zone.name, TYPE.DS);
+      if (reply.kind === 'reply') {
+        const seenDs = reply.answer.filter((r) => r.type === TYPE.DS && r.name.toLowerCase() === zone.name).map((r) => r.rdata);
+        const expected = keys.flatMap((k, i) => (k.role === 'ksk' ? [dsRdata(zone.name, dnskeys[i]!)] : []));
+        observations.dsAtParent = seenDs.length === 0 ? 'none' : seenDs.some((d) => expected.some((e) => e.equals(d))) ? 'matching' : 'mismatch';
+        status.ds_at_parent = { state: observations.dsAtParent, records: seenDs.map((d) => present('DS', d)) };
+      }
+      if (wanted.has('chainValid')) {
+        const result = await validateChain((name, type) => queryDns(observer, name, type), zone.name, await this.deps.trustAnchors(), Math.floor(this.deps.clock.now().getTime() / 1000));
+        observations.chainValid = result.valid;
+        status.validation = { result: result.valid ? 'valid' : 'invalid', reason: result.reason, checked_at: this.deps.clock.now().toISOString() };
+      }
+    }
+    status.checked_at = this.deps.clock.now().toISOString();
+    return { observations, status };
+  }
+
+  private async store(trx: Knex.Transaction, zone: ZoneDnssecRow, keys: KeyRow[], seen: Observations, status: Record<string, unknown>): Promise<void> {
+    const now = this.deps.clock.now();
+    const since = zone.dnssec_state_changed_at ? (now.getTime() - zone.dnssec_state_changed_at.getTime()) / 1000 : Infinity;
+    const mode = zone.dnssec_mode ?? 'assisted';
+    const step = nextStep({ state: zone.dnssec_state, mode, sinceSeconds: since, dnskeyTtl: this.deps.dnskeyTtl, dsTtl: this.deps.dsTtl }, seen);
+    const interval = step || zone.dnssec_state !== 'active' ? this.deps.checkIntervalMs : this.deps.checkIntervalMs * 30;
+    const columns: Record<string, unknown> = {
+      dnssec_status: trx.raw('dnssec_status || ?::jsonb', [JSON.stringify(status)]),
+      dnssec_next_check_at: new Date(now.getTime() + interval),
+    };
+    if (!step) {
+      await trx('zones').where('id', zone.id).update(columns);
+      return;
+    }
+    for (const action of step.actions) await this.act(trx, zone, keys, action);
+    await trx('zones')
+      .where('id', zone.id)
+      .update({ ...columns, dnssec_state: step.to, dnssec_mode: step.to === 'off' ? null : zone.dnssec_mode, dnssec_state_changed_at: now, ...(step.to === 'off' ? { dnssec_next_check_at: null } : {}) });
+    await recordEvents(trx, [{ tenantId: zone.tenant_id, kind: 'dnssec.state_changed', zoneId: zone.id, payload: { zone: zone.name, from: zone.dnssec_state, to: step.to, mode: zone.dnssec_mode } }], now);
+    // What is served may change with the state (CDS delete form, signing off): the build compares.
+    await trx.raw('SELECT pg_notify(?, ?)', [ZONE_CHANNEL, zone.id]);
+    this.deps.logger.info({ zone: zone.name, from: zone.dnssec_state, to: step.to }, 'DNSSEC state changed');
+  }
+
+  private async act(trx: Knex.Transaction, zone: ZoneDnssecRow, keys: KeyRow[], action: Action): Promise<void> {
+    switch (action) {
+      case 'submit_ds': {
+        const ksks = keys.filter((k) => k.role === 'ksk' && k.state !== 'retired');
+        await this.deps.registrar.setDs(zone.name, ksks.map((k) => dsRdata(zone.name, dnskeyRdata({ flags: 257, algorithm: k.algorithm as 13 | 15, publicKey: k.public_key }))));
+        return;
+      }
+      case 'withdraw_ds':
+        await this.deps.registrar.setDs(zone.name, []);
+        return;
+      case 'publish_unsigned':
+        // The state change itself tells the build to stop signing (signingFingerprint).
+        return;
+      case 'forget_keys':
+        await deleteKeys(trx, zone.id);
+        return;
+    }
+  }
+}

@@ -1,0 +1,32 @@
+// The keys the build's sign step signs with: active keys sign (KSKs the DNSKEY set, ZSKs the rest),
+// the others are only published (a pre-published ZSK, a retiring key). Private halves are
+// decrypted here, in memory, for the one build.
+import type { Knex } from 'knex';
+import { keyRowsOf } from '../db/repositories/dnssecKeys.js';
+import { type DnssecAlgorithm, decryptPrivateKey, dnskeyRdata } from './keys.js';
+import type { SigningKeys } from './signZone.js';
+
+export async function signingKeys(db: Knex | Knex.Transaction, zoneId: string, kek: Buffer): Promise<SigningKeys> {
+  const keys: SigningKeys = { ksks: [], zsks: [], publishedOnly: [] };
+  for (const r of await keyRowsOf(db, zoneId)) {
+    const algorithm = r.algorithm as DnssecAlgorithm;
+    const flags = r.flags as 256 | 257;
+    if (r.state !== 'active') {
+      keys.publishedOnly!.push(dnskeyRdata({ flags, algorithm, publicKey: r.public_key }));
+      continue;
+    }
+    const key = { role: r.role, algorithm, flags, publicKey: r.public_key, privateKey: decryptPrivateKey(r.private_key, kek), keyTag: r.key_tag };
+    (r.role === 'ksk' ? keys.ksks : keys.zsks).push(key);
+  }
+  return keys;
+}
+
+/**
+ * What a version was signed with, stored with it (zone_versions.signing): when it differs from
+ * what the zone asks for now — keys in or out, signing on or off, CDS policy — the worker builds
+ * the zone again. Null: unsigned.
+ */
+export function signingFingerprint(state: { signed: boolean; denial: string; cds: string }, keys: { id: string; state: string }[]): string | null {
+  if (!state.signed) return null;
+  return [state.denial, state.cds, ...keys.map((k) => `${k.id}:${k.state}`).sort()].join(' ');
+}

@@ -1,0 +1,202 @@
+// The DNSSEC endpoints' side of the feature (docs/dnssec.md): read a zone's DNSSEC object, start
+// enabling or disabling, run a check now. Every state change is a write to the zone through the
+// one write seam (writeZone), stored with its dnssec.state_changed event in the same transaction;
+// when what is served changes (keys in, signing off) it is also a change set of kind `dnssec`
+// that the publication build signs (or stops signing) and publishes like any other.
+import type { Knex } from 'knex';
+import type { Config } from '../config/index.js';
+import { insertKeys, type KeyRow, type StoredKey, zoneKeys } from '../db/repositories/dnssecKeys.js';
+import { recordEvents } from '../db/repositories/events.js';
+import type { ScopedDb } from '../db/tenantScope.js';
+import { dnskeyRdata, dsRdata, encryptPrivateKey, generateZoneKey } from '../dnssec/keys.js';
+import type { Registrar } from '../dnssec/registrar.js';
+import { type DenialMethod, DISABLING, type DnssecMode, type DnssecState, nextAction, type NextAction, type Observations } from '../dnssec/states.js';
+import { DomainError } from '../domain/errors.js';
+import { newId } from '../domain/ids.js';
+import type { Zone } from '../domain/model/zone.js';
+import { appendChangeSet } from './changeSets.js';
+import type { RateLimiter } from './rateLimiter.js';
+import type { WriteContext } from './writeContext.js';
+import { getZone } from './zoneReads.js';
+import { writeZone } from './zoneWrite.js';
+
+/** What the feature needs from outside the database: the registrar, and a look at the delegation. */
+export interface DnssecDeps {
+  config: Config;
+  /** The key that encrypts private keys at rest (keyEncryptionKey.ts). */
+  kek: Buffer;
+  registrar: Registrar;
+  /** Looks now (POST …/check): observes and stores, advancing the state where the table says so (its own transaction). */
+  checkNow(zoneId: string): Promise<void>;
+}
+
+/** What the last check saw (zones.dnssec_status). */
+export interface DnssecStatus {
+  ds_at_parent?: { state: NonNullable<Observations['dsAtParent']>; records: string[] } | null;
+  validation?: { result: 'valid' | 'invalid' | 'unchecked'; reason: string | null; checked_at: string } | null;
+  keys_served?: boolean | null;
+  checked_at?: string | null;
+}
+
+export interface DnssecView {
+  zone: Zone;
+  state: DnssecState;
+  mode: DnssecMode | null;
+  denial: DenialMethod;
+  stateChangedAt: Date | null;
+  keys: StoredKey[];
+  /** DS RDATA to place at the parent: one per KSK (SHA-256). */
+  ds: Buffer[];
+  status: DnssecStatus;
+  nextAction: NextAction;
+}
+
+interface DnssecRow {
+  dnssec_state: DnssecState;
+  dnssec_mode: DnssecMode | null;
+  dnssec_denial: DenialMethod;
+  dnssec_state_changed_at: Date | null;
+  dnssec_status: DnssecStatus;
+}
+
+async function view(db: Knex | Knex.Transaction, zone: Zone): Promise<DnssecView> {
+  const row = (await db('zones').where('id', zone.id).first('dnssec_state', 'dnssec_mode', 'dnssec_denial', 'dnssec_state_changed_at', 'dnssec_status')) as DnssecRow;
+  const keys = await zoneKeys(db, zone.id);
+  const ds = keys.filter((k) => k.role === 'ksk').map((k) => dsRdata(zone.name, dnskeyRdata(k)));
+  return {
+    zone,
+    state: row.dnssec_state,
+    mode: row.dnssec_mode,
+    denial: row.dnssec_denial,
+    stateChangedAt: row.dnssec_state_changed_at,
+    keys,
+    ds,
+    status: row.dnssec_status ?? {},
+    nextAction: nextAction(row.dnssec_state, row.dnssec_mode, row.dnssec_status?.ds_at_parent?.state ?? null),
+  };
+}
+
+export async function getDnssec(db: Knex | Knex.Transaction, scoped: ScopedDb, config: Config, zoneRef: string): Promise<DnssecView> {
+  return view(db, await getZone(scoped, config, zoneRef));
+}
+
+/** A KSK and a ZSK, both signing at once (a zone's first keys: nothing to roll from). */
+async function createZoneKeys(trx: Knex.Transaction, zoneId: string, algorithm: 13 | 15, kek: Buffer, now: Date): Promise<void> {
+  const rows: KeyRow[] = (['ksk', 'zsk'] as const).map((role) => {
+    const key = generateZoneKey(role, algorithm);
+    return {
+      id: newId('key'),
+      zone_id: zoneId,
+      role,
+      algorithm: key.algorithm,
+      flags: key.flags,
+      key_tag: key.keyTag,
+      public_key: key.publicKey,
+      private_key: encryptPrivateKey(key.privateKey, kek),
+      state: 'active',
+      created_at: now,
+      activated_at: now,
+      retired_at: null,
+    };
+  });
+  await insertKeys(trx, rows);
+}
+
+/**
+ * Moves the zone to `to` in the caller's transaction, with its event; `columns` are further zone
+ * columns of the same statement. Every transition — API and worker — is written here.
+ */
+export async function recordTransition(
+  trx: Knex.Transaction,
+  zone: { id: string; tenantId: string; name: string },
+  from: DnssecState,
+  to: DnssecState,
+  mode: DnssecMode | null,
+  now: Date,
+  columns: Record<string, unknown> = {},
+): Promise<void> {
+  await trx('zones')
+    .where('id', zone.id)
+    .update({ dnssec_state: to, dnssec_mode: mode, dnssec_state_changed_at: now, dnssec_next_check_at: to === 'off' ? null : now, ...columns });
+  await recordEvents(trx, [{ tenantId: zone.tenantId, kind: 'dnssec.state_changed', zoneId: zone.id, payload: { zone: zone.name, from, to, mode } }], now);
+}
+
+/** A change set that republishes the whole zone: keys in or out, signing on or off. */
+export const republish = (ctx: WriteContext, zone: Zone, what: string) =>
+  appendChangeSet(ctx, zone, { kind: 'dnssec', itemCount: 0, summary: { created: 0, updated: 0, deleted: 0 }, results: [{ dnssec: what }] });
+
+function assertAvailable(config: Config): void {
+  if (!config.dnssec.available) throw new DomainError('not_implemented', { reason: 'dnssec_switched_off' });
+}
+
+export interface EnableRequest {
+  mode?: DnssecMode;
+  denial?: DenialMethod;
+}
+
+/** 202 with the object when enabling starts; 200 when it is already under way or done. */
+export async function enableDnssec(ctx: WriteContext, deps: DnssecDeps, zoneRef: string, request: EnableRequest): Promise<{ started: boolean; view: DnssecView }> {
+  assertAvailable(deps.config);
+  return writeZone(ctx, deps.config, zoneRef, {}, async (zone) => {
+    const state = zone.dnssec.state as DnssecState;
+    if (zone.status === 'deleting') throw new DomainError('conflict', { reason: 'zone_being_deleted', zone: zone.name });
+    if (DISABLING.includes(state)) throw new DomainError('dnssec_transition_in_progress', { name: zone.name, state });
+    if (state !== 'off') return { started: false, view: await view(ctx.trx, zone) };
+
+    const registered = await deps.registrar.registeredHere(zone.name);
+    const mode: DnssecMode = request.mode ?? (registered ? 'automatic' : 'assisted');
+    if (mode === 'automatic' && !registered) {
+      throw new DomainError('validation_failed', {}, [
+        { pointer: '/mode', code: 'ds_not_submittable', detail: `${zone.name} is not registered through the provider, so no DS can be submitted for it; use mode "assisted" and add the DS at your registrar.` },
+      ]);
+    }
+    if ((await deps.registrar.delegation(zone.name)) === 'elsewhere') {
+      throw new DomainError('dnssec_not_delegated', { name: zone.name, nameservers: deps.config.zones.nameservers.join(', ') });
+    }
+    const now = ctx.clock.now();
+    await createZoneKeys(ctx.trx, zone.id, deps.config.dnssec.algorithm, deps.kek, now);
+    await recordTransition(ctx.trx, zone, 'off', 'signing', mode, now, { dnssec_denial: request.denial ?? 'nsec3', dnssec_status: '{}' });
+    await republish(ctx, zone, 'keys_published');
+    return { started: true, view: await view(ctx.trx, zone) };
+  });
+}
+
+/** 202 when disabling starts; 200 when DNSSEC is off already. */
+export async function disableDnssec(ctx: WriteContext, deps: DnssecDeps, zoneRef: string): Promise<{ started: boolean; view: DnssecView }> {
+  assertAvailable(deps.config);
+  return writeZone(ctx, deps.config, zoneRef, {}, async (zone) => {
+    const state = zone.dnssec.state as DnssecState;
+    if (DISABLING.includes(state)) throw new DomainError('dnssec_transition_in_progress', { name: zone.name, state });
+    if (state === 'off') return { started: false, view: await view(ctx.trx, zone) };
+    const mode = zone.dnssec.mode as DnssecMode;
+    const now = ctx.clock.now();
+    // Before any DS went up the zone can go unsigned at once; otherwise the DS goes first.
+    const dsMayBeUp = !(['signing', 'keys_published', 'awaiting_ds'] as DnssecState[]).includes(state) || mode === 'assisted';
+    if (dsMayBeUp) {
+      await recordTransition(ctx.trx, zone, state, 'ds_removing', mode, now);
+      // The CDS/CDNSKEY delete form (RFC 8078) goes out with the next version.
+      await republish(ctx, zone, 'cds_delete');
+      if (mode === 'automatic') await deps.registrar.setDs(zone.name, []);
+    } else {
+      await recordTransition(ctx.trx, zone, state, 'unsigning', mode, now);
+      await republish(ctx, zone, 'unsigned');
+    }
+    return { started: true, view: await view(ctx.trx, zone) };
+  });
+}
+
+/**
+ * POST …/check: one per zone per minute (docs/dnssec.md; counted like the API's rate limits, in
+ * minute windows shared by every API process), then the worker's own check, run now in its own
+ * transaction — the request holds no lock on the zone meanwhile.
+ */
+export async function checkDnssec(ctx: WriteContext, deps: DnssecDeps, limiter: RateLimiter, zoneRef: string): Promise<DnssecView> {
+  assertAvailable(deps.config);
+  const zone = await getZone(ctx.scoped, deps.config, zoneRef);
+  const reading = await limiter.consume(`dnssec-check:${zone.id}`, 1, ctx.clock.now());
+  if (!reading.allowed) {
+    throw new DomainError('rate_limited', { retry_after: reading.resetSeconds }, [], { 'Retry-After': String(reading.resetSeconds) });
+  }
+  await deps.checkNow(zone.id);
+  return view(ctx.trx, await getZone(ctx.scoped, deps.config, zone.name));
+}
