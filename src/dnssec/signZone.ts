@@ -96,7 +96,7 @@ export function signZone(zone: string, records: ZoneRecord[], keys: SigningKeys,
     const role = roles.get(name) ?? 'authoritative'; // the NSEC3 owners
     for (const [type, set] of node) {
       for (const rdata of set.rdatas) out.push({ name, type, ttl: set.ttl, rdata });
-      if (role === 'glue' || (role === 'cut' && type !== TYPE.DS)) continue;
+      if (role === 'glue' || (role === 'cut' && type !== TYPE.DS && type !== TYPE.NSEC)) continue;
       const signers = name === zone && KSK_SIGNED.has(type) ? keys.ksks : zoneSigners;
       const rrset = { name, type, ttl: set.ttl, rdatas: set.rdatas };
       const canonical = canonicalRdatas(type, set.rdatas);
@@ -166,6 +166,7 @@ function addNsecChain(zone: string, nodes: Nodes, roles: Map<string, NameRole>, 
  * delegation has no RRSIG there).
  */
 function addNsec3Chain(zone: string, nodes: Nodes, roles: Map<string, NameRole>, ttl: number): void {
+  addRRset(nodes, zone, TYPE.NSEC3PARAM, ttl, [encodeRdata('NSEC3PARAM', { hash_algorithm: 1, flags: 0, iterations: NSEC3_ITERATIONS, salt: '-' })]);
   const bitmaps = new Map<string, number[]>();
   for (const [name, role] of roles) {
     if (role === 'glue') continue;
@@ -195,7 +196,6 @@ function addNsec3Chain(zone: string, nodes: Nodes, roles: Map<string, NameRole>,
     });
     addRRset(nodes, zone === '' ? label : `${label}.${zone}`, TYPE.NSEC3, ttl, [rdata]);
   });
-  addRRset(nodes, zone, TYPE.NSEC3PARAM, ttl, [encodeRdata('NSEC3PARAM', { hash_algorithm: 1, flags: 0, iterations: NSEC3_ITERATIONS, salt: '-' })]);
 }
 
 /**
