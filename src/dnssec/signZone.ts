@@ -9,7 +9,6 @@ import { TYPE, type ZoneRecord } from '../../nameserver/types.js';
 import { encodeBase32Hex } from '../../nameserver/wire/base32hex.js';
 import { isAtOrBelow, parentName } from '../../nameserver/wire/name.js';
 import { encodeRdata, rdataToData } from '../../nameserver/wire/rdata.js';
-import { typeCode } from '../../nameserver/wire/rrTypes.js';
 import { compareCanonical } from '../../nameserver/zone/canonicalOrder.js';
 import { dnskeyRdata, dsRdata, type ZoneKey } from './keys.js';
 import { nsec3Hash } from './nsec3.js';
@@ -92,21 +91,25 @@ export function signZone(zone: string, records: ZoneRecord[], keys: SigningKeys,
   const reuse = new SignatureReuse(previous, policy.refreshBefore);
   const zoneSigners = keys.zsks.length > 0 ? keys.zsks : keys.ksks;
   const out: ZoneRecord[] = [];
-  for (const [name, node] of nodes) {
+  // One output for one input: owners in canonical order, then type, then RDATA.
+  for (const name of [...nodes.keys()].sort(compareCanonical)) {
+    const node = nodes.get(name)!;
     const role = roles.get(name) ?? 'authoritative'; // the NSEC3 owners
+    const own: ZoneRecord[] = [];
     for (const [type, set] of node) {
-      for (const rdata of set.rdatas) out.push({ name, type, ttl: set.ttl, rdata });
+      for (const rdata of set.rdatas) own.push({ name, type, ttl: set.ttl, rdata });
       if (role === 'glue' || (role === 'cut' && type !== TYPE.DS && type !== TYPE.NSEC)) continue;
       const signers = name === zone && KSK_SIGNED.has(type) ? keys.ksks : zoneSigners;
       const rrset = { name, type, ttl: set.ttl, rdatas: set.rdatas };
       const canonical = canonicalRdatas(type, set.rdatas);
       for (const key of signers) {
         const rdata = reuse.find(name, type, set.ttl, canonical, key, signers) ?? signRRset(rrset, key, zone, policy.window);
-        out.push({ name, type: TYPE.RRSIG, ttl: set.ttl, rdata });
+        own.push({ name, type: TYPE.RRSIG, ttl: set.ttl, rdata });
       }
     }
+    out.push(...own.sort((a, b) => a.type - b.type || Buffer.compare(a.rdata, b.rdata)));
   }
-  return out.sort(compareRecords);
+  return out;
 }
 
 /** The input records grouped into RRsets, the generated types and an apex DS left out. */
@@ -198,6 +201,26 @@ function addNsec3Chain(zone: string, nodes: Nodes, roles: Map<string, NameRole>,
   });
 }
 
+interface RrsigHead {
+  covered: number;
+  algorithm: number;
+  ttl: number;
+  expiration: number;
+  keyTag: number;
+  rdata: Buffer;
+}
+
+/**
+ * The fixed fields that open RRSIG RDATA (RFC 4034 §3.1: type covered, algorithm, labels, original
+ * TTL, expiration, inception, key tag; nameserver/wire/types/dnssec.ts has the whole codec), read
+ * in place: a previous zone holds tens of thousands, and decoding each to data costs more than
+ * the comparison they are read for. Null when the RDATA is too short to be an RRSIG.
+ */
+function rrsigHead(rdata: Buffer): RrsigHead | null {
+  if (rdata.length < 18) return null;
+  return { covered: rdata.readUInt16BE(0), algorithm: rdata[2]!, ttl: rdata.readUInt32BE(4), expiration: rdata.readUInt32BE(8), keyTag: rdata.readUInt16BE(16), rdata };
+}
+
 /**
  * The RRSIGs of the previous output that may stand: found by owner, type covered, algorithm and
  * key tag, kept when the RRset they cover is byte for byte the one to sign now and they stay
@@ -205,7 +228,7 @@ function addNsec3Chain(zone: string, nodes: Nodes, roles: Map<string, NameRole>,
  */
 class SignatureReuse {
   private readonly sets = new Map<string, RRsetData>();
-  private readonly sigs = new Map<string, { algorithm: number; keyTag: number; ttl: number; expiration: number; rdata: Buffer }[]>();
+  private readonly sigs = new Map<string, RrsigHead[]>();
   /** The DNSKEYs the previous output published: a key not among them made none of its signatures. */
   private readonly previousKeys: Buffer[] = [];
 
@@ -216,13 +239,12 @@ class SignatureReuse {
     if (!previous) return;
     for (const r of previous) {
       if (r.type === TYPE.RRSIG) {
-        const sig = rdataToData('RRSIG', r.rdata);
-        const covered = sig && typeCode(sig.type_covered as string);
-        if (!sig || covered === null) continue;
-        const key = `${r.name}\0${covered}`;
-        const list = this.sigs.get(key) ?? [];
-        list.push({ algorithm: sig.algorithm as number, keyTag: sig.key_tag as number, ttl: sig.original_ttl as number, expiration: sig.expiration as number, rdata: r.rdata });
-        this.sigs.set(key, list);
+        const sig = rrsigHead(r.rdata);
+        if (!sig) continue;
+        const key = `${r.name}\0${sig.covered}`;
+        const list = this.sigs.get(key);
+        if (list) list.push(sig);
+        else this.sigs.set(key, [sig]);
       } else {
         if (r.type === TYPE.DNSKEY) this.previousKeys.push(r.rdata);
         const key = `${r.name}\0${r.type}`;
@@ -244,9 +266,4 @@ class SignatureReuse {
     if (!this.previousKeys.some((k) => k.subarray(4).equals(key.publicKey))) return undefined;
     return sigs.find((s) => s.algorithm === key.algorithm && s.keyTag === key.keyTag && s.ttl === ttl && s.expiration > this.refreshBefore)?.rdata;
   }
-}
-
-/** Canonical order of owners, then type, then RDATA: one output for one input. */
-function compareRecords(a: ZoneRecord, b: ZoneRecord): number {
-  return compareCanonical(a.name, b.name) || a.type - b.type || Buffer.compare(a.rdata, b.rdata);
 }
