@@ -75,7 +75,8 @@ export function signZone(zone: string, records: ZoneRecord[], keys: SigningKeys,
 
   const ksks = keys.ksks.map((k) => dnskeyRdata(k));
   const zsks = keys.zsks.map((k) => dnskeyRdata(k));
-  addRRset(nodes, zone, TYPE.DNSKEY, policy.dnskeyTtl, [...ksks, ...zsks, ...(keys.publishedOnly ?? [])]);
+  const published = [...ksks, ...zsks, ...(keys.publishedOnly ?? [])];
+  addRRset(nodes, zone, TYPE.DNSKEY, policy.dnskeyTtl, published.filter((k, i) => published.findIndex((o) => o.equals(k)) === i));
   if (policy.cds === 'keys') {
     addRRset(nodes, zone, TYPE.CDS, policy.dnskeyTtl, ksks.map((k) => dsRdata(zone, k)));
     addRRset(nodes, zone, TYPE.CDNSKEY, policy.dnskeyTtl, ksks);

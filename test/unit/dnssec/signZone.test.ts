@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { TYPE, type ZoneRecord } from '../../../nameserver/types.js';
 import { rdataToData } from '../../../nameserver/wire/rdata.js';
 import { typeCode } from '../../../nameserver/wire/rrTypes.js';
-import { generateZoneKey, keyTag, type DnssecAlgorithm } from '../../../src/dnssec/keys.js';
+import { dnskeyRdata, generateZoneKey, keyTag, type DnssecAlgorithm } from '../../../src/dnssec/keys.js';
 import { nsec3Label } from '../../../src/dnssec/nsec3.js';
 import { verifyRRsig } from '../../../src/dnssec/sign.js';
 import { signZone, type SignPolicy, type SigningKeys } from '../../../src/dnssec/signZone.js';
@@ -182,6 +182,9 @@ describe('a signed zone', () => {
     const keys = { ksks: [generateZoneKey('ksk')], zsks: [], publishedOnly: [Buffer.from(signZone(zone, variedZone(zone), { ksks: [standby], zsks: [] }, policyOf('nsec', { cds: 'none' })).find((r) => r.type === TYPE.DNSKEY)!.rdata)] };
     const signed = signZone(zone, variedZone(zone), keys, policyOf('nsec3', { cds: 'none' }));
     expect(signed.filter((r) => r.type === TYPE.DNSKEY)).toHaveLength(2);
+    // A signing key listed as published too is published once.
+    const twice = signZone(zone, variedZone(zone), { ...keys, publishedOnly: [...keys.publishedOnly, dnskeyRdata(keys.ksks[0]!)] }, policyOf('nsec3', { cds: 'none' }));
+    expect(twice.filter((r) => r.type === TYPE.DNSKEY)).toHaveLength(2);
     expect(new Set(rrsigs(signed).map((r) => rdataToData('RRSIG', r.rdata)!.key_tag))).toEqual(new Set([keys.ksks[0]!.keyTag]));
     expect(signed.some((r) => r.type === TYPE.CDS || r.type === TYPE.CDNSKEY)).toBe(false);
   });
