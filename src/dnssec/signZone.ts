@@ -1,0 +1,270 @@
+// A whole zone signed in one pass: from the unsigned records to the records a nameserver serves
+// (docs/dnssec.md, "Signing"). Pure: keys, policy and the previous output come in, records go out.
+//
+// What is signed follows RFC 4035 §2.2: every authoritative RRset, where a delegation's NS set and
+// everything below a zone cut (glue, occluded data) is not authoritative; the DS set at a cut is.
+// Denial of existence is an NSEC chain (RFC 4035 §2.3) or an NSEC3 chain with RFC 9276's
+// parameters (SHA-1, no extra iterations, no salt, no opt-out), both with the TTL of RFC 9077.
+import { TYPE, type ZoneRecord } from '../../nameserver/types.js';
+import { encodeBase32Hex } from '../../nameserver/wire/base32hex.js';
+import { isAtOrBelow, parentName } from '../../nameserver/wire/name.js';
+import { encodeRdata, rdataToData } from '../../nameserver/wire/rdata.js';
+import { compareCanonical } from '../../nameserver/zone/canonicalOrder.js';
+import { dnskeyRdata, dsRdata, type ZoneKey } from './keys.js';
+import { nsec3Hash } from './nsec3.js';
+import { canonicalRdatas, signRRset, type SignatureWindow } from './sign.js';
+
+export interface SignPolicy {
+  /** nsec3 (the default): RFC 9276 (SHA-1, 0 iterations, empty salt, no opt-out). */
+  denial: 'nsec3' | 'nsec';
+  window: SignatureWindow;
+  /** Reuse an earlier signature only while it is valid beyond this time (seconds since epoch). */
+  refreshBefore: number;
+  dnskeyTtl: number;
+  /** CDS/CDNSKEY to publish at the apex: 'keys' (RFC 7344, for the KSKs), 'delete' (RFC 8078 delete form), 'none'. */
+  cds: 'keys' | 'delete' | 'none';
+}
+
+export interface SigningKeys {
+  ksks: ZoneKey[];
+  /** Empty: the KSKs sign everything (a combined signing key). */
+  zsks: ZoneKey[];
+  /** DNSKEYs published but not signing (pre-published ZSK, retiring keys) */
+  publishedOnly?: Buffer[];
+}
+
+/** The types the signer makes: any in the input are dropped and made anew. */
+const GENERATED: ReadonlySet<number> = new Set([TYPE.DNSKEY, TYPE.RRSIG, TYPE.NSEC, TYPE.NSEC3, TYPE.NSEC3PARAM, TYPE.CDS, TYPE.CDNSKEY]);
+/** Signed by the KSKs at the apex (RFC 6781 §3.1, RFC 7344 §4.1); all else by the ZSKs. */
+const KSK_SIGNED: ReadonlySet<number> = new Set([TYPE.DNSKEY, TYPE.CDS, TYPE.CDNSKEY]);
+
+/** RFC 8078 §4: the CDS and CDNSKEY that ask the parent to remove the DS set. */
+const DELETE_CDS = encodeRdata('CDS', { key_tag: 0, algorithm: 0, digest_type: 0, digest: '00' });
+const DELETE_CDNSKEY = encodeRdata('CDNSKEY', { flags: 0, protocol: 3, algorithm: 0, public_key: 'AA==' });
+
+/** RFC 9276 §3.1: hash 1 (SHA-1), no flags, no iterations, no salt. */
+const NSEC3_SALT = Buffer.alloc(0);
+const NSEC3_ITERATIONS = 0;
+
+interface RRsetData {
+  ttl: number;
+  rdatas: Buffer[];
+}
+/** owner → type → RRset. */
+type Nodes = Map<string, Map<number, RRsetData>>;
+
+function addRRset(nodes: Nodes, name: string, type: number, ttl: number, rdatas: Buffer[]): void {
+  let node = nodes.get(name);
+  if (!node) nodes.set(name, (node = new Map()));
+  node.set(type, { ttl, rdatas });
+}
+
+/**
+ * The complete signed zone for the unsigned `records` of `zone`: those records plus the DNSKEY
+ * set, CDS/CDNSKEY per policy, NSEC3PARAM, the NSEC or NSEC3 chain and the RRSIGs, in canonical
+ * order. An RRSIG of `previous` is kept instead of made anew while its RRset is unchanged, its
+ * key still signs that set and it expires after `policy.refreshBefore`.
+ */
+export function signZone(zone: string, records: ZoneRecord[], keys: SigningKeys, policy: SignPolicy, previous?: ZoneRecord[]): ZoneRecord[] {
+  if (keys.ksks.length === 0) throw new RangeError('signing needs at least one KSK');
+  const nodes = unsignedNodes(zone, records);
+  const apex = nodes.get(zone)?.get(TYPE.SOA);
+  if (!apex || apex.rdatas.length !== 1) throw new RangeError(`the zone "${zone}" has no SOA record (or more than one)`);
+  const soaMinimum = rdataToData('SOA', apex.rdatas[0]!)?.minimum as number;
+  const denialTtl = Math.min(apex.ttl, soaMinimum); // RFC 9077 §3.3
+
+  const ksks = keys.ksks.map((k) => dnskeyRdata(k));
+  const zsks = keys.zsks.map((k) => dnskeyRdata(k));
+  const published = [...ksks, ...zsks, ...(keys.publishedOnly ?? [])];
+  addRRset(nodes, zone, TYPE.DNSKEY, policy.dnskeyTtl, published.filter((k, i) => published.findIndex((o) => o.equals(k)) === i));
+  if (policy.cds === 'keys') {
+    addRRset(nodes, zone, TYPE.CDS, policy.dnskeyTtl, ksks.map((k) => dsRdata(zone, k)));
+    addRRset(nodes, zone, TYPE.CDNSKEY, policy.dnskeyTtl, ksks);
+  } else if (policy.cds === 'delete') {
+    addRRset(nodes, zone, TYPE.CDS, policy.dnskeyTtl, [DELETE_CDS]);
+    addRRset(nodes, zone, TYPE.CDNSKEY, policy.dnskeyTtl, [DELETE_CDNSKEY]);
+  }
+
+  const roles = nameRoles(zone, nodes);
+  if (policy.denial === 'nsec') addNsecChain(zone, nodes, roles, denialTtl);
+  else addNsec3Chain(zone, nodes, roles, denialTtl);
+
+  const reuse = new SignatureReuse(previous, policy.refreshBefore);
+  const zoneSigners = keys.zsks.length > 0 ? keys.zsks : keys.ksks;
+  const out: ZoneRecord[] = [];
+  // One output for one input: owners in canonical order, then type, then RDATA.
+  for (const name of [...nodes.keys()].sort(compareCanonical)) {
+    const node = nodes.get(name)!;
+    const role = roles.get(name) ?? 'authoritative'; // the NSEC3 owners
+    const own: ZoneRecord[] = [];
+    for (const [type, set] of node) {
+      for (const rdata of set.rdatas) own.push({ name, type, ttl: set.ttl, rdata });
+      if (role === 'glue' || (role === 'cut' && type !== TYPE.DS && type !== TYPE.NSEC)) continue;
+      const signers = name === zone && KSK_SIGNED.has(type) ? keys.ksks : zoneSigners;
+      const rrset = { name, type, ttl: set.ttl, rdatas: set.rdatas };
+      const canonical = canonicalRdatas(type, set.rdatas);
+      for (const key of signers) {
+        const rdata = reuse.find(name, type, set.ttl, canonical, key, signers) ?? signRRset(rrset, key, zone, policy.window);
+        own.push({ name, type: TYPE.RRSIG, ttl: set.ttl, rdata });
+      }
+    }
+    out.push(...own.sort((a, b) => a.type - b.type || Buffer.compare(a.rdata, b.rdata)));
+  }
+  return out;
+}
+
+/** The input records grouped into RRsets, the generated types and an apex DS left out. */
+function unsignedNodes(zone: string, records: readonly ZoneRecord[]): Nodes {
+  const nodes: Nodes = new Map();
+  for (const r of records) {
+    if (GENERATED.has(r.type) || (r.type === TYPE.DS && r.name === zone)) continue;
+    if (!isAtOrBelow(r.name, zone)) throw new RangeError(`"${r.name}" is not in the zone "${zone}"`);
+    let node = nodes.get(r.name);
+    if (!node) nodes.set(r.name, (node = new Map()));
+    const set = node.get(r.type);
+    if (!set) node.set(r.type, { ttl: r.ttl, rdatas: [r.rdata] });
+    else if (set.ttl !== r.ttl) throw new RangeError(`the RRset ${r.name} type ${r.type} has records with different TTLs (${set.ttl}, ${r.ttl}); RFC 2181 §5.2`);
+    else if (!set.rdatas.some((d) => d.equals(r.rdata))) set.rdatas.push(r.rdata);
+  }
+  return nodes;
+}
+
+/** What a name is to the signer: the apex and names in the zone are authoritative; a cut owns the delegation; below a cut is glue. */
+type NameRole = 'authoritative' | 'cut' | 'glue';
+
+function nameRoles(zone: string, nodes: Nodes): Map<string, NameRole> {
+  const cuts = new Set<string>();
+  for (const [name, node] of nodes) if (name !== zone && node.has(TYPE.NS)) cuts.add(name);
+  const roles = new Map<string, NameRole>();
+  for (const name of nodes.keys()) {
+    let role: NameRole = cuts.has(name) ? 'cut' : 'authoritative';
+    for (let up = name; up !== zone && cuts.size > 0; ) {
+      up = parentName(up);
+      if (cuts.has(up)) role = 'glue';
+    }
+    roles.set(name, role);
+  }
+  return roles;
+}
+
+/** The types an NSEC or NSEC3 lists for the data at a name (without RRSIG and NSEC). */
+function ownTypes(node: Map<number, RRsetData>, role: NameRole): number[] {
+  if (role !== 'cut') return [...node.keys()];
+  return node.has(TYPE.DS) ? [TYPE.NS, TYPE.DS] : [TYPE.NS];
+}
+
+/** RFC 4034 §4: one NSEC per authoritative name and cut, in canonical order, the last pointing to the apex. */
+function addNsecChain(zone: string, nodes: Nodes, roles: Map<string, NameRole>, ttl: number): void {
+  const owners = [...roles].filter(([, role]) => role !== 'glue').map(([name]) => name).sort(compareCanonical);
+  owners.forEach((name, i) => {
+    const next = owners[(i + 1) % owners.length]!;
+    const types = [...ownTypes(nodes.get(name)!, roles.get(name)!), TYPE.RRSIG, TYPE.NSEC];
+    addRRset(nodes, name, TYPE.NSEC, ttl, [encodeRdata('NSEC', { next_domain_name: next === '' ? '.' : next, types })]);
+  });
+}
+
+/**
+ * RFC 5155 §7.1: one NSEC3 per authoritative name, cut and empty non-terminal (the names between
+ * those and the apex that own nothing), hashed, in hash order, the last pointing to the first.
+ * Without opt-out every delegation has one; an insecure one lists only NS (§7.1: an unsigned
+ * delegation has no RRSIG there).
+ */
+function addNsec3Chain(zone: string, nodes: Nodes, roles: Map<string, NameRole>, ttl: number): void {
+  addRRset(nodes, zone, TYPE.NSEC3PARAM, ttl, [encodeRdata('NSEC3PARAM', { hash_algorithm: 1, flags: 0, iterations: NSEC3_ITERATIONS, salt: '-' })]);
+  const bitmaps = new Map<string, number[]>();
+  for (const [name, role] of roles) {
+    if (role === 'glue') continue;
+    const types = ownTypes(nodes.get(name)!, role);
+    bitmaps.set(name, role === 'cut' && types.length === 1 ? types : [...types, TYPE.RRSIG]);
+  }
+  for (const name of [...bitmaps.keys()]) {
+    for (let up = name; up !== zone; ) {
+      up = parentName(up);
+      if (bitmaps.has(up)) break;
+      bitmaps.set(up, []);
+    }
+  }
+  const hashed = [...bitmaps].map(([name, types]) => ({ hash: nsec3Hash(name, NSEC3_SALT, NSEC3_ITERATIONS), types }));
+  hashed.sort((a, b) => Buffer.compare(a.hash, b.hash));
+  hashed.forEach(({ hash, types }, i) => {
+    const next = hashed[(i + 1) % hashed.length]!.hash;
+    if (next.equals(hash) && hashed.length > 1) throw new RangeError('two names of the zone have the same NSEC3 hash');
+    const label = encodeBase32Hex(hash).toLowerCase();
+    const rdata = encodeRdata('NSEC3', {
+      hash_algorithm: 1,
+      flags: 0,
+      iterations: NSEC3_ITERATIONS,
+      salt: '-',
+      next_hashed_owner_name: encodeBase32Hex(next),
+      types,
+    });
+    addRRset(nodes, zone === '' ? label : `${label}.${zone}`, TYPE.NSEC3, ttl, [rdata]);
+  });
+}
+
+interface RrsigHead {
+  covered: number;
+  algorithm: number;
+  ttl: number;
+  expiration: number;
+  keyTag: number;
+  rdata: Buffer;
+}
+
+/**
+ * The fixed fields that open RRSIG RDATA (RFC 4034 §3.1: type covered, algorithm, labels, original
+ * TTL, expiration, inception, key tag; nameserver/wire/types/dnssec.ts has the whole codec), read
+ * in place: a previous zone holds tens of thousands, and decoding each to data costs more than
+ * the comparison they are read for. Null when the RDATA is too short to be an RRSIG.
+ */
+function rrsigHead(rdata: Buffer): RrsigHead | null {
+  if (rdata.length < 18) return null;
+  return { covered: rdata.readUInt16BE(0), algorithm: rdata[2]!, ttl: rdata.readUInt32BE(4), expiration: rdata.readUInt32BE(8), keyTag: rdata.readUInt16BE(16), rdata };
+}
+
+/**
+ * The RRSIGs of the previous output that may stand: found by owner, type covered, algorithm and
+ * key tag, kept when the RRset they cover is byte for byte the one to sign now and they stay
+ * valid beyond `refreshBefore`.
+ */
+class SignatureReuse {
+  private readonly sets = new Map<string, RRsetData>();
+  private readonly sigs = new Map<string, RrsigHead[]>();
+  /** The DNSKEYs the previous output published: a key not among them made none of its signatures. */
+  private readonly previousKeys: Buffer[] = [];
+
+  constructor(
+    previous: readonly ZoneRecord[] | undefined,
+    private readonly refreshBefore: number,
+  ) {
+    if (!previous) return;
+    for (const r of previous) {
+      if (r.type === TYPE.RRSIG) {
+        const sig = rrsigHead(r.rdata);
+        if (!sig) continue;
+        const key = `${r.name}\0${sig.covered}`;
+        const list = this.sigs.get(key);
+        if (list) list.push(sig);
+        else this.sigs.set(key, [sig]);
+      } else {
+        if (r.type === TYPE.DNSKEY) this.previousKeys.push(r.rdata);
+        const key = `${r.name}\0${r.type}`;
+        const set = this.sets.get(key);
+        if (set) set.rdatas.push(r.rdata);
+        else this.sets.set(key, { ttl: r.ttl, rdatas: [r.rdata] });
+      }
+    }
+    for (const [key, set] of this.sets) set.rdatas = canonicalRdatas(Number(key.slice(key.indexOf('\0') + 1)), set.rdatas);
+  }
+
+  find(name: string, type: number, ttl: number, canonical: readonly Buffer[], key: ZoneKey, signers: readonly ZoneKey[]): Buffer | undefined {
+    const sigs = this.sigs.get(`${name}\0${type}`);
+    if (!sigs) return undefined;
+    const old = this.sets.get(`${name}\0${type}`);
+    if (!old || old.ttl !== ttl || old.rdatas.length !== canonical.length || !old.rdatas.every((r, i) => r.equals(canonical[i]!))) return undefined;
+    // Two signing keys with one tag and algorithm: an old signature cannot say which one made it.
+    if (signers.some((k) => k !== key && k.keyTag === key.keyTag && k.algorithm === key.algorithm)) return undefined;
+    if (!this.previousKeys.some((k) => k.subarray(4).equals(key.publicKey))) return undefined;
+    return sigs.find((s) => s.algorithm === key.algorithm && s.keyTag === key.keyTag && s.ttl === ttl && s.expiration > this.refreshBefore)?.rdata;
+  }
+}
