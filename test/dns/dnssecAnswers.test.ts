@@ -279,3 +279,86 @@ describe.skipIf(!tools).each(['NSEC', 'NSEC3'] as const)('DNSSEC answers from a 
     });
   });
 });
+
+// BIND's opt-out leaves unsigned delegations out of the NSEC3 chain (RFC 5155 §6): the proof that
+// such a delegation has no DS is then the closest provable encloser's (§7.2.4, §7.2.7).
+describe.skipIf(!tools || !requireTool('dnssec-signzone') || !requireTool('ldns-read-zone'))('NSEC3 with opt-out, signed by dnssec-signzone', () => {
+  let zone: SignedZone;
+  let server: DnsServer;
+  let anchors: string;
+
+  beforeAll(async () => {
+    zone = signZone(ORIGIN, UNSIGNED, { nsec3: true, optOut: true, childDs: [`secure.${ORIGIN}`] });
+    anchors = delvAnchors(zone);
+    server = await serve(zone.records);
+  });
+  afterAll(async () => {
+    await server?.close();
+    zone?.remove();
+  });
+
+  const hashOf = async (name: string) => `${(await runAsync('knsec3hash', ['-', '1', '0', name])).stdout.split(' ')[0]!.trim()}.${ORIGIN}`;
+
+  it('the unsigned delegation has no NSEC3 of its own', async () => {
+    const insecure = await hashOf(`insecure.${ORIGIN}`);
+    expect(zone.records.some((r) => r.name === insecure)).toBe(false);
+  });
+
+  it.each([
+    [`insecure.${ORIGIN}`, 'DS', /^; negative response, fully validated$/m],
+    [`nx.${ORIGIN}`, 'A', /^; negative response, fully validated$/m],
+    [`www.${ORIGIN}`, 'TXT', /^; negative response, fully validated$/m],
+    [`www.${ORIGIN}`, 'A', /^; fully validated$/m],
+  ])('delv: %s %s', async (name, type, expected) => {
+    const run = await runAsync('delv', ['@127.0.0.1', '-p', String(server.port), '-a', anchors, `+root=${ORIGIN}`, name, type]);
+    expect(run.stdout + run.stderr).toMatch(expected);
+  });
+
+  it('a referral to it: the NSEC3 matching the closest provable encloser and the opt-out NSEC3 covering the cut', async () => {
+    const r = await digQuery(requireTool('kdig')!, server.port, `host.insecure.${ORIGIN}`, 'A', ['+dnssec']);
+    const proofs = ofType(r.authority, 'NSEC3');
+    const apex = await hashOf(ORIGIN);
+    expect(owners(proofs)).toContain(apex);
+    expect(proofs).toHaveLength(2);
+    // The other covers the cut's hash: it lies strictly between the record's owner hash and its next
+    // one (base32hex keeps the order of the hashes, RFC 5155 §3.3).
+    const cut = (await hashOf(`insecure.${ORIGIN}`)).split('.')[0]!;
+    const cover = proofs.find((p) => owners([p])[0] !== apex)!;
+    const [from, next] = [cover.split(' ')[0]!.split('.')[0]!.toLowerCase(), cover.split(' ')[8]!.toLowerCase()];
+    expect(from < cut && cut < next).toBe(true);
+    // The flags field of both: opt-out set (RFC 5155 §3.1.2.1).
+    for (const p of proofs) expect(p.split(' ')[5]).toBe('1');
+    expect(ofType(r.authority, 'RRSIG')).toHaveLength(2);
+    expect(ofType(r.authority, 'DS')).toEqual([]);
+  });
+
+  describe.skipIf(!requireTool('knotd'))('the same signed file served by knotd', () => {
+    let knot: KnotPrimary;
+    beforeAll(async () => {
+      knot = await startKnotPrimary({ port: freeDualPort, zones: [{ origin: ORIGIN, text: zone.text }] });
+      for (let i = 0; i < 50; i++) {
+        if ((await digQuery(requireTool('kdig')!, knot.port, ORIGIN, 'SOA')).status === 'NOERROR') return;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      throw new Error(`knotd did not load the zone:\n${knot.log()}`);
+    });
+    afterAll(() => knot?.close());
+
+    it.each([
+      ['insecure', 'DS'],
+      ['host.insecure', 'A'],
+      ['nx', 'A'],
+      ['a.w', 'A'],
+      ['a.w', 'MX'],
+      ['y.z', 'A'],
+    ])('%s %s: the same records in each section', async (label, type) => {
+      const name = `${label}.${ORIGIN}`;
+      const [ours, theirs] = await Promise.all([
+        digQuery(requireTool('kdig')!, server.port, name, type, ['+dnssec']),
+        digQuery(requireTool('kdig')!, knot.port, name, type, ['+dnssec']),
+      ]);
+      const sections = (r: DigResult) => ({ status: r.status, flags: r.flags, answer: [...r.answer].sort(), authority: [...r.authority].sort(), additional: [...r.additional].sort() });
+      expect(sections(ours)).toEqual(sections(theirs));
+    });
+  });
+});

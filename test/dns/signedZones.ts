@@ -1,4 +1,4 @@
-// Zones signed by software nobody here wrote (ldns-signzone, keys from ldns-keygen), read back into
+// Zones signed by software nobody here wrote (ldns-signzone and BIND's dnssec-signzone), read back into
 // the records a snapshot is built from, for the tests that check our DNSSEC answers with outside
 // validators (delv) and clients (kdig). The signed file is read with the service's own master-file
 // lexer and presentation reader (src/domain/zonefile) and encoded by the wire codec, so no second
@@ -32,12 +32,23 @@ function run(tool: string, args: string[], cwd: string): string {
   return r.stdout.trim();
 }
 
+export interface SignOptions {
+  nsec3: boolean;
+  /**
+   * NSEC3 opt-out (RFC 5155 §6). ldns-signzone only sets the flag and still gives unsigned
+   * delegations an NSEC3 of their own; BIND's dnssec-signzone leaves them out, so it signs these.
+   */
+  optOut?: boolean;
+  /** Delegations to give a DS record of a fresh key of their own (secure delegations). */
+  childDs?: string[];
+}
+
 /**
  * Signs `unsigned` (a master file with `$ORIGIN <origin>.`) with a fresh ECDSA P-256 KSK and ZSK:
- * NSEC, or NSEC3 with SHA-1, no extra iterations and an empty salt (RFC 9276 §3.1). `childDs`
- * names delegations to give a DS record of a fresh key of their own (a secure delegation).
+ * NSEC, or NSEC3 with SHA-1, no extra iterations and an empty salt (RFC 9276 §3.1) — by
+ * ldns-signzone, or by dnssec-signzone for opt-out.
  */
-export function signZone(origin: string, unsigned: string, options: { nsec3: boolean; childDs?: string[] }): SignedZone {
+export function signZone(origin: string, unsigned: string, options: SignOptions): SignedZone {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mdns-signed-'));
   const remove = () => fs.rmSync(dir, { recursive: true, force: true });
   try {
@@ -46,12 +57,22 @@ export function signZone(origin: string, unsigned: string, options: { nsec3: boo
       const key = run('ldns-keygen', ['-a', 'ECDSAP256SHA256', '-k', child], dir);
       text += `${fs.readFileSync(path.join(dir, `${key}.ds`), 'utf8').trim()}\n`;
     }
-    const ksk = run('ldns-keygen', ['-a', 'ECDSAP256SHA256', '-k', origin], dir);
-    const zsk = run('ldns-keygen', ['-a', 'ECDSAP256SHA256', origin], dir);
     fs.writeFileSync(path.join(dir, 'zone'), text);
-    const nsec3 = options.nsec3 ? ['-n', '-t', '0', '-s', ''] : [];
-    run('ldns-signzone', [...nsec3, '-o', origin, '-f', 'zone.signed', 'zone', ksk, zsk], dir);
-    const signed = fs.readFileSync(path.join(dir, 'zone.signed'), 'utf8');
+    let ksk: string;
+    let signed: string;
+    if (options.optOut) {
+      ksk = run('dnssec-keygen', ['-q', '-a', 'ECDSAP256SHA256', '-f', 'KSK', origin], dir);
+      run('dnssec-keygen', ['-q', '-a', 'ECDSAP256SHA256', origin], dir);
+      run('dnssec-signzone', ['-q', '-3', '-', '-H', '0', '-A', '-S', '-K', dir, '-o', origin, '-f', 'zone.signed', 'zone'], dir);
+      // One record a line, names absolute: the form readZone takes.
+      signed = run('ldns-read-zone', ['zone.signed'], dir);
+    } else {
+      ksk = run('ldns-keygen', ['-a', 'ECDSAP256SHA256', '-k', origin], dir);
+      const zsk = run('ldns-keygen', ['-a', 'ECDSAP256SHA256', origin], dir);
+      const nsec3 = options.nsec3 ? ['-n', '-t', '0', '-s', ''] : [];
+      run('ldns-signzone', [...nsec3, '-o', origin, '-f', 'zone.signed', 'zone', ksk, zsk], dir);
+      signed = fs.readFileSync(path.join(dir, 'zone.signed'), 'utf8');
+    }
     const kskKey = fs.readFileSync(path.join(dir, `${ksk}.key`), 'utf8');
     const dnskey = /DNSKEY\s+(257\s+3\s+\d+\s+[A-Za-z0-9+/=\s]+?)\s*(;|$)/m.exec(kskKey);
     if (!dnskey) throw new Error(`no DNSKEY in ${ksk}.key: ${kskKey}`);
