@@ -107,11 +107,15 @@ class NsecProofs implements DenialProofs {
   }
 }
 
-/** Hashes of the zone's own names kept per snapshot: enclosers and wildcards recur, query names do not. */
-const MAX_KNOWN_HASHES = 10_000;
+/**
+ * The chain records of the zone's own names are kept per snapshot: closest enclosers and the
+ * wildcards below them recur from query to query (under a flood of random names, the apex and its
+ * wildcard every time); query names do not, and are hashed and looked up each time.
+ */
+const MAX_KNOWN_LINKS = 10_000;
 
 class Nsec3Proofs implements DenialProofs {
-  private readonly known = new Map<string, string>();
+  private readonly known = new Map<string, ChainLink | undefined>();
 
   constructor(
     private readonly zone: ZoneSnapshot,
@@ -120,31 +124,31 @@ class Nsec3Proofs implements DenialProofs {
   ) {}
 
   noData(out: RRset[], name: string): void {
-    const link = this.zone.coveringNsec3(this.hashOf(name, true));
+    const link = this.linkOf(name, true);
     if (link?.matches) appendLink(out, link, TYPE.NSEC3);
-    // An opted-out delegation has no NSEC3 of its own (RFC 5155 §7.2.4): the closest provable
-    // encloser proof instead. Not made by our signer, but a zone signed elsewhere may have it.
+    // An opted-out delegation has no NSEC3 of its own (RFC 5155 §7.2.4, §7.2.7): the closest
+    // provable encloser proof instead.
     else this.closestProvableEncloser(out, name);
   }
 
   nxDomain(out: RRset[], name: string, encloser: string): void {
     this.closestEncloserProof(out, name, encloser);
-    appendLink(out, this.zone.coveringNsec3(this.hashOf(wildcardBelow(encloser), true)), TYPE.NSEC3);
+    appendLink(out, this.linkOf(wildcardBelow(encloser), true), TYPE.NSEC3);
   }
 
   wildcardAnswer(out: RRset[], name: string, encloser: string): void {
-    appendLink(out, this.zone.coveringNsec3(this.hashOf(childTowards(name, encloser), false)), TYPE.NSEC3);
+    appendLink(out, this.linkOf(childTowards(name, encloser), false), TYPE.NSEC3);
   }
 
   wildcardNoData(out: RRset[], name: string, encloser: string, wildcard: string): void {
     this.closestEncloserProof(out, name, encloser);
-    appendLink(out, this.zone.coveringNsec3(this.hashOf(wildcard, true)), TYPE.NSEC3);
+    appendLink(out, this.linkOf(wildcard, true), TYPE.NSEC3);
   }
 
   /** RFC 5155 §7.2.1: the NSEC3 matching the closest encloser and the one covering the next closer name. */
   private closestEncloserProof(out: RRset[], name: string, encloser: string): void {
-    appendLink(out, this.zone.coveringNsec3(this.hashOf(encloser, true)), TYPE.NSEC3);
-    appendLink(out, this.zone.coveringNsec3(this.hashOf(childTowards(name, encloser), false)), TYPE.NSEC3);
+    appendLink(out, this.linkOf(encloser, true), TYPE.NSEC3);
+    appendLink(out, this.linkOf(childTowards(name, encloser), false), TYPE.NSEC3);
   }
 
   /** The closest ancestor of `name` whose hash has an NSEC3 of its own, and the proof from it (opt-out). */
@@ -152,25 +156,24 @@ class Nsec3Proofs implements DenialProofs {
     const origin = this.zone.origin;
     for (let child = name; child !== origin; ) {
       const parent = parentName(child);
-      const link = this.zone.coveringNsec3(this.hashOf(parent, true));
+      const link = this.linkOf(parent, true);
       if (link?.matches) {
         appendLink(out, link, TYPE.NSEC3);
-        appendLink(out, this.zone.coveringNsec3(this.hashOf(child, false)), TYPE.NSEC3);
+        appendLink(out, this.linkOf(child, false), TYPE.NSEC3);
         return;
       }
       child = parent;
     }
   }
 
-  /** The hash label of `name`; `remember` for names of the zone (bounded), not for query names. */
-  private hashOf(name: string, remember: boolean): string {
-    const known = this.known.get(name);
-    if (known !== undefined) return known;
-    const label = nsec3HashLabel(name, this.salt, this.iterations);
+  /** The NSEC3 matching or covering `name`'s hash; `remember` for names of the zone (bounded), not query names. */
+  private linkOf(name: string, remember: boolean): ChainLink | undefined {
+    if (remember && this.known.has(name)) return this.known.get(name);
+    const link = this.zone.coveringNsec3(nsec3HashLabel(name, this.salt, this.iterations));
     if (remember) {
-      if (this.known.size >= MAX_KNOWN_HASHES) this.known.clear();
-      this.known.set(name, label);
+      if (this.known.size >= MAX_KNOWN_LINKS) this.known.clear();
+      this.known.set(name, link);
     }
-    return label;
+    return link;
   }
 }

@@ -22,7 +22,7 @@ describe('nsec3HashLabel', () => {
     // The canonical form is lower case (RFC 4034 §6.2): the hash of xx.example.
     ['XX.EXAMPLE', 't644ebqk9bibcna874givr6joj62mlhv'],
   ])('%s → %s (RFC 5155 Appendix A)', (name, hash) => {
-    expect(nsec3HashLabel(name, salt, 12).toLowerCase()).toBe(hash);
+    expect(nsec3HashLabel(name, salt, 12)).toBe(hash);
   });
 
   it.skipIf(!requireTool('knsec3hash'))('agrees with knsec3hash for random names, salts and iterations', () => {
@@ -33,7 +33,7 @@ describe('nsec3HashLabel', () => {
         const saltHex = Buffer.from(saltOctets).toString('hex') || '-';
         const knot = spawnSync('knsec3hash', [saltHex, '1', String(iterations), name], { encoding: 'utf8' });
         expect(knot.status, knot.stderr).toBe(0);
-        expect(nsec3HashLabel(name, saltOctets, iterations).toLowerCase()).toBe(knot.stdout.split(' ')[0]);
+        expect(nsec3HashLabel(name, saltOctets, iterations)).toBe(knot.stdout.split(' ')[0]);
       }),
       { numRuns: 40 },
     );
