@@ -2,7 +2,10 @@
 // it found — a result kind and the records for each section — and nothing else. Flags and rcode
 // are set by a separate small step (./answerQuery.ts); I/O and encoding happen elsewhere. The
 // algorithm is RFC 1034 §4.3.2 for an authoritative-only server, with RFC 4592 wildcards, RFC 6604
-// CNAME chains and RFC 2308 negative answers.
+// CNAME chains and RFC 2308 negative answers. With the DO bit (RFC 3225) RRSIGs follow the RRsets
+// they cover, and in a signed zone the NSEC or NSEC3 records proving what is not there go in the
+// authority section (./denial.ts, RFC 4035 §3.1, RFC 5155 §7.2); without DO, or in an unsigned
+// zone, no proof is added and the answer is as before.
 import { TYPE, type RRset } from '../types.js';
 import { isAtOrBelow, parentName } from '../wire/name.js';
 import { namesBelow, wildcardBelow } from '../zone/names.js';
