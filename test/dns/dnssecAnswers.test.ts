@@ -41,6 +41,8 @@ ns.secure A    192.0.2.53
 insecure NS    ns.insecure
 ns.insecure A  192.0.2.54
 alias 300 CNAME www
+towild 300 CNAME a.w
+dangling 300 CNAME nothing
 ${['a', 'b', 'c', 'd', 'e'].map((c) => `big 300 TXT "${line80(c)}"`).join('\n')}
 `;
 
@@ -110,6 +112,7 @@ describe.skipIf(!tools).each(['NSEC', 'NSEC3'] as const)('DNSSEC answers from a 
       ['', 'TXT'],
       ['', 'DNSKEY'],
       ['alias', 'A'],
+      ['towild', 'A'],
       ['a.w', 'A'],
       ['b.a.w', 'TXT'],
       ['secure', 'DS'],
@@ -129,7 +132,20 @@ describe.skipIf(!tools).each(['NSEC', 'NSEC3'] as const)('DNSSEC answers from a 
       ['insecure', 'DS', 'no DS at an insecure delegation', 'nxrrset'],
     ])('negative: %s %s (%s) is fully validated', async (label, type, _what, kind) => {
       const out = await delv(server.port, `${label}.${ORIGIN}`, type);
-      expect(out).toMatch(/^; negative response, fully validated$/m);
+      expect(out, out).toMatch(/^; negative response, fully validated$/m);
+      expect(out).toContain(`ncache ${kind}`);
+    });
+
+    // delv reports the chain as a whole: the signed CNAME, then the validated negative answer at
+    // its end — which it asks for itself, so the proofs inside our chained answer are checked by
+    // kdig and knotd below.
+    it.each([
+      ['dangling', 'A', 'a CNAME to a missing name', 'nxdomain'],
+      ['towild', 'MX', 'a CNAME to a wildcard without the type', 'nxrrset'],
+    ])('negative at the end of a CNAME: %s %s (%s) is fully validated', async (label, type, _what, kind) => {
+      const out = await delv(server.port, `${label}.${ORIGIN}`, type);
+      expect(out, out).toMatch(/^; fully validated$/m);
+      expect(out).toMatch(new RegExp(`^${label}\\.${ORIGIN.replace('.', '\\.')}\\.\\s+300\\s+IN\\s+RRSIG\\s+CNAME `, 'm'));
       expect(out).toContain(`ncache ${kind}`);
     });
 
@@ -170,6 +186,13 @@ describe.skipIf(!tools).each(['NSEC', 'NSEC3'] as const)('DNSSEC answers from a 
       expect(owners([proof!])).toEqual([chain === 'NSEC' ? `www.${ORIGIN}` : `${await nsec3Hash(`www.${ORIGIN}`)}.${ORIGIN}`]);
       expect(bitmapOf(proof!)).toEqual(expect.arrayContaining(['A', 'AAAA']));
       expect(bitmapOf(proof!)).not.toContain('TXT');
+    });
+
+    it('a CNAME chain ending in NXDOMAIN carries the proof for the target, as the answer for the target itself does', async () => {
+      const [chained, direct] = await Promise.all([kdig(`dangling.${ORIGIN}`, 'A'), kdig(`nothing.${ORIGIN}`, 'A')]);
+      expect(chained.status).toBe('NXDOMAIN');
+      expect(typesOf(chained.answer)).toEqual(['CNAME', 'RRSIG CNAME']);
+      expect([...chained.authority].sort()).toEqual([...direct.authority].sort());
     });
 
     it('a wildcard answer: the wildcard RRset and RRSIG under the query name, one chain record in authority', async () => {
@@ -268,6 +291,9 @@ describe.skipIf(!tools).each(['NSEC', 'NSEC3'] as const)('DNSSEC answers from a 
       ['host.insecure', 'A'],
       ['zzz', 'A'],
       ['0', 'A'],
+      ['towild', 'A'],
+      ['towild', 'MX'],
+      ['dangling', 'A'],
     ])('%s %s: the same records in each section', async (label, type) => {
       const name = label ? `${label}.${ORIGIN}` : ORIGIN;
       const [ours, theirs] = await Promise.all([
