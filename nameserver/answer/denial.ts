@@ -3,7 +3,7 @@
 // The zone was signed elsewhere; the records are in the snapshot, found through its canonical-order
 // indexes in O(log n). A zone is NSEC3-signed when its apex holds an NSEC3PARAM (RFC 5155 §7.2:
 // the server uses the chain those parameters name), NSEC-signed when it holds NSEC records, and
-// otherwise unsigned: no proofs, the answer as without DO.
+// otherwise unsigned: no proofs (RRSIGs, where there are any, still follow their RRsets).
 //
 // The proofs, by case (RFC 4035 §3.1.3 for NSEC, RFC 5155 §7.2 for NSEC3):
 // - NODATA: the record matching the name (§3.1.3.1; §7.2.3). At an empty non-terminal an NSEC
@@ -23,7 +23,7 @@ import { TYPE, type RRset } from '../types.js';
 import { parentName } from '../wire/name.js';
 import { NSEC3_SHA1, nsec3HashLabel } from '../wire/nsec3Hash.js';
 import { childTowards, wildcardBelow } from '../zone/names.js';
-import { rrsetAt, signaturesAt, type ChainLink, type ZoneNode, type ZoneSnapshot } from '../zone/snapshot.js';
+import { rrsetAt, signaturesAt, type ChainLink, type ZoneSnapshot } from '../zone/snapshot.js';
 
 /** The proofs of one signed zone, appended to an authority section. */
 export interface DenialProofs {
@@ -49,7 +49,7 @@ export function denialProofs(zone: ZoneSnapshot): DenialProofs | null {
   return proofs;
 }
 
-/** One per snapshot: the NSEC3 parameters read once, the hashes of the zone's own names kept. */
+/** One per snapshot: the NSEC3 parameters read once, the chain records of the zone's own names kept. */
 const madeProofs = new WeakMap<ZoneSnapshot, DenialProofs | null>();
 
 function makeProofs(zone: ZoneSnapshot): DenialProofs | null {
@@ -72,15 +72,10 @@ function nsec3Parameters(rdata: Buffer): { salt: Buffer; iterations: number } | 
 
 /** The chain record at `link` (type NSEC or NSEC3) and its RRSIGs, unless already in `out`. */
 function appendLink(out: RRset[], link: ChainLink | undefined, type: number): void {
-  if (!link) return;
-  appendRecord(out, link.node, type);
-}
-
-function appendRecord(out: RRset[], node: ZoneNode, type: number): void {
-  const set = rrsetAt(node, type);
+  const set = link && rrsetAt(link.node, type);
   if (!set || out.includes(set.rrset)) return;
   out.push(set.rrset);
-  const signatures = signaturesAt(node, type);
+  const signatures = signaturesAt(link.node, type);
   if (signatures) out.push(signatures.rrset);
 }
 

@@ -9,9 +9,9 @@
 import { TYPE, type RRset } from '../types.js';
 import { isAtOrBelow, parentName } from '../wire/name.js';
 import { namesBelow, wildcardBelow } from '../zone/names.js';
-import { denialProofs, type DenialProofs } from './denial.js';
 import { isSignatureSet, rrsetAt, signaturesAt, type StoredRRset, type ZoneNode, type ZoneSnapshot } from '../zone/snapshot.js';
 import type { ZoneStore } from '../zone/store.js';
+import { denialProofs, type DenialProofs } from './denial.js';
 
 /**
  * HIT: the answer is the data asked for (possibly at the end of a CNAME chain).
