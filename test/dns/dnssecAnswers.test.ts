@@ -9,6 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DnsServer } from '../../nameserver/server.js';
 import { TYPE, type ZoneRecord } from '../../nameserver/types.js';
+import { typeCode } from '../../nameserver/wire/rrTypes.js';
 import { buildZoneSnapshot } from '../../nameserver/zone/snapshot.js';
 import { ZoneStore } from '../../nameserver/zone/store.js';
 import { requireTool } from '../helpers/dnsTools.js';
@@ -16,6 +17,7 @@ import { startKnotPrimary, type KnotPrimary } from '../helpers/knot.js';
 import { digQuery, runAsync, type DigResult } from './digClient.js';
 import { freeDualPort, startTestServer } from './fixtureZones.js';
 import { delvAnchors, signZone, type SignedZone } from './signedZones.js';
+import { buildQuery } from './tcpClient.js';
 
 const ORIGIN = 'signed.test';
 /** 80 characters: five of these fit in 512 octets, their RRSIG does not fit beside them. */
@@ -68,6 +70,12 @@ function spoiledSignature(records: ZoneRecord[]): ZoneRecord[] {
 function withoutProofs(records: ZoneRecord[]): ZoneRecord[] {
   const chain = new Set<number>([TYPE.NSEC, TYPE.NSEC3, TYPE.NSEC3PARAM]);
   return records.filter((r) => !chain.has(r.type) && !(r.type === TYPE.RRSIG && chain.has(r.rdata.readUInt16BE(0))));
+}
+
+/** The zone as it was before signing: without what the signer added (DS records are the zone's own). */
+function unsignedPart(records: ZoneRecord[]): ZoneRecord[] {
+  const added = new Set<number>([TYPE.RRSIG, TYPE.NSEC, TYPE.NSEC3, TYPE.NSEC3PARAM, TYPE.DNSKEY]);
+  return records.filter((r) => !added.has(r.type));
 }
 
 /** Each record's type, RRSIGs as "RRSIG <covered>", once each and sorted. */
@@ -156,6 +164,27 @@ describe.skipIf(!tools).each(['NSEC', 'NSEC3'] as const)('DNSSEC answers from a 
       expect(await delv(unproven.port, `www.${ORIGIN}`, 'TXT')).not.toMatch(/fully validated/);
       expect(await delv(unproven.port, `a.w.${ORIGIN}`, 'A')).not.toMatch(/fully validated/);
     });
+  });
+
+  it('without DO answers byte for byte as the same zone unsigned', async () => {
+    const plain = await serve(unsignedPart(zone.records));
+    try {
+      const questions: [string, string][] = [
+        ['www', 'A'], ['', 'MX'], ['', 'NS'], ['nx', 'A'], ['a.b.nx', 'A'], ['www', 'TXT'], ['y.z', 'A'], ['a.w', 'A'], ['a.w', 'MX'],
+        ['b.a.w', 'TXT'], ['alias', 'A'], ['towild', 'A'], ['dangling', 'A'], ['secure', 'DS'], ['insecure', 'DS'], ['host.secure', 'A'],
+        ['host.insecure', 'A'], ['big', 'TXT'],
+      ];
+      for (const [label, type] of questions) {
+        for (const edns of [undefined, 1232, 512]) {
+          const query = buildQuery(4711, label ? `${label}.${ORIGIN}` : ORIGIN, typeCode(type)!, { edns });
+          const context = { transport: 'udp' as const, remoteAddress: '127.0.0.1' };
+          const [signed, unsigned] = [server.handler.handleQuery(query, context), plain.handler.handleQuery(query, context)];
+          expect(Buffer.isBuffer(signed) && Buffer.isBuffer(unsigned) && signed.equals(unsigned), `${label} ${type} EDNS ${edns}`).toBe(true);
+        }
+      }
+    } finally {
+      await plain.close();
+    }
   });
 
   describe('sections as kdig reads them', () => {
