@@ -2,12 +2,16 @@
 // it found — a result kind and the records for each section — and nothing else. Flags and rcode
 // are set by a separate small step (./answerQuery.ts); I/O and encoding happen elsewhere. The
 // algorithm is RFC 1034 §4.3.2 for an authoritative-only server, with RFC 4592 wildcards, RFC 6604
-// CNAME chains and RFC 2308 negative answers.
+// CNAME chains and RFC 2308 negative answers. With the DO bit (RFC 3225) RRSIGs follow the RRsets
+// they cover, and in a signed zone the NSEC or NSEC3 records proving what is not there go in the
+// authority section (./denial.ts, RFC 4035 §3.1, RFC 5155 §7.2); without DO, or in an unsigned
+// zone, no proof is added and the answer is as before.
 import { TYPE, type RRset } from '../types.js';
 import { isAtOrBelow, parentName } from '../wire/name.js';
 import { namesBelow, wildcardBelow } from '../zone/names.js';
 import { isSignatureSet, rrsetAt, signaturesAt, type StoredRRset, type ZoneNode, type ZoneSnapshot } from '../zone/snapshot.js';
 import type { ZoneStore } from '../zone/store.js';
+import { denialProofs, type DenialProofs } from './denial.js';
 
 /**
  * HIT: the answer is the data asked for (possibly at the end of a CNAME chain).
@@ -57,30 +61,40 @@ export function lookup(store: ZoneStore, question: Question, options: LookupOpti
 
 function lookupInZone(zone: ZoneSnapshot, qname: string, qtype: number, dnssecOk: boolean): LookupResult {
   const answer: RRset[] = [];
+  // DO set and the zone signed: NSEC or NSEC3 records prove what the answer says is not there.
+  const proofs = dnssecOk ? denialProofs(zone) : null;
+  // The proofs that wildcard steps of a CNAME chain need, once there is one (RFC 4035 §3.1.3.3).
+  let stepProofs: RRset[] | null = null;
   const visited = new Set<string>();
   for (let name = qname; ; ) {
     visited.add(name);
     const found = locate(zone, name, qtype);
-    if (found.at === 'cut') return referral(zone, found.node, answer, dnssecOk);
-    if (found.at === 'nothing') return negative('NXDOMAIN', zone, answer, dnssecOk);
+    if (found.at === 'cut') return referral(zone, found.node, answer, dnssecOk, proofs, stepProofs);
+    if (found.at === 'nothing') {
+      const authority = negativeAuthority(zone, dnssecOk, stepProofs);
+      proofs?.nxDomain(authority, name, found.encloser);
+      return { kind: 'NXDOMAIN', answer, authority, additional: [] };
+    }
     const { node, owner } = found;
 
-    if (qtype === TYPE.ANY) return anyAt(zone, node, owner, answer, dnssecOk);
+    if (qtype === TYPE.ANY) return anyAt(zone, found, answer, dnssecOk, proofs, stepProofs);
     const sets = qtype === TYPE.RRSIG ? node.sets.filter(isSignatureSet) : setsOfType(node, qtype);
     if (sets.length > 0) {
       for (const set of sets) appendWithSignatures(answer, node, set, owner, dnssecOk);
-      return { kind: 'HIT', answer, authority: [], additional: additionalFor(zone, sets, dnssecOk) };
+      if (proofs && found.synthesized) proofs.wildcardAnswer((stepProofs ??= []), name, found.encloser);
+      return { kind: 'HIT', answer, authority: stepProofs ?? [], additional: additionalFor(zone, sets, dnssecOk) };
     }
 
     // RFC 1034 §3.6.2: a CNAME stands for every type the name does not hold itself (RRSIG and NSEC
     // may sit beside it, RFC 4035 §2.5, and answer their own queries above).
     const cname = rrsetAt(node, TYPE.CNAME);
-    if (!cname) return negative('NODATA', zone, answer, dnssecOk);
+    if (!cname) return noData(zone, found, answer, dnssecOk, proofs, stepProofs);
     appendWithSignatures(answer, node, cname, owner, dnssecOk);
+    if (proofs && found.synthesized) proofs.wildcardAnswer((stepProofs ??= []), name, found.encloser);
     const target = cname.targets?.[0];
     // The chain is followed inside this zone only, loop-safe and bounded; the resolver does the rest.
     if (target == null || !isAtOrBelow(target, zone.origin) || visited.has(target) || visited.size >= MAX_CNAME_CHAIN) {
-      return { kind: 'FOLLOW', answer, authority: [], additional: [] };
+      return { kind: 'FOLLOW', answer, authority: stepProofs ?? [], additional: [] };
     }
     name = target;
   }
@@ -92,11 +106,17 @@ function setsOfType(node: ZoneNode, type: number): StoredRRset[] {
 }
 
 type Located =
-  /** The name itself, or a wildcard standing for it (then `owner` is the name, `node` the wildcard). */
-  | { at: 'name'; node: ZoneNode; owner: string; synthesized: boolean }
+  /** The name itself. */
+  | { at: 'name'; node: ZoneNode; owner: string; synthesized: false }
+  /** A wildcard standing for the name: `owner` is the name, `node` the wildcard below `encloser`. */
+  | Synthesized
   /** A delegation point at or above the name. */
   | { at: 'cut'; node: ZoneNode }
-  | { at: 'nothing' };
+  /** No such name; `encloser` is its closest encloser (RFC 4592 §3.3.1). */
+  | { at: 'nothing'; encloser: string };
+
+type Synthesized = { at: 'name'; node: ZoneNode; owner: string; synthesized: true; encloser: string };
+type AtName = Extract<Located, { at: 'name' }>;
 
 /**
  * Where `name` lands in the zone. First the delegation points (a small set) are checked on the
@@ -118,7 +138,7 @@ function locate(zone: ZoneSnapshot, name: string, qtype: number): Located {
   // Terminates: the apex exists, and `name` is below it.
   while (!zone.node(encloser)) encloser = parentName(encloser);
   const wildcard = zone.node(wildcardBelow(encloser));
-  return wildcard ? { at: 'name', node: wildcard, owner: name, synthesized: true } : { at: 'nothing' };
+  return wildcard ? { at: 'name', node: wildcard, owner: name, synthesized: true, encloser } : { at: 'nothing', encloser };
 }
 
 /** The RRset under its owner (the query name for wildcard answers, RFC 4592 §3.3.1). */
@@ -139,20 +159,36 @@ function appendWithSignatures(out: RRset[], node: ZoneNode, set: StoredRRset, ow
  * their own here (RFC 3225 §3: none without DO). No CNAME is followed and no additional section is
  * added. An empty non-terminal answers NODATA.
  */
-function anyAt(zone: ZoneSnapshot, node: ZoneNode, owner: string, answer: RRset[], dnssecOk: boolean): LookupResult {
+function anyAt(zone: ZoneSnapshot, found: AtName, answer: RRset[], dnssecOk: boolean, proofs: DenialProofs | null, stepProofs: RRset[] | null): LookupResult {
+  const { node, owner } = found;
   for (const set of node.sets) if (!isSignatureSet(set)) appendWithSignatures(answer, node, set, owner, dnssecOk);
-  if (answer.length === 0) return negative('NODATA', zone, answer, dnssecOk);
-  return { kind: 'HIT', answer, authority: [], additional: [] };
+  if (answer.length === 0) return noData(zone, found, answer, dnssecOk, proofs, stepProofs);
+  if (proofs && found.synthesized) proofs.wildcardAnswer((stepProofs ??= []), owner, found.encloser);
+  return { kind: 'HIT', answer, authority: stepProofs ?? [], additional: [] };
 }
 
-/** RFC 2308 §3: NXDOMAIN and NODATA carry the SOA in the authority section, with the negative TTL (§5). */
-function negative(kind: 'NXDOMAIN' | 'NODATA', zone: ZoneSnapshot, answer: RRset[], dnssecOk: boolean): LookupResult {
+/**
+ * RFC 2308 §3: NXDOMAIN and NODATA carry the SOA in the authority section, with the negative TTL
+ * (§5), and its RRSIG when DO is set; then the proofs gathered so far.
+ */
+function negativeAuthority(zone: ZoneSnapshot, dnssecOk: boolean, stepProofs: RRset[] | null): RRset[] {
   const authority = [zone.negativeSoa];
   if (dnssecOk) {
     const signatures = signaturesAt(zone.apex, TYPE.SOA);
     if (signatures) authority.push({ ...signatures.rrset, ttl: zone.negativeTtl });
+    if (stepProofs) authority.push(...stepProofs);
   }
-  return { kind, answer, authority, additional: [] };
+  return authority;
+}
+
+/** The name exists (or a wildcard stands for it) without the type: RFC 2308 §2.2, with its proof. */
+function noData(zone: ZoneSnapshot, found: AtName, answer: RRset[], dnssecOk: boolean, proofs: DenialProofs | null, stepProofs: RRset[] | null): LookupResult {
+  const authority = negativeAuthority(zone, dnssecOk, stepProofs);
+  if (proofs) {
+    if (found.synthesized) proofs.wildcardNoData(authority, found.owner, found.encloser, found.node.name);
+    else proofs.noData(authority, found.owner);
+  }
+  return { kind: 'NODATA', answer, authority, additional: [] };
 }
 
 /**
@@ -161,11 +197,15 @@ function negative(kind: 'NXDOMAIN' | 'NODATA', zone: ZoneSnapshot, answer: RRset
  * RFC 9471 §2.1: the glue of in-domain name servers (at or below the cut) is required, so it goes
  * first and is counted; sibling glue (elsewhere in this zone) follows and is optional (§2.2).
  */
-function referral(zone: ZoneSnapshot, cut: ZoneNode, answer: RRset[], dnssecOk: boolean): LookupResult {
+function referral(zone: ZoneSnapshot, cut: ZoneNode, answer: RRset[], dnssecOk: boolean, proofs: DenialProofs | null, stepProofs: RRset[] | null): LookupResult {
   const ns = rrsetAt(cut, TYPE.NS)!;
   const authority = [ns.rrset];
   const ds = dnssecOk ? rrsetAt(cut, TYPE.DS) : undefined;
   if (ds) appendWithSignatures(authority, cut, ds, cut.name, true);
+  // RFC 4035 §3.1.4, RFC 5155 §7.2.7: an unsigned child is proven so by the cut's NSEC or NSEC3,
+  // whose type bitmap has NS and no DS.
+  else if (proofs) proofs.noData(authority, cut.name);
+  if (stepProofs) authority.push(...stepProofs);
   const glue = additionalFor(zone, [ns], dnssecOk);
   const inDomain = glue.filter((rrset) => isAtOrBelow(rrset.name, cut.name));
   const additional = inDomain.length === glue.length ? glue : [...inDomain, ...glue.filter((rrset) => !isAtOrBelow(rrset.name, cut.name))];

@@ -2,9 +2,11 @@
 // hashed owner names (RFC 5155 §3.3), where sorting the text sorts the hashes.
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUV';
+const LOWER_ALPHABET = ALPHABET.toLowerCase();
 
-/** Upper-case base32hex of `octets`, without padding. */
-export function encodeBase32Hex(octets: Uint8Array): string {
+/** Base32hex of `octets`, without padding; upper case unless `lowerCase`. */
+export function encodeBase32Hex(octets: Uint8Array, lowerCase = false): string {
+  const alphabet = lowerCase ? LOWER_ALPHABET : ALPHABET;
   let out = '';
   let buffer = 0;
   let bits = 0;
@@ -13,11 +15,11 @@ export function encodeBase32Hex(octets: Uint8Array): string {
     bits += 8;
     while (bits >= 5) {
       bits -= 5;
-      out += ALPHABET[(buffer >> bits) & 31];
+      out += alphabet[(buffer >> bits) & 31];
     }
     buffer &= (1 << bits) - 1;
   }
-  if (bits > 0) out += ALPHABET[(buffer << (5 - bits)) & 31];
+  if (bits > 0) out += alphabet[(buffer << (5 - bits)) & 31];
   return out;
 }
 

@@ -29,3 +29,19 @@ export function namesBelow(name: string, ancestor: string): string[] {
 export function wildcardBelow(name: string): string {
   return name === '' ? '*' : `*.${name}`;
 }
+
+/**
+ * The name on the way from `ancestor` down to `name` that has one label more than `ancestor`:
+ * ("a.b.example.com", "example.com") → "b.example.com". RFC 5155 §1.3 calls it the next closer
+ * name when `ancestor` is the closest encloser. `name` must be strictly below `ancestor`.
+ */
+export function childTowards(name: string, ancestor: string): string {
+  const relativeLength = ancestor === '' ? name.length : name.length - ancestor.length - 1;
+  let start = 0;
+  for (let i = 0; i < relativeLength; i++) {
+    const c = name.charCodeAt(i);
+    if (c === 0x5c) i++;
+    else if (c === 0x2e) start = i + 1;
+  }
+  return start === 0 ? name : name.slice(start);
+}

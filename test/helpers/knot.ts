@@ -63,6 +63,46 @@ log:
 }
 
 export async function startKnotSecondary(options: KnotSecondaryOptions): Promise<KnotSecondary> {
+  return startKnotd(options.port, (dir, port) => knotConfig(dir, port, options));
+}
+
+/** The same handle: its restart reloads the zone files. */
+export type KnotPrimary = KnotSecondary;
+
+/** A zone Knot serves from a file of ours, as given (no signing, no journal). */
+export interface KnotPrimaryZone {
+  origin: string;
+  /** The master file. */
+  text: string;
+}
+
+/**
+ * knotd as a plain primary of zones given as master files (signed zones are served as they are:
+ * Knot does not sign unless told to), for comparing its answers with ours.
+ */
+export async function startKnotPrimary(options: { port: () => Promise<number>; zones: KnotPrimaryZone[] }): Promise<KnotPrimary> {
+  return startKnotd(options.port, (dir, port) => {
+    for (const zone of options.zones) fs.writeFileSync(path.join(dir, 'zones', `${zone.origin}.zone`), zone.text);
+    return `server:
+    rundir: "${dir}"
+    listen: 127.0.0.1@${port}
+database:
+    storage: "${dir}/db"
+template:
+  - id: default
+    storage: "${dir}/zones"
+    zonefile-sync: -1
+    journal-content: none
+zone:
+${options.zones.map((z) => `  - domain: ${z.origin}\n    file: ${z.origin}.zone`).join('\n')}
+log:
+  - target: stderr
+    any: info
+`;
+  });
+}
+
+async function startKnotd(portFor: () => Promise<number>, configFor: (dir: string, port: number) => string): Promise<KnotSecondary> {
   const knotd = requireTool('knotd');
   if (!knotd) throw new Error('knotd is not installed');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mdns-knot-'));
@@ -88,8 +128,8 @@ export async function startKnotSecondary(options: KnotSecondaryOptions): Promise
     return !exited;
   };
   for (let attempt = 1; ; attempt++) {
-    port = await options.port();
-    fs.writeFileSync(path.join(dir, 'knot.conf'), knotConfig(dir, port, options));
+    port = await portFor();
+    fs.writeFileSync(path.join(dir, 'knot.conf'), configFor(dir, port));
     if (await launch()) break;
     if (attempt >= 3) throw new Error(`knotd did not start:\n${log}`);
   }

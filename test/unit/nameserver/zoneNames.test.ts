@@ -1,7 +1,7 @@
 // Names in the tree: labels split at unescaped dots only ("\." is part of a label, RFC 1035 §5.1).
 import { describe, expect, it } from 'vitest';
 import { isAtOrBelow, parentName } from '../../../nameserver/wire/name.js';
-import { namesBelow, wildcardBelow } from '../../../nameserver/zone/names.js';
+import { childTowards, namesBelow, wildcardBelow } from '../../../nameserver/zone/names.js';
 
 describe('zone names', () => {
   it.each([
@@ -27,6 +27,20 @@ describe('zone names', () => {
     expect(namesBelow('x\\.y.example.com', 'example.com')).toEqual(['x\\.y.example.com']);
     expect(namesBelow('example.com', 'example.com')).toEqual([]);
     expect(namesBelow('www.example.com', '')).toEqual(['com', 'example.com', 'www.example.com']);
+  });
+
+  it('finds the next closer name: the first of namesBelow (RFC 5155 §1.3)', () => {
+    const cases: [string, string][] = [
+      ['a.b.example.com', 'example.com'],
+      ['b.example.com', 'example.com'],
+      ['x\\.y.z.example.com', 'example.com'],
+      ['a.b\\.c.example.com', 'example.com'],
+      ['a\\\\.b.example.com', 'b.example.com'],
+      ['www.example.com', ''],
+      ['com', ''],
+    ];
+    for (const [name, ancestor] of cases) expect(childTowards(name, ancestor)).toBe(namesBelow(name, ancestor)[0]);
+    expect(childTowards('x.y.z.example.com', 'z.example.com')).toBe('y.z.example.com');
   });
 
   it('names the wildcard below a name (RFC 4592 §2.1.1)', () => {
