@@ -11,7 +11,7 @@ import { isAtOrBelow, parentName } from '../../nameserver/wire/name.js';
 import { encodeRdata, rdataToData } from '../../nameserver/wire/rdata.js';
 import { compareCanonical } from '../../nameserver/zone/canonicalOrder.js';
 import { dnskeyRdata, dsRdata, type ZoneKey } from './keys.js';
-import { nsec3Hash } from './nsec3.js';
+import { nsec3Digest } from '../../nameserver/wire/nsec3Hash.js';
 import { canonicalRdatas, signRRset, type SignatureWindow } from './sign.js';
 
 export interface SignPolicy {
@@ -184,7 +184,7 @@ function addNsec3Chain(zone: string, nodes: Nodes, roles: Map<string, NameRole>,
       bitmaps.set(up, []);
     }
   }
-  const hashed = [...bitmaps].map(([name, types]) => ({ hash: nsec3Hash(name, NSEC3_SALT, NSEC3_ITERATIONS), types }));
+  const hashed = [...bitmaps].map(([name, types]) => ({ hash: nsec3Digest(name, NSEC3_SALT, NSEC3_ITERATIONS), types }));
   hashed.sort((a, b) => Buffer.compare(a.hash, b.hash));
   hashed.forEach(({ hash, types }, i) => {
     const next = hashed[(i + 1) % hashed.length]!.hash;
