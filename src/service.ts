@@ -16,6 +16,8 @@ import { CursorCodec } from './domain/cursor.js';
 import { LabBillingDirectory } from './lab/labBillingDirectory.js';
 import { NightlyLabReset } from './lab/nightlyReset.js';
 import { ensureLabSeed, type LabTokensFile } from './lab/seed.js';
+import { LabParentSync, resetLabParents } from './lab/labParents.js';
+import { LabRegistrar, productionRegistrar, type Registrar } from './lab/registrar.js';
 import { createLogger, type Logger } from './observability/logger.js';
 import { createMetrics, type NameserverCounters, registerNameserverMetrics } from './observability/metrics.js';
 import { MaintenanceLoop } from './maintenance.js';
@@ -52,6 +54,8 @@ export interface RunningService {
   labReset: NightlyLabReset | null;
   /** The embedded nameserver (nameserver role): its listening port and zone store. */
   nameserver: { server: DnsServer; store: ZoneStore; feed: NameserverFeed } | null;
+  /** Where DS records go (docs/lab.md "Registrar"): the lab's simulated registry, or production's none. */
+  registrar: Registrar;
   /** The publication worker (worker role). */
   publication: PublicationWorker | null;
   logger: Logger;
@@ -76,7 +80,15 @@ export async function startService(config: Config, overrides: ServiceOverrides =
     const { db, databaseUrl } = await openDatabase(config, logger, overrides, (step) => stack.push(step));
 
     const cursors = new CursorCodec(await sharedSecret(db, 'cursor_hmac'), clock);
-    const services = createServices({ db, clock, config, billing: overrides.billing ?? billingFor(config, { db }), cursors });
+    const lab = config.deployment === 'sandbox';
+    const services = createServices({
+      db,
+      clock,
+      config,
+      billing: overrides.billing ?? billingFor(config, { db }),
+      cursors,
+      labResetSteps: lab ? [resetLabParents(config, clock)] : [],
+    });
 
     const wiring: Wiring = {
       config,
@@ -87,7 +99,7 @@ export async function startService(config: Config, overrides: ServiceOverrides =
       services,
       onStop: (step) => stack.push(step),
       shutdownGraceMs: overrides.shutdownGraceMs ?? 25_000,
-      running: { lab: null, labReset: null, nameserver: null, publication: null, httpUrl: null },
+      running: { lab: null, labReset: null, nameserver: null, publication: null, httpUrl: null, registrar: lab ? new LabRegistrar(db, config, clock) : productionRegistrar },
     };
     if (config.deployment === 'sandbox') {
       const seeded = await ensureLabSeed(db, config.dataDir, clock.now());
@@ -161,7 +173,7 @@ interface Wiring {
   /** Registers a shutdown step; steps run in reverse order of registration. */
   onStop(step: () => Promise<void>): void;
   shutdownGraceMs: number;
-  running: Pick<RunningService, 'lab' | 'labReset' | 'nameserver' | 'publication' | 'httpUrl'>;
+  running: Pick<RunningService, 'lab' | 'labReset' | 'nameserver' | 'publication' | 'httpUrl' | 'registrar'>;
 }
 
 /**
@@ -221,6 +233,12 @@ async function startWorkerRole(w: Wiring): Promise<void> {
   if (labReset) {
     labReset.start();
     w.onStop(() => labReset.stop());
+  }
+  if (config.deployment === 'sandbox') {
+    // The lab's parent zones: every zone there is gets its delegation before the worker goes on.
+    const parents = new LabParentSync(w.db, config, w.clock, logger);
+    await parents.start();
+    w.onStop(() => parents.stop());
   }
   const maintenance = new MaintenanceLoop(w.db, w.clock, logger);
   maintenance.start();

@@ -73,6 +73,12 @@ export function absoluteName(relative: string, origin: string): string {
   return origin === '' ? relative : `${relative}.${origin}`;
 }
 
+/** `name` relative to `origin`, at or below which it lies: the inverse of absoluteName. */
+export function relativeName(name: string, origin: string): string {
+  if (name === origin) return '@';
+  return origin === '' ? name : name.slice(0, -(origin.length + 1));
+}
+
 /** Index of the unescaped dot ending the label that starts at `start` (or `end`). */
 export function labelEnd(name: string, start: number, end = name.length): number {
   let i = start;

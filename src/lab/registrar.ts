@@ -1,0 +1,117 @@
+// The registry/registrar side of a zone (docs/lab.md "Registrar"): whether the domain is
+// registered through the provider (DNSSEC automatic: the service puts the DS at the parent) or
+// at a foreign registrar (assisted: the customer does), and the DS set at the parent.
+//
+// Two implementations, chosen in src/service.ts by DEPLOYMENT:
+// - productionRegistrar: nothing is registered here (no registrar adapter yet);
+// - LabRegistrar: the sandbox lab's simulated registry, whose parent zones the lab serves itself.
+import type { Knex } from 'knex';
+import type { Config } from '../config/index.js';
+import type { Clock } from '../domain/clock.js';
+import { DomainError, notFound } from '../domain/errors.js';
+import { dsPresentation, parseDsPresentation } from './dsPresentation.js';
+import { syncLabParents } from './labParents.js';
+import { tldOf } from './parentRecords.js';
+
+export interface Registrar {
+  /** true: the domain is registered through the provider (DNSSEC mode automatic); false: foreign-registered (assisted). */
+  registeredHere(zoneName: string): Promise<boolean>;
+  /** Puts exactly these DS records (wire RDATA) at the parent for the zone; [] removes them. Resolves once the parent's change set is stored (publication follows). */
+  setDs(zoneName: string, ds: Buffer[]): Promise<void>;
+}
+
+/** Production: no domain is registered through the provider; DS records are the customer's to publish. */
+export const productionRegistrar: Registrar = {
+  registeredHere: async () => false,
+  setDs: async (zoneName) => {
+    throw new Error(`no registrar adapter: ${zoneName} is not registered through the provider, its DS records are the customer's to publish`);
+  },
+};
+
+/** A zone's entry in the simulated registry. */
+export interface LabRegistration {
+  zone: string;
+  registeredHere: boolean;
+  /** NS names at the parent; null: the service's nameservers. */
+  delegation: string[] | null;
+  /** DS records at the parent, presentation form. */
+  ds: string[];
+}
+
+interface RegistrationRow {
+  zone_name: string;
+  registered_here: boolean;
+  delegation: string[] | null;
+  ds: string[];
+}
+
+const toRegistration = (zone: string, row: RegistrationRow | undefined): LabRegistration => ({
+  zone,
+  registeredHere: row?.registered_here ?? true,
+  delegation: row?.delegation ?? null,
+  ds: row?.ds ?? [],
+});
+
+/**
+ * The sandbox lab's registry: registrations in lab_registrations (a zone without a row is
+ * registered here, delegated to the service), delegations and DS records in the lab parent zones,
+ * written through the zone-write seam by syncLabParents.
+ */
+export class LabRegistrar implements Registrar {
+  constructor(
+    private readonly db: Knex,
+    private readonly config: Config,
+    private readonly clock: Clock,
+  ) {}
+
+  async registration(zone: string, db: Knex | Knex.Transaction = this.db): Promise<LabRegistration> {
+    return toRegistration(zone, (await db('lab_registrations').where('zone_name', zone).first()) as RegistrationRow | undefined);
+  }
+
+  async registeredHere(zoneName: string): Promise<boolean> {
+    return (await this.registration(zoneName)).registeredHere;
+  }
+
+  async setDs(zoneName: string, ds: Buffer[]): Promise<void> {
+    const presented = dsPresentation(ds);
+    await this.update(zoneName, (r) => {
+      if (!r.registeredHere) throw new Error(`${zoneName} is registered at a foreign registrar: its DS records are the customer's to publish`);
+      return { ds: presented };
+    });
+  }
+
+  /** Lab: registered through the provider, or at a foreign registrar. */
+  setRegisteredHere(zone: string, registeredHere: boolean): Promise<LabRegistration> {
+    return this.update(zone, () => ({ registeredHere }));
+  }
+
+  /** Lab: the customer adds or removes DS records at a foreign registrar (any data, right or wrong). */
+  setForeignDs(zone: string, ds: string[]): Promise<LabRegistration> {
+    const presented = dsPresentation(parseDsPresentation(ds));
+    return this.update(zone, (r) => {
+      if (r.registeredHere) throw new DomainError('conflict', { reason: 'lab_registered_here', zone });
+      return { ds: presented };
+    });
+  }
+
+  /** Lab: the delegation points at other nameservers, or (null) back at the service's. */
+  setDelegation(zone: string, nameservers: string[] | null): Promise<LabRegistration> {
+    return this.update(zone, () => ({ delegation: nameservers }));
+  }
+
+  /** One registry change and the parent's change set, in one transaction. */
+  private async update(zone: string, change: (current: LabRegistration) => Partial<LabRegistration>): Promise<LabRegistration> {
+    return this.db.transaction(async (trx) => {
+      await trx.raw("SELECT pg_advisory_xact_lock(hashtextextended('lab-parents', 0))");
+      const lab = await trx('zones').where('name', zone).whereNot('kind', 'lab_parent').first('id');
+      if (!lab) throw notFound('zone');
+      const next = { ...(await this.registration(zone, trx)), ...change(await this.registration(zone, trx)) };
+      await trx('lab_registrations')
+        .insert({ zone_name: zone, registered_here: next.registeredHere, delegation: next.delegation, ds: next.ds, updated_at: this.clock.now() })
+        .onConflict('zone_name')
+        .merge();
+      await syncLabParents(trx, this.config, this.clock, [tldOf(zone)]);
+      return next;
+    });
+  }
+}
