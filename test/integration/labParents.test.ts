@@ -5,6 +5,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createZone, type DnsLab, startDnsLab } from '../helpers/dnsLab.js';
+import { createDatabase, startTestService } from '../helpers/testService.js';
+import { productionRegistrar } from '../../src/lab/registrar.js';
 import { eventually } from '../helpers/dnsQuery.js';
 import { requireTool, runTool, tempFile } from '../helpers/dnsTools.js';
 import { digQuery, normalise, runAsync } from '../dns/digClient.js';
@@ -137,6 +139,114 @@ describe('lab parent zones', () => {
       } finally {
         zonefile.remove();
       }
+    }
+  });
+
+  describe('the simulated registry', () => {
+    const name = `reg-${randomBytes(4).toString('hex')}.test`;
+    const delegationOf = async () => (await transfer('test.')).filter((l) => l.startsWith(`${name}. `) && l.includes(' IN NS ')).map((l) => l.split(' ').at(-1)).sort();
+
+    beforeAll(async () => {
+      await createZone(lab.customerA, name);
+    });
+
+    it('points the delegation elsewhere and back, at the lab parent', async (ctx) => {
+      dig = requireTool('dig', ctx);
+      await eventually(async () => ((await delegationOf()).length ? true : undefined), 15_000, `the delegation of ${name}`);
+      const moved = await lab.platform.patch(`/lab/registrations/${name}`, { delegation: ['NS1.Elsewhere.example', 'ns2.elsewhere.example.'] });
+      expect(moved.status, moved.text).toBe(200);
+      expect(moved.body).toEqual({ zone: name, registered_here: true, delegation: ['ns1.elsewhere.example', 'ns2.elsewhere.example'], ds: [] });
+      await eventually(async () => ((await delegationOf()).join() === 'ns1.elsewhere.example.,ns2.elsewhere.example.' ? true : undefined), 15_000, 'the moved delegation');
+      const back = await lab.platform.patch(`/lab/registrations/${name}`, { delegation: null });
+      expect(back.body.delegation).toBeNull();
+      await eventually(async () => ((await delegationOf()).join() === 'ns1.lab-dns.test.,ns2.lab-dns.test.' ? true : undefined), 15_000, 'the delegation back at the service');
+    });
+
+    it('marks a domain foreign-registered and takes any DS the customer sets there', async () => {
+      expect((await lab.customerA.get(`/lab/registrations/${name}`)).body.registered_here).toBe(true);
+      expect(await lab.service.registrar.registeredHere(name)).toBe(true);
+      const ds = '12345 13 2 3E4F3BD6ED2A0A1B3F1E8B0B0F2DC0A1C7E0E3C6B4B8D9E2F7A1C5D3E9B2F4A6';
+      const refused = await lab.platform.put(`/lab/registrations/${name}/ds`, { ds: [ds] });
+      expect(refused.status, refused.text).toBe(409);
+      expect(refused.headers.get('content-type')).toContain('application/problem+json');
+
+      const foreign = await lab.platform.patch(`/lab/registrations/${name}`, { registered_here: false });
+      expect(foreign.status, foreign.text).toBe(200);
+      expect(await lab.service.registrar.registeredHere(name)).toBe(false);
+      const set = await lab.platform.put(`/lab/registrations/${name}/ds`, { ds: [ds] });
+      expect(set.status, set.text).toBe(200);
+      // Stored in the codec's presentation (hex lower case).
+      expect(set.body.ds).toEqual([ds.toLowerCase()]);
+      const bad = await lab.platform.put(`/lab/registrations/${name}/ds`, { ds: ['12345 13 2 not-hex'] });
+      expect(bad.status).toBe(422);
+      expect(bad.body.errors[0].pointer).toBe('/ds/0');
+      const removed = await lab.platform.put(`/lab/registrations/${name}/ds`, { ds: [] });
+      expect(removed.body.ds).toEqual([]);
+      // The service's own DS goes only to a domain registered here.
+      await expect(lab.service.registrar.setDs(name, [])).rejects.toThrow(/foreign registrar/);
+      expect((await lab.platform.patch(`/lab/registrations/${name}`, { registered_here: true })).status).toBe(200);
+      await lab.service.registrar.setDs(name, [Buffer.from('30390d02' + '00'.repeat(32), 'hex')]);
+      expect((await lab.customerA.get(`/lab/registrations/${name}`)).body.ds).toEqual([`12345 13 2 ${'00'.repeat(32)}`]);
+    });
+
+    it('is changed by the lab platform token only, and read only for zones the token sees', async () => {
+      for (const api of [lab.reseller, lab.customerA]) {
+        const res = await api.patch(`/lab/registrations/${name}`, { registered_here: false });
+        expect(res.status).toBe(403);
+        expect(res.body.code).toBe('forbidden');
+        expect((await api.put(`/lab/registrations/${name}/ds`, { ds: [] })).status).toBe(403);
+      }
+      expect((await lab.customerB.get(`/lab/registrations/${name}`)).status).toBe(404);
+      expect((await lab.platform.get('/lab/registrations/nx-zone.test')).status).toBe(404);
+    });
+
+    it('has nothing registered here in production', async () => {
+      expect(await productionRegistrar.registeredHere(name)).toBe(false);
+      await expect(productionRegistrar.setDs(name, [])).rejects.toThrow();
+    });
+  });
+
+  it('keeps the parents consistent with the zones that remain after a lab reset', async (ctx) => {
+    dig = requireTool('dig', ctx);
+    const name = `gone-${randomBytes(4).toString('hex')}.test`;
+    await createZone(lab.customerA, name);
+    await eventually(async () => ((await transfer('test.')).some((l) => l.startsWith(`${name}. `)) ? true : undefined), 15_000, `the delegation of ${name}`);
+    expect((await lab.platform.post('/lab/reset')).status).toBe(204);
+    await eventually(async () => ((await transfer('test.')).some((l) => / IN NS /.test(l) && !l.startsWith('test. ')) ? undefined : true), 15_000, 'the delegations to go');
+    expect((await lab.sql.query(`SELECT count(*)::int AS n FROM lab_registrations`)).rows[0].n).toBe(0);
+    // The root and TLDs stay.
+    expect(await transfer('.')).toContainEqual(expect.stringMatching(/^test\. \d+ IN NS ns1\.lab-dns\.test\.$/));
+  });
+});
+
+describe('lab parents of an older DATA_DIR', () => {
+  it('delegates at start the zones made before the lab parents existed', async (ctx) => {
+    const dig = requireTool('dig', ctx);
+    const database = await createDatabase();
+    try {
+      const older = await startTestService({ databaseUrl: database.url, env: { ROLES: 'api' } });
+      const name = `old-${randomBytes(4).toString('hex')}.test`;
+      await createZone(older.as(older.tokens.customers[0]), name);
+      await older.stop();
+      // As an older version left it: the zone live, no parent zones at all.
+      const sql = new (await import('pg')).default.Client({ connectionString: database.url });
+      await sql.connect();
+      await sql.query(`UPDATE zones SET status = 'active' WHERE name = $1`, [name]);
+      expect((await sql.query(`SELECT count(*)::int AS n FROM zones WHERE kind = 'lab_parent'`)).rows[0].n).toBe(0);
+      await sql.end();
+
+      const lab = await startTestService({ databaseUrl: database.url, env: ALL_ROLES });
+      try {
+        const port = lab.service.nameserver!.server.port;
+        await eventually(async () => {
+          const run = await runAsync(dig, ['@127.0.0.1', '-p', String(port), 'test.', 'AXFR', '+time=2', '+tries=1']);
+          return run.stdout.split('\n').map(normalise).some((l) => l.startsWith(`${name}. `) && l.includes(' IN NS ')) ? true : undefined;
+        }, 15_000, `the delegation of ${name}`);
+      } finally {
+        await lab.stop();
+      }
+    } finally {
+      await database.drop();
     }
   });
 });
