@@ -80,9 +80,12 @@ export class LabRegistrar implements Registrar {
     });
   }
 
-  /** Lab: registered through the provider, or at a foreign registrar. */
-  setRegisteredHere(zone: string, registeredHere: boolean): Promise<LabRegistration> {
-    return this.update(zone, () => ({ registeredHere }));
+  /**
+   * Lab: registered through the provider or at a foreign registrar; the delegation pointed at
+   * other nameservers or (null) back at the service's. Both in one registry change.
+   */
+  changeRegistration(zone: string, change: { registeredHere?: boolean; delegation?: string[] | null }): Promise<LabRegistration> {
+    return this.update(zone, () => Object.fromEntries(Object.entries(change).filter(([, v]) => v !== undefined)));
   }
 
   /** Lab: the customer adds or removes DS records at a foreign registrar (any data, right or wrong). */
@@ -94,10 +97,6 @@ export class LabRegistrar implements Registrar {
     });
   }
 
-  /** Lab: the delegation points at other nameservers, or (null) back at the service's. */
-  setDelegation(zone: string, nameservers: string[] | null): Promise<LabRegistration> {
-    return this.update(zone, () => ({ delegation: nameservers }));
-  }
 
   /** One registry change and the parent's change set, in one transaction. */
   private async update(zone: string, change: (current: LabRegistration) => Partial<LabRegistration>): Promise<LabRegistration> {

@@ -151,10 +151,10 @@ export const labRoutes = [
     handler: async ({ actor, scoped, services, params, body }) => {
       assertPlatform(actor);
       const zone = await getZone(scoped, services.config, params.zone);
-      const lab = registrar(services);
-      let registration = await lab.registration(zone.name);
-      if (body.registered_here !== undefined) registration = await lab.setRegisteredHere(zone.name, body.registered_here);
-      if (body.delegation !== undefined) registration = await lab.setDelegation(zone.name, body.delegation && [...new Set(body.delegation)]);
+      const registration = await registrar(services).changeRegistration(zone.name, {
+        registeredHere: body.registered_here,
+        delegation: body.delegation && [...new Set(body.delegation)],
+      });
       return { status: 200, body: presentRegistration(registration) };
     },
   }),
