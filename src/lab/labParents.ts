@@ -9,17 +9,17 @@ import { type TenantRow, tenantToDomain } from '../db/repositories/tenantRows.js
 import { ScopedDb } from '../db/tenantScope.js';
 import type { Clock } from '../domain/clock.js';
 import { newId } from '../domain/ids.js';
+import { isRecordType } from '../domain/records/types.js';
 import { PeriodicJob } from '../jobs/periodicJob.js';
 import type { Logger } from '../observability/logger.js';
 import type { Actor } from '../services/actor.js';
+import type { LabResetStep } from '../services/index.js';
 import { createLabParentZone, labParentZoneNames, setLabParentRecords } from '../services/labParentZones.js';
 import type { WriteContext } from '../services/writeContext.js';
-import type { LabResetStep } from '../services/index.js';
+import { rdataToData } from '../../nameserver/wire/rdata.js';
+import { parseDsPresentation } from './dsPresentation.js';
 import { type DelegatedZone, labParentNames, parentRRsets } from './parentRecords.js';
 import { readSeedIds } from './seed.js';
-import { parseDsPresentation } from './dsPresentation.js';
-import { isRecordType } from '../domain/records/types.js';
-import { rdataToData } from '../../nameserver/wire/rdata.js';
 
 /** The lab registry writes as the lab platform tenant, without a token (the audit log says so). */
 async function registrarContext(trx: Knex.Transaction, clock: Clock): Promise<WriteContext | null> {
