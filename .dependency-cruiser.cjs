@@ -59,7 +59,7 @@ module.exports = {
     },
     only('features-below-api', '^src/(publication|dnssec|rdns|dyndns|webhooks)/', ['^src/(publication|dnssec|rdns|dyndns|webhooks)/', '^src/db/', '^src/domain/', '^src/config/', '^src/jobs/', '^src/observability/', '^nameserver/'],
       'Background features use db, domain, config, jobs and the nameserver library; never services or api (their HTTP side lives in src/api/resources/<feature>/).'),
-    only('lab-below-api', '^src/lab/', ['^src/lab/', '^src/db/', '^src/domain/', '^src/config/', '^src/jobs/', '^src/observability/', '^src/billing/', '^src/services/', '^nameserver/wire/'],
+    only('lab-below-api', '^src/lab/', ['^src/lab/', '^src/db/', '^src/domain/', '^src/config/', '^src/jobs/', '^src/observability/', '^src/billing/', '^src/services/', '^nameserver/wire/', DNSSEC_LIBRARY],
       'The sandbox lab seeds and resets through repositories and services; never the API.'),
     only('billing-adapters', '^src/billing/', ['^src/billing/', '^src/domain/', '^src/config/'],
       'Billing adapters speak to billing systems; they know only the domain.'),

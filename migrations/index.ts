@@ -9,7 +9,8 @@ import * as rowVersions from './20261124000100_row_versions_event_outbox.js';
 import * as zoneUnicodeName from './20261124000200_zone_unicode_name.js';
 import * as renderedSystemRecords from './20261124000300_rendered_system_records.js';
 import * as fasterNewId from './20261125000100_faster_new_id.js';
-import * as dnssec from './20261125000200_dnssec.js';
+import * as labParentZones from './20261125000200_lab_parent_zones.js';
+import * as dnssec from './20261125000300_dnssec.js';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -25,5 +26,6 @@ export const migrations: Record<string, Migration> = {
   '20261124000200_zone_unicode_name': zoneUnicodeName,
   '20261124000300_rendered_system_records': renderedSystemRecords,
   '20261125000100_faster_new_id': fasterNewId,
-  '20261125000200_dnssec': dnssec,
+  '20261125000200_lab_parent_zones': labParentZones,
+  '20261125000300_dnssec': dnssec,
 };

@@ -16,6 +16,8 @@ import { CursorCodec } from './domain/cursor.js';
 import { LabBillingDirectory } from './lab/labBillingDirectory.js';
 import { NightlyLabReset } from './lab/nightlyReset.js';
 import { ensureLabSeed, type LabTokensFile } from './lab/seed.js';
+import { LabParentSync, resetLabParents } from './lab/labParents.js';
+import { LabRegistrar } from './lab/registrar.js';
 import { createLogger, type Logger } from './observability/logger.js';
 import { createMetrics, type NameserverCounters, registerNameserverMetrics } from './observability/metrics.js';
 import { MaintenanceLoop } from './maintenance.js';
@@ -57,6 +59,8 @@ export interface RunningService {
   labReset: NightlyLabReset | null;
   /** The embedded nameserver (nameserver role): its listening port and zone store. */
   nameserver: { server: DnsServer; store: ZoneStore; feed: NameserverFeed } | null;
+  /** Where DS records go (docs/lab.md "Registrar"): the lab's simulated registry, or production's none. */
+  registrar: Registrar;
   /** The publication worker (worker role). */
   publication: PublicationWorker | null;
   logger: Logger;
@@ -81,16 +85,17 @@ export async function startService(config: Config, overrides: ServiceOverrides =
     const { db, databaseUrl } = await openDatabase(config, logger, overrides, (step) => stack.push(step));
 
     const cursors = new CursorCodec(await sharedSecret(db, 'cursor_hmac'), clock);
+    const lab = config.deployment === 'sandbox';
     const kek = await loadKeyEncryptionKey(config);
-    const registrar = registrarFor(config);
+    const registrar: Registrar = lab ? new LabRegistrar(db, config, clock) : noRegistrar;
     // Filled in by the nameserver role; until then (and without it) DNS_HOST:DNS_PORT.
-    const running: Wiring['running'] = { lab: null, labReset: null, nameserver: null, publication: null, httpUrl: null };
+    const running: Wiring['running'] = { lab: null, labReset: null, nameserver: null, publication: null, httpUrl: null, registrar };
     const dnssec = new DnssecWorker({
       db,
       clock,
       logger,
       servers: () => [...ownNameservers(config, running), ...config.dns.secondaries],
-      observer: () => (config.deployment === 'sandbox' ? (ownNameservers(config, running)[0] ?? null) : null),
+      observer: () => (lab ? (ownNameservers(config, running)[0] ?? null) : null),
       trustAnchors: trustAnchorsFor(config, db),
       registrar,
       dnskeyTtl: config.dnssec.dnskeyTtl,
@@ -104,6 +109,7 @@ export async function startService(config: Config, overrides: ServiceOverrides =
       billing: overrides.billing ?? billingFor(config, { db }),
       cursors,
       dnssec: { config, kek, registrar, checkNow: (zoneId) => dnssec.checkZone(zoneId) },
+      labResetSteps: lab ? [resetLabParents(config, clock)] : [],
     });
 
     const wiring: Wiring = {
@@ -191,7 +197,7 @@ interface Wiring {
   /** Registers a shutdown step; steps run in reverse order of registration. */
   onStop(step: () => Promise<void>): void;
   shutdownGraceMs: number;
-  running: Pick<RunningService, 'lab' | 'labReset' | 'nameserver' | 'publication' | 'httpUrl'>;
+  running: Pick<RunningService, 'lab' | 'labReset' | 'nameserver' | 'publication' | 'httpUrl' | 'registrar'>;
   /** Decrypts zone keys for the build's sign step. */
   kek: Buffer;
   dnssec: DnssecWorker;
@@ -202,10 +208,6 @@ function ownNameservers(config: Config, running: Wiring['running']) {
   const own = running.nameserver;
   const local = own ? config.dns.hosts.map((host) => ({ host, port: own.server.port })) : [];
   return [...local, ...(config.dns.verifyServers ?? (local.length ? [] : config.dns.hosts.map((host) => ({ host, port: config.dns.port }))))];
-}
-
-function registrarFor(config: Config): Registrar {
-  return noRegistrar;
 }
 
 /**
@@ -265,6 +267,12 @@ async function startWorkerRole(w: Wiring): Promise<void> {
   if (labReset) {
     labReset.start();
     w.onStop(() => labReset.stop());
+  }
+  if (config.deployment === 'sandbox') {
+    // The lab's parent zones: every zone there is gets its delegation before the worker goes on.
+    const parents = new LabParentSync(w.db, config, w.clock, logger, w.services.dnssec);
+    await parents.start();
+    w.onStop(() => parents.stop());
   }
   const maintenance = new MaintenanceLoop(w.db, w.clock, logger);
   maintenance.start();

@@ -73,6 +73,12 @@ export function absoluteName(relative: string, origin: string): string {
   return origin === '' ? relative : `${relative}.${origin}`;
 }
 
+/** `name` relative to `origin`, at or below which it lies: the inverse of absoluteName. */
+export function relativeName(name: string, origin: string): string {
+  if (name === origin) return '@';
+  return origin === '' ? name : name.slice(0, -(origin.length + 1));
+}
+
 /** Index of the unescaped dot ending the label that starts at `start` (or `end`). */
 export function labelEnd(name: string, start: number, end = name.length): number {
   let i = start;
@@ -260,10 +266,4 @@ export function skipName(buf: Buffer, offset: number): number {
     if (octets > MAX_NAME_OCTETS) return -1;
     pos += 1 + len;
   }
-}
-
-/** The inverse of absoluteName: `name` (at or below `origin`) relative to it, '@' for the origin. */
-export function relativeName(name: string, origin: string): string {
-  if (name === origin) return '@';
-  return origin === '' ? name : name.slice(0, name.length - origin.length - 1);
 }

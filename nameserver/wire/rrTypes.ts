@@ -22,11 +22,14 @@ export const TYPE = {
 export type TypeMnemonic = keyof typeof TYPE;
 
 /** The types a user may write through the API (and import from a zone file); docs/records.md. */
-export const API_RECORD_TYPES = ['A', 'AAAA', 'CNAME', 'MX', 'TXT', 'SRV', 'CAA', 'TLSA', 'NS', 'PTR'] as const satisfies readonly TypeMnemonic[];
+export const API_RECORD_TYPES = ['A', 'AAAA', 'CNAME', 'MX', 'TXT', 'SRV', 'CAA', 'TLSA', 'NS', 'DS', 'PTR'] as const satisfies readonly TypeMnemonic[];
 export type ApiRecordType = (typeof API_RECORD_TYPES)[number];
 
-/** Types only the zone's signer produces (RFC 4034, RFC 5155, RFC 7344): never written by users. */
-export const DNSSEC_TYPES: ReadonlySet<string> = new Set<TypeMnemonic>(['DNSKEY', 'RRSIG', 'NSEC', 'NSEC3', 'NSEC3PARAM', 'DS', 'CDS', 'CDNSKEY']);
+/**
+ * Types only the zone's signer produces (RFC 4034, RFC 5155, RFC 7344): never written by users.
+ * DS is not one: it is the parent's data about a child, written at a delegation like its NS.
+ */
+export const DNSSEC_TYPES: ReadonlySet<string> = new Set<TypeMnemonic>(['DNSKEY', 'RRSIG', 'NSEC', 'NSEC3', 'NSEC3PARAM', 'CDS', 'CDNSKEY']);
 
 /** Types that exist only in queries, transfers and message security, never in a zone (RFC 6895 §3.1). */
 export const META_TYPES: ReadonlySet<string> = new Set<TypeMnemonic>(['OPT', 'TKEY', 'TSIG', 'IXFR', 'AXFR', 'MAILB', 'MAILA', 'ANY']);

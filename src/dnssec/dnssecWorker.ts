@@ -104,9 +104,11 @@ export class DnssecWorker {
     }
     const observer = this.deps.observer();
     if ((wanted.has('dsAtParent') || wanted.has('chainValid')) && observer) {
-      const reply = await queryDns(observer, zone.name, TYPE.DS);
+      // The root has no parent: its "DS at the parent" is the trust anchor validators start from.
+      const reply = zone.name === '' ? ({ kind: 'reply', answer: [] } as const) : await queryDns(observer, zone.name, TYPE.DS);
       if (reply.kind === 'reply') {
-        const seenDs = reply.answer.filter((r) => r.type === TYPE.DS && r.name.toLowerCase() === zone.name).map((r) => r.rdata);
+        const seenDs =
+          zone.name === '' ? await this.deps.trustAnchors() : reply.answer.filter((r) => r.type === TYPE.DS && r.name.toLowerCase() === zone.name).map((r) => r.rdata);
         const expected = keys.flatMap((k, i) => (k.role === 'ksk' ? [dsRdata(zone.name, dnskeys[i]!)] : []));
         observations.dsAtParent = seenDs.length === 0 ? 'none' : seenDs.some((d) => expected.some((e) => e.equals(d))) ? 'matching' : 'mismatch';
         status.ds_at_parent = { state: observations.dsAtParent, records: seenDs.map((d) => present('DS', d)) };

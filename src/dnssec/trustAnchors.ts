@@ -5,17 +5,19 @@ import type { Knex } from 'knex';
 import type { Config } from '../config/index.js';
 import { keyRowsOf } from '../db/repositories/dnssecKeys.js';
 import { dnskeyRdata, dsRdata } from './keys.js';
+import { rdataFromPresentation } from '../domain/zonefile/rdataFromPresentation.js';
+import { forEachLogicalRecord } from '../domain/zonefile/tokenize.js';
+import { encodeRdata } from '../../nameserver/wire/rdata.js';
 
-/** "<tag> <algorithm> <digest type> <hex digest>" → DS RDATA (RFC 4034 §5.1). */
+/** "<tag> <algorithm> <digest type> <hex digest>" → DS RDATA (RFC 4034 §5.1), through the codec. */
 export function dsFromPresentation(text: string): Buffer {
-  const m = /^\s*(\d{1,5})\s+(\d{1,3})\s+(\d{1,3})\s+([0-9a-fA-F\s]+)$/.exec(text);
-  if (!m) throw new RangeError(`"${text}" is not a DS record's data (tag algorithm digest-type hex)`);
-  const digest = Buffer.from(m[4]!.replace(/\s+/g, ''), 'hex');
-  const head = Buffer.alloc(4);
-  head.writeUInt16BE(Number(m[1]));
-  head[2] = Number(m[2]);
-  head[3] = Number(m[3]);
-  return Buffer.concat([head, digest]);
+  const tokens: Parameters<typeof rdataFromPresentation>[1][] = [];
+  forEachLogicalRecord(text, (r) => {
+    if (r.tokens.length) tokens.push(r.tokens);
+  });
+  const parsed = tokens.length === 1 ? rdataFromPresentation('DS', tokens[0]!, '') : null;
+  if (!parsed?.ok) throw new RangeError(`"${text}" is not a DS record's data (key tag, algorithm, digest type, hex digest)`);
+  return encodeRdata('DS', parsed.value);
 }
 
 export function trustAnchorsFor(config: Config, db: Knex): () => Promise<Buffer[]> {

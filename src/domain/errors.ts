@@ -103,6 +103,10 @@ export const problemReasons = {
     en: "The lab's simulations are changed with the lab platform token.",
     de: 'Die Simulationen des Labors ändert nur das Plattform-Token des Labors.',
   },
+  lab_registered_here: {
+    en: '{zone} is registered through the provider: the service puts its DS records at the parent. Mark it foreign-registered first.',
+    de: '{zone} ist über den Anbieter registriert: Der Dienst setzt die DS-Einträge bei der übergeordneten Zone. Markieren Sie sie zuerst als fremd registriert.',
+  },
   template_name_taken: {
     en: 'A template named "{name}" exists already.',
     de: 'Eine Vorlage namens "{name}" gibt es bereits.',

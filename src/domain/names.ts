@@ -10,7 +10,7 @@
 // 255 wire octets of RFC 1035 §2.3.4 (each label adds one length octet, the root one more).
 import { domainToASCII } from 'node:url';
 import { canonicalIpv4, canonicalIpv6 } from '../../nameserver/wire/address.js';
-import { absoluteName, isAtOrBelow, MAX_LABEL_OCTETS, MAX_NAME_OCTETS as MAX_NAME_WIRE_OCTETS } from '../../nameserver/wire/name.js';
+import { absoluteName, isAtOrBelow, relativeName, MAX_LABEL_OCTETS, MAX_NAME_OCTETS as MAX_NAME_WIRE_OCTETS } from '../../nameserver/wire/name.js';
 
 /** A name that cannot be used; `code` is stable and ends up in a problem's `errors[].code`. */
 export class NameError extends Error {
@@ -98,10 +98,10 @@ export function toAsciiName(input: string): string {
 /**
  * A record owner as stored: relative to the zone, '@' for the apex. `www`, `_dmarc`, `*.dev`, `a.b`.
  * Input ending in a dot is absolute and must lie in the zone; otherwise it is relative, except that
- * the zone's own name (with or without the dot) means the apex.
+ * the zone's own name (with or without the dot) means the apex. `zone` is a stored zone name
+ * (canonical; '' the root, whose names are all relative and absolute alike).
  */
-export function normalizeOwner(input: string, zoneName: string): string {
-  const zone = toAsciiName(zoneName);
+export function normalizeOwner(input: string, zone: string): string {
   const trimmed = input.trim();
   if (trimmed === '' || trimmed === '@') return '@';
   const name = toAsciiName(trimmed);
@@ -111,7 +111,7 @@ export function normalizeOwner(input: string, zoneName: string): string {
     if (!isAtOrBelow(name, zone)) {
       throw new NameError('outside_zone', `"${trimmed}" is not inside the zone "${zone}". Write the name relative to the zone, or absolute with a trailing dot.`);
     }
-    relative = name.slice(0, -(zone.length + 1));
+    relative = relativeName(name, zone);
   }
   const absolute = absoluteName(relative, zone);
   if (absolute.length > MAX_NAME_OCTETS) {

@@ -17,7 +17,7 @@ import type { Zone } from '../domain/model/zone.js';
 import { appendChangeSet } from './changeSets.js';
 import type { RateLimiter } from './rateLimiter.js';
 import type { WriteContext } from './writeContext.js';
-import { getZone } from './zoneReads.js';
+import { getZone, type ZoneReach } from './zoneReads.js';
 import { writeZone } from './zoneWrite.js';
 
 /** What the feature needs from outside the database: the registrar, and a look at the delegation. */
@@ -135,9 +135,16 @@ export interface EnableRequest {
 }
 
 /** 202 with the object when enabling starts; 200 when it is already under way or done. */
-export async function enableDnssec(ctx: WriteContext, deps: DnssecDeps, zoneRef: string, request: EnableRequest): Promise<{ started: boolean; view: DnssecView }> {
+export async function enableDnssec(
+  ctx: WriteContext,
+  deps: DnssecDeps,
+  zoneRef: string,
+  request: EnableRequest,
+  /** The lab signs its parent zones, which the API never reaches. */
+  reach: ZoneReach = 'tenant',
+): Promise<{ started: boolean; view: DnssecView }> {
   assertAvailable(deps.config);
-  return writeZone(ctx, deps.config, zoneRef, {}, async (zone) => {
+  return writeZone(ctx, deps.config, zoneRef, { reach }, async (zone) => {
     const state = zone.dnssec.state as DnssecState;
     if (zone.status === 'deleting') throw new DomainError('conflict', { reason: 'zone_being_deleted', zone: zone.name });
     if (DISABLING.includes(state)) throw new DomainError('dnssec_transition_in_progress', { name: zone.name, state });

@@ -10,6 +10,7 @@ import type { CursorCodec } from '../domain/cursor.js';
 import type { DnssecDeps } from './dnssec.js';
 import { RateLimiter } from './rateLimiter.js';
 import { TokenCache } from './tokenCache.js';
+import { tenantZones } from './zoneReads.js';
 import { recordStats, StatsService, type StatsContributor, tenantStats, tokenStats, whereTokenActive, zoneStats } from './stats.js';
 
 /** One step of the nightly lab reset, run in its transaction with the ids of the seeded tenants. */
@@ -56,12 +57,15 @@ export interface Services extends ServiceDeps {
 
 /** Zones of the acting tenant against its quota. */
 const zoneUsage: UsageContributor = async (scoped, acting) => ({
-  zones: { count: await countRows(scoped.from('zones')), max: acting.limits.maxZones },
+  zones: { count: await countRows(tenantZones(scoped)), max: acting.limits.maxZones },
 });
 
-/** Lab zones go with the nightly reset (their records and change sets cascade). */
+/**
+ * Lab zones go with the nightly reset (their records and change sets cascade); the lab's parent
+ * zones stay, and the lab registry's reset step (src/lab/labParents.ts) brings them in line.
+ */
 const deleteLabZones: LabResetStep = async (trx) => {
-  await trx('zones').delete();
+  await trx('zones').whereNot('kind', 'lab_parent').delete();
   await trx('deleted_zone_exports').delete();
   await trx('templates').delete();
 };

@@ -4,6 +4,7 @@ import { countRows } from '../db/count.js';
 import type { ScopedDb } from '../db/tenantScope.js';
 import type { Clock } from '../domain/clock.js';
 import type { Tenant } from '../db/repositories/tenantRows.js';
+import { tenantZones } from './zoneReads.js';
 
 export type StatsSection = Record<string, unknown>;
 
@@ -75,8 +76,8 @@ export class StatsService {
 export const zoneStats: StatsContributor = {
   name: 'zones',
   async collect(scoped) {
-    const byKind = await countBy(scoped.from('zones'), 'kind');
-    const byStatus = await countBy(scoped.from('zones'), 'status');
+    const byKind = await countBy(tenantZones(scoped), 'kind');
+    const byStatus = await countBy(tenantZones(scoped), 'status');
     return { total: Object.values(byKind).reduce((a, b) => a + b, 0), by_kind: byKind, by_status: byStatus };
   },
 };
@@ -85,8 +86,8 @@ export const zoneStats: StatsContributor = {
 export const recordStats = (nameservers: readonly string[]): StatsContributor => ({
   name: 'records',
   async collect(scoped) {
-    const byType = await countBy(scoped.from('records'), 'type');
-    const zones = Object.values(await countBy(scoped.from('zones'), 'kind')).reduce((a, b) => a + b, 0);
+    const byType = await countBy(scoped.from('records').whereIn('zone_id', tenantZones(scoped).select('id')), 'type');
+    const zones = Object.values(await countBy(tenantZones(scoped), 'kind')).reduce((a, b) => a + b, 0);
     if (zones) {
       byType.SOA = (byType.SOA ?? 0) + zones;
       byType.NS = (byType.NS ?? 0) + zones * nameservers.length;

@@ -2,6 +2,7 @@
 // other write (spec "Import rules").
 import type { Config } from '../config/index.js';
 import type { Zone } from '../domain/model/zone.js';
+import { relativeName } from '../../nameserver/wire/name.js';
 import type { ChangeItem, ChangeSetPlan, Warning } from '../domain/changeSets/planChangeSet.js';
 import { DomainError, type FieldError } from '../domain/errors.js';
 import { parseRecordData } from '../domain/records/parseRecordData.js';
@@ -45,8 +46,6 @@ interface DesiredRRset {
   contents: string[];
 }
 
-/** Relative owner as stored ('@' for the apex). */
-const relative = (owner: string, zone: string) => (owner === zone ? '@' : owner.slice(0, -(zone.length + 1)));
 
 /**
  * TTL of an entry as stored: an explicit TTL as written; a $TTL equal to the zone default becomes
@@ -72,7 +71,7 @@ function desiredRRsets(entries: ZoneFileEntry[], zone: Zone): { rrsets: DesiredR
       errors.push(lineError(e.line, 'ttl_out_of_range', `TTL ${ttl} is outside ${TTL_BOUNDS.min}–${TTL_BOUNDS.max} seconds.`));
       continue;
     }
-    const name = relative(e.owner, zone.name);
+    const name = relativeName(e.owner, zone.name);
     const key = `${name}\u0000${e.type}`;
     const content = RECORD_TYPE_RULES[e.type].presentation(parsed.data);
     const rrset = byKey.get(key) ?? { name, type: e.type, ttl, lines: [], datas: [], contents: [] };

@@ -13,16 +13,19 @@ import type { Config } from '../config/index.js';
 import { DomainError } from '../domain/errors.js';
 import { ifMatchSatisfied, rowEtag } from '../domain/model/etag.js';
 import type { Zone } from '../domain/model/zone.js';
-import { findZone } from './zoneReads.js';
+import { findZone, type ZoneReach } from './zoneReads.js';
 import type { WriteContext } from './writeContext.js';
 
 export interface ZonePreconditions {
   /** The request's If-Match header for the zone itself (zone PATCH and DELETE). */
   ifMatch?: string | null;
+  /** The zones the name may find: the tenants' (default) or the lab's parent zones (the lab registrar). */
+  reach?: ZoneReach;
 }
 
 /** Locks the zone named in a path for the rest of the request transaction. */
-export const lockZone = (ctx: WriteContext, config: Config, pathName: string): Promise<Zone> => findZone(ctx.scoped, config, pathName, ctx.trx);
+export const lockZone = (ctx: WriteContext, config: Config, pathName: string, reach: ZoneReach = 'tenant'): Promise<Zone> =>
+  findZone(ctx.scoped, config, pathName, ctx.trx, reach);
 
 /** RFC 9110 §13.1.1 on the zone's stored version; 412 with the header located. */
 export function assertZoneMatches(zone: Zone, ifMatch: string | null | undefined, where: { in?: 'header'; pointer: string } = { in: 'header', pointer: '/If-Match' }) {
@@ -32,7 +35,7 @@ export function assertZoneMatches(zone: Zone, ifMatch: string | null | undefined
 
 /** The one entry point of a write to an existing zone: lock, precondition, then the write. */
 export async function writeZone<T>(ctx: WriteContext, config: Config, pathName: string, preconditions: ZonePreconditions, write: (zone: Zone) => Promise<T>): Promise<T> {
-  const zone = await lockZone(ctx, config, pathName);
+  const zone = await lockZone(ctx, config, pathName, preconditions.reach);
   assertZoneMatches(zone, preconditions.ifMatch);
   return write(zone);
 }

@@ -82,10 +82,12 @@ async function lockNameFamily(trx: Knex.Transaction, name: string) {
 }
 
 async function assertNameFree(trx: Knex.Transaction, name: string) {
-  if (await trx('zones').where({ name }).first('id')) throw new DomainError('zone_exists', { name });
+  if (await trx('zones').where({ name }).whereNot('kind', 'lab_parent').first('id')) throw new DomainError('zone_exists', { name });
   // Overlap (spec, docs/zones.md): a zone inside or above any existing zone, the tenant's own
   // included: records of the parent at or below the child's apex would never be served.
+  // The lab's parent zones (the root, TLDs) lie above every zone by design: they delegate them.
   const overlapping = await trx('zones')
+    .whereNot('kind', 'lab_parent')
     .where((q) => q.whereIn('name', ancestorsOf(name)).orWhere('name', 'like', `%.${likeEscape(name)}`))
     .first('name');
   if (overlapping) throw new DomainError('zone_overlap', { name });
@@ -100,7 +102,7 @@ async function assertQuota(ctx: WriteContext) {
   }[];
   for (const tenant of chain) {
     const count = await countRows(
-      ctx.trx('zones').whereIn('tenant_id', ctx.trx('tenants').select('id').whereRaw('path @> ARRAY[?]::text[]', [tenant.id])),
+      ctx.trx('zones').whereNot('kind', 'lab_parent').whereIn('tenant_id', ctx.trx('tenants').select('id').whereRaw('path @> ARRAY[?]::text[]', [tenant.id])),
     );
     if (count >= tenant.max_zones) {
       throw new DomainError('quota_exceeded', { quota: 'max_zones', limit: tenant.max_zones });
@@ -109,7 +111,7 @@ async function assertQuota(ctx: WriteContext) {
 }
 
 async function assertBackendCapacity(trx: Knex.Transaction, capacity: number) {
-  if ((await countRows(trx('zones'))) >= capacity) throw new DomainError('backend_capacity_exhausted', {}, [], { 'Retry-After': '3600' });
+  if ((await countRows(trx('zones').whereNot('kind', 'lab_parent'))) >= capacity) throw new DomainError('backend_capacity_exhausted', {}, [], { 'Retry-After': '3600' });
 }
 
 export interface ZoneCreateInput {

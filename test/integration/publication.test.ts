@@ -172,10 +172,11 @@ describe('publication: pending → pushed → live', () => {
     const health = await lab.customerA.get('/healthz');
     expect(health.status).toBe(200);
     expect(health.body.checks).toMatchObject({ database: 'ok', nameserver: 'ok' });
-    await queryDns(dnsPort(lab), 'nowhere.invalid', 'A');
+    // The lab serves a root (docs/lab.md): a name of no lab TLD is the root's NXDOMAIN.
+    expect((await queryDns(dnsPort(lab), 'nowhere.invalid', 'A')).rcode).toBe(3);
     const text = (await lab.customerA.get('/metrics')).text;
     expect(Number(/^dns_queries_received\{transport="udp"\} (\d+)/m.exec(text)?.[1])).toBeGreaterThan(0);
-    expect(Number(/^dns_responses_sent\{rcode="REFUSED"\} (\d+)/m.exec(text)?.[1])).toBeGreaterThan(0);
+    expect(Number(/^dns_responses_sent\{rcode="NXDOMAIN"\} (\d+)/m.exec(text)?.[1])).toBeGreaterThan(0);
     expect(Number(/^dns_zones_loaded (\d+)/m.exec(text)?.[1])).toBeGreaterThan(0);
   });
 
@@ -186,7 +187,13 @@ describe('publication: pending → pushed → live', () => {
     const res = await lab.customerA.delete('/zones/pub-gone.example?confirm=pub-gone.example');
     expect(res.status).toBe(202);
     await eventually(async () => ((await lab.customerA.get('/zones/pub-gone.example')).status === 404 ? true : undefined), 10_000, 'zone to disappear');
-    expect((await queryDns(dnsPort(lab), 'pub-gone.example', 'SOA')).rcode).toBe(5);
+    // No longer served: once its delegation went too, the lab's `example.` parent answers that
+    // the name does not exist.
+    const gone = await eventually(async () => {
+      const r = await queryDns(dnsPort(lab), 'pub-gone.example', 'SOA');
+      return r.rcode === 3 ? r : undefined;
+    }, 10_000, 'the delegation to go');
+    expect(gone.authorities.map((a) => a.name)).toEqual(['example']);
     const events = await lab.sql.query(`SELECT payload FROM events WHERE kind = 'zone.changed' AND zone_id = $1 ORDER BY seq`, [id]);
     expect(events.rows.map((e) => e.payload.change)).toEqual(['created', 'deletion_requested', 'deleted']);
     expect(events.rows.at(-1).payload).toEqual({ zone: 'pub-gone.example', change: 'deleted' });
@@ -285,7 +292,9 @@ describe('publication: several processes answering UDP (DNS_UDP_PROCESSES=3)', (
     const res = await lab.customerA.delete('/zones/pub-multi.example?confirm=pub-multi.example');
     expect(res.status).toBe(202);
     await eventually(async () => ((await lab.customerA.get('/zones/pub-multi.example')).status === 404 ? true : undefined), 10_000, 'zone to disappear');
+    await eventually(async () => ((await queryDns(dnsPort(lab), 'pub-multi.example', 'SOA')).rcode === 3 ? true : undefined), 10_000, 'the delegation to go');
     const gone = await Promise.all(Array.from({ length: 60 }, () => queryDns(dnsPort(lab), 'pub-multi.example', 'SOA')));
-    expect(new Set(gone.map((x) => x.rcode))).toEqual(new Set([5]));
+    // Every process answers from the lab's `example.` parent now: the name does not exist.
+    expect(new Set(gone.map((x) => x.rcode))).toEqual(new Set([3]));
   });
 });

@@ -129,6 +129,15 @@ const WRITE_CASES: Record<string, WriteCase> = {
   createUser: { body: () => ({ email: `intruder-${unique()}@example.test`, permissions: [] }) },
   putLabBillingClient: { body: () => ({ name: 'Hijacked', email: null, status: 'closed' }) },
   resetLab: {},
+  updateLabRegistration: { body: () => ({ registered_here: false, delegation: ['ns1.elsewhere.example'] }) },
+  putLabForeignDs: {
+    body: () => ({ ds: ['12345 13 2 3e4f3bd6ed2a0a1b3f1e8b0b0f2dc0a1c7e0e3c6b4b8d9e2f7a1c5d3e9b2f4a6'] }),
+    // A DS is the customer's to set only at a foreign registrar: the control's zone is made one.
+    prepareControl: async ({ params }) => {
+      await db.query(`INSERT INTO lab_registrations (zone_name, registered_here) VALUES ($1, false)
+                      ON CONFLICT (zone_name) DO UPDATE SET registered_here = false`, [params.zone]);
+    },
+  },
   createZone: { body: () => ({ name: `intruder-${unique()}.test` }) },
   updateZone: { body: () => ({ default_ttl: 7200 }) },
   deleteZone: {
@@ -280,12 +289,13 @@ let db: pg.Client;
 const OBJECT_QUERIES: Partial<Record<ObjectTable, string>> = {
   // Usable objects first: zones with records of their own, stored (not system) records, failed
   // (retryable) change sets. The test's clock stands still, so created_at does not order.
-  zones: `SELECT id, name AS ref, tenant_id AS owner FROM zones z
+  // The lab's parent zones (kind lab_parent) are no API objects: hidden from every token.
+  zones: `SELECT id, name AS ref, tenant_id AS owner FROM zones z WHERE kind <> 'lab_parent'
           ORDER BY (SELECT count(*) FROM records r WHERE r.zone_id = z.id) DESC, name`,
   records: `SELECT r.id, r.id AS ref, z.tenant_id AS owner, z.name AS parent
-            FROM records r JOIN zones z ON z.id = r.zone_id ORDER BY r.created_at, r.id`,
+            FROM records r JOIN zones z ON z.id = r.zone_id WHERE z.kind <> 'lab_parent' ORDER BY r.created_at, r.id`,
   change_sets: `SELECT c.id, c.id AS ref, z.tenant_id AS owner, z.name AS parent
-                FROM change_sets c JOIN zones z ON z.id = c.zone_id ORDER BY c.state <> 'failed', c.zone_id, c.seq`,
+                FROM change_sets c JOIN zones z ON z.id = c.zone_id WHERE z.kind <> 'lab_parent' ORDER BY c.state <> 'failed', c.zone_id, c.seq`,
 };
 
 async function loadWorld(): Promise<World> {
@@ -369,6 +379,7 @@ const SNAPSHOT_TABLES = [
   ...Object.keys(TENANT_OWNED),
   'lab_billing_clients',
   'lab_state',
+  'lab_registrations',
   'idempotency_records',
   'service_secrets',
   // Written by the publication worker, never by a request; a denied request must not either.

@@ -40,15 +40,16 @@ describe('the record-type table', () => {
   });
 
   it.each([
-    ['A', ['forward']],
-    ['AAAA', ['forward']],
+    // lab_parent: the lab's root and TLDs hold delegations and the nameserver names' addresses.
+    ['A', ['forward', 'lab_parent']],
+    ['AAAA', ['forward', 'lab_parent']],
     ['CNAME', ['forward', 'reverse']],
     ['MX', ['forward']],
     ['TXT', ['forward']],
     ['SRV', ['forward']],
     ['CAA', ['forward']],
     ['TLSA', ['forward']],
-    ['NS', ['forward', 'reverse']],
+    ['NS', ['forward', 'reverse', 'lab_parent']],
     ['PTR', ['reverse']],
   ] as const)('%s may be held by %j zones', (type, kinds) => {
     expect(RECORD_TYPE_RULES[type].zoneKinds).toEqual(kinds);

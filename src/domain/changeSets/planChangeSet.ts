@@ -7,10 +7,11 @@ import { NameError, normalizeOwner } from '../names.js';
 import { parseRecordData } from '../records/parseRecordData.js';
 import { isRecordType, RECORD_TYPE_RULES, type RecordType } from '../records/types.js';
 import { isValidTtl, TTL_BOUNDS } from '../records/ttl.js';
+import type { ZoneKind } from '../model/zone.js';
 
 export interface ZoneContext {
   name: string;
-  kind: 'forward' | 'reverse';
+  kind: ZoneKind;
 }
 
 /** A record as the engine sees it: canonical data and its presentation. */

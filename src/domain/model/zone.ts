@@ -1,6 +1,7 @@
 import type { ChangeSetState } from '../publication.js';
 
-export type ZoneKind = 'forward' | 'reverse';
+/** 'lab_parent': the sandbox lab's root and TLD zones (docs/lab.md), hidden from the zone API. */
+export type ZoneKind = 'forward' | 'reverse' | 'lab_parent';
 export type ZoneStatus = 'activating' | 'active' | 'deleting';
 
 /** A hosted zone as the rules see it (stored by src/db/repositories/zoneRows.ts). */

@@ -24,5 +24,6 @@ export const aRule: RecordTypePolicy = {
   type: 'A',
   data: z.strictObject({ address: ipv4Field }),
   ownerProblem: () => null,
-  zoneKinds: ['forward'],
+  // In the lab's parent zones: glue and the addresses of the service's nameserver names.
+  zoneKinds: ['forward', 'lab_parent'],
 };

@@ -25,5 +25,6 @@ export const aaaaRule: RecordTypePolicy = {
   type: 'AAAA',
   data: z.strictObject({ address: ipv6Field }),
   ownerProblem: () => null,
-  zoneKinds: ['forward'],
+  // In the lab's parent zones: glue and the addresses of the service's nameserver names.
+  zoneKinds: ['forward', 'lab_parent'],
 };

@@ -16,6 +16,7 @@ export const nsRule: RecordTypePolicy = {
     if (owner.split('.')[0] === '*') return 'A wildcard name cannot be delegated (RFC 4592 §4.2).';
     return null;
   },
-  // Reverse zones delegate too (RFC 2317 classless delegation, sub-prefixes).
-  zoneKinds: ['forward', 'reverse'],
+  // Reverse zones delegate too (RFC 2317 classless delegation, sub-prefixes); the lab's parent
+  // zones hold nothing but delegations and their glue.
+  zoneKinds: ['forward', 'reverse', 'lab_parent'],
 };

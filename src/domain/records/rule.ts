@@ -9,7 +9,8 @@ import { API_RECORD_TYPES, type ApiRecordType } from '../../../nameserver/wire/r
 export const RECORD_TYPES = API_RECORD_TYPES;
 export type RecordType = ApiRecordType;
 
-export type ZoneKind = 'forward' | 'reverse';
+export type { ZoneKind } from '../model/zone.js';
+import type { ZoneKind } from '../model/zone.js';
 
 /** What the API allows of a type, beyond what the codec can encode. */
 export interface RecordTypePolicy {

@@ -7,6 +7,7 @@ import { aRule } from './a.js';
 import { aaaaRule } from './aaaa.js';
 import { caaRule } from './caa.js';
 import { cnameRule } from './cname.js';
+import { dsRule } from './ds.js';
 import { mxRule } from './mx.js';
 import { nsRule } from './ns.js';
 import { ptrRule } from './ptr.js';
@@ -27,6 +28,7 @@ const POLICIES: Record<RecordType, RecordTypePolicy> = {
   CAA: caaRule,
   TLSA: tlsaRule,
   NS: nsRule,
+  DS: dsRule,
   PTR: ptrRule,
 };
 

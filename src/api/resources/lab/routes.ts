@@ -4,7 +4,11 @@ import { z } from 'zod';
 import { DomainError } from '../../../domain/errors.js';
 import { LabBillingDirectory } from '../../../lab/labBillingDirectory.js';
 import { latestScheduledReset, resetLab } from '../../../lab/nightlyReset.js';
+import { type LabRegistration, LabRegistrar } from '../../../lab/registrar.js';
+import { hostnameField } from '../../../domain/records/fields.js';
+import type { Services } from '../../../services/index.js';
 import type { Actor } from '../../../services/actor.js';
+import { getZone } from '../../../services/zoneReads.js';
 import { defineRoute } from '../../routing/route.js';
 import { timestamp } from '../common.js';
 
@@ -16,6 +20,19 @@ const billingClientSchema = z.object({
   email: z.string().nullable(),
   status: z.enum(['active', 'closed']),
 });
+
+const registrationSchema = z.object({
+  zone: z.string().describe('The lab zone (A-label form).'),
+  registered_here: z.boolean().describe('true: registered through the provider (DNSSEC automatic, the service sets the DS); false: at a foreign registrar (assisted).'),
+  delegation: z.array(z.string()).nullable().describe("NS names at the parent; null: the service's nameservers."),
+  ds: z.array(z.string()).describe('DS records at the parent, RDATA in presentation form.'),
+});
+
+const zoneParam = z.strictObject({ zone: z.string().max(300).describe('The lab zone, by name.') });
+
+const presentRegistration = (r: LabRegistration) => ({ zone: r.zone, registered_here: r.registeredHere, delegation: r.delegation, ds: r.ds });
+
+const registrar = (services: Services) => new LabRegistrar(services.db, services.config, services.clock);
 
 function assertPlatform(actor: Actor) {
   if (actor.token.tenant.type !== 'platform' || actor.onBehalfOf) {
@@ -45,7 +62,7 @@ export const labRoutes = [
         body: {
           reset_time_utc: `${String(hour).padStart(2, '0')}:${String(minute).padStart(2, '0')}`,
           last_scheduled_reset: latestScheduledReset(services.clock.now(), services.config.labResetTime).toISOString(),
-          simulations: ['billing'],
+          simulations: ['billing', 'registry'],
         },
       };
     },
@@ -96,6 +113,69 @@ export const labRoutes = [
       assertPlatform(actor);
       await resetLab(services.db, services.clock.now(), services.labResetSteps, () => services.tokens.invalidate());
       return { status: 204 };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/lab/registrations/{zone}',
+    operationId: 'getLabRegistration',
+    summary: "A lab zone's entry in the simulated registry",
+    description: 'Whether the domain is registered through the provider, where the lab parent delegates it, and the DS records there. Any lab token, for zones it can see.',
+    tag: TAG,
+    scopes: ['zones:read'],
+    labOnly: true,
+    params: zoneParam,
+    responses: { 200: { description: 'The registration', schema: registrationSchema } },
+    handler: async ({ scoped, services, params }) => {
+      const zone = await getZone(scoped, services.config, params.zone);
+      return { status: 200, body: presentRegistration(await registrar(services).registration(zone.name)) };
+    },
+  }),
+  defineRoute({
+    method: 'patch',
+    path: '/lab/registrations/{zone}',
+    operationId: 'updateLabRegistration',
+    summary: 'Register a lab zone here or at a foreign registrar; point its delegation elsewhere or back (lab platform token)',
+    description:
+      "`registered_here: false` plays a domain registered at a foreign registrar (DNSSEC assisted); `delegation` lists the NS names the lab parent delegates to, `null` the service's own. The lab parent's change set is stored before the answer; publication follows.",
+    tag: TAG,
+    scopes: [],
+    labOnly: true,
+    params: zoneParam,
+    body: z.strictObject({
+      registered_here: z.boolean().optional(),
+      delegation: z.array(hostnameField('delegation')).min(1).max(13).nullable().optional(),
+    }),
+    errors: ['forbidden'],
+    responses: { 200: { description: 'The registration', schema: registrationSchema } },
+    handler: async ({ actor, scoped, services, params, body }) => {
+      assertPlatform(actor);
+      const zone = await getZone(scoped, services.config, params.zone);
+      const registration = await registrar(services).changeRegistration(zone.name, {
+        registeredHere: body.registered_here,
+        delegation: body.delegation && [...new Set(body.delegation)],
+      });
+      return { status: 200, body: presentRegistration(registration) };
+    },
+  }),
+  defineRoute({
+    method: 'put',
+    path: '/lab/registrations/{zone}/ds',
+    operationId: 'putLabForeignDs',
+    summary: 'Play the customer setting DS records at a foreign registrar (lab platform token)',
+    description:
+      'Exactly these DS records at the lab parent, right or wrong (`[]` removes them). Only for a zone marked foreign-registered: a zone registered here gets its DS from the service (409 conflict).',
+    tag: TAG,
+    scopes: [],
+    labOnly: true,
+    params: zoneParam,
+    body: z.strictObject({ ds: z.array(z.string().max(1000).describe('"<key tag> <algorithm> <digest type> <digest hex>"')).max(16) }),
+    errors: ['forbidden', 'conflict'],
+    responses: { 200: { description: 'The registration', schema: registrationSchema } },
+    handler: async ({ actor, scoped, services, params, body }) => {
+      assertPlatform(actor);
+      const zone = await getZone(scoped, services.config, params.zone);
+      return { status: 200, body: presentRegistration(await registrar(services).setForeignDs(zone.name, body.ds)) };
     },
   }),
 ];

@@ -1,0 +1,201 @@
+// Keeps the lab's parent zones (docs/lab.md "Lab parent zones") in step with the lab zones and the
+// simulated registry: syncLabParents computes what every parent zone should hold and stores the
+// difference as change sets of the lab platform tenant, through the zone-write seam, so the
+// publication build publishes them like any zone. LabParentSync runs it at start and whenever the
+// events outbox tells of a zone created (live), deleted or on its way out.
+import type { Knex } from 'knex';
+import type { Config } from '../config/index.js';
+import { type TenantRow, tenantToDomain } from '../db/repositories/tenantRows.js';
+import { ScopedDb } from '../db/tenantScope.js';
+import type { Clock } from '../domain/clock.js';
+import { newId } from '../domain/ids.js';
+import { PeriodicJob } from '../jobs/periodicJob.js';
+import type { Logger } from '../observability/logger.js';
+import type { Actor } from '../services/actor.js';
+import { type DnssecDeps, enableDnssec } from '../services/dnssec.js';
+import type { LabResetStep } from '../services/index.js';
+import { createLabParentZone, labParentZoneNames, setLabParentRecords } from '../services/labParentZones.js';
+import type { WriteContext } from '../services/writeContext.js';
+import { rdataToData } from '../../nameserver/wire/rdata.js';
+import { parseDsPresentation } from './dsPresentation.js';
+import { type DelegatedZone, labParentNames, parentRRsets } from './parentRecords.js';
+import { readSeedIds } from './seed.js';
+
+/** The lab registry writes as the lab platform tenant, without a token (the audit log says so). */
+async function registrarContext(trx: Knex.Transaction, clock: Clock): Promise<WriteContext | null> {
+  const seed = await readSeedIds(trx);
+  if (!seed) return null;
+  const row = (await trx('tenants').where('id', seed.platform).first()) as TenantRow | undefined;
+  if (!row) return null;
+  const tenant = tenantToDomain(row);
+  const actor: Actor = {
+    requestId: newId('req'),
+    token: {
+      id: 'lab-registry',
+      apiClientId: 'lab-registry',
+      apiClientName: 'lab registry',
+      name: 'lab registry',
+      deployment: 'sandbox',
+      scopes: [],
+      displayPrefix: '',
+      expiresAt: null,
+      revokedAt: null,
+      lastUsedAt: null,
+      tenant,
+      chain: [tenant],
+      user: null,
+    },
+    acting: tenant,
+    actingChain: [tenant],
+    onBehalfOf: false,
+  };
+  return { trx, scoped: new ScopedDb(trx, tenant.id), actor, clock, identityChanged: () => {} };
+}
+
+/**
+ * The lab zones a parent delegates: every tenant zone whose creation is live and that is not
+ * being deleted (a delegation to a zone the nameservers do not serve yet would be lame), with the
+ * registry's delegation where the lab moved it elsewhere.
+ */
+async function delegatedZones(trx: Knex.Transaction): Promise<DelegatedZone[]> {
+  const rows = (await trx('zones as z')
+    .leftJoin('lab_registrations as r', 'r.zone_name', 'z.name')
+    .whereNot('z.kind', 'lab_parent')
+    .where('z.status', 'active')
+    .orderBy('z.name')
+    .select('z.name', 'r.delegation', 'r.ds')) as { name: string; delegation: string[] | null; ds: string[] | null }[];
+  return rows.map((r) => ({
+    name: r.name,
+    delegation: r.delegation?.length ? r.delegation : null,
+    ds: parseDsPresentation(r.ds ?? []).map((rdata) => rdataToData('DS', rdata)!),
+  }));
+}
+
+/** The DS the registry holds for the lab's TLDs (their KSKs, put there by DNSSEC's registrar call). */
+async function registeredDs(trx: Knex.Transaction, tlds: string[]): Promise<Map<string, Record<string, unknown>[]>> {
+  const rows = (await trx('lab_registrations').whereIn('zone_name', tlds).select('zone_name', 'ds')) as { zone_name: string; ds: string[] | null }[];
+  return new Map(rows.map((r) => [r.zone_name, parseDsPresentation(r.ds ?? []).map((rdata) => rdataToData('DS', rdata)!)]));
+}
+
+/**
+ * Brings every lab parent zone (or only `only`, with the root when a TLD is new) to what the lab
+ * zones and the registry say, in the caller's transaction; returns how many change sets it stored.
+ * Serialised by an advisory lock: several workers may run it at once.
+ */
+export async function syncLabParents(trx: Knex.Transaction, config: Config, clock: Clock, only?: string[]): Promise<number> {
+  await trx.raw("SELECT pg_advisory_xact_lock(hashtextextended('lab-parents', 0))");
+  const ctx = await registrarContext(trx, clock);
+  if (!ctx) return 0;
+  const nameservers = config.zones.nameservers;
+  const zones = await delegatedZones(trx);
+  const existing = new Set(await labParentZoneNames(ctx));
+  const wanted = labParentNames(zones, nameservers);
+  const parents = [...new Set([...wanted, ...existing])];
+  const created = wanted.filter((name) => !existing.has(name));
+  for (const name of created) await createLabParentZone(ctx, config, name);
+  const tlds = parents.filter((p) => p !== '');
+  const tldDs = await registeredDs(trx, tlds);
+  const targets = only && created.length === 0 ? parents.filter((p) => only.includes(p)) : parents;
+  let stored = 0;
+  for (const parent of targets) {
+    const changeSet = await setLabParentRecords(ctx, config, parent, parentRRsets(parent, tlds, zones, nameservers, tldDs), 'lab registry: delegations');
+    if (changeSet) stored++;
+  }
+  return stored + created.length;
+}
+
+const FULL_SYNC_EVERY_TICKS = 60;
+
+/**
+ * The registry's part of the nightly reset, after the lab zones went: registrations go, and the
+ * parents keep only the delegations of what remains (LabResetStep of src/services).
+ */
+export const resetLabParents =
+  (config: Config, clock: Clock): LabResetStep =>
+  async (trx) => {
+    await trx('lab_registrations').delete();
+    await syncLabParents(trx, config, clock);
+  };
+
+/** Events after which a parent may need a change: a zone created, its creation live, deleted. */
+async function lifecycleEventsAfter(db: Knex, seq: number): Promise<{ last: number; relevant: boolean }> {
+  const row = (await db('events as e')
+    .where('e.seq', '>', seq)
+    .select(
+      db.raw('max(e.seq) AS last'),
+      db.raw(
+        `bool_or(
+           (e.kind = 'zone.changed' AND e.payload->>'change' IN ('created', 'deletion_requested', 'deleted'))
+           OR (e.kind = 'record.published' AND EXISTS (
+                 SELECT 1 FROM change_sets c WHERE c.id = e.payload->>'changeset_id' AND c.kind = 'zone_create'))
+         ) AS relevant`,
+      ),
+    )
+    .first()) as { last: string | null; relevant: boolean | null };
+  return { last: row.last === null ? seq : Number(row.last), relevant: row.relevant === true };
+}
+
+/**
+ * The lab job that keeps parents in step: reads the events outbox in `seq` order (from where this
+ * process last looked) and syncs when a zone's life changed. Every worker runs one; the sync is
+ * idempotent and locked, so they agree.
+ */
+export class LabParentSync {
+  private readonly job: PeriodicJob;
+  private seen = 0;
+  private ticks = 0;
+
+  constructor(
+    private readonly db: Knex,
+    private readonly config: Config,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+    /** The DNSSEC endpoints' dependencies: the lab's parents are signed like any zone (docs/lab.md). */
+    private readonly dnssec: DnssecDeps | null = null,
+    intervalMs = 1000,
+  ) {
+    this.job = new PeriodicJob({ name: 'lab parent sync', intervalMs, jitter: 0.1, logger, failureLevel: 'warn', run: () => this.tick() });
+  }
+
+  /** Delegates every zone there is (an older DATA_DIR's included), then follows the outbox. */
+  async start(): Promise<void> {
+    const row = (await this.db('events').max('seq as last').first()) as { last: string | null } | undefined;
+    this.seen = Number(row?.last ?? 0);
+    await this.syncNow();
+    this.job.start();
+  }
+
+  stop(): Promise<void> {
+    return this.job.stop();
+  }
+
+  async tick(): Promise<void> {
+    const { last, relevant } = await lifecycleEventsAfter(this.db, this.seen);
+    // seq is taken at insert, so a transaction committing late can leave a smaller seq behind the
+    // one read: a full sync now and then catches what such an event would have triggered.
+    const due = ++this.ticks % FULL_SYNC_EVERY_TICKS === 0;
+    if (relevant || due) await this.syncNow();
+    this.seen = last;
+  }
+
+  private async syncNow(): Promise<void> {
+    const stored = await this.db.transaction((trx) => syncLabParents(trx, this.config, this.clock));
+    if (stored) this.logger.info({ change_sets: stored }, 'lab parent zones updated');
+    if (this.dnssec) await signLabParents(this.db, this.clock, this.dnssec);
+  }
+}
+
+/**
+ * The lab's chain of trust: every parent zone (the root, every TLD) is signed, automatic mode —
+ * a TLD's DS goes into the root through the registry, the root's DS becomes the lab's trust
+ * anchor (LabRegistrar.setDs). Parents already on their way are left alone.
+ */
+export async function signLabParents(db: Knex, clock: Clock, dnssec: DnssecDeps): Promise<void> {
+  const unsigned = (await db('zones').where({ kind: 'lab_parent', dnssec_state: 'off' }).orderBy('name').select('name')) as { name: string }[];
+  for (const { name } of unsigned) {
+    await db.transaction(async (trx) => {
+      const ctx = await registrarContext(trx, clock);
+      if (ctx) await enableDnssec(ctx, dnssec, name, { mode: 'automatic' }, 'lab_parent');
+    });
+  }
+}

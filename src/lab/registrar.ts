@@ -1,0 +1,127 @@
+// The registry/registrar side of a zone (docs/lab.md "Registrar"): whether the domain is
+// registered through the provider (DNSSEC automatic: the service puts the DS at the parent) or
+// at a foreign registrar (assisted: the customer does), and the DS set at the parent.
+//
+// The Registrar interface and production's (nothing is registered here) are DNSSEC's
+// (src/dnssec/registrar.ts); this is the sandbox lab's simulated registry, whose parent zones the
+// lab serves itself. src/service.ts chooses by DEPLOYMENT.
+import type { Knex } from 'knex';
+import type { Config } from '../config/index.js';
+import type { Clock } from '../domain/clock.js';
+import type { Registrar } from '../dnssec/registrar.js';
+import { DomainError, notFound } from '../domain/errors.js';
+import { dsPresentation, parseDsPresentation } from './dsPresentation.js';
+import { syncLabParents } from './labParents.js';
+import { writeLabTrustAnchors } from './labTrustAnchors.js';
+import { tldOf } from './parentRecords.js';
+
+/** A zone's entry in the simulated registry. */
+export interface LabRegistration {
+  zone: string;
+  registeredHere: boolean;
+  /** NS names at the parent; null: the service's nameservers. */
+  delegation: string[] | null;
+  /** DS records at the parent, presentation form. */
+  ds: string[];
+}
+
+interface RegistrationRow {
+  zone_name: string;
+  registered_here: boolean;
+  delegation: string[] | null;
+  ds: string[];
+}
+
+const toRegistration = (zone: string, row: RegistrationRow | undefined): LabRegistration => ({
+  zone,
+  registeredHere: row?.registered_here ?? true,
+  delegation: row?.delegation ?? null,
+  ds: row?.ds ?? [],
+});
+
+/**
+ * The sandbox lab's registry: registrations in lab_registrations (a zone without a row is
+ * registered here, delegated to the service), delegations and DS records in the lab parent zones,
+ * written through the zone-write seam by syncLabParents.
+ */
+export class LabRegistrar implements Registrar {
+  constructor(
+    private readonly db: Knex,
+    private readonly config: Config,
+    private readonly clock: Clock,
+  ) {}
+
+  async registration(zone: string, db: Knex | Knex.Transaction = this.db): Promise<LabRegistration> {
+    return toRegistration(zone, (await db('lab_registrations').where('zone_name', zone).first()) as RegistrationRow | undefined);
+  }
+
+  async registeredHere(zoneName: string): Promise<boolean> {
+    return (await this.registration(zoneName)).registeredHere;
+  }
+
+  async delegation(zoneName: string): Promise<'ours' | 'elsewhere' | 'unknown'> {
+    return (await this.registration(zoneName)).delegation === null ? 'ours' : 'elsewhere';
+  }
+
+  async setDs(zoneName: string, ds: Buffer[]): Promise<void> {
+    const presented = dsPresentation(ds);
+    if ((await this.db('zones').where({ name: zoneName, kind: 'lab_parent' }).first('id')) !== undefined) {
+      await this.setParentDs(zoneName, presented);
+      return;
+    }
+    await this.update(zoneName, (r) => {
+      if (!r.registeredHere) throw new Error(`${zoneName} is registered at a foreign registrar: its DS records are the customer's to publish`);
+      return { ds: presented };
+    });
+  }
+
+  /**
+   * A lab parent's own DS: a TLD's goes into the root; the root has no parent, so its DS is the
+   * lab's trust anchor, written to DATA_DIR for validators (labTrustAnchors.ts).
+   */
+  private async setParentDs(zoneName: string, ds: string[]): Promise<void> {
+    await this.db.transaction(async (trx) => {
+      await trx.raw("SELECT pg_advisory_xact_lock(hashtextextended('lab-parents', 0))");
+      await trx('lab_registrations')
+        .insert({ zone_name: zoneName, registered_here: true, delegation: null, ds, updated_at: this.clock.now() })
+        .onConflict('zone_name')
+        .merge();
+      if (zoneName !== '') await syncLabParents(trx, this.config, this.clock, ['']);
+    });
+    if (zoneName === '') await writeLabTrustAnchors(this.config.dataDir, ds);
+  }
+
+  /**
+   * Lab: registered through the provider or at a foreign registrar; the delegation pointed at
+   * other nameservers or (null) back at the service's. Both in one registry change.
+   */
+  changeRegistration(zone: string, change: { registeredHere?: boolean; delegation?: string[] | null }): Promise<LabRegistration> {
+    return this.update(zone, () => Object.fromEntries(Object.entries(change).filter(([, v]) => v !== undefined)));
+  }
+
+  /** Lab: the customer adds or removes DS records at a foreign registrar (any data, right or wrong). */
+  setForeignDs(zone: string, ds: string[]): Promise<LabRegistration> {
+    const presented = dsPresentation(parseDsPresentation(ds));
+    return this.update(zone, (r) => {
+      if (r.registeredHere) throw new DomainError('conflict', { reason: 'lab_registered_here', zone });
+      return { ds: presented };
+    });
+  }
+
+
+  /** One registry change and the parent's change set, in one transaction. */
+  private async update(zone: string, change: (current: LabRegistration) => Partial<LabRegistration>): Promise<LabRegistration> {
+    return this.db.transaction(async (trx) => {
+      await trx.raw("SELECT pg_advisory_xact_lock(hashtextextended('lab-parents', 0))");
+      const lab = await trx('zones').where('name', zone).whereNot('kind', 'lab_parent').first('id');
+      if (!lab) throw notFound('zone');
+      const next = { ...(await this.registration(zone, trx)), ...change(await this.registration(zone, trx)) };
+      await trx('lab_registrations')
+        .insert({ zone_name: zone, registered_here: next.registeredHere, delegation: next.delegation, ds: next.ds, updated_at: this.clock.now() })
+        .onConflict('zone_name')
+        .merge();
+      await syncLabParents(trx, this.config, this.clock, [tldOf(zone)]);
+      return next;
+    });
+  }
+}
