@@ -204,6 +204,7 @@ const variables = {
   DNSSEC_ALGORITHM: z.enum(['13', '15']).transform(Number).default(13),
   DNSSEC_ZSK_LIFETIME_DAYS: z.coerce.number().int().min(1).default(90),
   DNSSEC_TRUST_ANCHORS: list.optional(),
+  DNSSEC_CHECK_INTERVAL_MS: z.coerce.number().int().min(50).optional(),
 } as const;
 
 type Parsed = { [K in keyof typeof variables]: z.output<(typeof variables)[K]> };
@@ -268,7 +269,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       // RFC 6781 §4.1.4: the DNSKEY RRset's TTL bounds how long a resolver may hold the old keys.
       dnskeyTtl: p.DEPLOYMENT === 'sandbox' ? 10 : 3600,
       dsTtl: p.DEPLOYMENT === 'sandbox' ? 10 : 86400,
-      checkIntervalMs: p.DEPLOYMENT === 'sandbox' ? 2000 : 60_000,
+      checkIntervalMs: p.DNSSEC_CHECK_INTERVAL_MS ?? (p.DEPLOYMENT === 'sandbox' ? 1000 : 60_000),
       trustAnchors: p.DNSSEC_TRUST_ANCHORS ?? (p.DEPLOYMENT === 'sandbox' ? null : IANA_ROOT_ANCHORS),
     },
     zones: {

@@ -65,18 +65,24 @@ export class DnssecWorker {
     return due.length;
   }
 
-  /** Observe, then store and step. Also what POST …/check runs at once. */
+  /**
+   * Observe, then store and step; after a step, look again at once (validated → active needs no
+   * wait, and what the next state asks may already hold). Also what POST …/check runs.
+   */
   async checkZone(zoneId: string): Promise<void> {
-    const zone = await this.zoneRow(this.deps.db, zoneId);
-    if (!zone || zone.dnssec_state === 'off') return;
-    const keys = await keyRowsOf(this.deps.db, zoneId);
-    const seen = await this.observe(zone, keys);
-    await this.deps.db.transaction(async (trx) => {
-      const locked = await this.zoneRow(trx, zoneId, true);
-      // Someone (enable, disable, another worker) moved the zone while we looked: look again later.
-      if (!locked || locked.dnssec_state !== zone.dnssec_state) return;
-      await this.store(trx, locked, keys, seen.observations, seen.status);
-    });
+    for (let steps = 0; steps < 4; steps++) {
+      const zone = await this.zoneRow(this.deps.db, zoneId);
+      if (!zone || zone.dnssec_state === 'off') return;
+      const keys = await keyRowsOf(this.deps.db, zoneId);
+      const seen = await this.observe(zone, keys);
+      const stepped = await this.deps.db.transaction(async (trx) => {
+        const locked = await this.zoneRow(trx, zoneId, true);
+        // Someone (enable, disable, another worker) moved the zone while we looked: look again later.
+        if (!locked || locked.dnssec_state !== zone.dnssec_state) return false;
+        return this.store(trx, locked, keys, seen.observations, seen.status);
+      });
+      if (!stepped) return;
+    }
   }
 
   private async zoneRow(db: Knex | Knex.Transaction, zoneId: string, lock = false): Promise<ZoneDnssecRow | undefined> {
@@ -123,7 +129,8 @@ export class DnssecWorker {
     return { observations, status };
   }
 
-  private async store(trx: Knex.Transaction, zone: ZoneDnssecRow, keys: KeyRow[], seen: Observations, status: Record<string, unknown>): Promise<void> {
+  /** Stores what was seen and takes the table's step, if any; true when the state moved. */
+  private async store(trx: Knex.Transaction, zone: ZoneDnssecRow, keys: KeyRow[], seen: Observations, status: Record<string, unknown>): Promise<boolean> {
     const now = this.deps.clock.now();
     const since = zone.dnssec_state_changed_at ? (now.getTime() - zone.dnssec_state_changed_at.getTime()) / 1000 : Infinity;
     const mode = zone.dnssec_mode ?? 'assisted';
@@ -135,7 +142,7 @@ export class DnssecWorker {
     };
     if (!step) {
       await trx('zones').where('id', zone.id).update(columns);
-      return;
+      return false;
     }
     for (const action of step.actions) await this.act(trx, zone, keys, action);
     await trx('zones')
@@ -145,6 +152,7 @@ export class DnssecWorker {
     // What is served may change with the state (CDS delete form, signing off): the build compares.
     await trx.raw('SELECT pg_notify(?, ?)', [ZONE_CHANNEL, zone.id]);
     this.deps.logger.info({ zone: zone.name, from: zone.dnssec_state, to: step.to }, 'DNSSEC state changed');
+    return true;
   }
 
   private async act(trx: Knex.Transaction, zone: ZoneDnssecRow, keys: KeyRow[], action: Action): Promise<void> {

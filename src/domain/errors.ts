@@ -46,6 +46,7 @@ export const resourceNouns = {
   'API client': { en: 'API client', de: noun('m', 'API-Client') },
   token: { en: 'token', de: noun('n', 'Token') },
   user: { en: 'user', de: noun('m', 'Benutzer') },
+  'trust anchor': { en: 'trust anchor', de: noun('m', 'Vertrauensanker') },
 } satisfies Record<string, { en: string; de: GermanNoun }>;
 
 export type ResourceNoun = keyof typeof resourceNouns;

@@ -1,7 +1,9 @@
 // BIND's dig and Knot's kdig as clients of the server under test, run asynchronously (the server
 // lives in the test process: a synchronous spawn would block it), their output parsed into what
 // the tables compare: status, flags, the three sections as normalised presentation lines, EDNS.
-import { spawn } from 'node:child_process';
+import { runToolAsync as runAsync } from '../helpers/dnsTools.js';
+
+export { runAsync };
 
 export type DigTool = 'dig' | 'kdig';
 
@@ -17,25 +19,6 @@ export interface DigResult {
   transport: 'UDP' | 'TCP' | null;
   output: string;
   exitCode: number | null;
-}
-
-export function runAsync(tool: string, args: string[], timeoutMs = 20_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(tool, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('error', (err) => {
-      clearTimeout(timer);
-      reject(err);
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
 }
 
 /** One record line with its whitespace collapsed: "www.example.com. 300 IN A 192.0.2.10". */

@@ -2,7 +2,7 @@
 // cross-check what the service produces. On a developer machine without the tool the test is
 // skipped; in CI (.ci/run installs the Debian packages and sets REQUIRE_DNS_TOOLS=1) a missing
 // tool fails the test instead of silently skipping the check.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -63,6 +63,29 @@ export function runTool(tool: string, args: string[], options: { input?: string;
   const r = spawnSync(tool, args, { input: options.input, encoding: 'utf8', timeout: options.timeoutMs ?? 30_000, maxBuffer: 64 * 1024 * 1024 });
   if (r.error) throw r.error;
   return { status: r.status, output: `${r.stdout}${r.stderr}`, stdout: r.stdout };
+}
+
+/**
+ * Runs a tool without blocking the test process: for clients of a server that lives in the test
+ * process (a synchronous spawn would stop it from answering).
+ */
+export function runToolAsync(tool: string, args: string[], timeoutMs = 20_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(tool, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
 }
 
 /** Writes `text` to a fresh temporary file and returns its path (and a way to remove it). */

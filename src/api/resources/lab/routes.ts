@@ -1,10 +1,11 @@
 // Lab-only endpoints under /lab: inspect and change the sandbox's simulations. Not mounted in
 // production, where /api/v1/lab/* answers 404.
 import { z } from 'zod';
-import { DomainError } from '../../../domain/errors.js';
+import { DomainError, notFound } from '../../../domain/errors.js';
 import { LabBillingDirectory } from '../../../lab/labBillingDirectory.js';
 import { latestScheduledReset, resetLab } from '../../../lab/nightlyReset.js';
 import { type LabRegistration, LabRegistrar } from '../../../lab/registrar.js';
+import { readLabTrustAnchors } from '../../../lab/labTrustAnchors.js';
 import { hostnameField } from '../../../domain/records/fields.js';
 import type { Services } from '../../../services/index.js';
 import type { Actor } from '../../../services/actor.js';
@@ -176,6 +177,25 @@ export const labRoutes = [
       assertPlatform(actor);
       const zone = await getZone(scoped, services.config, params.zone);
       return { status: 200, body: presentRegistration(await registrar(services).setForeignDs(zone.name, body.ds)) };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/lab/trust-anchors',
+    operationId: 'getLabTrustAnchors',
+    summary: "The lab's DNSSEC trust anchor",
+    description:
+      "The DS of the lab root's KSK, for validators that send every query to the lab's nameserver: `trust_anchors_conf` is a BIND `trust-anchors` clause (`delv -a FILE @127.0.0.1 -p 5300 …`), `root_key` DS lines for unbound's `trust-anchor-file` (with a `forward-zone` for \".\" to the lab). The same texts are in DATA_DIR/lab-trust-anchors.conf and DATA_DIR/lab-root.key. 404 until the lab root is signed (a few seconds after the first start).",
+    tag: TAG,
+    scopes: [],
+    labOnly: true,
+    responses: {
+      200: { description: 'The trust anchor', schema: z.object({ trust_anchors_conf: z.string(), root_key: z.string() }) },
+    },
+    handler: async ({ services }) => {
+      const anchors = await readLabTrustAnchors(services.config.dataDir);
+      if (!anchors) throw notFound('trust anchor');
+      return { status: 200, body: { trust_anchors_conf: anchors.conf, root_key: anchors.rootKey } };
     },
   }),
 ];
