@@ -142,6 +142,9 @@ export class DnssecWorker {
     };
     if (!step) {
       await trx('zones').where('id', zone.id).update(columns);
+      // Signatures age without writes: the build makes near-expiry ones anew once the served
+      // version is a day old (publishZone's RESIGN_AFTER_MS); ask it to look.
+      if (zone.dnssec_state === 'active') await trx.raw('SELECT pg_notify(?, ?)', [ZONE_CHANNEL, zone.id]);
       return false;
     }
     for (const action of step.actions) await this.act(trx, zone, keys, action);

@@ -46,7 +46,6 @@ export const resourceNouns = {
   'API client': { en: 'API client', de: noun('m', 'API-Client') },
   token: { en: 'token', de: noun('n', 'Token') },
   user: { en: 'user', de: noun('m', 'Benutzer') },
-  'trust anchor': { en: 'trust anchor', de: noun('m', 'Vertrauensanker') },
 } satisfies Record<string, { en: string; de: GermanNoun }>;
 
 export type ResourceNoun = keyof typeof resourceNouns;
@@ -113,8 +112,8 @@ export const problemReasons = {
     de: 'Eine Vorlage namens "{name}" gibt es bereits.',
   },
   dnssec_switched_off: {
-    en: 'DNSSEC signing is switched off in this deployment (DNSSEC_SIGNING=off).',
-    de: 'Das DNSSEC-Signieren ist in dieser Umgebung abgeschaltet (DNSSEC_SIGNING=off).',
+    en: 'DNSSEC signing is switched off in this deployment ("DNSSEC_SIGNING=off").',
+    de: 'Das DNSSEC-Signieren ist in dieser Umgebung abgeschaltet ("DNSSEC_SIGNING=off").',
   },
   zone_being_deleted: { en: 'The zone {zone} is being deleted.', de: 'Die Zone {zone} wird gerade gelöscht.' },
   zone_deletion_running: {
@@ -354,8 +353,8 @@ export const errorCatalogue = {
     409,
     { en: 'DS record still at the parent', de: 'DS-Eintrag noch bei der übergeordneten Zone' },
     {
-      en: 'The parent of {name} still publishes a DS record for it; remove it at the registrar first, or delete with force=true.',
-      de: 'Die übergeordnete Zone von {name} veröffentlicht noch einen DS-Eintrag; entfernen Sie ihn zuerst beim Registrar oder löschen Sie mit force=true.',
+      en: 'The parent of {name} still publishes a DS record for it; remove it at the registrar first, or delete with "force=true".',
+      de: 'Die übergeordnete Zone von {name} veröffentlicht noch einen DS-Eintrag; entfernen Sie ihn zuerst beim Registrar oder löschen Sie mit "force=true".',
     },
   ),
   conflict: entry(

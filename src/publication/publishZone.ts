@@ -53,6 +53,12 @@ const SIGNATURE_VALIDITY_S = 14 * 86400;
 const SIGNATURE_REFRESH_S = 7 * 86400;
 /** Zones' expirations spread over this much, so that many zones do not re-sign in the same minute. */
 const SIGNATURE_JITTER_S = 12 * 3600;
+/**
+ * A signed zone whose served version is older than this is built again with no change of its own,
+ * so that signatures with less than SIGNATURE_REFRESH_S left are made anew long before they expire
+ * (the DNSSEC worker asks for the build; docs/dnssec.md "Signing in the build").
+ */
+export const RESIGN_AFTER_MS = 24 * 3600 * 1000;
 
 interface ZoneLockRow {
   id: string;
@@ -71,6 +77,7 @@ interface ZoneLockRow {
   dnssec_denial: 'nsec3' | 'nsec';
   /** What the served version was signed with (signingFingerprint); null: unsigned. */
   served_signing: string | null;
+  served_at: Date | null;
 }
 
 const sameList = (a: readonly string[] | null, b: readonly string[]) => a !== null && a.length === b.length && a.every((x, i) => x === b[i]);
@@ -112,6 +119,7 @@ async function buildVersion(trx: Knex.Transaction, deps: PublishDeps, zoneId: st
       'dnssec_state', 'dnssec_denial',
       trx.raw('(SELECT v.nameservers FROM zone_versions v WHERE v.zone_id = zones.id AND v.serial = zones.published_serial) AS served_nameservers'),
       trx.raw('(SELECT v.signing FROM zone_versions v WHERE v.zone_id = zones.id AND v.serial = zones.published_serial) AS served_signing'),
+      trx.raw('(SELECT v.created_at FROM zone_versions v WHERE v.zone_id = zones.id AND v.serial = zones.published_serial) AS served_at'),
     )
     .options(PREPARED)) as ZoneLockRow | undefined;
   if (!zone) return (await trx('zones').where('id', zoneId).first('id')) ? { kind: 'busy' } : { kind: 'idle' };
@@ -120,7 +128,8 @@ async function buildVersion(trx: Knex.Transaction, deps: PublishDeps, zoneId: st
   const signed = isSigned(zone.dnssec_state);
   const keys = signed || zone.served_signing !== null ? await keyRowsOf(trx, zone.id) : [];
   const signing = signingFingerprint({ signed, denial: zone.dnssec_denial, cds: cdsPolicy(zone.dnssec_state) }, keys);
-  if (zone.published_seq >= zone.changeset_seq && rendered && signing === zone.served_signing) return { kind: 'idle' };
+  const resignDue = signing !== null && zone.served_at !== null && now.getTime() - zone.served_at.getTime() >= RESIGN_AFTER_MS;
+  if (zone.published_seq >= zone.changeset_seq && rendered && signing === zone.served_signing && !resignDue) return { kind: 'idle' };
 
   const sets = (await trx('change_sets')
     .where('zone_id', zone.id)

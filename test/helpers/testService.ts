@@ -65,6 +65,8 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     DNS_PORT: '0',
     DATA_DIR: dataDir,
     LOG_LEVEL: 'silent',
+    // Production refuses to start without one; tests of a production deployment get this one.
+    DNSSEC_KEY_ENCRYPTION_KEY: options.env?.DEPLOYMENT === 'production' ? '5a'.repeat(32) : '',
     ...options.env,
   });
   const clock = options.clock ?? new ManualClock(new Date());

@@ -90,7 +90,7 @@ describe('DNSSEC in the lab: enable, served signed, validated from the lab root,
     expect(fs.readFileSync(path.join(lab.service.config.dataDir, 'lab-root.key'), 'utf8')).toMatch(/^\. IN DS \d+ 13 2 [0-9a-f]{64}\n$/);
     const served = await lab.platform.get('/lab/trust-anchors');
     expect(served.status, served.text).toBe(200);
-    expect(served.body.trust_anchors_conf).toBe(fs.readFileSync(file, 'utf8'));
+    expect(served.body).toMatchObject({ ready: true, trust_anchors_conf: fs.readFileSync(file, 'utf8') });
     // The TLD's DS goes into the root once its keys are out: then delv validates from the lab root.
     await eventually(async () => {
       lab.clock.advance(2_000);
@@ -242,5 +242,25 @@ describe('DNSSEC in the lab: enable, served signed, validated from the lab root,
     const bad = await lab.customerA.post('/zones/sec-off.example/dnssec/enable', { mode: 'magic' });
     expect(bad.status).toBe(422);
     expect((await dnssecOf(lab, 'sec-off.example')).state).toBe('off');
+  });
+
+  // Last: it moves the service's clock a week on, past what delv (on real time) would accept.
+  it('refreshes signatures that near expiry without any write, and only those', async (ctx) => {
+    const zone = 'sec-foreign.example';
+    const expirations = async () => {
+      const text = await axfr(ctx, lab, zone);
+      const of = (owner: string, covered: string) => new RegExp(`^${owner.replace(/\./g, '\\.')}\\.\\s+\\d+\\s+IN\\s+RRSIG\\s+${covered} \\d+ \\d+ \\d+ (\\d{14}) `, 'm').exec(text)?.[1];
+      return { www: of(`www.${zone}`, 'A'), soa: of(zone, 'SOA') };
+    };
+    const before = await expirations();
+    expect(before.www).toMatch(/^\d{14}$/);
+    lab.clock.advance(8 * 86_400_000);
+    const after = await eventually(async () => {
+      await new Promise((r) => setTimeout(r, 200));
+      const now = await expirations();
+      return now.www !== before.www ? now : undefined;
+    }, 30_000, 'the signatures to be refreshed');
+    // Two weeks from the moved clock, not from the first signing (RRSIG times are YYYYMMDDHHmmSS).
+    expect(Number(after.www!.slice(0, 8))).toBeGreaterThan(Number(before.www!.slice(0, 8)) + 6);
   });
 });

@@ -179,7 +179,7 @@ describe('a production deployment', () => {
     const { stdout } = await promisify(execFile)(
       process.execPath,
       ['--import', 'tsx', 'src/cli/admin.ts', 'create-platform', 'Production Platform'],
-      { env: { ...process.env, DATABASE_URL: prod.databaseUrl, DEPLOYMENT: 'production', LOG_LEVEL: 'silent' } },
+      { env: { ...process.env, DATABASE_URL: prod.databaseUrl, DEPLOYMENT: 'production', DNSSEC_KEY_ENCRYPTION_KEY: '5a'.repeat(32), LOG_LEVEL: 'silent' } },
     );
     liveToken = JSON.parse(stdout).token;
   });

@@ -139,6 +139,9 @@ const WRITE_CASES: Record<string, WriteCase> = {
     },
   },
   createZone: { body: () => ({ name: `intruder-${unique()}.test` }) },
+  enableDnssec: { body: () => ({}) },
+  disableDnssec: {},
+  checkDnssec: {},
   updateZone: { body: () => ({ default_ttl: 7200 }) },
   deleteZone: {
     // The confirmation names the zone of the path, so the request is valid but for ownership.
@@ -380,6 +383,7 @@ const SNAPSHOT_TABLES = [
   'lab_billing_clients',
   'lab_state',
   'lab_registrations',
+  'dnssec_keys',
   'idempotency_records',
   'service_secrets',
   // Written by the publication worker, never by a request; a denied request must not either.

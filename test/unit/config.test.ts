@@ -54,9 +54,17 @@ describe('loadConfig', () => {
     }
   });
 
-  it('requires DATABASE_URL in production', () => {
-    expect(() => loadConfig({ DEPLOYMENT: 'production' })).toThrowError(/DATABASE_URL/);
-    expect(loadConfig({ DEPLOYMENT: 'production', DATABASE_URL: 'postgres://db/x' }).deployment).toBe('production');
+  it('requires DATABASE_URL and the DNSSEC key-encryption key in production', () => {
+    const KEK = 'ab'.repeat(32);
+    expect(() => loadConfig({ DEPLOYMENT: 'production', DNSSEC_KEY_ENCRYPTION_KEY: KEK })).toThrowError(/DATABASE_URL/);
+    expect(() => loadConfig({ DEPLOYMENT: 'production', DATABASE_URL: 'postgres://db/x' })).toThrowError(/DNSSEC_KEY_ENCRYPTION_KEY/);
+    expect(() => loadConfig({ DEPLOYMENT: 'production', DATABASE_URL: 'postgres://db/x', DNSSEC_KEY_ENCRYPTION_KEY: 'abcd' })).toThrowError(/32 bytes/);
+    const production = loadConfig({ DEPLOYMENT: 'production', DATABASE_URL: 'postgres://db/x', DNSSEC_KEY_ENCRYPTION_KEY: KEK });
+    expect(production.deployment).toBe('production');
+    expect(production.dnssec.keyEncryptionKey).toEqual(Buffer.from(KEK, 'hex'));
+    expect(loadConfig({ DEPLOYMENT: 'production', DATABASE_URL: 'postgres://db/x', DNSSEC_KEY_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') }).dnssec.keyEncryptionKey).toEqual(Buffer.alloc(32, 7));
+    // The lab makes its own under DATA_DIR.
+    expect(loadConfig({}).dnssec.keyEncryptionKey).toBeNull();
   });
 
   it('reads roles as a comma-separated list', () => {

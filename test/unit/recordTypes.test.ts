@@ -33,7 +33,8 @@ describe('the record-type table', () => {
     ['PTR', true],
     ['a', false],
     ['SOA', false],
-    ['DS', false],
+    ['DS', true],
+    ['CDS', false],
     ['', false],
   ])('isRecordType(%j) is %s', (s, expected) => {
     expect(isRecordType(s)).toBe(expected);
@@ -50,6 +51,7 @@ describe('the record-type table', () => {
     ['CAA', ['forward']],
     ['TLSA', ['forward']],
     ['NS', ['forward', 'reverse', 'lab_parent']],
+    ['DS', ['forward', 'lab_parent']],
     ['PTR', ['reverse']],
   ] as const)('%s may be held by %j zones', (type, kinds) => {
     expect(RECORD_TYPE_RULES[type].zoneKinds).toEqual(kinds);
@@ -118,6 +120,8 @@ const valid: [RecordType, unknown, Record<string, unknown>, string][] = [
   ['TLSA', { usage: 3, selector: 1, matching_type: 1, certificate_data: sha256 }, { usage: 3, selector: 1, matching_type: 1, certificate_data: sha256 }, `3 1 1 ${sha256}`],
   ['TLSA', { usage: 2, selector: 0, matching_type: 1, certificate_data: ` ${sha256.slice(0, 32).toUpperCase()}\n${sha256.slice(32)} ` }, { usage: 2, selector: 0, matching_type: 1, certificate_data: sha256 }, `2 0 1 ${sha256}`],
   ['TLSA', { usage: 0, selector: 0, matching_type: 2, certificate_data: sha512 }, { usage: 0, selector: 0, matching_type: 2, certificate_data: sha512 }, `0 0 2 ${sha512}`],
+  ['DS', { key_tag: 60485, algorithm: 13, digest_type: 2, digest: ` ${sha256.toUpperCase()} ` }, { key_tag: 60485, algorithm: 13, digest_type: 2, digest: sha256 }, `60485 13 2 ${sha256}`],
+  ['DS', { key_tag: 0, algorithm: 8, digest_type: 4, digest: sha512.slice(0, 96) }, { key_tag: 0, algorithm: 8, digest_type: 4, digest: sha512.slice(0, 96) }, `0 8 4 ${sha512.slice(0, 96)}`],
   ['TLSA', { usage: 1, selector: 1, matching_type: 0, certificate_data: '3059 3013 0607' }, { usage: 1, selector: 1, matching_type: 0, certificate_data: '305930130607' }, '1 1 0 305930130607'],
   ['NS', { nameserver: 'ns1.example.net' }, { nameserver: 'ns1.example.net' }, 'ns1.example.net.'],
   ['NS', { nameserver: 'NS1.Example.NET.' }, { nameserver: 'ns1.example.net' }, 'ns1.example.net.'],
@@ -255,6 +259,11 @@ const invalid: [RecordType, unknown, [string, string][]][] = [
   ['PTR', { target: '.' }, [['/target', 'root_not_allowed']]],
   ['PTR', { target: null }, [['/target', 'invalid_type']]],
   ['PTR', { hostname: 'host.example.com' }, [['/target', 'required'], ['/hostname', 'unknown_field']]],
+  // DS
+  ['DS', { key_tag: 65536, algorithm: 13, digest_type: 2, digest: sha256 }, [['/key_tag', 'too_big']]],
+  ['DS', { key_tag: 1, algorithm: 13, digest_type: 3, digest: sha256 }, [['/digest_type', 'unknown_digest_type']]],
+  ['DS', { key_tag: 1, algorithm: 13, digest_type: 2, digest: sha256.slice(2) }, [['/digest', 'invalid_length']]],
+  ['DS', { key_tag: 1, algorithm: 13, digest_type: 2, digest: 'xy'.repeat(32) }, [['/digest', 'invalid_hex']]],
 ];
 
 describe('invalid data gives errors with pointers relative to data', () => {

@@ -455,7 +455,7 @@ describe('types that are skipped, not imported', () => {
     ['SOA', 'SOA', '@ SOA ns1.example.com. hostmaster.example.com. 1 7200 3600 1209600 300', 'soa'],
     ['apex NS', 'NS', '@ NS ns1.example.net.', 'apex_ns'],
     ['apex NS, absolute', 'NS', 'example.com. 3600 IN NS ns1.example.net.', 'apex_ns'],
-    ...['DNSKEY', 'RRSIG', 'NSEC', 'NSEC3', 'NSEC3PARAM', 'DS', 'CDS', 'CDNSKEY'].map((t) => [t, t, `@ ${t} anything at all`, 'dnssec']),
+    ...['DNSKEY', 'RRSIG', 'NSEC', 'NSEC3', 'NSEC3PARAM', 'CDS', 'CDNSKEY'].map((t) => [t, t, `@ ${t} anything at all`, 'dnssec']),
     ...['HINFO', 'SSHFP', 'NAPTR', 'LOC', 'SPF', 'HTTPS', 'SVCB', 'DNAME', 'URI', 'KEY', 'ZONEMD'].map((t) => [t, t, `@ ${t} whatever`, 'unsupported_type']),
     ['lower-case mnemonic', 'SSHFP', '@ sshfp 1 1 abcd', 'unsupported_type'],
   ])('%s', (_, type, text, reason) => {
@@ -467,6 +467,10 @@ describe('types that are skipped, not imported', () => {
 
   it('NS below the apex is imported (a delegation)', () => {
     expect(only('sub NS ns1.example.net.').type).toBe('NS');
+  });
+
+  it('DS is imported: the parent side of a secure delegation, not the signer\'s own data', () => {
+    expect(only(`sub DS 12345 13 2 ${'ab'.repeat(32)}`).type).toBe('DS');
   });
 
   it('an owner outside the zone is an error even for a skipped type', () => {
@@ -581,7 +585,7 @@ describe('files as real servers write them', () => {
       'www\t\t\tA\t192.0.2.80',
       '\t\t\tAAAA\t2001:db8::80',
       `\t\t\tTXT\t"${'k'.repeat(255)}" "tail"`,
-      '\t\t\tDS\t12345 13 2 (',
+      '\t\t\tCDS\t12345 13 2 (',
       `\t\t\t\t${sha256} )`,
     ].join('\n');
     const r = assertServerFile(text);
@@ -592,7 +596,7 @@ describe('files as real servers write them', () => {
       [14, 'example.com', 'NS', 'apex_ns'],
       [18, 'example.com', 'DNSKEY', 'dnssec'],
       [22, 'example.com', 'NSEC', 'dnssec'],
-      [39, 'www.example.com', 'DS', 'dnssec'],
+      [39, 'www.example.com', 'CDS', 'dnssec'],
     ]);
     for (const e of r.entries) expect(e.ttlSource).toBe('directive');
     expect(r.entries.find((e) => e.type === 'TLSA')?.line).toBe(26);

@@ -1,7 +1,7 @@
 // Lab-only endpoints under /lab: inspect and change the sandbox's simulations. Not mounted in
 // production, where /api/v1/lab/* answers 404.
 import { z } from 'zod';
-import { DomainError, notFound } from '../../../domain/errors.js';
+import { DomainError } from '../../../domain/errors.js';
 import { LabBillingDirectory } from '../../../lab/labBillingDirectory.js';
 import { latestScheduledReset, resetLab } from '../../../lab/nightlyReset.js';
 import { type LabRegistration, LabRegistrar } from '../../../lab/registrar.js';
@@ -185,17 +185,16 @@ export const labRoutes = [
     operationId: 'getLabTrustAnchors',
     summary: "The lab's DNSSEC trust anchor",
     description:
-      "The DS of the lab root's KSK, for validators that send every query to the lab's nameserver: `trust_anchors_conf` is a BIND `trust-anchors` clause (`delv -a FILE @127.0.0.1 -p 5300 …`), `root_key` DS lines for unbound's `trust-anchor-file` (with a `forward-zone` for \".\" to the lab). The same texts are in DATA_DIR/lab-trust-anchors.conf and DATA_DIR/lab-root.key. 404 until the lab root is signed (a few seconds after the first start).",
+      "The DS of the lab root's KSK, for validators that send every query to the lab's nameserver: `trust_anchors_conf` is a BIND `trust-anchors` clause (`delv -a FILE @127.0.0.1 -p 5300 …`), `root_key` DS lines for unbound's `trust-anchor-file` (with a `forward-zone` for \".\" to the lab). The same texts are in DATA_DIR/lab-trust-anchors.conf and DATA_DIR/lab-root.key. Until the lab root is signed (a few seconds after the first start, with the worker role running) `ready` is false and both are null.",
     tag: TAG,
     scopes: [],
     labOnly: true,
     responses: {
-      200: { description: 'The trust anchor', schema: z.object({ trust_anchors_conf: z.string(), root_key: z.string() }) },
+      200: { description: 'The trust anchor', schema: z.object({ ready: z.boolean(), trust_anchors_conf: z.string().nullable(), root_key: z.string().nullable() }) },
     },
     handler: async ({ services }) => {
       const anchors = await readLabTrustAnchors(services.config.dataDir);
-      if (!anchors) throw notFound('trust anchor');
-      return { status: 200, body: { trust_anchors_conf: anchors.conf, root_key: anchors.rootKey } };
+      return { status: 200, body: { ready: anchors !== null, trust_anchors_conf: anchors?.conf ?? null, root_key: anchors?.rootKey ?? null } };
     },
   }),
 ];
