@@ -105,7 +105,8 @@ export class DnssecWorker {
         const set = setOf(i);
         return set !== null && dnskeys.every((k) => set.some((s) => s.equals(k)));
       });
-      observations.unsignedServed = served.every((_, i) => setOf(i)?.length === 0);
+      // Unsigned: no DNSKEY any more — or no zone at all (REFUSED: a deleted zone withdrawn).
+      observations.unsignedServed = served.every((reply, i) => setOf(i)?.length === 0 || (reply.kind === 'reply' && reply.rcode === 5));
       status.keys_served = observations.keysServed;
     }
     const observer = this.deps.observer();

@@ -123,7 +123,9 @@ async function buildVersion(trx: Knex.Transaction, deps: PublishDeps, zoneId: st
     )
     .options(PREPARED)) as ZoneLockRow | undefined;
   if (!zone) return (await trx('zones').where('id', zoneId).first('id')) ? { kind: 'busy' } : { kind: 'idle' };
-  if (zone.status === 'deleting') return withdraw(trx, now, zone);
+  // A signed zone being deleted stays served (signed) until the worker saw its DS leave the
+  // parent and waited out its TTL (docs/dnssec.md "Deleting a signed zone").
+  if (zone.status === 'deleting') return zone.dnssec_state === 'ds_removing' ? { kind: 'idle' } : withdraw(trx, now, zone);
   const rendered = sameList(zone.served_nameservers, deps.nameservers);
   const signed = isSigned(zone.dnssec_state);
   const keys = signed || zone.served_signing !== null ? await keyRowsOf(trx, zone.id) : [];

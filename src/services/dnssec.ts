@@ -207,3 +207,27 @@ export async function checkDnssec(ctx: WriteContext, deps: DnssecDeps, limiter: 
   await deps.checkNow(zone.id);
   return view(ctx.trx, await getZone(ctx.scoped, deps.config, zone.name));
 }
+
+/**
+ * Zone deletion with DNSSEC (spec "Zones", deletion rules 3 and 4): the DS leaves the parent
+ * first — the service withdraws it where it put it (automatic); a DS the customer added (assisted)
+ * and that is still seen answers 409 dnssec_ds_present unless `force`. The zone then goes to
+ * `ds_removing`, and the publication build withdraws it only once the worker has seen the DS gone
+ * and waited out its TTL (`unsigning`): resolvers never see a DS for a zone that is not served.
+ */
+export async function prepareDeletion(ctx: WriteContext, deps: DnssecDeps, zone: Zone, force: boolean): Promise<void> {
+  const state = zone.dnssec.state as DnssecState;
+  if (state === 'off' || DISABLING.includes(state)) return;
+  const mode = zone.dnssec.mode as DnssecMode;
+  const row = (await ctx.trx('zones').where('id', zone.id).first('dnssec_status')) as { dnssec_status: DnssecStatus };
+  const dsSeen = row.dnssec_status?.ds_at_parent?.state;
+  if (mode === 'assisted' && (dsSeen === 'matching' || dsSeen === 'mismatch') && !force) throw new DomainError('dnssec_ds_present', { name: zone.name });
+  const now = ctx.clock.now();
+  const dsMayBeUp = !(['signing', 'keys_published'] as DnssecState[]).includes(state) && !(mode === 'assisted' && force);
+  if (dsMayBeUp) {
+    await recordTransition(ctx.trx, zone, state, 'ds_removing', mode, now);
+    if (mode === 'automatic') await deps.registrar.setDs(zone.name, []);
+  } else {
+    await recordTransition(ctx.trx, zone, state, 'unsigning', mode, now);
+  }
+}

@@ -17,6 +17,7 @@ import type { ChangeSetState } from '../domain/publication.js';
 import { DEFAULT_ZONE_TTL } from '../domain/records/ttl.js';
 import { isAtOrBelow } from '../../nameserver/wire/name.js';
 import { ancestorsOf, checkNewZoneName } from '../domain/zoneName.js';
+import { type DnssecDeps, prepareDeletion } from './dnssec.js';
 import { applyChangeSet, appendChangeSet } from './changeSets.js';
 import type { WriteContext } from './writeContext.js';
 import { findZone, getZone, recordsQuery, zonesQuery } from './zoneReads.js';
@@ -200,7 +201,13 @@ export const updateZone = (ctx: WriteContext, config: Config, zoneRef: string, s
  * Marks the zone `deleting` and keeps its last export for 30 days; the backend withdraws it and
  * removes the row later (publication pipeline). `confirm` must name the zone (A- or U-label).
  */
-export const deleteZone = (ctx: WriteContext, config: Config, zoneRef: string, request: { confirm: string; ifMatch: string | null }): Promise<Zone> =>
+export const deleteZone = (
+  ctx: WriteContext,
+  config: Config,
+  zoneRef: string,
+  request: { confirm: string; ifMatch: string | null; force?: boolean },
+  dnssec: DnssecDeps,
+): Promise<Zone> =>
   writeZone(ctx, config, zoneRef, {}, async (zone) => {
     const confirm = request.confirm.toLowerCase().replace(/\.$/, '');
     if (confirm !== zone.name && request.confirm !== (domainToUnicode(zone.name) || zone.name)) {
@@ -210,6 +217,7 @@ export const deleteZone = (ctx: WriteContext, config: Config, zoneRef: string, r
     }
     assertZoneMatches(zone, request.ifMatch);
     if (zone.status === 'deleting') throw new DomainError('conflict', { reason: 'zone_deletion_running', zone: zone.name });
+    await prepareDeletion(ctx, dnssec, zone, request.force ?? false);
     const now = ctx.clock.now();
     await ctx.trx('deleted_zone_exports').insert({
       id: newId('zon'),

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import { createZone, type DnsLab, startDnsLab } from '../helpers/dnsLab.js';
-import { eventually } from '../helpers/dnsQuery.js';
+import { eventually, queryDns } from '../helpers/dnsQuery.js';
 import { requireTool, runTool, runToolAsync, tempFile } from '../helpers/dnsTools.js';
 
 // The worker looks every 300 ms (the lab's default is a second) so that the waits pass quickly.
@@ -244,6 +244,28 @@ describe('DNSSEC in the lab: enable, served signed, validated from the lab root,
     expect((await dnssecOf(lab, 'sec-off.example')).state).toBe('off');
   });
 
+  it('deletes a signed zone only after its DS left the parent; a customer’s DS still seen needs force', async () => {
+    const zone = 'sec-new.example';
+    await untilDnssecState(lab, zone, 'active');
+    const res = await lab.customerA.delete(`/zones/${zone}?confirm=${zone}`);
+    expect(res.status, res.text).toBe(202);
+    expect((await lab.customerA.get(`/zones/${zone}/dnssec`)).body.state).toBe('ds_removing');
+    // Still served, signed, while the DS is being waited out.
+    expect((await queryDns(Number(dnsPort(lab)), zone, 'SOA')).rcode).toBe(0);
+    await eventually(async () => {
+      lab.clock.advance(2_000);
+      await new Promise((r) => setTimeout(r, 250));
+      return (await lab.customerA.get(`/zones/${zone}`)).status === 404 ? true : undefined;
+    }, 60_000, `${zone} to be gone`);
+    const gone = await lab.sql.query(`SELECT count(*)::int AS n FROM dnssec_keys k JOIN zones z ON z.id = k.zone_id WHERE z.name = $1`, [zone]);
+    expect(gone.rows[0].n).toBe(0);
+
+    const assisted = await lab.customerA.delete('/zones/sec-foreign.example?confirm=sec-foreign.example');
+    expect(assisted.status).toBe(409);
+    expect(assisted.body.code).toBe('dnssec_ds_present');
+    expect((await dnssecOf(lab, 'sec-foreign.example')).state).toBe('active');
+  });
+
   // Last: it moves the service's clock a week on, past what delv (on real time) would accept.
   it('refreshes signatures that near expiry without any write, and only those', async (ctx) => {
     const zone = 'sec-foreign.example';
@@ -262,5 +284,11 @@ describe('DNSSEC in the lab: enable, served signed, validated from the lab root,
     }, 30_000, 'the signatures to be refreshed');
     // Two weeks from the moved clock, not from the first signing (RRSIG times are YYYYMMDDHHmmSS).
     expect(Number(after.www!.slice(0, 8))).toBeGreaterThan(Number(before.www!.slice(0, 8)) + 6);
+  });
+
+  it('deletes an assisted zone whose DS is still up when forced', async () => {
+    const res = await lab.customerA.delete('/zones/sec-foreign.example?confirm=sec-foreign.example&force=true');
+    expect(res.status, res.text).toBe(202);
+    expect((await dnssecOf(lab, 'sec-foreign.example')).state).toBe('unsigning');
   });
 });

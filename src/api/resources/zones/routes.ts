@@ -146,7 +146,7 @@ export const zoneRoutes = [
     scopes: ['zones:write'],
     params,
     body: z.strictObject({ default_ttl: ttlSchema.optional(), soa_email: z.email().max(254).optional() }),
-    errors: ['precondition_failed', 'conflict'],
+    errors: ['precondition_failed', 'conflict', 'dnssec_ds_present'],
     responses: { 200: { description: 'The zone', schema: zoneSchema, headers: ['ETag'] } },
     handler: async (input) => {
       const { services } = input;
@@ -172,7 +172,13 @@ export const zoneRoutes = [
     responses: { 202: { description: 'Deletion started', schema: zoneSchema } },
     handler: async (input) => {
       const { services } = input;
-      const deleted = await deleteZone(writeContext(input), services.config, input.params.zone, { confirm: input.query.confirm, ifMatch: input.request.ifMatch });
+      const deleted = await deleteZone(
+        writeContext(input),
+        services.config,
+        input.params.zone,
+        { confirm: input.query.confirm, ifMatch: input.request.ifMatch, force: input.query.force },
+        services.dnssec,
+      );
       return { status: 202, body: presentZone(deleted, services.config) };
     },
   }),
