@@ -78,7 +78,9 @@ export const zoneStats: StatsContributor = {
   async collect(scoped) {
     const byKind = await countBy(tenantZones(scoped), 'kind');
     const byStatus = await countBy(tenantZones(scoped), 'status');
-    return { total: Object.values(byKind).reduce((a, b) => a + b, 0), by_kind: byKind, by_status: byStatus };
+    // DNSSEC states of the spec's machine ("off" included): how many zones are signed, on their way, or failing to get a DS.
+    const byDnssecState = await countBy(tenantZones(scoped), 'dnssec_state');
+    return { total: Object.values(byKind).reduce((a, b) => a + b, 0), by_kind: byKind, by_status: byStatus, by_dnssec_state: byDnssecState };
   },
 };
 

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
-import { createZone, type DnsLab, startDnsLab } from '../helpers/dnsLab.js';
+import { createZone, type DnsLab, newCustomer, startDnsLab } from '../helpers/dnsLab.js';
 import { eventually, queryDns } from '../helpers/dnsQuery.js';
 import { requireTool, runTool, runToolAsync, tempFile } from '../helpers/dnsTools.js';
 
@@ -242,6 +242,18 @@ describe('DNSSEC in the lab: enable, served signed, validated from the lab root,
     const bad = await lab.customerA.post('/zones/sec-off.example/dnssec/enable', { mode: 'magic' });
     expect(bad.status).toBe(422);
     expect((await dnssecOf(lab, 'sec-off.example')).state).toBe('off');
+
+    // The tenant feature `dnssec` gates every DNSSEC endpoint.
+    const plain = await newCustomer(lab, 'No DNSSEC GmbH');
+    expect((await lab.reseller.patch(`/tenants/${plain.id}`, { features: [] })).status).toBe(200);
+    await createZone(plain.api, 'sec-plain.example');
+    for (const res of [await plain.api.get('/zones/sec-plain.example/dnssec'), await plain.api.post('/zones/sec-plain.example/dnssec/enable', {}), await plain.api.post('/zones', { name: 'sec-plain2.example', dnssec: true })]) {
+      expect(res.status, res.text).toBe(403);
+      expect(res.body.code).toBe('feature_disabled');
+    }
+
+    const stats = await lab.customerA.get('/stats');
+    expect(stats.body.zones.by_dnssec_state).toMatchObject({ off: expect.any(Number), active: expect.any(Number) });
   });
 
   it('deletes a signed zone only after its DS left the parent; a customer’s DS still seen needs force', async () => {
