@@ -128,6 +128,8 @@ describe.skipIf(!required && (!unboundTool || !knotd))('the lab’s chain of tru
     expect(await throughKnot(`x.wild.${SIGNED}`, 'TXT')).toMatch(/; fully validated/);
     expect(await throughKnot(`nothing.${SIGNED}`, 'A')).toMatch(/; negative response, fully validated/);
     expect(await throughKnot(`www.${SIGNED}`, 'TXT')).toMatch(/; negative response, fully validated/);
+    // Knot carries the lab root and TLD too: the whole chain from the lab's trust anchor validates through it.
+    expect(await delv(ctx, lab, `www.${SIGNED}`, 'A', null, knot.port)).toMatch(/; fully validated/);
     // From a DS that matches no key, nothing through Knot validates either.
     const wrong = [signedDs[0]!.replace(/[0-9a-f]{64}$/, 'ab'.repeat(32))];
     expect(await delv(ctx, lab, `www.${SIGNED}`, 'A', { zone: SIGNED, ds: wrong }, knot.port)).not.toMatch(/; fully validated/);
