@@ -16,6 +16,9 @@ const PACKAGE_OF: Record<string, string> = {
   kdig: 'knot-dnsutils',
   dig: 'dnsutils',
   knotd: 'knot',
+  unbound: 'unbound',
+  delv: 'dnsutils',
+  'ldns-verify-zone': 'ldnsutils',
 };
 
 /** The absolute path of an executable on PATH, or null. */

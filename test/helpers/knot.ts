@@ -28,6 +28,7 @@ export interface KnotSecondary {
 /**
  * TSIG on transfers and on NOTIFY from the primary; zones kept in Knot's journal only, and
  * loaded from it at a restart (`zonefile-load: none`), so that a restart catches up by IXFR.
+ * Anyone on 127.0.0.1 may transfer a zone from Knot (without TSIG): tests check what Knot holds.
  */
 function knotConfig(dir: string, port: number, o: KnotSecondaryOptions): string {
   return `server:
@@ -48,6 +49,9 @@ acl:
     address: 127.0.0.1
     key: ${o.key.name}
     action: notify
+  - id: transfer_to_local
+    address: 127.0.0.1
+    action: transfer
 template:
   - id: default
     storage: "${dir}/zones"
@@ -55,7 +59,7 @@ template:
     zonefile-load: none
     journal-content: all
 zone:
-${o.zones.map((z) => `  - domain: ${z}\n    master: primary\n    acl: notify_from_primary`).join('\n')}
+${o.zones.map((z) => `  - domain: ${z}\n    master: primary\n    acl: [notify_from_primary, transfer_to_local]`).join('\n')}
 log:
   - target: stderr
     any: info

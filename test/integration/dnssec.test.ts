@@ -4,66 +4,11 @@
 // delv validates answers from the zone's own DS as trust anchor, and the transferred signed zone
 // passes ldns-verify-zone, dnssec-verify and kzonecheck.
 import fs from 'node:fs';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createZone, type DnsLab, newCustomer, startDnsLab } from '../helpers/dnsLab.js';
 import { eventually, queryDns } from '../helpers/dnsQuery.js';
-import { requireTool, runTool, runToolAsync, tempFile } from '../helpers/dnsTools.js';
-
-// The worker looks every 300 ms (the lab's default is a second) so that the waits pass quickly.
-const ALL_ROLES = { ROLES: 'api,nameserver,worker', DNSSEC_CHECK_INTERVAL_MS: '300' };
-
-const dnsPort = (lab: DnsLab) => String(lab.service.nameserver!.server.port);
-
-/** `delv` against the lab's nameserver: from the lab's root trust anchor, or from `zone`'s own DS with `+root`. */
-async function delv(ctx: TestContext, lab: DnsLab, name: string, type: string, from: { zone: string; ds: string[] } | null = null): Promise<string> {
-  const tool = requireTool('delv', ctx);
-  const anchorsFile = from
-    ? tempFile('anchors.conf', `trust-anchors {\n${from.ds.map((d) => {
-        const [tag, alg, digestType, digest] = d.split(/\s+/);
-        return `  "${from.zone}." static-ds ${tag} ${alg} ${digestType} "${digest}";`;
-      }).join('\n')}\n};\n`)
-    : null;
-  try {
-    const anchors = anchorsFile?.file ?? path.join(lab.service.config.dataDir, 'lab-trust-anchors.conf');
-    // Asynchronously: the nameserver answering delv lives in this process.
-    const run = await runToolAsync(tool, ['@127.0.0.1', '-p', dnsPort(lab), '-a', anchors, ...(from ? [`+root=${from.zone}`] : []), name, type]);
-    return run.stdout + run.stderr;
-  } finally {
-    anchorsFile?.remove();
-  }
-}
-
-/** The zone by AXFR from the lab's nameserver (dig), as a zone file. */
-async function axfr(ctx: TestContext, lab: DnsLab, zone: string): Promise<string> {
-  const dig = requireTool('dig', ctx);
-  const run = await runToolAsync(dig, ['@127.0.0.1', '-p', dnsPort(lab), zone, 'AXFR', '+nocmd', '+nostats', '+nocomments', '+noquestion']);
-  expect(run.code, run.stderr).toBe(0);
-  return run.stdout;
-}
-
-async function dnssecOf(lab: DnsLab, zone: string, api = lab.customerA) {
-  const res = await api.get(`/zones/${zone}/dnssec`);
-  expect(res.status, res.text).toBe(200);
-  return res.body;
-}
-
-/**
- * Lets the lab's time pass — the service's clock two seconds a step (the DNSKEY and DS TTLs the
- * state machine waits out are the lab's 10 s), the worker's real timer meanwhile — until `zone`
- * is in `state`. Slow steps keep the service's clock within minutes of real time, which delv
- * checks signature validity against.
- */
-async function untilDnssecState(lab: DnsLab, zone: string, state: string, timeoutMs = 60_000, api = lab.customerA) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const body = await dnssecOf(lab, zone, api);
-    if (body.state === state) return body;
-    if (Date.now() > deadline) throw new Error(`${zone} did not reach DNSSEC state ${state} (it is ${body.state}: ${JSON.stringify(body.validation)})`);
-    lab.clock.advance(2_000);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
+import { ALL_ROLES, axfr, createActiveZone, delv, dnsPort, dnssecOf, labRootKey, labTrustAnchorsConf, passLabTime, untilDnssecState, untilLabTrustAnchor, untilTldValidates } from '../helpers/dnssecLab.js';
+import { requireTool, runTool, tempFile } from '../helpers/dnsTools.js';
 
 describe('DNSSEC in the lab: enable, served signed, validated from the lab root, disable', { timeout: 120_000 }, () => {
   let lab: DnsLab;
@@ -79,36 +24,26 @@ describe('DNSSEC in the lab: enable, served signed, validated from the lab root,
   });
 
   it('signs the lab root and TLDs and publishes the root key as the lab trust anchor', async (ctx) => {
-    const file = path.join(lab.service.config.dataDir, 'lab-trust-anchors.conf');
-    const deadline = Date.now() + 60_000;
-    while (!fs.existsSync(file)) {
-      if (Date.now() > deadline) throw new Error('the lab trust anchor was not written');
-      lab.clock.advance(2_000);
-      await new Promise((r) => setTimeout(r, 250));
-    }
+    await untilLabTrustAnchor(lab);
+    const file = labTrustAnchorsConf(lab);
     expect(fs.readFileSync(file, 'utf8')).toMatch(/^trust-anchors \{\n {2}"\." static-ds \d+ 13 2 "[0-9a-f]{64}";\n\};\n$/);
-    expect(fs.readFileSync(path.join(lab.service.config.dataDir, 'lab-root.key'), 'utf8')).toMatch(/^\. IN DS \d+ 13 2 [0-9a-f]{64}\n$/);
+    expect(fs.readFileSync(labRootKey(lab), 'utf8')).toMatch(/^\. IN DS \d+ 13 2 [0-9a-f]{64}\n$/);
     const served = await lab.platform.get('/lab/trust-anchors');
     expect(served.status, served.text).toBe(200);
     expect(served.body).toMatchObject({ ready: true, trust_anchors_conf: fs.readFileSync(file, 'utf8') });
     // The TLD's DS goes into the root once its keys are out: then delv validates from the lab root.
-    await eventually(async () => {
-      lab.clock.advance(2_000);
-      await new Promise((r) => setTimeout(r, 250));
-      return /; fully validated/.test(await delv(ctx, lab, 'example', 'SOA')) ? true : undefined;
-    }, 60_000, 'the TLD example. to validate from the lab root');
+    await untilTldValidates(ctx, lab, 'example');
   });
 
   it('enables (automatic: the lab registry takes the DS) and reaches active; delv validates from the lab root', async (ctx) => {
     const zone = 'sec-on.example';
-    await createZone(lab.customerA, zone, { records: [
+    await createActiveZone(lab, zone, [
       { type: 'A', name: 'www', data: { address: '192.0.2.10' } },
       { type: 'MX', name: '@', data: { preference: 10, exchange: 'mail.sec-on.example.' } },
       { type: 'A', name: 'mail', data: { address: '192.0.2.25' } },
       { type: 'TXT', name: '*.wild', data: { text: 'wildcard' } },
       { type: 'A', name: 'deep.ent.sub', data: { address: '192.0.2.30' } },
-    ] });
-    await eventually(async () => ((await lab.customerA.get(`/zones/${zone}`)).body.status === 'active' ? true : undefined), 15_000, `${zone} to be active`);
+    ]);
     const started = await lab.customerA.post(`/zones/${zone}/dnssec/enable`, {});
     expect(started.status, started.text).toBe(202);
     expect(started.body).toMatchObject({ state: 'signing', mode: 'automatic', denial: 'nsec3', next_action: 'wait' });
@@ -180,8 +115,7 @@ describe('DNSSEC in the lab: enable, served signed, validated from the lab root,
 
   it('assisted: a foreign-registered domain waits for the customer’s DS; a wrong DS shows as a failing validation', async (ctx) => {
     const zone = 'sec-foreign.example';
-    await createZone(lab.customerA, zone, { records: [{ type: 'A', name: 'www', data: { address: '192.0.2.40' } }] });
-    await eventually(async () => ((await lab.customerA.get(`/zones/${zone}`)).body.status === 'active' ? true : undefined), 15_000, `${zone} to be active`);
+    await createActiveZone(lab, zone, [{ type: 'A', name: 'www', data: { address: '192.0.2.40' } }]);
     expect((await lab.platform.patch(`/lab/registrations/${zone}`, { registered_here: false })).status).toBe(200);
     const automatic = await lab.customerA.post(`/zones/${zone}/dnssec/enable`, { mode: 'automatic' });
     expect(automatic.status).toBe(422);
@@ -195,8 +129,7 @@ describe('DNSSEC in the lab: enable, served signed, validated from the lab root,
     const wrong = [started.body.ds[0].replace(/[0-9a-f]{64}$/, 'cd'.repeat(32))];
     expect((await lab.platform.put(`/lab/registrations/${zone}/ds`, { ds: wrong })).status).toBe(200);
     const mismatch = await eventually(async () => {
-      lab.clock.advance(2_000);
-      await new Promise((r) => setTimeout(r, 250));
+      await passLabTime(lab);
       const body = await dnssecOf(lab, zone);
       return body.ds_at_parent?.state === 'mismatch' ? body : undefined;
     }, 30_000, 'the wrong DS to be seen');
