@@ -101,6 +101,8 @@ export async function startService(config: Config, overrides: ServiceOverrides =
       dnskeyTtl: config.dnssec.dnskeyTtl,
       dsTtl: config.dnssec.dsTtl,
       checkIntervalMs: config.dnssec.checkIntervalMs,
+      zskLifetimeMs: config.dnssec.zskLifetimeDays * 86_400_000,
+      kek,
     });
     const services = createServices({
       db,

@@ -6,7 +6,8 @@
 import type { Knex } from 'knex';
 import type { HostPort } from '../config/index.js';
 import { ZONE_CHANNEL } from '../db/channels.js';
-import { deleteKeys, type KeyRow, keyRowsOf } from '../db/repositories/dnssecKeys.js';
+import { deleteKeys, insertKeys, type KeyRow, keyRowsOf } from '../db/repositories/dnssecKeys.js';
+import { newId } from '../domain/ids.js';
 import { recordEvents } from '../db/repositories/events.js';
 import type { Clock } from '../domain/clock.js';
 import type { Logger } from '../observability/logger.js';
@@ -14,7 +15,8 @@ import { TYPE } from '../../nameserver/types.js';
 import { presentData, rdataToData } from '../../nameserver/wire/rdata.js';
 import { validateChain } from './chain.js';
 import { queryDns } from './dnsQuery.js';
-import { dnskeyRdata, dsRdata } from './keys.js';
+import { type DnssecAlgorithm, dnskeyRdata, dsRdata, encryptPrivateKey, generateZoneKey } from './keys.js';
+import { zskRolloverStep } from './rollover.js';
 import type { Registrar } from './registrar.js';
 import { type Action, type DnssecMode, type DnssecState, needs, nextStep, type Observations } from './states.js';
 
@@ -33,6 +35,9 @@ export interface DnssecWorkerDeps {
   dsTtl: number;
   /** How long a zone in transition waits between checks; an active zone is looked at 30 times less often. */
   checkIntervalMs: number;
+  /** ZSK rollover (./rollover.ts): how long a ZSK signs, and the key that seals new keys. */
+  zskLifetimeMs: number;
+  kek: Buffer;
 }
 
 interface ZoneDnssecRow {
@@ -92,6 +97,8 @@ export class DnssecWorker {
 
   private async observe(zone: ZoneDnssecRow, keys: KeyRow[]): Promise<{ observations: Observations; status: Record<string, unknown> }> {
     const wanted = new Set(needs(zone.dnssec_state));
+    // A pre-published ZSK signs only once every server serves it (./rollover.ts).
+    if (zone.dnssec_state === 'active' && keys.some((k) => k.state === 'published')) wanted.add('keysServed');
     const observations: Observations = { keysServed: null, dsAtParent: null, chainValid: null, unsignedServed: null };
     const status: Record<string, unknown> = {};
     const dnskeys = keys.map((k) => dnskeyRdata({ flags: k.flags as 256 | 257, algorithm: k.algorithm as 13 | 15, publicKey: k.public_key }));
@@ -143,8 +150,9 @@ export class DnssecWorker {
     };
     if (!step) {
       await trx('zones').where('id', zone.id).update(columns);
+      if (zone.dnssec_state === 'active') await this.rollZsk(trx, zone, keys, seen.keysServed === true, now);
       // Signatures age without writes: the build makes near-expiry ones anew once the served
-      // version is a day old (publishZone's RESIGN_AFTER_MS); ask it to look.
+      // version is a day old (publishZone's RESIGN_AFTER_MS); a key change needs a build too.
       if (zone.dnssec_state === 'active') await trx.raw('SELECT pg_notify(?, ?)', [ZONE_CHANNEL, zone.id]);
       return false;
     }
@@ -157,6 +165,42 @@ export class DnssecWorker {
     await trx.raw('SELECT pg_notify(?, ?)', [ZONE_CHANNEL, zone.id]);
     this.deps.logger.info({ zone: zone.name, from: zone.dnssec_state, to: step.to }, 'DNSSEC state changed');
     return true;
+  }
+
+  /** One step of the automatic ZSK rollover, when one is due; the next build publishes it. */
+  private async rollZsk(trx: Knex.Transaction, zone: ZoneDnssecRow, keys: KeyRow[], keysServed: boolean, now: Date): Promise<void> {
+    const maxTtl = (await trx('published_records').where('zone_id', zone.id).max('ttl as ttl').first()) as { ttl: number | null } | undefined;
+    const step = zskRolloverStep(
+      keys.map((k) => ({ id: k.id, role: k.role, state: k.state, createdAt: k.created_at, activatedAt: k.activated_at, retiredAt: k.retired_at })),
+      { now, lifetimeMs: this.deps.zskLifetimeMs, dnskeyTtlMs: this.deps.dnskeyTtl * 1000, maxTtlMs: Math.max(maxTtl?.ttl ?? 0, this.deps.dnskeyTtl) * 1000, keysServed },
+    );
+    if (!step) return;
+    if (step.kind === 'prepublish') {
+      const current = keys.find((k) => k.role === 'zsk' && k.state === 'active')!;
+      const key = generateZoneKey('zsk', current.algorithm as DnssecAlgorithm);
+      await insertKeys(trx, [
+        {
+          id: newId('key'),
+          zone_id: zone.id,
+          role: 'zsk',
+          algorithm: key.algorithm,
+          flags: key.flags,
+          key_tag: key.keyTag,
+          public_key: key.publicKey,
+          private_key: encryptPrivateKey(key.privateKey, this.deps.kek),
+          state: 'published',
+          created_at: now,
+          activated_at: null,
+          retired_at: null,
+        },
+      ]);
+    } else if (step.kind === 'activate') {
+      await trx('dnssec_keys').where('id', step.successor).update({ state: 'active', activated_at: now });
+      await trx('dnssec_keys').where('id', step.predecessor).update({ state: 'retired', retired_at: now });
+    } else {
+      await trx('dnssec_keys').where('id', step.key).delete();
+    }
+    this.deps.logger.info({ zone: zone.name, step: step.kind }, 'ZSK rollover');
   }
 
   private async act(trx: Knex.Transaction, zone: ZoneDnssecRow, keys: KeyRow[], action: Action): Promise<void> {

@@ -13,7 +13,8 @@ import { requireTool, runTool, tempFile } from '../helpers/dnsTools.js';
 describe('DNSSEC in the lab: enable, served signed, validated from the lab root, disable', { timeout: 120_000 }, () => {
   let lab: DnsLab;
   beforeAll(async () => {
-    lab = await startDnsLab({ env: ALL_ROLES });
+    // A one-day ZSK lifetime: the rollover test below moves the clock that far.
+    lab = await startDnsLab({ env: { ...ALL_ROLES, DNSSEC_ZSK_LIFETIME_DAYS: '1' } });
   });
   afterAll(async () => lab?.close());
 
@@ -229,6 +230,45 @@ describe('DNSSEC in the lab: enable, served signed, validated from the lab root,
     }, 30_000, 'the signatures to be refreshed');
     // Two weeks from the moved clock, not from the first signing (RRSIG times are YYYYMMDDHHmmSS).
     expect(Number(after.www!.slice(0, 8))).toBeGreaterThan(Number(before.www!.slice(0, 8)) + 6);
+  });
+
+  it('rolls the ZSK over by pre-publication: successor published, then signing, the old key retired, then gone; valid throughout', async (ctx) => {
+    const zone = 'sec-foreign.example';
+    const zsks = async () => ((await dnssecOf(lab, zone)).keys as any[]).filter((k) => k.role === 'zsk').map((k) => `${k.key_tag}:${k.state}`);
+    const offset = () => String(Math.round((lab.clock.now().getTime() - Date.now()) / 1000));
+    const verifyNow = async () => {
+      const file = tempFile('zone.db', await axfr(ctx, lab, zone));
+      try {
+        // At the service's clock (moved days ahead of real time).
+        const run = runTool(requireTool('ldns-verify-zone', ctx), ['-t', `+${offset()}`, file.file]);
+        expect(run.status, run.output).toBe(0);
+      } finally {
+        file.remove();
+      }
+      const check = await lab.customerA.post(`/zones/${zone}/dnssec/check`, {});
+      expect(check.status, check.text).toBe(200);
+      expect(check.body.validation, JSON.stringify(check.body.validation)).toMatchObject({ result: 'valid' });
+    };
+    const [first] = await zsks();
+    const tag = first!.split(':')[0];
+    const until = async (what: string, ok: (keys: string[]) => boolean) =>
+      eventually(async () => {
+        lab.clock.advance(30_000);
+        await new Promise((r) => setTimeout(r, 150));
+        const keys = await zsks();
+        return ok(keys) ? keys : undefined;
+      }, 60_000, what);
+    lab.clock.advance(86_400_000);
+    const published = await until('a successor ZSK to be published', (keys) => keys.some((k) => k.endsWith(':published')));
+    expect(published).toContain(`${tag}:active`);
+    await verifyNow();
+    const rolled = await until('the successor to sign and the old key to retire', (keys) => keys.includes(`${tag}:retired`));
+    expect(rolled.filter((k) => k.endsWith(':active'))).toHaveLength(1);
+    await verifyNow();
+    const done = await until('the retired key to go', (keys) => keys.length === 1);
+    expect(done[0]).toMatch(/:active$/);
+    expect(done[0]).not.toBe(`${tag}:active`);
+    await verifyNow();
   });
 
   it('deletes an assisted zone whose DS is still up when forced', async () => {
