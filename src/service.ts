@@ -95,7 +95,11 @@ export async function startService(config: Config, overrides: ServiceOverrides =
       clock,
       logger,
       servers: () => [...ownNameservers(config, running), ...config.dns.secondaries],
-      observer: () => (lab ? (ownNameservers(config, running)[0] ?? null) : null),
+      observer: () => {
+        if (config.dnssec.resolver) return { server: config.dnssec.resolver, recursive: true };
+        const own = lab ? ownNameservers(config, running)[0] : undefined;
+        return own ? { server: own, recursive: false } : null;
+      },
       trustAnchors: trustAnchorsFor(config, db),
       registrar,
       dnskeyTtl: config.dnssec.dnskeyTtl,

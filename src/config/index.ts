@@ -94,6 +94,12 @@ export interface DnssecConfig {
    * ("<tag> <alg> <digest type> <hex>"); null in the lab (the lab root's own key, made at start).
    */
   trustAnchors: string[] | null;
+  /**
+   * A recursive resolver the worker asks for DS records at the parent and for the chain (with CD
+   * set: it validates the answers itself). The lab asks its own nameserver instead; production
+   * without one cannot observe the parent side.
+   */
+  resolver: HostPort | null;
 }
 
 export interface DatabaseTimeouts {
@@ -205,6 +211,7 @@ const variables = {
   DNSSEC_ZSK_LIFETIME_DAYS: z.coerce.number().int().min(1).default(90),
   DNSSEC_TRUST_ANCHORS: list.optional(),
   DNSSEC_CHECK_INTERVAL_MS: z.coerce.number().int().min(50).optional(),
+  DNSSEC_RESOLVER: hostPortList.optional(),
 } as const;
 
 type Parsed = { [K in keyof typeof variables]: z.output<(typeof variables)[K]> };
@@ -271,6 +278,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       dsTtl: p.DEPLOYMENT === 'sandbox' ? 10 : 86400,
       checkIntervalMs: p.DNSSEC_CHECK_INTERVAL_MS ?? (p.DEPLOYMENT === 'sandbox' ? 1000 : 60_000),
       trustAnchors: p.DNSSEC_TRUST_ANCHORS ?? (p.DEPLOYMENT === 'sandbox' ? null : IANA_ROOT_ANCHORS),
+      resolver: p.DNSSEC_RESOLVER?.[0] ?? null,
     },
     zones: {
       nameservers: p.NAMESERVERS,

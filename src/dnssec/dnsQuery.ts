@@ -21,8 +21,12 @@ export type DnsReply =
 
 const UDP_SIZE = 4096;
 
-function question(id: number, name: string, type: number): Buffer {
-  const w = new MessageWriter(512, { id, opcode: OPCODE.QUERY, rcode: 0 });
+/**
+ * `recursive`: ask a recursive resolver (RD set) and take its data unvalidated (CD set, RFC 4035
+ * §3.2.2): the worker validates it itself. Otherwise an authoritative question (RD clear).
+ */
+function question(id: number, name: string, type: number, recursive: boolean): Buffer {
+  const w = new MessageWriter(512, { id, opcode: OPCODE.QUERY, rcode: 0, rd: recursive, cd: recursive });
   w.addQuestion({ name, qtype: type, qclass: CLASS.IN });
   w.addOpt({ udpSize: UDP_SIZE, dnssecOk: true });
   return w.finish();
@@ -75,9 +79,10 @@ function overTcp(server: DnsServer, packet: Buffer, id: number, timeoutMs: numbe
   });
 }
 
-export async function queryDns(server: DnsServer, name: string, type: number, timeoutMs = 2000): Promise<DnsReply> {
+export async function queryDns(server: DnsServer, name: string, type: number, options: { timeoutMs?: number; recursive?: boolean } = {}): Promise<DnsReply> {
+  const { timeoutMs = 2000, recursive = false } = options;
   const id = randomInt(0x10000);
-  const packet = question(id, name, type);
+  const packet = question(id, name, type, recursive);
   try {
     let reply = await overUdp(server, packet, id, timeoutMs);
     if (reply.tc) reply = await overTcp(server, packet, id, timeoutMs);

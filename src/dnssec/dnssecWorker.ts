@@ -26,8 +26,12 @@ export interface DnssecWorkerDeps {
   logger: Pick<Logger, 'info' | 'warn'>;
   /** Every authoritative server of the service: its own nameserver(s) and the secondaries. */
   servers(): HostPort[];
-  /** Where DS and chain questions go (the lab: the own nameserver, which hosts the parents); null: cannot observe. */
-  observer(): HostPort | null;
+  /**
+   * Where DS and chain questions go: the lab's own nameserver, which hosts the parents (asked
+   * authoritatively), or a recursive resolver (DNSSEC_RESOLVER, asked with RD and CD); null: no
+   * observer, DS and chain stay unknown.
+   */
+  observer(): { server: HostPort; recursive: boolean } | null;
   /** DS RDATA of the trust anchor (the root's KSKs). */
   trustAnchors(): Promise<Buffer[]>;
   registrar: Registrar;
@@ -119,7 +123,8 @@ export class DnssecWorker {
     const observer = this.deps.observer();
     if ((wanted.has('dsAtParent') || wanted.has('chainValid')) && observer) {
       // The root has no parent: its "DS at the parent" is the trust anchor validators start from.
-      const reply = zone.name === '' ? ({ kind: 'reply', answer: [] } as const) : await queryDns(observer, zone.name, TYPE.DS);
+      const ask = (name: string, type: number) => queryDns(observer.server, name, type, { recursive: observer.recursive });
+      const reply = zone.name === '' ? ({ kind: 'reply', answer: [] } as const) : await ask(zone.name, TYPE.DS);
       if (reply.kind === 'reply') {
         const seenDs =
           zone.name === '' ? await this.deps.trustAnchors() : reply.answer.filter((r) => r.type === TYPE.DS && r.name.toLowerCase() === zone.name).map((r) => r.rdata);
@@ -128,7 +133,7 @@ export class DnssecWorker {
         status.ds_at_parent = { state: observations.dsAtParent, records: seenDs.map((d) => present('DS', d)) };
       }
       if (wanted.has('chainValid')) {
-        const result = await validateChain((name, type) => queryDns(observer, name, type), zone.name, await this.deps.trustAnchors(), Math.floor(this.deps.clock.now().getTime() / 1000));
+        const result = await validateChain(ask, zone.name, await this.deps.trustAnchors(), Math.floor(this.deps.clock.now().getTime() / 1000));
         observations.chainValid = result.valid;
         status.validation = { result: result.valid ? 'valid' : 'invalid', reason: result.reason, checked_at: this.deps.clock.now().toISOString() };
       }

@@ -156,3 +156,34 @@ describe.skipIf(!required && (!unboundTool || !knotd))('the lab’s chain of tru
     }
   });
 });
+
+// Production has no zone of its own to ask for its parents: the worker asks a recursive resolver
+// (DNSSEC_RESOLVER), with RD and CD set, and validates what it gets itself. Here unbound plays that
+// resolver over the lab, so the whole state machine runs on observations made through it.
+describe.skipIf(!required && !unboundTool)('the DNSSEC worker observing through a recursive resolver (DNSSEC_RESOLVER)', { timeout: 90_000 }, () => {
+  let lab: DnsLab;
+  let unbound: Unbound;
+  const ZONE = 'xc-resolver.example';
+
+  beforeAll(async () => {
+    const dnsPort_ = await freePort();
+    const resolverPort = await freePort();
+    lab = await startDnsLab({ env: { ...ALL_ROLES, DNS_PORT: String(dnsPort_), DNSSEC_RESOLVER: `127.0.0.1:${resolverPort}` } });
+    // The root reaches ds_submitted (its anchor written) without the resolver; unbound needs the anchor.
+    await untilLabTrustAnchor(lab);
+    unbound = await startUnbound({ port: async () => resolverPort, upstreamPort: dnsPort_, trustAnchorFile: labRootKey(lab) });
+  }, 90_000);
+  afterAll(async () => {
+    await unbound?.close();
+    await lab?.close();
+  });
+
+  it('takes a zone to active, its DS and chain seen through the resolver', async () => {
+    await createActiveZone(lab, ZONE, [{ type: 'A', name: 'www', data: { address: '192.0.2.77' } }]);
+    expect((await lab.customerA.post(`/zones/${ZONE}/dnssec/enable`, {})).status).toBe(202);
+    const active = await untilDnssecState(lab, ZONE, 'active', 60_000);
+    expect(active).toMatchObject({ ds_at_parent: { state: 'matching' }, validation: { result: 'valid' } });
+    // The worker's questions reached unbound (it logs each query at this verbosity).
+    expect(unbound.log()).toMatch(new RegExp(`${ZONE.replace(/\./g, '\\.')}\\.? DS IN`));
+  });
+});

@@ -40,6 +40,7 @@ function unboundConfig(dir: string, port: number, o: UnboundOptions): string {
     use-syslog: no
     logfile: "${dir}/unbound.log"
     verbosity: 1
+    log-queries: yes
     val-log-level: 2
     module-config: "validator iterator"
     trust-anchor-file: "${o.trustAnchorFile}"
