@@ -51,12 +51,30 @@ interface ZoneDnssecRow {
   dnssec_state: DnssecState;
   dnssec_mode: DnssecMode | null;
   dnssec_state_changed_at: Date | null;
+  dnssec_status: { ksk_rollover?: KskRollover | null } | null;
+}
+
+/** A KSK rollover on request (src/services/dnssec.ts requestRollover), kept in dnssec_status. */
+interface KskRollover {
+  old_key: string;
+  new_key: string;
+  /** published: both KSKs sign; ds_submitted: the new DS is asked for; ds_replaced: only the new DS is seen. */
+  phase: 'published' | 'ds_submitted' | 'ds_replaced';
+  since: string;
 }
 
 const present = (type: 'DS' | 'DNSKEY', rdata: Buffer) => {
   const data = rdataToData(type, rdata);
   return data ? presentData(type, data) : rdata.toString('hex');
 };
+
+/** What one look at the DNS saw. */
+interface Seen {
+  observations: Observations;
+  status: Record<string, unknown>;
+  /** The DS RDATA at the parent, when asked. */
+  seenDs: Buffer[] | null;
+}
 
 export class DnssecWorker {
   constructor(private readonly deps: DnssecWorkerDeps) {}
@@ -88,21 +106,24 @@ export class DnssecWorker {
         const locked = await this.zoneRow(trx, zoneId, true);
         // Someone (enable, disable, another worker) moved the zone while we looked: look again later.
         if (!locked || locked.dnssec_state !== zone.dnssec_state) return false;
-        return this.store(trx, locked, keys, seen.observations, seen.status);
+        return this.store(trx, locked, keys, seen);
       });
       if (!stepped) return;
     }
   }
 
   private async zoneRow(db: Knex | Knex.Transaction, zoneId: string, lock = false): Promise<ZoneDnssecRow | undefined> {
-    const q = db('zones').where('id', zoneId).first('id', 'name', 'tenant_id', 'dnssec_state', 'dnssec_mode', 'dnssec_state_changed_at');
+    const q = db('zones').where('id', zoneId).first('id', 'name', 'tenant_id', 'dnssec_state', 'dnssec_mode', 'dnssec_state_changed_at', 'dnssec_status');
     return (await (lock ? q.forUpdate() : q)) as ZoneDnssecRow | undefined;
   }
 
-  private async observe(zone: ZoneDnssecRow, keys: KeyRow[]): Promise<{ observations: Observations; status: Record<string, unknown> }> {
+  private async observe(zone: ZoneDnssecRow, keys: KeyRow[]): Promise<Seen> {
     const wanted = new Set(needs(zone.dnssec_state));
-    // A pre-published ZSK signs only once every server serves it (./rollover.ts).
+    // A pre-published ZSK signs only once every server serves it (./rollover.ts); a KSK rollover
+    // watches the keys and the DS at the parent.
     if (zone.dnssec_state === 'active' && keys.some((k) => k.state === 'published')) wanted.add('keysServed');
+    if (zone.dnssec_state === 'active' && zone.dnssec_status?.ksk_rollover) for (const w of ['keysServed', 'dsAtParent'] as const) wanted.add(w);
+    let seenDs: Buffer[] | null = null;
     const observations: Observations = { keysServed: null, dsAtParent: null, chainValid: null, unsignedServed: null };
     const status: Record<string, unknown> = {};
     const dnskeys = keys.map((k) => dnskeyRdata({ flags: k.flags as 256 | 257, algorithm: k.algorithm as 13 | 15, publicKey: k.public_key }));
@@ -126,7 +147,7 @@ export class DnssecWorker {
       const ask = (name: string, type: number) => queryDns(observer.server, name, type, { recursive: observer.recursive });
       const reply = zone.name === '' ? ({ kind: 'reply', answer: [] } as const) : await ask(zone.name, TYPE.DS);
       if (reply.kind === 'reply') {
-        const seenDs =
+        seenDs =
           zone.name === '' ? await this.deps.trustAnchors() : reply.answer.filter((r) => r.type === TYPE.DS && r.name.toLowerCase() === zone.name).map((r) => r.rdata);
         const expected = keys.flatMap((k, i) => (k.role === 'ksk' ? [dsRdata(zone.name, dnskeys[i]!)] : []));
         observations.dsAtParent = seenDs.length === 0 ? 'none' : seenDs.some((d) => expected.some((e) => e.equals(d))) ? 'matching' : 'mismatch';
@@ -139,11 +160,12 @@ export class DnssecWorker {
       }
     }
     status.checked_at = this.deps.clock.now().toISOString();
-    return { observations, status };
+    return { observations, status, seenDs };
   }
 
   /** Stores what was seen and takes the table's step, if any; true when the state moved. */
-  private async store(trx: Knex.Transaction, zone: ZoneDnssecRow, keys: KeyRow[], seen: Observations, status: Record<string, unknown>): Promise<boolean> {
+  private async store(trx: Knex.Transaction, zone: ZoneDnssecRow, keys: KeyRow[], observed: Seen): Promise<boolean> {
+    const { observations: seen, status } = observed;
     const now = this.deps.clock.now();
     const since = zone.dnssec_state_changed_at ? (now.getTime() - zone.dnssec_state_changed_at.getTime()) / 1000 : Infinity;
     const mode = zone.dnssec_mode ?? 'assisted';
@@ -156,6 +178,7 @@ export class DnssecWorker {
     if (!step) {
       await trx('zones').where('id', zone.id).update(columns);
       if (zone.dnssec_state === 'active') await this.rollZsk(trx, zone, keys, seen.keysServed === true, now);
+      if (zone.dnssec_state === 'active' && zone.dnssec_status?.ksk_rollover) await this.rollKsk(trx, zone, keys, zone.dnssec_status.ksk_rollover, observed, now);
       // Signatures age without writes: the build makes near-expiry ones anew once the served
       // version is a day old (publishZone's RESIGN_AFTER_MS); a key change needs a build too.
       if (zone.dnssec_state === 'active') await trx.raw('SELECT pg_notify(?, ?)', [ZONE_CHANNEL, zone.id]);
@@ -170,6 +193,35 @@ export class DnssecWorker {
     await trx.raw('SELECT pg_notify(?, ?)', [ZONE_CHANNEL, zone.id]);
     this.deps.logger.info({ zone: zone.name, from: zone.dnssec_state, to: step.to }, 'DNSSEC state changed');
     return true;
+  }
+
+  /**
+   * One step of a KSK rollover on request (double-KSK, RFC 6781 §4.1.2): once the new KSK is served
+   * everywhere and the DNSKEY TTL has passed, the new DS replaces the old at the parent (automatic;
+   * assisted: the customer does it); once only the new DS is seen and the DS TTL has passed, the
+   * old KSK goes.
+   */
+  private async rollKsk(trx: Knex.Transaction, zone: ZoneDnssecRow, keys: KeyRow[], rollover: KskRollover, observed: Seen, now: Date): Promise<void> {
+    const since = (now.getTime() - Date.parse(rollover.since)) / 1000;
+    const dsOf = (id: string) => {
+      const k = keys.find((key) => key.id === id);
+      return k ? dsRdata(zone.name, dnskeyRdata({ flags: 257, algorithm: k.algorithm as 13 | 15, publicKey: k.public_key })) : null;
+    };
+    const [oldDs, newDs] = [dsOf(rollover.old_key), dsOf(rollover.new_key)];
+    const seenDs = observed.seenDs ?? [];
+    let next: KskRollover | null | undefined;
+    if (rollover.phase === 'published' && observed.observations.keysServed && since >= this.deps.dnskeyTtl && newDs) {
+      if (zone.dnssec_mode === 'automatic') await this.deps.registrar.setDs(zone.name, [newDs]);
+      next = { ...rollover, phase: 'ds_submitted', since: now.toISOString() };
+    } else if (rollover.phase === 'ds_submitted' && newDs && seenDs.some((d) => d.equals(newDs)) && !(oldDs && seenDs.some((d) => d.equals(oldDs)))) {
+      next = { ...rollover, phase: 'ds_replaced', since: now.toISOString() };
+    } else if (rollover.phase === 'ds_replaced' && since >= this.deps.dsTtl) {
+      await trx('dnssec_keys').where('id', rollover.old_key).delete();
+      next = null;
+    }
+    if (next === undefined) return;
+    await trx('zones').where('id', zone.id).update({ dnssec_status: trx.raw(`dnssec_status || jsonb_build_object('ksk_rollover', ?::jsonb)`, [JSON.stringify(next)]) });
+    this.deps.logger.info({ zone: zone.name, phase: next?.phase ?? 'done' }, 'KSK rollover');
   }
 
   /** One step of the automatic ZSK rollover, when one is due; the next build publishes it. */

@@ -111,6 +111,14 @@ export const problemReasons = {
     en: 'A template named "{name}" exists already.',
     de: 'Eine Vorlage namens "{name}" gibt es bereits.',
   },
+  rollover_for_platform: {
+    en: 'Key rollovers on request are for provider staff (platform tokens); ZSKs roll over by themselves.',
+    de: 'Schlüsselwechsel auf Anforderung sind den Mitarbeitern des Anbieters vorbehalten (Plattform-Tokens); Zonensignaturschlüssel wechseln von selbst.',
+  },
+  dnssec_rollover_needs_active: {
+    en: 'A key rollover needs DNSSEC active and no other rollover of that key running; {name} is {state}.',
+    de: 'Ein Schlüsselwechsel setzt aktives DNSSEC und keinen laufenden Wechsel dieses Schlüssels voraus; {name} ist im Zustand "{state}".',
+  },
   dnssec_switched_off: {
     en: 'DNSSEC signing is switched off in this deployment ("DNSSEC_SIGNING=off").',
     de: 'Das DNSSEC-Signieren ist in dieser Umgebung abgeschaltet ("DNSSEC_SIGNING=off").',

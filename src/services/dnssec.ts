@@ -5,7 +5,7 @@
 // that the publication build signs (or stops signing) and publishes like any other.
 import type { Knex } from 'knex';
 import type { Config } from '../config/index.js';
-import { insertKeys, type KeyRow, type StoredKey, zoneKeys } from '../db/repositories/dnssecKeys.js';
+import { insertKeys, type KeyRole, type KeyRow, type StoredKey, zoneKeys } from '../db/repositories/dnssecKeys.js';
 import { recordEvents } from '../db/repositories/events.js';
 import type { ScopedDb } from '../db/tenantScope.js';
 import { dnskeyRdata, dsRdata, encryptPrivateKey, generateZoneKey } from '../dnssec/keys.js';
@@ -48,7 +48,7 @@ export interface DnssecView {
   /** DS RDATA to place at the parent: one per KSK (SHA-256). */
   ds: Buffer[];
   status: DnssecStatus;
-  nextAction: NextAction;
+  nextAction: NextAction | 'replace_ds_at_registrar';
 }
 
 interface DnssecRow {
@@ -72,7 +72,10 @@ async function view(db: Knex | Knex.Transaction, zone: Zone): Promise<DnssecView
     keys,
     ds,
     status: row.dnssec_status ?? {},
-    nextAction: nextAction(row.dnssec_state, row.dnssec_mode, row.dnssec_status?.ds_at_parent?.state ?? null),
+    nextAction:
+      row.dnssec_mode === 'assisted' && ['published', 'ds_submitted'].includes((row.dnssec_status as { ksk_rollover?: { phase: string } | null }).ksk_rollover?.phase ?? '')
+        ? 'replace_ds_at_registrar'
+        : nextAction(row.dnssec_state, row.dnssec_mode, row.dnssec_status?.ds_at_parent?.state ?? null),
   };
 }
 
@@ -230,4 +233,53 @@ export async function prepareDeletion(ctx: WriteContext, deps: DnssecDeps, zone:
   } else {
     await recordTransition(ctx.trx, zone, state, 'unsigning', mode, now);
   }
+}
+
+/**
+ * A key rollover on request (docs/dnssec.md "Key rollover"), for provider staff. `zsk`: the
+ * automatic pre-publish rollover starts now instead of at the end of the ZSK's lifetime. `ksk`: a
+ * double-KSK rollover (RFC 6781 §4.1.2) — the new KSK signs the DNSKEY set beside the old one and
+ * is published with its CDS; the worker replaces the DS at the parent (automatic mode; assisted:
+ * the customer, `next_action` `replace_ds_at_registrar`) and removes the old KSK once the DS TTL passed.
+ */
+export async function requestRollover(ctx: WriteContext, deps: DnssecDeps, zoneRef: string, key: KeyRole): Promise<DnssecView> {
+  assertAvailable(deps.config);
+  return writeZone(ctx, deps.config, zoneRef, {}, async (zone) => {
+    // After the lookup: a zone the token cannot see is a 404 for everyone, staff or not.
+    if (ctx.actor.token.tenant.type !== 'platform') throw new DomainError('forbidden', { reason: 'rollover_for_platform' });
+    const state = zone.dnssec.state as DnssecState;
+    const keys = await zoneKeys(ctx.trx, zone.id);
+    const row = (await ctx.trx('zones').where('id', zone.id).first('dnssec_status')) as { dnssec_status: DnssecStatus & { ksk_rollover?: unknown } };
+    const running = key === 'ksk' ? row.dnssec_status?.ksk_rollover != null : keys.some((k) => k.role === 'zsk' && k.state !== 'active');
+    if (state !== 'active' || running) throw new DomainError('conflict', { reason: 'dnssec_rollover_needs_active', name: zone.name, state });
+    const now = ctx.clock.now();
+    const current = keys.find((k) => k.role === key && k.state === 'active')!;
+    const made = generateZoneKey(key, current.algorithm);
+    const id = newId('key');
+    await insertKeys(ctx.trx, [
+      {
+        id,
+        zone_id: zone.id,
+        role: key,
+        algorithm: made.algorithm,
+        flags: made.flags,
+        key_tag: made.keyTag,
+        public_key: made.publicKey,
+        private_key: encryptPrivateKey(made.privateKey, deps.kek),
+        // A ZSK successor is published first (the worker activates it); a new KSK signs at once beside the old.
+        state: key === 'ksk' ? 'active' : 'published',
+        created_at: now,
+        activated_at: key === 'ksk' ? now : null,
+        retired_at: null,
+      },
+    ]);
+    if (key === 'ksk') {
+      const rollover = { old_key: current.id, new_key: id, phase: 'published', since: now.toISOString() };
+      await ctx.trx('zones')
+        .where('id', zone.id)
+        .update({ dnssec_status: ctx.trx.raw(`dnssec_status || jsonb_build_object('ksk_rollover', ?::jsonb)`, [JSON.stringify(rollover)]), dnssec_next_check_at: now });
+    }
+    await republish(ctx, zone, `${key}_rollover`);
+    return view(ctx.trx, zone);
+  });
 }

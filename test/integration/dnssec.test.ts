@@ -142,6 +142,39 @@ describe('DNSSEC in the lab: enable, served signed, validated from the lab root,
     expect(await delv(ctx, lab, `www.${zone}`, 'A')).toMatch(/; fully validated/);
   });
 
+  it('rolls the KSK over on request (provider staff): both sign, the DS is replaced at the parent, the old KSK goes; validated throughout', async (ctx) => {
+    const zone = 'sec-ksk.example';
+    await createActiveZone(lab, zone, [{ type: 'A', name: 'www', data: { address: '192.0.2.50' } }]);
+    expect((await lab.customerA.post(`/zones/${zone}/dnssec/enable`, {})).status).toBe(202);
+    const before = await untilDnssecState(lab, zone, 'active');
+    const oldKsk = before.keys.find((k: any) => k.role === 'ksk');
+
+    const denied = await lab.customerA.post(`/zones/${zone}/dnssec/rollover`, { key: 'ksk' });
+    expect(denied.status).toBe(403);
+    const staff = lab.platform.with({ 'X-Act-As-Customer': lab.tokens.tenants.customers[0] });
+    const started = await staff.post(`/zones/${zone}/dnssec/rollover`, { key: 'ksk' });
+    expect(started.status, started.text).toBe(202);
+    expect(started.body.keys.filter((k: any) => k.role === 'ksk')).toHaveLength(2);
+    expect(started.body.ds).toHaveLength(2);
+    expect((await staff.post(`/zones/${zone}/dnssec/rollover`, { key: 'ksk' })).status).toBe(409);
+
+    const done = await eventually(async () => {
+      await passLabTime(lab);
+      const body = await dnssecOf(lab, zone);
+      const ksks = body.keys.filter((k: any) => k.role === 'ksk');
+      return ksks.length === 1 && ksks[0].id !== oldKsk.id ? body : undefined;
+    }, 60_000, 'the old KSK to go');
+    expect(done.ds).toHaveLength(1);
+    expect(done.ds[0]).not.toBe(before.ds[0]);
+    await eventually(async () => {
+      await passLabTime(lab);
+      const body = await dnssecOf(lab, zone);
+      return body.ds_at_parent?.records?.[0] === done.ds[0] ? true : undefined;
+    }, 30_000, 'the new DS at the parent');
+    expect(await delv(ctx, lab, `www.${zone}`, 'A')).toMatch(/; fully validated/);
+    expect(await delv(ctx, lab, `nothing.${zone}`, 'A')).toMatch(/; negative response, fully validated/);
+  });
+
   it('disables: the DS leaves the parent, its TTL is waited out, then the zone is served unsigned and its keys are gone', async (ctx) => {
     const zone = 'sec-on.example';
     const res = await lab.customerA.post(`/zones/${zone}/dnssec/disable`, {});
@@ -245,6 +278,8 @@ describe('DNSSEC in the lab: enable, served signed, validated from the lab root,
       } finally {
         file.remove();
       }
+      // One check a minute: the next minute's.
+      lab.clock.advance(60_000);
       const check = await lab.customerA.post(`/zones/${zone}/dnssec/check`, {});
       expect(check.status, check.text).toBe(200);
       expect(check.body.validation, JSON.stringify(check.body.validation)).toMatchObject({ result: 'valid' });

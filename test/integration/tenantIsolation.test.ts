@@ -142,6 +142,19 @@ const WRITE_CASES: Record<string, WriteCase> = {
   enableDnssec: { body: () => ({}) },
   disableDnssec: {},
   checkDnssec: {},
+  requestDnssecRollover: {
+    body: () => ({ key: 'zsk' }),
+    // A rollover needs DNSSEC active: the control's zone is enabled by the platform (as the
+    // control itself asks), then moved to active directly (the worker does not run here).
+    prepareControl: async ({ params }) => {
+      // The disable control before this one may have left the zone on its way out.
+      await db.query(`DELETE FROM dnssec_keys WHERE zone_id = (SELECT id FROM zones WHERE name = $1)`, [params.zone]);
+      await db.query(`UPDATE zones SET dnssec_state = 'off', dnssec_mode = NULL WHERE name = $1`, [params.zone]);
+      const res = await lab.as(lab.tokens.platform).post(`/zones/${params.zone}/dnssec/enable`, {});
+      if (res.status !== 202 && res.status !== 200) throw new Error(`enable for the control: ${res.status} ${res.text}`);
+      await db.query(`UPDATE zones SET dnssec_state = 'active' WHERE name = $1`, [params.zone]);
+    },
+  },
   updateZone: { body: () => ({ default_ttl: 7200 }) },
   deleteZone: {
     // The confirmation names the zone of the path, so the request is valid but for ownership.

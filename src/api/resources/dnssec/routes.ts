@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { presentData, rdataToData } from '../../../../nameserver/wire/rdata.js';
-import { checkDnssec, disableDnssec, type DnssecView, enableDnssec, getDnssec } from '../../../services/dnssec.js';
+import { checkDnssec, disableDnssec, type DnssecView, enableDnssec, getDnssec, requestRollover } from '../../../services/dnssec.js';
 import { defineRoute, writeContext } from '../../routing/route.js';
 import { iso, timestamp } from '../common.js';
 import { zoneParam } from '../zones/schemas.js';
@@ -36,8 +36,8 @@ export const dnssecSchema = z.object({
     .object({ result: z.enum(['valid', 'invalid', 'unchecked']), reason: z.string().nullable(), checked_at: timestamp.nullable() })
     .describe('The service’s own chain validation from the trust anchor to the zone’s SOA'),
   next_action: z
-    .enum(['none', 'wait', 'add_ds_at_registrar', 'remove_ds_at_registrar', 'fix_ds_at_registrar'])
-    .describe('none: nothing to do; wait: the service is working; add_/remove_/fix_ds_at_registrar: the customer’s step at its registrar (assisted mode)'),
+    .enum(['none', 'wait', 'add_ds_at_registrar', 'remove_ds_at_registrar', 'fix_ds_at_registrar', 'replace_ds_at_registrar'])
+    .describe('none: nothing to do; wait: the service is working; add_/remove_/fix_/replace_ds_at_registrar: the customer’s step at its registrar (assisted mode; replace during a KSK rollover)'),
   checked_at: timestamp.nullable(),
 });
 
@@ -152,5 +152,21 @@ export const dnssecRoutes = [
     errors: [...DNSSEC_ERRORS],
     responses: { 200: { description: 'The DNSSEC object after the check', schema: dnssecSchema } },
     handler: async (input) => ({ status: 200, body: presentDnssec(await checkDnssec(writeContext(input), input.services.dnssec, input.services.rateLimiter, input.params.zone)) }),
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/zones/{zone}/dnssec/rollover',
+    operationId: 'requestDnssecRollover',
+    summary: 'Roll a key over now (provider staff)',
+    description:
+      'For platform tokens (403 otherwise), on a zone whose DNSSEC is `active` (409 otherwise, or while that key is already rolling). `zsk`: the automatic pre-publish rollover starts now. `ksk`: a double-KSK rollover — the new KSK signs the DNSKEY set beside the old one and is published with its CDS; the DS at the parent is replaced (automatic mode: by the service; assisted: `next_action` `replace_ds_at_registrar`) and the old KSK removed once the DS TTL has passed (docs/dnssec.md "Key rollover").',
+    tag: TAG,
+    scopes: ['dnssec:write'],
+    feature: 'dnssec',
+    params,
+    body: z.strictObject({ key: z.enum(['ksk', 'zsk']) }),
+    errors: ['not_implemented', 'feature_disabled', 'forbidden', 'conflict'],
+    responses: { 202: { description: 'The rollover started: the DNSSEC object with the new key', schema: dnssecSchema } },
+    handler: async (input) => ({ status: 202, body: presentDnssec(await requestRollover(writeContext(input), input.services.dnssec, input.params.zone, input.body.key)) }),
   }),
 ];
