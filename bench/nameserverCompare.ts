@@ -12,7 +12,9 @@
 // from ldns-keygen), the same signed file loaded into every server (PowerDNS: presigned; ours: read
 // into the snapshot with test/dns/signedZones.ts's reader), and adds "ours (unsigned zone)", our
 // server with the unsigned zone, for the cost of signing in the same run; --servers
-// ours,nsd,knot,pdns (any subset, in this order); --ours-processes N runs ours with N processes
+// ours,nsd,knot,pdns (any subset, in this order); --pdns-live-signing (with --signed): PowerDNS
+// signs the unsigned zone itself as it answers (pdnsutil secure-zone, its own keys, NSEC3 1 0 0 -)
+// instead of serving the presigned file, whose NSEC3 path is slow from gpgsql; --ours-processes N runs ours with N processes
 // answering UDP (DNS_UDP_PROCESSES); --ours-nocache adds our server with its response
 // cache off; --hosts (10000) names in the zone; --queries (100000) lines in the query file;
 // --nx (0.1) share of NXDOMAIN queries; --pg-host/--pg-port/--pg-user (127.0.0.1, 5432, postgres:
@@ -43,6 +45,7 @@ const { values: opts } = parseArgs({
     Q: { type: 'string', short: 'Q' },
     do: { type: 'boolean', default: false },
     signed: { type: 'boolean', default: false },
+    'pdns-live-signing': { type: 'boolean', default: false },
     servers: { type: 'string', default: 'ours,nsd,knot,pdns' },
     'ours-nocache': { type: 'boolean', default: false },
     'ours-processes': { type: 'string', default: '1' },
@@ -57,6 +60,7 @@ const { values: opts } = parseArgs({
 });
 
 const seconds = Number(opts.l);
+const liveSigning = opts.signed && opts['pdns-live-signing'];
 const rounds = Number(opts.rounds);
 const primeSeconds = opts['prime-seconds'] === undefined ? undefined : Number(opts['prime-seconds']);
 const hosts = Number(opts.hosts);
@@ -249,6 +253,7 @@ async function main(): Promise<void> {
       let server: ServerProcess;
       if (id === 'nsd') server = await startNsd(path.join(tmp, 'nsd'), origin, zoneFile);
       else if (id === 'knot') server = await startKnot(path.join(tmp, 'knot'), origin, zoneFile);
+      else if (id === 'pdns' && liveSigning) server = await startPowerDns(path.join(tmp, 'pdns'), origin, path.join(tmp, 'keys', 'unsigned.zone'), pg, database, () => (databaseCreated = true), { liveSigning });
       else if (id === 'pdns') server = await startPowerDns(path.join(tmp, 'pdns'), origin, zoneFile, pg, database, () => (databaseCreated = true), { presigned: opts.signed });
       else if (id === 'ours-unsigned') server = await startOurs(path.join(tmp, 'ours-unsigned'), zoneJson, { processes: Number(opts['ours-processes']), id, label: 'ours (unsigned zone)' });
       else if (id === 'ours-nocache') server = await startOurs(path.join(tmp, 'ours-nocache'), zoneJson, { noCache: true, id, label: 'ours (no cache)' });
