@@ -7,8 +7,14 @@
 // Options: -l seconds per measured run (10); --rounds (3); --prime-seconds: how long the paced
 // priming of a server with time-limited caches takes (default: its cache TTL, PowerDNS 20 s);
 // -c clients (4), -T threads (1), -q outstanding queries (200) and -Q max q/s (none) as dnsperf
-// takes them; --do sets the DNSSEC OK bit (dnsperf -D); --servers
-// ours,nsd,knot,pdns (any subset, in this order); --ours-processes N runs ours with N processes
+// takes them; --do sets the DNSSEC OK bit (dnsperf -D); --signed serves the zone signed: signed
+// once by ldns-signzone (NSEC3, SHA-1, 0 extra iterations, empty salt, ECDSA P-256 KSK and ZSK
+// from ldns-keygen), the same signed file loaded into every server (PowerDNS: presigned; ours: read
+// into the snapshot with test/dns/signedZones.ts's reader), and adds "ours (unsigned zone)", our
+// server with the unsigned zone, for the cost of signing in the same run; --servers
+// ours,nsd,knot,pdns (any subset, in this order); --pdns-live-signing (with --signed): PowerDNS
+// signs the unsigned zone itself as it answers (pdnsutil secure-zone, its own keys, NSEC3 1 0 0 -)
+// instead of serving the presigned file, whose NSEC3 path is slow from gpgsql; --ours-processes N runs ours with N processes
 // answering UDP (DNS_UDP_PROCESSES); --ours-nocache adds our server with its response
 // cache off; --hosts (10000) names in the zone; --queries (100000) lines in the query file;
 // --nx (0.1) share of NXDOMAIN queries; --pg-host/--pg-port/--pg-user (127.0.0.1, 5432, postgres:
@@ -38,6 +44,8 @@ const { values: opts } = parseArgs({
     q: { type: 'string', short: 'q', default: '200' },
     Q: { type: 'string', short: 'Q' },
     do: { type: 'boolean', default: false },
+    signed: { type: 'boolean', default: false },
+    'pdns-live-signing': { type: 'boolean', default: false },
     servers: { type: 'string', default: 'ours,nsd,knot,pdns' },
     'ours-nocache': { type: 'boolean', default: false },
     'ours-processes': { type: 'string', default: '1' },
@@ -52,6 +60,7 @@ const { values: opts } = parseArgs({
 });
 
 const seconds = Number(opts.l);
+const liveSigning = opts.signed && opts['pdns-live-signing'];
 const rounds = Number(opts.rounds);
 const primeSeconds = opts['prime-seconds'] === undefined ? undefined : Number(opts['prime-seconds']);
 const hosts = Number(opts.hosts);
@@ -60,6 +69,7 @@ const nxFraction = Number(opts.nx);
 const selected = opts.servers.split(',').map((s) => s.trim());
 for (const s of selected) if (!['ours', 'nsd', 'knot', 'pdns'].includes(s)) throw new Error(`unknown server "${s}" (ours, nsd, knot, pdns)`);
 if (opts['ours-nocache'] && !selected.includes('ours-nocache')) selected.splice(selected.includes('ours') ? selected.indexOf('ours') + 1 : 0, 0, 'ours-nocache');
+if (opts.signed && selected.includes('ours') && !selected.includes('ours-unsigned')) selected.splice(selected.includes('ours') ? selected.indexOf('ours') + 1 : 0, 0, 'ours-unsigned');
 const pg: PgTarget = { host: opts['pg-host'], port: Number(opts['pg-port']), user: opts['pg-user'] };
 const origin = 'bench.example';
 const database = `mdns_bench_pdns_${process.pid}`;
@@ -126,6 +136,8 @@ interface Check {
 
 /** Waits until the server answers, then checks a few answers against the zone. */
 async function verify(server: ServerProcess, expectAddress: (n: number) => string): Promise<Check> {
+  const signed = opts.signed && server.id !== 'ours-unsigned';
+  const signatures = new Map<string, number>();
   const deadline = Date.now() + 30_000;
   let first = await dig('127.0.0.1', server.port, `h1.${origin}`, 'A');
   while (!(first?.status === 'NOERROR' && first.answer.length === 1) && Date.now() < deadline) {
@@ -139,6 +151,10 @@ async function verify(server: ServerProcess, expectAddress: (n: number) => strin
     if (!got) return problems.push(`${name} ${type}: no reply`), null;
     if (got.status !== status) problems.push(`${name} ${type}: ${got.status}, expected ${status}`);
     if (!got.flags.includes('aa')) problems.push(`${name} ${type}: no AA flag`);
+    signatures.set(`${name} ${type}`, got.answer.filter((l) => / RRSIG /.test(l)).length);
+    if (signed && opts.do && status === 'NOERROR' && !got.answer.some((l) => / RRSIG /.test(l))) problems.push(`${name} ${type}: no RRSIG with DO`);
+    if (signed && opts.do && status === 'NXDOMAIN' && got.counts.authority < 2) problems.push(`${name} ${type}: no denial proof (${got.counts.authority} authority records)`);
+    got.answer = got.answer.filter((l) => !/ RRSIG /.test(l));
     if (!answer(got.answer)) problems.push(`${name} ${type}: answer ${JSON.stringify(got.answer)}`);
     return got;
   };
@@ -148,7 +164,7 @@ async function verify(server: ServerProcess, expectAddress: (n: number) => strin
   await expect(`h10.${origin}`, 'AAAA', 'NOERROR', (ans) => ans.length === 1 && ans[0]!.endsWith(' AAAA 2001:db8::a'));
   await expect(origin, 'SOA', 'NOERROR', (ans) => ans.length === 1 && ans[0]!.includes(' SOA ns1.bench.example. hostmaster.bench.example. 2026112201 '));
   const shape = (d: typeof a) => (d ? `${d.counts.answer}/${d.counts.authority}/${d.counts.additional} ${d.size} B` : '?');
-  return { ok: problems.length === 0, detail: problems.length ? problems.join('; ') : `A: ${shape(a)}, NXDOMAIN: ${shape(nx)} (answer/authority/additional records, size)` };
+  return { ok: problems.length === 0, detail: problems.length ? problems.join('; ') : `A: ${shape(a)}, NXDOMAIN: ${shape(nx)} (answer/authority/additional records, size${opts.do ? ', with DO' : ''})` };
 }
 
 interface Run {
@@ -206,7 +222,20 @@ async function main(): Promise<void> {
   const zoneDir = path.join(tmp, 'zones');
   await fs.mkdir(zoneDir);
   const zoneFile = path.join(zoneDir, `${origin}.zone`);
-  await fs.writeFile(zoneFile, zone.masterFile);
+  let signedRecords = 0;
+  if (opts.signed) {
+    const keyDir = path.join(tmp, 'keys');
+    await fs.mkdir(keyDir);
+    await fs.writeFile(path.join(keyDir, 'unsigned.zone'), zone.masterFile);
+    const keygen = (ksk: boolean) => execFileSync('ldns-keygen', ['-a', 'ECDSAP256SHA256', ...(ksk ? ['-k'] : []), origin], { cwd: keyDir, encoding: 'utf8' }).trim();
+    const keys = [keygen(true), keygen(false)].map((k) => path.join(keyDir, k));
+    const started = Date.now();
+    execFileSync('ldns-signzone', ['-n', '-t', '0', '-s', '', '-o', origin, '-f', zoneFile, path.join(keyDir, 'unsigned.zone'), ...keys], { encoding: 'utf8' });
+    signedRecords = (await fs.readFile(zoneFile, 'utf8')).split('\n').filter((l) => l && !l.startsWith(';')).length;
+    log(`signed with ldns-signzone in ${Date.now() - started} ms: ${signedRecords} records`);
+  } else {
+    await fs.writeFile(zoneFile, zone.masterFile);
+  }
   const zoneJson = path.join(tmp, 'zone.json');
   await fs.writeFile(zoneJson, JSON.stringify(zone.description));
   const queryFile = path.join(tmp, 'queries.txt');
@@ -224,9 +253,11 @@ async function main(): Promise<void> {
       let server: ServerProcess;
       if (id === 'nsd') server = await startNsd(path.join(tmp, 'nsd'), origin, zoneFile);
       else if (id === 'knot') server = await startKnot(path.join(tmp, 'knot'), origin, zoneFile);
-      else if (id === 'pdns') server = await startPowerDns(path.join(tmp, 'pdns'), origin, zoneFile, pg, database, () => (databaseCreated = true));
+      else if (id === 'pdns' && liveSigning) server = await startPowerDns(path.join(tmp, 'pdns'), origin, path.join(tmp, 'keys', 'unsigned.zone'), pg, database, () => (databaseCreated = true), { liveSigning });
+      else if (id === 'pdns') server = await startPowerDns(path.join(tmp, 'pdns'), origin, zoneFile, pg, database, () => (databaseCreated = true), { presigned: opts.signed });
+      else if (id === 'ours-unsigned') server = await startOurs(path.join(tmp, 'ours-unsigned'), zoneJson, { processes: Number(opts['ours-processes']), id, label: 'ours (unsigned zone)' });
       else if (id === 'ours-nocache') server = await startOurs(path.join(tmp, 'ours-nocache'), zoneJson, { noCache: true, id, label: 'ours (no cache)' });
-      else server = await startOurs(path.join(tmp, 'ours'), zoneJson, { processes: Number(opts['ours-processes']) });
+      else server = await startOurs(path.join(tmp, 'ours'), opts.signed ? zoneFile : zoneJson, { processes: Number(opts['ours-processes']) });
       servers.push(server);
     } catch (e) {
       failures.push(`${id}: did not start: ${(e as Error).message.split('\n').slice(0, 6).join(' | ')}`);
@@ -288,6 +319,7 @@ async function main(): Promise<void> {
     `- Priming: before each run every distinct query of the file (${distinctQueries.length}) is sent once, unmeasured; PowerDNS first has its packet and query caches purged (\`pdns_control purge\`) and the priming paced over ${primeSeconds ?? 20} s (\`-Q\`), its cache TTL, so that during the run entries expire and are refetched at the even rate continuous load gives, not in one wave`,
   );
   out.push(`- Zone: ${origin}, ${zone.description.records.length} records (SOA, 2 NS with A, apex MX/TXT, h0…h${hosts - 1} with A, every 10th AAAA, every 100th TXT, every 250th MX), TTL 3600`);
+  if (opts.signed) out.push(`- Signed once by \`ldns-signzone -n -t 0 -s ''\` (NSEC3 SHA-1, 0 extra iterations, no salt; ECDSA P-256 KSK + ZSK from ldns-keygen): ${signedRecords} records, the same file served by every server except "ours (unsigned zone)"`);
   out.push(`- Queries: ${queryCount} lines (${distinctQueries.length} distinct), ${fmt((1 - nxFraction) * 100)}% A for random existing hN, ${fmt(nxFraction * 100)}% A for distinct non-existent names (NXDOMAIN), shuffled, fixed seed`);
   out.push(`- Our nameserver: git ${git}${dirty}, node ${process.version}`);
   out.push(`- Rounds: ${rounds}, servers rotated each round; CPU = utime+stime of the server's process tree from /proc (PowerDNS: plus its PostgreSQL backends) over the run ÷ queries completed; CPU % = CPU seconds ÷ dnsperf's run time (100 = one core)`);

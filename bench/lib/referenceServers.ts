@@ -234,7 +234,7 @@ async function pdnsPgSchema(): Promise<string> {
  * `pdnsutil load-zone`; then starts pdns_server. `onDatabase` is called once the database exists,
  * so the caller can drop it whatever happens next.
  */
-export async function startPowerDns(dir: string, zoneName: string, zoneFile: string, pg: PgTarget, database: string, onDatabase: () => void): Promise<ServerProcess> {
+export async function startPowerDns(dir: string, zoneName: string, zoneFile: string, pg: PgTarget, database: string, onDatabase: () => void, options: { presigned?: boolean; liveSigning?: boolean } = {}): Promise<ServerProcess> {
   await fsp.mkdir(dir, { recursive: true });
   await dropDatabase(pg, database);
   await psql(pg, 'postgres', `CREATE DATABASE "${database}"`);
@@ -250,7 +250,7 @@ export async function startPowerDns(dir: string, zoneName: string, zoneFile: str
     `gpgsql-port=${pg.port}`,
     `gpgsql-user=${pg.user}`,
     `gpgsql-dbname=${database}`,
-    'gpgsql-dnssec=no',
+    `gpgsql-dnssec=${options.presigned || options.liveSigning ? 'yes' : 'no'}`,
     'local-address=127.0.0.1',
     `local-port=${port}`,
     `socket-dir=${dir}`,
@@ -266,7 +266,22 @@ export async function startPowerDns(dir: string, zoneName: string, zoneFile: str
   ];
   await fsp.writeFile(path.join(dir, 'pdns.conf'), `${settings.join('\n')}\n`);
   await run('pdnsutil', [`--config-dir=${dir}`, 'load-zone', zoneName, zoneFile], { timeout: 120_000 });
-  await run('pdnsutil', [`--config-dir=${dir}`, 'rectify-zone', zoneName], { timeout: 120_000 });
+  // A zone signed elsewhere: PowerDNS serves its RRSIGs and NSEC3 records as they are.
+  if (options.presigned) {
+    await run('pdnsutil', [`--config-dir=${dir}`, 'set-presigned', zoneName]);
+    await run('pdnsutil', [`--config-dir=${dir}`, 'set-nsec3', zoneName, '1 0 0 -']);
+    // What PowerDNS itself stores for a presigned NSEC3 zone it receives by AXFR (it refuses to
+    // rectify one): each NSEC3 record ordered by its hash label, every record authoritative (the
+    // bench zone has no delegations).
+    await psql(pg, database, `UPDATE records SET auth = true, ordername = CASE WHEN type = 'NSEC3' THEN split_part(name, '.', 1) END`);
+  }
+  // Signed by PowerDNS itself as it answers (keys of its own, signatures cached).
+  if (options.liveSigning) {
+    await run('pdnsutil', [`--config-dir=${dir}`, 'secure-zone', zoneName], { timeout: 120_000 });
+    await run('pdnsutil', [`--config-dir=${dir}`, 'set-nsec3', zoneName, '1 0 0 -']);
+  }
+  // pdnsutil refuses to rectify a presigned zone ("not allowed/necessary").
+  if (!options.presigned) await run('pdnsutil', [`--config-dir=${dir}`, 'rectify-zone', zoneName], { timeout: 120_000 });
   const count = await psql(pg, database, 'SELECT count(*) FROM records');
 
   const logPath = path.join(dir, 'stderr.log');
@@ -280,7 +295,7 @@ export async function startPowerDns(dir: string, zoneName: string, zoneFile: str
   const pgVersion = await psql(pg, database, 'SHOW server_version');
   return {
     id: 'pdns',
-    label: 'PowerDNS',
+    label: options.liveSigning ? 'PowerDNS (signing live)' : 'PowerDNS',
     port,
     child,
     pid: child.pid!,
@@ -294,7 +309,7 @@ export async function startPowerDns(dir: string, zoneName: string, zoneFile: str
         .filter(Boolean)
         .map(Number),
     config: [
-      `pdns_server ${settings.filter((s) => !/^gpgsql-(host|port|user|dbname)|local-port|socket-dir/.test(s)).join(' ')}; scratch PostgreSQL ${pgVersion} database "${database}" (${count} rows in records, loaded with pdnsutil load-zone + rectify-zone); everything else default: packet cache on (cache-ttl 20 s), query cache on, receiver-threads 1, distributor-threads 3; runs as root`,
+      `pdns_server ${settings.filter((s) => !/^gpgsql-(host|port|user|dbname)|local-port|socket-dir/.test(s)).join(' ')}; scratch PostgreSQL ${pgVersion} database "${database}" (${count} rows in records, loaded with pdnsutil load-zone${options.presigned ? ', set-presigned, set-nsec3 "1 0 0 -", auth and NSEC3 ordernames set in SQL' : options.liveSigning ? ' + secure-zone (its own keys, signed as it answers) + set-nsec3 "1 0 0 -" + rectify-zone' : ' + rectify-zone'}); everything else default: packet cache on (cache-ttl 20 s), query cache on, receiver-threads 1, distributor-threads 3; runs as root`,
     ],
     version: await firstLine('pdns_server', ['--version'], /PowerDNS Authoritative Server [^\s]+/),
     stop,
@@ -345,7 +360,7 @@ export async function startOurs(dir: string, zoneJson: string, options: { noCach
     child,
     pid: child.pid!,
     config: [
-      `node ${process.version} --import tsx bench/lib/standaloneNameserver.ts zone.json 0${options.noCache ? ' --no-cache' : ''} --processes ${options.processes ?? 1}: startDnsServer on 127.0.0.1 (${options.processes ?? 1} process(es) answering UDP on one socket, DNS_UDP_PROCESSES), response cache ${options.noCache ? 'off' : 'on (defaults)'}, silent logger`,
+      `node ${process.version} --import tsx bench/lib/standaloneNameserver.ts ${path.basename(zoneJson)} 0${options.noCache ? ' --no-cache' : ''} --processes ${options.processes ?? 1}: startDnsServer on 127.0.0.1 (${options.processes ?? 1} process(es) answering UDP on one socket, DNS_UDP_PROCESSES), response cache ${options.noCache ? 'off' : 'on (defaults)'}, silent logger`,
     ],
     version: `ours (node ${process.version})`,
     stop: () => stopChild(child),

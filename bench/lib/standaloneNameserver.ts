@@ -3,7 +3,8 @@
 //
 //   node --import tsx bench/lib/standaloneNameserver.ts <zone.json> <port> [--host 127.0.0.1] [--no-cache] [--processes N]
 //
-// <zone.json> describes one zone: { "origin": "bench.example", "records": [{ "name", "type"
+// <zone> is a master file in the one-record-a-line form ldns-signzone writes (any name not ending
+// in .json; a signed zone's RRSIG/NSEC3 records are served as they are), or <zone.json> describes one zone: { "origin": "bench.example", "records": [{ "name", "type"
 // (mnemonic, e.g. "A"), "ttl", "data" (the service's record data, see nameserver/wire/rdata.ts) }] },
 // names absolute without the trailing dot. Prints `ready <port> <pid>` once it listens; on SIGTERM
 // or SIGINT closes the server and prints `{"cpu":{"user":µs,"system":µs},"stats":{...}}` (its
@@ -17,6 +18,7 @@ import { encodeRdata } from '../../nameserver/wire/rdata.js';
 import { buildZoneSnapshot } from '../../nameserver/zone/snapshot.js';
 import { ZoneStore } from '../../nameserver/zone/store.js';
 import { MirroredZoneStore } from '../../nameserver/udpProcesses.js';
+import { readZone } from '../../test/dns/signedZones.js';
 import type { ZoneDescription } from './dnsBenchZone.js';
 
 const { values, positionals } = parseArgs({
@@ -25,17 +27,26 @@ const { values, positionals } = parseArgs({
 });
 const [zonePath, portArg] = positionals;
 if (!zonePath || portArg === undefined) {
-  console.error('usage: standaloneNameserver.ts <zone.json> <port> [--host 127.0.0.1] [--no-cache]');
+  console.error('usage: standaloneNameserver.ts <zone.json or master file> <port> [--host 127.0.0.1] [--no-cache]');
   process.exit(2);
 }
 
-const zone = JSON.parse(await fs.readFile(zonePath, 'utf8')) as ZoneDescription;
-const origin = zone.origin.toLowerCase().replace(/\.$/, '');
-const records: ZoneRecord[] = zone.records.map((r) => {
-  const type = (TYPE as Record<string, number>)[r.type];
-  if (type === undefined) throw new Error(`unknown type ${r.type}`);
-  return { name: r.name.toLowerCase().replace(/\.$/, ''), type, ttl: r.ttl, rdata: encodeRdata(r.type, r.data) };
-});
+function loadZone(text: string): { origin: string; records: ZoneRecord[] } {
+  if (!zonePath!.endsWith('.json')) {
+    const records = readZone(text);
+    const soa = records.find((r) => r.type === TYPE.SOA);
+    if (!soa) throw new Error(`${zonePath}: no SOA record`);
+    return { origin: soa.name, records };
+  }
+  const zone = JSON.parse(text) as ZoneDescription;
+  const records = zone.records.map((r) => {
+    const type = (TYPE as Record<string, number>)[r.type];
+    if (type === undefined) throw new Error(`unknown type ${r.type}`);
+    return { name: r.name.toLowerCase().replace(/\.$/, ''), type, ttl: r.ttl, rdata: encodeRdata(r.type, r.data) };
+  });
+  return { origin: zone.origin.toLowerCase().replace(/\.$/, ''), records };
+}
+const { origin, records } = loadZone(await fs.readFile(zonePath, 'utf8'));
 const processes = Number(values.processes);
 const store = processes > 1 ? new MirroredZoneStore() : new ZoneStore();
 store.set(buildZoneSnapshot(origin, records));

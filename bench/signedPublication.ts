@@ -1,0 +1,145 @@
+// Publication latency of signed zones: time from a one-record write's 201 to `live` (every
+// authoritative nameserver answered the new serial) in two DNSSEC-signed zones of different sizes,
+// writes alternating between them in the same run (one write to each in turn), so both see the
+// same machine. Each zone is loaded through the API in change sets of 1000 A records (size − writes
+// of them: each write adds one, so the zone holds `size` after the last), then DNSSEC
+// is enabled (POST …/dnssec/enable; NSEC3, algorithm 13, the lab's automatic mode) and the bench
+// waits until GET …/dnssec says `active` (the state machine moves on by itself; the lab's DNSKEY
+// and DS TTLs are 10 s), or, after --active-timeout seconds, at least until the keys are
+// published (then the zone is served signed and every build signs it; the state is reported).
+//
+//   createdb mdns_bench_signpub
+//   DATABASE_URL=postgres://postgres@127.0.0.1:5432/mdns_bench_signpub node --import tsx bench/signedPublication.ts [--sizes 1000,100000] [--writes 50] [--unsigned]
+//   dropdb mdns_bench_signpub
+//
+// The API caps a zone at 50,000 records (MAX_RECORDS_PER_ZONE, src/domain/records/ttl.ts), so
+// the largest size this can load is 50000. --unsigned measures the same zones without enabling DNSSEC (the baseline). No query load runs
+// meanwhile (unlike bench/publicationLatency.ts). The service runs as `npm start` runs it.
+import os from 'node:os';
+import { parseArgs } from 'node:util';
+import { liftRateLimits, startBenchService } from './lib/benchService.js';
+
+const { values: opts } = parseArgs({
+  options: {
+    sizes: { type: 'string', default: '1000,100000' },
+    writes: { type: 'string', default: '50' },
+    unsigned: { type: 'boolean', default: false },
+    'active-timeout': { type: 'string', default: '120' },
+  },
+});
+const sizes = opts.sizes.split(',').map(Number);
+const writes = Number(opts.writes);
+const url = process.env.DATABASE_URL ?? '';
+if (!url || /\/(postgres|test)$/.test(url)) throw new Error('DATABASE_URL must name a scratch database');
+
+const log = (msg: string) => process.stderr.write(`[signedPublication ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
+const service = await startBenchService({ env: { DNSSEC_CHECK_INTERVAL_MS: '200' } });
+try {
+  const { base, tokens } = service;
+  await liftRateLimits(service);
+  // A build of a large signed zone holds the service's event loop for seconds; a kept-alive socket
+  // the server closes right after can reset a GET sent on it, which is then sent again (and a GET
+  // answered 503, counted).
+  const api = async (method: string, p: string, body?: unknown, retries = 5): Promise<any> => {
+    const send = () =>
+      fetch(`${base}/api/v1${p}`, {
+        method,
+        headers: { authorization: `Bearer ${tokens.customers[0]}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    const r = await send().catch((e) => {
+      if (method !== 'GET') throw e;
+      log(`GET ${p}: ${(e as Error).message} (${(e as Error).cause}); sent again`);
+      return send();
+    });
+    // Only reads are sent again after a 503: a change set answered 503 "nothing was stored" had been
+    // stored (seen 2026-11-25: sent again, it failed as duplicates; bench/RESULTS.md, issue 12).
+    if (r.status === 503 && method === 'GET' && retries > 0) {
+      unavailable++;
+      log(`${method} ${p}: 503 ${await r.text()}; sent again`);
+      await sleep(1000);
+      return api(method, p, body, retries - 1);
+    }
+    if (r.status >= 300) throw new Error(`${method} ${p}: ${r.status} ${await r.text()}`);
+    return r.json() as Promise<any>;
+  };
+  let unavailable = 0;
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+  /** Polls a change set until `live`; returns [201 → live_at (server), 201 → seen live (client)] in ms. */
+  async function untilLive(zone: string, changesetId: string, at201: number): Promise<[number, number]> {
+    for (;;) {
+      const set = await api('GET', `/zones/${zone}/changesets/${changesetId}`);
+      if (set.state === 'live') return [Date.parse(set.live_at) - at201, Date.now() - at201];
+      if (set.state === 'failed') throw new Error(`change set failed: ${JSON.stringify(set.error)}`);
+      await sleep(2);
+    }
+  }
+
+  const stamp = Date.now().toString(36);
+  const zones: { size: number; name: string; state: string; enableMs: number; loadMs: number }[] = [];
+  for (const size of sizes) {
+    const name = `signpub-${size}-${stamp}.example`;
+    await api('POST', '/zones', { name });
+    const loadStart = Date.now();
+    let last = '';
+    // The writes add one record each: the zone holds `size` records after the last.
+    const initial = size - writes;
+    for (let from = 0; from < initial; from += 1000) {
+      const changes = Array.from({ length: Math.min(1000, initial - from) }, (_, k) => {
+        const i = from + k;
+        return { op: 'create', record: { name: `q${i}`, type: 'A', data: { address: `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}` } } };
+      });
+      last = (await api('POST', `/zones/${name}/changesets`, { changes })).id;
+    }
+    await untilLive(name, last, Date.now());
+    const loadMs = Date.now() - loadStart;
+    log(`${name}: ${initial} records loaded and live in ${(loadMs / 1000).toFixed(1)} s`);
+    zones.push({ size, name, state: 'off', enableMs: 0, loadMs });
+  }
+  // DNSSEC on, one zone after the other, once all are loaded.
+  for (const zone of zones) {
+    const { name } = zone;
+    let state = 'off';
+    let enableMs = 0;
+    if (!opts.unsigned) {
+      const enableStart = Date.now();
+      state = (await api('POST', `/zones/${name}/dnssec/enable`, {})).state;
+      const deadline = Date.now() + Number(opts['active-timeout']) * 1000;
+      while (state !== 'active' && Date.now() < deadline) {
+        await sleep(250);
+        state = (await api('GET', `/zones/${name}/dnssec`)).state;
+      }
+      if (state === 'signing' || state === 'off') throw new Error(`${name}: DNSSEC still ${state} after ${opts['active-timeout']} s`);
+      enableMs = Date.now() - enableStart;
+      log(`${name}: DNSSEC ${state} after ${(enableMs / 1000).toFixed(1)} s`);
+    }
+    Object.assign(zone, { state, enableMs });
+  }
+
+  // One write to each zone in turn, each waited out to `live` before the next.
+  if (unavailable > 0) log(`${unavailable} GETs answered 503 while loading and enabling (sent again)`);
+  const server = new Map<string, number[]>(zones.map((z) => [z.name, []]));
+  const client = new Map<string, number[]>(zones.map((z) => [z.name, []]));
+  for (let i = 0; i < writes; i++) {
+    for (const z of zones) {
+      const record = await api('POST', `/zones/${z.name}/records`, { name: `w${i}`, type: 'A', data: { address: '192.0.2.1' } });
+      const [s, c] = await untilLive(z.name, record.publication.changeset_id, Date.now());
+      server.get(z.name)!.push(s);
+      client.get(z.name)!.push(c);
+    }
+  }
+  const finalStates = await Promise.all(zones.map(async (z) => (opts.unsigned ? 'off' : (await api('GET', `/zones/${z.name}/dnssec`)).state)));
+
+  const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)]!;
+  console.log(`\n${new Date().toISOString()}, nproc ${os.cpus().length}, ${os.cpus()[0]?.model}, Node ${process.version}; ${opts.unsigned ? 'unsigned' : 'signed (NSEC3, algorithm 13)'}; ${writes} writes per zone, alternating; ${unavailable} GETs answered 503 and were sent again`);
+  console.log('| zone records | DNSSEC state (before / after the writes) | load, s | enable → state, s | 201 → live_at p50 ms | p99 ms | max ms | 201 → client sees live p50 ms | p99 ms |');
+  console.log('|---|---|---|---|---|---|---|---|---|');
+  zones.forEach((z, k) => {
+    const s = server.get(z.name)!;
+    const c = client.get(z.name)!;
+    console.log(`| ${z.size.toLocaleString('en-US')} | ${z.state} / ${finalStates[k]} | ${(z.loadMs / 1000).toFixed(1)} | ${(z.enableMs / 1000).toFixed(1)} | ${pct(s, 50)} | ${pct(s, 99)} | ${Math.max(...s)} | ${pct(c, 50)} | ${pct(c, 99)} |`);
+  });
+} finally {
+  await service.stop();
+}

@@ -1,0 +1,110 @@
+// Memory of a signed zone's snapshot against the same zone unsigned: the zone of
+// bench/nameserverCompare.ts (bench/lib/dnsBenchZone.ts, default 100,000 names), signed once by
+// ldns-signzone (NSEC3 SHA-1, 0 extra iterations, no salt, ECDSA P-256 KSK and ZSK), both read
+// into a snapshot the way bench/lib/standaloneNameserver.ts reads a master file. Each measurement
+// runs in a child process of its own (`--expose-gc`); unsigned and signed children alternate, and
+// the summary gives medians over the rounds.
+//
+//   node --import tsx bench/signedZoneMemory.ts [--hosts 100000] [--rounds 3]
+//
+// Per child: heap used and RSS growth after the snapshot is built and the parsed records and the
+// file's text are dropped (GC twice), the build time (records to snapshot), and the time of the
+// first NXDOMAIN query with DO through the query handler (cache off), which for the signed zone
+// makes the NSEC3 index a denial proof needs.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { buildBenchZone } from './lib/dnsBenchZone.js';
+
+const MiB = 1024 * 1024;
+const { values: opts, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { hosts: { type: 'string', default: '100000' }, rounds: { type: 'string', default: '3' }, child: { type: 'boolean', default: false } },
+});
+
+interface ChildResult {
+  records: number;
+  heapMiB: number;
+  rssMiB: number;
+  buildMs: number;
+  firstNxMs: number;
+}
+
+async function child(file: string): Promise<ChildResult> {
+  const { buildZoneSnapshot } = await import('../nameserver/zone/snapshot.js');
+  const { ZoneStore } = await import('../nameserver/zone/store.js');
+  const { QueryHandler } = await import('../nameserver/server/queryHandler.js');
+  const { MessageWriter } = await import('../nameserver/wire/messageWriter.js');
+  const { OPCODE, TYPE } = await import('../nameserver/types.js');
+  const { readZone } = await import('../test/dns/signedZones.js');
+  const gc = () => {
+    globalThis.gc!();
+    globalThis.gc!();
+  };
+  gc();
+  const heap0 = process.memoryUsage().heapUsed;
+  const rss0 = process.memoryUsage().rss;
+  let records = readZone(fs.readFileSync(file, 'utf8'));
+  const count = records.length;
+  const origin = records.find((r) => r.type === TYPE.SOA)!.name;
+  const t0 = performance.now();
+  const snapshot = buildZoneSnapshot(origin, records);
+  const buildMs = performance.now() - t0;
+  records = [];
+  gc();
+  const heapMiB = (process.memoryUsage().heapUsed - heap0) / MiB;
+  const rssMiB = (process.memoryUsage().rss - rss0) / MiB;
+  const store = new ZoneStore();
+  store.set(snapshot);
+  const quiet = () => {};
+  const handler = new QueryHandler({ store, transferAllow: [], tsigKeys: [], logger: { info: quiet, warn: quiet, error: quiet, debug: quiet }, cache: false });
+  const w = new MessageWriter(512, { id: 1, opcode: OPCODE.QUERY, rcode: 0 });
+  w.addQuestion({ name: `nx-first.${origin}`, qtype: TYPE.A, qclass: 1 });
+  w.addOpt({ udpSize: 1232, dnssecOk: true });
+  const t1 = performance.now();
+  handler.handleQuery(w.finish(), { transport: 'udp', remoteAddress: '127.0.0.1' });
+  return { records: count, heapMiB, rssMiB, buildMs, firstNxMs: performance.now() - t1 };
+}
+
+if (opts.child) {
+  process.stdout.write(`${JSON.stringify(await child(positionals[0]!))}\n`);
+} else {
+  const hosts = Number(opts.hosts);
+  const rounds = Number(opts.rounds);
+  const origin = 'bench.example';
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mdns-signedmem-'));
+  try {
+    const unsigned = path.join(dir, 'unsigned.zone');
+    const signed = path.join(dir, 'signed.zone');
+    fs.writeFileSync(unsigned, buildBenchZone(origin, hosts).masterFile);
+    const keygen = (ksk: boolean) => path.join(dir, execFileSync('ldns-keygen', ['-a', 'ECDSAP256SHA256', ...(ksk ? ['-k'] : []), origin], { cwd: dir, encoding: 'utf8' }).trim());
+    execFileSync('ldns-signzone', ['-n', '-t', '0', '-s', '', '-o', origin, '-f', signed, unsigned, keygen(true), keygen(false)]);
+    // The unsigned zone in the same one-record-a-line form, so both go through the same reader.
+    const unsignedLines = path.join(dir, 'unsigned.lines');
+    fs.writeFileSync(unsignedLines, execFileSync('ldns-read-zone', [unsigned], { encoding: 'utf8', maxBuffer: 1 << 30 }));
+    const results: Record<'unsigned' | 'signed', ChildResult[]> = { unsigned: [], signed: [] };
+    for (let round = 1; round <= rounds; round++) {
+      for (const [label, file] of [['unsigned', unsignedLines], ['signed', signed]] as const) {
+        const out = execFileSync(process.execPath, ['--expose-gc', '--max-old-space-size=8192', '--import', 'tsx', new URL(import.meta.url).pathname, '--child', file], { encoding: 'utf8', maxBuffer: 1 << 20 });
+        const r = JSON.parse(out.trim().split('\n').at(-1)!) as ChildResult;
+        results[label].push(r);
+        process.stderr.write(`[signedZoneMemory] round ${round} ${label}: ${JSON.stringify(r)}\n`);
+      }
+    }
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+    console.log(`${new Date().toISOString()}, nproc ${os.cpus().length}, ${os.cpus()[0]?.model}, Node ${process.version}; ${hosts} names, ${rounds} rounds alternating, medians (all rounds in brackets)`);
+    console.log('| zone | records | snapshot heap MiB | RSS growth MiB | build ms | first NXDOMAIN+DO query ms |');
+    console.log('|---|---|---|---|---|---|');
+    for (const label of ['unsigned', 'signed'] as const) {
+      const rs = results[label];
+      const cell = (f: (r: ChildResult) => number, d = 0) => `${median(rs.map(f)).toFixed(d)} (${rs.map((r) => f(r).toFixed(d)).join(', ')})`;
+      console.log(`| ${label} | ${rs[0]!.records} | ${cell((r) => r.heapMiB, 1)} | ${cell((r) => r.rssMiB)} | ${cell((r) => r.buildMs)} | ${cell((r) => r.firstNxMs, 1)} |`);
+    }
+    const ratio = median(results.signed.map((r) => r.heapMiB)) / median(results.unsigned.map((r) => r.heapMiB));
+    console.log(`\nsigned ÷ unsigned heap: ${ratio.toFixed(2)}×`);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
