@@ -100,6 +100,7 @@ export async function startService(config: Config, overrides: ServiceOverrides =
         const own = lab ? ownNameservers(config, running)[0] : undefined;
         return own ? { server: own, recursive: false } : null;
       },
+      validator: config.dnssec.validator,
       trustAnchors: trustAnchorsFor(config, db),
       registrar,
       dnskeyTtl: config.dnssec.dnskeyTtl,

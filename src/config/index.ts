@@ -100,6 +100,8 @@ export interface DnssecConfig {
    * without one cannot observe the parent side.
    */
   resolver: HostPort | null;
+  /** An outside validating resolver the chain check must also satisfy (AD on the zone's SOA); null: in-process only. */
+  validator: HostPort | null;
 }
 
 export interface DatabaseTimeouts {
@@ -212,6 +214,7 @@ const variables = {
   DNSSEC_TRUST_ANCHORS: list.optional(),
   DNSSEC_CHECK_INTERVAL_MS: z.coerce.number().int().min(50).optional(),
   DNSSEC_RESOLVER: hostPortList.optional(),
+  DNSSEC_VALIDATOR: hostPortList.optional(),
 } as const;
 
 type Parsed = { [K in keyof typeof variables]: z.output<(typeof variables)[K]> };
@@ -279,6 +282,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       checkIntervalMs: p.DNSSEC_CHECK_INTERVAL_MS ?? (p.DEPLOYMENT === 'sandbox' ? 1000 : 60_000),
       trustAnchors: p.DNSSEC_TRUST_ANCHORS ?? (p.DEPLOYMENT === 'sandbox' ? null : IANA_ROOT_ANCHORS),
       resolver: p.DNSSEC_RESOLVER?.[0] ?? null,
+      validator: p.DNSSEC_VALIDATOR?.[0] ?? null,
     },
     zones: {
       nameservers: p.NAMESERVERS,

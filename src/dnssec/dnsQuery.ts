@@ -16,17 +16,18 @@ export interface DnsServer {
 }
 
 export type DnsReply =
-  | { kind: 'reply'; rcode: number; aa: boolean; answer: MessageRecord[]; authority: MessageRecord[] }
+  | { kind: 'reply'; rcode: number; aa: boolean; ad: boolean; answer: MessageRecord[]; authority: MessageRecord[] }
   | { kind: 'unreachable'; message: string };
 
 const UDP_SIZE = 4096;
 
 /**
  * `recursive`: ask a recursive resolver (RD set) and take its data unvalidated (CD set, RFC 4035
- * §3.2.2): the worker validates it itself. Otherwise an authoritative question (RD clear).
+ * §3.2.2): the worker validates it itself. `validating`: ask it to validate (RD set, CD clear; its
+ * verdict is the AD bit). Otherwise an authoritative question (RD clear).
  */
-function question(id: number, name: string, type: number, recursive: boolean): Buffer {
-  const w = new MessageWriter(512, { id, opcode: OPCODE.QUERY, rcode: 0, rd: recursive, cd: recursive });
+function question(id: number, name: string, type: number, mode: 'authoritative' | 'recursive' | 'validating'): Buffer {
+  const w = new MessageWriter(512, { id, opcode: OPCODE.QUERY, rcode: 0, rd: mode !== 'authoritative', cd: mode === 'recursive' });
   w.addQuestion({ name, qtype: type, qclass: CLASS.IN });
   w.addOpt({ udpSize: UDP_SIZE, dnssecOk: true });
   return w.finish();
@@ -79,14 +80,14 @@ function overTcp(server: DnsServer, packet: Buffer, id: number, timeoutMs: numbe
   });
 }
 
-export async function queryDns(server: DnsServer, name: string, type: number, options: { timeoutMs?: number; recursive?: boolean } = {}): Promise<DnsReply> {
-  const { timeoutMs = 2000, recursive = false } = options;
+export async function queryDns(server: DnsServer, name: string, type: number, options: { timeoutMs?: number; recursive?: boolean; validating?: boolean } = {}): Promise<DnsReply> {
+  const { timeoutMs = 2000, recursive = false, validating = false } = options;
   const id = randomInt(0x10000);
-  const packet = question(id, name, type, recursive);
+  const packet = question(id, name, type, validating ? 'validating' : recursive ? 'recursive' : 'authoritative');
   try {
     let reply = await overUdp(server, packet, id, timeoutMs);
     if (reply.tc) reply = await overTcp(server, packet, id, timeoutMs);
-    return { kind: 'reply', rcode: reply.rcode, aa: reply.aa, answer: reply.answer, authority: reply.authority };
+    return { kind: 'reply', rcode: reply.rcode, aa: reply.aa, ad: reply.ad, answer: reply.answer, authority: reply.authority };
   } catch (err) {
     return { kind: 'unreachable', message: (err as Error).message };
   }

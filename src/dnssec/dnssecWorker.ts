@@ -32,6 +32,8 @@ export interface DnssecWorkerDeps {
    * observer, DS and chain stay unknown.
    */
   observer(): { server: HostPort; recursive: boolean } | null;
+  /** An outside validating resolver whose verdict (AD on the zone's SOA) the chain check also needs; null: none. */
+  validator: HostPort | null;
   /** DS RDATA of the trust anchor (the root's KSKs). */
   trustAnchors(): Promise<Buffer[]>;
   registrar: Registrar;
@@ -154,7 +156,8 @@ export class DnssecWorker {
         status.ds_at_parent = { state: observations.dsAtParent, records: seenDs.map((d) => present('DS', d)) };
       }
       if (wanted.has('chainValid')) {
-        const result = await validateChain(ask, zone.name, await this.deps.trustAnchors(), Math.floor(this.deps.clock.now().getTime() / 1000));
+        let result = await validateChain(ask, zone.name, await this.deps.trustAnchors(), Math.floor(this.deps.clock.now().getTime() / 1000));
+        if (result.valid && this.deps.validator) result = await this.askValidator(this.deps.validator, zone.name);
         observations.chainValid = result.valid;
         status.validation = { result: result.valid ? 'valid' : 'invalid', reason: result.reason, checked_at: this.deps.clock.now().toISOString() };
       }
@@ -193,6 +196,15 @@ export class DnssecWorker {
     await trx.raw('SELECT pg_notify(?, ?)', [ZONE_CHANNEL, zone.id]);
     this.deps.logger.info({ zone: zone.name, from: zone.dnssec_state, to: step.to }, 'DNSSEC state changed');
     return true;
+  }
+
+  /** The outside validating resolver's verdict: NOERROR with AD on the zone's SOA. */
+  private async askValidator(validator: HostPort, zone: string): Promise<{ valid: boolean; reason: string | null }> {
+    const reply = await queryDns(validator, zone, TYPE.SOA, { validating: true, timeoutMs: 5000 });
+    if (reply.kind !== 'reply') return { valid: false, reason: `the validating resolver ${validator.host}:${validator.port} did not answer: ${reply.message}` };
+    if (reply.rcode !== 0) return { valid: false, reason: `the validating resolver ${validator.host}:${validator.port} answered rcode ${reply.rcode} for ${zone}. SOA (2: the chain does not validate there)` };
+    if (!reply.ad) return { valid: false, reason: `the validating resolver ${validator.host}:${validator.port} does not call ${zone}. SOA authentic (no AD)` };
+    return { valid: true, reason: null };
   }
 
   /**

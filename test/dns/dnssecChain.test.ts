@@ -168,7 +168,8 @@ describe.skipIf(!required && !unboundTool)('the DNSSEC worker observing through 
   beforeAll(async () => {
     const dnsPort_ = await freePort();
     const resolverPort = await freePort();
-    lab = await startDnsLab({ env: { ...ALL_ROLES, DNS_PORT: String(dnsPort_), DNSSEC_RESOLVER: `127.0.0.1:${resolverPort}` } });
+    // unbound also serves as the outside validating resolver whose AD the chain check needs.
+    lab = await startDnsLab({ env: { ...ALL_ROLES, DNS_PORT: String(dnsPort_), DNSSEC_RESOLVER: `127.0.0.1:${resolverPort}`, DNSSEC_VALIDATOR: `127.0.0.1:${resolverPort}` } });
     // The root reaches ds_submitted (its anchor written) without the resolver; unbound needs the anchor.
     await untilLabTrustAnchor(lab);
     unbound = await startUnbound({ port: async () => resolverPort, upstreamPort: dnsPort_, trustAnchorFile: labRootKey(lab) });
@@ -185,5 +186,31 @@ describe.skipIf(!required && !unboundTool)('the DNSSEC worker observing through 
     expect(active).toMatchObject({ ds_at_parent: { state: 'matching' }, validation: { result: 'valid' } });
     // The worker's questions reached unbound (it logs each query at this verbosity).
     expect(unbound.log()).toMatch(new RegExp(`${ZONE.replace(/\./g, '\\.')}\\.? DS IN`));
+  });
+});
+
+// The outside validator's verdict counts: with one that never answers, the chain check fails with
+// its reason and the zone stays short of `validated` although our own validation passes.
+describe('the chain check with an outside validating resolver that does not answer (DNSSEC_VALIDATOR)', { timeout: 90_000 }, () => {
+  let lab: DnsLab;
+  const ZONE = 'xc-validator.example';
+
+  beforeAll(async () => {
+    lab = await startDnsLab({ env: { ...ALL_ROLES, DNSSEC_VALIDATOR: `127.0.0.1:${await freePort()}` } });
+  }, 90_000);
+  afterAll(async () => lab?.close());
+
+  it('keeps the zone at ds_published, the validator named in the reason', async () => {
+    await createActiveZone(lab, ZONE);
+    expect((await lab.customerA.post(`/zones/${ZONE}/dnssec/enable`, {})).status).toBe(202);
+    const waiting = await untilDnssecState(lab, ZONE, 'ds_published', 60_000);
+    const seen = await eventually(async () => {
+      await passLabTime(lab);
+      const body = await dnssecOf(lab, ZONE);
+      return body.validation.result === 'invalid' ? body : undefined;
+    }, 30_000, 'the validation to be reported');
+    expect(seen.state).toBe('ds_published');
+    expect(seen.validation.reason).toMatch(/validating resolver 127\.0\.0\.1:\d+ did not answer/);
+    expect(waiting.ds_at_parent.state).toBe('matching');
   });
 });
