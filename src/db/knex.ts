@@ -20,6 +20,10 @@ interface PgConnection {
  */
 class BoundedPgClient extends PreparingPgClient {
   override async _query(connection: unknown, obj: Parameters<PreparingPgClient['_query']>[1]) {
+    // A COMMIT that times out on our side may still have committed: answering "nothing was
+    // stored" would then be false. Its reply can sit unread while this process is busy (a large
+    // zone being signed), and the timer runs before the socket is read; so COMMIT waits longer.
+    if (obj.sql === 'COMMIT;') obj.options = { ...obj.options, query_timeout: COMMIT_TIMEOUT_MS };
     try {
       return await super._query(connection, obj);
     } catch (err) {
@@ -55,6 +59,9 @@ export interface DbTimeouts {
  * statement itself (57014) and the connection stays usable; only a silent one is cut off here.
  */
 const CLIENT_MARGIN_MS = 1000;
+
+/** How long the client waits for PostgreSQL's answer to a COMMIT (see BoundedPgClient). */
+export const COMMIT_TIMEOUT_MS = 60_000;
 
 export function knexConfig(connectionString: string, poolMax = 10, timeouts?: DbTimeouts): Knex.Config {
   const bounded = timeouts
