@@ -47,9 +47,19 @@ export function rdataToData(type: string, rdata: Uint8Array): Record<string, unk
  * form. Throws a RangeError where encodeRdata does.
  */
 export function presentData(type: string, data: Record<string, unknown>): string {
-  const codec = CODEC_BY_TYPE.get(type)!;
-  const reader = new RdataReader(encodeRdata(type, data), true);
-  return codec.format(reader);
+  return presentRdata(type, encodeRdata(type, data));
+}
+
+/** The presentation of wire RDATA of `type` (mnemonic); throws a RangeError when it is malformed for its type. */
+export function presentRdata(type: string, rdata: Uint8Array): string {
+  const codec = CODEC_BY_TYPE.get(type);
+  if (!codec) throw new RangeError(`no codec for type ${type}`);
+  try {
+    return codec.format(new RdataReader(Buffer.from(rdata.buffer, rdata.byteOffset, rdata.byteLength), true));
+  } catch (e) {
+    if (e instanceof Malformed) throw new RangeError(`malformed ${type} RDATA: ${e.message}`);
+    throw e;
+  }
 }
 
 /** Offset of the name in RDATA of the types whose RDATA ends in a host name to chase. */

@@ -35,37 +35,48 @@ function question(id: number, name: string, type: number, mode: 'authoritative' 
 
 const believable = (reply: Message | null, id: number): reply is Message => reply !== null && reply.qr && reply.id === id;
 
-function overUdp(server: DnsServer, packet: Buffer, id: number, timeoutMs: number): Promise<Message> {
+/**
+ * One exchange over a socket `open` makes: it hands each reply (or the socket's error) to `done`;
+ * the first one, or the time running out, settles the promise and closes the socket.
+ */
+function exchange(what: string, timeoutMs: number, open: (done: (result: Message | Error) => void) => { close(): void }): Promise<Message> {
   return new Promise((resolve, reject) => {
-    const socket = dgram.createSocket(net.isIPv6(server.host) ? 'udp6' : 'udp4');
-    const timer = setTimeout(() => finish(new Error(`no answer from ${server.host}:${server.port} within ${timeoutMs} ms`)), timeoutMs);
-    const finish = (result: Message | Error) => {
+    let settled = false;
+    let socket: { close(): void } | undefined;
+    const done = (result: Message | Error) => {
+      if (settled) return;
+      settled = true;
       clearTimeout(timer);
-      socket.close();
+      socket?.close();
       if (result instanceof Error) reject(result);
       else resolve(result);
     };
-    socket.on('error', (err) => finish(err));
+    const timer = setTimeout(() => done(new Error(`no answer from ${what} within ${timeoutMs} ms`)), timeoutMs);
+    socket = open(done);
+    if (settled) socket.close();
+  });
+}
+
+function overUdp(server: DnsServer, packet: Buffer, id: number, timeoutMs: number): Promise<Message> {
+  return exchange(`${server.host}:${server.port}`, timeoutMs, (done) => {
+    const socket = dgram.createSocket(net.isIPv6(server.host) ? 'udp6' : 'udp4');
+    socket.on('error', done);
     socket.on('message', (buf) => {
       const reply = parseMessage(buf);
-      if (believable(reply, id)) finish(reply);
+      if (believable(reply, id)) done(reply);
     });
-    socket.send(packet, server.port, server.host);
+    // Connected: replies come only from the server, and a closed port is an error at once
+    // (ICMP port unreachable) rather than a wait for the timeout.
+    socket.connect(server.port, server.host, () => socket.send(packet));
+    return socket;
   });
 }
 
 function overTcp(server: DnsServer, packet: Buffer, id: number, timeoutMs: number): Promise<Message> {
-  return new Promise((resolve, reject) => {
+  return exchange(`${server.host}:${server.port} over TCP`, timeoutMs, (done) => {
     const socket = net.connect(server.port, server.host);
     let received = Buffer.alloc(0);
-    const timer = setTimeout(() => finish(new Error(`no answer from ${server.host}:${server.port} over TCP within ${timeoutMs} ms`)), timeoutMs);
-    const finish = (result: Message | Error) => {
-      clearTimeout(timer);
-      socket.destroy();
-      if (result instanceof Error) reject(result);
-      else resolve(result);
-    };
-    socket.on('error', (err) => finish(err));
+    socket.on('error', done);
     socket.on('connect', () => {
       const length = Buffer.alloc(2);
       length.writeUInt16BE(packet.length);
@@ -75,8 +86,9 @@ function overTcp(server: DnsServer, packet: Buffer, id: number, timeoutMs: numbe
       received = Buffer.concat([received, chunk]);
       if (received.length < 2 || received.length < 2 + received.readUInt16BE(0)) return;
       const reply = parseMessage(received.subarray(2, 2 + received.readUInt16BE(0)));
-      finish(believable(reply, id) ? reply : new Error(`unreadable answer from ${server.host}:${server.port}`));
+      done(believable(reply, id) ? reply : new Error(`unreadable answer from ${server.host}:${server.port}`));
     });
+    return { close: () => socket.destroy() };
   });
 }
 

@@ -6,19 +6,18 @@
 import type { Knex } from 'knex';
 import type { HostPort } from '../config/index.js';
 import { ZONE_CHANNEL } from '../db/channels.js';
-import { deleteKeys, insertKeys, type KeyRow, keyRowsOf } from '../db/repositories/dnssecKeys.js';
-import { newId } from '../domain/ids.js';
+import { activateKey, deleteKey, deleteKeys, insertKey, type StoredKey, zoneKeys } from '../db/repositories/dnssecKeys.js';
 import { recordEvents } from '../db/repositories/events.js';
 import type { Clock } from '../domain/clock.js';
 import type { Logger } from '../observability/logger.js';
 import { TYPE } from '../../nameserver/types.js';
-import { presentData, rdataToData } from '../../nameserver/wire/rdata.js';
+import { presentRdata } from '../../nameserver/wire/rdata.js';
 import { validateChain } from './chain.js';
 import { queryDns } from './dnsQuery.js';
-import { type DnssecAlgorithm, dnskeyRdata, dsRdata, encryptPrivateKey, generateZoneKey } from './keys.js';
+import { dnskeyRdata, dsOfKey, sealedZoneKey } from './keys.js';
 import { zskRolloverStep } from './rollover.js';
 import type { Registrar } from './registrar.js';
-import { type Action, type DnssecMode, type DnssecState, needs, nextStep, type Observations } from './states.js';
+import { type Action, type DnssecMode, type KskRolloverPhase, type DnssecState, needs, nextStep, type Observations } from './states.js';
 
 export interface DnssecWorkerDeps {
   db: Knex;
@@ -61,14 +60,10 @@ interface KskRollover {
   old_key: string;
   new_key: string;
   /** published: both KSKs sign; ds_submitted: the new DS is asked for; ds_replaced: only the new DS is seen. */
-  phase: 'published' | 'ds_submitted' | 'ds_replaced';
+  phase: KskRolloverPhase;
   since: string;
 }
 
-const present = (type: 'DS' | 'DNSKEY', rdata: Buffer) => {
-  const data = rdataToData(type, rdata);
-  return data ? presentData(type, data) : rdata.toString('hex');
-};
 
 /** What one look at the DNS saw. */
 interface Seen {
@@ -102,7 +97,7 @@ export class DnssecWorker {
     for (let steps = 0; steps < 4; steps++) {
       const zone = await this.zoneRow(this.deps.db, zoneId);
       if (!zone || zone.dnssec_state === 'off') return;
-      const keys = await keyRowsOf(this.deps.db, zoneId);
+      const keys = await zoneKeys(this.deps.db, zoneId);
       const seen = await this.observe(zone, keys);
       const stepped = await this.deps.db.transaction(async (trx) => {
         const locked = await this.zoneRow(trx, zoneId, true);
@@ -119,7 +114,7 @@ export class DnssecWorker {
     return (await (lock ? q.forUpdate() : q)) as ZoneDnssecRow | undefined;
   }
 
-  private async observe(zone: ZoneDnssecRow, keys: KeyRow[]): Promise<Seen> {
+  private async observe(zone: ZoneDnssecRow, keys: StoredKey[]): Promise<Seen> {
     const wanted = new Set(needs(zone.dnssec_state));
     // A pre-published ZSK signs only once every server serves it (./rollover.ts); a KSK rollover
     // watches the keys and the DS at the parent.
@@ -128,7 +123,7 @@ export class DnssecWorker {
     let seenDs: Buffer[] | null = null;
     const observations: Observations = { keysServed: null, dsAtParent: null, chainValid: null, unsignedServed: null };
     const status: Record<string, unknown> = {};
-    const dnskeys = keys.map((k) => dnskeyRdata({ flags: k.flags as 256 | 257, algorithm: k.algorithm as 13 | 15, publicKey: k.public_key }));
+    const dnskeys = keys.map((k) => dnskeyRdata(k));
     if (wanted.has('keysServed') || wanted.has('unsignedServed')) {
       const served = await Promise.all(this.deps.servers().map((server) => queryDns(server, zone.name, TYPE.DNSKEY)));
       const setOf = (i: number) => {
@@ -151,9 +146,9 @@ export class DnssecWorker {
       if (reply.kind === 'reply') {
         seenDs =
           zone.name === '' ? await this.deps.trustAnchors() : reply.answer.filter((r) => r.type === TYPE.DS && r.name.toLowerCase() === zone.name).map((r) => r.rdata);
-        const expected = keys.flatMap((k, i) => (k.role === 'ksk' ? [dsRdata(zone.name, dnskeys[i]!)] : []));
+        const expected = keys.filter((k) => k.role === 'ksk').map((k) => dsOfKey(zone.name, k));
         observations.dsAtParent = seenDs.length === 0 ? 'none' : seenDs.some((d) => expected.some((e) => e.equals(d))) ? 'matching' : 'mismatch';
-        status.ds_at_parent = { state: observations.dsAtParent, records: seenDs.map((d) => present('DS', d)) };
+        status.ds_at_parent = { state: observations.dsAtParent, records: seenDs.map((d) => presentRdata('DS', d)) };
       }
       if (wanted.has('chainValid')) {
         let result = await validateChain(ask, zone.name, await this.deps.trustAnchors(), Math.floor(this.deps.clock.now().getTime() / 1000));
@@ -167,7 +162,7 @@ export class DnssecWorker {
   }
 
   /** Stores what was seen and takes the table's step, if any; true when the state moved. */
-  private async store(trx: Knex.Transaction, zone: ZoneDnssecRow, keys: KeyRow[], observed: Seen): Promise<boolean> {
+  private async store(trx: Knex.Transaction, zone: ZoneDnssecRow, keys: StoredKey[], observed: Seen): Promise<boolean> {
     const { observations: seen, status } = observed;
     const now = this.deps.clock.now();
     const since = zone.dnssec_state_changed_at ? (now.getTime() - zone.dnssec_state_changed_at.getTime()) / 1000 : Infinity;
@@ -213,11 +208,11 @@ export class DnssecWorker {
    * assisted: the customer does it); once only the new DS is seen and the DS TTL has passed, the
    * old KSK goes.
    */
-  private async rollKsk(trx: Knex.Transaction, zone: ZoneDnssecRow, keys: KeyRow[], rollover: KskRollover, observed: Seen, now: Date): Promise<void> {
+  private async rollKsk(trx: Knex.Transaction, zone: ZoneDnssecRow, keys: StoredKey[], rollover: KskRollover, observed: Seen, now: Date): Promise<void> {
     const since = (now.getTime() - Date.parse(rollover.since)) / 1000;
     const dsOf = (id: string) => {
       const k = keys.find((key) => key.id === id);
-      return k ? dsRdata(zone.name, dnskeyRdata({ flags: 257, algorithm: k.algorithm as 13 | 15, publicKey: k.public_key })) : null;
+      return k ? dsOfKey(zone.name, k) : null;
     };
     const [oldDs, newDs] = [dsOf(rollover.old_key), dsOf(rollover.new_key)];
     const seenDs = observed.seenDs ?? [];
@@ -228,7 +223,7 @@ export class DnssecWorker {
     } else if (rollover.phase === 'ds_submitted' && newDs && seenDs.some((d) => d.equals(newDs)) && !(oldDs && seenDs.some((d) => d.equals(oldDs)))) {
       next = { ...rollover, phase: 'ds_replaced', since: now.toISOString() };
     } else if (rollover.phase === 'ds_replaced' && since >= this.deps.dsTtl) {
-      await trx('dnssec_keys').where('id', rollover.old_key).delete();
+      await deleteKey(trx, rollover.old_key);
       next = null;
     }
     if (next === undefined) return;
@@ -237,54 +232,34 @@ export class DnssecWorker {
   }
 
   /** One step of the automatic ZSK rollover, when one is due; the next build publishes it. */
-  private async rollZsk(trx: Knex.Transaction, zone: ZoneDnssecRow, keys: KeyRow[], keysServed: boolean, now: Date): Promise<void> {
+  private async rollZsk(trx: Knex.Transaction, zone: ZoneDnssecRow, keys: StoredKey[], keysServed: boolean, now: Date): Promise<void> {
     const maxTtl = (await trx('published_records').where('zone_id', zone.id).max('ttl as ttl').first()) as { ttl: number | null } | undefined;
-    const step = zskRolloverStep(
-      keys.map((k) => ({ id: k.id, role: k.role, state: k.state, createdAt: k.created_at, activatedAt: k.activated_at, retiredAt: k.retired_at })),
-      { now, lifetimeMs: this.deps.zskLifetimeMs, dnskeyTtlMs: this.deps.dnskeyTtl * 1000, maxTtlMs: Math.max(maxTtl?.ttl ?? 0, this.deps.dnskeyTtl) * 1000, keysServed },
-    );
+    const step = zskRolloverStep(keys, {
+      now,
+      lifetimeMs: this.deps.zskLifetimeMs,
+      dnskeyTtlMs: this.deps.dnskeyTtl * 1000,
+      maxTtlMs: Math.max(maxTtl?.ttl ?? 0, this.deps.dnskeyTtl) * 1000,
+      keysServed,
+    });
     if (!step) return;
     if (step.kind === 'prepublish') {
       const current = keys.find((k) => k.role === 'zsk' && k.state === 'active')!;
-      const key = generateZoneKey('zsk', current.algorithm as DnssecAlgorithm);
-      await insertKeys(trx, [
-        {
-          id: newId('key'),
-          zone_id: zone.id,
-          role: 'zsk',
-          algorithm: key.algorithm,
-          flags: key.flags,
-          key_tag: key.keyTag,
-          public_key: key.publicKey,
-          private_key: encryptPrivateKey(key.privateKey, this.deps.kek),
-          state: 'published',
-          created_at: now,
-          activated_at: null,
-          retired_at: null,
-        },
-      ]);
+      await insertKey(trx, zone.id, sealedZoneKey('zsk', current.algorithm, this.deps.kek), 'published', now);
     } else if (step.kind === 'activate') {
-      await trx('dnssec_keys').where('id', step.successor).update({ state: 'active', activated_at: now });
-      await trx('dnssec_keys').where('id', step.predecessor).update({ state: 'retired', retired_at: now });
+      await activateKey(trx, step.successor, step.predecessor, now);
     } else {
-      await trx('dnssec_keys').where('id', step.key).delete();
+      await deleteKey(trx, step.key);
     }
     this.deps.logger.info({ zone: zone.name, step: step.kind }, 'ZSK rollover');
   }
 
-  private async act(trx: Knex.Transaction, zone: ZoneDnssecRow, keys: KeyRow[], action: Action): Promise<void> {
+  private async act(trx: Knex.Transaction, zone: ZoneDnssecRow, keys: StoredKey[], action: Action): Promise<void> {
     switch (action) {
       case 'submit_ds': {
         const ksks = keys.filter((k) => k.role === 'ksk' && k.state !== 'retired');
-        await this.deps.registrar.setDs(zone.name, ksks.map((k) => dsRdata(zone.name, dnskeyRdata({ flags: 257, algorithm: k.algorithm as 13 | 15, publicKey: k.public_key }))));
+        await this.deps.registrar.setDs(zone.name, ksks.map((k) => dsOfKey(zone.name, k)));
         return;
       }
-      case 'withdraw_ds':
-        await this.deps.registrar.setDs(zone.name, []);
-        return;
-      case 'publish_unsigned':
-        // The state change itself tells the build to stop signing (signingFingerprint).
-        return;
       case 'forget_keys':
         await deleteKeys(trx, zone.id);
         return;

@@ -36,6 +36,15 @@ function publicKeyField(key: KeyObject, algorithm: DnssecAlgorithm): Buffer {
   return Buffer.from(jwk.x!, 'base64url');
 }
 
+/** A new key as the service stores it: the private half sealed under `kek` (encryptPrivateKey). */
+export function sealedZoneKey(role: KeyRole, algorithm: DnssecAlgorithm, kek: Buffer) {
+  const key = generateZoneKey(role, algorithm);
+  return { role, algorithm: key.algorithm, flags: key.flags, keyTag: key.keyTag, publicKey: key.publicKey, sealedPrivateKey: encryptPrivateKey(key.privateKey, kek) };
+}
+
+/** The DS (SHA-256) of a key of the zone `owner`. */
+export const dsOfKey = (owner: string, key: Pick<ZoneKey, 'flags' | 'algorithm' | 'publicKey'>): Buffer => dsRdata(owner, dnskeyRdata(key));
+
 /** DNSKEY RDATA (RFC 4034 §2.1): flags, protocol 3, algorithm, public key. */
 export function dnskeyRdata(key: Pick<ZoneKey, 'flags' | 'algorithm' | 'publicKey'>): Buffer {
   return encodeRdata('DNSKEY', { flags: key.flags, protocol: 3, algorithm: key.algorithm, public_key: key.publicKey.toString('base64') });

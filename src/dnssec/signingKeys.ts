@@ -1,14 +1,13 @@
 // The keys the build's sign step signs with: active keys sign (KSKs the DNSKEY set, ZSKs the rest),
 // the others are only published (a pre-published ZSK, a retiring key). Private halves are
 // decrypted here, in memory, for the one build.
-import type { Knex } from 'knex';
-import { keyRowsOf } from '../db/repositories/dnssecKeys.js';
+import type { KeyRow } from '../db/repositories/dnssecKeys.js';
 import { type DnssecAlgorithm, decryptPrivateKey, dnskeyRdata } from './keys.js';
 import type { SigningKeys } from './signZone.js';
 
-export async function signingKeys(db: Knex | Knex.Transaction, zoneId: string, kek: Buffer): Promise<SigningKeys> {
+export function signingKeys(rows: readonly KeyRow[], kek: Buffer): SigningKeys {
   const keys: SigningKeys = { ksks: [], zsks: [], publishedOnly: [] };
-  for (const r of await keyRowsOf(db, zoneId)) {
+  for (const r of rows) {
     const algorithm = r.algorithm as DnssecAlgorithm;
     const flags = r.flags as 256 | 257;
     if (r.state !== 'active') {

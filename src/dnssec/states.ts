@@ -47,10 +47,10 @@ export interface Situation {
 }
 
 /**
- * What the worker must do, besides moving to `to`: put the DS at the parent through the
- * registrar, take it away, or publish the zone unsigned (a change set).
+ * What the worker must do, besides moving to `to`: put the DS at the parent through the registrar,
+ * or delete the keys. (Signing on or off follows the state itself: the build compares.)
  */
-export type Action = 'submit_ds' | 'withdraw_ds' | 'publish_unsigned' | 'forget_keys';
+export type Action = 'submit_ds' | 'forget_keys';
 
 export interface Step {
   to: DnssecState;
@@ -100,7 +100,7 @@ export function nextStep(s: Situation, seen: Observations): Step | null {
       return null;
     case 'ds_removing':
       // The DS must be gone at the parent and resolvers' copies expired before the zone goes unsigned.
-      return seen.dsAtParent === 'none' && s.sinceSeconds >= s.dsTtl ? { to: 'unsigning', actions: ['publish_unsigned'] } : null;
+      return seen.dsAtParent === 'none' && s.sinceSeconds >= s.dsTtl ? { to: 'unsigning', actions: [] } : null;
     case 'unsigning':
       return seen.unsignedServed ? { to: 'off', actions: ['forget_keys'] } : null;
   }
@@ -110,9 +110,13 @@ export function nextStep(s: Situation, seen: Observations): Step | null {
  * The `next_action` hint of the DNSSEC object (docs/dnssec.md): what the customer must do, or
  * `wait` while the service works, `none` when nothing is to be done.
  */
-export type NextAction = 'none' | 'wait' | 'add_ds_at_registrar' | 'remove_ds_at_registrar' | 'fix_ds_at_registrar';
+export type NextAction = 'none' | 'wait' | 'add_ds_at_registrar' | 'remove_ds_at_registrar' | 'fix_ds_at_registrar' | 'replace_ds_at_registrar';
 
-export function nextAction(state: DnssecState, mode: DnssecMode | null, dsAtParent: Observations['dsAtParent']): NextAction {
+/** Phases of a KSK rollover on request (the worker's rollKsk): the DS is replaced during the first two. */
+export type KskRolloverPhase = 'published' | 'ds_submitted' | 'ds_replaced';
+
+export function nextAction(state: DnssecState, mode: DnssecMode | null, dsAtParent: Observations['dsAtParent'], kskRollover: KskRolloverPhase | null = null): NextAction {
+  if (mode === 'assisted' && (kskRollover === 'published' || kskRollover === 'ds_submitted')) return 'replace_ds_at_registrar';
   if (dsAtParent === 'mismatch' && isSigned(state) && state !== 'ds_removing') return mode === 'assisted' ? 'fix_ds_at_registrar' : 'wait';
   if (state === 'awaiting_ds') return 'add_ds_at_registrar';
   if (state === 'ds_removing' && mode === 'assisted' && dsAtParent !== 'none') return 'remove_ds_at_registrar';

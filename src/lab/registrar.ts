@@ -115,7 +115,8 @@ export class LabRegistrar implements Registrar {
       await trx.raw("SELECT pg_advisory_xact_lock(hashtextextended('lab-parents', 0))");
       const lab = await trx('zones').where('name', zone).whereNot('kind', 'lab_parent').first('id');
       if (!lab) throw notFound('zone');
-      const next = { ...(await this.registration(zone, trx)), ...change(await this.registration(zone, trx)) };
+      const current = await this.registration(zone, trx);
+      const next = { ...current, ...change(current) };
       await trx('lab_registrations')
         .insert({ zone_name: zone, registered_here: next.registeredHere, delegation: next.delegation, ds: next.ds, updated_at: this.clock.now() })
         .onConflict('zone_name')

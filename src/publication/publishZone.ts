@@ -158,7 +158,7 @@ async function buildVersion(trx: Knex.Transaction, deps: PublishDeps, zoneId: st
   if (signing !== null || servedDnssec.length > 0) {
     draft.signatures = signDraft({
       zoneName: zone.name,
-      signing: signing === null ? null : { keys: await signingKeys(trx, zone.id, deps.dnssec.kek), policy: signPolicy(zone, now, deps.dnssec.dnskeyTtl) },
+      signing: signing === null ? null : { keys: signingKeys(keys, deps.dnssec.kek), policy: signPolicy(zone, now, deps.dnssec.dnskeyTtl) },
       unsigned: [...currentRecords(servedOwn, records), ...system.after],
       previous: { records: [...servedOwn, ...system.before], dnssec: servedDnssec },
     });

@@ -5,14 +5,13 @@
 // that the publication build signs (or stops signing) and publishes like any other.
 import type { Knex } from 'knex';
 import type { Config } from '../config/index.js';
-import { insertKeys, type KeyRole, type KeyRow, type StoredKey, zoneKeys } from '../db/repositories/dnssecKeys.js';
+import { insertKey, type KeyRole, type StoredKey, zoneKeys } from '../db/repositories/dnssecKeys.js';
 import { recordEvents } from '../db/repositories/events.js';
 import type { ScopedDb } from '../db/tenantScope.js';
-import { dnskeyRdata, dsRdata, encryptPrivateKey, generateZoneKey } from '../dnssec/keys.js';
+import { dsOfKey, sealedZoneKey } from '../dnssec/keys.js';
 import type { Registrar } from '../dnssec/registrar.js';
-import { type DenialMethod, DISABLING, type DnssecMode, type DnssecState, nextAction, type NextAction, type Observations } from '../dnssec/states.js';
+import { type DenialMethod, type KskRolloverPhase, DISABLING, type DnssecMode, type DnssecState, nextAction, type NextAction, type Observations } from '../dnssec/states.js';
 import { DomainError } from '../domain/errors.js';
-import { newId } from '../domain/ids.js';
 import type { Zone } from '../domain/model/zone.js';
 import { appendChangeSet } from './changeSets.js';
 import type { RateLimiter } from './rateLimiter.js';
@@ -30,8 +29,9 @@ export interface DnssecDeps {
   checkNow(zoneId: string): Promise<void>;
 }
 
-/** What the last check saw (zones.dnssec_status). */
+/** What the last check saw (zones.dnssec_status), and a KSK rollover under way. */
 export interface DnssecStatus {
+  ksk_rollover?: { phase: KskRolloverPhase } | null;
   ds_at_parent?: { state: NonNullable<Observations['dsAtParent']>; records: string[] } | null;
   validation?: { result: 'valid' | 'invalid' | 'unchecked'; reason: string | null; checked_at: string } | null;
   keys_served?: boolean | null;
@@ -48,7 +48,9 @@ export interface DnssecView {
   /** DS RDATA to place at the parent: one per KSK (SHA-256). */
   ds: Buffer[];
   status: DnssecStatus;
-  nextAction: NextAction | 'replace_ds_at_registrar';
+  /** The last chain check — or, while the parent's DS matches no key, that failure at once. */
+  validation: { result: 'valid' | 'invalid' | 'unchecked'; reason: string | null; checkedAt: string | null };
+  nextAction: NextAction;
 }
 
 interface DnssecRow {
@@ -59,10 +61,21 @@ interface DnssecRow {
   dnssec_status: DnssecStatus;
 }
 
+/** A DS at the parent that matches no key fails validation whatever the last chain check said (spec). */
+function validationOf(state: DnssecState, status: DnssecStatus): DnssecView['validation'] {
+  const ds = status.ds_at_parent;
+  if (ds?.state === 'mismatch' && state !== 'off') {
+    return { result: 'invalid', reason: `the DS at the parent (${ds.records.join('; ')}) matches no key of the zone`, checkedAt: status.validation?.checked_at ?? status.checked_at ?? null };
+  }
+  const v = status.validation;
+  return v ? { result: v.result, reason: v.reason, checkedAt: v.checked_at } : { result: 'unchecked', reason: null, checkedAt: null };
+}
+
 async function view(db: Knex | Knex.Transaction, zone: Zone): Promise<DnssecView> {
   const row = (await db('zones').where('id', zone.id).first('dnssec_state', 'dnssec_mode', 'dnssec_denial', 'dnssec_state_changed_at', 'dnssec_status')) as DnssecRow;
   const keys = await zoneKeys(db, zone.id);
-  const ds = keys.filter((k) => k.role === 'ksk').map((k) => dsRdata(zone.name, dnskeyRdata(k)));
+  const ds = keys.filter((k) => k.role === 'ksk').map((k) => dsOfKey(zone.name, k));
+  const status = row.dnssec_status ?? {};
   return {
     zone,
     state: row.dnssec_state,
@@ -71,38 +84,14 @@ async function view(db: Knex | Knex.Transaction, zone: Zone): Promise<DnssecView
     stateChangedAt: row.dnssec_state_changed_at,
     keys,
     ds,
-    status: row.dnssec_status ?? {},
-    nextAction:
-      row.dnssec_mode === 'assisted' && ['published', 'ds_submitted'].includes((row.dnssec_status as { ksk_rollover?: { phase: string } | null }).ksk_rollover?.phase ?? '')
-        ? 'replace_ds_at_registrar'
-        : nextAction(row.dnssec_state, row.dnssec_mode, row.dnssec_status?.ds_at_parent?.state ?? null),
+    status,
+    validation: validationOf(row.dnssec_state, status),
+    nextAction: nextAction(row.dnssec_state, row.dnssec_mode, status.ds_at_parent?.state ?? null, status.ksk_rollover?.phase ?? null),
   };
 }
 
 export async function getDnssec(db: Knex | Knex.Transaction, scoped: ScopedDb, config: Config, zoneRef: string): Promise<DnssecView> {
   return view(db, await getZone(scoped, config, zoneRef));
-}
-
-/** A KSK and a ZSK, both signing at once (a zone's first keys: nothing to roll from). */
-async function createZoneKeys(trx: Knex.Transaction, zoneId: string, algorithm: 13 | 15, kek: Buffer, now: Date): Promise<void> {
-  const rows: KeyRow[] = (['ksk', 'zsk'] as const).map((role) => {
-    const key = generateZoneKey(role, algorithm);
-    return {
-      id: newId('key'),
-      zone_id: zoneId,
-      role,
-      algorithm: key.algorithm,
-      flags: key.flags,
-      key_tag: key.keyTag,
-      public_key: key.publicKey,
-      private_key: encryptPrivateKey(key.privateKey, kek),
-      state: 'active',
-      created_at: now,
-      activated_at: now,
-      retired_at: null,
-    };
-  });
-  await insertKeys(trx, rows);
 }
 
 /**
@@ -164,7 +153,8 @@ export async function enableDnssec(
       throw new DomainError('dnssec_not_delegated', { name: zone.name, nameservers: deps.config.zones.nameservers.join(', ') });
     }
     const now = ctx.clock.now();
-    await createZoneKeys(ctx.trx, zone.id, deps.config.dnssec.algorithm, deps.kek, now);
+    // A zone's first keys, both signing at once: nothing to roll from.
+    for (const role of ['ksk', 'zsk'] as const) await insertKey(ctx.trx, zone.id, sealedZoneKey(role, deps.config.dnssec.algorithm, deps.kek), 'active', now);
     await recordTransition(ctx.trx, zone, 'off', 'signing', mode, now, { dnssec_denial: request.denial ?? 'nsec3', dnssec_status: '{}' });
     await republish(ctx, zone, 'keys_published');
     return { started: true, view: await view(ctx.trx, zone) };
@@ -254,25 +244,8 @@ export async function requestRollover(ctx: WriteContext, deps: DnssecDeps, zoneR
     if (state !== 'active' || running) throw new DomainError('conflict', { reason: 'dnssec_rollover_needs_active', name: zone.name, state });
     const now = ctx.clock.now();
     const current = keys.find((k) => k.role === key && k.state === 'active')!;
-    const made = generateZoneKey(key, current.algorithm);
-    const id = newId('key');
-    await insertKeys(ctx.trx, [
-      {
-        id,
-        zone_id: zone.id,
-        role: key,
-        algorithm: made.algorithm,
-        flags: made.flags,
-        key_tag: made.keyTag,
-        public_key: made.publicKey,
-        private_key: encryptPrivateKey(made.privateKey, deps.kek),
-        // A ZSK successor is published first (the worker activates it); a new KSK signs at once beside the old.
-        state: key === 'ksk' ? 'active' : 'published',
-        created_at: now,
-        activated_at: key === 'ksk' ? now : null,
-        retired_at: null,
-      },
-    ]);
+    // A ZSK successor is published first (the worker activates it); a new KSK signs at once beside the old.
+    const id = await insertKey(ctx.trx, zone.id, sealedZoneKey(key, current.algorithm, deps.kek), key === 'ksk' ? 'active' : 'published', now);
     if (key === 'ksk') {
       const rollover = { old_key: current.id, new_key: id, phase: 'published', since: now.toISOString() };
       await ctx.trx('zones')

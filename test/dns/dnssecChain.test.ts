@@ -207,10 +207,10 @@ describe('the chain check with an outside validating resolver that does not answ
     const seen = await eventually(async () => {
       await passLabTime(lab);
       const body = await dnssecOf(lab, ZONE);
-      return body.validation.result === 'invalid' ? body : undefined;
-    }, 30_000, 'the validation to be reported');
-    expect(seen.state).toBe('ds_published');
-    expect(seen.validation.reason).toMatch(/validating resolver 127\.0\.0\.1:\d+ did not answer/);
+      // Until the lab's TLD has its DS in the root, our own check fails first (its reason then).
+      return /validating resolver 127\.0\.0\.1:\d+ did not answer/.test(body.validation.reason ?? '') ? body : undefined;
+    }, 45_000, 'the validator to be named in the reason');
+    expect(seen).toMatchObject({ state: 'ds_published', validation: { result: 'invalid' } });
     expect(waiting.ds_at_parent.state).toBe('matching');
   });
 });

@@ -1,6 +1,7 @@
 // Rows of dnssec_keys (migration 20261125000200): the zone keys the service makes and keeps. The
 // private half is stored as the signing library encrypted it; only the build's sign step asks for it.
 import type { Knex } from 'knex';
+import { newId } from '../../domain/ids.js';
 
 export type KeyRole = 'ksk' | 'zsk';
 export type KeyState = 'published' | 'active' | 'retired';
@@ -56,8 +57,45 @@ export const keyRowsOf = (db: Knex | Knex.Transaction, zoneId: string): Promise<
 
 export const zoneKeys = async (db: Knex | Knex.Transaction, zoneId: string): Promise<StoredKey[]> => (await keyRowsOf(db, zoneId)).map(keyFromRow);
 
-export async function insertKeys(trx: Knex.Transaction, rows: KeyRow[]): Promise<void> {
-  await trx('dnssec_keys').insert(rows);
+/** A new key, its private half already sealed (src/dnssec/keys.ts sealedZoneKey). */
+export interface NewKey {
+  role: KeyRole;
+  algorithm: 13 | 15;
+  flags: 256 | 257;
+  keyTag: number;
+  publicKey: Buffer;
+  sealedPrivateKey: Buffer;
+}
+
+/** Stores a new key of the zone in `state` (`active` keys are active from `now`); returns its id. */
+export async function insertKey(trx: Knex.Transaction, zoneId: string, key: NewKey, state: 'published' | 'active', now: Date): Promise<string> {
+  const id = newId('key');
+  const row: KeyRow = {
+    id,
+    zone_id: zoneId,
+    role: key.role,
+    algorithm: key.algorithm,
+    flags: key.flags,
+    key_tag: key.keyTag,
+    public_key: key.publicKey,
+    private_key: key.sealedPrivateKey,
+    state,
+    created_at: now,
+    activated_at: state === 'active' ? now : null,
+    retired_at: null,
+  };
+  await trx('dnssec_keys').insert(row);
+  return id;
+}
+
+/** A pre-published key starts signing; the one it replaces retires (still published). */
+export async function activateKey(trx: Knex.Transaction, successor: string, predecessor: string, now: Date): Promise<void> {
+  await trx('dnssec_keys').where('id', successor).update({ state: 'active', activated_at: now });
+  await trx('dnssec_keys').where('id', predecessor).update({ state: 'retired', retired_at: now });
+}
+
+export async function deleteKey(trx: Knex.Transaction, id: string): Promise<void> {
+  await trx('dnssec_keys').where('id', id).delete();
 }
 
 export async function deleteKeys(trx: Knex.Transaction, zoneId: string): Promise<void> {

@@ -2,10 +2,10 @@
 // fields of src/domain/records/<type>.ts), BEFORE parseRecordData: this module checks the shape
 // of the presentation (field count, numbers, quoting, escapes) and resolves relative names; the
 // values themselves (address syntax, ranges, host name rules, CAA tags) are parseRecordData's.
-import { rdataToData } from '../../../nameserver/wire/rdata.js';
+import { encodeRdata, rdataToData } from '../../../nameserver/wire/rdata.js';
 import { CODEC_BY_TYPE } from '../../../nameserver/wire/types/index.js';
 import { absoluteText, parseName, tokensText, type Decoded } from './presentationText.js';
-import type { Token } from './tokenize.js';
+import { forEachLogicalRecord, type Token } from './tokenize.js';
 
 export type RdataResult = Decoded<Record<string, unknown>>;
 
@@ -166,4 +166,27 @@ export function rdataFromPresentation(type: string, tokens: readonly Token[], or
     return invalid(`${type} has ${layout.length} field${layout.length > 1 ? 's' : ''} (${layout.map(([f]) => f).join(', ')}); unexpected "${extra.text}" after "${last}".`);
   }
   return { ok: true, value: data };
+}
+
+/**
+ * One record's RDATA written as text ("12345 13 2 <hex>" for a DS), to wire form through the
+ * zone-file tokenizer and the codec: for values given outside a zone file (the lab's DS, trust
+ * anchors from the environment). `{ ok: false, detail }` for anything but exactly one valid RDATA.
+ */
+export function rdataFromText(type: string, text: string): Decoded<Buffer> {
+  const records: (readonly Token[])[] = [];
+  let problem: string | null = null;
+  forEachLogicalRecord(text, (r) => {
+    if (r.errors.length) problem ??= r.errors[0]!.detail;
+    else if (r.tokens.length) records.push(r.tokens);
+  });
+  if (problem) return { ok: false, code: 'invalid_rdata', detail: problem };
+  if (records.length !== 1) return { ok: false, code: 'invalid_rdata', detail: `Exactly one ${type} record's data, as in a zone file.` };
+  const parsed = rdataFromPresentation(type, records[0]!, '');
+  if (!parsed.ok) return parsed;
+  try {
+    return { ok: true, value: encodeRdata(type, parsed.value) };
+  } catch (e) {
+    return { ok: false, code: 'invalid_rdata', detail: (e as Error).message };
+  }
 }

@@ -35,7 +35,6 @@ function partition(before: readonly ZoneRecord[], after: readonly ZoneRecord[], 
 }
 const remade = (before: readonly ZoneRecord[], after: readonly ZoneRecord[]) => partition(before, after, false);
 const kept = (before: readonly ZoneRecord[], after: readonly ZoneRecord[]) => partition(before, after, true);
-const typesAt = (records: readonly ZoneRecord[], name: string) => [...new Set(records.filter((r) => r.name === name).map((r) => r.type))].sort((a, b) => a - b);
 const bitmapOf = (r: ZoneRecord, type: 'NSEC' | 'NSEC3') => (rdataToData(type, r.rdata)!.types as string[]).slice().sort();
 
 /** Every RRSIG of `signed` checked with verifyRRsig against the key its tag names. */

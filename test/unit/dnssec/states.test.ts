@@ -41,7 +41,7 @@ describe('the DNSSEC state table', () => {
   it('ds_removing → unsigning only once the DS is gone and its TTL has passed', () => {
     expect(nextStep(at('ds_removing', { sinceSeconds: 60 }), seen({ dsAtParent: 'matching' }))).toBeNull();
     expect(nextStep(at('ds_removing', { sinceSeconds: 5 }), seen({ dsAtParent: 'none' }))).toBeNull();
-    expect(nextStep(at('ds_removing', { sinceSeconds: 10 }), seen({ dsAtParent: 'none' }))).toEqual({ to: 'unsigning', actions: ['publish_unsigned'] });
+    expect(nextStep(at('ds_removing', { sinceSeconds: 10 }), seen({ dsAtParent: 'none' }))).toEqual({ to: 'unsigning', actions: [] });
   });
 
   it('unsigning → off once every server serves the zone unsigned, and the keys go', () => {
@@ -76,5 +76,9 @@ describe('the DNSSEC state table', () => {
     expect(nextAction('active', 'automatic', 'matching')).toBe('none');
     expect(nextAction('signing', 'automatic', null)).toBe('wait');
     expect(nextAction('off', null, null)).toBe('none');
+    // A KSK rollover on request: the customer replaces the DS while the new key waits for it.
+    expect(nextAction('active', 'assisted', 'matching', 'published')).toBe('replace_ds_at_registrar');
+    expect(nextAction('active', 'assisted', 'matching', 'ds_replaced')).toBe('none');
+    expect(nextAction('active', 'automatic', 'matching', 'published')).toBe('none');
   });
 });

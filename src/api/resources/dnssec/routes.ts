@@ -1,13 +1,12 @@
 import { z } from 'zod';
-import { presentData, rdataToData } from '../../../../nameserver/wire/rdata.js';
+import { presentRdata } from '../../../../nameserver/wire/rdata.js';
+import { dnskeyRdata } from '../../../dnssec/keys.js';
 import { checkDnssec, disableDnssec, type DnssecView, enableDnssec, getDnssec, requestRollover } from '../../../services/dnssec.js';
 import { defineRoute, writeContext } from '../../routing/route.js';
 import { iso, timestamp } from '../common.js';
 import { zoneParam } from '../zones/schemas.js';
 
 const TAG = 'DNSSEC';
-
-const present = (type: 'DS' | 'DNSKEY', rdata: Buffer) => presentData(type, rdataToData(type, rdata)!);
 
 const keySchema = z.object({
   id: z.string(),
@@ -42,9 +41,6 @@ export const dnssecSchema = z.object({
 });
 
 function presentDnssec(v: DnssecView): z.infer<typeof dnssecSchema> {
-  const dsAtParent = v.status.ds_at_parent ?? null;
-  const mismatch = dsAtParent?.state === 'mismatch' && v.state !== 'off';
-  const validation = v.status.validation ?? null;
   return {
     zone: v.zone.name,
     state: v.state,
@@ -58,16 +54,12 @@ function presentDnssec(v: DnssecView): z.infer<typeof dnssecSchema> {
       flags: k.flags,
       key_tag: k.keyTag,
       state: k.state,
-      dnskey: `${k.flags} 3 ${k.algorithm} ${k.publicKey.toString('base64')}`,
+      dnskey: presentRdata('DNSKEY', dnskeyRdata(k)),
       created_at: k.createdAt.toISOString(),
     })),
-    ds: v.ds.map((d) => present('DS', d)),
-    ds_at_parent: dsAtParent,
-    validation: mismatch
-      ? { result: 'invalid', reason: `the DS at the parent (${dsAtParent.records.join('; ')}) matches no key of the zone`, checked_at: validation?.checked_at ?? v.status.checked_at ?? null }
-      : validation
-        ? { result: validation.result, reason: validation.reason, checked_at: validation.checked_at }
-        : { result: 'unchecked', reason: null, checked_at: null },
+    ds: v.ds.map((d) => presentRdata('DS', d)),
+    ds_at_parent: v.status.ds_at_parent ?? null,
+    validation: { result: v.validation.result, reason: v.validation.reason, checked_at: v.validation.checkedAt },
     next_action: v.nextAction,
     checked_at: v.status.checked_at ?? null,
   };
