@@ -19,7 +19,7 @@ import { ensureLabSeed, type LabTokensFile } from './lab/seed.js';
 import { LabParentSync, resetLabParents } from './lab/labParents.js';
 import { LabRegistrar } from './lab/registrar.js';
 import { createLogger, type Logger } from './observability/logger.js';
-import { createMetrics, type NameserverCounters, registerNameserverMetrics } from './observability/metrics.js';
+import { createMetrics, type NameserverCounters, registerBuildMetrics, registerNameserverMetrics } from './observability/metrics.js';
 import { MaintenanceLoop } from './maintenance.js';
 import { DnssecWorker } from './dnssec/dnssecWorker.js';
 import { loadKeyEncryptionKey } from './dnssec/keyEncryptionKey.js';
@@ -326,6 +326,10 @@ async function startApiRole(w: Wiring): Promise<void> {
       const helpers = store instanceof MirroredZoneStore ? await store.helperStats() : [];
       return nameserverCounters(server.stats(), helpers, feed.zoneCount);
     });
+  }
+  if (running.publication) {
+    const publication = running.publication;
+    registerBuildMetrics(metrics.registry, () => publication.builds);
   }
   const app = createApp({ services: w.services, logger, metrics, readiness });
   // Errors outside the middleware (a request cut off by requestTimeout, a client gone while we

@@ -34,7 +34,7 @@ export interface SigningKeys {
 }
 
 /** The types the signer makes: any in the input are dropped and made anew. */
-const GENERATED: ReadonlySet<number> = new Set([TYPE.DNSKEY, TYPE.RRSIG, TYPE.NSEC, TYPE.NSEC3, TYPE.NSEC3PARAM, TYPE.CDS, TYPE.CDNSKEY]);
+export const GENERATED: ReadonlySet<number> = new Set([TYPE.DNSKEY, TYPE.RRSIG, TYPE.NSEC, TYPE.NSEC3, TYPE.NSEC3PARAM, TYPE.CDS, TYPE.CDNSKEY]);
 /** Signed by the KSKs at the apex (RFC 6781 §3.1, RFC 7344 §4.1); all else by the ZSKs. */
 const KSK_SIGNED: ReadonlySet<number> = new Set([TYPE.DNSKEY, TYPE.CDS, TYPE.CDNSKEY]);
 
@@ -45,15 +45,16 @@ const DELETE_CDNSKEY = encodeRdata('CDNSKEY', { flags: 0, protocol: 3, algorithm
 /** RFC 9276 §3.1: hash 1 (SHA-1), no flags, no iterations, no salt. */
 const NSEC3_SALT = Buffer.alloc(0);
 const NSEC3_ITERATIONS = 0;
+const NSEC3PARAM = encodeRdata('NSEC3PARAM', { hash_algorithm: 1, flags: 0, iterations: NSEC3_ITERATIONS, salt: '-' });
 
-interface RRsetData {
+export interface RRsetData {
   ttl: number;
   rdatas: Buffer[];
 }
 /** owner → type → RRset. */
-type Nodes = Map<string, Map<number, RRsetData>>;
+export type Nodes = Map<string, Map<number, RRsetData>>;
 
-function addRRset(nodes: Nodes, name: string, type: number, ttl: number, rdatas: Buffer[]): void {
+export function addRRset(nodes: Nodes, name: string, type: number, ttl: number, rdatas: Buffer[]): void {
   let node = nodes.get(name);
   if (!node) nodes.set(name, (node = new Map()));
   node.set(type, { ttl, rdatas });
@@ -68,11 +69,24 @@ function addRRset(nodes: Nodes, name: string, type: number, ttl: number, rdatas:
 export function signZone(zone: string, records: ZoneRecord[], keys: SigningKeys, policy: SignPolicy, previous?: ZoneRecord[]): ZoneRecord[] {
   if (keys.ksks.length === 0) throw new RangeError('signing needs at least one KSK');
   const nodes = unsignedNodes(zone, records);
+  const denialTtl = denialTtlOf(zone, nodes);
+  addApexSets(zone, nodes, keys, policy, denialTtl);
+  const roles = nameRoles(zone, nodes);
+  if (policy.denial === 'nsec') addNsecChain(zone, nodes, roles, denialTtl);
+  else addNsec3Chain(zone, nodes, roles, denialTtl);
+  return signNodes(zone, nodes, roles, keys, policy, new SignatureReuse(previous, policy.refreshBefore));
+}
+
+/** RFC 9077 §3.3: the TTL of NSEC and NSEC3 records, min(SOA TTL, SOA minimum). */
+export function denialTtlOf(zone: string, nodes: Nodes): number {
   const apex = nodes.get(zone)?.get(TYPE.SOA);
   if (!apex || apex.rdatas.length !== 1) throw new RangeError(`the zone "${zone}" has no SOA record (or more than one)`);
   const soaMinimum = rdataToData('SOA', apex.rdatas[0]!)?.minimum as number;
-  const denialTtl = Math.min(apex.ttl, soaMinimum); // RFC 9077 §3.3
+  return Math.min(apex.ttl, soaMinimum);
+}
 
+/** The apex sets made from the keys and the policy: DNSKEY, CDS/CDNSKEY per policy, NSEC3PARAM for NSEC3. */
+export function addApexSets(zone: string, nodes: Nodes, keys: SigningKeys, policy: SignPolicy, denialTtl: number): void {
   const ksks = keys.ksks.map((k) => dnskeyRdata(k));
   const zsks = keys.zsks.map((k) => dnskeyRdata(k));
   const published = [...ksks, ...zsks, ...(keys.publishedOnly ?? [])];
@@ -84,18 +98,19 @@ export function signZone(zone: string, records: ZoneRecord[], keys: SigningKeys,
     addRRset(nodes, zone, TYPE.CDS, policy.dnskeyTtl, [DELETE_CDS]);
     addRRset(nodes, zone, TYPE.CDNSKEY, policy.dnskeyTtl, [DELETE_CDNSKEY]);
   }
+  if (policy.denial === 'nsec3') addRRset(nodes, zone, TYPE.NSEC3PARAM, denialTtl, [NSEC3PARAM]);
+}
 
-  const roles = nameRoles(zone, nodes);
-  if (policy.denial === 'nsec') addNsecChain(zone, nodes, roles, denialTtl);
-  else addNsec3Chain(zone, nodes, roles, denialTtl);
-
-  const reuse = new SignatureReuse(previous, policy.refreshBefore);
+/**
+ * The records of `nodes` with their RRSIGs, owners in canonical order, then type, then RDATA: one
+ * output for one input. Names a role does not name (the NSEC3 owners) are authoritative.
+ */
+export function signNodes(zone: string, nodes: Nodes, roles: Map<string, NameRole>, keys: SigningKeys, policy: SignPolicy, reuse: SignatureReuse): ZoneRecord[] {
   const zoneSigners = keys.zsks.length > 0 ? keys.zsks : keys.ksks;
   const out: ZoneRecord[] = [];
-  // One output for one input: owners in canonical order, then type, then RDATA.
   for (const name of [...nodes.keys()].sort(compareCanonical)) {
     const node = nodes.get(name)!;
-    const role = roles.get(name) ?? 'authoritative'; // the NSEC3 owners
+    const role = roles.get(name) ?? 'authoritative';
     const own: ZoneRecord[] = [];
     for (const [type, set] of node) {
       for (const rdata of set.rdatas) own.push({ name, type, ttl: set.ttl, rdata });
@@ -114,7 +129,7 @@ export function signZone(zone: string, records: ZoneRecord[], keys: SigningKeys,
 }
 
 /** The input records grouped into RRsets, the generated types and an apex DS left out. */
-function unsignedNodes(zone: string, records: readonly ZoneRecord[]): Nodes {
+export function unsignedNodes(zone: string, records: readonly ZoneRecord[]): Nodes {
   const nodes: Nodes = new Map();
   for (const r of records) {
     if (GENERATED.has(r.type) || (r.type === TYPE.DS && r.name === zone)) continue;
@@ -130,21 +145,22 @@ function unsignedNodes(zone: string, records: readonly ZoneRecord[]): Nodes {
 }
 
 /** What a name is to the signer: the apex and names in the zone are authoritative; a cut owns the delegation; below a cut is glue. */
-type NameRole = 'authoritative' | 'cut' | 'glue';
+export type NameRole = 'authoritative' | 'cut' | 'glue';
 
 function nameRoles(zone: string, nodes: Nodes): Map<string, NameRole> {
   const cuts = new Set<string>();
   for (const [name, node] of nodes) if (name !== zone && node.has(TYPE.NS)) cuts.add(name);
-  const roles = new Map<string, NameRole>();
-  for (const name of nodes.keys()) {
-    let role: NameRole = cuts.has(name) ? 'cut' : 'authoritative';
-    for (let up = name; up !== zone && cuts.size > 0; ) {
-      up = parentName(up);
-      if (cuts.has(up)) role = 'glue';
-    }
-    roles.set(name, role);
+  const isCut = (name: string) => cuts.has(name);
+  return new Map([...nodes.keys()].map((name) => [name, cuts.size === 0 ? 'authoritative' : roleOf(zone, name, isCut)]));
+}
+
+/** The role of `name`: glue below a cut, a cut where a name other than the apex owns NS, else authoritative. */
+export function roleOf(zone: string, name: string, isCut: (name: string) => boolean): NameRole {
+  for (let up = name; up !== zone; ) {
+    up = parentName(up);
+    if (up !== zone && isCut(up)) return 'glue';
   }
-  return roles;
+  return name !== zone && isCut(name) ? 'cut' : 'authoritative';
 }
 
 /** The types an NSEC or NSEC3 lists for the data at a name (without RRSIG and NSEC). */
@@ -158,9 +174,31 @@ function addNsecChain(zone: string, nodes: Nodes, roles: Map<string, NameRole>, 
   const owners = [...roles].filter(([, role]) => role !== 'glue').map(([name]) => name).sort(compareCanonical);
   owners.forEach((name, i) => {
     const next = owners[(i + 1) % owners.length]!;
-    const types = [...ownTypes(nodes.get(name)!, roles.get(name)!), TYPE.RRSIG, TYPE.NSEC];
-    addRRset(nodes, name, TYPE.NSEC, ttl, [encodeRdata('NSEC', { next_domain_name: next === '' ? '.' : next, types })]);
+    addRRset(nodes, name, TYPE.NSEC, ttl, [nsecRdata(next, nsecTypes(nodes.get(name)!, roles.get(name)!))]);
   });
+}
+
+/** The NSEC bitmap of a name in the chain: its types (at a cut NS and DS), RRSIG and NSEC. */
+export const nsecTypes = (node: Map<number, RRsetData>, role: NameRole): number[] => [...ownTypes(node, role), TYPE.RRSIG, TYPE.NSEC];
+export const nsecRdata = (next: string, types: number[]): Buffer => encodeRdata('NSEC', { next_domain_name: next === '' ? '.' : next, types });
+
+/** The NSEC3 bitmap of a name with data (RFC 5155 §7.1): its types and RRSIG; an insecure cut NS alone. Empty non-terminals have []. */
+export function nsec3Types(node: Map<number, RRsetData>, role: NameRole): number[] {
+  const types = ownTypes(node, role);
+  return role === 'cut' && types.length === 1 ? types : [...types, TYPE.RRSIG];
+}
+
+/** NSEC3 RDATA with RFC 9276's parameters. */
+export function nsec3Rdata(next: Buffer, types: number[]): Buffer {
+  return encodeRdata('NSEC3', { hash_algorithm: 1, flags: 0, iterations: NSEC3_ITERATIONS, salt: '-', next_hashed_owner_name: encodeBase32Hex(next), types });
+}
+
+/** The NSEC3 hash of `name` with RFC 9276's parameters. */
+export const nsec3Hash = (name: string): Buffer => nsec3Digest(name, NSEC3_SALT, NSEC3_ITERATIONS);
+/** The owner of the NSEC3 record whose hash is `hash`. */
+export function nsec3Owner(zone: string, hash: Buffer): string {
+  const label = encodeBase32Hex(hash).toLowerCase();
+  return zone === '' ? label : `${label}.${zone}`;
 }
 
 /**
@@ -170,13 +208,8 @@ function addNsecChain(zone: string, nodes: Nodes, roles: Map<string, NameRole>, 
  * delegation has no RRSIG there).
  */
 function addNsec3Chain(zone: string, nodes: Nodes, roles: Map<string, NameRole>, ttl: number): void {
-  addRRset(nodes, zone, TYPE.NSEC3PARAM, ttl, [encodeRdata('NSEC3PARAM', { hash_algorithm: 1, flags: 0, iterations: NSEC3_ITERATIONS, salt: '-' })]);
   const bitmaps = new Map<string, number[]>();
-  for (const [name, role] of roles) {
-    if (role === 'glue') continue;
-    const types = ownTypes(nodes.get(name)!, role);
-    bitmaps.set(name, role === 'cut' && types.length === 1 ? types : [...types, TYPE.RRSIG]);
-  }
+  for (const [name, role] of roles) if (role !== 'glue') bitmaps.set(name, nsec3Types(nodes.get(name)!, role));
   for (const name of [...bitmaps.keys()]) {
     for (let up = name; up !== zone; ) {
       up = parentName(up);
@@ -184,21 +217,12 @@ function addNsec3Chain(zone: string, nodes: Nodes, roles: Map<string, NameRole>,
       bitmaps.set(up, []);
     }
   }
-  const hashed = [...bitmaps].map(([name, types]) => ({ hash: nsec3Digest(name, NSEC3_SALT, NSEC3_ITERATIONS), types }));
+  const hashed = [...bitmaps].map(([name, types]) => ({ hash: nsec3Hash(name), types }));
   hashed.sort((a, b) => Buffer.compare(a.hash, b.hash));
   hashed.forEach(({ hash, types }, i) => {
     const next = hashed[(i + 1) % hashed.length]!.hash;
     if (next.equals(hash) && hashed.length > 1) throw new RangeError('two names of the zone have the same NSEC3 hash');
-    const label = encodeBase32Hex(hash).toLowerCase();
-    const rdata = encodeRdata('NSEC3', {
-      hash_algorithm: 1,
-      flags: 0,
-      iterations: NSEC3_ITERATIONS,
-      salt: '-',
-      next_hashed_owner_name: encodeBase32Hex(next),
-      types,
-    });
-    addRRset(nodes, zone === '' ? label : `${label}.${zone}`, TYPE.NSEC3, ttl, [rdata]);
+    addRRset(nodes, nsec3Owner(zone, hash), TYPE.NSEC3, ttl, [nsec3Rdata(next, types)]);
   });
 }
 
@@ -227,7 +251,7 @@ function rrsigHead(rdata: Buffer): RrsigHead | null {
  * key tag, kept when the RRset they cover is byte for byte the one to sign now and they stay
  * valid beyond `refreshBefore`.
  */
-class SignatureReuse {
+export class SignatureReuse {
   private readonly sets = new Map<string, RRsetData>();
   private readonly sigs = new Map<string, RrsigHead[]>();
   /** The DNSKEYs the previous output published: a key not among them made none of its signatures. */

@@ -90,3 +90,16 @@ export function registerNameserverMetrics(registry: Registry, provider: Nameserv
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;
+
+/** Zone versions built by this process's publication worker, by how the build signed them (docs/dnssec.md). */
+export function registerBuildMetrics(registry: Registry, builds: () => Record<'unsigned' | 'by_change' | 'whole', number>): void {
+  new Gauge({
+    name: 'zone_builds_total',
+    help: 'Zone versions built since start, by signing: unsigned, by_change (a signed zone signed by the names a change touched), whole (signed whole).',
+    labelNames: ['signing'] as const,
+    registers: [registry],
+    collect() {
+      for (const [signing, n] of Object.entries(builds())) this.set({ signing }, n);
+    },
+  });
+}

@@ -45,6 +45,8 @@ export interface PublicationWorkerOptions {
 }
 
 export class PublicationWorker {
+  /** Versions built since start, by how they were signed (zone_builds_total in /metrics). */
+  readonly builds = { unsigned: 0, by_change: 0, whole: 0 };
   private readonly listener: NotificationListener;
   private readonly running = new Map<string, Promise<void>>();
   private readonly again = new Set<string>();
@@ -109,6 +111,7 @@ export class PublicationWorker {
       this.again.delete(zoneId);
       try {
         const outcome = await publishZone({ db: this.options.db, clock: this.options.clock, nameservers: this.options.nameservers, dnssec: this.options.dnssec }, zoneId);
+        if (outcome.kind === 'published') this.builds[outcome.signed ?? 'unsigned']++;
         if (outcome.kind === 'published' || outcome.kind === 'withdrawn') this.verifyAfterBuild(zoneId);
         if (outcome.kind === 'failed') this.options.logger.warn({ zone_id: zoneId, detail: outcome.detail }, 'zone version could not be built');
         // Locked by a write in flight (its NOTIFY follows its commit) or by another worker: look

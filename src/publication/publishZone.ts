@@ -15,11 +15,14 @@ import { PREPARED } from '../db/preparedStatements.js';
 import { recordEvents } from '../db/repositories/events.js';
 import type { Clock } from '../domain/clock.js';
 import { initialSerial, nextSerial } from '../domain/soa.js';
-import { keyRowsOf } from '../db/repositories/dnssecKeys.js';
+import { type KeyRow, keyRowsOf } from '../db/repositories/dnssecKeys.js';
+import { updateOwners } from '../dnssec/signUpdate.js';
+import { absoluteName, relativeName } from '../../nameserver/wire/name.js';
 import { signingFingerprint, signingKeys } from '../dnssec/signingKeys.js';
 import { cdsPolicy, type DnssecState, isSigned } from '../dnssec/states.js';
 import { BuildError, collectTouched, type StoredRecord } from './build/collectTouched.js';
-import { isDnssecRecord, signDraft } from './build/signDraft.js';
+import { servedChain } from './build/servedChain.js';
+import { isDnssecRecord, signChange, signDraft } from './build/signDraft.js';
 import { synthesizeSystemRecords } from './build/synthesizeSystemRecords.js';
 import { type DraftRecord, draftDiff, type VersionDraft } from './build/versionDraft.js';
 import { fromStored, type StoredWireRecord, toStored, type WireRecord } from './zoneRecords.js';
@@ -31,7 +34,8 @@ export const FAILED_BUILD_BACKOFF_MS = 60_000;
 export type PublishOutcome =
   | { kind: 'idle' }
   | { kind: 'busy' }
-  | { kind: 'published'; serial: number; changeSets: number }
+  /** signed: how the sign step signed the version (docs/dnssec.md "Signing in the build"); null: unsigned. */
+  | { kind: 'published'; serial: number; changeSets: number; signed: 'by_change' | 'whole' | null }
   | { kind: 'withdrawn' }
   | { kind: 'failed'; detail: string };
 
@@ -143,29 +147,77 @@ async function buildVersion(trx: Knex.Transaction, deps: PublishDeps, zoneId: st
   // A version without rendered system records (built before they were) is followed by a whole
   // one: what it served in presentation form is gone (migration 20261124000300).
   const fromSerial = published !== null && zone.served_nameservers !== null ? published : null;
-  // A signed zone (or one that stops being signed) is read whole: its denial chain spans it.
-  const whole = fromSerial === null || signing !== null || zone.served_signing !== null || sets.some((s) => s.touched_names === null);
-  const names = whole ? null : [...new Set(sets.flatMap((s) => s.touched_names ?? []))];
+  const touched = sets.some((s) => s.touched_names === null) ? null : [...new Set(sets.flatMap((s) => s.touched_names ?? []))];
+  // A signed zone whose keys and policy stay is signed by the names the change touched; signing
+  // starts, stops, changes keys or refreshes signatures over the whole zone (docs/dnssec.md).
+  // Names with an escaped octet are left to the whole signer: the lookup of what lies below a
+  // name (servedChain) matches names as text.
+  const byChange = signing !== null && signing === zone.served_signing && !resignDue && rendered && fromSerial !== null && touched !== null && !touched.some((n) => n.includes('\\'));
+  const whole = fromSerial === null || touched === null || ((signing !== null || zone.served_signing !== null) && !byChange);
   const serial = published === null ? initialSerial(zone.created_at) : nextSerial(published, now);
   const draftZone = { id: zone.id, name: zone.name, defaultTtl: zone.default_ttl, soaEmail: zone.soa_email };
+  const build: DraftBuild = { trx, deps, zone, draftZone, serial, fromSerial, now, keys, signing };
 
-  const read = await readDraftInputs(trx, zone, names, fromSerial);
+  const byNames = byChange ? await draftSignedChange(build, touched) : null;
+  const draft = byNames ?? (await draftVersion(build, whole || byChange ? null : touched));
+  const pushed = await commitVersion(trx, zone, now, draft, signing);
+  return { kind: 'published', serial, changeSets: pushed, signed: signing === null ? null : byNames ? 'by_change' : 'whole' };
+}
+
+interface DraftBuild {
+  trx: Knex.Transaction;
+  deps: PublishDeps;
+  zone: ZoneLockRow;
+  draftZone: VersionDraft['zone'];
+  serial: number;
+  fromSerial: number | null;
+  now: Date;
+  keys: KeyRow[];
+  signing: string | null;
+}
+
+/** The version from the records at `names` (null: the whole zone), signed whole where the zone is or was signed. */
+async function draftVersion(b: DraftBuild, names: string[] | null): Promise<VersionDraft> {
+  const read = await readDraftInputs(b.trx, b.zone, names, b.fromSerial);
   const servedDnssec = read.served.filter(isDnssecRecord);
   const servedOwn = servedDnssec.length === 0 ? read.served : read.served.filter((r) => !isDnssecRecord(r));
   const records = collectTouched(read.stored, servedOwn);
-  const system = synthesizeSystemRecords(draftZone, serial, deps.nameservers, read.system);
-  const draft: VersionDraft = { zone: draftZone, serial, fromSerial, records, system, signatures: { removed: [], added: [] } };
-  if (signing !== null || servedDnssec.length > 0) {
+  const system = synthesizeSystemRecords(b.draftZone, b.serial, b.deps.nameservers, read.system);
+  const draft: VersionDraft = { zone: b.draftZone, serial: b.serial, fromSerial: b.fromSerial, records, system, signatures: { removed: [], added: [] } };
+  if (b.signing !== null || servedDnssec.length > 0) {
     draft.signatures = signDraft({
-      zoneName: zone.name,
-      signing: signing === null ? null : { keys: signingKeys(keys, deps.dnssec.kek), policy: signPolicy(zone, now, deps.dnssec.dnskeyTtl) },
+      zoneName: b.zone.name,
+      signing: b.signing === null ? null : { keys: signingKeys(b.keys, b.deps.dnssec.kek), policy: signPolicy(b.zone, b.now, b.deps.dnssec.dnskeyTtl) },
       unsigned: [...currentRecords(servedOwn, records), ...system.after],
       previous: { records: [...servedOwn, ...system.before], dnssec: servedDnssec },
     });
   }
+  return draft;
+}
 
-  const pushed = await commitVersion(trx, zone, now, draft, signing);
-  return { kind: 'published', serial, changeSets: pushed };
+/**
+ * The version of a signed zone from the names its change sets touched, their ancestors and their
+ * NSEC3 owners; null where the change reaches further (signUpdate) and the zone is signed whole.
+ */
+async function draftSignedChange(b: DraftBuild, touched: string[]): Promise<VersionDraft | null> {
+  const policy = signPolicy(b.zone, b.now, b.deps.dnssec.dnskeyTtl);
+  const owners = updateOwners(b.zone.name, touched.map((n) => absoluteName(n, b.zone.name)), policy.denial);
+  const names = [...owners.names, ...owners.nsec3Owners].map((n) => relativeName(n, b.zone.name));
+  const read = await readDraftInputs(b.trx, b.zone, names, b.fromSerial);
+  const servedOwn = read.served.filter((r) => !isDnssecRecord(r));
+  const records = collectTouched(read.stored, servedOwn);
+  const system = synthesizeSystemRecords(b.draftZone, b.serial, b.deps.nameservers, read.system);
+  const signatures = await signChange(
+    {
+      zoneName: b.zone.name,
+      signing: { keys: signingKeys(b.keys, b.deps.dnssec.kek), policy },
+      touched,
+      before: [...read.served, ...system.before],
+      after: [...currentRecords(servedOwn, records), ...system.after],
+    },
+    servedChain(b.trx, b.zone),
+  );
+  return signatures && { zone: b.draftZone, serial: b.serial, fromSerial: b.fromSerial, records, system, signatures };
 }
 
 /** The zone's own records as this version serves them: what was served, less what goes, plus what comes. */

@@ -103,6 +103,38 @@ describe('DNSSEC in the lab: enable, served signed, validated from the lab root,
     await eventually(async () => ((await delv(ctx, lab, `new.${zone}`, 'A')).includes('; fully validated') ? true : undefined), 15_000, 'the new record to validate');
   });
 
+  it('signs each change by its names: a handful of signatures per version, the zone valid after each', async (ctx) => {
+    const zone = 'sec-on.example';
+    const { rows: [row] } = await lab.sql.query(`SELECT id FROM zones WHERE name = $1`, [zone]);
+    const live = async (res: { status: number; text: string; body: any }) => {
+      expect(res.status, res.text).toBeLessThan(300);
+      const id = (await lab.customerA.get(`/zones/${zone}`)).body.publication.changeset_id;
+      await eventually(async () => ((await lab.customerA.get(`/zones/${zone}/changesets/${id}`)).body.state === 'live' ? true : undefined), 15_000, `${id} live`);
+      const { rows } = await lab.sql.query(`SELECT added FROM zone_versions WHERE zone_id = $1 ORDER BY serial DESC LIMIT 1`, [row.id]);
+      return (rows[0].added as { type: number }[]).filter((r) => r.type === 46).length;
+    };
+    const builds = { ...lab.service.publication!.builds };
+    // A new name (its RRset, its NSEC3 and its predecessor's, the SOA), a name two levels down with
+    // an empty non-terminal, data at an existing name, and the deep name and its ENT going again.
+    expect(await live(await lab.customerA.post(`/zones/${zone}/records`, { type: 'A', name: 'inc1', data: { address: '192.0.2.101' } }))).toBeLessThanOrEqual(4);
+    const deep = await lab.customerA.post(`/zones/${zone}/records`, { type: 'TXT', name: 'a.ent-here', data: { text: 'deep' } });
+    expect(await live(deep)).toBeLessThanOrEqual(6);
+    expect(await live(await lab.customerA.post(`/zones/${zone}/records`, { type: 'TXT', name: 'inc1', data: { text: 'more' } }))).toBeLessThanOrEqual(3);
+    expect(await live(await lab.customerA.delete(`/zones/${zone}/records/${deep.body.id}`))).toBeLessThanOrEqual(4);
+    // Each version was signed by the names it touched (test/unit/dnssec/signUpdate.test.ts holds
+    // the incremental signer to the whole one).
+    expect(lab.service.publication!.builds.by_change - builds.by_change).toBeGreaterThanOrEqual(4);
+    expect(await delv(ctx, lab, `a.ent-here.${zone}`, 'TXT')).toMatch(/; negative response, fully validated/);
+    expect(await delv(ctx, lab, `inc1.${zone}`, 'TXT')).toMatch(/; fully validated/);
+    const file = tempFile('zone.db', await axfr(ctx, lab, zone));
+    try {
+      const ldns = runTool(requireTool('ldns-verify-zone', ctx), [file.file]);
+      expect(ldns.status, ldns.output).toBe(0);
+    } finally {
+      file.remove();
+    }
+  });
+
   it('checks at most once a minute per zone', async () => {
     const zone = 'sec-on.example';
     const first = await lab.customerA.post(`/zones/${zone}/dnssec/check`, {});

@@ -1,13 +1,16 @@
-// Build step 3: signing (docs/dnssec.md "Signing"). The zone's DNSSEC records — DNSKEY, CDS,
-// CDNSKEY, NSEC3PARAM, the NSEC3 or NSEC chain and every RRSIG — are made here, once, and stored
-// with the version like its other records, so every nameserver process and every secondary
-// serves the very same signatures. A signed zone is signed whole on each build, but signatures
-// whose RRset did not change and that are not near expiry are kept (signZone's `previous`), so a
-// one-record change signs that RRset, the SOA and the denial records around it. A zone that stops
+// Build step 3: signing (docs/dnssec.md "Signing in the build"). The zone's DNSSEC records —
+// DNSKEY, CDS, CDNSKEY, NSEC3PARAM, the NSEC3 or NSEC chain and every RRSIG — are made here, once,
+// and stored with the version like its other records, so every nameserver process and every
+// secondary serves the very same signatures. A change to a zone signed with the same keys and
+// policy is signed by its names (signChange: the changed RRsets, the SOA and the denial records
+// around them, read from the served chain); a zone signed for the first time, with other keys, or
+// whose signatures are due for refresh, is signed whole (signDraft), keeping the signatures whose
+// RRset did not change and that are not near expiry (signZone's `previous`). A zone that stops
 // being signed loses every DNSSEC record in one version.
 import { createHash } from 'node:crypto';
 import { TYPE } from '../../../nameserver/types.js';
 import { absoluteName, relativeName } from '../../../nameserver/wire/name.js';
+import { type ChainLookup, signUpdate } from '../../dnssec/signUpdate.js';
 import { type SignPolicy, type SigningKeys, signZone } from '../../dnssec/signZone.js';
 import type { WireRecord } from '../zoneRecords.js';
 import type { DraftRecord } from './versionDraft.js';
@@ -47,4 +50,37 @@ export function signDraft(inputs: SignInputs): { removed: DraftRecord[]; added: 
     removed: previous.dnssec.filter((r) => !made.has(r.recordId)),
     added: [...made.values()].filter((r) => !before.has(r.recordId)),
   };
+}
+
+export interface ChangeInputs {
+  zoneName: string;
+  signing: { keys: SigningKeys; policy: SignPolicy };
+  /** The names the change set touched (relative). */
+  touched: string[];
+  /** What is served at updateOwners(…) of those names: the zone's, the rendered and the DNSSEC records. */
+  before: WireRecord[];
+  /** The version's records before signing at those names. */
+  after: WireRecord[];
+}
+
+/** A change signed by its names; null where it reaches further (signUpdate), and the zone is signed whole. */
+export async function signChange(inputs: ChangeInputs, chain: ChainLookup): Promise<{ removed: DraftRecord[]; added: DraftRecord[] } | null> {
+  const { zoneName } = inputs;
+  const absolute = (r: WireRecord) => ({ ...r, name: absoluteName(r.name, zoneName) });
+  const update = await signUpdate(
+    {
+      zone: zoneName,
+      ...inputs.signing,
+      touched: inputs.touched.map((n) => absoluteName(n, zoneName)),
+      before: inputs.before.map(absolute),
+      after: inputs.after.map(absolute),
+    },
+    chain,
+  );
+  if (!update) return null;
+  const draft = (r: WireRecord): DraftRecord => {
+    const record = { name: relativeName(r.name, zoneName), type: r.type, ttl: r.ttl, rdata: r.rdata };
+    return { recordId: idOf(record), ...record };
+  };
+  return { removed: update.removed.map(draft), added: update.added.map(draft) };
 }
