@@ -112,6 +112,7 @@ export class PublicationWorker {
       try {
         const outcome = await publishZone({ db: this.options.db, clock: this.options.clock, nameservers: this.options.nameservers, dnssec: this.options.dnssec }, zoneId);
         if (outcome.kind === 'published') this.builds[outcome.signed ?? 'unsigned']++;
+        if (outcome.kind === 'published' && outcome.behind) this.again.add(zoneId);
         if (outcome.kind === 'published' || outcome.kind === 'withdrawn') this.verifyAfterBuild(zoneId);
         if (outcome.kind === 'failed') this.options.logger.warn({ zone_id: zoneId, detail: outcome.detail }, 'zone version could not be built');
         // Locked by a write in flight (its NOTIFY follows its commit) or by another worker: look

@@ -35,7 +35,14 @@ export type PublishOutcome =
   | { kind: 'idle' }
   | { kind: 'busy' }
   /** signed: how the sign step signed the version (docs/dnssec.md "Signing in the build"); null: unsigned. */
-  | { kind: 'published'; serial: number; changeSets: number; signed: 'by_change' | 'whole' | null }
+  | {
+      kind: 'published';
+      serial: number;
+      changeSets: number;
+      signed: 'by_change' | 'whole' | null;
+      /** Change sets were written while the version was signed (outside the lock): build again. */
+      behind: boolean;
+    }
   | { kind: 'withdrawn' }
   | { kind: 'failed'; detail: string };
 
@@ -88,7 +95,14 @@ const sameList = (a: readonly string[] | null, b: readonly string[]) => a !== nu
 
 export async function publishZone(deps: PublishDeps, zoneId: string): Promise<PublishOutcome> {
   try {
-    return await deps.db.transaction((trx) => buildVersion(trx, deps, zoneId));
+    // A zone to be signed whole is signed before its row is locked (writes to it go on meanwhile),
+    // from one snapshot of it, and committed under the lock if nothing was published since.
+    let prepared = await prepareWholeSigning(deps, zoneId, false);
+    for (let attempt = 0; ; attempt++) {
+      const outcome = await deps.db.transaction((trx) => buildVersion(trx, deps, zoneId, prepared, attempt > 0));
+      if (outcome !== SIGN_WHOLE) return outcome;
+      prepared = await prepareWholeSigning(deps, zoneId, true);
+    }
   } catch (err) {
     if (!(err instanceof BuildError)) throw err;
     await deps.db.transaction((trx) => markFailed(trx, deps.clock.now(), zoneId, err.message));
@@ -112,30 +126,46 @@ export async function zonesRenderedElsewise(db: Knex, nameservers: readonly stri
   return rows.map((r) => r.id);
 }
 
-async function buildVersion(trx: Knex.Transaction, deps: PublishDeps, zoneId: string): Promise<PublishOutcome> {
-  const now = deps.clock.now();
-  const zone = (await trx('zones')
-    .where('id', zoneId)
-    .forUpdate()
-    .skipLocked()
-    .first(
-      'id', 'name', 'tenant_id', 'status', 'default_ttl', 'soa_email', 'created_at', 'changeset_seq', 'published_seq', 'published_serial',
-      'dnssec_state', 'dnssec_denial',
-      trx.raw('(SELECT v.nameservers FROM zone_versions v WHERE v.zone_id = zones.id AND v.serial = zones.published_serial) AS served_nameservers'),
-      trx.raw('(SELECT v.signing FROM zone_versions v WHERE v.zone_id = zones.id AND v.serial = zones.published_serial) AS served_signing'),
-      trx.raw('(SELECT v.created_at FROM zone_versions v WHERE v.zone_id = zones.id AND v.serial = zones.published_serial) AS served_at'),
-    )
-    .options(PREPARED)) as ZoneLockRow | undefined;
-  if (!zone) return (await trx('zones').where('id', zoneId).first('id')) ? { kind: 'busy' } : { kind: 'idle' };
-  // A signed zone being deleted stays served (signed) until the worker saw its DS leave the
-  // parent and waited out its TTL (docs/dnssec.md "Deleting a signed zone").
-  if (zone.status === 'deleting') return zone.dnssec_state === 'ds_removing' ? { kind: 'idle' } : withdraw(trx, now, zone);
+/** buildVersion's answer when a change signed by its names reaches further: sign whole first, outside the lock. */
+const SIGN_WHOLE = Symbol('sign whole');
+
+/** What the build will do, decided from the zone's row, keys and unpublished change sets. */
+interface BuildPlan {
+  zone: ZoneLockRow;
+  keys: KeyRow[];
+  /** signingFingerprint of the version to build; null: unsigned. */
+  signing: string | null;
+  /** The names the change sets touched (relative); null: one of them touched the whole zone. */
+  touched: string[] | null;
+  /** Signed by the names the change touched (signUpdate). */
+  byChange: boolean;
+  /** Read (and signed) whole. */
+  whole: boolean;
+  fromSerial: number | null;
+  serial: number;
+}
+
+/** A version signed whole outside the row lock, from a snapshot of the zone as `plan` saw it. */
+interface PreparedVersion {
+  plan: BuildPlan;
+  draft: VersionDraft;
+}
+
+const ZONE_COLUMNS = (q: Knex | Knex.Transaction) => [
+  'id', 'name', 'tenant_id', 'status', 'default_ttl', 'soa_email', 'created_at', 'changeset_seq', 'published_seq', 'published_serial',
+  'dnssec_state', 'dnssec_denial',
+  q.raw('(SELECT v.nameservers FROM zone_versions v WHERE v.zone_id = zones.id AND v.serial = zones.published_serial) AS served_nameservers'),
+  q.raw('(SELECT v.signing FROM zone_versions v WHERE v.zone_id = zones.id AND v.serial = zones.published_serial) AS served_signing'),
+  q.raw('(SELECT v.created_at FROM zone_versions v WHERE v.zone_id = zones.id AND v.serial = zones.published_serial) AS served_at'),
+];
+
+async function planBuild(trx: Knex.Transaction, deps: PublishDeps, zone: ZoneLockRow, now: Date): Promise<BuildPlan | null> {
   const rendered = sameList(zone.served_nameservers, deps.nameservers);
   const signed = isSigned(zone.dnssec_state);
   const keys = signed || zone.served_signing !== null ? await keyRowsOf(trx, zone.id) : [];
   const signing = signingFingerprint({ signed, denial: zone.dnssec_denial, cds: cdsPolicy(zone.dnssec_state) }, keys);
   const resignDue = signing !== null && zone.served_at !== null && now.getTime() - zone.served_at.getTime() >= RESIGN_AFTER_MS;
-  if (zone.published_seq >= zone.changeset_seq && rendered && signing === zone.served_signing && !resignDue) return { kind: 'idle' };
+  if (zone.published_seq >= zone.changeset_seq && rendered && signing === zone.served_signing && !resignDue) return null;
 
   const sets = (await trx('change_sets')
     .where('zone_id', zone.id)
@@ -155,13 +185,58 @@ async function buildVersion(trx: Knex.Transaction, deps: PublishDeps, zoneId: st
   const byChange = signing !== null && signing === zone.served_signing && !resignDue && rendered && fromSerial !== null && touched !== null && !touched.some((n) => n.includes('\\'));
   const whole = fromSerial === null || touched === null || ((signing !== null || zone.served_signing !== null) && !byChange);
   const serial = published === null ? initialSerial(zone.created_at) : nextSerial(published, now);
-  const draftZone = { id: zone.id, name: zone.name, defaultTtl: zone.default_ttl, soaEmail: zone.soa_email };
-  const build: DraftBuild = { trx, deps, zone, draftZone, serial, fromSerial, now, keys, signing };
+  return { zone, keys, signing, touched, byChange, whole, fromSerial, serial };
+}
 
-  const byNames = byChange ? await draftSignedChange(build, touched) : null;
-  const draft = byNames ?? (await draftVersion(build, whole || byChange ? null : touched));
-  const pushed = await commitVersion(trx, zone, now, draft, signing);
-  return { kind: 'published', serial, changeSets: pushed, signed: signing === null ? null : byNames ? 'by_change' : 'whole' };
+/**
+ * The version of a zone that is to be signed whole (`force`: also one a change was to sign by its
+ * names), made in a read-only snapshot without the zone's row lock; null for any other build.
+ */
+async function prepareWholeSigning(deps: PublishDeps, zoneId: string, force: boolean): Promise<PreparedVersion | null> {
+  return deps.db.transaction(
+    async (trx) => {
+      const now = deps.clock.now();
+      const zone = (await trx('zones').where('id', zoneId).first(...ZONE_COLUMNS(trx))) as ZoneLockRow | undefined;
+      if (!zone || zone.status === 'deleting') return null;
+      const plan = await planBuild(trx, deps, zone, now);
+      if (!plan || plan.signing === null || (plan.byChange && !force)) return null;
+      return { plan, draft: await draftVersion(draftBuild(trx, deps, plan, now), null) };
+    },
+    { isolationLevel: 'repeatable read', readOnly: true },
+  );
+}
+
+/** The prepared version still applies: nothing was published since its snapshot, and it is signed as the zone asks now. */
+const stillApplies = (prepared: PreparedVersion, plan: BuildPlan) =>
+  prepared.plan.zone.published_serial === plan.zone.published_serial && prepared.plan.signing === plan.signing && sameList(prepared.plan.zone.served_nameservers, plan.zone.served_nameservers ?? []);
+
+async function buildVersion(trx: Knex.Transaction, deps: PublishDeps, zoneId: string, prepared: PreparedVersion | null, lastTry: boolean): Promise<PublishOutcome | typeof SIGN_WHOLE> {
+  const now = deps.clock.now();
+  const zone = (await trx('zones').where('id', zoneId).forUpdate().skipLocked().first(...ZONE_COLUMNS(trx)).options(PREPARED)) as ZoneLockRow | undefined;
+  if (!zone) return (await trx('zones').where('id', zoneId).first('id')) ? { kind: 'busy' } : { kind: 'idle' };
+  // A signed zone being deleted stays served (signed) until the worker saw its DS leave the
+  // parent and waited out its TTL (docs/dnssec.md "Deleting a signed zone").
+  if (zone.status === 'deleting') return zone.dnssec_state === 'ds_removing' ? { kind: 'idle' } : withdraw(trx, now, zone);
+  const plan = await planBuild(trx, deps, zone, now);
+  if (!plan) return { kind: 'idle' };
+
+  if (prepared && stillApplies(prepared, plan)) {
+    // The change sets written since the snapshot stay pending for the next build.
+    const pushed = await commitVersion(trx, { ...zone, changeset_seq: prepared.plan.zone.changeset_seq }, now, prepared.draft, plan.signing);
+    return { kind: 'published', serial: prepared.draft.serial, changeSets: pushed, signed: 'whole', behind: zone.changeset_seq > prepared.plan.zone.changeset_seq };
+  }
+  const build = draftBuild(trx, deps, plan, now);
+  const byNames = plan.byChange ? await draftSignedChange(build, plan.touched!) : null;
+  if (plan.signing !== null && !byNames && !lastTry) return SIGN_WHOLE;
+  const draft = byNames ?? (await draftVersion(build, plan.whole || plan.byChange ? null : plan.touched));
+  const pushed = await commitVersion(trx, zone, now, draft, plan.signing);
+  return { kind: 'published', serial: plan.serial, changeSets: pushed, signed: plan.signing === null ? null : byNames ? 'by_change' : 'whole', behind: false };
+}
+
+function draftBuild(trx: Knex.Transaction, deps: PublishDeps, plan: BuildPlan, now: Date): DraftBuild {
+  const { zone } = plan;
+  const draftZone = { id: zone.id, name: zone.name, defaultTtl: zone.default_ttl, soaEmail: zone.soa_email };
+  return { trx, deps, zone, draftZone, serial: plan.serial, fromSerial: plan.fromSerial, now, keys: plan.keys, signing: plan.signing };
 }
 
 interface DraftBuild {
