@@ -18,6 +18,7 @@ import {
   addApexSets,
   addRRset,
   denialTtlOf,
+  finish,
   GENERATED,
   type NameRole,
   type Nodes,
@@ -177,7 +178,7 @@ export async function signUpdate(input: SignUpdateInput, lookup: ChainLookup): P
   }
   previous = [...new Map(previous.map((r) => [recordKey(r), r])).values()];
 
-  const signed = signNodes(zone, out, roles, keys, policy, new SignatureReuse(previous, policy.refreshBefore)).filter((r) => GENERATED.has(r.type));
+  const signed = finish(signNodes(zone, out, roles, keys, policy, new SignatureReuse(previous, policy.refreshBefore))).filter((r) => GENERATED.has(r.type));
   const old = previous.filter((r) => GENERATED.has(r.type) && owners.has(r.name));
   const oldKeys = new Set(old.map(recordKey));
   const newKeys = new Set(signed.map(recordKey));

@@ -67,15 +67,38 @@ export function addRRset(nodes: Nodes, name: string, type: number, ttl: number, 
  * key still signs that set and it expires after `policy.refreshBefore`.
  */
 export function signZone(zone: string, records: ZoneRecord[], keys: SigningKeys, policy: SignPolicy, previous?: ZoneRecord[]): ZoneRecord[] {
+  return finish(signZoneSteps(zone, records, keys, policy, previous));
+}
+
+/**
+ * signZone in steps: it pauses (yields) after every few hundred signatures and hashes, so that a
+ * caller that serves others meanwhile can hand its thread back between them (signing a large zone
+ * whole takes seconds; the build does so, docs/dnssec.md "Signing in the build").
+ */
+export function* signZoneSteps(zone: string, records: ZoneRecord[], keys: SigningKeys, policy: SignPolicy, previous?: ZoneRecord[]): Generator<void, ZoneRecord[]> {
   if (keys.ksks.length === 0) throw new RangeError('signing needs at least one KSK');
   const nodes = unsignedNodes(zone, records);
   const denialTtl = denialTtlOf(zone, nodes);
   addApexSets(zone, nodes, keys, policy, denialTtl);
   const roles = nameRoles(zone, nodes);
   if (policy.denial === 'nsec') addNsecChain(zone, nodes, roles, denialTtl);
-  else addNsec3Chain(zone, nodes, roles, denialTtl);
-  return signNodes(zone, nodes, roles, keys, policy, new SignatureReuse(previous, policy.refreshBefore));
+  else yield* addNsec3Chain(zone, nodes, roles, denialTtl);
+  yield;
+  const reuse = new SignatureReuse(previous, policy.refreshBefore);
+  yield;
+  return yield* signNodes(zone, nodes, roles, keys, policy, reuse);
 }
+
+/** Runs steps to the end without pausing. */
+export function finish<T>(steps: Generator<void, T>): T {
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/** How many RRsets are signed, or names hashed, between two pauses. */
+const STEP = 256;
 
 /** RFC 9077 §3.3: the TTL of NSEC and NSEC3 records, min(SOA TTL, SOA minimum). */
 export function denialTtlOf(zone: string, nodes: Nodes): number {
@@ -105,10 +128,13 @@ export function addApexSets(zone: string, nodes: Nodes, keys: SigningKeys, polic
  * The records of `nodes` with their RRSIGs, owners in canonical order, then type, then RDATA: one
  * output for one input. Names a role does not name (the NSEC3 owners) are authoritative.
  */
-export function signNodes(zone: string, nodes: Nodes, roles: Map<string, NameRole>, keys: SigningKeys, policy: SignPolicy, reuse: SignatureReuse): ZoneRecord[] {
+export function* signNodes(zone: string, nodes: Nodes, roles: Map<string, NameRole>, keys: SigningKeys, policy: SignPolicy, reuse: SignatureReuse): Generator<void, ZoneRecord[]> {
   const zoneSigners = keys.zsks.length > 0 ? keys.zsks : keys.ksks;
   const out: ZoneRecord[] = [];
-  for (const name of [...nodes.keys()].sort(compareCanonical)) {
+  const names = [...nodes.keys()].sort(compareCanonical);
+  yield;
+  for (const [i, name] of names.entries()) {
+    if (i % STEP === STEP - 1) yield;
     const node = nodes.get(name)!;
     const role = roles.get(name) ?? 'authoritative';
     const own: ZoneRecord[] = [];
@@ -207,7 +233,7 @@ export function nsec3Owner(zone: string, hash: Buffer): string {
  * Without opt-out every delegation has one; an insecure one lists only NS (§7.1: an unsigned
  * delegation has no RRSIG there).
  */
-function addNsec3Chain(zone: string, nodes: Nodes, roles: Map<string, NameRole>, ttl: number): void {
+function* addNsec3Chain(zone: string, nodes: Nodes, roles: Map<string, NameRole>, ttl: number): Generator<void, void> {
   const bitmaps = new Map<string, number[]>();
   for (const [name, role] of roles) if (role !== 'glue') bitmaps.set(name, nsec3Types(nodes.get(name)!, role));
   for (const name of [...bitmaps.keys()]) {
@@ -217,7 +243,11 @@ function addNsec3Chain(zone: string, nodes: Nodes, roles: Map<string, NameRole>,
       bitmaps.set(up, []);
     }
   }
-  const hashed = [...bitmaps].map(([name, types]) => ({ hash: nsec3Hash(name), types }));
+  const hashed: { hash: Buffer; types: number[] }[] = [];
+  for (const [name, types] of bitmaps) {
+    if (hashed.length % (4 * STEP) === 0) yield;
+    hashed.push({ hash: nsec3Hash(name), types });
+  }
   hashed.sort((a, b) => Buffer.compare(a.hash, b.hash));
   hashed.forEach(({ hash, types }, i) => {
     const next = hashed[(i + 1) % hashed.length]!.hash;

@@ -260,7 +260,7 @@ async function draftVersion(b: DraftBuild, names: string[] | null): Promise<Vers
   const system = synthesizeSystemRecords(b.draftZone, b.serial, b.deps.nameservers, read.system);
   const draft: VersionDraft = { zone: b.draftZone, serial: b.serial, fromSerial: b.fromSerial, records, system, signatures: { removed: [], added: [] } };
   if (b.signing !== null || servedDnssec.length > 0) {
-    draft.signatures = signDraft({
+    draft.signatures = await signDraft({
       zoneName: b.zone.name,
       signing: b.signing === null ? null : { keys: signingKeys(b.keys, b.deps.dnssec.kek), policy: signPolicy(b.zone, b.now, b.deps.dnssec.dnskeyTtl) },
       unsigned: [...currentRecords(servedOwn, records), ...system.after],

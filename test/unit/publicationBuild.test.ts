@@ -69,13 +69,13 @@ describe('synthesize the system records', () => {
 });
 
 describe('sign', () => {
-  it('leaves an unsigned zone that never was signed as it is, and removes every DNSSEC record of one that stops being signed', () => {
+  it('leaves an unsigned zone that never was signed as it is, and removes every DNSSEC record of one that stops being signed', async () => {
     const system = synthesizeSystemRecords(zone, 2026112400, ['ns1.dns.test'], []);
     const draft = draftOf(collectTouched([{ recordId: 'rec_1', ...a('www', '192.0.2.1') }], []), system);
     expect(draftDiff(draft).added).toHaveLength(3);
     const unsigned = [...draft.records.added, ...system.after];
-    expect(signDraft({ zoneName: zone.name, signing: null, unsigned, previous: { records: unsigned, dnssec: [] } })).toEqual({ removed: [], added: [] });
+    expect(await signDraft({ zoneName: zone.name, signing: null, unsigned, previous: { records: unsigned, dnssec: [] } })).toEqual({ removed: [], added: [] });
     const leftover = { recordId: 'dnssec:x', name: '@', type: 48, ttl: 3600, rdata: Buffer.from('0101030d', 'hex') };
-    expect(signDraft({ zoneName: zone.name, signing: null, unsigned, previous: { records: unsigned, dnssec: [leftover] } })).toEqual({ removed: [leftover], added: [] });
+    expect(await signDraft({ zoneName: zone.name, signing: null, unsigned, previous: { records: unsigned, dnssec: [leftover] } })).toEqual({ removed: [leftover], added: [] });
   });
 });

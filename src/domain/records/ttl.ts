@@ -8,4 +8,4 @@ export const DEFAULT_ZONE_TTL = 3600;
 export const isValidTtl = (ttl: number) => Number.isInteger(ttl) && ttl >= TTL_BOUNDS.min && ttl <= TTL_BOUNDS.max;
 
 /** Records a zone may hold, system records included. */
-export const MAX_RECORDS_PER_ZONE = 50_000;
+export const MAX_RECORDS_PER_ZONE = 100_000;

@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import { TYPE } from '../../../nameserver/types.js';
 import { absoluteName, relativeName } from '../../../nameserver/wire/name.js';
 import { type ChainLookup, signUpdate } from '../../dnssec/signUpdate.js';
-import { type SignPolicy, type SigningKeys, signZone } from '../../dnssec/signZone.js';
+import { type SignPolicy, type SigningKeys, signZoneSteps } from '../../dnssec/signZone.js';
 import type { WireRecord } from '../zoneRecords.js';
 import type { DraftRecord } from './versionDraft.js';
 
@@ -24,6 +24,25 @@ export const isDnssecRecord = (r: { recordId: string }) => r.recordId.startsWith
 
 const idOf = (r: WireRecord) => `${DNSSEC_RECORD_PREFIX}${createHash('sha1').update(`${r.name}\u0000${r.type}\u0000${r.ttl}\u0000`).update(r.rdata).digest('hex')}`;
 
+/**
+ * How long signing holds the thread before handing it back: the process also answers the API (and
+ * often DNS), whose requests then wait at most about this long behind a zone signed whole.
+ */
+const SIGNING_SLICE_MS = 10;
+
+/** Runs signing steps, handing the thread back to the event loop every SIGNING_SLICE_MS. */
+async function inTurns<T>(steps: Generator<void, T>): Promise<T> {
+  let since = performance.now();
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+    if (performance.now() - since >= SIGNING_SLICE_MS) {
+      await new Promise((resolve) => setImmediate(resolve));
+      since = performance.now();
+    }
+  }
+}
+
 export interface SignInputs {
   zoneName: string;
   /** Null: the version is unsigned. */
@@ -34,11 +53,11 @@ export interface SignInputs {
   previous: { records: WireRecord[]; dnssec: DraftRecord[] };
 }
 
-export function signDraft(inputs: SignInputs): { removed: DraftRecord[]; added: DraftRecord[] } {
+export async function signDraft(inputs: SignInputs): Promise<{ removed: DraftRecord[]; added: DraftRecord[] }> {
   const { zoneName, signing, previous } = inputs;
   if (!signing) return { removed: previous.dnssec, added: [] };
   const absolute = (r: WireRecord) => ({ ...r, name: absoluteName(r.name, zoneName) });
-  const signed = signZone(zoneName, inputs.unsigned.map(absolute), signing.keys, signing.policy, [...previous.records, ...previous.dnssec].map(absolute));
+  const signed = await inTurns(signZoneSteps(zoneName, inputs.unsigned.map(absolute), signing.keys, signing.policy, [...previous.records, ...previous.dnssec].map(absolute)));
   const made = new Map<string, DraftRecord>();
   for (const r of signed) {
     if (!DNSSEC_TYPES.has(r.type)) continue;
