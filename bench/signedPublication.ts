@@ -12,9 +12,12 @@
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/mdns_bench_signpub node --import tsx bench/signedPublication.ts [--sizes 1000,100000] [--writes 50] [--unsigned]
 //   dropdb mdns_bench_signpub
 //
-// The API caps a zone at 50,000 records (MAX_RECORDS_PER_ZONE, src/domain/records/ttl.ts), so
-// the largest size this can load is 50000. --unsigned measures the same zones without enabling DNSSEC (the baseline). No query load runs
+// The API caps a zone at 100,000 records (MAX_RECORDS_PER_ZONE, src/domain/records/ttl.ts).
+// --unsigned measures the same zones without enabling DNSSEC (the baseline). No query load runs
 // meanwhile (unlike bench/publicationLatency.ts). The service runs as `npm start` runs it.
+// Before enabling, and while each zone is signed whole after `enable`, a probe PATCHes one TXT
+// record of the zone every 100 ms and reports the write latency of both periods (the issue: API
+// writes to a zone keep their usual latency while it is signed whole).
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { liftRateLimits, startBenchService } from './lib/benchService.js';
@@ -97,19 +100,45 @@ try {
     log(`${name}: ${initial} records loaded and live in ${(loadMs / 1000).toFixed(1)} s`);
     zones.push({ size, name, state: 'off', enableMs: 0, loadMs });
   }
-  // DNSSEC on, one zone after the other, once all are loaded.
+  /**
+   * Writes to a zone while `running()` holds, one every 100 ms: a PATCH of one TXT record's text
+   * (the zone keeps its size), each timed from request to 2xx. The latency of API writes to a zone.
+   */
+  async function writeProbe(zone: string, running: () => boolean): Promise<number[]> {
+    const probe = await api('POST', `/zones/${zone}/records`, { name: 'probe', type: 'TXT', data: { text: 'probe 0' } });
+    const times: number[] = [];
+    for (let i = 1; running(); i++) {
+      const start = performance.now();
+      await api('PATCH', `/zones/${zone}/records/${probe.id}`, { data: { text: `probe ${i}` } });
+      times.push(performance.now() - start);
+      await sleep(100);
+    }
+    await api('DELETE', `/zones/${zone}/records/${probe.id}`);
+    return times;
+  }
+  const probes = new Map<string, { idle: number[]; signing: number[] }>();
+
+  // DNSSEC on, one zone after the other, once all are loaded; a write probe measures the zone's
+  // write latency for 5 s before, and then while the zone is signed whole (until it leaves `signing`).
   for (const zone of zones) {
     const { name } = zone;
     let state = 'off';
     let enableMs = 0;
     if (!opts.unsigned) {
+      const idleUntil = Date.now() + 5000;
+      const idle = await writeProbe(name, () => Date.now() < idleUntil);
       const enableStart = Date.now();
       state = (await api('POST', `/zones/${name}/dnssec/enable`, {})).state;
+      let signingWhole = true;
+      const during = writeProbe(name, () => signingWhole);
       const deadline = Date.now() + Number(opts['active-timeout']) * 1000;
       while (state !== 'active' && Date.now() < deadline) {
         await sleep(250);
         state = (await api('GET', `/zones/${name}/dnssec`)).state;
+        if (state !== 'signing') signingWhole = false;
       }
+      signingWhole = false;
+      probes.set(name, { idle, signing: await during });
       if (state === 'signing' || state === 'off') throw new Error(`${name}: DNSSEC still ${state} after ${opts['active-timeout']} s`);
       enableMs = Date.now() - enableStart;
       log(`${name}: DNSSEC ${state} after ${(enableMs / 1000).toFixed(1)} s`);
@@ -140,6 +169,15 @@ try {
     const c = client.get(z.name)!;
     console.log(`| ${z.size.toLocaleString('en-US')} | ${z.state} / ${finalStates[k]} | ${(z.loadMs / 1000).toFixed(1)} | ${(z.enableMs / 1000).toFixed(1)} | ${pct(s, 50)} | ${pct(s, 99)} | ${Math.max(...s)} | ${pct(c, 50)} | ${pct(c, 99)} |`);
   });
+  if (probes.size > 0) {
+    const ms = (xs: number[]) => (xs.length === 0 ? '–' : `${pct(xs, 50).toFixed(0)} / ${pct(xs, 99).toFixed(0)} / ${Math.max(...xs).toFixed(0)}`);
+    console.log('\n| zone records | API write (PATCH) 2xx latency, idle: n, p50 / p99 / max ms | while signed whole (enable → keys_published): n, p50 / p99 / max ms |');
+    console.log('|---|---|---|');
+    for (const z of zones) {
+      const p = probes.get(z.name)!;
+      console.log(`| ${z.size.toLocaleString('en-US')} | ${p.idle.length}, ${ms(p.idle)} | ${p.signing.length}, ${ms(p.signing)} |`);
+    }
+  }
 } finally {
   await service.stop();
 }

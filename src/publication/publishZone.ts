@@ -96,12 +96,13 @@ const sameList = (a: readonly string[] | null, b: readonly string[]) => a !== nu
 export async function publishZone(deps: PublishDeps, zoneId: string): Promise<PublishOutcome> {
   try {
     // A zone to be signed whole is signed before its row is locked (writes to it go on meanwhile),
-    // from one snapshot of it, and committed under the lock if nothing was published since.
-    let prepared = await prepareWholeSigning(deps, zoneId, false);
+    // from one snapshot of it, and committed under the lock if nothing was published since. The
+    // build under the lock says when (SIGN_WHOLE); the third attempt signs under the lock.
+    let prepared: PreparedVersion | null = null;
     for (let attempt = 0; ; attempt++) {
-      const outcome = await deps.db.transaction((trx) => buildVersion(trx, deps, zoneId, prepared, attempt > 0));
+      const outcome = await deps.db.transaction((trx) => buildVersion(trx, deps, zoneId, prepared, attempt >= 2));
       if (outcome !== SIGN_WHOLE) return outcome;
-      prepared = await prepareWholeSigning(deps, zoneId, true);
+      prepared = await prepareWholeSigning(deps, zoneId);
     }
   } catch (err) {
     if (!(err instanceof BuildError)) throw err;
@@ -126,7 +127,7 @@ export async function zonesRenderedElsewise(db: Knex, nameservers: readonly stri
   return rows.map((r) => r.id);
 }
 
-/** buildVersion's answer when a change signed by its names reaches further: sign whole first, outside the lock. */
+/** buildVersion's answer when the version is to be signed whole: that is done first, outside the lock (prepareWholeSigning). */
 const SIGN_WHOLE = Symbol('sign whole');
 
 /** What the build will do, decided from the zone's row, keys and unpublished change sets. */
@@ -188,27 +189,29 @@ async function planBuild(trx: Knex.Transaction, deps: PublishDeps, zone: ZoneLoc
   return { zone, keys, signing, touched, byChange, whole, fromSerial, serial };
 }
 
-/**
- * The version of a zone that is to be signed whole (`force`: also one a change was to sign by its
- * names), made in a read-only snapshot without the zone's row lock; null for any other build.
- */
-async function prepareWholeSigning(deps: PublishDeps, zoneId: string, force: boolean): Promise<PreparedVersion | null> {
-  return deps.db.transaction(
+/** The version of a signed zone signed whole, made in a read-only snapshot without the zone's row lock; null for an unsigned one. */
+async function prepareWholeSigning(deps: PublishDeps, zoneId: string): Promise<PreparedVersion | null> {
+  const snapshot = await deps.db.transaction(
     async (trx) => {
       const now = deps.clock.now();
       const zone = (await trx('zones').where('id', zoneId).first(...ZONE_COLUMNS(trx))) as ZoneLockRow | undefined;
       if (!zone || zone.status === 'deleting') return null;
       const plan = await planBuild(trx, deps, zone, now);
-      if (!plan || plan.signing === null || (plan.byChange && !force)) return null;
-      return { plan, draft: await draftVersion(draftBuild(trx, deps, plan, now), null) };
+      if (!plan || plan.signing === null) return null;
+      return { plan, now, read: await readDraftInputs(trx, zone, null, plan.fromSerial) };
     },
     { isolationLevel: 'repeatable read', readOnly: true },
   );
+  // Signed after the snapshot's transaction ended: it holds no connection while it signs.
+  return snapshot && { plan: snapshot.plan, draft: await draftFrom(draftBuild(null, deps, snapshot.plan, snapshot.now), snapshot.read) };
 }
 
 /** The prepared version still applies: nothing was published since its snapshot, and it is signed as the zone asks now. */
-const stillApplies = (prepared: PreparedVersion, plan: BuildPlan) =>
-  prepared.plan.zone.published_serial === plan.zone.published_serial && prepared.plan.signing === plan.signing && sameList(prepared.plan.zone.served_nameservers, plan.zone.served_nameservers ?? []);
+function stillApplies(prepared: PreparedVersion, plan: BuildPlan): boolean {
+  const [then, now] = [prepared.plan.zone.served_nameservers, plan.zone.served_nameservers];
+  const sameNameservers = then === null || now === null ? then === now : sameList(then, now);
+  return prepared.plan.zone.published_serial === plan.zone.published_serial && prepared.plan.signing === plan.signing && sameNameservers;
+}
 
 async function buildVersion(trx: Knex.Transaction, deps: PublishDeps, zoneId: string, prepared: PreparedVersion | null, lastTry: boolean): Promise<PublishOutcome | typeof SIGN_WHOLE> {
   const now = deps.clock.now();
@@ -233,10 +236,12 @@ async function buildVersion(trx: Knex.Transaction, deps: PublishDeps, zoneId: st
   return { kind: 'published', serial: plan.serial, changeSets: pushed, signed: plan.signing === null ? null : byNames ? 'by_change' : 'whole', behind: false };
 }
 
-function draftBuild(trx: Knex.Transaction, deps: PublishDeps, plan: BuildPlan, now: Date): DraftBuild {
+function draftBuild(trx: Knex.Transaction, deps: PublishDeps, plan: BuildPlan, now: Date): DraftBuild;
+function draftBuild(trx: null, deps: PublishDeps, plan: BuildPlan, now: Date): Omit<DraftBuild, 'trx'>;
+function draftBuild(trx: Knex.Transaction | null, deps: PublishDeps, plan: BuildPlan, now: Date): Omit<DraftBuild, 'trx'> {
   const { zone } = plan;
   const draftZone = { id: zone.id, name: zone.name, defaultTtl: zone.default_ttl, soaEmail: zone.soa_email };
-  return { trx, deps, zone, draftZone, serial: plan.serial, fromSerial: plan.fromSerial, now, keys: plan.keys, signing: plan.signing };
+  return { ...(trx && { trx }), deps, zone, draftZone, serial: plan.serial, fromSerial: plan.fromSerial, now, keys: plan.keys, signing: plan.signing };
 }
 
 interface DraftBuild {
@@ -253,7 +258,11 @@ interface DraftBuild {
 
 /** The version from the records at `names` (null: the whole zone), signed whole where the zone is or was signed. */
 async function draftVersion(b: DraftBuild, names: string[] | null): Promise<VersionDraft> {
-  const read = await readDraftInputs(b.trx, b.zone, names, b.fromSerial);
+  return draftFrom(b, await readDraftInputs(b.trx, b.zone, names, b.fromSerial));
+}
+
+/** The version from what was read: no database access, so that it can be made after the read's transaction ended. */
+async function draftFrom(b: Omit<DraftBuild, 'trx'>, read: DraftInputs): Promise<VersionDraft> {
   const servedDnssec = read.served.filter(isDnssecRecord);
   const servedOwn = servedDnssec.length === 0 ? read.served : read.served.filter((r) => !isDnssecRecord(r));
   const records = collectTouched(read.stored, servedOwn);
@@ -315,6 +324,12 @@ function signPolicy(zone: ZoneLockRow, now: Date, dnskeyTtl: number) {
   } as const;
 }
 
+interface DraftInputs {
+  stored: StoredRecord[];
+  served: DraftRecord[];
+  system: WireRecord[];
+}
+
 /**
  * What the build reads, in one statement: the zone's stored records and its served records at
  * `names` (null: the whole zone), and the system records of the served version. Stored TTLs are
@@ -325,7 +340,7 @@ async function readDraftInputs(
   zone: ZoneLockRow,
   names: string[] | null,
   fromSerial: number | null,
-): Promise<{ stored: StoredRecord[]; served: DraftRecord[]; system: WireRecord[] }> {
+): Promise<DraftInputs> {
   const at = names ? 'AND name = any(?::text[])' : '';
   const bindings = [zone.default_ttl, zone.id, ...(names ? [names] : []), zone.id, ...(names ? [names] : []), zone.id, fromSerial];
   const result = await trx

@@ -77,8 +77,12 @@ beforeAll(async () => {
   await created(await customerA.post(`/zones/${zoneA}/records`, { type: 'TXT', name: '@', data: { text: 'alpha' } }));
   recordB = await created(await customerB.post(`/zones/${zoneB}/records`, { type: 'A', name: 'www', data: { address: '192.0.2.20' } }));
   // The publication pipeline marks change sets failed; here the test does, so that a retry by B
-  // would have something to change.
+  // would have something to change — once the set was published, or the build would push it again.
   failedChangeSetA = recordA.publication.changeset_id;
+  await eventually(async () => {
+    const { rows } = await db.query(`SELECT state FROM change_sets WHERE id = $1`, [failedChangeSetA]);
+    return rows[0].state === 'live' ? true : undefined;
+  }, 20_000, `${failedChangeSetA} live`);
   const failed = await db.query(`UPDATE change_sets SET state = 'failed', error = '{"code":"backend_rejected"}' WHERE id = $1`, [failedChangeSetA]);
   expect(failed.rowCount).toBe(1);
 });
