@@ -104,19 +104,23 @@ try {
    * Writes to a zone while `running()` holds, one every 100 ms: a PATCH of one TXT record's text
    * (the zone keeps its size), each timed from request to 2xx. The latency of API writes to a zone.
    */
-  async function writeProbe(zone: string, running: () => boolean): Promise<number[]> {
+  async function writeProbe(zone: string, running: () => boolean): Promise<{ times: number[]; failed: string[] }> {
     const probe = await api('POST', `/zones/${zone}/records`, { name: 'probe', type: 'TXT', data: { text: 'probe 0' } });
     const times: number[] = [];
+    const failed: string[] = [];
     for (let i = 1; running(); i++) {
       const start = performance.now();
-      await api('PATCH', `/zones/${zone}/records/${probe.id}`, { data: { text: `probe ${i}` } });
-      times.push(performance.now() - start);
+      // A failed write is counted and reported, not retried.
+      await api('PATCH', `/zones/${zone}/records/${probe.id}`, { data: { text: `probe ${i}` } }).then(
+        () => times.push(performance.now() - start),
+        (e: Error) => failed.push(e.message.slice(0, 120)),
+      );
       await sleep(100);
     }
     await api('DELETE', `/zones/${zone}/records/${probe.id}`);
-    return times;
+    return { times, failed };
   }
-  const probes = new Map<string, { idle: number[]; signing: number[] }>();
+  const probes = new Map<string, { idle: Awaited<ReturnType<typeof writeProbe>>; signing: Awaited<ReturnType<typeof writeProbe>> }>();
 
   // DNSSEC on, one zone after the other, once all are loaded; a write probe measures the zone's
   // write latency for 5 s before, and then while the zone is signed whole (until it leaves `signing`).
@@ -171,11 +175,12 @@ try {
   });
   if (probes.size > 0) {
     const ms = (xs: number[]) => (xs.length === 0 ? '–' : `${pct(xs, 50).toFixed(0)} / ${pct(xs, 99).toFixed(0)} / ${Math.max(...xs).toFixed(0)}`);
-    console.log('\n| zone records | API write (PATCH) 2xx latency, idle: n, p50 / p99 / max ms | while signed whole (enable → keys_published): n, p50 / p99 / max ms |');
+    console.log('\n| zone records | API write (PATCH) 2xx latency, idle: n ok, failed, p50 / p99 / max ms | while signed whole (enable → keys_published): n ok, failed, p50 / p99 / max ms |');
     console.log('|---|---|---|');
     for (const z of zones) {
       const p = probes.get(z.name)!;
-      console.log(`| ${z.size.toLocaleString('en-US')} | ${p.idle.length}, ${ms(p.idle)} | ${p.signing.length}, ${ms(p.signing)} |`);
+      console.log(`| ${z.size.toLocaleString('en-US')} | ${p.idle.times.length}, ${p.idle.failed.length}, ${ms(p.idle.times)} | ${p.signing.times.length}, ${p.signing.failed.length}, ${ms(p.signing.times)} |`);
+      for (const f of [...p.idle.failed, ...p.signing.failed]) console.log(`  failed: ${f}`);
     }
   }
 } finally {

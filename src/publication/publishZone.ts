@@ -89,6 +89,8 @@ interface ZoneLockRow {
   /** What the served version was signed with (signingFingerprint); null: unsigned. */
   served_signing: string | null;
   served_at: Date | null;
+  /** This transaction holds the zone's build lock. */
+  build_lock: boolean;
 }
 
 const sameList = (a: readonly string[] | null, b: readonly string[]) => a !== null && a.length === b.length && a.every((x, i) => x === b[i]);
@@ -100,7 +102,9 @@ export async function publishZone(deps: PublishDeps, zoneId: string): Promise<Pu
     // build under the lock says when (SIGN_WHOLE); the third attempt signs under the lock.
     let prepared: PreparedVersion | null = null;
     for (let attempt = 0; ; attempt++) {
-      const outcome = await deps.db.transaction((trx) => buildVersion(trx, deps, zoneId, prepared, attempt >= 2));
+      const committed = prepared && (await commitPrepared(deps, zoneId, prepared));
+      if (committed) return committed;
+      const outcome = await deps.db.transaction((trx) => buildVersion(trx, deps, zoneId, attempt >= 2));
       if (outcome !== SIGN_WHOLE) return outcome;
       prepared = await prepareWholeSigning(deps, zoneId);
     }
@@ -152,13 +156,19 @@ interface PreparedVersion {
   draft: VersionDraft;
 }
 
-const ZONE_COLUMNS = (q: Knex | Knex.Transaction) => [
+const ZONE_COLUMNS = (q: Knex | Knex.Transaction, buildLock = true) => [
   'id', 'name', 'tenant_id', 'status', 'default_ttl', 'soa_email', 'created_at', 'changeset_seq', 'published_seq', 'published_serial',
   'dnssec_state', 'dnssec_denial',
   q.raw('(SELECT v.nameservers FROM zone_versions v WHERE v.zone_id = zones.id AND v.serial = zones.published_serial) AS served_nameservers'),
   q.raw('(SELECT v.signing FROM zone_versions v WHERE v.zone_id = zones.id AND v.serial = zones.published_serial) AS served_signing'),
   q.raw('(SELECT v.created_at FROM zone_versions v WHERE v.zone_id = zones.id AND v.serial = zones.published_serial) AS served_at'),
+  // One builder per zone, whether it holds the row (a build) or not (a version prepared outside the lock).
+  buildLock ? q.raw('pg_try_advisory_xact_lock(?, hashtext(zones.id)) AS build_lock', [BUILD_LOCK_CLASS]) : q.raw('false AS build_lock'),
 ];
+/** The advisory-lock class of zone builds (pg_try_advisory_xact_lock(class, key)). */
+const BUILD_LOCK_CLASS = 0x6d646e73; // 'mdns'
+/** The bound on the statements that write a large version prepared outside the lock (DB_STATEMENT_TIMEOUT_MS is for requests). */
+const LARGE_VERSION_TIMEOUT_MS = 120_000;
 
 async function planBuild(trx: Knex.Transaction, deps: PublishDeps, zone: ZoneLockRow, now: Date): Promise<BuildPlan | null> {
   const rendered = sameList(zone.served_nameservers, deps.nameservers);
@@ -194,7 +204,7 @@ async function prepareWholeSigning(deps: PublishDeps, zoneId: string): Promise<P
   const snapshot = await deps.db.transaction(
     async (trx) => {
       const now = deps.clock.now();
-      const zone = (await trx('zones').where('id', zoneId).first(...ZONE_COLUMNS(trx))) as ZoneLockRow | undefined;
+      const zone = (await trx('zones').where('id', zoneId).first(...ZONE_COLUMNS(trx, false))) as ZoneLockRow | undefined;
       if (!zone || zone.status === 'deleting') return null;
       const plan = await planBuild(trx, deps, zone, now);
       if (!plan || plan.signing === null) return null;
@@ -206,6 +216,29 @@ async function prepareWholeSigning(deps: PublishDeps, zoneId: string): Promise<P
   return snapshot && { plan: snapshot.plan, draft: await draftFrom(draftBuild(null, deps, snapshot.plan, snapshot.now), snapshot.read) };
 }
 
+/** A version signed whole outside the lock, committed if it still applies; null when it does not (the build goes on under the lock). */
+async function commitPrepared(deps: PublishDeps, zoneId: string, prepared: PreparedVersion): Promise<PublishOutcome | null> {
+  const now = deps.clock.now();
+  try {
+    return await deps.db.transaction(async (trx) => {
+      const zone = (await trx('zones').where('id', zoneId).first(...ZONE_COLUMNS(trx))) as ZoneLockRow | undefined;
+      if (!zone || zone.status === 'deleting') return null;
+      if (!zone.build_lock) return { kind: 'busy' } as const;
+      const plan = await planBuild(trx, deps, zone, now);
+      if (!plan || !stillApplies(prepared, plan)) return null;
+      // Up to the snapshot's change sets: those written since stay pending for the next build.
+      const built = { ...zone, changeset_seq: prepared.plan.zone.changeset_seq };
+      const pushed = await writeVersionInHalves(trx, built, now, await versionRow(prepared.draft, plan.signing));
+      if (pushed === null) throw NOT_APPLIED;
+      return { kind: 'published', serial: prepared.draft.serial, changeSets: pushed, signed: 'whole', behind: zone.changeset_seq > built.changeset_seq } as const;
+    });
+  } catch (err) {
+    if (err === NOT_APPLIED) return null;
+    throw err;
+  }
+}
+const NOT_APPLIED = new Error('the zone was published while its version was being signed');
+
 /** The prepared version still applies: nothing was published since its snapshot, and it is signed as the zone asks now. */
 function stillApplies(prepared: PreparedVersion, plan: BuildPlan): boolean {
   const [then, now] = [prepared.plan.zone.served_nameservers, plan.zone.served_nameservers];
@@ -213,21 +246,17 @@ function stillApplies(prepared: PreparedVersion, plan: BuildPlan): boolean {
   return prepared.plan.zone.published_serial === plan.zone.published_serial && prepared.plan.signing === plan.signing && sameNameservers;
 }
 
-async function buildVersion(trx: Knex.Transaction, deps: PublishDeps, zoneId: string, prepared: PreparedVersion | null, lastTry: boolean): Promise<PublishOutcome | typeof SIGN_WHOLE> {
+async function buildVersion(trx: Knex.Transaction, deps: PublishDeps, zoneId: string, lastTry: boolean): Promise<PublishOutcome | typeof SIGN_WHOLE> {
   const now = deps.clock.now();
   const zone = (await trx('zones').where('id', zoneId).forUpdate().skipLocked().first(...ZONE_COLUMNS(trx)).options(PREPARED)) as ZoneLockRow | undefined;
   if (!zone) return (await trx('zones').where('id', zoneId).first('id')) ? { kind: 'busy' } : { kind: 'idle' };
+  if (!zone.build_lock) return { kind: 'busy' };
   // A signed zone being deleted stays served (signed) until the worker saw its DS leave the
   // parent and waited out its TTL (docs/dnssec.md "Deleting a signed zone").
   if (zone.status === 'deleting') return zone.dnssec_state === 'ds_removing' ? { kind: 'idle' } : withdraw(trx, now, zone);
   const plan = await planBuild(trx, deps, zone, now);
   if (!plan) return { kind: 'idle' };
 
-  if (prepared && stillApplies(prepared, plan)) {
-    // The change sets written since the snapshot stay pending for the next build.
-    const pushed = await commitVersion(trx, { ...zone, changeset_seq: prepared.plan.zone.changeset_seq }, now, prepared.draft, plan.signing);
-    return { kind: 'published', serial: prepared.draft.serial, changeSets: pushed, signed: 'whole', behind: zone.changeset_seq > prepared.plan.zone.changeset_seq };
-  }
   const build = draftBuild(trx, deps, plan, now);
   const byNames = plan.byChange ? await draftSignedChange(build, plan.touched!) : null;
   if (plan.signing !== null && !byNames && !lastTry) return SIGN_WHOLE;
@@ -372,20 +401,37 @@ async function readDraftInputs(
  * rows: a changed record is upserted, only records gone for good are deleted.
  */
 async function commitVersion(trx: Knex.Transaction, zone: ZoneLockRow, now: Date, draft: VersionDraft, signing: string | null): Promise<number> {
+  return writeVersion(trx, zone, now, await versionRow(draft, signing));
+}
+
+/** The version as the write statements take it: its diff and records as JSON, made in turns for a large one. */
+async function versionRow(draft: VersionDraft, signing: string | null): Promise<VersionRow> {
   const diff = draftDiff(draft);
-  const upserted = [...draft.records.added, ...draft.signatures.added].map((r) => ({ record_id: r.recordId, ...toStored(r) }));
-  return writeVersion(trx, zone, now, {
+  const upserted = [...draft.records.added, ...draft.signatures.added];
+  return {
     serial: draft.serial,
     fromSerial: draft.fromSerial,
-    removed: JSON.stringify(diff.removed.map(toStored)),
-    added: JSON.stringify(diff.added.map(toStored)),
+    removed: await jsonInTurns(diff.removed, toStored),
+    added: await jsonInTurns(diff.added, toStored),
     system: JSON.stringify(draft.system.after.map(toStored)),
     nameservers: draft.system.nameservers,
     withdrawn: false,
     gone: [...draft.records.gone, ...draft.signatures.removed.map((r) => r.recordId)],
-    upserted: JSON.stringify(upserted),
+    upserted: await jsonInTurns(upserted, (r) => ({ record_id: r.recordId, ...toStored(r) })),
     signing,
-  });
+  };
+}
+
+/** A JSON array of `items`, written a few thousand at a time with the thread handed back between (a zone signed whole has hundreds of thousands). */
+async function jsonInTurns<T>(items: readonly T[], map: (item: T) => unknown): Promise<string> {
+  const CHUNK = 5000;
+  if (items.length <= CHUNK) return JSON.stringify(items.map(map));
+  const parts: string[] = [];
+  for (let i = 0; i < items.length; i += CHUNK) {
+    parts.push(JSON.stringify(items.slice(i, i + CHUNK).map(map)).slice(1, -1));
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return `[${parts.join(',')}]`;
 }
 
 interface VersionRow {
@@ -403,18 +449,10 @@ interface VersionRow {
   signing: string | null;
 }
 
-async function writeVersion(trx: Knex.Transaction, zone: ZoneLockRow, now: Date, v: VersionRow): Promise<number> {
-  const result = await trx
-    .raw<{ rows: { pushed: number }[] }>(
-      `WITH v AS (
+/** The version row and what the nameservers serve: the heavy half of a version's write. */
+const VERSION_ROWS_SQL = `v AS (
          INSERT INTO zone_versions (zone_id, serial, from_serial, removed, added, system, nameservers, withdrawn, created_at, signing)
          VALUES (?, ?, ?, ?::jsonb, ?::jsonb, ?::jsonb, ?::text[], ?, ?, ?)
-       ), z AS (
-         UPDATE zones SET published_serial = ?, published_seq = ?, publish_retry_at = NULL WHERE id = ?
-       ), c AS (
-         UPDATE change_sets SET state = 'pushed', serial = ?, pushed_at = ?, error = NULL, updated_at = ?
-         WHERE zone_id = ? AND seq > ? AND seq <= ? AND state IN ('pending', 'failed')
-         RETURNING 1
        ), gone AS (
          DELETE FROM published_records WHERE zone_id = ? AND record_id = any(?::text[])
        ), upserted AS (
@@ -422,19 +460,51 @@ async function writeVersion(trx: Knex.Transaction, zone: ZoneLockRow, now: Date,
          SELECT ?, x.record_id, x.name, x.type, x.ttl, decode(x.rdata, 'base64')
          FROM jsonb_to_recordset(?::jsonb) AS x(record_id text, name text, type int, ttl int, rdata text)
          ON CONFLICT (zone_id, record_id) DO UPDATE SET name = excluded.name, type = excluded.type, ttl = excluded.ttl, rdata = excluded.rdata
+       )`;
+const versionRowsBindings = (zone: ZoneLockRow, now: Date, v: VersionRow) => [
+  zone.id, v.serial, v.fromSerial, v.removed, v.added, v.system, v.nameservers, v.withdrawn, now, v.signing,
+  zone.id, v.gone,
+  zone.id, v.upserted,
+];
+
+/**
+ * The zone's published pointer (only from the version it was built on: null rows otherwise),
+ * its change sets up to the version's, and the NOTIFY: the light half, the only one that takes
+ * the zone's row lock.
+ */
+const VERSION_POINTER_SQL = `z AS (
+         UPDATE zones SET published_serial = ?, published_seq = ?, publish_retry_at = NULL
+         WHERE id = ? AND published_serial IS NOT DISTINCT FROM ? RETURNING 1
+       ), c AS (
+         UPDATE change_sets SET state = 'pushed', serial = ?, pushed_at = ?, error = NULL, updated_at = ?
+         WHERE zone_id = ? AND seq > ? AND seq <= ? AND state IN ('pending', 'failed') AND EXISTS (SELECT 1 FROM z)
+         RETURNING 1
        )
-       SELECT (SELECT count(*) FROM c) AS pushed, pg_notify(?, ?)`,
-      [
-        zone.id, v.serial, v.fromSerial, v.removed, v.added, v.system, v.nameservers, v.withdrawn, now, v.signing,
-        v.withdrawn ? null : v.serial, zone.changeset_seq, zone.id,
-        v.serial, now, now, zone.id, zone.published_seq, zone.changeset_seq,
-        zone.id, v.gone,
-        zone.id, v.upserted,
-        PUBLISHED_CHANNEL, zone.id,
-      ],
-    )
+       SELECT (SELECT count(*) FROM z) AS moved, (SELECT count(*) FROM c) AS pushed, CASE WHEN EXISTS (SELECT 1 FROM z) THEN pg_notify(?, ?) END AS notified`;
+const versionPointerBindings = (zone: ZoneLockRow, now: Date, v: VersionRow) => [
+  v.withdrawn ? null : v.serial, zone.changeset_seq, zone.id, zone.published_serial,
+  v.serial, now, now, zone.id, zone.published_seq, zone.changeset_seq,
+  PUBLISHED_CHANNEL, zone.id,
+];
+
+/** One statement under the zone's row lock; the number of change sets pushed. */
+async function writeVersion(trx: Knex.Transaction, zone: ZoneLockRow, now: Date, v: VersionRow): Promise<number> {
+  const result = await trx
+    .raw<{ rows: { pushed: number }[] }>(`WITH ${VERSION_ROWS_SQL}, ${VERSION_POINTER_SQL}`, [...versionRowsBindings(zone, now, v), ...versionPointerBindings(zone, now, v)])
     .options(PREPARED);
   return Number(result.rows[0]!.pushed);
+}
+
+/**
+ * Two statements, for a large version prepared outside the lock: the rows first (seconds for a
+ * zone signed whole, with no lock on the zone's row: its writers go on), then the pointer. Null
+ * when the zone was published meanwhile (the caller rolls back).
+ */
+async function writeVersionInHalves(trx: Knex.Transaction, zone: ZoneLockRow, now: Date, v: VersionRow): Promise<number | null> {
+  await trx.raw(`SET LOCAL statement_timeout = ${LARGE_VERSION_TIMEOUT_MS}`);
+  await trx.raw(`WITH ${VERSION_ROWS_SQL} SELECT 1`, versionRowsBindings(zone, now, v)).options({ query_timeout: LARGE_VERSION_TIMEOUT_MS + 5000 });
+  const result = await trx.raw<{ rows: { moved: number; pushed: number }[] }>(`WITH ${VERSION_POINTER_SQL}`, versionPointerBindings(zone, now, v));
+  return Number(result.rows[0]!.moved) === 1 ? Number(result.rows[0]!.pushed) : null;
 }
 
 /** Deletion: the nameservers drop the zone; the verifier removes the row once none serves it. */

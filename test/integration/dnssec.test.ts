@@ -139,6 +139,38 @@ describe('DNSSEC in the lab: enable, served signed, validated from the lab root,
     }
   });
 
+  it('keeps accepting writes while a zone is signed whole, and signs them next', async (ctx) => {
+    const zone = 'sec-busy.example';
+    expect((await lab.customerA.post('/zones', { name: zone })).status).toBe(201);
+    for (let from = 0; from < 3000; from += 1000) {
+      const changes = Array.from({ length: 1000 }, (_, k) => ({ op: 'create', record: { name: `h${from + k}`, type: 'A', data: { address: `10.0.${(from + k) >> 8}.${(from + k) & 255}` } } }));
+      const res = await lab.customerA.post(`/zones/${zone}/changesets`, { changes });
+      expect(res.status, res.text).toBe(201);
+    }
+    const whole = lab.service.publication!.builds.whole;
+    expect((await lab.customerA.post(`/zones/${zone}/dnssec/enable`, {})).status).toBe(202);
+    // Written while the first signing of the zone runs (outside the zone's row lock).
+    const written: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      const res = await lab.customerA.post(`/zones/${zone}/records`, { type: 'TXT', name: `during${i}`, data: { text: `w${i}` } });
+      expect(res.status, res.text).toBe(201);
+      written.push(`during${i}`);
+    }
+    await untilDnssecState(lab, zone, 'keys_published');
+    expect(lab.service.publication!.builds.whole).toBeGreaterThan(whole);
+    const text = await eventually(async () => {
+      const axfrText = await axfr(ctx, lab, zone);
+      return written.every((n) => axfrText.includes(`${n}.${zone}.`)) ? axfrText : undefined;
+    }, 20_000, 'every write served');
+    const file = tempFile('zone.db', text);
+    try {
+      const ldns = runTool(requireTool('ldns-verify-zone', ctx), [file.file]);
+      expect(ldns.status, ldns.output).toBe(0);
+    } finally {
+      file.remove();
+    }
+  });
+
   it('checks at most once a minute per zone', async () => {
     const zone = 'sec-on.example';
     const first = await lab.customerA.post(`/zones/${zone}/dnssec/check`, {});

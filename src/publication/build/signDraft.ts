@@ -56,13 +56,20 @@ export interface SignInputs {
 export async function signDraft(inputs: SignInputs): Promise<{ removed: DraftRecord[]; added: DraftRecord[] }> {
   const { zoneName, signing, previous } = inputs;
   if (!signing) return { removed: previous.dnssec, added: [] };
+  return inTurns(signedDiff(inputs, signing));
+}
+
+function* signedDiff(inputs: SignInputs, signing: NonNullable<SignInputs['signing']>): Generator<void, { removed: DraftRecord[]; added: DraftRecord[] }> {
+  const { zoneName, previous } = inputs;
   const absolute = (r: WireRecord) => ({ ...r, name: absoluteName(r.name, zoneName) });
-  const signed = await inTurns(signZoneSteps(zoneName, inputs.unsigned.map(absolute), signing.keys, signing.policy, [...previous.records, ...previous.dnssec].map(absolute)));
+  const signed = yield* signZoneSteps(zoneName, inputs.unsigned.map(absolute), signing.keys, signing.policy, [...previous.records, ...previous.dnssec].map(absolute), false);
   const made = new Map<string, DraftRecord>();
-  for (const r of signed) {
+  for (const [i, r] of signed.entries()) {
+    if (i % 4096 === 0) yield;
     if (!DNSSEC_TYPES.has(r.type)) continue;
     const record = { name: relativeName(r.name, zoneName), type: r.type, ttl: r.ttl, rdata: r.rdata };
-    made.set(idOf(record), { recordId: idOf(record), ...record });
+    const recordId = idOf(record);
+    made.set(recordId, { recordId, ...record });
   }
   const before = new Set(previous.dnssec.map((r) => r.recordId));
   return {
