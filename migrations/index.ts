@@ -11,6 +11,7 @@ import * as renderedSystemRecords from './20261124000300_rendered_system_records
 import * as fasterNewId from './20261125000100_faster_new_id.js';
 import * as labParentZones from './20261125000200_lab_parent_zones.js';
 import * as dnssec from './20261125000300_dnssec.js';
+import * as reverseDns from './20261125000400_reverse_dns.js';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -28,4 +29,5 @@ export const migrations: Record<string, Migration> = {
   '20261125000100_faster_new_id': fasterNewId,
   '20261125000200_lab_parent_zones': labParentZones,
   '20261125000300_dnssec': dnssec,
+  '20261125000400_reverse_dns': reverseDns,
 };

@@ -7,18 +7,19 @@ import { type ZoneRow, zoneToDomain } from '../db/repositories/zoneRows.js';
 import type { ScopedDb } from '../db/tenantScope.js';
 import { notFound } from '../domain/errors.js';
 import type { DnsRecord } from '../domain/model/record.js';
-import type { Zone } from '../domain/model/zone.js';
+import { HIDDEN_ZONE_KINDS, type Zone } from '../domain/model/zone.js';
 import { zoneNameFromPath } from '../domain/zoneName.js';
 
 /**
- * Which zones a lookup reaches: the tenants' zones (the API, every service) or the lab's parent
- * zones (the lab registrar only, src/lab/registrar.ts). Neither reaches the other: a lab parent
+ * Which zones a lookup reaches: the tenants' zones (the API, every service), the lab's parent
+ * zones (the lab registrar only, src/lab/registrar.ts) or the provider's reverse zones (the PTR
+ * service only, docs/rdns.md). Neither reaches the other: a lab parent
  * zone is as absent from the API as another tenant's zone (404).
  */
-export type ZoneReach = 'tenant' | 'lab_parent';
+export type ZoneReach = 'tenant' | 'lab_parent' | 'provider_reverse';
 
 /** The tenants' zones of the scope, without the lab's parent zones: what counts and stats see. */
-export const tenantZones = (scoped: ScopedDb): Knex.QueryBuilder => scoped.from('zones').whereNot('kind', 'lab_parent');
+export const tenantZones = (scoped: ScopedDb): Knex.QueryBuilder => scoped.from('zones').whereNotIn('kind', HIDDEN_ZONE_KINDS);
 
 /** Zones with their publication summary (the state of their newest change set). */
 export function zonesQuery(scoped: ScopedDb, protectedNames: string[], reach: ZoneReach = 'tenant'): Knex.QueryBuilder {
@@ -26,8 +27,8 @@ export function zonesQuery(scoped: ScopedDb, protectedNames: string[], reach: Zo
     .from('zones', 'z')
     .leftJoin('change_sets as c', 'c.id', 'z.last_changeset_id')
     .select('z.*', 'c.state as publication_state', 'c.updated_at as publication_updated_at');
-  if (reach === 'lab_parent') return q.where('z.kind', 'lab_parent');
-  q.whereNot('z.kind', 'lab_parent');
+  if (reach !== 'tenant') return q.where('z.kind', reach);
+  q.whereNotIn('z.kind', HIDDEN_ZONE_KINDS);
   // Protected names are never listed nor reachable (spec "Zone").
   for (const p of protectedNames) q.whereNot('z.name', p).whereNot('z.name', 'like', `%.${p}`);
   return q;
@@ -38,7 +39,7 @@ export function zonesQuery(scoped: ScopedDb, protectedNames: string[], reach: Zo
  * A lab parent zone is named by its stored name ('' the root), never by a request path.
  */
 export async function findZone(scoped: ScopedDb, config: Config, pathName: string, lock: Knex.Transaction | null, reach: ZoneReach = 'tenant'): Promise<Zone> {
-  const name = reach === 'lab_parent' ? pathName : zoneNameFromPath(pathName);
+  const name = reach === 'tenant' ? zoneNameFromPath(pathName) : pathName;
   if (name === null) throw notFound('zone');
   const q = zonesQuery(scoped, config.zones.protectedNames, reach).where('z.name', name).first().options(PREPARED);
   if (lock) q.forUpdate('z');

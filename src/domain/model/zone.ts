@@ -1,7 +1,13 @@
 import type { ChangeSetState } from '../publication.js';
 
-/** 'lab_parent': the sandbox lab's root and TLD zones (docs/lab.md), hidden from the zone API. */
-export type ZoneKind = 'forward' | 'reverse' | 'lab_parent';
+/**
+ * docs/rdns.md "Reverse zones and the zone kinds": 'reverse' a customer-owned prefix's reverse zone;
+ * 'provider_reverse' a reverse zone of the provider's address space (written through /ptr only);
+ * 'lab_parent' the sandbox lab's root, TLD and arpa zones (docs/lab.md). The last two are hidden
+ * from the zone API.
+ */
+export type ZoneKind = 'forward' | 'reverse' | 'provider_reverse' | 'lab_parent';
+export const HIDDEN_ZONE_KINDS: readonly ZoneKind[] = ['provider_reverse', 'lab_parent'];
 export type ZoneStatus = 'activating' | 'active' | 'deleting';
 
 /** A hosted zone as the rules see it (stored by src/db/repositories/zoneRows.ts). */
