@@ -1,7 +1,7 @@
 // IP addresses and blocks as reverse DNS needs them (docs/rdns.md "Addresses in URLs and bodies"):
 // parsed from any valid textual form, written in one form (IPv4 dotted quad, IPv6 RFC 5952),
 // compared as numbers, and mapped to their reverse names (RFC 1035 §3.5, RFC 3596 §2.5).
-import { isIPv4, isIPv6 } from 'node:net';
+import { formatIpv4, formatIpv6, writeIpv4, writeIpv6 } from '../../../nameserver/wire/address.js';
 
 export type Family = 4 | 6;
 
@@ -29,51 +29,29 @@ export class AddressError extends Error {
 
 const bits = (family: Family) => (family === 4 ? 32 : 128);
 
-/** An address in any valid textual form; IPv4-mapped and -compatible IPv6 are refused (their PTR lives in in-addr.arpa). */
+const scratch = Buffer.alloc(16);
+
+/** An address in any valid textual form (the codec reads it); IPv4-mapped and -compatible IPv6 are refused (their PTR lives in in-addr.arpa). */
 export function parseAddress(text: string): Address {
   const t = text.trim();
-  if (isIPv4(t)) return { family: 4, value: t.split('.').reduce((v, o) => (v << 8n) | BigInt(Number(o)), 0n) };
-  if (!isIPv6(t) || t.includes('%')) throw new AddressError('invalid_ip', `"${text}" is not an IPv4 or IPv6 address.`);
-  const value = ipv6Value(t);
+  if (writeIpv4(scratch, 0, t)) return { family: 4, value: BigInt(scratch.readUInt32BE(0)) };
+  if (!writeIpv6(scratch, 0, t)) throw new AddressError('invalid_ip', `"${text}" is not an IPv4 or IPv6 address.`);
+  const value = (scratch.readBigUInt64BE(0) << 64n) | scratch.readBigUInt64BE(8);
   if (value >> 32n === 0xffffn || (value >> 32n === 0n && value > 1n)) {
     throw new AddressError('ipv4_mapped_address', `"${text}" is an IPv4-mapped or IPv4-compatible IPv6 address; give the IPv4 address itself.`);
   }
   return { family: 6, value };
 }
 
-function ipv6Value(t: string): bigint {
-  let text = t.toLowerCase();
-  // An embedded dotted quad (::ffff:192.0.2.1) becomes two groups.
-  const quad = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
-  if (quad) {
-    const v = quad[1]!.split('.').map(Number);
-    text = `${text.slice(0, quad.index)}${((v[0]! << 8) | v[1]!).toString(16)}:${((v[2]! << 8) | v[3]!).toString(16)}`;
-  }
-  const [head, tail] = text.includes('::') ? text.split('::') : [text, null];
-  const left = head ? head.split(':') : [];
-  const right = tail ? tail.split(':') : [];
-  const groups = tail === null ? left : [...left, ...Array(8 - left.length - right.length).fill('0'), ...right];
-  return groups.reduce((v, g) => (v << 16n) | BigInt(parseInt(g, 16)), 0n);
-}
-
-/** The address's one textual form: dotted quad, or RFC 5952 (lower case, longest zero run of two or more groups as ::, the first of equals). */
+/** The address's one textual form, the codec's: dotted quad, or RFC 5952. */
 export function formatAddress(a: Address): string {
-  if (a.family === 4) return [24n, 16n, 8n, 0n].map((s) => String((a.value >> s) & 255n)).join('.');
-  const groups = Array.from({ length: 8 }, (_, i) => Number((a.value >> BigInt(112 - 16 * i)) & 0xffffn));
-  let best = { at: -1, length: 1 };
-  for (let i = 0; i < 8; ) {
-    if (groups[i] !== 0) {
-      i++;
-      continue;
-    }
-    let j = i;
-    while (j < 8 && groups[j] === 0) j++;
-    if (j - i > best.length) best = { at: i, length: j - i };
-    i = j;
+  if (a.family === 4) {
+    scratch.writeUInt32BE(Number(a.value), 0);
+    return formatIpv4(scratch, 0);
   }
-  const hex = groups.map((g) => g.toString(16));
-  if (best.at < 0) return hex.join(':');
-  return `${hex.slice(0, best.at).join(':')}::${hex.slice(best.at + best.length).join(':')}`;
+  scratch.writeBigUInt64BE(a.value >> 64n, 0);
+  scratch.writeBigUInt64BE(a.value & 0xffffffffffffffffn, 8);
+  return formatIpv6(scratch, 0);
 }
 
 /** A block written `address/length`; the address must be the block's first. */
