@@ -48,7 +48,7 @@ module.exports = {
       'Logs and metrics are handed counters; they import no nameserver, database or service.'),
     only('services-know-no-outer-layer', '^src/services/', ['^src/services/', '^src/db/', '^src/domain/', '^src/config/', '^src/billing/', '^nameserver/wire/', DNSSEC_LIBRARY],
       'Use cases: domain rules over repositories. No HTTP, no workers, no lab, no nameserver beyond the codec; of DNSSEC only its library (keys, signing, the state table).'),
-    only('dnssec-is-a-pure-library', DNSSEC_LIBRARY, [DNSSEC_LIBRARY, '^src/domain/', '^nameserver/wire/', '^nameserver/zone/canonicalOrder\\.ts$', '^nameserver/types\\.ts$'],
+    only('dnssec-is-a-pure-library', DNSSEC_LIBRARY, [DNSSEC_LIBRARY, '^src/domain/', '^nameserver/wire/', '^nameserver/zone/canonicalOrder\\.ts$', '^nameserver/zone/steps\\.ts$', '^nameserver/types\\.ts$'],
       'The DNSSEC primitives (keys, signatures, NSEC3 hashes, signZone, the state table, the registrar interface) are handed records and keys: node:crypto, the domain and the codec, nothing that stores or serves. The rest of src/dnssec (worker, checks, key storage) is a background feature.'),
     {
       name: 'dnssec-no-packages',

@@ -36,7 +36,7 @@ const url = process.env.DATABASE_URL ?? '';
 if (!url || /\/(postgres|test)$/.test(url)) throw new Error('DATABASE_URL must name a scratch database');
 
 const log = (msg: string) => process.stderr.write(`[signedPublication ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
-const service = await startBenchService({ env: { DNSSEC_CHECK_INTERVAL_MS: '200' } });
+const service = await startBenchService({ env: { DNSSEC_CHECK_INTERVAL_MS: '200' }, nodeArgs: process.env.BENCH_SERVICE_NODE_ARGS?.split(' ').filter(Boolean) });
 try {
   const { base, tokens } = service;
   await liftRateLimits(service);

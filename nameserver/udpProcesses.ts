@@ -54,8 +54,8 @@ export class MirroredZoneStore extends ZoneStore {
     this.post({ kind: 'set', origin: snapshot.origin, records: [...snapshot.records()].map(toWire) });
   }
 
-  override applyDiff(origin: string, diff: ZoneDiff): ZoneSnapshot {
-    const next = super.applyDiff(origin, diff);
+  override installDiff(origin: string, diff: ZoneDiff, next: ZoneSnapshot): ZoneSnapshot {
+    super.installDiff(origin, diff, next);
     this.post({ kind: 'diff', origin, fromSerial: diff.fromSerial, toSerial: diff.toSerial, removed: diff.removed.map(toWire), added: diff.added.map(toWire) });
     return next;
   }

@@ -24,6 +24,7 @@
 // Because the maps share structure between versions, applyZoneDiff copies only the paths it
 // touches: a snapshot that is answering queries is never changed, and a one-record change costs
 // the same in a zone of a million records as in one of a hundred.
+import { finish } from './steps.js';
 import { TYPE, type RRset, type ZoneDiff, type ZoneRecord } from '../types.js';
 import { rdataTarget } from '../wire/rdata.js';
 import { canonicalOrderBelow, compareCanonical } from './canonicalOrder.js';
@@ -341,13 +342,18 @@ export function buildZoneSnapshot(origin: string, records: readonly ZoneRecord[]
  * a record the zone does not hold, or does not end at `toSerial`; the caller then rebuilds the zone.
  */
 export function applyZoneDiff(snapshot: ZoneSnapshot, diff: ZoneDiff): ZoneSnapshot {
+  return finish(applyZoneDiffSteps(snapshot, diff));
+}
+
+/** applyZoneDiff in steps (nameserver/zone/steps.ts): a version of hundreds of thousands of records takes a second or two. */
+export function* applyZoneDiffSteps(snapshot: ZoneSnapshot, diff: ZoneDiff): Generator<void, ZoneSnapshot> {
   if (!(snapshot instanceof Snapshot)) throw new TypeError('applyZoneDiff needs a snapshot made by buildZoneSnapshot');
   if (diff.fromSerial !== snapshot.serial) {
     throw new ZoneError(`diff from serial ${diff.fromSerial} does not apply to "${snapshot.origin}" at serial ${snapshot.serial}`);
   }
   const maps = snapshot.maps.owners === null && madeOwnerIndexes.has(snapshot) ? { ...snapshot.maps, owners: madeOwnerIndexes.get(snapshot)! } : snapshot.maps;
   const editor = new ZoneEditor(snapshot.origin, maps, snapshot.recordCount);
-  editor.apply(diff.removed, diff.added);
+  yield* editor.apply(diff.removed, diff.added);
   const next = editor.done();
   if (next.serial !== diff.toSerial) {
     throw new ZoneError(`diff to serial ${diff.toSerial} leaves "${snapshot.origin}" at serial ${next.serial} (the diff must replace the SOA record)`);
@@ -434,13 +440,27 @@ class ZoneEditor {
     this.nsec3Owners = PersistentSortedSet.fromSorted(nsec3Owners.sort(order.compare), order).edit();
   }
 
-  apply(removed: readonly ZoneRecord[], added: readonly ZoneRecord[]): void {
+  *apply(removed: readonly ZoneRecord[], added: readonly ZoneRecord[]): Generator<void, void> {
     const inTree: Changes = new Map();
     const inHashed: Changes = new Map();
-    for (const record of removed) this.changeOf(record, inTree, inHashed).remove.push(record.rdata);
-    for (const record of added) this.changeOf(record, inTree, inHashed).add.push(record);
-    for (const [owner, changes] of inTree) this.applyAt(this.names, owner, changes, true);
-    for (const [owner, changes] of inHashed) this.applyAt(this.hashed, owner, changes, false);
+    let n = 0;
+    const pause = () => ++n % 1024 === 0;
+    for (const record of removed) {
+      this.changeOf(record, inTree, inHashed).remove.push(record.rdata);
+      if (pause()) yield;
+    }
+    for (const record of added) {
+      this.changeOf(record, inTree, inHashed).add.push(record);
+      if (pause()) yield;
+    }
+    for (const [owner, changes] of inTree) {
+      this.applyAt(this.names, owner, changes, true);
+      if (pause()) yield;
+    }
+    for (const [owner, changes] of inHashed) {
+      this.applyAt(this.hashed, owner, changes, false);
+      if (pause()) yield;
+    }
   }
 
   done(): Snapshot {

@@ -4,7 +4,8 @@
 import type { ZoneDiff } from '../types.js';
 import { DEFAULT_JOURNAL_LIMITS, type JournalLimits, ZoneJournal } from './journal.js';
 import { parentName } from '../wire/name.js';
-import { applyZoneDiff, ZoneError, type ZoneSnapshot } from './snapshot.js';
+import { applyZoneDiffSteps, ZoneError, type ZoneSnapshot } from './snapshot.js';
+import { finish } from './steps.js';
 
 export interface ZoneStoreOptions {
   /** Per-zone IXFR journal bounds; default: the last 100 diffs, at most 1 MiB of records. */
@@ -79,9 +80,22 @@ export class ZoneStore {
    * stays as it was, and the caller loads it whole.
    */
   applyDiff(origin: string, diff: ZoneDiff): ZoneSnapshot {
+    return this.installDiff(origin, diff, finish(this.nextOf(origin, diff)));
+  }
+
+  /**
+   * What applyDiff serves after `diff`, made in steps while the zone keeps answering as it is
+   * (nameserver/zone/steps.ts); installDiff then serves it. Throws as applyDiff does.
+   */
+  *nextOf(origin: string, diff: ZoneDiff): Generator<void, ZoneSnapshot> {
     const current = this.zones.get(origin);
     if (!current) throw new ZoneError(`zone "${origin}" is not served`);
-    const next = applyZoneDiff(current, diff);
+    return yield* applyZoneDiffSteps(current, diff);
+  }
+
+  /** Serves `next`, made by nextOf from the zone as it is still served, and journals the diff. */
+  installDiff(origin: string, diff: ZoneDiff, next: ZoneSnapshot): ZoneSnapshot {
+    if (this.zones.get(origin)?.serial !== diff.fromSerial) throw new ZoneError(`zone "${origin}" changed while the diff to ${diff.toSerial} was applied`);
     this.zones.set(origin, next);
     this.journalOf(origin).append(diff);
     this.changes++;

@@ -14,11 +14,11 @@
 import { TYPE, type ZoneRecord } from '../../nameserver/types.js';
 import { decodeBase32Hex, encodeBase32Hex } from '../../nameserver/wire/base32hex.js';
 import { decodeUncompressedName, parentName } from '../../nameserver/wire/name.js';
+import { finish } from '../../nameserver/zone/steps.js';
 import {
   addApexSets,
   addRRset,
   denialTtlOf,
-  finish,
   GENERATED,
   type NameRole,
   type Nodes,

@@ -10,6 +10,7 @@ import { encodeBase32Hex } from '../../nameserver/wire/base32hex.js';
 import { isAtOrBelow, parentName } from '../../nameserver/wire/name.js';
 import { encodeRdata, rdataToData } from '../../nameserver/wire/rdata.js';
 import { compareCanonical } from '../../nameserver/zone/canonicalOrder.js';
+import { finish } from '../../nameserver/zone/steps.js';
 import { dnskeyRdata, dsRdata, type ZoneKey } from './keys.js';
 import { nsec3Digest } from '../../nameserver/wire/nsec3Hash.js';
 import { canonicalRdatas, signRRset, type SignatureWindow } from './sign.js';
@@ -95,14 +96,6 @@ export function* signZoneSteps(
   const reuse = new SignatureReuse(previous, policy.refreshBefore);
   yield;
   return yield* signNodes(zone, nodes, roles, keys, policy, reuse, ordered);
-}
-
-/** Runs steps to the end without pausing. */
-export function finish<T>(steps: Generator<void, T>): T {
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return step.value;
-  }
 }
 
 /** How many RRsets are signed, or names hashed, between two pauses. */

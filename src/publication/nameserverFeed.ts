@@ -9,6 +9,7 @@ import type { Knex } from 'knex';
 import type { ZoneDiff } from '../../nameserver/types.js';
 import { buildZoneSnapshot } from '../../nameserver/zone/snapshot.js';
 import type { ZoneStore } from '../../nameserver/zone/store.js';
+import { inTurns } from '../../nameserver/zone/steps.js';
 import { NotificationListener } from '../db/notificationListener.js';
 import { PREPARED } from '../db/preparedStatements.js';
 import { PeriodicJob } from '../jobs/periodicJob.js';
@@ -134,7 +135,11 @@ export class NameserverFeed {
       return;
     }
     try {
-      for (const v of chain) this.options.store.applyDiff(row.name, diffOf(row.name, v));
+      // In turns: a large version (a zone signed whole) takes the nameserver a second or two.
+      for (const v of chain) {
+        const diff = diffOf(row.name, v);
+        this.options.store.installDiff(row.name, diff, await inTurns(this.options.store.nextOf(row.name, diff)));
+      }
     } catch (err) {
       // A diff that does not fit what we serve (the store keeps the old zone): start over whole.
       this.options.logger.warn({ err, zone_id: zoneId }, 'zone version did not apply; reloading the zone');

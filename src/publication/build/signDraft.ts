@@ -9,6 +9,7 @@
 // being signed loses every DNSSEC record in one version.
 import { createHash } from 'node:crypto';
 import { TYPE } from '../../../nameserver/types.js';
+import { inTurns } from '../../../nameserver/zone/steps.js';
 import { absoluteName, relativeName } from '../../../nameserver/wire/name.js';
 import { type ChainLookup, signUpdate } from '../../dnssec/signUpdate.js';
 import { type SignPolicy, type SigningKeys, signZoneSteps } from '../../dnssec/signZone.js';
@@ -23,25 +24,6 @@ export const DNSSEC_RECORD_PREFIX = 'dnssec:';
 export const isDnssecRecord = (r: { recordId: string }) => r.recordId.startsWith(DNSSEC_RECORD_PREFIX);
 
 const idOf = (r: WireRecord) => `${DNSSEC_RECORD_PREFIX}${createHash('sha1').update(`${r.name}\u0000${r.type}\u0000${r.ttl}\u0000`).update(r.rdata).digest('hex')}`;
-
-/**
- * How long signing holds the thread before handing it back: the process also answers the API (and
- * often DNS), whose requests then wait at most about this long behind a zone signed whole.
- */
-const SIGNING_SLICE_MS = 10;
-
-/** Runs signing steps, handing the thread back to the event loop every SIGNING_SLICE_MS. */
-async function inTurns<T>(steps: Generator<void, T>): Promise<T> {
-  let since = performance.now();
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return step.value;
-    if (performance.now() - since >= SIGNING_SLICE_MS) {
-      await new Promise((resolve) => setImmediate(resolve));
-      since = performance.now();
-    }
-  }
-}
 
 export interface SignInputs {
   zoneName: string;
