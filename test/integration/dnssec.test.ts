@@ -243,6 +243,44 @@ describe('DNSSEC in the lab: enable, served signed, validated from the lab root,
     expect(await delv(ctx, lab, `nothing.${zone}`, 'A')).toMatch(/; negative response, fully validated/);
   });
 
+  it('rolls the KSK over for an assisted zone: it asks the customer to replace the DS and keeps the old KSK until the new DS is seen', async (ctx) => {
+    const zone = 'sec-ksk-assisted.example';
+    await createActiveZone(lab, zone, [{ type: 'A', name: 'www', data: { address: '192.0.2.51' } }]);
+    expect((await lab.platform.patch(`/lab/registrations/${zone}`, { registered_here: false })).status).toBe(200);
+    const started = await lab.customerA.post(`/zones/${zone}/dnssec/enable`, {});
+    expect(started.body.mode).toBe('assisted');
+    await untilDnssecState(lab, zone, 'awaiting_ds');
+    expect((await lab.platform.put(`/lab/registrations/${zone}/ds`, { ds: started.body.ds })).status).toBe(200);
+    const before = await untilDnssecState(lab, zone, 'active');
+    const oldKsk = before.keys.find((k: any) => k.role === 'ksk');
+
+    const staff = lab.platform.with({ 'X-Act-As-Customer': lab.tokens.tenants.customers[0] });
+    const rolling = await staff.post(`/zones/${zone}/dnssec/rollover`, { key: 'ksk' });
+    expect(rolling.status, rolling.text).toBe(202);
+    const newDs = rolling.body.ds.filter((d: string) => d !== before.ds[0]);
+    expect(newDs).toHaveLength(1);
+    // The service cannot reach the registrar: the customer is asked to put the new DS there.
+    const asked = await eventually(async () => {
+      await passLabTime(lab);
+      const body = await dnssecOf(lab, zone);
+      return body.next_action === 'replace_ds_at_registrar' ? body : undefined;
+    }, 60_000, 'replace_ds_at_registrar');
+    expect(asked.keys.filter((k: any) => k.role === 'ksk').map((k: any) => k.id)).toContain(oldKsk.id);
+    for (let i = 0; i < 3; i++) await passLabTime(lab);
+    expect((await dnssecOf(lab, zone)).keys.map((k: any) => k.id)).toContain(oldKsk.id);
+    expect(await delv(ctx, lab, `www.${zone}`, 'A')).toMatch(/; fully validated/);
+
+    expect((await lab.platform.put(`/lab/registrations/${zone}/ds`, { ds: newDs })).status).toBe(200);
+    const done = await eventually(async () => {
+      await passLabTime(lab);
+      const body = await dnssecOf(lab, zone);
+      const ksks = body.keys.filter((k: any) => k.role === 'ksk');
+      return ksks.length === 1 && ksks[0].id !== oldKsk.id && body.next_action === 'none' ? body : undefined;
+    }, 60_000, 'the old KSK to go');
+    expect(done.state).toBe('active');
+    expect(await delv(ctx, lab, `www.${zone}`, 'A')).toMatch(/; fully validated/);
+  });
+
   it('disables: the DS leaves the parent, its TTL is waited out, then the zone is served unsigned and its keys are gone', async (ctx) => {
     const zone = 'sec-on.example';
     const res = await lab.customerA.post(`/zones/${zone}/dnssec/disable`, {});
