@@ -31,6 +31,7 @@ import { startDnsServer, sumStats, type DnsServer, type ServerStats } from '../n
 import { ZoneStore } from '../nameserver/zone/store.js';
 import { NameserverFeed } from './publication/nameserverFeed.js';
 import { PublicationWorker } from './publication/publicationWorker.js';
+import { BACKEND_QUOTA_INTERVAL_MS, readBackendQuota } from './services/backendQuota.js';
 import { dns2SoaProbe, withHelperProcesses } from './publication/soaProbe.js';
 import { MirroredZoneStore } from '../nameserver/udpProcesses.js';
 
@@ -284,6 +285,11 @@ async function startWorkerRole(w: Wiring): Promise<void> {
   const maintenance = new MaintenanceLoop(w.db, w.clock, logger);
   maintenance.start();
   w.onStop(() => maintenance.stop());
+  // The backend's zone quota for the platform's stats: read now and every 15 minutes, never by a request.
+  const quota = new PeriodicJob({ name: 'backend quota reading', intervalMs: BACKEND_QUOTA_INTERVAL_MS, jitter: 0.1, logger, run: () => readBackendQuota(w.db, w.clock, config.zones.backendCapacity) });
+  await readBackendQuota(w.db, w.clock, config.zones.backendCapacity).catch((err: unknown) => logger.warn({ err }, 'backend quota reading failed'));
+  quota.start();
+  w.onStop(() => quota.stop());
 
   // A version is live when every nameserver of the service serves it: this process's own (if
   // it has the nameserver role), the other nameserver processes listed in DNS_VERIFY_SERVERS

@@ -11,6 +11,8 @@ import type { DnssecDeps } from './dnssec.js';
 import { RateLimiter } from './rateLimiter.js';
 import { TokenCache } from './tokenCache.js';
 import { tenantZones } from './zoneReads.js';
+import { backendStats } from './backendQuota.js';
+import { ipStats } from './ipStats.js';
 import { recordStats, StatsService, type StatsContributor, tenantStats, tokenStats, whereTokenActive, zoneStats } from './stats.js';
 
 /** One step of the nightly lab reset, run in its transaction with the ids of the seeded tenants. */
@@ -76,7 +78,10 @@ export function createServices(deps: ServiceDeps): Services {
     identity: new IdentityStore(deps.db),
     tokens: new TokenCache(),
     rateLimiter: new RateLimiter(deps.db),
-    stats: new StatsService([tenantStats, tokenStats, zoneStats, recordStats(deps.config.zones.nameservers), ...(deps.statsContributors ?? [])], deps.clock),
+    stats: new StatsService(
+      [tenantStats, tokenStats, zoneStats, recordStats(deps.config.zones.nameservers), ipStats(deps.db), backendStats(deps.db), ...(deps.statsContributors ?? [])],
+      deps.clock,
+    ),
     usage: [credentialUsage(deps.clock), ...(deps.usageContributors ?? [])],
     labResetSteps: [deleteLabZones, ...(deps.labResetSteps ?? [])],
     scopedFor: (tenantId, trx) => new ScopedDb(trx ?? deps.db, tenantId),

@@ -11,6 +11,8 @@ export type StatsSection = Record<string, unknown>;
 export interface StatsContributor {
   /** Top-level key of the section in the stats object. */
   name: string;
+  /** Only in the platform's stats (spec: "With scope: platform it additionally carries …"). */
+  platformOnly?: boolean;
   collect(scoped: ScopedDb, acting: Tenant, now: Date): Promise<StatsSection>;
 }
 
@@ -61,7 +63,8 @@ export class StatsService {
     const now = this.clock.now().getTime();
     const hit = this.cache.get(acting.id);
     if (hit && now - hit.at < STATS_TTL_MS) return hit.value;
-    const sections = await Promise.all(this.contributors.map(async (c) => [c.name, await c.collect(scoped, acting, new Date(now))] as const));
+    const contributors = this.contributors.filter((c) => !c.platformOnly || acting.type === 'platform');
+    const sections = await Promise.all(contributors.map(async (c) => [c.name, await c.collect(scoped, acting, new Date(now))] as const));
     const value: StatsSection = {
       generated_at: new Date(now).toISOString(),
       scope: acting.type,
