@@ -79,6 +79,27 @@ export const meRoutes = [
             tenant_id: z.string(),
             tenants: z.object({ resellers: z.number().int(), customers: z.number().int(), suspended: z.number().int() }),
             api_tokens: z.object({ active: z.number().int(), revoked: z.number().int(), api_clients: z.number().int() }),
+            ip: z
+              .object({
+                ipv4: z.object({ assignments: z.number().int(), prefixes: z.number().int(), addresses: z.number().int(), ptrs: z.number().int().describe('PTRs set (defaults are rendered, not counted)') }),
+                ipv6: z.object({
+                  assignments: z.number().int(),
+                  prefixes: z.number().int(),
+                  ptrs: z.number().int(),
+                  networks: z.number().int().optional().describe('Platform only: the provider’s IPv6 address spaces'),
+                  handed_out: z.object({ provider: z.number().int(), reseller: z.number().int() }).optional().describe('Platform only: IPv6 assignments by who made them'),
+                }),
+              })
+              .describe('The IP space of the subtree (docs/rdns.md "Stats")'),
+            backend: z
+              .object({
+                zone_quota: z
+                  .object({ zones: z.number().int(), capacity: z.number().int(), available: z.number().int(), read_at: timestamp })
+                  .nullable()
+                  .describe('The last reading, taken every 15 minutes by the worker; null before the first'),
+              })
+              .optional()
+              .describe('Platform only'),
           })
           .catchall(z.unknown()),
       },
