@@ -17,6 +17,8 @@ import { LabBillingDirectory } from './lab/labBillingDirectory.js';
 import { NightlyLabReset } from './lab/nightlyReset.js';
 import { ensureLabSeed, type LabTokensFile } from './lab/seed.js';
 import { LabParentSync, resetLabParents } from './lab/labParents.js';
+import { labDelegationObserver } from './lab/labPrefixDelegations.js';
+import { resolverDelegationObserver } from './rdns/delegationCheck.js';
 import { LabRegistrar } from './lab/registrar.js';
 import { createLogger, type Logger } from './observability/logger.js';
 import { createMetrics, type NameserverCounters, registerBuildMetrics, registerNameserverMetrics } from './observability/metrics.js';
@@ -116,6 +118,7 @@ export async function startService(config: Config, overrides: ServiceOverrides =
       billing: overrides.billing ?? billingFor(config, { db }),
       cursors,
       dnssec: { config, kek, registrar, checkNow: (zoneId) => dnssec.checkZone(zoneId) },
+      rdns: { observeDelegation: lab ? labDelegationObserver(db) : resolverDelegationObserver(config.dnssec.resolver) },
       labResetSteps: lab ? [resetLabParents(config, clock)] : [],
     });
 
