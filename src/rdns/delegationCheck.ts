@@ -42,7 +42,7 @@ export function resolverDelegationObserver(resolver: DnsServer | null, port = 53
         const reply = await queryDns({ host: address, port }, zone, TYPE.NS);
         if (reply.kind !== 'reply') continue;
         const seen = [...namesOf(reply.answer, zone, TYPE.NS, 'nameserver'), ...namesOf(reply.authority, zone, TYPE.NS, 'nameserver')];
-        return { delegatedTo: seen.length ? [...new Set(seen)] : null };
+        return { delegatedTo: seen.length ? [...new Set(seen)].sort() : null };
       }
     }
     return { unreachable: `no nameserver of the parent of ${zone} answered` };

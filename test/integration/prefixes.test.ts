@@ -10,6 +10,7 @@ import { eventually } from '../helpers/dnsQuery.js';
 import { ALL_ROLES, delv, dnsPort, passLabTime, untilDnssecState, untilLabTrustAnchor } from '../helpers/dnssecLab.js';
 import { requireTool } from '../helpers/dnsTools.js';
 import { runAsync } from '../dns/digClient.js';
+import { resolverDelegationObserver } from '../../src/rdns/delegationCheck.js';
 
 describe('customer prefixes and their reverse zones', { timeout: 120_000 }, () => {
   let lab: DnsLab;
@@ -160,6 +161,18 @@ describe('customer prefixes and their reverse zones', { timeout: 120_000 }, () =
     expect((await setLab('correct')).status).toBe(200);
     lab.clock.advance(61_000);
     expect((await check()).body.zones[0].delegation.state).toBe('ok');
+  });
+
+  it('asks the parent the production way: its apex and nameservers through the resolver, then the parent itself', async () => {
+    // The lab nameserver as the "resolver" and as every server (its port): it serves in-addr.arpa
+    // and, being authoritative for the child too, answers the child's NS itself (docs/lab.md).
+    const observe = resolverDelegationObserver({ host: '127.0.0.1', port: dnsPort(lab) }, dnsPort(lab));
+    expect(await observe('2.0.192.in-addr.arpa')).toEqual({ delegatedTo: ['ns1.lab-dns.test', 'ns2.lab-dns.test'] });
+    expect(await observe('a.0.0.0.8.b.d.0.1.0.0.2.ip6.arpa')).toEqual({ delegatedTo: ['ns1.lab-dns.test', 'ns2.lab-dns.test'] });
+    // No delegation at the parent: NXDOMAIN from in-addr.arpa.
+    expect(await observe('9.9.198.in-addr.arpa')).toEqual({ delegatedTo: null });
+    // No resolver configured: nothing can be asked.
+    expect(await resolverDelegationObserver(null)('2.0.192.in-addr.arpa')).toMatchObject({ unreachable: expect.stringContaining('DNSSEC_RESOLVER') });
   });
 
   it('validates a PTR of a signed reverse zone with delv from the lab root', async (ctx) => {
