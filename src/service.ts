@@ -19,6 +19,7 @@ import { ensureLabSeed, type LabTokensFile } from './lab/seed.js';
 import { LabParentSync, resetLabParents } from './lab/labParents.js';
 import { labDelegationObserver } from './lab/labPrefixDelegations.js';
 import { resolverDelegationObserver } from './rdns/delegationCheck.js';
+import { checkDueDelegations } from './rdns/delegationWorker.js';
 import { LabRegistrar } from './lab/registrar.js';
 import { createLogger, type Logger } from './observability/logger.js';
 import { createMetrics, type NameserverCounters, registerBuildMetrics, registerNameserverMetrics } from './observability/metrics.js';
@@ -311,6 +312,18 @@ async function startWorkerRole(w: Wiring): Promise<void> {
   running.publication = publication;
   await publication.start();
   w.onStop(() => publication.stop());
+
+  // Customer prefixes: every reverse zone's delegation looked at again once a day (docs/rdns.md).
+  const delegations = new PeriodicJob({
+    name: 'prefix delegation check',
+    intervalMs: 60_000,
+    jitter: 0.1,
+    logger,
+    failureLevel: 'warn',
+    run: () => checkDueDelegations({ db: w.db, clock: w.clock, nameservers: config.zones.nameservers, observe: (zone) => w.services.rdns.observeDelegation(zone) }),
+  });
+  delegations.start();
+  w.onStop(() => delegations.stop());
 
   // DNSSEC transitions advance on what the real DNS shows (docs/dnssec.md "States").
   const dnssecJob = new PeriodicJob({ name: 'dnssec', intervalMs: config.dnssec.checkIntervalMs, jitter: 0.1, logger, failureLevel: 'warn', run: () => w.dnssec.runDue() });

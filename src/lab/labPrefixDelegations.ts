@@ -6,7 +6,7 @@ import type { Config } from '../config/index.js';
 import type { Clock } from '../domain/clock.js';
 import { notFound } from '../domain/errors.js';
 import { type Block, formatBlock } from '../domain/ip/address.js';
-import type { ObservedDelegation } from '../services/rdns/prefixes.js';
+import type { ObservedDelegation } from '../domain/ip/delegation.js';
 import { relativeName } from '../../nameserver/wire/name.js';
 import { syncLabParents } from './labParents.js';
 import { labParentOf } from './parentRecords.js';

@@ -6,10 +6,9 @@ import { TYPE } from '../../nameserver/types.js';
 import { splitLabels } from '../../nameserver/wire/name.js';
 import type { MessageRecord } from '../../nameserver/wire/parseMessage.js';
 import { rdataToData } from '../../nameserver/wire/rdata.js';
+import type { ObservedDelegation } from '../domain/ip/delegation.js';
 import { type DnsServer, queryDns } from '../dnssec/dnsQuery.js';
 
-/** NS names the parent delegates to, null for no delegation; or why the parent could not be asked. */
-export type ObservedDelegation = { delegatedTo: string[] | null } | { unreachable: string };
 
 const same = (a: string, b: string) => a.toLowerCase().replace(/\.$/, '') === b.toLowerCase().replace(/\.$/, '');
 

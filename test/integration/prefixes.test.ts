@@ -11,6 +11,7 @@ import { ALL_ROLES, delv, dnsPort, passLabTime, untilDnssecState, untilLabTrustA
 import { requireTool } from '../helpers/dnsTools.js';
 import { runAsync } from '../dns/digClient.js';
 import { resolverDelegationObserver } from '../../src/rdns/delegationCheck.js';
+import { checkDueDelegations, DAILY_MS } from '../../src/rdns/delegationWorker.js';
 
 describe('customer prefixes and their reverse zones', { timeout: 120_000 }, () => {
   let lab: DnsLab;
@@ -188,6 +189,25 @@ describe('customer prefixes and their reverse zones', { timeout: 120_000 }, () =
     }, 60_000, 'the PTR to validate from the lab root');
     const out = await delv(ctx, lab, '10.2.0.192.in-addr.arpa', 'PTR');
     expect(out).toMatch(/10\.2\.0\.192\.in-addr\.arpa\.\s+\d+\s+IN\s+PTR\s+host10\.example\./);
+  });
+
+  it('checks again once a day in the worker: zones never checked or checked a day ago', async () => {
+    const { services } = lab.service;
+    const run = () => checkDueDelegations({ db: services.db, clock: lab.clock, nameservers: services.config.zones.nameservers, observe: (z) => services.rdns.observeDelegation(z) });
+    // The worker role's own job may have looked already: every zone is made unchecked again.
+    await lab.sql.query(`UPDATE zones SET delegation = '{"state":"unchecked","seen":[],"checked_at":null}' WHERE prefix_id IS NOT NULL`);
+    const stateOf = async (prefix: string) => (await lab.customerA.get(`/prefixes/${prefix}`)).body.zones[0].delegation;
+    expect((await stateOf('2001:db8:a::-48')).state).toBe('unchecked');
+    expect(await run()).toBeGreaterThan(0);
+    expect(await stateOf('2001:db8:a::-48')).toMatchObject({ state: 'ok', seen: ['ns1.lab-dns.test', 'ns2.lab-dns.test'] });
+    expect((await stateOf('198.51.100.64-26')).state).toBe('ok');
+    expect(await run()).toBe(0);
+    expect((await lab.platform.put('/lab/prefix-delegations/198.51.100.64-26', { state: 'missing' })).status).toBe(200);
+    // A day on (last, as it moves the clock away from real time, which delv checks signatures against).
+    lab.clock.advance(DAILY_MS + 1000);
+    await run();
+    expect((await stateOf('198.51.100.64-26')).state).toBe('missing');
+    expect((await lab.platform.put('/lab/prefix-delegations/198.51.100.64-26', { state: 'correct' })).status).toBe(200);
   });
 
   it('detaches: customers may not, staff may; the reverse zones go', async () => {

@@ -9,6 +9,7 @@ import type { ScopedDb } from '../../db/tenantScope.js';
 import { DomainError, notFound } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import { AddressError, type Block, type Family, formatBlock, parseBlock, parseBlockFromPath, type ReverseZone, reverseZonesOf } from '../../domain/ip/address.js';
+import { classifyDelegation, type Delegation, type ObservedDelegation, UNCHECKED } from '../../domain/ip/delegation.js';
 import { DEFAULT_ZONE_TTL } from '../../domain/records/ttl.js';
 import { appendChangeSet } from '../changeSets.js';
 import type { DnssecDeps } from '../dnssec.js';
@@ -17,17 +18,7 @@ import type { WriteContext } from '../writeContext.js';
 import { findZone } from '../zoneReads.js';
 import { assertBackendCapacity, assertNameFree, deleteZone, lockNameFamily } from '../zones.js';
 
-export type DelegationState = 'ok' | 'missing' | 'wrong' | 'unchecked';
-
-export interface Delegation {
-  state: DelegationState;
-  /** The NS names the parent delegates to (empty when missing or unchecked). */
-  seen: string[];
-  checked_at: string | null;
-}
-
-/** What a look at the parent found: the NS names it delegates the zone to, or null (no delegation). */
-export type ObservedDelegation = { delegatedTo: string[] | null } | { unreachable: string };
+export type { Delegation, DelegationState, ObservedDelegation } from '../../domain/ip/delegation.js';
 
 /** What the prefixes need from outside the database: a look at a reverse zone's parent. */
 export interface RdnsDeps {
@@ -56,8 +47,6 @@ interface PrefixRow {
   cidr: string;
   created_at: Date;
 }
-
-const UNCHECKED: Delegation = { state: 'unchecked', seen: [], checked_at: null };
 
 /** At most this many reverse zones per prefix (an IPv4 /9 is 128 /16 zones, an IPv6 /45 eight /48s). */
 export const MAX_ZONES_PER_PREFIX = 256;
@@ -233,8 +222,6 @@ export async function detachPrefix(ctx: WriteContext, config: Config, dnssec: Dn
   await recordAudit(ctx.trx, ctx.actor, ctx.clock.now(), { action: 'prefix.detached', targetType: 'prefix', targetId: row.id, details: { cidr: row.cidr, tenant_id: row.tenant_id } });
 }
 
-const sameSet = (a: string[], b: readonly string[]) => a.length === b.length && b.every((n) => a.includes(n));
-
 /**
  * POST …/delegation-check: one per prefix per minute (counted like the API's rate limits), then
  * the parent of every reverse zone is asked; what it shows is stored on the zone.
@@ -244,17 +231,8 @@ export async function checkPrefixDelegation(ctx: WriteContext, config: Config, d
   const reading = await limiter.consume(`delegation-check:${row.id}`, 1, ctx.clock.now());
   if (!reading.allowed) throw new DomainError('rate_limited', { retry_after: reading.resetSeconds }, [], { 'Retry-After': String(reading.resetSeconds) });
   const zones = (await ctx.trx('zones').where('prefix_id', row.id).whereNot('status', 'deleting').pluck('name')) as string[];
-  const own = config.zones.nameservers.map((n) => n.toLowerCase().replace(/\.$/, ''));
   for (const name of zones) {
-    const observed = await deps.observeDelegation(name);
-    const checkedAt = ctx.clock.now().toISOString();
-    let delegation: Delegation;
-    if ('unreachable' in observed) delegation = { state: 'unchecked', seen: [], checked_at: checkedAt };
-    else if (observed.delegatedTo === null || observed.delegatedTo.length === 0) delegation = { state: 'missing', seen: [], checked_at: checkedAt };
-    else {
-      const seen = [...new Set(observed.delegatedTo.map((n) => n.toLowerCase().replace(/\.$/, '')))].sort();
-      delegation = { state: sameSet(seen, own) ? 'ok' : 'wrong', seen, checked_at: checkedAt };
-    }
+    const delegation = classifyDelegation(await deps.observeDelegation(name), config.zones.nameservers, ctx.clock.now());
     await ctx.trx('zones').where({ prefix_id: row.id, name }).update({ delegation: JSON.stringify(delegation) });
   }
   return getPrefix(ctx.scoped, formatBlock(parseBlock(row.cidr)));
