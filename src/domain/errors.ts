@@ -334,8 +334,8 @@ export const errorCatalogue = {
     403,
     { en: 'Reverse zone managed by the service', de: 'Reverse-Zone wird vom Dienst verwaltet' },
     {
-      en: 'Reverse zones such as {name} are created when a prefix is assigned, not through this endpoint.',
-      de: 'Reverse-Zonen wie {name} entstehen bei der Zuweisung eines Präfixes, nicht über diesen Endpunkt.',
+      en: 'Reverse zones such as {name} are created and deleted with their prefix, not through this endpoint.',
+      de: 'Reverse-Zonen wie {name} entstehen und verschwinden mit ihrem Präfix, nicht über diesen Endpunkt.',
     },
   ),
   prefix_overlap: entry(

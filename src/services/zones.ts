@@ -205,10 +205,12 @@ export const deleteZone = (
   ctx: WriteContext,
   config: Config,
   zoneRef: string,
-  request: { confirm: string; ifMatch: string | null; force?: boolean },
+  request: { confirm: string; ifMatch: string | null; force?: boolean; withPrefix?: boolean },
   dnssec: DnssecDeps,
 ): Promise<Zone> =>
   writeZone(ctx, config, zoneRef, {}, async (zone) => {
+    // A prefix's reverse zone goes with its prefix (DELETE /prefixes/{prefix}), never alone.
+    if (zone.kind === 'reverse' && !request.withPrefix) throw new DomainError('reverse_zone_managed', { name: zone.name });
     const confirm = request.confirm.toLowerCase().replace(/\.$/, '');
     if (confirm !== zone.name && request.confirm !== (domainToUnicode(zone.name) || zone.name)) {
       throw new DomainError('validation_failed', {}, [

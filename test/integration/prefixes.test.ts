@@ -211,6 +211,10 @@ describe('customer prefixes and their reverse zones', { timeout: 120_000 }, () =
   });
 
   it('detaches: customers may not, staff may; the reverse zones go', async () => {
+    // The zone alone cannot be deleted: it goes with its prefix.
+    const alone = await lab.customerA.delete('/zones/64-26.100.51.198.in-addr.arpa?confirm=64-26.100.51.198.in-addr.arpa');
+    expect(alone.status, alone.text).toBe(403);
+    expect(alone.body.code).toBe('reverse_zone_managed');
     const byCustomer = await lab.customerA.delete('/prefixes/198.51.100.64-26');
     expect(byCustomer.status).toBe(403);
     const byReseller = await lab.reseller.delete('/prefixes/198.51.100.64-26');

@@ -216,7 +216,7 @@ export async function detachPrefix(ctx: WriteContext, config: Config, dnssec: Dn
   assertStaff(ctx);
   await lockBlocks(ctx);
   const zones = (await ctx.trx('zones').where('prefix_id', row.id).whereNot('status', 'deleting').pluck('name')) as string[];
-  for (const name of zones) await deleteZone(ctx, config, name, { confirm: name, ifMatch: null }, dnssec);
+  for (const name of zones) await deleteZone(ctx, config, name, { confirm: name, ifMatch: null, withPrefix: true }, dnssec);
   await ctx.trx('zones').where('prefix_id', row.id).update({ prefix_id: null });
   await ctx.trx('prefixes').where('id', row.id).delete();
   await recordAudit(ctx.trx, ctx.actor, ctx.clock.now(), { action: 'prefix.detached', targetType: 'prefix', targetId: row.id, details: { cidr: row.cidr, tenant_id: row.tenant_id } });
