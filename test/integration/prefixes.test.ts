@@ -92,6 +92,11 @@ describe('customer prefixes and their reverse zones', { timeout: 120_000 }, () =
     expect((await lab.customerA.get('/prefixes/2001:db8:a::-48')).body.prefix).toBe('2001:db8:a::/48');
     expect((await lab.customerA.get('/prefixes/192.0.2.0%2F24')).body.prefix).toBe('192.0.2.0/24');
     expect((await lab.customerA.get('/prefixes/192.0.2.1-24')).status).toBe(422);
+    for (const bad of ['192.0.2.0%25', 'nonsense', '192.0.2.0-33', '2001:db8::-129']) {
+      const res = await lab.customerA.get(`/prefixes/${bad}`);
+      expect(res.status, `${bad}: ${res.text}`).toBe(422);
+      expect(res.body.errors[0]).toMatchObject({ in: 'path', pointer: '/prefix' });
+    }
     expect((await lab.customerB.get('/prefixes/192.0.2.0-24')).status).toBe(404);
     expect((await lab.customerB.get('/prefixes')).body.data).toEqual([]);
 

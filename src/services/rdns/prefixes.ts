@@ -75,6 +75,8 @@ export function blockFromPath(segment: string): Block {
     return parseBlockFromPath(segment);
   } catch (e) {
     if (e instanceof AddressError) throw invalidCidr('/prefix', e, 'path');
+    // A stray '%' (the router has decoded the segment once already).
+    if (e instanceof URIError) throw invalidCidr('/prefix', new AddressError('invalid_cidr', `"${segment}" is not a CIDR block in URL form (192.0.2.0-24).`), 'path');
     throw e;
   }
 }
