@@ -64,6 +64,16 @@ describe('customer prefixes and their reverse zones', { timeout: 120_000 }, () =
     const overlap = await lab.platform.post('/prefixes', { cidr: '192.0.2.128/25', tenant_id: lab.tokens.tenants.customers[1] });
     expect(overlap.status, overlap.text).toBe(409);
     expect(overlap.body.code).toBe('prefix_overlap');
+    // The provider's own address space (docs/rdns.md: written by /ip-spaces; here directly).
+    await lab.sql.query(`INSERT INTO ip_spaces (id, cidr, ptr_pattern) VALUES ('isp_overlap', '203.0.113.0/24', 'static.{dashed}.hosting.example.')`);
+    try {
+      const space = await lab.platform.post('/prefixes', { cidr: '203.0.113.128/25', tenant_id: customerId });
+      expect(space.status, space.text).toBe(409);
+      expect(space.body).toMatchObject({ code: 'prefix_overlap', detail: expect.stringContaining("203.0.113.0/24 (the provider's address space)") });
+    } finally {
+      await lab.sql.query(`DELETE FROM ip_spaces WHERE id = 'isp_overlap'`);
+    }
+    expect((await lab.customerA.get('/prefixes')).body.data.map((p: any) => p.prefix)).not.toContain('203.0.113.128/25');
     const notNetwork = await lab.platform.post('/prefixes', { cidr: '203.0.113.1/24', tenant_id: customerId });
     expect(notNetwork.status).toBe(422);
     expect(notNetwork.body.errors[0]).toMatchObject({ pointer: '/cidr', code: 'not_network_address' });
