@@ -17,6 +17,9 @@ import { LabBillingDirectory } from './lab/labBillingDirectory.js';
 import { NightlyLabReset } from './lab/nightlyReset.js';
 import { ensureLabSeed, type LabTokensFile } from './lab/seed.js';
 import { LabParentSync, resetLabParents } from './lab/labParents.js';
+import { labDelegationObserver } from './lab/labPrefixDelegations.js';
+import { resolverDelegationObserver } from './rdns/delegationCheck.js';
+import { checkDueDelegations } from './rdns/delegationWorker.js';
 import { LabRegistrar } from './lab/registrar.js';
 import { createLogger, type Logger } from './observability/logger.js';
 import { createMetrics, type NameserverCounters, registerBuildMetrics, registerNameserverMetrics } from './observability/metrics.js';
@@ -117,6 +120,7 @@ export async function startService(config: Config, overrides: ServiceOverrides =
       billing: overrides.billing ?? billingFor(config, { db }),
       cursors,
       dnssec: { config, kek, registrar, checkNow: (zoneId) => dnssec.checkZone(zoneId) },
+      rdns: { observeDelegation: lab ? labDelegationObserver(db) : resolverDelegationObserver(config.dnssec.resolver) },
       labResetSteps: lab ? [resetLabParents(config, clock)] : [],
     });
 
@@ -314,6 +318,18 @@ async function startWorkerRole(w: Wiring): Promise<void> {
   running.publication = publication;
   await publication.start();
   w.onStop(() => publication.stop());
+
+  // Customer prefixes: every reverse zone's delegation looked at again once a day (docs/rdns.md).
+  const delegations = new PeriodicJob({
+    name: 'prefix delegation check',
+    intervalMs: 60_000,
+    jitter: 0.1,
+    logger,
+    failureLevel: 'warn',
+    run: () => checkDueDelegations({ db: w.db, clock: w.clock, nameservers: config.zones.nameservers, observe: (zone) => w.services.rdns.observeDelegation(zone) }),
+  });
+  delegations.start();
+  w.onStop(() => delegations.stop());
 
   // DNSSEC transitions advance on what the real DNS shows (docs/dnssec.md "States").
   const dnssecJob = new PeriodicJob({ name: 'dnssec', intervalMs: config.dnssec.checkIntervalMs, jitter: 0.1, logger, failureLevel: 'warn', run: () => w.dnssec.runDue() });

@@ -46,6 +46,7 @@ export const resourceNouns = {
   'API client': { en: 'API client', de: noun('m', 'API-Client') },
   token: { en: 'token', de: noun('n', 'Token') },
   user: { en: 'user', de: noun('m', 'Benutzer') },
+  prefix: { en: 'prefix', de: noun('n', 'Präfix') },
 } satisfies Record<string, { en: string; de: GermanNoun }>;
 
 export type ResourceNoun = keyof typeof resourceNouns;
@@ -122,6 +123,18 @@ export const problemReasons = {
   dnssec_switched_off: {
     en: 'DNSSEC signing is switched off in this deployment ("DNSSEC_SIGNING=off").',
     de: 'Das DNSSEC-Signieren ist in dieser Umgebung abgeschaltet ("DNSSEC_SIGNING=off").',
+  },
+  prefixes_for_staff: {
+    en: "Prefixes are attached and detached by provider staff (platform tokens) or the customer's reseller.",
+    de: 'Präfixe hängen die Mitarbeiter des Anbieters (Plattform-Tokens) oder der Reseller des Kunden an und ab.',
+  },
+  prefix_for_customers: {
+    en: 'A prefix belongs to a customer tenant; {tenant_id} is not one.',
+    de: 'Ein Präfix gehört einem Kunden-Mandanten; {tenant_id} ist keiner.',
+  },
+  reverse_zone_still_deleting: {
+    en: 'The reverse zone {zone} of an earlier attachment is still being deleted; try again shortly.',
+    de: 'Die Reverse-Zone {zone} einer früheren Zuordnung wird noch gelöscht; bitte gleich erneut versuchen.',
   },
   zone_being_deleted: { en: 'The zone {zone} is being deleted.', de: 'Die Zone {zone} wird gerade gelöscht.' },
   zone_deletion_running: {
@@ -321,8 +334,16 @@ export const errorCatalogue = {
     403,
     { en: 'Reverse zone managed by the service', de: 'Reverse-Zone wird vom Dienst verwaltet' },
     {
-      en: 'Reverse zones such as {name} are created when a prefix is assigned, not through this endpoint.',
-      de: 'Reverse-Zonen wie {name} entstehen bei der Zuweisung eines Präfixes, nicht über diesen Endpunkt.',
+      en: 'Reverse zones such as {name} are created and deleted with their prefix, not through this endpoint.',
+      de: 'Reverse-Zonen wie {name} entstehen und verschwinden mit ihrem Präfix, nicht über diesen Endpunkt.',
+    },
+  ),
+  prefix_overlap: entry(
+    409,
+    { en: 'Prefix overlaps', de: 'Präfix überschneidet sich' },
+    {
+      en: '{cidr} overlaps {other} ({what}): address blocks the service hosts reverse DNS for never overlap.',
+      de: '{cidr} überschneidet sich mit {other} ({what}): Adressblöcke, für die der Dienst Reverse-DNS betreibt, überschneiden sich nie.',
     },
   ),
   backend_capacity_exhausted: entry(

@@ -60,16 +60,32 @@ async function registrarContext(trx: Knex.Transaction, clock: Clock): Promise<Wr
 async function delegatedZones(trx: Knex.Transaction): Promise<DelegatedZone[]> {
   const rows = (await trx('zones as z')
     .leftJoin('lab_registrations as r', 'r.zone_name', 'z.name')
+    .leftJoin('lab_prefix_delegations as p', 'p.prefix_id', 'z.prefix_id')
     .whereNot('z.kind', 'lab_parent')
     .where('z.status', 'active')
     .orderBy('z.name')
-    .select('z.name', 'r.delegation', 'r.ds')) as { name: string; delegation: string[] | null; ds: string[] | null }[];
-  return rows.map((r) => ({
-    name: r.name,
-    delegation: r.delegation?.length ? r.delegation : null,
-    ds: parseDsPresentation(r.ds ?? []).map((rdata) => rdataToData('DS', rdata)!),
-  }));
+    .select('z.name', 'z.reverse_block', 'r.delegation', 'r.ds', 'p.state as prefix_state')) as {
+    name: string;
+    reverse_block: string | null;
+    delegation: string[] | null;
+    ds: string[] | null;
+    prefix_state: 'correct' | 'missing' | 'wrong' | null;
+  }[];
+  // A prefix's delegation as the lab endpoint set it (PUT /lab/prefix-delegations): missing, none at all.
+  return rows
+    .filter((r) => r.prefix_state !== 'missing')
+    .map((r) => ({
+      name: r.name,
+      delegation: r.prefix_state === 'wrong' ? [...LAB_WRONG_DELEGATION] : r.delegation?.length ? r.delegation : null,
+      ds: parseDsPresentation(r.ds ?? []).map((rdata) => rdataToData('DS', rdata)!),
+      ...(r.reverse_block && isClasslessBlock(r.reverse_block) ? { classless: r.reverse_block } : {}),
+    }));
 }
+
+/** Where the lab delegates a prefix set to "wrong": nameservers that are not the service's. */
+export const LAB_WRONG_DELEGATION = ['ns1.elsewhere.example', 'ns2.elsewhere.example'] as const;
+
+const isClasslessBlock = (cidr: string) => !cidr.includes(':') && Number(cidr.split('/')[1]) > 24;
 
 /** The DS the registry holds for the lab's TLDs (their KSKs, put there by DNSSEC's registrar call). */
 async function registeredDs(trx: Knex.Transaction, tlds: string[]): Promise<Map<string, Record<string, unknown>[]>> {

@@ -13,7 +13,7 @@ import { DomainError, notFound } from '../domain/errors.js';
 import { dsPresentation, parseDsPresentation } from './dsPresentation.js';
 import { syncLabParents } from './labParents.js';
 import { writeLabTrustAnchors } from './labTrustAnchors.js';
-import { tldOf } from './parentRecords.js';
+import { labParentOf } from './parentRecords.js';
 
 /** A zone's entry in the simulated registry. */
 export interface LabRegistration {
@@ -121,7 +121,7 @@ export class LabRegistrar implements Registrar {
         .insert({ zone_name: zone, registered_here: next.registeredHere, delegation: next.delegation, ds: next.ds, updated_at: this.clock.now() })
         .onConflict('zone_name')
         .merge();
-      await syncLabParents(trx, this.config, this.clock, [tldOf(zone)]);
+      await syncLabParents(trx, this.config, this.clock, [labParentOf(zone)]);
       return next;
     });
   }

@@ -8,6 +8,7 @@ import { ScopedDb } from '../db/tenantScope.js';
 import type { Clock } from '../domain/clock.js';
 import type { CursorCodec } from '../domain/cursor.js';
 import type { DnssecDeps } from './dnssec.js';
+import type { RdnsDeps } from './rdns/prefixes.js';
 import { RateLimiter } from './rateLimiter.js';
 import { TokenCache } from './tokenCache.js';
 import { tenantZones } from './zoneReads.js';
@@ -26,6 +27,8 @@ export interface ServiceDeps {
   cursors: CursorCodec;
   /** The DNSSEC endpoints' dependencies (keys, registrar, the worker's check). */
   dnssec: DnssecDeps;
+  /** The prefixes' look at the parent reverse zones (src/rdns/delegationCheck.ts; the lab's registry in the lab). */
+  rdns: RdnsDeps;
   /** Sections added to GET /stats by later capabilities. */
   statsContributors?: StatsContributor[];
   /** Entries added to `usage` of GET /me by later capabilities. */
@@ -68,6 +71,8 @@ const zoneUsage: UsageContributor = async (scoped, acting) => ({
  */
 const deleteLabZones: LabResetStep = async (trx) => {
   await trx('zones').whereNot('kind', 'lab_parent').delete();
+  // Customer prefixes go with their reverse zones.
+  await trx('prefixes').delete();
   await trx('deleted_zone_exports').delete();
   await trx('templates').delete();
 };

@@ -18,7 +18,7 @@ export const LAB_PARENT_TTL = 300;
 /** One RRset a parent zone should hold: owner relative to the zone ('@' the apex), records' data. */
 export interface ParentRRset {
   name: string;
-  type: 'NS' | 'A' | 'AAAA' | 'DS';
+  type: 'NS' | 'A' | 'AAAA' | 'DS' | 'CNAME';
   records: Record<string, unknown>[];
 }
 

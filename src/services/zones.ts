@@ -76,13 +76,13 @@ export async function listZones(scoped: ScopedDb, config: Config, filter: ZoneLi
 }
 
 /** Serialises creations that could overlap: one advisory lock per registrable-domain family. */
-async function lockNameFamily(trx: Knex.Transaction, name: string) {
+export async function lockNameFamily(trx: Knex.Transaction, name: string) {
   const labels = name.split('.');
   const family = labels.slice(-2).join('.');
   await trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [`zone-family|${family}`]);
 }
 
-async function assertNameFree(trx: Knex.Transaction, name: string) {
+export async function assertNameFree(trx: Knex.Transaction, name: string) {
   if (await trx('zones').where({ name }).whereNot('kind', 'lab_parent').first('id')) throw new DomainError('zone_exists', { name });
   // Overlap (spec, docs/zones.md): a zone inside or above any existing zone, the tenant's own
   // included: records of the parent at or below the child's apex would never be served.
@@ -111,7 +111,7 @@ async function assertQuota(ctx: WriteContext) {
   }
 }
 
-async function assertBackendCapacity(trx: Knex.Transaction, capacity: number) {
+export async function assertBackendCapacity(trx: Knex.Transaction, capacity: number) {
   if ((await countRows(trx('zones').whereNot('kind', 'lab_parent'))) >= capacity) throw new DomainError('backend_capacity_exhausted', {}, [], { 'Retry-After': '3600' });
 }
 
@@ -205,10 +205,12 @@ export const deleteZone = (
   ctx: WriteContext,
   config: Config,
   zoneRef: string,
-  request: { confirm: string; ifMatch: string | null; force?: boolean },
+  request: { confirm: string; ifMatch: string | null; force?: boolean; withPrefix?: boolean },
   dnssec: DnssecDeps,
 ): Promise<Zone> =>
   writeZone(ctx, config, zoneRef, {}, async (zone) => {
+    // A prefix's reverse zone goes with its prefix (DELETE /prefixes/{prefix}), never alone.
+    if (zone.kind === 'reverse' && !request.withPrefix) throw new DomainError('reverse_zone_managed', { name: zone.name });
     const confirm = request.confirm.toLowerCase().replace(/\.$/, '');
     if (confirm !== zone.name && request.confirm !== (domainToUnicode(zone.name) || zone.name)) {
       throw new DomainError('validation_failed', {}, [

@@ -55,6 +55,8 @@ const PARAM_KINDS: Record<
   record: { table: 'records', missing: `rec_${'a'.repeat(26)}`, parent: 'zone' },
   changeset: { table: 'change_sets', missing: `chg_${'a'.repeat(26)}`, parent: 'zone' },
   template: { table: 'templates', missing: `tpl_${'a'.repeat(26)}`, flowsDown: true },
+  // Prefixes are named by their block in URL form (docs/rdns.md); `%2F` for `-` names the same one.
+  prefix: { table: 'prefixes', missing: '203.0.113.0-24', spellings: (ref) => [ref.replace('-', '/')] },
 };
 
 /** Tables whose objects a tenant may use from its ancestors (PARAM_KINDS.flowsDown). */
@@ -62,6 +64,14 @@ const flowsDown = (table: ObjectTable) => Object.values(PARAM_KINDS).some((k) =>
 
 let serial = 0;
 const unique = () => `${Date.now().toString(36)}-${++serial}`;
+let blocks = 0;
+/** A fresh IPv4 /24 for a prefix, in its URL form's CIDR. */
+const nextBlock = () => `172.16.${++blocks}.0/24`;
+/**
+ * Writes naming no object that create for a tenant below the acting one (named in the body), as
+ * creating a tenant does: a prefix and its reverse zones are the customer's.
+ */
+const CREATES_BELOW = new Set(['attachPrefix']);
 
 interface ControlContext {
   world: World;
@@ -139,6 +149,14 @@ const WRITE_CASES: Record<string, WriteCase> = {
     },
   },
   createZone: { body: () => ({ name: `intruder-${unique()}.test` }) },
+  // For customer A (the positive control: customer D); a customer token may not attach (403).
+  attachPrefix: {
+    body: () => ({ cidr: nextBlock(), tenant_id: T.customerA }),
+    refs: [{ field: 'tenant_id', table: 'tenants', denied: { status: 404, code: 'not_found' }, control: () => T.customerD }],
+  },
+  detachPrefix: { controlParams: () => ({ prefix: sparePrefixOfD }) },
+  checkPrefixDelegation: {},
+  putLabPrefixDelegation: { body: () => ({ state: 'wrong' }) },
   enableDnssec: { body: () => ({}) },
   disableDnssec: {},
   checkDnssec: {},
@@ -310,6 +328,7 @@ const OBJECT_QUERIES: Partial<Record<ObjectTable, string>> = {
           ORDER BY (SELECT count(*) FROM records r WHERE r.zone_id = z.id) DESC, name`,
   records: `SELECT r.id, r.id AS ref, z.tenant_id AS owner, z.name AS parent
             FROM records r JOIN zones z ON z.id = r.zone_id WHERE z.kind <> 'lab_parent' ORDER BY r.created_at, r.id`,
+  prefixes: `SELECT id, replace(cidr::text, '/', '-') AS ref, tenant_id AS owner FROM prefixes ORDER BY cidr`,
   change_sets: `SELECT c.id, c.id AS ref, z.tenant_id AS owner, z.name AS parent
                 FROM change_sets c JOIN zones z ON z.id = c.zone_id WHERE z.kind <> 'lab_parent' ORDER BY c.state <> 'failed', c.zone_id, c.seq`,
 };
@@ -396,6 +415,9 @@ const SNAPSHOT_TABLES = [
   'lab_billing_clients',
   'lab_state',
   'lab_registrations',
+  'lab_prefix_delegations',
+  'ip_spaces',
+  'ip_assignments',
   'dnssec_keys',
   'idempotency_records',
   'service_secrets',
@@ -408,6 +430,7 @@ const SNAPSHOT_TABLES = [
 /** Tables a denied request may change: bookkeeping of the requests themselves. */
 const SNAPSHOT_EXCLUDED: Record<string, string> = {
   rate_limit_windows: 'counts every request, denied ones included',
+  backend_readings: 'written by the worker on a schedule, never by a request',
   knex_migrations: 'schema bookkeeping',
   knex_migrations_lock: 'schema bookkeeping',
 };
@@ -451,6 +474,7 @@ const T = {} as Record<Role, string>;
 /** Each tenant's fixture zone, by name. */
 const zoneOf = {} as Record<Role, string>;
 let spareZoneOfD: string;
+let sparePrefixOfD: string;
 /** Each defining tenant's fixture template, by id. */
 const templateOf = {} as Record<'platform' | 'reseller' | 'reseller2', string>;
 let spareTemplateOfReseller2: string;
@@ -535,6 +559,15 @@ beforeAll(async () => {
   // that a leaking retry would change the database. The first record change set of every zone.
   const failed = await db.query(`UPDATE change_sets SET state = 'failed', error = '{"code":"backend_rejected"}' WHERE kind = 'records' AND seq = 2`);
   expect(failed.rowCount).toBe(Object.keys(T).length + 1);
+
+  // A prefix of every customer (attached by the platform), with its reverse zone; D a spare one.
+  const attach = async (tenantId: string) => {
+    const cidr = nextBlock();
+    expectStatus(await platform.post('/prefixes', { cidr, tenant_id: tenantId }), 201, `prefix of ${who(tenantId)}`);
+    return cidr.replace('/', '-');
+  };
+  for (const role of ['customerA', 'customerB', 'customerC', 'customerD', 'customerP'] as const) await attach(T[role]);
+  sparePrefixOfD = await attach(T.customerD);
 
   // Templates, each defined with its tenant's own token.
   const defineTemplate = async (role: Role, name: string) =>
@@ -878,7 +911,12 @@ describe.each(sweptRoutes.map((r) => [label(r), r] as const))('%s', (_, route) =
           succeeded++;
           if (!added.some((o) => o.table !== 'audit_log')) failures.push(`${tag} answered ${res.status} but created nothing`);
           for (const o of added) {
-            const fits = o.table === 'tenants' ? o.owner !== a.root && inSubtree(after, o.owner, a.root) : o.owner === a.root;
+            const fits =
+              o.table === 'tenants'
+                ? o.owner !== a.root && inSubtree(after, o.owner, a.root)
+                : CREATES_BELOW.has(route.operationId)
+                  ? inSubtree(after, o.owner, a.root)
+                  : o.owner === a.root;
             if (!fits) failures.push(`${tag} created ${o.table} ${o.id} owned by ${who(o.owner)}`);
           }
         } else if (changedTables(snap, await snapshot()).length) {

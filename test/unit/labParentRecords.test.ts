@@ -2,7 +2,7 @@
 // root, the one origin whose relative and absolute names are spelled alike.
 import { describe, expect, it } from 'vitest';
 import { normalizeOwner } from '../../src/domain/names.js';
-import { labParentNames, parentRRsets } from '../../src/lab/parentRecords.js';
+import { labParentNames, labParentOf, parentRRsets } from '../../src/lab/parentRecords.js';
 import { absoluteName, relativeName } from '../../nameserver/wire/name.js';
 
 const NS = ['ns1.lab-dns.test', 'ns2.lab-dns.test'];
@@ -35,8 +35,33 @@ describe('the lab parent zones', () => {
     { name: 'blog.info', delegation: null, ds: [] },
   ];
 
-  it('are the root, the lab TLDs and the TLDs of zones and nameserver names', () => {
-    expect(labParentNames(zones, [...NS, 'ns3.lab-dns.xyz'])).toEqual(['', 'test', 'example', 'com', 'net', 'org', 'de', 'info', 'xyz']);
+  it('are the root, the lab TLDs, the reverse parents and the TLDs of zones and nameserver names', () => {
+    expect(labParentNames(zones, [...NS, 'ns3.lab-dns.xyz'])).toEqual(['', 'test', 'example', 'com', 'net', 'org', 'de', 'in-addr.arpa', 'ip6.arpa', 'info', 'xyz']);
+  });
+
+  it('put reverse zones under in-addr.arpa and ip6.arpa, everything else under its TLD', () => {
+    expect(labParentOf('2.0.192.in-addr.arpa')).toBe('in-addr.arpa');
+    expect(labParentOf('64-26.100.51.198.in-addr.arpa')).toBe('in-addr.arpa');
+    expect(labParentOf('a.0.0.0.8.b.d.0.1.0.0.2.ip6.arpa')).toBe('ip6.arpa');
+    expect(labParentOf('in-addr.arpa')).toBe('arpa');
+    expect(labParentOf('shop.test')).toBe('test');
+  });
+
+  it('in-addr.arpa: delegations, and for an RFC 2317 classless zone a CNAME per address (§4)', () => {
+    const reverse = [
+      { name: '2.0.192.in-addr.arpa', delegation: null, ds: [] },
+      { name: '252-30.100.51.198.in-addr.arpa', delegation: null, ds: [], classless: '198.51.100.252/30' },
+    ];
+    const cname = (n: number) => ({ name: `${n}.100.51.198`, type: 'CNAME', records: [{ target: `${n}.252-30.100.51.198.in-addr.arpa` }] });
+    expect(parentRRsets('in-addr.arpa', [], reverse, NS)).toEqual([
+      { name: '2.0.192', type: 'NS', records: ns(...NS) },
+      { name: '252-30.100.51.198', type: 'NS', records: ns(...NS) },
+      cname(252),
+      cname(253),
+      cname(254),
+      cname(255),
+    ]);
+    expect(parentRRsets('test', [], reverse, NS).filter((r) => r.type !== 'A' && r.type !== 'AAAA')).toEqual([]);
   });
 
   it('root: every TLD delegated to the service, glue for the nameserver names', () => {

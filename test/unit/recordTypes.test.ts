@@ -44,7 +44,8 @@ describe('the record-type table', () => {
     // lab_parent: the lab's root and TLDs hold delegations and the nameserver names' addresses.
     ['A', ['forward', 'lab_parent']],
     ['AAAA', ['forward', 'lab_parent']],
-    ['CNAME', ['forward', 'reverse']],
+    // CNAME in lab_parent: the lab's in-addr.arpa holds the RFC 2317 CNAMEs of classless zones.
+    ['CNAME', ['forward', 'reverse', 'lab_parent']],
     ['MX', ['forward']],
     ['TXT', ['forward']],
     ['SRV', ['forward']],

@@ -4,6 +4,7 @@ import { credentialRoutes } from './credentials/routes.js';
 import { dnssecRoutes } from './dnssec/routes.js';
 import { labRoutes } from './lab/routes.js';
 import { meRoutes } from './me/routes.js';
+import { prefixRoutes } from './prefixes/routes.js';
 import { templateRoutes } from './templates/routes.js';
 import { tenantRoutes } from './tenants/routes.js';
 import { changeSetRoutes } from './zones/changeSetRoutes.js';
@@ -23,6 +24,7 @@ export const allRoutes: RouteSpec[] = [
   ...changeSetRoutes,
   ...zoneFileRoutes,
   ...dnssecRoutes,
+  ...prefixRoutes,
   ...templateRoutes,
   ...deletedZoneRoutes,
   ...labRoutes,

@@ -116,7 +116,7 @@ export interface ReverseZone {
 /**
  * The reverse zones a block is cut into (docs/rdns.md "Reverse zones"): IPv4 on octet boundaries —
  * a block is one zone at the next octet boundary at or above its length when it fills it, else
- * the zones of that boundary inside it — and RFC 2317 classless zones (`<first>/<length>` under the
+ * the zones of that boundary inside it — and RFC 2317 classless zones (`<first>-<length>` under the
  * /24) for blocks smaller than a /24; IPv6 on nibble boundaries the same way.
  */
 export function reverseZonesOf(b: Block): ReverseZone[] {
@@ -124,7 +124,9 @@ export function reverseZonesOf(b: Block): ReverseZone[] {
   if (b.family === 4 && b.prefixLength > 24) {
     const octets = formatAddress({ family: 4, value: b.network }).split('.');
     const parent = `${octets.slice(0, 3).reverse().join('.')}.in-addr.arpa`;
-    return [{ name: `${octets[3]}/${b.prefixLength}.${parent}`, block: b, classless: true }];
+    // `64-26`, not RFC 2317's example `64/26`: the label must be a host-name label to be a zone
+    // name, a record owner and a CNAME target like any other (RFC 2317 §5.2 leaves the form open).
+    return [{ name: `${octets[3]}-${b.prefixLength}.${parent}`, block: b, classless: true }];
   }
   const boundary = Math.ceil(b.prefixLength / step) * step;
   const count = 1n << BigInt(boundary - b.prefixLength);

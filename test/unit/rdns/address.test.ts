@@ -77,7 +77,7 @@ describe('blocks', () => {
     expect(names('203.0.113.0/24')).toEqual(['113.0.203.in-addr.arpa']);
     expect(names('198.18.0.0/16')).toEqual(['18.198.in-addr.arpa']);
     expect(names('198.18.0.0/23')).toEqual(['0.18.198.in-addr.arpa', '1.18.198.in-addr.arpa']);
-    expect(names('192.0.2.64/26')).toEqual(['64/26.2.0.192.in-addr.arpa']);
+    expect(names('192.0.2.64/26')).toEqual(['64-26.2.0.192.in-addr.arpa']);
     expect(reverseZonesOf(parseBlock('192.0.2.64/26'))[0]!.classless).toBe(true);
     expect(names('2001:db8:a::/48')).toEqual(['a.0.0.0.8.b.d.0.1.0.0.2.ip6.arpa']);
     expect(names('2001:db8::/31')).toEqual(['8.b.d.0.1.0.0.2.ip6.arpa', '9.b.d.0.1.0.0.2.ip6.arpa']);

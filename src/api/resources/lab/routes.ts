@@ -6,6 +6,8 @@ import { LabBillingDirectory } from '../../../lab/labBillingDirectory.js';
 import { latestScheduledReset, resetLab } from '../../../lab/nightlyReset.js';
 import { type LabRegistration, LabRegistrar } from '../../../lab/registrar.js';
 import { readLabTrustAnchors } from '../../../lab/labTrustAnchors.js';
+import { setLabPrefixDelegation } from '../../../lab/labPrefixDelegations.js';
+import { blockFromPath } from '../../../services/rdns/prefixes.js';
 import { hostnameField } from '../../../domain/records/fields.js';
 import type { Services } from '../../../services/index.js';
 import type { Actor } from '../../../services/actor.js';
@@ -63,7 +65,7 @@ export const labRoutes = [
         body: {
           reset_time_utc: `${String(hour).padStart(2, '0')}:${String(minute).padStart(2, '0')}`,
           last_scheduled_reset: latestScheduledReset(services.clock.now(), services.config.labResetTime).toISOString(),
-          simulations: ['billing', 'registry'],
+          simulations: ['billing', 'registry', 'reverse_registry'],
         },
       };
     },
@@ -177,6 +179,26 @@ export const labRoutes = [
       assertPlatform(actor);
       const zone = await getZone(scoped, services.config, params.zone);
       return { status: 200, body: presentRegistration(await registrar(services).setForeignDs(zone.name, body.ds)) };
+    },
+  }),
+  defineRoute({
+    method: 'put',
+    path: '/lab/prefix-delegations/{prefix}',
+    operationId: 'putLabPrefixDelegation',
+    summary: 'Make the registry’s delegation of a prefix’s reverse zones correct, missing or wrong (lab platform token)',
+    description:
+      "The lab's in-addr.arpa and ip6.arpa play the regional registry (and, for RFC 2317 classless zones, the holder of the /24 with its CNAMEs). `correct`: delegated to the service's nameservers (the default); `missing`: no delegation (nor CNAMEs); `wrong`: delegated to ns1/ns2.elsewhere.example. The lab parent's change set is stored before the answer; publication follows.",
+    tag: TAG,
+    scopes: [],
+    labOnly: true,
+    params: z.strictObject({ prefix: z.string().min(1).max(100).describe('The prefix in its URL form (`192.0.2.0-24`)') }),
+    body: z.strictObject({ state: z.enum(['correct', 'missing', 'wrong']) }),
+    errors: ['forbidden'],
+    responses: { 200: { description: 'The delegation now', schema: z.object({ prefix: z.string(), state: z.enum(['correct', 'missing', 'wrong']) }) } },
+    handler: async ({ actor, services, params, body }) => {
+      assertPlatform(actor);
+      const set = await setLabPrefixDelegation(services.db, services.config, services.clock, blockFromPath(params.prefix), body.state);
+      return { status: 200, body: { prefix: set.cidr, state: set.state } };
     },
   }),
   defineRoute({

@@ -160,7 +160,7 @@ export const zoneRoutes = [
     operationId: 'deleteZone',
     summary: 'Delete a zone',
     description:
-      '`confirm` must equal the zone name. The zone shows `deleting` until the backend confirms, then disappears; its last export is kept 30 days. A running deletion gives 409 conflict.',
+      '`confirm` must equal the zone name. The zone shows `deleting` until the backend confirms, then disappears; its last export is kept 30 days. A running deletion gives 409 conflict. A reverse zone of a prefix goes only with its prefix (`DELETE /prefixes/{prefix}`): 403 `reverse_zone_managed`.',
     tag: TAG,
     scopes: ['zones:write'],
     params,
@@ -168,7 +168,7 @@ export const zoneRoutes = [
       confirm: z.string().max(300).describe('The zone name.'),
       force: booleanParam.optional().describe('Delete even while a customer-managed DS is visible at the parent.'),
     }),
-    errors: ['precondition_failed', 'conflict'],
+    errors: ['precondition_failed', 'conflict', 'reverse_zone_managed'],
     responses: { 202: { description: 'Deletion started', schema: zoneSchema } },
     handler: async (input) => {
       const { services } = input;

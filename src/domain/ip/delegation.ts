@@ -1,0 +1,30 @@
+// A reverse zone's delegation as its parent shows it (docs/rdns.md "Delegation checks"): what a
+// look at the parent found, and the state stored on the zone. Pure: the API's check and the
+// worker's daily one share it.
+
+export type DelegationState = 'ok' | 'missing' | 'wrong' | 'unchecked';
+
+export interface Delegation {
+  state: DelegationState;
+  /** The NS names the parent delegates to (empty when missing or unchecked). */
+  seen: string[];
+  checked_at: string | null;
+}
+
+/** What a look at the parent found: the NS names it delegates the zone to, or null (no delegation); or why it could not be asked. */
+export type ObservedDelegation = { delegatedTo: string[] | null } | { unreachable: string };
+
+export const UNCHECKED: Delegation = { state: 'unchecked', seen: [], checked_at: null };
+
+const bare = (n: string) => n.toLowerCase().replace(/\.$/, '');
+
+/** ok: exactly the service's nameservers (as sets, case and final dot aside); wrong: any other set; missing: none. */
+export function classifyDelegation(observed: ObservedDelegation, nameservers: readonly string[], checkedAt: Date): Delegation {
+  const checked_at = checkedAt.toISOString();
+  if ('unreachable' in observed) return { state: 'unchecked', seen: [], checked_at };
+  if (!observed.delegatedTo?.length) return { state: 'missing', seen: [], checked_at };
+  const seen = [...new Set(observed.delegatedTo.map(bare))].sort();
+  const own = new Set(nameservers.map(bare));
+  const exact = seen.length === own.size && seen.every((n) => own.has(n));
+  return { state: exact ? 'ok' : 'wrong', seen, checked_at };
+}

@@ -1,0 +1,241 @@
+// Customer-owned prefixes (docs/rdns.md "Prefixes", "Delegation checks"): attached by provider
+// staff or the customer's reseller, each with its reverse zones created at once — zones of kind
+// 'reverse' owned by the customer, stored like every zone creation (appendChangeSet), published
+// and served like any zone, deleted through the normal zone deletion when the prefix goes.
+import type { Config } from '../../config/index.js';
+import { recordAudit } from '../../db/repositories/auditLog.js';
+import { paginate, type SortKey } from '../../db/paginate.js';
+import type { ScopedDb } from '../../db/tenantScope.js';
+import { DomainError, notFound } from '../../domain/errors.js';
+import { newId } from '../../domain/ids.js';
+import { AddressError, type Block, type Family, formatBlock, parseBlock, parseBlockFromPath, type ReverseZone, reverseZonesOf } from '../../domain/ip/address.js';
+import { classifyDelegation, type Delegation, type ObservedDelegation, UNCHECKED } from '../../domain/ip/delegation.js';
+import { DEFAULT_ZONE_TTL } from '../../domain/records/ttl.js';
+import { appendChangeSet } from '../changeSets.js';
+import type { DnssecDeps } from '../dnssec.js';
+import type { RateLimiter } from '../rateLimiter.js';
+import type { WriteContext } from '../writeContext.js';
+import { findZone } from '../zoneReads.js';
+import { assertBackendCapacity, assertNameFree, deleteZone, lockNameFamily } from '../zones.js';
+
+export type { Delegation, DelegationState, ObservedDelegation } from '../../domain/ip/delegation.js';
+
+/** What the prefixes need from outside the database: a look at a reverse zone's parent. */
+export interface RdnsDeps {
+  /** Asks the parent of reverse zone `zone` where it delegates it (src/rdns/delegationCheck.ts; the lab's registry in the lab). */
+  observeDelegation(zone: string): Promise<ObservedDelegation>;
+}
+
+export interface PrefixZone {
+  name: string;
+  /** How the zone is cut: an IPv4 octet boundary, an RFC 2317 classless zone, an IPv6 nibble boundary. */
+  kind: 'octet' | 'classless' | 'nibble';
+  delegation: Delegation;
+}
+
+export interface Prefix {
+  id: string;
+  block: Block;
+  tenantId: string;
+  createdAt: Date;
+  zones: PrefixZone[];
+}
+
+interface PrefixRow {
+  id: string;
+  tenant_id: string;
+  cidr: string;
+  created_at: Date;
+}
+
+/** At most this many reverse zones per prefix (an IPv4 /9 is 128 /16 zones, an IPv6 /45 eight /48s). */
+export const MAX_ZONES_PER_PREFIX = 256;
+
+/** Every block the service hosts reverse DNS for (address spaces, prefixes) is placed under this lock. */
+export const lockBlocks = (ctx: WriteContext) => ctx.trx.raw("SELECT pg_advisory_xact_lock(hashtextextended('rdns-blocks', 0))");
+
+const cutOf = (z: ReverseZone): PrefixZone['kind'] => (z.classless ? 'classless' : z.block.family === 4 ? 'octet' : 'nibble');
+
+const invalidCidr = (pointer: string, e: AddressError, where: 'body' | 'path' | 'query' = 'body') =>
+  new DomainError('validation_failed', {}, [{ in: where, pointer, code: e.code, detail: e.message }]);
+
+/** A block from a body field; a bad one is 422 at `pointer`. */
+export function blockFromBody(text: string, pointer = '/cidr'): Block {
+  try {
+    return parseBlock(text);
+  } catch (e) {
+    if (e instanceof AddressError) throw invalidCidr(pointer, e);
+    throw e;
+  }
+}
+
+/** The prefix of a path segment (`192.0.2.0-24`, `%2F` accepted). */
+export function blockFromPath(segment: string): Block {
+  try {
+    return parseBlockFromPath(segment);
+  } catch (e) {
+    if (e instanceof AddressError) throw invalidCidr('/prefix', e, 'path');
+    // A stray '%' (the router has decoded the segment once already).
+    if (e instanceof URIError) throw invalidCidr('/prefix', new AddressError('invalid_cidr', `"${segment}" is not a CIDR block in URL form (192.0.2.0-24).`), 'path');
+    throw e;
+  }
+}
+
+async function zonesOf(scoped: ScopedDb, prefixIds: string[]): Promise<Map<string, PrefixZone[]>> {
+  const rows = (await scoped
+    .from('zones')
+    .whereIn('prefix_id', prefixIds)
+    .orderBy('reverse_block')
+    .select('name', 'prefix_id', 'reverse_block', 'delegation')) as { name: string; prefix_id: string; reverse_block: string; delegation: Delegation | null }[];
+  const byPrefix = new Map<string, PrefixZone[]>();
+  for (const r of rows) {
+    const block = parseBlock(r.reverse_block);
+    const cut: PrefixZone['kind'] = block.family === 6 ? 'nibble' : block.prefixLength > 24 ? 'classless' : 'octet';
+    const list = byPrefix.get(r.prefix_id) ?? [];
+    list.push({ name: r.name, kind: cut, delegation: r.delegation ?? UNCHECKED });
+    byPrefix.set(r.prefix_id, list);
+  }
+  return byPrefix;
+}
+
+const toPrefix = (r: PrefixRow, zones: PrefixZone[]): Prefix => ({ id: r.id, block: parseBlock(r.cidr), tenantId: r.tenant_id, createdAt: r.created_at, zones });
+
+/** The prefix `block` exactly, as the scope sees it (another tenant's: 404). */
+async function findPrefix(scoped: ScopedDb, block: Block): Promise<PrefixRow> {
+  const row = (await scoped.from('prefixes').whereRaw('cidr = ?::cidr', [formatBlock(block)]).first()) as PrefixRow | undefined;
+  if (!row) throw notFound('prefix');
+  return row;
+}
+
+export async function getPrefix(scoped: ScopedDb, segment: string): Promise<Prefix> {
+  const row = await findPrefix(scoped, blockFromPath(segment));
+  return toPrefix(row, (await zonesOf(scoped, [row.id])).get(row.id) ?? []);
+}
+
+const SORT: SortKey[] = [{ column: 'p.cidr', direction: 'asc', field: 'cidr' }];
+
+/** The acting tenant's prefixes and those of the tenants below it, IPv4 before IPv6, by address. */
+export async function listPrefixes(scoped: ScopedDb, filter: { family?: Family; tenantId?: string }, after: unknown[] | null, limit: number) {
+  const q = scoped.from('prefixes', 'p').select('p.*');
+  if (filter.family) q.whereRaw('family(p.cidr) = ?', [filter.family]);
+  if (filter.tenantId) q.where('p.tenant_id', filter.tenantId);
+  const page = await paginate<PrefixRow & Record<string, unknown>>(q, SORT, after, limit);
+  const zones = await zonesOf(scoped, page.rows.map((r) => r.id));
+  return { items: page.rows.map((r) => toPrefix(r, zones.get(r.id) ?? [])), next: page.next };
+}
+
+/** Customers use their prefixes; staff (platform tokens) and resellers attach and detach them. */
+function assertStaff(ctx: WriteContext) {
+  if (ctx.actor.token.tenant.type === 'customer') throw new DomainError('forbidden', { reason: 'prefixes_for_staff' });
+}
+
+/** No block the service hosts reverse DNS for overlaps another: address spaces, assignments, prefixes. */
+async function assertNoOverlap(ctx: WriteContext, block: Block) {
+  const cidr = formatBlock(block);
+  for (const [table, what] of [
+    ['prefixes', 'a customer prefix'],
+    ['ip_spaces', "the provider's address space"],
+    ['ip_assignments', 'an IP assignment'],
+  ] as const) {
+    const other = (await ctx.trx(table).whereRaw('cidr && ?::cidr', [cidr]).first('cidr')) as { cidr: string } | undefined;
+    if (other) throw new DomainError('prefix_overlap', { cidr, other: other.cidr, what });
+  }
+}
+
+/**
+ * A reverse zone of the prefix, created as createZone stores a zone (the name family's lock, name
+ * free, backend capacity, the creation change set) but of kind 'reverse' and owned by the
+ * customer. Not counted against max_zones: how a prefix is cut is the DNS's rule, not the
+ * customer's choice (docs/rdns.md).
+ */
+async function createReverseZone(ctx: WriteContext, config: Config, tenantId: string, prefixId: string, zone: ReverseZone): Promise<void> {
+  await lockNameFamily(ctx.trx, zone.name);
+  const old = (await ctx.trx('zones').where({ name: zone.name, status: 'deleting' }).first('id')) as { id: string } | undefined;
+  if (old) throw new DomainError('conflict', { reason: 'reverse_zone_still_deleting', zone: zone.name });
+  await assertNameFree(ctx.trx, zone.name);
+  await assertBackendCapacity(ctx.trx, config.zones.backendCapacity);
+  const now = ctx.clock.now();
+  const id = newId('zon');
+  await ctx.scoped.insert('zones', {
+    id,
+    tenant_id: tenantId,
+    name: zone.name,
+    unicode_name: null,
+    kind: 'reverse',
+    status: 'activating',
+    default_ttl: DEFAULT_ZONE_TTL,
+    soa_email: config.zones.defaultSoaEmail,
+    prefix_id: prefixId,
+    reverse_block: formatBlock(zone.block),
+    delegation: JSON.stringify(UNCHECKED),
+    created_at: now,
+    updated_at: now,
+  });
+  const created = await findZone(ctx.scoped, config, zone.name, ctx.trx);
+  await appendChangeSet(ctx, created, { kind: 'zone_create', comment: `reverse zone of prefix ${prefixId}`, itemCount: 0, summary: {}, results: [] });
+  await recordAudit(ctx.trx, ctx.actor, now, { action: 'zone.created', targetType: 'zone', targetId: id, details: { name: zone.name, prefix_id: prefixId } });
+}
+
+export async function attachPrefix(ctx: WriteContext, config: Config, input: { cidr: string; tenant_id: string }): Promise<Prefix> {
+  // A tenant outside the subtree is missing for everyone (404); one inside it, for a customer token, 403.
+  const tenant = (await ctx.scoped.from('tenants').where('id', input.tenant_id).first('id', 'type')) as { id: string; type: string } | undefined;
+  if (!tenant) throw notFound('tenant');
+  assertStaff(ctx);
+  const block = blockFromBody(input.cidr);
+  if (tenant.type !== 'customer') {
+    throw new DomainError('validation_failed', {}, [{ pointer: '/tenant_id', code: 'not_a_customer', detail: `${input.tenant_id} is not a customer tenant; prefixes belong to customers.` }]);
+  }
+  const zones = reverseZonesOf(block);
+  const tooWide = block.prefixLength < (block.family === 4 ? 8 : 16) || zones.length > MAX_ZONES_PER_PREFIX;
+  if (tooWide) {
+    throw new DomainError('validation_failed', {}, [
+      { pointer: '/cidr', code: 'prefix_too_large', detail: `${formatBlock(block)} would be ${zones.length} reverse zones; at most ${MAX_ZONES_PER_PREFIX} (IPv4 /8 or longer, IPv6 /16 or longer).` },
+    ]);
+  }
+  await lockBlocks(ctx);
+  await assertNoOverlap(ctx, block);
+  const now = ctx.clock.now();
+  const id = newId('pfx');
+  await ctx.scoped.insert('prefixes', { id, tenant_id: tenant.id, cidr: formatBlock(block), attached_by: ctx.actor.token.tenant.id, created_at: now });
+  for (const zone of zones) await createReverseZone(ctx, config, tenant.id, id, zone);
+  await recordAudit(ctx.trx, ctx.actor, now, { action: 'prefix.attached', targetType: 'prefix', targetId: id, details: { cidr: formatBlock(block), tenant_id: tenant.id } });
+  return {
+    id,
+    block,
+    tenantId: tenant.id,
+    createdAt: now,
+    zones: zones.map((z) => ({ name: z.name, kind: cutOf(z), delegation: UNCHECKED })),
+  };
+}
+
+/**
+ * Detaches the prefix: its reverse zones go through the normal zone deletion (withdrawn by the
+ * backend, their last export kept 30 days) and forget the prefix, whose row goes at once.
+ */
+export async function detachPrefix(ctx: WriteContext, config: Config, dnssec: DnssecDeps, segment: string): Promise<void> {
+  const block = blockFromPath(segment);
+  const row = await findPrefix(ctx.scoped, block);
+  assertStaff(ctx);
+  await lockBlocks(ctx);
+  const zones = (await ctx.trx('zones').where('prefix_id', row.id).whereNot('status', 'deleting').pluck('name')) as string[];
+  for (const name of zones) await deleteZone(ctx, config, name, { confirm: name, ifMatch: null, withPrefix: true }, dnssec);
+  await ctx.trx('zones').where('prefix_id', row.id).update({ prefix_id: null });
+  await ctx.trx('prefixes').where('id', row.id).delete();
+  await recordAudit(ctx.trx, ctx.actor, ctx.clock.now(), { action: 'prefix.detached', targetType: 'prefix', targetId: row.id, details: { cidr: row.cidr, tenant_id: row.tenant_id } });
+}
+
+/**
+ * POST …/delegation-check: one per prefix per minute (counted like the API's rate limits), then
+ * the parent of every reverse zone is asked; what it shows is stored on the zone.
+ */
+export async function checkPrefixDelegation(ctx: WriteContext, config: Config, deps: RdnsDeps, limiter: RateLimiter, segment: string): Promise<Prefix> {
+  const row = await findPrefix(ctx.scoped, blockFromPath(segment));
+  const reading = await limiter.consume(`delegation-check:${row.id}`, 1, ctx.clock.now());
+  if (!reading.allowed) throw new DomainError('rate_limited', { retry_after: reading.resetSeconds }, [], { 'Retry-After': String(reading.resetSeconds) });
+  const zones = (await ctx.trx('zones').where('prefix_id', row.id).whereNot('status', 'deleting').pluck('name')) as string[];
+  for (const name of zones) {
+    const delegation = classifyDelegation(await deps.observeDelegation(name), config.zones.nameservers, ctx.clock.now());
+    await ctx.trx('zones').where({ prefix_id: row.id, name }).update({ delegation: JSON.stringify(delegation) });
+  }
+  return getPrefix(ctx.scoped, formatBlock(parseBlock(row.cidr)));
+}
