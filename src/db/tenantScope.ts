@@ -15,6 +15,7 @@ export const TENANT_OWNED = {
   change_sets: 'tenant_id',
   deleted_zone_exports: 'tenant_id',
   templates: 'tenant_id',
+  ip_assignments: 'tenant_id',
 } as const satisfies Record<string, string>;
 
 export type TenantOwnedTable = keyof typeof TENANT_OWNED;

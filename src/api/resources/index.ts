@@ -4,6 +4,7 @@ import { credentialRoutes } from './credentials/routes.js';
 import { dnssecRoutes } from './dnssec/routes.js';
 import { labRoutes } from './lab/routes.js';
 import { meRoutes } from './me/routes.js';
+import { rdnsRoutes } from './rdns/routes.js';
 import { templateRoutes } from './templates/routes.js';
 import { tenantRoutes } from './tenants/routes.js';
 import { changeSetRoutes } from './zones/changeSetRoutes.js';
@@ -25,5 +26,6 @@ export const allRoutes: RouteSpec[] = [
   ...dnssecRoutes,
   ...templateRoutes,
   ...deletedZoneRoutes,
+  ...rdnsRoutes,
   ...labRoutes,
 ];

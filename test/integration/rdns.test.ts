@@ -1,0 +1,250 @@
+// Reverse DNS over real HTTP, PostgreSQL and the in-process nameserver (docs/rdns.md): provider
+// address spaces and their reverse zones, assignments (platform → tenant, reseller → customer),
+// PTRs set, reset and defaulted for IPv4 and IPv6 and answered by `dig`, the bulk form's
+// all-or-nothing, forward confirmation, and the /22 listing across pages.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseAddress, reverseName } from '../../src/domain/ip/address.js';
+import { digQuery } from '../dns/digClient.js';
+import { createRecord, createZone, type DnsLab, startDnsLab, validationErrors } from '../helpers/dnsLab.js';
+import { eventually } from '../helpers/dnsQuery.js';
+import { requireTool } from '../helpers/dnsTools.js';
+
+const PATTERN = 'static.{dashed}.hosting.example.';
+
+describe('reverse DNS: address spaces, assignments and PTRs', () => {
+  let lab: DnsLab;
+  let customerA: string;
+  let customerB: string;
+  const ids: Record<string, string> = {};
+  const port = () => lab.service.nameserver!.server.port;
+  /** What the nameserver answers for the PTR of `ip`, once it answers `expected` (null: NXDOMAIN or no PTR). */
+  const servedPtr = (dig: string, ip: string, expected: string | null) =>
+    eventually(async () => {
+      const r = await digQuery(dig, port(), `${reverseName(parseAddress(ip))}.`, 'PTR');
+      const target = r.answer.map((l) => l.split(' ').pop()!)[0] ?? null;
+      return target === expected && (expected !== null || r.status === 'NXDOMAIN' || r.status === 'NOERROR') ? r : undefined;
+    }, 15_000, `PTR of ${ip} = ${expected}`);
+
+  beforeAll(async () => {
+    lab = await startDnsLab({ env: { ROLES: 'api,nameserver,worker' } });
+    [customerA, customerB] = lab.tokens.tenants.customers as [string, string];
+  });
+  afterAll(async () => lab?.close());
+
+  it('lets provider staff add address spaces, with their reverse zones, and nobody else', async () => {
+    const denied = await lab.reseller.post('/ip-spaces', { cidr: '203.0.113.0/24', ptr_pattern: PATTERN });
+    expect(denied.status).toBe(403);
+    expect(denied.body.code).toBe('forbidden');
+    expect((await lab.customerA.get('/ip-spaces')).status).toBe(403);
+
+    const bad = await lab.platform.post('/ip-spaces', { cidr: '203.0.113.1/24', ptr_pattern: PATTERN });
+    expect(bad.status).toBe(422);
+    expect(validationErrors(bad)[0]).toMatchObject({ pointer: '/cidr', code: 'not_network_address' });
+    const badPattern = await lab.platform.post('/ip-spaces', { cidr: '2001:db8:ab00::/40', ptr_pattern: 'static.{ip}.hosting.example.' });
+    expect(badPattern.status).toBe(422);
+    expect(validationErrors(badPattern)[0]).toMatchObject({ pointer: '/ptr_pattern', code: 'invalid_ptr_pattern' });
+
+    const v4 = await lab.platform.post('/ip-spaces', { cidr: '203.0.113.0/24', ptr_pattern: PATTERN });
+    expect(v4.status, v4.text).toBe(201);
+    ids.v4Space = v4.body.id;
+    const v6 = await lab.platform.post('/ip-spaces', { cidr: '2001:DB8:AB00::/40', ptr_pattern: PATTERN });
+    expect(v6.status, v6.text).toBe(201);
+    expect(v6.body.cidr).toBe('2001:db8:ab00::/40');
+    const overlap = await lab.platform.post('/ip-spaces', { cidr: '203.0.113.128/25', ptr_pattern: PATTERN });
+    expect(overlap.status).toBe(409);
+
+    const zones = await lab.sql.query(`SELECT name, kind, tenant_id, reverse_block::text AS block FROM zones WHERE ip_space_id = any($1) ORDER BY name`, [[v4.body.id, v6.body.id]]);
+    expect(zones.rows).toEqual([
+      { name: '113.0.203.in-addr.arpa', kind: 'provider_reverse', tenant_id: lab.tokens.tenants.platform, block: '203.0.113.0/24' },
+      { name: 'b.a.8.b.d.0.1.0.0.2.ip6.arpa', kind: 'provider_reverse', tenant_id: lab.tokens.tenants.platform, block: '2001:db8:ab00::/40' },
+    ]);
+    // Never listed in /zones, not even for the platform.
+    const listed = await lab.platform.get('/zones?limit=500');
+    expect(listed.body.data.map((z: any) => z.name)).not.toContain('113.0.203.in-addr.arpa');
+    expect((await lab.platform.get('/ip-spaces')).body.data.map((s: any) => s.cidr)).toEqual(['203.0.113.0/24', '2001:db8:ab00::/40']);
+  });
+
+  it('assigns blocks: platform to any tenant, a reseller to its customers only', async () => {
+    const toReseller = await lab.platform.post('/ips', { cidr: '203.0.113.0/29', tenant_id: lab.tokens.tenants.reseller, server_name: 'rack1.reseller.example' });
+    expect(toReseller.status, toReseller.text).toBe(201);
+    ids.resellerBlock = toReseller.body.id;
+    const handed = await lab.reseller.post('/ips', { cidr: '203.0.113.0/30', tenant_id: customerA, server_name: 'web1.customer-a.example.' });
+    expect(handed.status, handed.text).toBe(201);
+    expect(handed.body).toMatchObject({ cidr: '203.0.113.0/30', family: 4, tenant_id: customerA, parent_id: toReseller.body.id, server_name: 'web1.customer-a.example.' });
+    ids.aV4 = handed.body.id;
+    // Outside its own assignment, or overlapping what it handed on: refused.
+    expect((await lab.reseller.post('/ips', { cidr: '203.0.113.16/30', tenant_id: customerA })).status).toBe(422);
+    expect((await lab.reseller.post('/ips', { cidr: '203.0.113.2/31', tenant_id: customerB })).status).toBe(409);
+    expect((await lab.customerA.post('/ips', { cidr: '203.0.113.0/32', tenant_id: customerA })).status).toBe(403);
+
+    const b = await lab.platform.post('/ips', { cidr: '203.0.113.8/32', tenant_id: customerB, server_name: 'db.customer-b.example' });
+    expect(b.status, b.text).toBe(201);
+    ids.bV4 = b.body.id;
+    const single = await lab.platform.post('/ips', { cidr: '2001:db8:ab00:1:0:0:0:10/128', tenant_id: customerA, server_name: 'web1.customer-a.example' });
+    expect(single.status, single.text).toBe(201);
+    expect(single.body.cidr).toBe('2001:db8:ab00:1::10/128');
+    const net = await lab.platform.post('/ips', { cidr: '2001:db8:ab00:2::/64', tenant_id: customerA, server_name: 'web2.customer-a.example' });
+    expect(net.status, net.text).toBe(201);
+    ids.aV6Net = net.body.id;
+    expect((await lab.platform.post('/ips', { cidr: '192.0.2.0/24', tenant_id: customerA })).status).toBe(422);
+  });
+
+  it('lists assignments to their tenant and the tenants above it, filtered and paged', async () => {
+    const mine = await lab.customerA.get('/ips');
+    expect(mine.status).toBe(200);
+    expect(mine.body.data.map((a: any) => a.cidr)).toEqual(['203.0.113.0/30', '2001:db8:ab00:1::10/128', '2001:db8:ab00:2::/64']);
+    expect((await lab.customerB.get('/ips')).body.data.map((a: any) => a.cidr)).toEqual(['203.0.113.8/32']);
+    expect((await lab.reseller.get('/ips')).body.data.map((a: any) => a.cidr)).toEqual(['203.0.113.0/29', '203.0.113.0/30', '203.0.113.8/32', '2001:db8:ab00:1::10/128', '2001:db8:ab00:2::/64']);
+    expect((await lab.customerA.get('/ips?family=6')).body.data).toHaveLength(2);
+    expect((await lab.customerA.get('/ips?q=web2')).body.data.map((a: any) => a.cidr)).toEqual(['2001:db8:ab00:2::/64']);
+    expect((await lab.customerA.get('/ips?within=2001:db8:ab00::/48')).body.data).toHaveLength(2);
+    const page = await lab.customerA.get('/ips?limit=2');
+    expect(page.body.pagination.has_more).toBe(true);
+    const rest = await lab.customerA.get(`/ips?limit=2&cursor=${encodeURIComponent(page.body.pagination.next_cursor)}`);
+    expect(rest.body.data.map((a: any) => a.cidr)).toEqual(['2001:db8:ab00:2::/64']);
+    expect((await lab.customerA.get('/ips?within=203.0.113.1/24')).status).toBe(422);
+  });
+
+  it('reads PTRs with their defaults, and only the tenant’s own', async () => {
+    const one = await lab.customerA.get('/ptr/203.0.113.1');
+    expect(one.status, one.text).toBe(200);
+    expect(one.body).toEqual({
+      ip: '203.0.113.1',
+      target: 'static.203-0-113-1.hosting.example.',
+      source: 'default',
+      default_target: 'static.203-0-113-1.hosting.example.',
+      zone: '113.0.203.in-addr.arpa',
+      assignment_id: ids.aV4,
+      prefix_id: null,
+    });
+    const other = await lab.customerA.get('/ptr/203.0.113.8');
+    expect(other.status).toBe(403);
+    expect(other.body.code).toBe('not_owner');
+    expect((await lab.customerA.get('/ptr/192.0.2.1')).body.code).toBe('not_owner');
+    const mapped = await lab.customerA.get('/ptr/::ffff:203.0.113.1');
+    expect(mapped.status).toBe(422);
+    expect(validationErrors(mapped)[0]).toMatchObject({ in: 'path', pointer: '/ip', code: 'ipv4_mapped_address' });
+    expect(validationErrors(await lab.customerA.get('/ptr/203.0.113.300'))[0]).toMatchObject({ code: 'invalid_ip' });
+    // The reseller sees its customer's address (and acting for it, as the customer).
+    expect((await lab.reseller.get('/ptr/203.0.113.1')).status).toBe(200);
+    const v6 = await lab.customerA.get('/ptr/2001:DB8:AB00:1:0::10');
+    expect(v6.body).toMatchObject({ ip: '2001:db8:ab00:1::10', source: 'default', target: 'static.2001-db8-ab00-1--10.hosting.example.' });
+    const v6net = await lab.customerA.get('/ptr/2001:db8:ab00:2::5');
+    expect(v6net.body).toMatchObject({ source: null, target: null, default_target: null, assignment_id: ids.aV6Net });
+  });
+
+  it('sets and resets IPv4 PTRs through change sets the nameserver serves', async (ctx) => {
+    const dig = requireTool('dig', ctx);
+    await servedPtr(dig, '203.0.113.2', 'static.203-0-113-2.hosting.example.');
+
+    const set = await lab.customerA.put('/ptr/203.0.113.2', { target: 'Mail.Customer-A.example.' });
+    expect(set.status, set.text).toBe(200);
+    expect(set.body).toMatchObject({ ip: '203.0.113.2', target: 'mail.customer-a.example.', source: 'set', default_target: 'static.203-0-113-2.hosting.example.' });
+    expect(set.body.changeset_id).toMatch(/^chg_/);
+    expect(set.body.warnings).toEqual([expect.objectContaining({ code: 'ptr_not_forward_confirmed' })]);
+    await servedPtr(dig, '203.0.113.2', 'mail.customer-a.example.');
+
+    // An ordinary change set: its audit entry names the acting customer's request.
+    const audit = await lab.sql.query(`SELECT tenant_id, details FROM audit_log WHERE target_id = $1`, [set.body.changeset_id]);
+    expect(audit.rows).toEqual([expect.objectContaining({ tenant_id: customerA, details: expect.objectContaining({ zone: '113.0.203.in-addr.arpa', kind: 'records' }) })]);
+    const state = await lab.sql.query(`SELECT state FROM change_sets WHERE id = $1`, [set.body.changeset_id]);
+    expect(['pushed', 'live']).toContain(state.rows[0].state);
+
+    const reset = await lab.customerA.delete('/ptr/203.0.113.2');
+    expect(reset.status, reset.text).toBe(200);
+    expect(reset.body).toMatchObject({ source: 'default', target: 'static.203-0-113-2.hosting.example.' });
+    await servedPtr(dig, '203.0.113.2', 'static.203-0-113-2.hosting.example.');
+
+    expect((await lab.customerA.put('/ptr/203.0.113.2', { target: '192.0.2.1' })).status).toBe(422);
+    expect((await lab.customerA.put('/ptr/203.0.113.2', { target: 'single' })).status).toBe(422);
+    expect((await lab.customerB.put('/ptr/203.0.113.2', { target: 'x.customer-b.example.' })).body.code).toBe('not_owner');
+  });
+
+  it('confirms a PTR whose target points back through the service’s own zones', async () => {
+    const zone = `fwd-${Date.now().toString(36)}.test`;
+    await createZone(lab.customerA, zone);
+    await createRecord(lab.customerA, zone, { name: 'host', type: 'A', data: { address: '203.0.113.3' } });
+    const set = await lab.customerA.put('/ptr/203.0.113.3', { target: `host.${zone}.` });
+    expect(set.status, set.text).toBe(200);
+    expect(set.body.warnings).toEqual([]);
+  });
+
+  it('sets, defaults and resets IPv6 PTRs', async (ctx) => {
+    const dig = requireTool('dig', ctx);
+    await servedPtr(dig, '2001:db8:ab00:1::10', 'static.2001-db8-ab00-1--10.hosting.example.');
+    await servedPtr(dig, '2001:db8:ab00:2::5', null);
+    const set = await lab.customerA.put('/ptr/2001:db8:ab00:2:0:0:0:5', { target: 'v6.customer-a.example.' });
+    expect(set.status, set.text).toBe(200);
+    await servedPtr(dig, '2001:db8:ab00:2::5', 'v6.customer-a.example.');
+    const list = await lab.customerA.get('/ptr?within=2001:db8:ab00:2::/64');
+    expect(list.body.data).toEqual([expect.objectContaining({ ip: '2001:db8:ab00:2::5', source: 'set', target: 'v6.customer-a.example.' })]);
+    expect((await lab.customerA.delete('/ptr/2001:db8:ab00:2::5')).body).toMatchObject({ source: null, target: null });
+    await servedPtr(dig, '2001:db8:ab00:2::5', null);
+    expect((await lab.customerA.get('/ptr?within=2001:db8:ab00:2::/64')).body.data).toEqual([]);
+  });
+
+  it('writes a bulk of PTRs all or nothing, one change set per reverse zone', async () => {
+    const bad = await lab.customerA.post('/ptr/bulk', {
+      items: [
+        { ip: '203.0.113.0', target: 'a.customer-a.example.' },
+        { ip: '2001:db8:ab00:2::7', target: 'not a name' },
+      ],
+    });
+    expect(bad.status).toBe(422);
+    expect(validationErrors(bad)[0].pointer).toMatch(/^\/items\/1\/target/);
+    const foreign = await lab.customerA.post('/ptr/bulk', { items: [{ ip: '203.0.113.0', target: 'a.customer-a.example.' }, { ip: '203.0.113.8', target: 'b.customer-a.example.' }] });
+    expect(foreign.status).toBe(403);
+    expect((await lab.customerA.get('/ptr/203.0.113.0')).body.source).toBe('default');
+
+    const ok = await lab.customerA.post('/ptr/bulk', {
+      items: [
+        { ip: '203.0.113.0', target: 'a.customer-a.example.' },
+        { ip: '203.0.113.1', target: 'b.customer-a.example.' },
+        { ip: '2001:db8:ab00:2::7', target: 'c.customer-a.example.' },
+        { ip: '203.0.113.3', target: null },
+      ],
+    });
+    expect(ok.status, ok.text).toBe(200);
+    expect(ok.body.changeset_ids).toHaveLength(2);
+    expect(ok.body.changeset_id).toBe(ok.body.changeset_ids[0]);
+    expect(ok.body.data.map((p: any) => [p.ip, p.source])).toEqual([
+      ['203.0.113.0', 'set'],
+      ['203.0.113.1', 'set'],
+      ['2001:db8:ab00:2::7', 'set'],
+      ['203.0.113.3', 'default'],
+    ]);
+    const dup = await lab.customerA.post('/ptr/bulk', { items: [{ ip: '203.0.113.0', target: null }, { ip: '203.0.113.0', target: null }] });
+    expect(validationErrors(dup)[0]).toMatchObject({ pointer: '/items/1/ip', code: 'duplicate_ip' });
+  });
+
+  it('lists a /22 in pages: every address once, in order', async () => {
+    const space = await lab.platform.post('/ip-spaces', { cidr: '198.18.0.0/22', ptr_pattern: 'h-{dashed}.pool.example.' });
+    expect(space.status, space.text).toBe(201);
+    const a = await lab.platform.post('/ips', { cidr: '198.18.0.0/22', tenant_id: customerA });
+    expect(a.status, a.text).toBe(201);
+    expect((await lab.customerA.get('/ptr?within=198.18.0.0/21')).status).toBe(422);
+    expect((await lab.customerB.get('/ptr?within=198.18.0.0/22')).body.code).toBe('not_owner');
+    const seen: any[] = [];
+    let path: string | null = '/ptr?within=198.18.0.0/22&limit=500';
+    let pages = 0;
+    while (path) {
+      const res = await lab.customerA.get(path);
+      expect(res.status, res.text).toBe(200);
+      seen.push(...res.body.data);
+      pages++;
+      path = res.body.pagination.next_cursor ? `/ptr?within=198.18.0.0/22&limit=500&cursor=${encodeURIComponent(res.body.pagination.next_cursor)}` : null;
+    }
+    expect(pages).toBe(3);
+    expect(seen).toHaveLength(1024);
+    expect(seen[0]).toMatchObject({ ip: '198.18.0.0', source: 'default', target: 'h-198-18-0-0.pool.example.', zone: '0.18.198.in-addr.arpa' });
+    expect(seen[1023]).toMatchObject({ ip: '198.18.3.255', zone: '3.18.198.in-addr.arpa' });
+    expect(new Set(seen.map((p) => p.ip)).size).toBe(1024);
+    // Removing the assignment: staff only while parts are assigned, then the space.
+    expect((await lab.platform.delete(`/ip-spaces/${space.body.id}`)).status).toBe(409);
+    expect((await lab.customerA.delete(`/ips/${a.body.id}`)).status).toBe(403);
+    expect((await lab.platform.delete(`/ips/${a.body.id}`)).status).toBe(204);
+    expect((await lab.platform.delete(`/ip-spaces/${space.body.id}`)).status).toBe(204);
+    const zones = await lab.sql.query(`SELECT status FROM zones WHERE name = '0.18.198.in-addr.arpa'`);
+    expect(zones.rows.every((z) => z.status === 'deleting')).toBe(true);
+  });
+});
