@@ -91,6 +91,8 @@ export interface AssignRequest {
  */
 export async function createAssignment(ctx: WriteContext, config: Config, request: AssignRequest): Promise<IpAssignment> {
   const { acting } = ctx.actor;
+  // A tenant outside the subtree is as absent as a missing one, whoever asks (tenant isolation).
+  await ctx.scoped.assertInSubtree([request.tenant_id]);
   if (acting.type !== 'platform' && acting.type !== 'reseller') throw new DomainError('forbidden', { reason: 'assignments_by_platform_or_reseller' });
   const block = blockField(request.cidr, '/cidr');
   const cidr = formatBlock(block);
@@ -103,7 +105,6 @@ export async function createAssignment(ctx: WriteContext, config: Config, reques
       throw e;
     }
   }
-  await ctx.scoped.assertInSubtree([request.tenant_id]);
   const target = (await ctx.trx('tenants').where('id', request.tenant_id).first('id', 'type', 'parent_id')) as { id: string; type: string; parent_id: string | null };
   if (target.type === 'platform') throw validationFailed([{ pointer: '/tenant_id', code: 'not_assignable', detail: 'The platform tenant holds the address spaces themselves.' }]);
 
