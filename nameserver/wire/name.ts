@@ -186,9 +186,13 @@ export function encodeName(name: string, lowerCase = false): Buffer {
   return Buffer.from(nameScratch.subarray(0, end));
 }
 
-/** Letters, digits, '-', '_' and '*' stand for themselves in presentation; others are escaped. */
+/**
+ * Letters, digits, '-', '_', '*' and '/' stand for themselves in presentation; others are escaped.
+ * '/' is no special character of RFC 1035 §5.1 and names the RFC 2317 classless reverse zones
+ * (`64/26.2.0.192.in-addr.arpa`, stored so): a query for them must find the zone by that text.
+ */
 function isPlain(b: number): boolean {
-  return (b >= 0x61 && b <= 0x7a) || (b >= 0x41 && b <= 0x5a) || (b >= 0x30 && b <= 0x39) || b === 0x2d || b === 0x5f || b === 0x2a;
+  return (b >= 0x61 && b <= 0x7a) || (b >= 0x41 && b <= 0x5a) || (b >= 0x30 && b <= 0x39) || b === 0x2d || b === 0x5f || b === 0x2a || b === 0x2f;
 }
 
 /** Presentation text of each octet: itself, a backslash before "." and "\\", or \DDD (RFC 1035 §5.1). */

@@ -44,6 +44,9 @@ describe('reverse DNS: address spaces, assignments and PTRs', () => {
     expect(badPattern.status).toBe(422);
     expect(validationErrors(badPattern)[0]).toMatchObject({ pointer: '/ptr_pattern', code: 'invalid_ptr_pattern' });
 
+    const huge = await lab.platform.post('/ip-spaces', { cidr: '10.0.0.0/8', ptr_pattern: PATTERN });
+    expect(validationErrors(huge)[0]).toMatchObject({ pointer: '/cidr', code: 'block_too_large' });
+
     const v4 = await lab.platform.post('/ip-spaces', { cidr: '203.0.113.0/24', ptr_pattern: PATTERN });
     expect(v4.status, v4.text).toBe(201);
     ids.v4Space = v4.body.id;
@@ -181,6 +184,23 @@ describe('reverse DNS: address spaces, assignments and PTRs', () => {
     expect((await lab.customerA.delete('/ptr/2001:db8:ab00:2::5')).body).toMatchObject({ source: null, target: null });
     await servedPtr(dig, '2001:db8:ab00:2::5', null);
     expect((await lab.customerA.get('/ptr?within=2001:db8:ab00:2::/64')).body.data).toEqual([]);
+  });
+
+  it('serves an RFC 2317 classless space: PTRs at <octet>.<first>/<length> under the /24', async (ctx) => {
+    const dig = requireTool('dig', ctx);
+    const space = await lab.platform.post('/ip-spaces', { cidr: '192.0.2.64/26', ptr_pattern: 'c{dashed}.classless.example.' });
+    expect(space.status, space.text).toBe(201);
+    expect((await lab.platform.post('/ips', { cidr: '192.0.2.64/26', tenant_id: customerB })).status).toBe(201);
+    const one = await lab.customerB.get('/ptr/192.0.2.65');
+    expect(one.body).toMatchObject({ zone: '64/26.2.0.192.in-addr.arpa', source: 'default', target: 'c192-0-2-65.classless.example.' });
+    const ask = (expected: string) =>
+      eventually(async () => {
+        const r = await digQuery(dig, port(), '65.64/26.2.0.192.in-addr.arpa.', 'PTR');
+        return r.answer.some((l) => l.endsWith(` PTR ${expected}`)) ? r : undefined;
+      }, 15_000, `classless PTR ${expected}`);
+    await ask('c192-0-2-65.classless.example.');
+    expect((await lab.customerB.put('/ptr/192.0.2.65', { target: 'gw.customer-b.example.' })).status).toBe(200);
+    await ask('gw.customer-b.example.');
   });
 
   it('writes a bulk of PTRs all or nothing, one change set per reverse zone', async () => {

@@ -43,8 +43,20 @@ export async function getIpSpace(db: Knex | Knex.Transaction, id: string): Promi
   return ipSpaceToDomain(row);
 }
 
-/** The reverse zones of each space, as many as the DNS cuts it into (a /16 is one, a /20 sixteen). */
+/** The reverse zones of a space: a /16 of IPv4 gives 256 /24 zones, the most one space makes. */
 const MAX_ZONES_PER_SPACE = 256;
+const MIN_IPV4_SPACE = 16;
+
+/**
+ * A provider space's IPv4 zones are /24s (RFC 2317 zones below): each renders its default PTRs
+ * in every build, so a zone holds at most 256 of them, not a /16's 65,536 rewritten with every
+ * PTR write. IPv6 zones are cut on nibbles as any reverse zone (their defaults are /128s only).
+ */
+export function providerZonesOf(block: Block) {
+  if (block.family === 6 || block.prefixLength >= 24) return reverseZonesOf(block);
+  const count = 1n << BigInt(24 - block.prefixLength);
+  return Array.from({ length: Number(count) }, (_, i) => reverseZonesOf({ family: 4, network: block.network + BigInt(i) * 256n, prefixLength: 24 })).flat();
+}
 
 export async function createIpSpace(ctx: WriteContext, config: Config, request: { cidr: string; ptr_pattern: string }): Promise<IpSpace> {
   assertPlatform(ctx.actor);
@@ -57,7 +69,10 @@ export async function createIpSpace(ctx: WriteContext, config: Config, request: 
     if (e instanceof NameError) throw validationFailed([{ pointer: '/ptr_pattern', code: 'invalid_ptr_pattern', detail: e.message }]);
     throw e;
   }
-  const zones = reverseZonesOf(block);
+  if (block.family === 4 && block.prefixLength < MIN_IPV4_SPACE) {
+    throw validationFailed([{ pointer: '/cidr', code: 'block_too_large', detail: `An IPv4 address space is at most a /${MIN_IPV4_SPACE}; add ${formatBlock(block)} in parts.` }]);
+  }
+  const zones = providerZonesOf(block);
   if (zones.length > MAX_ZONES_PER_SPACE) {
     throw validationFailed([{ pointer: '/cidr', code: 'too_many_reverse_zones', detail: `${formatBlock(block)} is cut into ${zones.length} reverse zones; add it in parts of at most ${MAX_ZONES_PER_SPACE}.` }]);
   }

@@ -8,7 +8,7 @@ import type { Config } from '../../config/index.js';
 import type { ScopedDb } from '../../db/tenantScope.js';
 import type { Warning } from '../../domain/changeSets/planChangeSet.js';
 import { DomainError, type FieldError, validationFailed } from '../../domain/errors.js';
-import { type Address, AddressError, type Block, blockContains, blockWithin, formatAddress, formatBlock, lastOf, parseAddress, parseBlock } from '../../domain/ip/address.js';
+import { type Address, AddressError, addressOfReverseName, type Block, blockContains, formatAddress, formatBlock, lastOf, parseAddress, parseBlock } from '../../domain/ip/address.js';
 import { renderDefaultPtr } from '../../domain/ip/defaultPtr.js';
 import { parseRecordData } from '../../domain/records/parseRecordData.js';
 import type { Actor } from '../actor.js';
@@ -17,7 +17,6 @@ import type { WriteContext } from '../writeContext.js';
 import { writeZone } from '../zoneWrite.js';
 import { ptrOwnerToStandard } from './assignments.js';
 import { ownerInZone, ownerScope, type ReverseZoneRow } from './reverseZones.js';
-import { addressOfReverseName } from '../../domain/ip/address.js';
 
 export interface PtrView {
   ip: string;
