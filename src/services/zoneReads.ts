@@ -39,13 +39,28 @@ export function zonesQuery(scoped: ScopedDb, protectedNames: string[], reach: Zo
  * A lab parent zone is named by its stored name ('' the root), never by a request path.
  */
 export async function findZone(scoped: ScopedDb, config: Config, pathName: string, lock: Knex.Transaction | null, reach: ZoneReach = 'tenant'): Promise<Zone> {
-  const name = reach === 'tenant' ? zoneNameFromPath(pathName) : pathName;
+  const name = reach === 'tenant' ? (zoneNameFromPath(pathName) ?? classlessZoneName(pathName)) : pathName;
   if (name === null) throw notFound('zone');
   const q = zonesQuery(scoped, config.zones.protectedNames, reach).where('z.name', name).first().options(PREPARED);
   if (lock) q.forUpdate('z');
   const row = (await q) as ZoneRow | undefined;
   if (!row) throw notFound('zone');
   return zoneToDomain(row);
+}
+
+/**
+ * An RFC 2317 classless reverse zone's name (`64/26.2.0.192.in-addr.arpa`, docs/rdns.md): its
+ * first label is no host-name label, so zoneNameFromPath refuses it; the PTR service names a
+ * customer's classless zone so.
+ */
+function classlessZoneName(pathName: string): string | null {
+  let name: string;
+  try {
+    name = decodeURIComponent(pathName).toLowerCase().replace(/\.$/, '');
+  } catch {
+    return null;
+  }
+  return /^\d{1,3}\/\d{2}(\.\d{1,3}){3}\.in-addr\.arpa$/.test(name) ? name : null;
 }
 
 /** A zone for reading (no lock). Writes get theirs from writeZone. */

@@ -210,6 +210,37 @@ describe('reverse DNS: address spaces, assignments and PTRs', () => {
     await ask('gw.customer-b.example.');
   });
 
+  it('writes the PTRs of a customer-owned prefix into its reverse zones (no defaults there)', async () => {
+    // The prefix and its zones as POST /prefixes stores them (another part of the feature).
+    const zone = async (id: string, name: string, block: string) =>
+      lab.sql.query(
+        `INSERT INTO zones (id, tenant_id, name, kind, status, default_ttl, soa_email, prefix_id, reverse_block, created_at, updated_at)
+         VALUES ($1, $2, $3, 'reverse', 'active', 3600, 'hostmaster.example.test', 'pfx_rdnstest', $4, now(), now())`,
+        [id, customerB, name, block],
+      );
+    await lab.sql.query(`INSERT INTO prefixes (id, tenant_id, cidr, attached_by) VALUES ('pfx_rdnstest', $1, '198.51.100.0/23', $2)`, [customerB, lab.tokens.tenants.platform]);
+    await zone('zon_rdnstestprefixa', '100.51.198.in-addr.arpa', '198.51.100.0/24');
+    await zone('zon_rdnstestprefixb', '0/28.101.51.198.in-addr.arpa', '198.51.101.0/28');
+
+    const set = await lab.customerB.put('/ptr/198.51.100.5', { target: 'mx.customer-b.example.' });
+    expect(set.status, set.text).toBe(200);
+    expect(set.body).toMatchObject({ zone: '100.51.198.in-addr.arpa', prefix_id: 'pfx_rdnstest', assignment_id: null, source: 'set', default_target: null });
+    const classless = await lab.customerB.put('/ptr/198.51.101.3', { target: 'gw.customer-b.example.' });
+    expect(classless.status, classless.text).toBe(200);
+    expect(classless.body.zone).toBe('0/28.101.51.198.in-addr.arpa');
+    const stored = await lab.sql.query(`SELECT r.name, r.tenant_id FROM records r JOIN zones z ON z.id = r.zone_id WHERE z.prefix_id = 'pfx_rdnstest' AND r.type = 'PTR' ORDER BY r.name`);
+    expect(stored.rows).toEqual([
+      { name: '3', tenant_id: customerB },
+      { name: '5', tenant_id: customerB },
+    ]);
+    expect((await lab.customerA.put('/ptr/198.51.100.5', { target: 'x.customer-a.example.' })).body.code).toBe('not_owner');
+    expect((await lab.reseller.get('/ptr/198.51.100.5')).body.target).toBe('mx.customer-b.example.');
+    const list = await lab.customerB.get('/ptr?within=198.51.100.0/24&limit=500');
+    expect(list.body.data).toHaveLength(256);
+    expect(list.body.data.filter((p: any) => p.source !== null).map((p: any) => p.ip)).toEqual(['198.51.100.5']);
+    expect((await lab.customerB.delete('/ptr/198.51.100.5')).body).toMatchObject({ source: null, target: null });
+  });
+
   it('writes a bulk of PTRs all or nothing, one change set per reverse zone', async () => {
     const bad = await lab.customerA.post('/ptr/bulk', {
       items: [
