@@ -16,6 +16,7 @@ export const TENANT_OWNED = {
   deleted_zone_exports: 'tenant_id',
   templates: 'tenant_id',
   prefixes: 'tenant_id',
+  ip_assignments: 'tenant_id',
 } as const satisfies Record<string, string>;
 
 export type TenantOwnedTable = keyof typeof TENANT_OWNED;

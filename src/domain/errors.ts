@@ -47,6 +47,8 @@ export const resourceNouns = {
   token: { en: 'token', de: noun('n', 'Token') },
   user: { en: 'user', de: noun('m', 'Benutzer') },
   prefix: { en: 'prefix', de: noun('n', 'Präfix') },
+  'address space': { en: 'address space', de: noun('m', 'Adressraum') },
+  'IP assignment': { en: 'IP assignment', de: noun('f', 'IP-Zuweisung') },
 } satisfies Record<string, { en: string; de: GermanNoun }>;
 
 export type ResourceNoun = keyof typeof resourceNouns;
@@ -164,6 +166,30 @@ export const problemReasons = {
   billing_unreachable: {
     en: 'The billing system cannot be reached; try again later.',
     de: 'Das Abrechnungssystem ist nicht erreichbar; bitte später erneut versuchen.',
+  },
+  ip_spaces_for_platform: {
+    en: "The provider's address spaces and the assignments from them are managed by provider staff (platform tokens).",
+    de: 'Die Adressräume des Anbieters und die Zuweisungen daraus verwalten die Mitarbeiter des Anbieters (Plattform-Tokens).',
+  },
+  assignments_by_platform_or_reseller: {
+    en: 'IP addresses are assigned by provider staff, or handed on by a reseller to one of its customers.',
+    de: 'IP-Adressen weisen die Mitarbeiter des Anbieters zu, oder ein Reseller gibt sie an einen seiner Kunden weiter.',
+  },
+  assignment_target_customer: {
+    en: 'A reseller hands its addresses on to one of its customers only.',
+    de: 'Ein Reseller gibt seine Adressen nur an einen seiner Kunden weiter.',
+  },
+  ip_block_overlap: {
+    en: '{cidr} overlaps {other}.',
+    de: '{cidr} überschneidet sich mit {other}.',
+  },
+  ip_space_has_assignments: {
+    en: 'The address space {cidr} still has assignments; delete them first.',
+    de: 'Der Adressraum {cidr} hat noch Zuweisungen; löschen Sie diese zuerst.',
+  },
+  assignment_has_children: {
+    en: 'Parts of {cidr} are handed on to customers; delete those assignments first.',
+    de: 'Teile von {cidr} sind an Kunden weitergegeben; löschen Sie diese Zuweisungen zuerst.',
   },
   database_unreachable: {
     en: 'The database is not reachable; nothing was stored. Try again shortly.',

@@ -23,7 +23,8 @@ import { cdsPolicy, type DnssecState, isSigned } from '../dnssec/states.js';
 import { BuildError, collectTouched, type StoredRecord } from './build/collectTouched.js';
 import { servedChain } from './build/servedChain.js';
 import { isDnssecRecord, signChange, signDraft } from './build/signDraft.js';
-import { synthesizeSystemRecords } from './build/synthesizeSystemRecords.js';
+import { type DefaultPtrInputs, synthesizeSystemRecords } from './build/synthesizeSystemRecords.js';
+import { parseAddress } from '../domain/ip/address.js';
 import { type DraftRecord, draftDiff, type VersionDraft } from './build/versionDraft.js';
 import { fromStored, type StoredWireRecord, toStored, type WireRecord } from './zoneRecords.js';
 
@@ -91,6 +92,10 @@ interface ZoneLockRow {
   served_at: Date | null;
   /** This transaction holds the zone's build lock. */
   build_lock: boolean;
+  kind: string;
+  /** A provider reverse zone's address space: its default PTRs are rendered (docs/rdns.md). */
+  ip_space_id: string | null;
+  reverse_block: string | null;
 }
 
 const sameList = (a: readonly string[] | null, b: readonly string[]) => a !== null && a.length === b.length && a.every((x, i) => x === b[i]);
@@ -158,7 +163,7 @@ interface PreparedVersion {
 
 const ZONE_COLUMNS = (q: Knex | Knex.Transaction, buildLock = true) => [
   'id', 'name', 'tenant_id', 'status', 'default_ttl', 'soa_email', 'created_at', 'changeset_seq', 'published_seq', 'published_serial',
-  'dnssec_state', 'dnssec_denial',
+  'dnssec_state', 'dnssec_denial', 'kind', 'ip_space_id', q.raw('reverse_block::text AS reverse_block'),
   q.raw('(SELECT v.nameservers FROM zone_versions v WHERE v.zone_id = zones.id AND v.serial = zones.published_serial) AS served_nameservers'),
   q.raw('(SELECT v.signing FROM zone_versions v WHERE v.zone_id = zones.id AND v.serial = zones.published_serial) AS served_signing'),
   q.raw('(SELECT v.created_at FROM zone_versions v WHERE v.zone_id = zones.id AND v.serial = zones.published_serial) AS served_at'),
@@ -295,7 +300,7 @@ async function draftFrom(b: Omit<DraftBuild, 'trx'>, read: DraftInputs): Promise
   const servedDnssec = read.served.filter(isDnssecRecord);
   const servedOwn = servedDnssec.length === 0 ? read.served : read.served.filter((r) => !isDnssecRecord(r));
   const records = collectTouched(read.stored, servedOwn);
-  const system = synthesizeSystemRecords(b.draftZone, b.serial, b.deps.nameservers, read.system);
+  const system = synthesizeSystemRecords(b.draftZone, b.serial, b.deps.nameservers, read.system, read.defaults);
   const draft: VersionDraft = { zone: b.draftZone, serial: b.serial, fromSerial: b.fromSerial, records, system, signatures: { removed: [], added: [] } };
   if (b.signing !== null || servedDnssec.length > 0) {
     draft.signatures = await signDraft({
@@ -319,7 +324,7 @@ async function draftSignedChange(b: DraftBuild, touched: string[]): Promise<Vers
   const read = await readDraftInputs(b.trx, b.zone, names, b.fromSerial);
   const servedOwn = read.served.filter((r) => !isDnssecRecord(r));
   const records = collectTouched(read.stored, servedOwn);
-  const system = synthesizeSystemRecords(b.draftZone, b.serial, b.deps.nameservers, read.system);
+  const system = synthesizeSystemRecords(b.draftZone, b.serial, b.deps.nameservers, read.system, read.defaults);
   const signatures = await signChange(
     {
       zoneName: b.zone.name,
@@ -357,6 +362,24 @@ interface DraftInputs {
   stored: StoredRecord[];
   served: DraftRecord[];
   system: WireRecord[];
+  defaults: DefaultPtrInputs | null;
+}
+
+/**
+ * A provider reverse zone's default-PTR inputs: its space's pattern, the owners with a PTR of
+ * their own (the whole zone's, whatever names this build reads), the IPv6 addresses assigned alone.
+ */
+async function readDefaultPtrInputs(trx: Knex.Transaction, zone: ZoneLockRow): Promise<DefaultPtrInputs | null> {
+  if (zone.kind !== 'provider_reverse' || !zone.ip_space_id || !zone.reverse_block) return null;
+  const space = (await trx('ip_spaces').where('id', zone.ip_space_id).first('ptr_pattern')) as { ptr_pattern: string } | undefined;
+  if (!space) return null;
+  const own = (await trx('records').where({ zone_id: zone.id, type: 'PTR' }).distinct('name')) as { name: string }[];
+  const singles = zone.reverse_block.includes(':')
+    ? ((await trx('ip_assignments').whereRaw('masklen(cidr) = 128 AND cidr <<= ?::cidr', [zone.reverse_block]).select(trx.raw('host(cidr) AS ip'))) as { ip: string }[]).map(
+        (r) => parseAddress(r.ip).value,
+      )
+    : [];
+  return { block: zone.reverse_block, pattern: space.ptr_pattern, ownPtrOwners: new Set(own.map((r) => r.name)), singles };
 }
 
 /**
@@ -391,7 +414,7 @@ async function readDraftInputs(
     else if (row.src === 1) served.push({ recordId: row.record_id!, name: row.name, type: row.type!, ttl: row.ttl, rdata: row.rdata! });
     else system = (row.system ?? []).map(fromStored);
   }
-  return { stored, served, system };
+  return { stored, served, system, defaults: await readDefaultPtrInputs(trx, zone) };
 }
 
 /**

@@ -3,8 +3,7 @@
 // percentages"). Per family: the assignments and prefixes of the acting subtree, the IPv4
 // addresses they hold, and the PTRs set in them (defaults are not counted: they are rendered).
 import type { Knex } from 'knex';
-import { addressOfReverseName, type Block, blockContains, blockSize, formatBlock, parseBlock } from '../domain/ip/address.js';
-import { absoluteName } from '../../nameserver/wire/name.js';
+import { addressOfReverseName, type Block, blockContains, blockSize, formatBlock, parseBlock, reverseNameOfOwner } from '../domain/ip/address.js';
 import type { StatsContributor } from './stats.js';
 
 interface BlockRow {
@@ -55,7 +54,7 @@ async function setPtrsIn(db: Knex, blocks: Block[]): Promise<Record<4 | 6, numbe
     .select('r.name', 'z.name as zone')) as { name: string; zone: string }[];
   const seen = new Set<string>();
   for (const row of rows) {
-    const address = addressOfReverseName(absoluteName(row.name, row.zone));
+    const address = addressOfReverseName(reverseNameOfOwner(row.name, row.zone));
     const key = `${row.zone} ${row.name}`;
     if (!address || seen.has(key) || !blocks.some((b) => blockContains(b, address))) continue;
     seen.add(key);

@@ -45,7 +45,9 @@ describe('GET /api/v1/openapi.json', () => {
     const platform = lab.as(lab.tokens.platform);
     for (const route of allRoutes.filter((r) => r.method === 'get' && !r.path.includes('{'))) {
       const res = await platform.get(route.path);
-      expect([200, 204], `${route.path}: ${res.status}`).toContain(res.status);
+      // A list with a required query parameter (GET /ptr?within=) is routed and asks for it.
+      if (res.status === 422) expect(res.body.errors.every((e: { in?: string }) => e.in === 'query'), route.path).toBe(true);
+      else expect([200, 204], `${route.path}: ${res.status}`).toContain(res.status);
     }
   });
 });

@@ -20,7 +20,7 @@ import { startTestService, type TestService } from '../helpers/testService.js';
 // says which entry is missing.
 
 /** Tables whose rows are objects a path parameter can name, beyond the tenant-owned ones. */
-type ObjectTable = keyof typeof TENANT_OWNED | 'lab_billing_clients';
+type ObjectTable = keyof typeof TENANT_OWNED | 'lab_billing_clients' | 'ptr_addresses';
 
 /**
  * Path parameter name → the table of the objects it names, and a value of the same form that
@@ -42,6 +42,10 @@ const PARAM_KINDS: Record<
      * in a body. Changing them is another matter (see WriteCase.ownerOnly).
      */
     flowsDown?: true;
+    /** What a foreign (or missing) object answers, when not 404 not_found (an address outside the tenant's space: 403 not_owner). */
+    denied?: { status: number; code: string };
+    /** The problem's detail names the value (the address), so a foreign and a missing one differ there only. */
+    detailNamesValue?: true;
   }
 > = {
   tenant: { table: 'tenants', missing: `ten_${'a'.repeat(26)}` },
@@ -57,6 +61,10 @@ const PARAM_KINDS: Record<
   template: { table: 'templates', missing: `tpl_${'a'.repeat(26)}`, flowsDown: true },
   // Prefixes are named by their block in URL form (docs/rdns.md); `%2F` for `-` names the same one.
   prefix: { table: 'prefixes', missing: '203.0.113.0-24', spellings: (ref) => [ref.replace('-', '/')] },
+  assignment: { table: 'ip_assignments', missing: `ipa_${'a'.repeat(26)}` },
+  // An address names the PTR of an IP assignment (docs/rdns.md): outside the tenant's assignments
+  // and prefixes it is 403 not_owner, foreign and unassigned alike.
+  ip: { table: 'ptr_addresses', missing: '203.0.113.254', denied: { status: 403, code: 'not_owner' }, detailNamesValue: true },
 };
 
 /** Tables whose objects a tenant may use from its ancestors (PARAM_KINDS.flowsDown). */
@@ -111,7 +119,14 @@ interface WriteCase {
   controlActor?: () => Actor;
   /** The tenant whose objects the positive control names (default: customer D). */
   controlOwner?: () => string;
+  /** Writes only what no API object shows (a PTR in a provider reverse zone): the sweep and the control cover it. */
+  writesHidden?: true;
 }
+
+/** The updateTenant control takes customer D's features away; the PTR controls act as D and need rdns back. */
+const grantRdnsToD = async () => {
+  await db.query(`UPDATE tenants SET features = array_append(array_remove(features, 'rdns'), 'rdns') WHERE id = $1`, [T.customerD]);
+};
 
 const recordBody = () => ({ type: 'TXT', name: `probe-${unique()}`, ttl: 600, data: { text: 'isolation probe' }, comment: 'isolation probe' });
 const nonSystemRecords = (world: World, zone: string) => world.objects.filter((o) => o.table === 'records' && o.parent === zone && !o.system);
@@ -242,6 +257,33 @@ const WRITE_CASES: Record<string, WriteCase> = {
       },
     ],
   },
+  createIpAssignment: {
+    // A fresh single IPv6 address of the fixture space for the acting tenant's customer A: only
+    // the platform may assign it (the reseller's own assignment does not hold it).
+    body: () => ({ cidr: `2001:db8:ab00:ff::${(++assignedProbe).toString(16)}/128`, tenant_id: T.customerA, server_name: 'probe.example' }),
+    refs: [{ field: 'tenant_id', table: 'tenants', denied: { status: 404, code: 'not_found' }, control: () => T.customerD }],
+  },
+  deleteIpAssignment: {
+    // The victim's first assignment is needed by the PTR controls: delete its spare one.
+    controlParams: () => ({ assignment: spareAssignmentOfD }),
+  },
+  setPtr: { body: () => ({ target: `probe-${unique()}.example.` }), controlActor: () => resellerForD, prepareControl: () => grantRdnsToD() },
+  resetPtr: { controlActor: () => resellerForD, prepareControl: () => grantRdnsToD() },
+  bulkPtr: {
+    body: () => ({ items: [{ ip: addressOfD, target: `probe-${unique()}.example.` }] }),
+    refs: [
+      {
+        field: 'items[0].ip',
+        table: 'ptr_addresses',
+        place: (_, ip) => ({ items: [{ ip, target: `probe-${unique()}.example.` }] }),
+        denied: { status: 403, code: 'not_owner' },
+      },
+    ],
+    controlActor: () => resellerForD,
+    prepareControl: () => grantRdnsToD(),
+    // Its writes land in the provider's reverse zones (no API objects): no "creates" check.
+    writesHidden: true,
+  },
   retryChangeSet: {
     // Retry is only allowed from `failed` (409 otherwise): the control's change set is made so.
     prepareControl: async ({ params }) => {
@@ -280,6 +322,7 @@ const LIST_CONTENTS: Record<string, ObjectTable> = {
   listZones: 'zones',
   listRecords: 'records',
   listChangeSets: 'change_sets',
+  listIps: 'ip_assignments',
 };
 
 /**
@@ -287,6 +330,9 @@ const LIST_CONTENTS: Record<string, ObjectTable> = {
  * the objects owned by its acting tenant and that tenant's ancestors — its subtree's are not
  * listed, and nothing of any other subtree.
  */
+/** Lists of a block named in the required query `within` (GET /ptr?within=): swept per assignment. */
+const WITHIN_LISTS: Record<string, true> = { listPtrs: true };
+
 const ANCESTRY_LISTS: Record<string, { table: ObjectTable; builtins: string[] }> = {
   listTemplates: { table: 'templates', builtins: ['web-hosting', 'mail', 'microsoft-365', 'google-workspace'] },
 };
@@ -324,13 +370,15 @@ const OBJECT_QUERIES: Partial<Record<ObjectTable, string>> = {
   // Usable objects first: zones with records of their own, stored (not system) records, failed
   // (retryable) change sets. The test's clock stands still, so created_at does not order.
   // The lab's parent zones (kind lab_parent) are no API objects: hidden from every token.
-  zones: `SELECT id, name AS ref, tenant_id AS owner FROM zones z WHERE kind <> 'lab_parent'
+  // So are the provider's reverse zones (kind provider_reverse), written through /ptr only.
+  zones: `SELECT id, name AS ref, tenant_id AS owner FROM zones z WHERE kind NOT IN ('lab_parent', 'provider_reverse')
           ORDER BY (SELECT count(*) FROM records r WHERE r.zone_id = z.id) DESC, name`,
   records: `SELECT r.id, r.id AS ref, z.tenant_id AS owner, z.name AS parent
-            FROM records r JOIN zones z ON z.id = r.zone_id WHERE z.kind <> 'lab_parent' ORDER BY r.created_at, r.id`,
+            FROM records r JOIN zones z ON z.id = r.zone_id WHERE z.kind NOT IN ('lab_parent', 'provider_reverse') ORDER BY r.created_at, r.id`,
   prefixes: `SELECT id, replace(cidr::text, '/', '-') AS ref, tenant_id AS owner FROM prefixes ORDER BY cidr`,
   change_sets: `SELECT c.id, c.id AS ref, z.tenant_id AS owner, z.name AS parent
-                FROM change_sets c JOIN zones z ON z.id = c.zone_id WHERE z.kind <> 'lab_parent' ORDER BY c.state <> 'failed', c.zone_id, c.seq`,
+                FROM change_sets c JOIN zones z ON z.id = c.zone_id WHERE z.kind NOT IN ('lab_parent', 'provider_reverse') ORDER BY c.state <> 'failed', c.zone_id, c.seq`,
+  ip_assignments: `SELECT id, id AS ref, tenant_id AS owner FROM ip_assignments ORDER BY cidr, id`,
 };
 
 async function loadWorld(): Promise<World> {
@@ -358,6 +406,9 @@ async function loadWorld(): Promise<World> {
     'SELECT b.id, t.id AS owner FROM lab_billing_clients b LEFT JOIN tenants t ON t.billing_client_id = b.id',
   );
   for (const r of billing.rows) objects.push({ table: 'lab_billing_clients', id: r.id, ref: r.id, owner: r.owner ?? platformId });
+  // The first address of each IP assignment, as /ptr/{ip} names it.
+  const addresses = await db.query<{ ip: string; owner: string }>('SELECT host(cidr) AS ip, tenant_id AS owner FROM ip_assignments ORDER BY cidr, id');
+  for (const r of addresses.rows) objects.push({ table: 'ptr_addresses', id: r.ip, ref: r.ip, owner: r.owner });
   return {
     parentOf: new Map(tenants.map((t) => [t.id, t.parent_id])),
     objects,
@@ -413,11 +464,10 @@ function familyOf(world: World, names: string[], n: string, o: WorldObject, othe
 const SNAPSHOT_TABLES = [
   ...Object.keys(TENANT_OWNED),
   'lab_billing_clients',
+  'ip_spaces',
   'lab_state',
   'lab_registrations',
   'lab_prefix_delegations',
-  'ip_spaces',
-  'ip_assignments',
   'dnssec_keys',
   'idempotency_records',
   'service_secrets',
@@ -480,6 +530,12 @@ const templateOf = {} as Record<'platform' | 'reseller' | 'reseller2', string>;
 let spareTemplateOfReseller2: string;
 let actors: Actor[];
 let platformActor: Actor;
+/** Reseller 2 acting for customer D: the positive control of the PTR writes (a reseller acting for its customer). */
+let resellerForD: Actor;
+/** Customer D's first assigned address and its spare assignment (for the deletion control). */
+let addressOfD: string;
+let spareAssignmentOfD: string;
+let assignedProbe = 0;
 
 /** A fixture tenant's role for messages, e.g. "customerB". */
 const who = (tenantId: string) => Object.entries(T).find(([, id]) => id === tenantId)?.[0] ?? tenantId;
@@ -599,6 +655,18 @@ beforeAll(async () => {
     actor('reseller acting as customer A', lab.tokens.reseller, T.customerA, T.customerA),
     actor('platform acting as customer C', lab.tokens.platform, T.customerC, T.customerC),
   ];
+  resellerForD = actor('reseller 2 acting as customer D', tokenOf.reseller2!, T.customerD, T.customerD);
+
+  // Reverse DNS: an address space, and a /29 of it assigned to every tenant but the platform
+  // (customer D also a spare one, for the deletion control).
+  expectStatus(await platform.post('/ip-spaces', { cidr: '203.0.113.0/24', ptr_pattern: 'static.{dashed}.hosting.example.' }), 201, 'ip space');
+  expectStatus(await platform.post('/ip-spaces', { cidr: '2001:db8:ab00::/40', ptr_pattern: 'static.{dashed}.hosting.example.' }), 201, 'ip space');
+  for (const [i, role] of (Object.keys(T) as Role[]).filter((r) => r !== 'platform').entries()) {
+    const a = expectStatus(await platform.post('/ips', { cidr: `203.0.113.${i * 8}/29`, tenant_id: T[role], server_name: `server.${role.toLowerCase()}.example` }), 201, `assignment of ${role}`);
+    if (role === 'customerD') addressOfD = a.cidr.replace(/\/\d+$/, '');
+  }
+  spareAssignmentOfD = expectStatus(await platform.post('/ips', { cidr: '203.0.113.200/29', tenant_id: T.customerD }), 201, 'spare assignment of D').id;
+
   // Each actor writes something of its own, so its audit log and lists are not empty.
   for (const a of actors) expectStatus(await a.api.post(`/tenants/${a.root}/api-clients`, { name: `Own client of ${a.name}` }), 201, a.name);
 });
@@ -619,14 +687,20 @@ const STAFF_ONLY: Record<string, string> = {
   listDeletedZones: 'deletedZones.test.ts',
   exportDeletedZone: 'deletedZones.test.ts',
   restoreDeletedZone: 'deletedZones.test.ts',
+  listIpSpaces: 'rdns.test.ts',
+  createIpSpace: 'rdns.test.ts',
+  deleteIpSpace: 'rdns.test.ts',
 };
+/** A valid request to a staff route, so that the refusal is about the token and nothing else. */
+const STAFF_PARAMS: Record<string, string> = { deleted_zone: `zon_${'a'.repeat(26)}`, space: `spc_${'a'.repeat(26)}` };
+const STAFF_BODIES: Record<string, Record<string, unknown>> = { createIpSpace: { cidr: '198.51.100.0/24', ptr_pattern: 'static.{dashed}.hosting.example.' } };
 const sweptRoutes = allRoutes.filter((r) => !STAFF_ONLY[r.operationId]);
 
 describe('provider-staff routes', () => {
   it.each(allRoutes.filter((r) => STAFF_ONLY[r.operationId]).map((r) => [label(r), r] as const))('%s refuses every token but the platform’s', async (_, route) => {
-    const path = route.path.replace(/\{(\w+)\}/g, 'zon_aaaaaaaaaaaaaaaaaaaaaaaaaa');
+    const path = route.path.replace(/\{(\w+)\}/g, (_, name: string) => STAFF_PARAMS[name]!);
     for (const a of actors.filter((x) => !x.name.startsWith('platform'))) {
-      const res = await a.api.request(route.method.toUpperCase(), path, route.method === 'get' ? {} : { body: {} });
+      const res = await a.api.request(route.method.toUpperCase(), path, route.method === 'get' ? {} : { body: STAFF_BODIES[route.operationId] ?? {} });
       expect(res.status, `${a.name}: ${res.text}`).toBe(403);
       expect(res.body.code).toBe('forbidden');
     }
@@ -842,6 +916,7 @@ describe.each(sweptRoutes.map((r) => [label(r), r] as const))('%s', (_, route) =
 
           for (const n of names) {
             const kind = PARAM_KINDS[n]!;
+            const deniedHere = kind.denied ?? denied;
             const targets = foreign(kind.table);
             if (targets.length === 0) failures.push(`${a.name}: no foreign ${kind.table} to probe {${n}} with`);
             for (const o of targets) {
@@ -855,10 +930,11 @@ describe.each(sweptRoutes.map((r) => [label(r), r] as const))('%s', (_, route) =
                 const key = JSON.stringify(params);
                 if (probed.has(key)) continue;
                 probed.add(key);
-                const res = await probe(a, params, body(), `${describeParams(params)}`, denied);
+                const res = await probe(a, params, body(), `${describeParams(params)}`, deniedHere);
                 if (o === targets[0] && params === mixed) {
-                  const missing = await probe(a, { ...ownParams, [n]: kind.missing }, body(), `{${n}} missing`, denied);
-                  if (!sameProblem(res, missing)) failures.push(`${a.name}: a foreign {${n}} answers differently from a missing one`);
+                  const missing = await probe(a, { ...ownParams, [n]: kind.missing }, body(), `{${n}} missing`, deniedHere);
+                  const same = kind.detailNamesValue ? res.status === missing.status && res.body?.code === missing.body?.code && res.body?.title === missing.body?.title : sameProblem(res, missing);
+                  if (!same) failures.push(`${a.name}: a foreign {${n}} answers differently from a missing one`);
                 }
               }
             }
@@ -893,7 +969,7 @@ describe.each(sweptRoutes.map((r) => [label(r), r] as const))('%s', (_, route) =
 
   // A write naming no object creates for the acting tenant (a tenant: below it), never for
   // anyone else; refusing it changes nothing.
-  if (isWrite(route) && names.length === 0 && !isPlatformOnly(route)) {
+  if (isWrite(route) && names.length === 0 && !isPlatformOnly(route) && !WRITE_CASES[route.operationId]?.writesHidden) {
     it('creates only for the acting tenant', async () => {
       const writeCase = WRITE_CASES[route.operationId];
       if (!writeCase) throw new Error(`${label(route)}: no entry in WRITE_CASES; add a minimal valid body`);
@@ -911,10 +987,11 @@ describe.each(sweptRoutes.map((r) => [label(r), r] as const))('%s', (_, route) =
           succeeded++;
           if (!added.some((o) => o.table !== 'audit_log')) failures.push(`${tag} answered ${res.status} but created nothing`);
           for (const o of added) {
+            // A tenant is created below the acting one; a prefix or an IP assignment for a tenant of the subtree.
             const fits =
               o.table === 'tenants'
                 ? o.owner !== a.root && inSubtree(after, o.owner, a.root)
-                : CREATES_BELOW.has(route.operationId)
+                : CREATES_BELOW.has(route.operationId) || o.table === 'ip_assignments' || o.table === 'ptr_addresses'
                   ? inSubtree(after, o.owner, a.root)
                   : o.owner === a.root;
             if (!fits) failures.push(`${tag} created ${o.table} ${o.id} owned by ${who(o.owner)}`);
@@ -986,7 +1063,36 @@ describe.each(sweptRoutes.map((r) => [label(r), r] as const))('%s', (_, route) =
     });
   }
 
-  if (isListRoute(route) && !ancestryList) {
+  if (route.operationId in WITHIN_LISTS) {
+    it('lists inside every own assignment, and answers not_owner for every other tenant’s', async () => {
+      const world = await loadWorld();
+      const blocks = (await db.query<{ id: string; cidr: string; owner: string }>('SELECT id, cidr::text AS cidr, tenant_id AS owner FROM ip_assignments ORDER BY cidr')).rows;
+      const failures: string[] = [];
+      let itemsSeen = 0;
+      const baseline = await snapshot();
+      for (const a of [...actors, resellerForD]) {
+        for (const b of blocks) {
+          const path = `${route.path}?${new URLSearchParams({ within: b.cidr, limit: '500' })}`;
+          const res = await a.api.get(path);
+          if (inSubtree(world, b.owner, a.root)) {
+            if (res.status !== 200) failures.push(`${a.name}: GET ${path} (its own) answered ${res.status}`);
+            itemsSeen += res.body.data?.length ?? 0;
+            for (const item of res.body.data ?? []) {
+              const owner = world.ownerOf.get(item.assignment_id);
+              if (!owner || !inSubtree(world, owner, a.root)) failures.push(`${a.name}: GET ${path} LEAKS ${item.ip} of ${owner ? who(owner) : 'nobody'}`);
+            }
+          } else if (a !== platformActor && (res.status !== 403 || res.body?.code !== 'not_owner')) {
+            failures.push(`${a.name}: GET ${path} (${who(b.owner)}'s) answered ${res.status} ${res.body?.code}, expected 403 not_owner`);
+          }
+        }
+      }
+      expect(changedTables(baseline, await snapshot())).toEqual([]);
+      expect(failures).toEqual([]);
+      expect(itemsSeen).toBeGreaterThan(0);
+    });
+  }
+
+  if (isListRoute(route) && !ancestryList && !(route.operationId in WITHIN_LISTS)) {
     it(
       'lists for every token exactly what the platform lists of that token’s subtree',
       async () => {

@@ -53,7 +53,7 @@ describe('the record-type table', () => {
     ['TLSA', ['forward']],
     ['NS', ['forward', 'reverse', 'lab_parent']],
     ['DS', ['forward', 'lab_parent']],
-    ['PTR', ['reverse']],
+    ['PTR', ['reverse', 'provider_reverse']],
   ] as const)('%s may be held by %j zones', (type, kinds) => {
     expect(RECORD_TYPE_RULES[type].zoneKinds).toEqual(kinds);
   });

@@ -5,6 +5,7 @@ import { dnssecRoutes } from './dnssec/routes.js';
 import { labRoutes } from './lab/routes.js';
 import { meRoutes } from './me/routes.js';
 import { prefixRoutes } from './prefixes/routes.js';
+import { rdnsRoutes } from './rdns/routes.js';
 import { templateRoutes } from './templates/routes.js';
 import { tenantRoutes } from './tenants/routes.js';
 import { changeSetRoutes } from './zones/changeSetRoutes.js';
@@ -27,5 +28,6 @@ export const allRoutes: RouteSpec[] = [
   ...prefixRoutes,
   ...templateRoutes,
   ...deletedZoneRoutes,
+  ...rdnsRoutes,
   ...labRoutes,
 ];

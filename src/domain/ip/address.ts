@@ -151,3 +151,12 @@ export function zoneNameOf(b: Block): string {
 
 /** An address with `-` for its separators, for default PTR patterns (`192-0-2-10`, `2001-db8--10`). */
 export const dashedAddress = (a: Address) => formatAddress(a).replace(/[.:]/g, '-');
+
+/** An RFC 2317 classless zone's name: `<first>-<length>.<c>.<b>.<a>.in-addr.arpa` (docs/rdns.md). */
+export const isClasslessZoneName = (zone: string) => /^\d{1,3}-\d{2}\.(\d{1,3}\.){3}in-addr\.arpa$/.test(zone);
+
+/** The standard reverse name of an owner in a reverse zone; in an RFC 2317 zone (`10` in `0-26.2.0.192.in-addr.arpa`) the address in the /24. */
+export function reverseNameOfOwner(relative: string, zone: string): string {
+  const base = isClasslessZoneName(zone) ? zone.slice(zone.indexOf('.') + 1) : zone;
+  return relative === '@' ? base : `${relative}.${base}`;
+}

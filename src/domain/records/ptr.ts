@@ -9,5 +9,5 @@ export const ptrRule: RecordTypePolicy = {
   type: 'PTR',
   data: z.strictObject({ target: hostnameField('target') }),
   ownerProblem: () => null,
-  zoneKinds: ['reverse'],
+  zoneKinds: ['reverse', 'provider_reverse'],
 };

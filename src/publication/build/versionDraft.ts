@@ -32,9 +32,11 @@ export interface VersionDiff {
 
 export function draftDiff(draft: VersionDraft): VersionDiff {
   const { before, after } = draft.system;
-  const unchanged = (r: WireRecord, list: WireRecord[]) => list.some((o) => o.type === r.type && o.ttl === r.ttl && o.rdata.equals(r.rdata));
+  // Keyed, not compared pairwise: a provider reverse zone renders a default PTR per address (a /16 has 65,536).
+  const key = (r: WireRecord) => `${r.name} ${r.type} ${r.ttl} ${r.rdata.toString('base64')}`;
+  const [beforeKeys, afterKeys] = [new Set(before.map(key)), new Set(after.map(key))];
   return {
-    removed: [...before.filter((r) => !unchanged(r, after)), ...draft.records.removed, ...draft.signatures.removed],
-    added: [...after.filter((r) => !unchanged(r, before)), ...draft.records.added, ...draft.signatures.added],
+    removed: [...before.filter((r) => !afterKeys.has(key(r))), ...draft.records.removed, ...draft.signatures.removed],
+    added: [...after.filter((r) => !beforeKeys.has(key(r))), ...draft.records.added, ...draft.signatures.added],
   };
 }

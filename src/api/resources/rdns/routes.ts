@@ -1,0 +1,276 @@
+import { z } from 'zod';
+import type { IpAssignment, IpSpace } from '../../../db/repositories/rdnsRows.js';
+import { formatBlock } from '../../../domain/ip/address.js';
+import { createAssignment, deleteAssignment, listAssignments } from '../../../services/rdns/assignments.js';
+import { blockField, createIpSpace, deleteIpSpace, listIpSpaces } from '../../../services/rdns/ipSpaces.js';
+import { getPtr, listPtrs, type PtrView, type PtrWritten, writePtrs } from '../../../services/rdns/ptr.js';
+import { listEnvelope, listResult, pageRequest } from '../../pagination.js';
+import { defineRoute, type HandlerInput, writeContext } from '../../routing/route.js';
+import { iso, pageQuery, tenantIdParam, timestamp } from '../common.js';
+import { warningsSchema } from '../zones/presenter.js';
+
+const TAG = 'Reverse DNS';
+
+const absolute = (name: string | null) => (name === null ? null : `${name}.`);
+
+export const ptrSchema = z.object({
+  ip: z.string().describe('IPv4 dotted quad or IPv6 in RFC 5952 form'),
+  target: z.string().nullable().describe('The host name served: the one set, else the default; null when neither'),
+  source: z.enum(['set', 'default']).nullable().describe('set: written through /ptr; default: from the address space’s pattern; null: no PTR'),
+  default_target: z.string().nullable().describe('What the address space’s pattern gives (provider addresses; IPv6 only when assigned alone)'),
+  zone: z.string().describe('The reverse zone holding the PTR'),
+  assignment_id: z.string().nullable(),
+  prefix_id: z.string().nullable(),
+});
+
+const presentPtr = (p: PtrView) => ({
+  ip: p.ip,
+  target: absolute(p.target),
+  source: p.source,
+  default_target: absolute(p.defaultTarget),
+  zone: p.zone,
+  assignment_id: p.assignmentId,
+  prefix_id: p.prefixId,
+});
+
+const ptrWrittenSchema = ptrSchema.extend({ changeset_id: z.string(), warnings: warningsSchema.describe('ptr_not_forward_confirmed: no A/AAAA record of the target in the service’s zones points back (docs/rdns.md)') });
+
+const presentWritten = (w: PtrWritten) => ({ ...presentPtr(w.items[0]!), changeset_id: w.changeSetIds[0]!, warnings: w.warnings });
+
+const ipSpaceSchema = z.object({
+  id: z.string(),
+  cidr: z.string(),
+  ptr_pattern: z.string().describe('e.g. static.{dashed}.hosting.example. — {dashed}, {ip} (IPv4), {reversed}'),
+  created_at: timestamp,
+});
+const presentSpace = (s: IpSpace) => ({ id: s.id, cidr: formatBlock(s.block), ptr_pattern: s.ptrPattern, created_at: s.createdAt.toISOString() });
+
+const assignmentSchema = z.object({
+  id: z.string(),
+  cidr: z.string().describe('The block assigned (a single address as /32 or /128)'),
+  family: z.union([z.literal(4), z.literal(6)]),
+  tenant_id: z.string(),
+  server_name: z.string().nullable(),
+  space_id: z.string(),
+  parent_id: z.string().nullable().describe('The reseller’s assignment this one was handed on from'),
+  assigned_by: z.string().describe('The tenant that made the assignment'),
+  created_at: timestamp,
+});
+const presentAssignment = (a: IpAssignment) => ({
+  id: a.id,
+  cidr: formatBlock(a.block),
+  family: a.block.family,
+  tenant_id: a.tenantId,
+  server_name: absolute(a.serverName),
+  space_id: a.spaceId,
+  parent_id: a.parentId,
+  assigned_by: a.assignedBy,
+  created_at: iso(a.createdAt)!,
+});
+
+const ipParam = z.string().min(1).max(100).describe('An IPv4 or IPv6 address in any valid textual form');
+const cidrText = z.string().min(3).max(100);
+const readContext = (input: HandlerInput<unknown, unknown, unknown>) => ({ db: input.trx ?? input.services.db, scoped: input.scoped, actor: input.actor });
+
+export const rdnsRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/ip-spaces',
+    operationId: 'listIpSpaces',
+    summary: 'The provider’s address spaces (provider staff)',
+    description: 'Platform tokens only (403 otherwise).',
+    tag: TAG,
+    scopes: ['rdns:read'],
+    errors: ['forbidden'],
+    responses: { 200: { description: 'Every address space (one page)', schema: listEnvelope(ipSpaceSchema) } },
+    handler: async (input) => {
+      const all = await listIpSpaces(input.trx ?? input.services.db, input.actor);
+      return { status: 200, body: { data: all.map(presentSpace), pagination: { next_cursor: null, has_more: false } } };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/ip-spaces',
+    operationId: 'createIpSpace',
+    summary: 'Add an address space (provider staff)',
+    description:
+      'Creates the space’s reverse zones at once (IPv4 cut on octets, RFC 2317 below a /24; IPv6 on nibbles), owned by the platform tenant, published and served like any zone and never listed in /zones. Overlapping another space or a prefix: 409 `conflict`; a reverse zone of that name exists: 409 `zone_exists`.',
+    tag: TAG,
+    scopes: ['rdns:write'],
+    body: z.strictObject({ cidr: cidrText, ptr_pattern: z.string().min(3).max(253) }),
+    errors: ['forbidden', 'conflict', 'zone_exists'],
+    responses: { 201: { description: 'Created', schema: ipSpaceSchema, headers: ['Location', 'Idempotent-Replayed'] } },
+    handler: async (input) => {
+      const s = await createIpSpace(writeContext(input), input.services.config, input.body);
+      return { status: 201, body: presentSpace(s), headers: { Location: `/api/v1/ip-spaces/${s.id}` } };
+    },
+  }),
+  defineRoute({
+    method: 'delete',
+    path: '/ip-spaces/{space}',
+    operationId: 'deleteIpSpace',
+    summary: 'Remove an address space (provider staff)',
+    description: 'Only a space without assignments (409 `conflict` otherwise); its reverse zones are withdrawn like deleted zones.',
+    tag: TAG,
+    scopes: ['rdns:write'],
+    params: z.strictObject({ space: z.string().regex(/^spc_[a-z2-7]+$/, 'must be an address space id (spc_…)') }),
+    errors: ['forbidden', 'conflict'],
+    responses: { 204: { description: 'Removed' } },
+    handler: async (input) => {
+      await deleteIpSpace(writeContext(input), input.services.config, input.params.space);
+      return { status: 204 };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/ips',
+    operationId: 'listIps',
+    summary: 'IP assignments of the acting tenant and its subtree',
+    description: '`q` matches a substring of the block, the server name or a PTR target set inside it.',
+    tag: TAG,
+    scopes: ['rdns:read'],
+    feature: 'rdns',
+    query: z.strictObject({
+      family: z.enum(['4', '6']).transform((v) => Number(v) as 4 | 6).optional(),
+      q: z.string().min(1).max(255).optional(),
+      within: cidrText.optional().describe('Only assignments inside this CIDR block'),
+      ...pageQuery,
+    }),
+    responses: { 200: { description: 'A page of assignments, by block', schema: listEnvelope(assignmentSchema) } },
+    handler: async (input) => {
+      const { after, limit } = pageRequest(input, 'ips');
+      const within = input.query.within ? blockField(input.query.within, '/within', 'query') : undefined;
+      const page = await listAssignments(input.scoped, input.trx ?? input.services.db, { family: input.query.family, q: input.query.q, within }, after, limit);
+      return listResult(input, 'ips', page.items.map(presentAssignment), page.next);
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/ips',
+    operationId: 'createIpAssignment',
+    summary: 'Assign a block (provider staff; a reseller to its customers)',
+    description:
+      'Platform: a block of an address space to any tenant. Reseller: a block of one of its own assignments to one of its customers (403 otherwise). Customers: 403. Blocks of different tenants never overlap (409 `conflict`). Assigning an IPv6 address alone (/128) gives it a default PTR.',
+    tag: TAG,
+    scopes: ['rdns:write'],
+    feature: 'rdns',
+    body: z.strictObject({ cidr: cidrText, tenant_id: tenantIdParam, server_name: z.string().max(253).nullable().optional() }),
+    errors: ['forbidden', 'conflict'],
+    responses: { 201: { description: 'Assigned', schema: assignmentSchema, headers: ['Location', 'Idempotent-Replayed'] } },
+    handler: async (input) => {
+      const a = await createAssignment(writeContext(input), input.services.config, input.body);
+      return { status: 201, body: presentAssignment(a), headers: { Location: `/api/v1/ips/${a.id}` } };
+    },
+  }),
+  defineRoute({
+    method: 'delete',
+    path: '/ips/{assignment}',
+    operationId: 'deleteIpAssignment',
+    summary: 'Take an assignment back',
+    description: 'By provider staff or the reseller that handed it on (403 for others who see it). Its PTRs stay; defaults return. Parts handed on to customers must go first (409).',
+    tag: TAG,
+    scopes: ['rdns:write'],
+    feature: 'rdns',
+    params: z.strictObject({ assignment: z.string().regex(/^ipa_[a-z2-7]+$/, 'must be an IP assignment id (ipa_…)') }),
+    errors: ['forbidden', 'conflict'],
+    responses: { 204: { description: 'Unassigned' } },
+    handler: async (input) => {
+      await deleteAssignment(writeContext(input), input.services.config, input.params.assignment);
+      return { status: 204 };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/ptr',
+    operationId: 'listPtrs',
+    summary: 'PTRs of a block',
+    description:
+      '`within` must lie inside one assignment or prefix of the acting tenant (403 `not_owner`). IPv4: at most a /22 (422 otherwise), every address listed (`target: null` where unset). IPv6: only addresses with a PTR, set or default. By address.',
+    tag: TAG,
+    scopes: ['rdns:read'],
+    feature: 'rdns',
+    query: z.strictObject({ within: cidrText, ...pageQuery }),
+    errors: ['not_owner'],
+    responses: { 200: { description: 'A page of PTRs', schema: listEnvelope(ptrSchema) } },
+    handler: async (input) => {
+      const within = blockField(input.query.within, '/within', 'query');
+      const list = `ptr:${formatBlock(within)}`;
+      const { after, limit } = pageRequest(input, list);
+      const page = await listPtrs(readContext(input), within, after, limit);
+      return listResult(input, list, page.items.map(presentPtr), page.next);
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/ptr/{ip}',
+    operationId: 'getPtr',
+    summary: 'The PTR of an address',
+    description: 'Outside the acting tenant’s assignments and prefixes: 403 `not_owner`. IPv4-mapped IPv6: 422 (`ipv4_mapped_address`).',
+    tag: TAG,
+    scopes: ['rdns:read'],
+    feature: 'rdns',
+    params: z.strictObject({ ip: ipParam }),
+    errors: ['not_owner'],
+    responses: { 200: { description: 'The PTR', schema: ptrSchema } },
+    handler: async (input) => ({ status: 200, body: presentPtr(await getPtr(readContext(input), input.params.ip)) }),
+  }),
+  defineRoute({
+    method: 'put',
+    path: '/ptr/{ip}',
+    operationId: 'setPtr',
+    summary: 'Set the PTR of an address',
+    description:
+      'A change set of the address’s reverse zone (replacing the PTR RRset at the address), published like any record write; its id in `changeset_id`. The target must be a host name (422). A target without an A/AAAA record pointing back in the service’s zones is stored with the warning `ptr_not_forward_confirmed`.',
+    tag: TAG,
+    scopes: ['rdns:write'],
+    feature: 'rdns',
+    params: z.strictObject({ ip: ipParam }),
+    body: z.strictObject({ target: z.string().min(1).max(255) }),
+    errors: ['not_owner', 'conflict'],
+    responses: { 200: { description: 'The PTR as it will be served', schema: ptrWrittenSchema } },
+    handler: async (input) => {
+      const written = await writePtrs(writeContext(input), input.services.config, [{ ip: input.params.ip, target: input.body.target }], () => '', false);
+      return { status: 200, body: presentWritten(written) };
+    },
+  }),
+  defineRoute({
+    method: 'delete',
+    path: '/ptr/{ip}',
+    operationId: 'resetPtr',
+    summary: 'Reset the PTR of an address to its default',
+    description: 'Removes the PTR set (a change set); the default, where the address has one, is served again from the next version.',
+    tag: TAG,
+    scopes: ['rdns:write'],
+    feature: 'rdns',
+    params: z.strictObject({ ip: ipParam }),
+    errors: ['not_owner', 'conflict'],
+    responses: { 200: { description: 'The PTR as it will be served', schema: ptrWrittenSchema } },
+    handler: async (input) => {
+      const written = await writePtrs(writeContext(input), input.services.config, [{ ip: input.params.ip, target: null }], () => '', false);
+      return { status: 200, body: presentWritten(written) };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/ptr/bulk',
+    operationId: 'bulkPtr',
+    summary: 'Set or reset up to 1000 PTRs at once',
+    description:
+      'One atomic write: one change set per reverse zone touched, all stored or none (any invalid item: 422 naming every bad item; any address not the tenant’s: 403 `not_owner`). `target: null` resets.',
+    tag: TAG,
+    scopes: ['rdns:write'],
+    feature: 'rdns',
+    body: z.strictObject({ items: z.array(z.strictObject({ ip: ipParam, target: z.string().min(1).max(255).nullable() })).min(1).max(1000) }),
+    errors: ['not_owner', 'conflict'],
+    responses: {
+      200: {
+        description: 'The PTRs as they will be served',
+        schema: z.object({ data: z.array(ptrSchema), changeset_id: z.string(), changeset_ids: z.array(z.string()), warnings: warningsSchema }),
+      },
+    },
+    handler: async (input) => {
+      const w = await writePtrs(writeContext(input), input.services.config, input.body.items, (i) => `/items/${i}`, true);
+      return { status: 200, body: { data: w.items.map(presentPtr), changeset_id: w.changeSetIds[0]!, changeset_ids: w.changeSetIds, warnings: w.warnings } };
+    },
+  }),
+];

@@ -1,0 +1,33 @@
+// Default PTRs (docs/rdns.md "Default PTRs"): the host name an address space's pattern gives an
+// address. Pure, so that the publication build (which renders them) and the PTR reads (which show
+// them) cannot disagree.
+import { type Address, type Block, dashedAddress, formatAddress, isClasslessZoneName, reverseName } from './address.js';
+
+export const PATTERN_PLACEHOLDERS = ['{dashed}', '{ip}', '{reversed}'] as const;
+
+/** The pattern filled for `a`, without the trailing dot (as PTR targets are stored). */
+export function renderDefaultPtr(pattern: string, a: Address): string {
+  const reversed = reverseName(a).replace(/\.(in-addr|ip6)\.arpa$/, '');
+  return pattern
+    .replaceAll('{dashed}', dashedAddress(a))
+    .replaceAll('{ip}', formatAddress(a))
+    .replaceAll('{reversed}', reversed)
+    .replace(/\.$/, '')
+    .toLowerCase();
+}
+
+/** Why a pattern cannot serve a block, or null: it must name a placeholder that varies per address, and {ip} only for IPv4 (colons are no host-name characters). */
+export function patternProblem(pattern: string, block: Block): string | null {
+  if (!pattern.endsWith('.')) return 'The pattern must be an absolute name ending in ".".';
+  if (!/\{dashed\}|\{ip\}|\{reversed\}/.test(pattern)) return 'The pattern must contain {dashed}, {ip} or {reversed}, so that every address gets its own name.';
+  if (/\{(?!dashed\}|ip\}|reversed\})[^}]*\}/.test(pattern)) return 'Only {dashed}, {ip} and {reversed} can be used.';
+  if (block.family === 6 && pattern.includes('{ip}')) return '{ip} is for IPv4 spaces only: an IPv6 address is no host-name label; use {dashed}.';
+  return null;
+}
+
+/** The owner of an address's PTR relative to its reverse zone; in an RFC 2317 classless zone (`0-26.2.0.192.in-addr.arpa`) the last octet. */
+export function ownerOfAddress(a: Address, zoneName: string): string {
+  if (isClasslessZoneName(zoneName)) return formatAddress(a).split('.')[3]!;
+  const full = reverseName(a);
+  return full === zoneName ? '@' : full.slice(0, -(zoneName.length + 1));
+}

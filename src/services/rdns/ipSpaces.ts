@@ -1,0 +1,135 @@
+// The provider's address spaces (docs/rdns.md "Staff endpoints"): provider staff add a block with
+// its default-PTR pattern, and the space's 'provider_reverse' zones are created with it — owned by
+// the platform tenant, stored and published like every zone (appendChangeSet, as the lab's
+// parent zones are), never listed in /zones.
+import { lockBlocks } from './prefixes.js';
+import type { Config } from '../../config/index.js';
+import { recordAudit } from '../../db/repositories/auditLog.js';
+import { type IpSpace, type IpSpaceRow, ipSpaceToDomain } from '../../db/repositories/rdnsRows.js';
+import { DomainError, validationFailed } from '../../domain/errors.js';
+import { AddressError, type Block, formatBlock, parseBlock, reverseZonesOf } from '../../domain/ip/address.js';
+import { patternProblem } from '../../domain/ip/defaultPtr.js';
+import { newId } from '../../domain/ids.js';
+import { DEFAULT_ZONE_TTL } from '../../domain/records/ttl.js';
+import { normalizeHostname, NameError } from '../../domain/names.js';
+import type { Actor } from '../actor.js';
+import { appendChangeSet } from '../changeSets.js';
+import type { WriteContext } from '../writeContext.js';
+import { findZone } from '../zoneReads.js';
+import type { Knex } from 'knex';
+
+/** Address spaces and assignments from the provider are the platform's (403 for everyone else). */
+export function assertPlatform(actor: Actor): void {
+  if (actor.acting.type !== 'platform') throw new DomainError('forbidden', { reason: 'ip_spaces_for_platform' });
+}
+
+/** A block from a body field; the address errors as field errors at `pointer`. */
+export function blockField(text: string, pointer: string, where: 'body' | 'query' = 'body'): Block {
+  try {
+    return parseBlock(text);
+  } catch (e) {
+    if (e instanceof AddressError) throw validationFailed([{ ...(where === 'query' ? { in: 'query' as const } : {}), pointer, code: e.code, detail: e.message }]);
+    throw e;
+  }
+}
+
+export async function listIpSpaces(db: Knex | Knex.Transaction, actor: Actor): Promise<IpSpace[]> {
+  assertPlatform(actor);
+  return ((await db('ip_spaces').orderBy('cidr').select('*')) as IpSpaceRow[]).map(ipSpaceToDomain);
+}
+
+export async function getIpSpace(db: Knex | Knex.Transaction, id: string): Promise<IpSpace> {
+  const row = (await db('ip_spaces').where('id', id).first()) as IpSpaceRow | undefined;
+  if (!row) throw new DomainError('not_found', { resource: 'address space' });
+  return ipSpaceToDomain(row);
+}
+
+/** The reverse zones of a space: a /16 of IPv4 gives 256 /24 zones, the most one space makes. */
+const MAX_ZONES_PER_SPACE = 256;
+const MIN_IPV4_SPACE = 16;
+
+/**
+ * A provider space's IPv4 zones are /24s (RFC 2317 zones below): each renders its default PTRs
+ * in every build, so a zone holds at most 256 of them, not a /16's 65,536 rewritten with every
+ * PTR write. IPv6 zones are cut on nibbles as any reverse zone (their defaults are /128s only).
+ */
+export function providerZonesOf(block: Block) {
+  if (block.family === 6 || block.prefixLength >= 24) return reverseZonesOf(block);
+  const count = 1n << BigInt(24 - block.prefixLength);
+  return Array.from({ length: Number(count) }, (_, i) => reverseZonesOf({ family: 4, network: block.network + BigInt(i) * 256n, prefixLength: 24 })).flat();
+}
+
+export async function createIpSpace(ctx: WriteContext, config: Config, request: { cidr: string; ptr_pattern: string }): Promise<IpSpace> {
+  assertPlatform(ctx.actor);
+  const block = blockField(request.cidr, '/cidr');
+  const problem = patternProblem(request.ptr_pattern, block);
+  if (problem) throw validationFailed([{ pointer: '/ptr_pattern', code: 'invalid_ptr_pattern', detail: problem }]);
+  try {
+    normalizeHostname(request.ptr_pattern.replaceAll('{dashed}', 'a-b').replaceAll('{ip}', '192.0.2.1').replaceAll('{reversed}', '1.2.0.192'));
+  } catch (e) {
+    if (e instanceof NameError) throw validationFailed([{ pointer: '/ptr_pattern', code: 'invalid_ptr_pattern', detail: e.message }]);
+    throw e;
+  }
+  if (block.family === 4 && block.prefixLength < MIN_IPV4_SPACE) {
+    throw validationFailed([{ pointer: '/cidr', code: 'block_too_large', detail: `An IPv4 address space is at most a /${MIN_IPV4_SPACE}; add ${formatBlock(block)} in parts.` }]);
+  }
+  const zones = providerZonesOf(block);
+  if (zones.length > MAX_ZONES_PER_SPACE) {
+    throw validationFailed([{ pointer: '/cidr', code: 'too_many_reverse_zones', detail: `${formatBlock(block)} is cut into ${zones.length} reverse zones; add it in parts of at most ${MAX_ZONES_PER_SPACE}.` }]);
+  }
+  await lockBlocks(ctx);
+  const overlapping = await ctx.trx('ip_spaces').whereRaw('cidr && ?::cidr', [formatBlock(block)]).first('cidr');
+  const prefix = await ctx.trx('prefixes').whereRaw('cidr && ?::cidr', [formatBlock(block)]).first('cidr');
+  if (overlapping || prefix) throw new DomainError('conflict', { reason: 'ip_block_overlap', cidr: formatBlock(block), other: String((overlapping ?? prefix).cidr) });
+  const taken = await ctx.trx('zones').whereIn('name', zones.map((z) => z.name)).first('name');
+  if (taken) throw new DomainError('zone_exists', { name: taken.name });
+
+  const now = ctx.clock.now();
+  const id = newId('spc');
+  await ctx.trx('ip_spaces').insert({ id, cidr: formatBlock(block), ptr_pattern: request.ptr_pattern.toLowerCase(), created_at: now });
+  for (const z of zones) {
+    await ctx.scoped.insert('zones', {
+      id: newId('zon'),
+      tenant_id: ctx.actor.acting.id,
+      name: z.name,
+      unicode_name: null,
+      kind: 'provider_reverse',
+      status: 'activating',
+      default_ttl: DEFAULT_ZONE_TTL,
+      soa_email: config.zones.defaultSoaEmail,
+      ip_space_id: id,
+      reverse_block: formatBlock(z.block),
+      created_at: now,
+      updated_at: now,
+    });
+    const zone = await findZone(ctx.scoped, config, z.name, ctx.trx, 'provider_reverse');
+    await appendChangeSet(ctx, zone, { kind: 'zone_create', comment: `address space ${formatBlock(block)}`, itemCount: 0, summary: {}, results: [] });
+  }
+  await recordAudit(ctx.trx, ctx.actor, now, { action: 'ip_space.created', targetType: 'ip_space', targetId: id, details: { cidr: formatBlock(block), zones: zones.map((z) => z.name) } });
+  return getIpSpace(ctx.trx, id);
+}
+
+/** Only a space without assignments goes; its reverse zones are withdrawn like deleted zones. */
+export async function deleteIpSpace(ctx: WriteContext, config: Config, id: string): Promise<void> {
+  assertPlatform(ctx.actor);
+  const space = (await ctx.trx('ip_spaces').where('id', id).forUpdate().first()) as IpSpaceRow | undefined;
+  if (!space) throw new DomainError('not_found', { resource: 'address space' });
+  const assigned = await ctx.trx('ip_assignments').where('space_id', id).first('id');
+  if (assigned) throw new DomainError('conflict', { reason: 'ip_space_has_assignments', cidr: space.cidr });
+  const now = ctx.clock.now();
+  const names = (await ctx.trx('zones').where({ ip_space_id: id, kind: 'provider_reverse' }).whereNot('status', 'deleting').pluck('name')) as string[];
+  for (const name of names) {
+    const zone = await findZone(ctx.scoped, config, name, ctx.trx, 'provider_reverse');
+    zone.status = 'deleting';
+    await appendChangeSet(ctx, zone, {
+      kind: 'zone_delete',
+      itemCount: 0,
+      summary: { created: 0, updated: 0, deleted: 0 },
+      results: [],
+      zoneColumns: { status: 'deleting', deletion_requested_at: now, ip_space_id: null },
+    });
+  }
+  await ctx.trx('zones').where('ip_space_id', id).update({ ip_space_id: null });
+  await ctx.trx('ip_spaces').where('id', id).delete();
+  await recordAudit(ctx.trx, ctx.actor, now, { action: 'ip_space.deleted', targetType: 'ip_space', targetId: id, details: { cidr: space.cidr, zones: names } });
+}
