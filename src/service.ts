@@ -17,6 +17,7 @@ import { LabBillingDirectory } from './lab/labBillingDirectory.js';
 import { NightlyLabReset } from './lab/nightlyReset.js';
 import { ensureLabSeed, type LabTokensFile } from './lab/seed.js';
 import { LabParentSync, resetLabParents } from './lab/labParents.js';
+import { resetLabReverseDns, seedLabReverseDns } from './lab/reverseDnsSeed.js';
 import { labDelegationObserver } from './lab/labPrefixDelegations.js';
 import { resolverDelegationObserver } from './rdns/delegationCheck.js';
 import { checkDueDelegations } from './rdns/delegationWorker.js';
@@ -121,7 +122,7 @@ export async function startService(config: Config, overrides: ServiceOverrides =
       cursors,
       dnssec: { config, kek, registrar, checkNow: (zoneId) => dnssec.checkZone(zoneId) },
       rdns: { observeDelegation: lab ? labDelegationObserver(db) : resolverDelegationObserver(config.dnssec.resolver) },
-      labResetSteps: lab ? [resetLabParents(config, clock)] : [],
+      labResetSteps: lab ? [resetLabParents(config, clock), resetLabReverseDns(config, clock)] : [],
     });
 
     const wiring: Wiring = {
@@ -139,6 +140,10 @@ export async function startService(config: Config, overrides: ServiceOverrides =
     };
     if (config.deployment === 'sandbox') {
       const seeded = await ensureLabSeed(db, config.dataDir, clock.now());
+      await db.transaction(async (trx) => {
+        await trx.raw("SELECT pg_advisory_xact_lock(hashtextextended('lab-seed', 0))");
+        await seedLabReverseDns(trx, config, clock);
+      });
       wiring.running.lab = { tokensFile: seeded.file, tokens: seeded.tokens };
       wiring.running.labReset = new NightlyLabReset(db, clock, config.labResetTime, services.labResetSteps, logger, () => services.tokens.invalidate());
     }

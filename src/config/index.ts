@@ -47,6 +47,8 @@ export interface Config {
   logLevel: string;
   /** UTC wall-clock time "HH:MM" of the nightly lab reset. */
   labResetTime: { hour: number; minute: number };
+  /** The lab seeds its reverse DNS (docs/lab.md "Reverse DNS seed"); LAB_RDNS_SEED=off leaves it out (tests of other parts). */
+  labReverseDnsSeed: boolean;
   billing: { url: string | null; token: string | null };
   /** Largest JSON request body, in bytes. */
   maxJsonBodyBytes: number;
@@ -195,6 +197,7 @@ const variables = {
   DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).default(5000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   LAB_RESET_TIME: hhmm.default('03:00'),
+  LAB_RDNS_SEED: z.enum(['on', 'off']).default('on'),
   BILLING_API_URL: z.url({ protocol: /^https?$/ }).optional(),
   BILLING_API_TOKEN: z.string().min(1).optional(),
   MAX_JSON_BODY_BYTES: z.coerce.number().int().min(1024).default(2 * 1024 * 1024),
@@ -269,6 +272,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     logLevel: p.LOG_LEVEL,
     labResetTime: { hour, minute },
+    labReverseDnsSeed: p.LAB_RDNS_SEED === 'on',
     billing: { url: p.BILLING_API_URL ?? null, token: p.BILLING_API_TOKEN ?? null },
     maxJsonBodyBytes: p.MAX_JSON_BODY_BYTES,
     dnssec: {

@@ -22,7 +22,7 @@ import { type DelegatedZone, labParentNames, parentRRsets } from './parentRecord
 import { readSeedIds } from './seed.js';
 
 /** The lab registry writes as the lab platform tenant, without a token (the audit log says so). */
-async function registrarContext(trx: Knex.Transaction, clock: Clock): Promise<WriteContext | null> {
+export async function registrarContext(trx: Knex.Transaction, clock: Clock): Promise<WriteContext | null> {
   const seed = await readSeedIds(trx);
   if (!seed) return null;
   const row = (await trx('tenants').where('id', seed.platform).first()) as TenantRow | undefined;

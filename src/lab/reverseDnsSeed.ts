@@ -1,0 +1,55 @@
+// The lab's reverse DNS (docs/lab.md "Reverse DNS seed"): the provider's address spaces with
+// their default-PTR pattern, for each seeded customer a single IPv4 address, an IPv4 /29 and an
+// IPv6 /64, and for the first customer an IPv4 /24 and an IPv6 /48 of its own, all from the
+// documentation ranges (RFC 5737, RFC 3849). Made through the same services the API uses, as the
+// lab registry (the platform tenant without a token), at the first start and after every nightly
+// reset.
+import type { Knex } from 'knex';
+import type { Config } from '../config/index.js';
+import type { Clock } from '../domain/clock.js';
+import { createAssignment } from '../services/rdns/assignments.js';
+import { createIpSpace } from '../services/rdns/ipSpaces.js';
+import { attachPrefix } from '../services/rdns/prefixes.js';
+import type { LabResetStep } from '../services/index.js';
+import { registrarContext } from './labParents.js';
+import { readSeedIds } from './seed.js';
+
+export const LAB_PTR_PATTERN = 'static.{dashed}.lab-hosting.example.';
+export const LAB_ADDRESS_SPACES = ['192.0.2.0/24', '198.51.100.0/24', '2001:db8:100::/48'] as const;
+/** Per seeded customer (A, B): a server address, a /29 and a /64. */
+export const LAB_ASSIGNMENTS = [
+  [
+    { cidr: '192.0.2.10/32', server_name: 'web1.customer-a.lab' },
+    { cidr: '192.0.2.16/29', server_name: 'rack-a.customer-a.lab' },
+    { cidr: '2001:db8:100:a::/64', server_name: 'web1.customer-a.lab' },
+  ],
+  [
+    { cidr: '192.0.2.11/32', server_name: 'web1.customer-b.lab' },
+    { cidr: '192.0.2.24/29', server_name: 'rack-b.customer-b.lab' },
+    { cidr: '2001:db8:100:b::/64', server_name: 'web1.customer-b.lab' },
+  ],
+] as const;
+/** The first customer's own blocks. */
+export const LAB_PREFIXES = ['203.0.113.0/24', '2001:db8:a::/48'] as const;
+
+/** Seeds the lab's reverse DNS unless there is some already (a restart keeps what the lab holds). */
+export async function seedLabReverseDns(trx: Knex.Transaction, config: Config, clock: Clock): Promise<void> {
+  if (!config.labReverseDnsSeed || (await trx('ip_spaces').first('id'))) return;
+  const ctx = await registrarContext(trx, clock);
+  const seed = await readSeedIds(trx);
+  if (!ctx || !seed) return;
+  for (const cidr of LAB_ADDRESS_SPACES) await createIpSpace(ctx, config, { cidr, ptr_pattern: LAB_PTR_PATTERN });
+  for (const [i, blocks] of LAB_ASSIGNMENTS.entries()) {
+    for (const block of blocks) await createAssignment(ctx, config, { ...block, tenant_id: seed.customers[i]! });
+  }
+  for (const cidr of LAB_PREFIXES) await attachPrefix(ctx, config, { cidr, tenant_id: seed.customers[0] });
+}
+
+/** The nightly reset: the lab's zones are gone (deleteLabZones), so are its blocks; the seed comes back. */
+export const resetLabReverseDns =
+  (config: Config, clock: Clock): LabResetStep =>
+  async (trx) => {
+    await trx('ip_assignments').delete();
+    await trx('ip_spaces').delete();
+    await seedLabReverseDns(trx, config, clock);
+  };
