@@ -36,7 +36,7 @@ try {
   };
   const customer = tokens.customers[0];
   await call(tokens.platform, 'POST', '/ip-spaces', { cidr: '198.18.0.0/22', ptr_pattern: 'static.{dashed}.bench.example.' });
-  await call(tokens.platform, 'POST', '/ips', { cidr: '198.18.0.0/22', tenant_id: tokens.tenants.customers[0], server_name: 'bench' });
+  await call(tokens.platform, 'POST', '/ips', { cidr: '198.18.0.0/22', tenant_id: tokens.tenants.customers[0], server_name: 'bench.customer-a.example' });
 
   const pages: number[] = [];
   const bulk: number[] = [];
