@@ -152,6 +152,9 @@ describe('customer prefixes and their reverse zones', { timeout: 120_000 }, () =
     const first = await check();
     expect(first.status, first.text).toBe(200);
     expect(first.body.zones[0].delegation).toMatchObject({ state: 'ok', seen: ['ns1.lab-dns.test', 'ns2.lab-dns.test'], checked_at: expect.any(String) });
+    // The zone object shows the same.
+    const zone = await lab.customerA.get(`/zones/${first.body.zones[0].name}`);
+    expect(zone.body.delegation).toMatchObject({ status: 'ok', seen: ['ns1.lab-dns.test', 'ns2.lab-dns.test'], checked_at: first.body.zones[0].delegation.checked_at });
     const again = await check();
     expect(again.status).toBe(429);
     expect(again.body.code).toBe('rate_limited');

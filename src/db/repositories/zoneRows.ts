@@ -1,3 +1,4 @@
+import type { Delegation } from '../../domain/ip/delegation.js';
 // The `zones` table: its row type and the one mapper between row and domain Zone.
 import type { Zone, ZoneKind, ZoneStatus } from '../../domain/model/zone.js';
 import type { ChangeSetState } from '../../domain/publication.js';
@@ -22,6 +23,8 @@ export interface ZoneRow {
   created_at: Date;
   updated_at: Date;
   deletion_requested_at: Date | null;
+  /** A prefix's reverse zone: its last delegation check (docs/rdns.md). */
+  delegation?: Delegation | null;
   /** Joined: state of the newest change set. */
   publication_state: ChangeSetState | null;
   publication_updated_at: Date | null;
@@ -45,4 +48,5 @@ export const zoneToDomain = (r: ZoneRow): Zone => ({
   createdAt: r.created_at,
   updatedAt: r.updated_at,
   deletionRequestedAt: r.deletion_requested_at,
+  delegation: r.delegation ?? null,
 });

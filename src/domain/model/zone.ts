@@ -1,3 +1,4 @@
+import type { Delegation } from '../ip/delegation.js';
 import type { ChangeSetState } from '../publication.js';
 
 /**
@@ -30,4 +31,6 @@ export interface Zone {
   createdAt: Date;
   updatedAt: Date;
   deletionRequestedAt: Date | null;
+  /** A prefix's reverse zone: what its last delegation check saw (docs/rdns.md); null for other zones. */
+  delegation: Delegation | null;
 }

@@ -33,8 +33,12 @@ export const zoneSchema = z.object({
     updated_at: timestamp.nullable(),
   }),
   delegation: z.object({
-    nameservers: z.array(z.string()).describe('The NS set to configure at the registrar.'),
-    status: z.enum(['unchecked']).describe('Delegation checks come with DNSSEC; unknown values may appear.'),
+    nameservers: z.array(z.string()).describe('The NS set to configure at the registrar (or, for a reverse zone, at the parent reverse zone).'),
+    status: z
+      .enum(['ok', 'missing', 'wrong', 'unchecked'])
+      .describe('A prefix’s reverse zone: what its last delegation check saw (docs/rdns.md "Delegation checks"); other zones: unchecked. Unknown values may appear.'),
+    seen: z.array(z.string()).describe('The NS names the parent delegates to, as last seen (empty when missing or unchecked).'),
+    checked_at: timestamp.nullable(),
   }),
   created_at: timestamp,
   updated_at: timestamp,
@@ -53,7 +57,12 @@ export function presentZone(zone: Zone, config: Config) {
     serial: zone.serial,
     dnssec: zone.dnssec,
     publication: { state: zone.publication.state, changeset_id: zone.publication.changesetId, updated_at: iso(zone.publication.updatedAt) },
-    delegation: { nameservers: config.zones.nameservers, status: 'unchecked' as const },
+    delegation: {
+      nameservers: config.zones.nameservers,
+      status: zone.delegation?.state ?? ('unchecked' as const),
+      seen: zone.delegation?.seen ?? [],
+      checked_at: zone.delegation?.checked_at ?? null,
+    },
     created_at: iso(zone.createdAt),
     updated_at: iso(zone.updatedAt),
   };
