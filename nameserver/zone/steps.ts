@@ -11,7 +11,7 @@ export function finish<T>(steps: Generator<void, T>): T {
 }
 
 /** Runs steps, handing the thread back to the event loop every `sliceMs`. */
-export async function inTurns<T>(steps: Generator<void, T>, sliceMs = 10): Promise<T> {
+export async function inTurns<T>(steps: Generator<void, T>, sliceMs = 2): Promise<T> {
   let since = performance.now();
   for (;;) {
     const step = steps.next();
