@@ -14,27 +14,26 @@ interface BlockRow {
 export const ipStats = (db: Knex): StatsContributor => ({
   name: 'ip',
   async collect(scoped, acting) {
-    const subtree = scoped.subtreeIds();
-    const assignments = (await db('ip_assignments').whereIn('tenant_id', subtree).select('cidr', 'parent_id')) as BlockRow[];
-    const prefixes = (await db('prefixes').whereIn('tenant_id', scoped.subtreeIds()).select('cidr')) as BlockRow[];
-    const blocks = [...assignments, ...prefixes].map((r) => parseBlock(r.cidr));
-    const ptrs = await setPtrsIn(db, blocks);
+    const parsed = (rows: BlockRow[]) => rows.map((r) => ({ ...r, block: parseBlock(r.cidr) }));
+    const assignments = parsed((await db('ip_assignments').whereIn('tenant_id', scoped.subtreeIds()).select('cidr', 'parent_id')) as BlockRow[]);
+    const prefixes = parsed((await db('prefixes').whereIn('tenant_id', scoped.subtreeIds()).select('cidr')) as BlockRow[]);
+    const ptrs = await setPtrsIn(db, [...assignments, ...prefixes].map((r) => r.block));
     const family = (f: 4 | 6) => {
-      const own = assignments.filter((a) => parseBlock(a.cidr).family === f);
+      const own = assignments.filter((a) => a.block.family === f);
       return {
         assignments: own.length,
-        prefixes: prefixes.filter((p) => parseBlock(p.cidr).family === f).length,
-        ...(f === 4 ? { addresses: Number(own.reduce((n, a) => n + blockSize(parseBlock(a.cidr)), 0n)) } : {}),
+        prefixes: prefixes.filter((p) => p.block.family === f).length,
+        ...(f === 4 ? { addresses: Number(own.reduce((n, a) => n + blockSize(a.block), 0n)) } : {}),
         ptrs: ptrs[f],
       };
     };
     const section: Record<string, unknown> = { ipv4: family(4), ipv6: family(6) };
     if (acting.type === 'platform') {
-      const v6 = assignments.filter((a) => parseBlock(a.cidr).family === 6);
-      const spaces = (await db('ip_spaces').select('cidr')) as BlockRow[];
+      const v6 = assignments.filter((a) => a.block.family === 6);
+      const spaces = parsed((await db('ip_spaces').select('cidr')) as BlockRow[]);
       section.ipv6 = {
         ...(section.ipv6 as object),
-        networks: spaces.filter((s) => parseBlock(s.cidr).family === 6).length,
+        networks: spaces.filter((s) => s.block.family === 6).length,
         handed_out: { provider: v6.filter((a) => !a.parent_id).length, reseller: v6.filter((a) => a.parent_id).length },
       };
     }

@@ -230,17 +230,25 @@ export const deleteZone = (
       deleted_at: now,
       expires_at: new Date(now.getTime() + DELETED_EXPORT_RETENTION_MS),
     });
-    zone.status = 'deleting';
-    await appendChangeSet(ctx, zone, {
-      kind: 'zone_delete',
-      itemCount: 0,
-      summary: { created: 0, updated: 0, deleted: 0 },
-      results: [],
-      zoneColumns: { status: 'deleting', deletion_requested_at: now },
-    });
+    await requestZoneDeletion(ctx, zone, now);
     await recordAudit(ctx.trx, ctx.actor, now, { action: 'zone.deletion_requested', targetType: 'zone', targetId: zone.id, details: { name: zone.name } });
     return getZone(ctx.scoped, config, zone.name);
   });
+
+/**
+ * The zone's deletion as a change set: the build withdraws it from the nameservers, the verifier
+ * removes the row once none serves it (docs/zones.md). `columns`: more of the zone row to set with it.
+ */
+export async function requestZoneDeletion(ctx: WriteContext, zone: Zone, now: Date, columns: Record<string, unknown> = {}): Promise<void> {
+  zone.status = 'deleting';
+  await appendChangeSet(ctx, zone, {
+    kind: 'zone_delete',
+    itemCount: 0,
+    summary: { created: 0, updated: 0, deleted: 0 },
+    results: [],
+    zoneColumns: { status: 'deleting', deletion_requested_at: now, ...columns },
+  });
+}
 
 export interface RecordListFilter {
   type?: string[];

@@ -16,7 +16,7 @@ import { NameError, normalizeHostname } from '../../domain/names.js';
 import { appendChangeSet } from '../changeSets.js';
 import type { WriteContext } from '../writeContext.js';
 import { findZone } from '../zoneReads.js';
-import { blockField } from './ipSpaces.js';
+import { blockInput } from './addressInput.js';
 import { ownerInZone, ownerScope, reverseZoneOf } from './reverseZones.js';
 
 export const ASSIGNMENT_SORT = [
@@ -87,7 +87,7 @@ export async function createAssignment(ctx: WriteContext, config: Config, reques
   // A tenant outside the subtree is as absent as a missing one, whoever asks (tenant isolation).
   await ctx.scoped.assertInSubtree([request.tenant_id]);
   if (acting.type !== 'platform' && acting.type !== 'reseller') throw new DomainError('forbidden', { reason: 'assignments_by_platform_or_reseller' });
-  const block = blockField(request.cidr, '/cidr');
+  const block = blockInput(request.cidr, '/cidr');
   const cidr = formatBlock(block);
   let serverName: string | null = null;
   if (request.server_name) {

@@ -2,18 +2,20 @@
 // its default-PTR pattern, and the space's 'provider_reverse' zones are created with it — owned by
 // the platform tenant, stored and published like every zone (appendChangeSet, as the lab's
 // parent zones are), never listed in /zones.
+import { blockInput } from './addressInput.js';
 import { lockBlocks } from './prefixes.js';
 import type { Config } from '../../config/index.js';
 import { recordAudit } from '../../db/repositories/auditLog.js';
 import { type IpSpace, type IpSpaceRow, ipSpaceToDomain } from '../../db/repositories/rdnsRows.js';
 import { DomainError, validationFailed } from '../../domain/errors.js';
-import { AddressError, type Block, formatBlock, parseBlock, reverseZonesOf } from '../../domain/ip/address.js';
+import { type Block, formatBlock, reverseZonesOf } from '../../domain/ip/address.js';
 import { patternProblem } from '../../domain/ip/defaultPtr.js';
 import { newId } from '../../domain/ids.js';
 import { DEFAULT_ZONE_TTL } from '../../domain/records/ttl.js';
 import { normalizeHostname, NameError } from '../../domain/names.js';
 import type { Actor } from '../actor.js';
 import { appendChangeSet } from '../changeSets.js';
+import { requestZoneDeletion } from '../zones.js';
 import type { WriteContext } from '../writeContext.js';
 import { findZone } from '../zoneReads.js';
 import type { Knex } from 'knex';
@@ -21,16 +23,6 @@ import type { Knex } from 'knex';
 /** Address spaces and assignments from the provider are the platform's (403 for everyone else). */
 export function assertPlatform(actor: Actor): void {
   if (actor.acting.type !== 'platform') throw new DomainError('forbidden', { reason: 'ip_spaces_for_platform' });
-}
-
-/** A block from a body field; the address errors as field errors at `pointer`. */
-export function blockField(text: string, pointer: string, where: 'body' | 'query' = 'body'): Block {
-  try {
-    return parseBlock(text);
-  } catch (e) {
-    if (e instanceof AddressError) throw validationFailed([{ ...(where === 'query' ? { in: 'query' as const } : {}), pointer, code: e.code, detail: e.message }]);
-    throw e;
-  }
 }
 
 export async function listIpSpaces(db: Knex | Knex.Transaction, actor: Actor): Promise<IpSpace[]> {
@@ -61,7 +53,7 @@ export function providerZonesOf(block: Block) {
 
 export async function createIpSpace(ctx: WriteContext, config: Config, request: { cidr: string; ptr_pattern: string }): Promise<IpSpace> {
   assertPlatform(ctx.actor);
-  const block = blockField(request.cidr, '/cidr');
+  const block = blockInput(request.cidr, '/cidr');
   const problem = patternProblem(request.ptr_pattern, block);
   if (problem) throw validationFailed([{ pointer: '/ptr_pattern', code: 'invalid_ptr_pattern', detail: problem }]);
   try {
@@ -119,15 +111,7 @@ export async function deleteIpSpace(ctx: WriteContext, config: Config, id: strin
   const now = ctx.clock.now();
   const names = (await ctx.trx('zones').where({ ip_space_id: id, kind: 'provider_reverse' }).whereNot('status', 'deleting').pluck('name')) as string[];
   for (const name of names) {
-    const zone = await findZone(ctx.scoped, config, name, ctx.trx, 'provider_reverse');
-    zone.status = 'deleting';
-    await appendChangeSet(ctx, zone, {
-      kind: 'zone_delete',
-      itemCount: 0,
-      summary: { created: 0, updated: 0, deleted: 0 },
-      results: [],
-      zoneColumns: { status: 'deleting', deletion_requested_at: now, ip_space_id: null },
-    });
+    await requestZoneDeletion(ctx, await findZone(ctx.scoped, config, name, ctx.trx, 'provider_reverse'), now, { ip_space_id: null });
   }
   await ctx.trx('zones').where('ip_space_id', id).update({ ip_space_id: null });
   await ctx.trx('ip_spaces').where('id', id).delete();

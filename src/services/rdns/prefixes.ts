@@ -2,13 +2,14 @@
 // staff or the customer's reseller, each with its reverse zones created at once — zones of kind
 // 'reverse' owned by the customer, stored like every zone creation (appendChangeSet), published
 // and served like any zone, deleted through the normal zone deletion when the prefix goes.
+import { blockInPath, blockInput } from './addressInput.js';
 import type { Config } from '../../config/index.js';
 import { recordAudit } from '../../db/repositories/auditLog.js';
 import { paginate, type SortKey } from '../../db/paginate.js';
 import type { ScopedDb } from '../../db/tenantScope.js';
 import { DomainError, notFound } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
-import { AddressError, type Block, type Family, formatBlock, parseBlock, parseBlockFromPath, type ReverseZone, reverseZonesOf } from '../../domain/ip/address.js';
+import { type Block, type Family, formatBlock, parseBlock, type ReverseZone, reverseZonesOf } from '../../domain/ip/address.js';
 import { classifyDelegation, type Delegation, type ObservedDelegation, UNCHECKED } from '../../domain/ip/delegation.js';
 import { DEFAULT_ZONE_TTL } from '../../domain/records/ttl.js';
 import { appendChangeSet } from '../changeSets.js';
@@ -54,32 +55,8 @@ export const MAX_ZONES_PER_PREFIX = 256;
 /** Every block the service hosts reverse DNS for (address spaces, prefixes) is placed under this lock. */
 export const lockBlocks = (ctx: WriteContext) => ctx.trx.raw("SELECT pg_advisory_xact_lock(hashtextextended('rdns-blocks', 0))");
 
-const cutOf = (z: ReverseZone): PrefixZone['kind'] => (z.classless ? 'classless' : z.block.family === 4 ? 'octet' : 'nibble');
-
-const invalidCidr = (pointer: string, e: AddressError, where: 'body' | 'path' | 'query' = 'body') =>
-  new DomainError('validation_failed', {}, [{ in: where, pointer, code: e.code, detail: e.message }]);
-
-/** A block from a body field; a bad one is 422 at `pointer`. */
-export function blockFromBody(text: string, pointer = '/cidr'): Block {
-  try {
-    return parseBlock(text);
-  } catch (e) {
-    if (e instanceof AddressError) throw invalidCidr(pointer, e);
-    throw e;
-  }
-}
-
-/** The prefix of a path segment (`192.0.2.0-24`, `%2F` accepted). */
-export function blockFromPath(segment: string): Block {
-  try {
-    return parseBlockFromPath(segment);
-  } catch (e) {
-    if (e instanceof AddressError) throw invalidCidr('/prefix', e, 'path');
-    // A stray '%' (the router has decoded the segment once already).
-    if (e instanceof URIError) throw invalidCidr('/prefix', new AddressError('invalid_cidr', `"${segment}" is not a CIDR block in URL form (192.0.2.0-24).`), 'path');
-    throw e;
-  }
-}
+/** How a reverse zone's block is cut: IPv6 nibbles, IPv4 octets, or an RFC 2317 classless block below a /24. */
+const cutOf = (block: Block): PrefixZone['kind'] => (block.family === 6 ? 'nibble' : block.prefixLength > 24 ? 'classless' : 'octet');
 
 async function zonesOf(scoped: ScopedDb, prefixIds: string[]): Promise<Map<string, PrefixZone[]>> {
   const rows = (await scoped
@@ -90,9 +67,8 @@ async function zonesOf(scoped: ScopedDb, prefixIds: string[]): Promise<Map<strin
   const byPrefix = new Map<string, PrefixZone[]>();
   for (const r of rows) {
     const block = parseBlock(r.reverse_block);
-    const cut: PrefixZone['kind'] = block.family === 6 ? 'nibble' : block.prefixLength > 24 ? 'classless' : 'octet';
     const list = byPrefix.get(r.prefix_id) ?? [];
-    list.push({ name: r.name, kind: cut, delegation: r.delegation ?? UNCHECKED });
+    list.push({ name: r.name, kind: cutOf(block), delegation: r.delegation ?? UNCHECKED });
     byPrefix.set(r.prefix_id, list);
   }
   return byPrefix;
@@ -108,7 +84,7 @@ async function findPrefix(scoped: ScopedDb, block: Block): Promise<PrefixRow> {
 }
 
 export async function getPrefix(scoped: ScopedDb, segment: string): Promise<Prefix> {
-  const row = await findPrefix(scoped, blockFromPath(segment));
+  const row = await findPrefix(scoped, blockInPath(segment, '/prefix'));
   return toPrefix(row, (await zonesOf(scoped, [row.id])).get(row.id) ?? []);
 }
 
@@ -181,7 +157,7 @@ export async function attachPrefix(ctx: WriteContext, config: Config, input: { c
   const tenant = (await ctx.scoped.from('tenants').where('id', input.tenant_id).first('id', 'type')) as { id: string; type: string } | undefined;
   if (!tenant) throw notFound('tenant');
   assertStaff(ctx);
-  const block = blockFromBody(input.cidr);
+  const block = blockInput(input.cidr, '/cidr');
   if (tenant.type !== 'customer') {
     throw new DomainError('validation_failed', {}, [{ pointer: '/tenant_id', code: 'not_a_customer', detail: `${input.tenant_id} is not a customer tenant; prefixes belong to customers.` }]);
   }
@@ -204,7 +180,7 @@ export async function attachPrefix(ctx: WriteContext, config: Config, input: { c
     block,
     tenantId: tenant.id,
     createdAt: now,
-    zones: zones.map((z) => ({ name: z.name, kind: cutOf(z), delegation: UNCHECKED })),
+    zones: zones.map((z) => ({ name: z.name, kind: cutOf(z.block), delegation: UNCHECKED })),
   };
 }
 
@@ -213,7 +189,7 @@ export async function attachPrefix(ctx: WriteContext, config: Config, input: { c
  * backend, their last export kept 30 days) and forget the prefix, whose row goes at once.
  */
 export async function detachPrefix(ctx: WriteContext, config: Config, dnssec: DnssecDeps, segment: string): Promise<void> {
-  const block = blockFromPath(segment);
+  const block = blockInPath(segment, '/prefix');
   const row = await findPrefix(ctx.scoped, block);
   assertStaff(ctx);
   await lockBlocks(ctx);
@@ -229,7 +205,7 @@ export async function detachPrefix(ctx: WriteContext, config: Config, dnssec: Dn
  * the parent of every reverse zone is asked; what it shows is stored on the zone.
  */
 export async function checkPrefixDelegation(ctx: WriteContext, config: Config, deps: RdnsDeps, limiter: RateLimiter, segment: string): Promise<Prefix> {
-  const row = await findPrefix(ctx.scoped, blockFromPath(segment));
+  const row = await findPrefix(ctx.scoped, blockInPath(segment, '/prefix'));
   const reading = await limiter.consume(`delegation-check:${row.id}`, 1, ctx.clock.now());
   if (!reading.allowed) throw new DomainError('rate_limited', { retry_after: reading.resetSeconds }, [], { 'Retry-After': String(reading.resetSeconds) });
   const zones = (await ctx.trx('zones').where('prefix_id', row.id).whereNot('status', 'deleting').pluck('name')) as string[];

@@ -3,6 +3,7 @@
 // ordinary change set of that zone through the write seam (writeZone + applyChangeSet), so a PTR
 // is published, evented and audited like any record. Default PTRs are never stored: they are
 // computed from the space's pattern here and rendered by the publication build (defaultPtr.ts).
+import { addressInput } from './addressInput.js';
 import type { Knex } from 'knex';
 import type { Config } from '../../config/index.js';
 import type { ScopedDb } from '../../db/tenantScope.js';
@@ -35,16 +36,6 @@ export interface ReadContext {
 
 /** IPv4 listings cover at most a /22 (1,024 addresses, every one listed). */
 export const MAX_IPV4_LISTING = 22;
-
-/** An address from a path or body field: invalid and IPv4-mapped forms as 422 at `pointer`. */
-export function addressField(text: string, pointer: string, where: 'path' | 'body' = 'path'): Address {
-  try {
-    return parseAddress(text);
-  } catch (e) {
-    if (e instanceof AddressError) throw validationFailed([{ ...(where === 'path' ? { in: 'path' as const } : {}), pointer, code: e.code, detail: e.message }]);
-    throw e;
-  }
-}
 
 interface Resolved {
   address: Address;
@@ -135,7 +126,7 @@ async function defaultTargets(db: Knex | Knex.Transaction, resolved: Resolved[])
 }
 
 export async function getPtr(rc: ReadContext, ip: string): Promise<PtrView> {
-  const address = addressField(ip, '/ip');
+  const address = addressInput(ip, '/ip', 'path');
   return (await views(rc, await resolve(rc, [address])))[0]!;
 }
 

@@ -7,7 +7,7 @@ import { latestScheduledReset, resetLab } from '../../../lab/nightlyReset.js';
 import { type LabRegistration, LabRegistrar } from '../../../lab/registrar.js';
 import { readLabTrustAnchors } from '../../../lab/labTrustAnchors.js';
 import { setLabPrefixDelegation } from '../../../lab/labPrefixDelegations.js';
-import { blockFromPath } from '../../../services/rdns/prefixes.js';
+import { blockInPath } from '../../../services/rdns/addressInput.js';
 import { hostnameField } from '../../../domain/records/fields.js';
 import type { Services } from '../../../services/index.js';
 import type { Actor } from '../../../services/actor.js';
@@ -197,7 +197,7 @@ export const labRoutes = [
     responses: { 200: { description: 'The delegation now', schema: z.object({ prefix: z.string(), state: z.enum(['correct', 'missing', 'wrong']) }) } },
     handler: async ({ actor, services, params, body }) => {
       assertPlatform(actor);
-      const set = await setLabPrefixDelegation(services.db, services.config, services.clock, blockFromPath(params.prefix), body.state);
+      const set = await setLabPrefixDelegation(services.db, services.config, services.clock, blockInPath(params.prefix, '/prefix'), body.state);
       return { status: 200, body: { prefix: set.cidr, state: set.state } };
     },
   }),

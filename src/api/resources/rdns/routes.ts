@@ -2,7 +2,8 @@ import { z } from 'zod';
 import type { IpAssignment, IpSpace } from '../../../db/repositories/rdnsRows.js';
 import { formatBlock } from '../../../domain/ip/address.js';
 import { createAssignment, deleteAssignment, listAssignments } from '../../../services/rdns/assignments.js';
-import { blockField, createIpSpace, deleteIpSpace, listIpSpaces } from '../../../services/rdns/ipSpaces.js';
+import { blockInput } from '../../../services/rdns/addressInput.js';
+import { createIpSpace, deleteIpSpace, listIpSpaces } from '../../../services/rdns/ipSpaces.js';
 import { getPtr, listPtrs, type PtrView, type PtrWritten, writePtrs } from '../../../services/rdns/ptr.js';
 import { listEnvelope, listResult, pageRequest } from '../../pagination.js';
 import { defineRoute, type HandlerInput, writeContext } from '../../routing/route.js';
@@ -139,7 +140,7 @@ export const rdnsRoutes = [
     responses: { 200: { description: 'A page of assignments, by block', schema: listEnvelope(assignmentSchema) } },
     handler: async (input) => {
       const { after, limit } = pageRequest(input, 'ips');
-      const within = input.query.within ? blockField(input.query.within, '/within', 'query') : undefined;
+      const within = input.query.within ? blockInput(input.query.within, '/within', 'query') : undefined;
       const page = await listAssignments(input.scoped, input.trx ?? input.services.db, { family: input.query.family, q: input.query.q, within }, after, limit);
       return listResult(input, 'ips', page.items.map(presentAssignment), page.next);
     },
@@ -193,7 +194,7 @@ export const rdnsRoutes = [
     errors: ['not_owner'],
     responses: { 200: { description: 'A page of PTRs', schema: listEnvelope(ptrSchema) } },
     handler: async (input) => {
-      const within = blockField(input.query.within, '/within', 'query');
+      const within = blockInput(input.query.within, '/within', 'query');
       const list = `ptr:${formatBlock(within)}`;
       const { after, limit } = pageRequest(input, list);
       const page = await listPtrs(readContext(input), within, after, limit);
