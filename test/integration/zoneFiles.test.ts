@@ -685,7 +685,9 @@ describe('round trip: random zones → export → import replace changes nothing
 
   const hex = (min: number, max: number) =>
     fc.uint8Array({ minLength: min, maxLength: max }).map((b) => Buffer.from(b).toString('hex'));
-  const label = fc.stringMatching(/^[a-z0-9]([a-z0-9-]{0,10}[a-z0-9])?$/);
+  // Random labels never begin with xn--: an invented A-label is refused (it must decode), and the
+  // fixed xn--bcher-kva below covers real ones.
+  const label = fc.stringMatching(/^[a-z0-9]([a-z0-9-]{0,10}[a-z0-9])?$/).filter((l) => !l.startsWith('xn--'));
   const host = (zone: string) =>
     fc.oneof(
       fc.constantFrom('mail.example.net', 'ns1.example.org', 'host.xn--bcher-kva.example', `www.${zone}`, `mail.${zone}`),
