@@ -71,7 +71,8 @@ function validationOf(state: DnssecState, status: DnssecStatus): DnssecView['val
   return v ? { result: v.result, reason: v.reason, checkedAt: v.checked_at } : { result: 'unchecked', reason: null, checkedAt: null };
 }
 
-async function view(db: Knex | Knex.Transaction, zone: Zone): Promise<DnssecView> {
+/** The DNSSEC object of a zone already found (its reach checked by the caller). */
+export async function dnssecView(db: Knex | Knex.Transaction, zone: Zone): Promise<DnssecView> {
   const row = (await db('zones').where('id', zone.id).first('dnssec_state', 'dnssec_mode', 'dnssec_denial', 'dnssec_state_changed_at', 'dnssec_status')) as DnssecRow;
   const keys = await zoneKeys(db, zone.id);
   const ds = keys.filter((k) => k.role === 'ksk').map((k) => dsOfKey(zone.name, k));
@@ -91,7 +92,7 @@ async function view(db: Knex | Knex.Transaction, zone: Zone): Promise<DnssecView
 }
 
 export async function getDnssec(db: Knex | Knex.Transaction, scoped: ScopedDb, config: Config, zoneRef: string): Promise<DnssecView> {
-  return view(db, await getZone(scoped, config, zoneRef));
+  return dnssecView(db, await getZone(scoped, config, zoneRef));
 }
 
 /**
@@ -132,7 +133,7 @@ export async function enableDnssec(
   deps: DnssecDeps,
   zoneRef: string,
   request: EnableRequest,
-  /** The lab signs its parent zones, which the API never reaches. */
+  /** The lab signs its parent zones and staff the provider's reverse zones, which /zones never reaches. */
   reach: ZoneReach = 'tenant',
 ): Promise<{ started: boolean; view: DnssecView }> {
   assertAvailable(deps.config);
@@ -140,7 +141,7 @@ export async function enableDnssec(
     const state = zone.dnssec.state as DnssecState;
     if (zone.status === 'deleting') throw new DomainError('conflict', { reason: 'zone_being_deleted', zone: zone.name });
     if (DISABLING.includes(state)) throw new DomainError('dnssec_transition_in_progress', { name: zone.name, state });
-    if (state !== 'off') return { started: false, view: await view(ctx.trx, zone) };
+    if (state !== 'off') return { started: false, view: await dnssecView(ctx.trx, zone) };
 
     const registered = await deps.registrar.registeredHere(zone.name);
     const mode: DnssecMode = request.mode ?? (registered ? 'automatic' : 'assisted');
@@ -157,17 +158,17 @@ export async function enableDnssec(
     for (const role of ['ksk', 'zsk'] as const) await insertKey(ctx.trx, zone.id, sealedZoneKey(role, deps.config.dnssec.algorithm, deps.kek), 'active', now);
     await recordTransition(ctx.trx, zone, 'off', 'signing', mode, now, { dnssec_denial: request.denial ?? 'nsec3', dnssec_status: '{}' });
     await republish(ctx, zone, 'keys_published');
-    return { started: true, view: await view(ctx.trx, zone) };
+    return { started: true, view: await dnssecView(ctx.trx, zone) };
   });
 }
 
 /** 202 when disabling starts; 200 when DNSSEC is off already. */
-export async function disableDnssec(ctx: WriteContext, deps: DnssecDeps, zoneRef: string): Promise<{ started: boolean; view: DnssecView }> {
+export async function disableDnssec(ctx: WriteContext, deps: DnssecDeps, zoneRef: string, reach: ZoneReach = 'tenant'): Promise<{ started: boolean; view: DnssecView }> {
   assertAvailable(deps.config);
-  return writeZone(ctx, deps.config, zoneRef, {}, async (zone) => {
+  return writeZone(ctx, deps.config, zoneRef, { reach }, async (zone) => {
     const state = zone.dnssec.state as DnssecState;
     if (DISABLING.includes(state)) throw new DomainError('dnssec_transition_in_progress', { name: zone.name, state });
-    if (state === 'off') return { started: false, view: await view(ctx.trx, zone) };
+    if (state === 'off') return { started: false, view: await dnssecView(ctx.trx, zone) };
     const mode = zone.dnssec.mode as DnssecMode;
     const now = ctx.clock.now();
     // Before any DS went up the zone can go unsigned at once; otherwise the DS goes first.
@@ -181,7 +182,7 @@ export async function disableDnssec(ctx: WriteContext, deps: DnssecDeps, zoneRef
       await recordTransition(ctx.trx, zone, state, 'unsigning', mode, now);
       await republish(ctx, zone, 'unsigned');
     }
-    return { started: true, view: await view(ctx.trx, zone) };
+    return { started: true, view: await dnssecView(ctx.trx, zone) };
   });
 }
 
@@ -198,7 +199,7 @@ export async function checkDnssec(ctx: WriteContext, deps: DnssecDeps, limiter: 
     throw new DomainError('rate_limited', { retry_after: reading.resetSeconds }, [], { 'Retry-After': String(reading.resetSeconds) });
   }
   await deps.checkNow(zone.id);
-  return view(ctx.trx, await getZone(ctx.scoped, deps.config, zone.name));
+  return dnssecView(ctx.trx, await getZone(ctx.scoped, deps.config, zone.name));
 }
 
 /**
@@ -253,6 +254,6 @@ export async function requestRollover(ctx: WriteContext, deps: DnssecDeps, zoneR
         .update({ dnssec_status: ctx.trx.raw(`dnssec_status || jsonb_build_object('ksk_rollover', ?::jsonb)`, [JSON.stringify(rollover)]), dnssec_next_check_at: now });
     }
     await republish(ctx, zone, `${key}_rollover`);
-    return view(ctx.trx, zone);
+    return dnssecView(ctx.trx, zone);
   });
 }

@@ -6,6 +6,7 @@ export interface IpSpaceRow {
   id: string;
   cidr: string;
   ptr_pattern: string;
+  dnssec: boolean;
   created_at: Date;
 }
 
@@ -13,10 +14,12 @@ export interface IpSpace {
   id: string;
   block: Block;
   ptrPattern: string;
+  /** Its reverse zones are signed (docs/rdns.md "DNSSEC of the provider's reverse zones"). */
+  dnssec: boolean;
   createdAt: Date;
 }
 
-export const ipSpaceToDomain = (r: IpSpaceRow): IpSpace => ({ id: r.id, block: parseBlock(r.cidr), ptrPattern: r.ptr_pattern, createdAt: r.created_at });
+export const ipSpaceToDomain = (r: IpSpaceRow): IpSpace => ({ id: r.id, block: parseBlock(r.cidr), ptrPattern: r.ptr_pattern, dnssec: r.dnssec, createdAt: r.created_at });
 
 export interface IpAssignmentRow {
   id: string;

@@ -17,7 +17,12 @@ import type { Actor } from '../actor.js';
 import { appendChangeSet } from '../changeSets.js';
 import { requestZoneDeletion } from '../zones.js';
 import type { WriteContext } from '../writeContext.js';
-import { findZone } from '../zoneReads.js';
+import { findZone, zonesQuery } from '../zoneReads.js';
+import { type DnssecDeps, type DnssecView, disableDnssec, dnssecView, enableDnssec, prepareDeletion } from '../dnssec.js';
+import { paginate } from '../../db/paginate.js';
+import { type ZoneRow, zoneToDomain } from '../../db/repositories/zoneRows.js';
+import type { ScopedDb } from '../../db/tenantScope.js';
+import { DISABLING, type DnssecState } from '../../dnssec/states.js';
 import type { Knex } from 'knex';
 
 /** Address spaces and assignments from the provider are the platform's (403 for everyone else). */
@@ -51,7 +56,13 @@ export function providerZonesOf(block: Block) {
   return Array.from({ length: Number(count) }, (_, i) => reverseZonesOf({ family: 4, network: block.network + BigInt(i) * 256n, prefixLength: 24 })).flat();
 }
 
-export async function createIpSpace(ctx: WriteContext, config: Config, request: { cidr: string; ptr_pattern: string }): Promise<IpSpace> {
+export async function createIpSpace(
+  ctx: WriteContext,
+  config: Config,
+  request: { cidr: string; ptr_pattern: string; dnssec?: boolean },
+  /** Needed when the space is signed from the start (`dnssec: true`). */
+  dnssec: DnssecDeps | null = null,
+): Promise<IpSpace> {
   assertPlatform(ctx.actor);
   const block = blockInput(request.cidr, '/cidr');
   const problem = patternProblem(request.ptr_pattern, block);
@@ -78,7 +89,7 @@ export async function createIpSpace(ctx: WriteContext, config: Config, request: 
 
   const now = ctx.clock.now();
   const id = newId('spc');
-  await ctx.trx('ip_spaces').insert({ id, cidr: formatBlock(block), ptr_pattern: request.ptr_pattern.toLowerCase(), created_at: now });
+  await ctx.trx('ip_spaces').insert({ id, cidr: formatBlock(block), ptr_pattern: request.ptr_pattern.toLowerCase(), dnssec: request.dnssec === true, created_at: now });
   for (const z of zones) {
     await ctx.scoped.insert('zones', {
       id: newId('zon'),
@@ -97,12 +108,84 @@ export async function createIpSpace(ctx: WriteContext, config: Config, request: 
     const zone = await findZone(ctx.scoped, config, z.name, ctx.trx, 'provider_reverse');
     await appendChangeSet(ctx, zone, { kind: 'zone_create', comment: `address space ${formatBlock(block)}`, itemCount: 0, summary: {}, results: [] });
   }
-  await recordAudit(ctx.trx, ctx.actor, now, { action: 'ip_space.created', targetType: 'ip_space', targetId: id, details: { cidr: formatBlock(block), zones: zones.map((z) => z.name) } });
+  if (request.dnssec) await applySpaceDnssec(ctx, requireDnssec(dnssec), id, true);
+  await recordAudit(ctx.trx, ctx.actor, now, {
+    action: 'ip_space.created',
+    targetType: 'ip_space',
+    targetId: id,
+    details: { cidr: formatBlock(block), zones: zones.map((z) => z.name), dnssec: request.dnssec === true },
+  });
   return getIpSpace(ctx.trx, id);
 }
 
-/** Only a space without assignments goes; its reverse zones are withdrawn like deleted zones. */
-export async function deleteIpSpace(ctx: WriteContext, config: Config, id: string): Promise<void> {
+function requireDnssec(deps: DnssecDeps | null): DnssecDeps {
+  if (!deps) throw new Error('signing an address space needs the DNSSEC dependencies');
+  return deps;
+}
+
+/**
+ * Brings every reverse zone of the space to `on` through the DNSSEC service, as the zone's own
+ * enable or disable would (keys, `dnssec.state_changed`, a `dnssec` change set, the worker's
+ * walk to `active` or `off`). A zone already on its way there is left alone; enabling a zone
+ * still being disabled is 409 `dnssec_transition_in_progress`, as for any zone.
+ */
+async function applySpaceDnssec(ctx: WriteContext, deps: DnssecDeps, spaceId: string, on: boolean): Promise<void> {
+  const zones = (await ctx.trx('zones').where({ ip_space_id: spaceId, kind: 'provider_reverse' }).whereNot('status', 'deleting').orderBy('name').select('name', 'dnssec_state')) as {
+    name: string;
+    dnssec_state: DnssecState;
+  }[];
+  for (const z of zones) {
+    if (on) await enableDnssec(ctx, deps, z.name, {}, 'provider_reverse');
+    else if (z.dnssec_state !== 'off' && !DISABLING.includes(z.dnssec_state)) await disableDnssec(ctx, deps, z.name, 'provider_reverse');
+  }
+}
+
+/** PATCH /ip-spaces/{space}: `dnssec` signs or unsigns every reverse zone of the space. */
+export async function updateIpSpace(ctx: WriteContext, config: Config, deps: DnssecDeps, id: string, change: { dnssec?: boolean }): Promise<IpSpace> {
+  assertPlatform(ctx.actor);
+  const space = (await ctx.trx('ip_spaces').where('id', id).forUpdate().first()) as IpSpaceRow | undefined;
+  if (!space) throw new DomainError('not_found', { resource: 'address space' });
+  if (change.dnssec !== undefined) {
+    await ctx.trx('ip_spaces').where('id', id).update({ dnssec: change.dnssec });
+    // Applied even when the flag already says so: a zone left behind (a transition refused earlier) follows now.
+    await applySpaceDnssec(ctx, deps, id, change.dnssec);
+  }
+  await recordAudit(ctx.trx, ctx.actor, ctx.clock.now(), { action: 'ip_space.updated', targetType: 'ip_space', targetId: id, details: { cidr: space.cidr, ...change } });
+  return getIpSpace(ctx.trx, id);
+}
+
+export interface SpaceZone {
+  name: string;
+  block: string;
+  status: string;
+  dnssec: DnssecView;
+}
+
+const SPACE_ZONE_SORT = [
+  { column: 'z.reverse_block', direction: 'asc' as const, field: 'reverse_block_text' },
+  { column: 'z.id', direction: 'asc' as const, field: 'id' },
+];
+
+/** The reverse zones of a space with their DNSSEC object, by block: what staff read to follow or hand on the DS. */
+export async function listIpSpaceZones(db: Knex | Knex.Transaction, scoped: ScopedDb, config: Config, actor: Actor, id: string, after: unknown[] | null, limit: number) {
+  assertPlatform(actor);
+  await getIpSpace(db, id);
+  const qb = zonesQuery(scoped, config.zones.protectedNames, 'provider_reverse').where('z.ip_space_id', id).select(db.raw('z.reverse_block::text as reverse_block_text'));
+  const page = await paginate<ZoneRow & { reverse_block_text: string } & Record<string, unknown>>(qb, SPACE_ZONE_SORT, after, limit);
+  const items: SpaceZone[] = [];
+  for (const row of page.rows) {
+    const zone = zoneToDomain(row);
+    items.push({ name: zone.name, block: row.reverse_block_text, status: zone.status, dnssec: await dnssecView(db, zone) });
+  }
+  return { items, next: page.next };
+}
+
+/**
+ * Only a space without assignments goes; its reverse zones are withdrawn like deleted zones — a
+ * signed one once its DS left the parent (prepareDeletion: 409 `dnssec_ds_present` for a DS staff
+ * placed themselves and that is still seen, unless `force`).
+ */
+export async function deleteIpSpace(ctx: WriteContext, config: Config, deps: DnssecDeps, id: string, force = false): Promise<void> {
   assertPlatform(ctx.actor);
   const space = (await ctx.trx('ip_spaces').where('id', id).forUpdate().first()) as IpSpaceRow | undefined;
   if (!space) throw new DomainError('not_found', { resource: 'address space' });
@@ -111,7 +194,9 @@ export async function deleteIpSpace(ctx: WriteContext, config: Config, id: strin
   const now = ctx.clock.now();
   const names = (await ctx.trx('zones').where({ ip_space_id: id, kind: 'provider_reverse' }).whereNot('status', 'deleting').pluck('name')) as string[];
   for (const name of names) {
-    await requestZoneDeletion(ctx, await findZone(ctx.scoped, config, name, ctx.trx, 'provider_reverse'), now, { ip_space_id: null });
+    const zone = await findZone(ctx.scoped, config, name, ctx.trx, 'provider_reverse');
+    await prepareDeletion(ctx, deps, zone, force);
+    await requestZoneDeletion(ctx, zone, now, { ip_space_id: null });
   }
   await ctx.trx('zones').where('ip_space_id', id).update({ ip_space_id: null });
   await ctx.trx('ip_spaces').where('id', id).delete();
