@@ -17,6 +17,7 @@ import { appendChangeSet } from '../changeSets.js';
 import type { WriteContext } from '../writeContext.js';
 import { findZone } from '../zoneReads.js';
 import { blockInput } from './addressInput.js';
+import { syncSpaceForwardRecords } from './forwardRecords.js';
 import { ownerInZone, ownerScope, reverseZoneOf } from './reverseZones.js';
 
 export const ASSIGNMENT_SORT = [
@@ -130,6 +131,7 @@ export async function createAssignment(ctx: WriteContext, config: Config, reques
   const id = newId('ipa');
   await ctx.scoped.insert('ip_assignments', { id, space_id: spaceId, tenant_id: target.id, cidr, server_name: serverName, parent_id: parentId, assigned_by: acting.id, created_at: now });
   await republishSingleAddress(ctx, config, block, 'assigned');
+  if (block.family === 6 && block.prefixLength === 128) await syncSpaceForwardRecords(ctx, config, spaceId, `${cidr} assigned: forward record of its default PTR`);
   await recordAudit(ctx.trx, ctx.actor, now, { action: 'ip_assignment.created', targetType: 'ip_assignment', targetId: id, details: { cidr, tenant_id: target.id, server_name: serverName } });
   return getAssignment(ctx.scoped, id);
 }
@@ -142,6 +144,7 @@ export async function deleteAssignment(ctx: WriteContext, config: Config, id: st
   if (children) throw new DomainError('conflict', { reason: 'assignment_has_children', cidr: formatBlock(a.block) });
   await ctx.trx('ip_assignments').where('id', id).delete();
   await republishSingleAddress(ctx, config, a.block, 'unassigned');
+  if (a.block.family === 6 && a.block.prefixLength === 128) await syncSpaceForwardRecords(ctx, config, a.spaceId, `${formatBlock(a.block)} unassigned: forward record of its default PTR`);
   await recordAudit(ctx.trx, ctx.actor, ctx.clock.now(), { action: 'ip_assignment.deleted', targetType: 'ip_assignment', targetId: id, details: { cidr: formatBlock(a.block), tenant_id: a.tenantId } });
 }
 

@@ -45,9 +45,27 @@ const ipSpaceSchema = z.object({
   cidr: z.string(),
   ptr_pattern: z.string().describe('e.g. static.{dashed}.hosting.example. — {dashed}, {ip} (IPv4), {reversed}'),
   dnssec: z.boolean().describe('The space’s reverse zones are signed; each zone’s DNSSEC state: GET /ip-spaces/{space}/zones'),
+  forward_zone: z
+    .string()
+    .nullable()
+    .describe('The provider’s zone in which the service keeps an A/AAAA record (managed_by: the space’s id) for every default name: each IPv4 address of the space, each IPv6 address assigned alone (/128)'),
   created_at: timestamp,
 });
-const presentSpace = (s: IpSpace) => ({ id: s.id, cidr: formatBlock(s.block), ptr_pattern: s.ptrPattern, dnssec: s.dnssec, created_at: s.createdAt.toISOString() });
+const presentSpace = (s: IpSpace) => ({
+  id: s.id,
+  cidr: formatBlock(s.block),
+  ptr_pattern: s.ptrPattern,
+  dnssec: s.dnssec,
+  forward_zone: s.forwardZone?.name ?? null,
+  created_at: s.createdAt.toISOString(),
+});
+const patternField = z.string().min(3).max(253);
+const forwardZoneField = z
+  .string()
+  .min(1)
+  .max(253)
+  .nullable()
+  .describe('A forward zone of the platform tenant holding every name of the pattern (422 otherwise); null: none (its forward records are removed)');
 
 const spaceZoneSchema = z.object({
   name: z.string(),
@@ -113,10 +131,11 @@ export const rdnsRoutes = [
     scopes: ['rdns:write'],
     body: z.strictObject({
       cidr: cidrText,
-      ptr_pattern: z.string().min(3).max(253),
+      ptr_pattern: patternField,
       dnssec: z.boolean().optional().describe('true: the reverse zones are signed from the start (needs the scope dnssec:write as well)'),
+      forward_zone: forwardZoneField.optional(),
     }),
-    errors: ['forbidden', 'conflict', 'zone_exists', 'insufficient_scope', 'not_implemented'],
+    errors: ['forbidden', 'conflict', 'zone_exists', 'insufficient_scope', 'not_implemented', 'record_managed'],
     responses: { 201: { description: 'Created', schema: ipSpaceSchema, headers: ['Location', 'Idempotent-Replayed'] } },
     handler: async (input) => {
       if (input.body.dnssec) assertMayWriteDnssec(input.actor);
@@ -164,12 +183,12 @@ export const rdnsRoutes = [
     operationId: 'updateIpSpace',
     summary: 'Change an address space (provider staff)',
     description:
-      '`dnssec: true` enables DNSSEC on every reverse zone of the space through the DNSSEC state machine (docs/dnssec.md; mode automatic where the registry takes the DS, else assisted: the DS to hand to the RIR is in GET /ip-spaces/{space}/zones); `false` disables it on each (the DS leaves the parent first). A zone of the space still being disabled: 409 `dnssec_transition_in_progress` for `true`. Needs the scope dnssec:write as well; DNSSEC_SIGNING=off: 501.',
+      '`ptr_pattern`: the defaults of every reverse zone are rendered anew with the next version, and the forward records renamed. `forward_zone`: the forward records move there (one change set in each zone; a name there that the platform already uses for records of its own: 409 `record_managed`). `dnssec: true` enables DNSSEC on every reverse zone of the space through the DNSSEC state machine (docs/dnssec.md; mode automatic where the registry takes the DS, else assisted: the DS to hand to the RIR is in GET /ip-spaces/{space}/zones); `false` disables it on each (the DS leaves the parent first). A zone of the space still being disabled: 409 `dnssec_transition_in_progress` for `true`. Needs the scope dnssec:write as well; DNSSEC_SIGNING=off: 501.',
     tag: TAG,
     scopes: ['rdns:write'],
     params: spaceParams,
-    body: z.strictObject({ dnssec: z.boolean().optional() }),
-    errors: ['forbidden', 'insufficient_scope', 'not_implemented', 'dnssec_transition_in_progress'],
+    body: z.strictObject({ dnssec: z.boolean().optional(), ptr_pattern: patternField.optional(), forward_zone: forwardZoneField.optional() }),
+    errors: ['forbidden', 'insufficient_scope', 'not_implemented', 'dnssec_transition_in_progress', 'record_managed'],
     responses: { 200: { description: 'The address space as changed', schema: ipSpaceSchema } },
     handler: async (input) => {
       assertPlatform(input.actor);
