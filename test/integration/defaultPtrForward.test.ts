@@ -49,6 +49,9 @@ describe('forward records of default PTRs', () => {
     // A placeholder in the last label: the names are no zone's.
     const atTop = await lab.platform.post('/ip-spaces', { cidr: '192.0.2.0/24', ptr_pattern: 'hosting.example.{dashed}.', forward_zone: ZONE });
     expect(validationErrors(atTop)[0]).toMatchObject({ pointer: '/forward_zone', code: 'pattern_outside_forward_zone' });
+    // Beyond a /20 of IPv4, a change of its forward records would be too large for one change set.
+    const large = await lab.platform.post('/ip-spaces', { cidr: '198.18.0.0/19', ptr_pattern: PATTERN, forward_zone: ZONE });
+    expect(validationErrors(large)[0]).toMatchObject({ pointer: '/forward_zone', code: 'space_too_large' });
     expect((await lab.platform.get('/ip-spaces')).body.data).toEqual([]);
     expect(await changeSets()).toBe(1);
   });

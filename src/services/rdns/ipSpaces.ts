@@ -84,7 +84,7 @@ export async function createIpSpace(
   const block = blockInput(request.cidr, '/cidr');
   checkPattern(request.ptr_pattern, block);
   const pattern = request.ptr_pattern.toLowerCase();
-  const forwardZone = request.forward_zone ? await forwardZoneInput(ctx, config, request.forward_zone, pattern) : null;
+  const forwardZone = request.forward_zone ? await forwardZoneInput(ctx, config, request.forward_zone, pattern, block) : null;
   if (block.family === 4 && block.prefixLength < MIN_IPV4_SPACE) {
     throw validationFailed([{ pointer: '/cidr', code: 'block_too_large', detail: `An IPv4 address space is at most a /${MIN_IPV4_SPACE}; add ${formatBlock(block)} in parts.` }]);
   }
@@ -178,7 +178,7 @@ export async function updateIpSpace(ctx: WriteContext, config: Config, deps: Dns
   let forwardZoneId = row.forward_zone_id;
   if (change.forward_zone !== undefined || (patternChanged && row.forward_zone_id)) {
     const name = change.forward_zone === undefined ? ((await ctx.trx('zones').where('id', row.forward_zone_id).first('name')) as { name: string }).name : change.forward_zone;
-    forwardZoneId = name ? (await forwardZoneInput(ctx, config, name, pattern)).id : null;
+    forwardZoneId = name ? (await forwardZoneInput(ctx, config, name, pattern, block)).id : null;
   }
 
   const space = { id, cidr: row.cidr, ptr_pattern: pattern };

@@ -65,7 +65,7 @@ const forwardZoneField = z
   .min(1)
   .max(253)
   .nullable()
-  .describe('A forward zone of the platform tenant holding every name of the pattern (422 otherwise); null: none (its forward records are removed)');
+  .describe('A forward zone of the platform tenant holding every name of the pattern (422 otherwise; IPv4 spaces up to a /20); null: none (its forward records are removed)');
 
 const spaceZoneSchema = z.object({
   name: z.string(),
