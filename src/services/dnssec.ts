@@ -5,7 +5,7 @@
 // that the publication build signs (or stops signing) and publishes like any other.
 import type { Knex } from 'knex';
 import type { Config } from '../config/index.js';
-import { insertKey, type KeyRole, type StoredKey, zoneKeys } from '../db/repositories/dnssecKeys.js';
+import { insertKey, type KeyRole, keysOfZones, type StoredKey, zoneKeys } from '../db/repositories/dnssecKeys.js';
 import { recordEvents } from '../db/repositories/events.js';
 import type { ScopedDb } from '../db/tenantScope.js';
 import { dsOfKey, sealedZoneKey } from '../dnssec/keys.js';
@@ -71,25 +71,34 @@ function validationOf(state: DnssecState, status: DnssecStatus): DnssecView['val
   return v ? { result: v.result, reason: v.reason, checkedAt: v.checked_at } : { result: 'unchecked', reason: null, checkedAt: null };
 }
 
-/** The DNSSEC object of a zone already found (its reach checked by the caller). */
-export async function dnssecView(db: Knex | Knex.Transaction, zone: Zone): Promise<DnssecView> {
-  const row = (await db('zones').where('id', zone.id).first('dnssec_state', 'dnssec_mode', 'dnssec_denial', 'dnssec_state_changed_at', 'dnssec_status')) as DnssecRow;
-  const keys = await zoneKeys(db, zone.id);
-  const ds = keys.filter((k) => k.role === 'ksk').map((k) => dsOfKey(zone.name, k));
-  const status = row.dnssec_status ?? {};
-  return {
-    zone,
-    state: row.dnssec_state,
-    mode: row.dnssec_mode,
-    denial: row.dnssec_denial,
-    stateChangedAt: row.dnssec_state_changed_at,
-    keys,
-    ds,
-    status,
-    validation: validationOf(row.dnssec_state, status),
-    nextAction: nextAction(row.dnssec_state, row.dnssec_mode, status.ds_at_parent?.state ?? null, status.ksk_rollover?.phase ?? null),
-  };
+/** The DNSSEC objects of zones already found (their reach checked by the caller), in two queries. */
+export async function dnssecViews(db: Knex | Knex.Transaction, zones: Zone[]): Promise<DnssecView[]> {
+  if (!zones.length) return [];
+  const ids = zones.map((z) => z.id);
+  const rows = (await db('zones').whereIn('id', ids).select('id', 'dnssec_state', 'dnssec_mode', 'dnssec_denial', 'dnssec_state_changed_at', 'dnssec_status')) as (DnssecRow & { id: string })[];
+  const rowOf = new Map(rows.map((r) => [r.id, r]));
+  const keysOf = await keysOfZones(db, ids);
+  return zones.map((zone) => {
+    const row = rowOf.get(zone.id)!;
+    const keys = keysOf.get(zone.id)!;
+    const status = row.dnssec_status ?? {};
+    return {
+      zone,
+      state: row.dnssec_state,
+      mode: row.dnssec_mode,
+      denial: row.dnssec_denial,
+      stateChangedAt: row.dnssec_state_changed_at,
+      keys,
+      ds: keys.filter((k) => k.role === 'ksk').map((k) => dsOfKey(zone.name, k)),
+      status,
+      validation: validationOf(row.dnssec_state, status),
+      nextAction: nextAction(row.dnssec_state, row.dnssec_mode, status.ds_at_parent?.state ?? null, status.ksk_rollover?.phase ?? null),
+    };
+  });
 }
+
+/** The DNSSEC object of a zone already found. */
+export const dnssecView = async (db: Knex | Knex.Transaction, zone: Zone): Promise<DnssecView> => (await dnssecViews(db, [zone]))[0]!;
 
 export async function getDnssec(db: Knex | Knex.Transaction, scoped: ScopedDb, config: Config, zoneRef: string): Promise<DnssecView> {
   return dnssecView(db, await getZone(scoped, config, zoneRef));

@@ -135,7 +135,8 @@ export async function syncForwardRecords(
  * set, none when nothing differs.
  */
 export async function syncSpaceForwardRecords(ctx: WriteContext, config: Config, spaceId: string, comment: string): Promise<void> {
-  const row = (await ctx.trx('ip_spaces').where('id', spaceId).first('id', 'cidr', 'ptr_pattern', 'forward_zone_id')) as (SpaceForForward & { forward_zone_id: string | null }) | undefined;
+  // FOR SHARE: a PATCH of the pattern or the zone (FOR UPDATE) commits first, and its names are the ones kept.
+  const row = (await ctx.trx('ip_spaces').where('id', spaceId).forShare().first('id', 'cidr', 'ptr_pattern', 'forward_zone_id')) as (SpaceForForward & { forward_zone_id: string | null }) | undefined;
   if (!row?.forward_zone_id) return;
   await syncForwardRecords(ctx, config, row, parseBlock(row.cidr), row.forward_zone_id, true, comment);
 }

@@ -18,7 +18,7 @@ import { appendChangeSet } from '../changeSets.js';
 import { requestZoneDeletion } from '../zones.js';
 import type { WriteContext } from '../writeContext.js';
 import { findZone, zonesQuery } from '../zoneReads.js';
-import { type DnssecDeps, type DnssecView, disableDnssec, dnssecView, enableDnssec, prepareDeletion } from '../dnssec.js';
+import { type DnssecDeps, type DnssecView, disableDnssec, dnssecViews, enableDnssec, prepareDeletion } from '../dnssec.js';
 import { paginate } from '../../db/paginate.js';
 import { type ZoneRow, zoneToDomain } from '../../db/repositories/zoneRows.js';
 import type { ScopedDb } from '../../db/tenantScope.js';
@@ -224,11 +224,9 @@ export async function listIpSpaceZones(db: Knex | Knex.Transaction, scoped: Scop
   await getIpSpace(db, id);
   const qb = zonesQuery(scoped, config.zones.protectedNames, 'provider_reverse').where('z.ip_space_id', id).select(db.raw('z.reverse_block::text as reverse_block_text'));
   const page = await paginate<ZoneRow & { reverse_block_text: string } & Record<string, unknown>>(qb, SPACE_ZONE_SORT, after, limit);
-  const items: SpaceZone[] = [];
-  for (const row of page.rows) {
-    const zone = zoneToDomain(row);
-    items.push({ name: zone.name, block: row.reverse_block_text, status: zone.status, dnssec: await dnssecView(db, zone) });
-  }
+  const zones = page.rows.map(zoneToDomain);
+  const views = await dnssecViews(db, zones);
+  const items: SpaceZone[] = page.rows.map((row, i) => ({ name: zones[i]!.name, block: row.reverse_block_text, status: zones[i]!.status, dnssec: views[i]! }));
   return { items, next: page.next };
 }
 
