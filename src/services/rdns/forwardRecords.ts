@@ -8,7 +8,7 @@
 import type { Config } from '../../config/index.js';
 import { DomainError, validationFailed } from '../../domain/errors.js';
 import { type Address, type Block, blockSize, formatAddress, parseAddress, parseBlock } from '../../domain/ip/address.js';
-import { renderDefaultPtr } from '../../domain/ip/defaultPtr.js';
+import { patternSuffix, renderDefaultPtr } from '../../domain/ip/defaultPtr.js';
 import type { ChangeItem } from '../../domain/changeSets/planChangeSet.js';
 import { normalizeOwner } from '../../domain/names.js';
 import type { Zone } from '../../domain/model/zone.js';
@@ -18,13 +18,6 @@ import type { WriteContext } from '../writeContext.js';
 import { findZone } from '../zoneReads.js';
 import { writeZone } from '../zoneWrite.js';
 import { ownerScope } from './reverseZones.js';
-
-/** What every default name of a pattern ends with: the labels after the last placeholder's label. */
-function fixedSuffix(pattern: string): string {
-  const afterPlaceholder = pattern.slice(pattern.lastIndexOf('}') + 1);
-  const dot = afterPlaceholder.indexOf('.');
-  return dot < 0 ? '' : afterPlaceholder.slice(dot + 1).replace(/\.$/, '').toLowerCase();
-}
 
 /**
  * The largest IPv4 space with forward records: each of its changes (a new pattern renames every
@@ -52,7 +45,7 @@ export async function forwardZoneInput(ctx: WriteContext, config: Config, name: 
     throw problem('not_platform_zone', `${zone.name} is not a forward zone of the provider (the platform tenant): default names resolve only in the provider's own zones.`);
   }
   if (zone.status === 'deleting') throw problem('zone_being_deleted', `${zone.name} is being deleted.`);
-  const suffix = fixedSuffix(pattern);
+  const suffix = patternSuffix(pattern);
   if (suffix === '' || !isAtOrBelow(suffix, zone.name)) {
     throw problem('pattern_outside_forward_zone', `The names of the pattern ${pattern} do not lie inside ${zone.name}.`);
   }
