@@ -22,11 +22,13 @@ import { signingFingerprint, signingKeys } from '../dnssec/signingKeys.js';
 import { cdsPolicy, type DnssecState, isSigned } from '../dnssec/states.js';
 import { BuildError, collectTouched, type StoredRecord } from './build/collectTouched.js';
 import { servedChain } from './build/servedChain.js';
-import { isDnssecRecord, signChange, signDraft } from './build/signDraft.js';
+import { isDnssecRecord, signChange } from './build/signDraft.js';
+import { type SigningThreadOptions, usesSigningThread, versionInSigningThread } from './build/signingThread.js';
 import { type DefaultPtrInputs, synthesizeSystemRecords } from './build/synthesizeSystemRecords.js';
 import { parseAddress } from '../domain/ip/address.js';
-import { type DraftRecord, draftDiff, type VersionDraft } from './build/versionDraft.js';
-import { fromStored, type StoredWireRecord, toStored, type WireRecord } from './zoneRecords.js';
+import type { DraftRecord, VersionDraft } from './build/versionDraft.js';
+import { currentRecords, type DraftInputs, draftFrom, type VersionInputs, type VersionRow, versionRow } from './build/versionFromRead.js';
+import { fromStored, type StoredWireRecord, type WireRecord } from './zoneRecords.js';
 
 export const PUBLISHED_CHANNEL = 'zone_published';
 /** How long the poll leaves a zone alone after a failed build (writes and retries try at once). */
@@ -56,6 +58,8 @@ export interface PublishDeps {
     /** Decrypts the zone keys for the sign step (src/dnssec/keyEncryptionKey.ts). */
     kek: Buffer;
     dnskeyTtl: number;
+    /** When a zone signed whole is made in a thread of its own. */
+    signingThread: SigningThreadOptions;
   };
 }
 
@@ -155,10 +159,10 @@ interface BuildPlan {
   serial: number;
 }
 
-/** A version signed whole outside the row lock, from a snapshot of the zone as `plan` saw it. */
+/** A version signed whole outside the row lock, from a snapshot of the zone as `plan` saw it, ready to write. */
 interface PreparedVersion {
   plan: BuildPlan;
-  draft: VersionDraft;
+  row: VersionRow;
 }
 
 const ZONE_COLUMNS = (q: Knex | Knex.Transaction, buildLock = true) => [
@@ -217,8 +221,14 @@ async function prepareWholeSigning(deps: PublishDeps, zoneId: string): Promise<P
     },
     { isolationLevel: 'repeatable read', readOnly: true },
   );
-  // Signed after the snapshot's transaction ended: it holds no connection while it signs.
-  return snapshot && { plan: snapshot.plan, draft: await draftFrom(draftBuild(null, deps, snapshot.plan, snapshot.now), snapshot.read) };
+  if (!snapshot) return null;
+  // Signed after the snapshot's transaction ended (it holds no connection meanwhile); a large
+  // zone in the signing thread, off the thread that serves requests and queries.
+  const { plan, read } = snapshot;
+  const inputs = versionInputs(draftBuild(null, deps, plan, snapshot.now));
+  const thread = deps.dnssec.signingThread;
+  const row = usesSigningThread(read, thread) ? await versionInSigningThread(inputs, read, plan.signing, thread) : await versionRow(await draftFrom(inputs, read), plan.signing);
+  return { plan, row };
 }
 
 /** A version signed whole outside the lock, committed if it still applies; null when it does not (the build goes on under the lock). */
@@ -233,9 +243,9 @@ async function commitPrepared(deps: PublishDeps, zoneId: string, prepared: Prepa
       if (!plan || !stillApplies(prepared, plan)) return null;
       // Up to the snapshot's change sets: those written since stay pending for the next build.
       const built = { ...zone, changeset_seq: prepared.plan.zone.changeset_seq };
-      const pushed = await writeVersionInHalves(trx, built, now, await versionRow(prepared.draft, plan.signing));
+      const pushed = await writeVersionInHalves(trx, built, now, prepared.row);
       if (pushed === null) throw NOT_APPLIED;
-      return { kind: 'published', serial: prepared.draft.serial, changeSets: pushed, signed: 'whole', behind: zone.changeset_seq > built.changeset_seq } as const;
+      return { kind: 'published', serial: prepared.plan.serial, changeSets: pushed, signed: 'whole', behind: zone.changeset_seq > built.changeset_seq } as const;
     });
   } catch (err) {
     if (err === NOT_APPLIED) return null;
@@ -292,25 +302,13 @@ interface DraftBuild {
 
 /** The version from the records at `names` (null: the whole zone), signed whole where the zone is or was signed. */
 async function draftVersion(b: DraftBuild, names: string[] | null): Promise<VersionDraft> {
-  return draftFrom(b, await readDraftInputs(b.trx, b.zone, names, b.fromSerial));
+  return draftFrom(versionInputs(b), await readDraftInputs(b.trx, b.zone, names, b.fromSerial));
 }
 
-/** The version from what was read: no database access, so that it can be made after the read's transaction ended. */
-async function draftFrom(b: Omit<DraftBuild, 'trx'>, read: DraftInputs): Promise<VersionDraft> {
-  const servedDnssec = read.served.filter(isDnssecRecord);
-  const servedOwn = servedDnssec.length === 0 ? read.served : read.served.filter((r) => !isDnssecRecord(r));
-  const records = collectTouched(read.stored, servedOwn);
-  const system = synthesizeSystemRecords(b.draftZone, b.serial, b.deps.nameservers, read.system, read.defaults);
-  const draft: VersionDraft = { zone: b.draftZone, serial: b.serial, fromSerial: b.fromSerial, records, system, signatures: { removed: [], added: [] } };
-  if (b.signing !== null || servedDnssec.length > 0) {
-    draft.signatures = await signDraft({
-      zoneName: b.zone.name,
-      signing: b.signing === null ? null : { keys: signingKeys(b.keys, b.deps.dnssec.kek), policy: signPolicy(b.zone, b.now, b.deps.dnssec.dnskeyTtl) },
-      unsigned: [...currentRecords(servedOwn, records), ...system.after],
-      previous: { records: [...servedOwn, ...system.before], dnssec: servedDnssec },
-    });
-  }
-  return draft;
+/** What draftFrom needs of the build: the zone, the serials, the keys (decrypted) and the signing policy. */
+function versionInputs(b: Omit<DraftBuild, 'trx'>): VersionInputs {
+  const signing = b.signing === null ? null : { keys: signingKeys(b.keys, b.deps.dnssec.kek), policy: signPolicy(b.zone, b.now, b.deps.dnssec.dnskeyTtl) };
+  return { zone: b.draftZone, serial: b.serial, fromSerial: b.fromSerial, nameservers: b.deps.nameservers, signing };
 }
 
 /**
@@ -338,12 +336,6 @@ async function draftSignedChange(b: DraftBuild, touched: string[]): Promise<Vers
   return signatures && { zone: b.draftZone, serial: b.serial, fromSerial: b.fromSerial, records, system, signatures };
 }
 
-/** The zone's own records as this version serves them: what was served, less what goes, plus what comes. */
-function currentRecords(served: DraftRecord[], records: VersionDraft['records']): DraftRecord[] {
-  const removed = new Set(records.removed.map((r) => r.recordId));
-  return [...served.filter((r) => !removed.has(r.recordId)), ...records.added];
-}
-
 function signPolicy(zone: ZoneLockRow, now: Date, dnskeyTtl: number) {
   const t = Math.floor(now.getTime() / 1000);
   // A fixed offset per zone (from its id), so that zones signed in the same minute expire apart.
@@ -356,13 +348,6 @@ function signPolicy(zone: ZoneLockRow, now: Date, dnskeyTtl: number) {
     dnskeyTtl,
     cds,
   } as const;
-}
-
-interface DraftInputs {
-  stored: StoredRecord[];
-  served: DraftRecord[];
-  system: WireRecord[];
-  defaults: DefaultPtrInputs | null;
 }
 
 /**
@@ -425,51 +410,6 @@ async function readDraftInputs(
  */
 async function commitVersion(trx: Knex.Transaction, zone: ZoneLockRow, now: Date, draft: VersionDraft, signing: string | null): Promise<number> {
   return writeVersion(trx, zone, now, await versionRow(draft, signing));
-}
-
-/** The version as the write statements take it: its diff and records as JSON, made in turns for a large one. */
-async function versionRow(draft: VersionDraft, signing: string | null): Promise<VersionRow> {
-  const diff = draftDiff(draft);
-  const upserted = [...draft.records.added, ...draft.signatures.added];
-  return {
-    serial: draft.serial,
-    fromSerial: draft.fromSerial,
-    removed: await jsonInTurns(diff.removed, toStored),
-    added: await jsonInTurns(diff.added, toStored),
-    system: JSON.stringify(draft.system.after.map(toStored)),
-    nameservers: draft.system.nameservers,
-    withdrawn: false,
-    gone: [...draft.records.gone, ...draft.signatures.removed.map((r) => r.recordId)],
-    upserted: await jsonInTurns(upserted, (r) => ({ record_id: r.recordId, ...toStored(r) })),
-    signing,
-  };
-}
-
-/** A JSON array of `items`, written a few thousand at a time with the thread handed back between (a zone signed whole has hundreds of thousands). */
-async function jsonInTurns<T>(items: readonly T[], map: (item: T) => unknown): Promise<string> {
-  const CHUNK = 5000;
-  if (items.length <= CHUNK) return JSON.stringify(items.map(map));
-  const parts: string[] = [];
-  for (let i = 0; i < items.length; i += CHUNK) {
-    parts.push(JSON.stringify(items.slice(i, i + CHUNK).map(map)).slice(1, -1));
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-  return `[${parts.join(',')}]`;
-}
-
-interface VersionRow {
-  serial: number;
-  fromSerial: number | null;
-  removed: string;
-  added: string;
-  system: string | null;
-  nameservers: string[] | null;
-  withdrawn: boolean;
-  /** published_records: rows no longer served, and rows new or changed (jsonb array). */
-  gone: string[];
-  upserted: string;
-  /** signingFingerprint of the version; null: unsigned. */
-  signing: string | null;
 }
 
 /** The version row and what the nameservers serve: the heavy half of a version's write. */
