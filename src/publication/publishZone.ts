@@ -412,23 +412,29 @@ async function commitVersion(trx: Knex.Transaction, zone: ZoneLockRow, now: Date
   return writeVersion(trx, zone, now, await versionRow(draft, signing));
 }
 
-/** The version row and what the nameservers serve: the heavy half of a version's write. */
+/** Rows new or changed in what the nameservers serve (a jsonb array). */
+const UPSERT_SQL = `INSERT INTO published_records (zone_id, record_id, name, type, ttl, rdata)
+         SELECT ?, x.record_id, x.name, x.type, x.ttl, decode(x.rdata, 'base64')
+         FROM jsonb_to_recordset(?::jsonb) AS x(record_id text, name text, type int, ttl int, rdata text)
+         ON CONFLICT (zone_id, record_id) DO UPDATE SET name = excluded.name, type = excluded.type, ttl = excluded.ttl, rdata = excluded.rdata`;
+
+/** The version row and what the nameservers serve: the heavy half of a version's write (with upsertRest). */
 const VERSION_ROWS_SQL = `v AS (
          INSERT INTO zone_versions (zone_id, serial, from_serial, removed, added, system, nameservers, withdrawn, created_at, signing)
          VALUES (?, ?, ?, ?::jsonb, ?::jsonb, ?::jsonb, ?::text[], ?, ?, ?)
        ), gone AS (
          DELETE FROM published_records WHERE zone_id = ? AND record_id = any(?::text[])
-       ), upserted AS (
-         INSERT INTO published_records (zone_id, record_id, name, type, ttl, rdata)
-         SELECT ?, x.record_id, x.name, x.type, x.ttl, decode(x.rdata, 'base64')
-         FROM jsonb_to_recordset(?::jsonb) AS x(record_id text, name text, type int, ttl int, rdata text)
-         ON CONFLICT (zone_id, record_id) DO UPDATE SET name = excluded.name, type = excluded.type, ttl = excluded.ttl, rdata = excluded.rdata
-       )`;
+       ), upserted AS (${UPSERT_SQL})`;
 const versionRowsBindings = (zone: ZoneLockRow, now: Date, v: VersionRow) => [
   zone.id, v.serial, v.fromSerial, v.removed, v.added, v.system, v.nameservers, v.withdrawn, now, v.signing,
   zone.id, v.gone,
-  zone.id, v.upserted,
+  zone.id, v.upserted[0] ?? '[]',
 ];
+
+/** The upserted rows beyond the first array, a statement each (the CTEs of VERSION_ROWS_SQL took the first). */
+async function upsertRest(trx: Knex.Transaction, zone: ZoneLockRow, v: VersionRow, timeoutMs?: number): Promise<void> {
+  for (const rows of v.upserted.slice(1)) await trx.raw(UPSERT_SQL, [zone.id, rows]).options(timeoutMs ? { query_timeout: timeoutMs } : {});
+}
 
 /**
  * The zone's published pointer (only from the version it was built on: null rows otherwise),
@@ -455,17 +461,20 @@ async function writeVersion(trx: Knex.Transaction, zone: ZoneLockRow, now: Date,
   const result = await trx
     .raw<{ rows: { pushed: number }[] }>(`WITH ${VERSION_ROWS_SQL}, ${VERSION_POINTER_SQL}`, [...versionRowsBindings(zone, now, v), ...versionPointerBindings(zone, now, v)])
     .options(PREPARED);
+  await upsertRest(trx, zone, v);
   return Number(result.rows[0]!.pushed);
 }
 
 /**
- * Two statements, for a large version prepared outside the lock: the rows first (seconds for a
- * zone signed whole, with no lock on the zone's row: its writers go on), then the pointer. Null
+ * In halves, for a large version prepared outside the lock: the rows first (seconds for a zone
+ * signed whole; the zone's row held only FOR KEY SHARE by the foreign keys, which its writers'
+ * FOR NO KEY UPDATE does not wait for), then the pointer. Null
  * when the zone was published meanwhile (the caller rolls back).
  */
 async function writeVersionInHalves(trx: Knex.Transaction, zone: ZoneLockRow, now: Date, v: VersionRow): Promise<number | null> {
   await trx.raw(`SET LOCAL statement_timeout = ${LARGE_VERSION_TIMEOUT_MS}`);
   await trx.raw(`WITH ${VERSION_ROWS_SQL} SELECT 1`, versionRowsBindings(zone, now, v)).options({ query_timeout: LARGE_VERSION_TIMEOUT_MS + 5000 });
+  await upsertRest(trx, zone, v, LARGE_VERSION_TIMEOUT_MS + 5000);
   const result = await trx.raw<{ rows: { moved: number; pushed: number }[] }>(`WITH ${VERSION_POINTER_SQL}`, versionPointerBindings(zone, now, v));
   return Number(result.rows[0]!.moved) === 1 ? Number(result.rows[0]!.pushed) : null;
 }
@@ -484,7 +493,7 @@ async function withdraw(trx: Knex.Transaction, now: Date, zone: ZoneLockRow): Pr
     nameservers: null,
     withdrawn: true,
     gone: [],
-    upserted: '[]',
+    upserted: [],
     signing: null,
   });
   return { kind: 'withdrawn' };

@@ -27,6 +27,12 @@ export interface SigningThreadOptions {
 
 /** Records per message: one slice is cloned in a few milliseconds. */
 const SLICE = 2000;
+/**
+ * Rows per upsert statement of the version the thread made: pg copies each statement's parameters
+ * into one buffer in one piece, a few milliseconds for 20,000 rows where all 370,000 of a zone
+ * signed whole took over 100 ms.
+ */
+const UPSERT_PER_STATEMENT = 20_000;
 
 type ToThread =
   | { kind: 'version'; inputs: VersionInputs; fingerprint: string | null; system: DraftInputs['system']; defaults: DraftInputs['defaults'] }
@@ -92,8 +98,8 @@ async function answer(v: Extract<ToThread, { kind: 'version' }>, stored: StoredR
   try {
     const inputs: VersionInputs = { ...v.inputs, signing: v.inputs.signing && { ...v.inputs.signing, keys: keysAsBuffers(v.inputs.signing.keys) } };
     const read: DraftInputs = { stored, served, system: v.system.map((r) => ({ ...r, rdata: asBuffer(r.rdata) })), defaults: v.defaults };
-    const row = await versionRow(await draftFrom(inputs, read), v.fingerprint);
-    return { kind: 'row', row: { ...row, removed: jsonbBinary(row.removed), added: jsonbBinary(row.added), upserted: jsonbBinary(row.upserted), gone: textArrayLiteral(row.gone) } };
+    const row = await versionRow(await draftFrom(inputs, read), v.fingerprint, UPSERT_PER_STATEMENT);
+    return { kind: 'row', row: { ...row, removed: jsonbBinary(row.removed), added: jsonbBinary(row.added), upserted: row.upserted.map(jsonbBinary), gone: textArrayLiteral(row.gone) } };
   } catch (err) {
     return { kind: 'failed', message: (err as Error).message, buildError: err instanceof BuildError };
   }
@@ -122,10 +128,10 @@ function textArrayLiteral(ids: VersionRow['gone']): string {
 }
 
 function transferables(row: VersionRow): ArrayBuffer[] {
-  return [row.removed, row.added, row.upserted].filter((b): b is Buffer => typeof b !== 'string').map((b) => b.buffer as ArrayBuffer);
+  return [row.removed, row.added, ...row.upserted].filter((b): b is Buffer => typeof b !== 'string').map((b) => b.buffer as ArrayBuffer);
 }
 
 function bufferedRow(row: VersionRow): VersionRow {
   const buffered = (v: JsonbParam) => (typeof v === 'string' ? v : asBuffer(v));
-  return { ...row, removed: buffered(row.removed), added: buffered(row.added), upserted: buffered(row.upserted) };
+  return { ...row, removed: buffered(row.removed), added: buffered(row.added), upserted: row.upserted.map(buffered) };
 }

@@ -65,39 +65,48 @@ export interface VersionRow {
   system: string | null;
   nameservers: string[] | null;
   withdrawn: boolean;
-  /** published_records: rows no longer served (a text[] parameter, or its literal), and rows new or changed (jsonb array). */
+  /** published_records: rows no longer served (a text[] parameter, or its literal), and rows new or changed (jsonb arrays, one statement each). */
   gone: string[] | string;
-  upserted: JsonbParam;
+  upserted: JsonbParam[];
   /** signingFingerprint of the version; null: unsigned. */
   signing: string | null;
 }
 
-/** The version as the write statements take it: its diff and records as JSON, made in turns for a large one. */
-export async function versionRow(draft: VersionDraft, signing: string | null): Promise<VersionRow> {
+/**
+ * The version as the write statements take it: its diff and records as JSON, made in turns for a
+ * large one; the rows to upsert in arrays of `upsertPerStatement` (the signing thread's version is
+ * written by several statements, each a few megabytes for pg to copy).
+ */
+export async function versionRow(draft: VersionDraft, signing: string | null, upsertPerStatement = Infinity): Promise<VersionRow> {
   const diff = draftDiff(draft);
   const upserted = [...draft.records.added, ...draft.signatures.added];
+  const upsertParts = await jsonParts(upserted, (r) => ({ record_id: r.recordId, ...toStored(r) }));
+  const perStatement = Math.max(1, Math.floor(upsertPerStatement / JSON_PART));
   return {
     serial: draft.serial,
     fromSerial: draft.fromSerial,
-    removed: await jsonInTurns(diff.removed, toStored),
-    added: await jsonInTurns(diff.added, toStored),
+    removed: jsonArray(await jsonParts(diff.removed, toStored)),
+    added: jsonArray(await jsonParts(diff.added, toStored)),
     system: JSON.stringify(draft.system.after.map(toStored)),
     nameservers: draft.system.nameservers,
     withdrawn: false,
     gone: [...draft.records.gone, ...draft.signatures.removed.map((r) => r.recordId)],
-    upserted: await jsonInTurns(upserted, (r) => ({ record_id: r.recordId, ...toStored(r) })),
+    upserted: upsertParts.length <= perStatement ? [jsonArray(upsertParts)] : Array.from({ length: Math.ceil(upsertParts.length / perStatement) }, (_, i) => jsonArray(upsertParts.slice(i * perStatement, (i + 1) * perStatement))),
     signing,
   };
 }
 
-/** A JSON array of `items`, written a few thousand at a time with the thread handed back between (a zone signed whole has hundreds of thousands). */
-async function jsonInTurns<T>(items: readonly T[], map: (item: T) => unknown): Promise<string> {
-  const CHUNK = 5000;
-  if (items.length <= CHUNK) return JSON.stringify(items.map(map));
+/** Items per JSON part: a part is written in one piece, between two of them the thread is handed back. */
+const JSON_PART = 5000;
+
+/** The JSON array elements of `items`, JSON_PART at a time (a zone signed whole has hundreds of thousands). */
+async function jsonParts<T>(items: readonly T[], map: (item: T) => unknown): Promise<string[]> {
   const parts: string[] = [];
-  for (let i = 0; i < items.length; i += CHUNK) {
-    parts.push(JSON.stringify(items.slice(i, i + CHUNK).map(map)).slice(1, -1));
-    await new Promise((resolve) => setImmediate(resolve));
+  for (let i = 0; i < items.length; i += JSON_PART) {
+    if (i > 0) await new Promise((resolve) => setImmediate(resolve));
+    parts.push(JSON.stringify(items.slice(i, i + JSON_PART).map(map)).slice(1, -1));
   }
-  return `[${parts.join(',')}]`;
+  return parts;
 }
+
+const jsonArray = (parts: string[]) => `[${parts.join(',')}]`;
