@@ -107,7 +107,8 @@ const sameList = (a: readonly string[] | null, b: readonly string[]) => a !== nu
 export async function publishZone(deps: PublishDeps, zoneId: string): Promise<PublishOutcome> {
   try {
     // A zone to be signed whole is signed before its row is locked (writes to it go on meanwhile),
-    // from one snapshot of it, and committed under the lock if nothing was published since. The
+    // from one snapshot of it (a large one in the signing thread, build/signingThread.ts), and
+    // committed under the lock if nothing was published since. The
     // build under the lock says when (SIGN_WHOLE); the third attempt signs under the lock.
     let prepared: PreparedVersion | null = null;
     for (let attempt = 0; ; attempt++) {
@@ -221,14 +222,8 @@ async function prepareWholeSigning(deps: PublishDeps, zoneId: string): Promise<P
     },
     { isolationLevel: 'repeatable read', readOnly: true },
   );
-  if (!snapshot) return null;
-  // Signed after the snapshot's transaction ended (it holds no connection meanwhile); a large
-  // zone in the signing thread, off the thread that serves requests and queries.
-  const { plan, read } = snapshot;
-  const inputs = versionInputs(draftBuild(null, deps, plan, snapshot.now));
-  const thread = deps.dnssec.signingThread;
-  const row = usesSigningThread(read, thread) ? await versionInSigningThread(inputs, read, plan.signing, thread) : await versionRow(await draftFrom(inputs, read), plan.signing);
-  return { plan, row };
+  // Signed after the snapshot's transaction ended: it holds no connection while it signs.
+  return snapshot && { plan: snapshot.plan, row: await versionRowFrom(draftBuild(null, deps, snapshot.plan, snapshot.now), snapshot.read) };
 }
 
 /** A version signed whole outside the lock, committed if it still applies; null when it does not (the build goes on under the lock). */
@@ -275,8 +270,8 @@ async function buildVersion(trx: Knex.Transaction, deps: PublishDeps, zoneId: st
   const build = draftBuild(trx, deps, plan, now);
   const byNames = plan.byChange ? await draftSignedChange(build, plan.touched!) : null;
   if (plan.signing !== null && !byNames && !lastTry) return SIGN_WHOLE;
-  const draft = byNames ?? (await draftVersion(build, plan.whole || plan.byChange ? null : plan.touched));
-  const pushed = await commitVersion(trx, zone, now, draft, plan.signing);
+  const row = byNames ? await versionRow(byNames, plan.signing) : await versionRowFrom(build, await readDraftInputs(trx, zone, plan.whole || plan.byChange ? null : plan.touched, plan.fromSerial));
+  const pushed = await writeVersion(trx, zone, now, row);
   return { kind: 'published', serial: plan.serial, changeSets: pushed, signed: plan.signing === null ? null : byNames ? 'by_change' : 'whole', behind: false };
 }
 
@@ -300,15 +295,16 @@ interface DraftBuild {
   signing: string | null;
 }
 
-/** The version from the records at `names` (null: the whole zone), signed whole where the zone is or was signed. */
-async function draftVersion(b: DraftBuild, names: string[] | null): Promise<VersionDraft> {
-  return draftFrom(versionInputs(b), await readDraftInputs(b.trx, b.zone, names, b.fromSerial));
-}
-
-/** What draftFrom needs of the build: the zone, the serials, the keys (decrypted) and the signing policy. */
-function versionInputs(b: Omit<DraftBuild, 'trx'>): VersionInputs {
+/**
+ * The version from what was read, signed whole where the zone is or was signed, ready to write: a
+ * large one to be signed in the signing thread, off the thread that serves requests and queries.
+ */
+async function versionRowFrom(b: Omit<DraftBuild, 'trx'>, read: DraftInputs): Promise<VersionRow> {
   const signing = b.signing === null ? null : { keys: signingKeys(b.keys, b.deps.dnssec.kek), policy: signPolicy(b.zone, b.now, b.deps.dnssec.dnskeyTtl) };
-  return { zone: b.draftZone, serial: b.serial, fromSerial: b.fromSerial, nameservers: b.deps.nameservers, signing };
+  const inputs: VersionInputs = { zone: b.draftZone, serial: b.serial, fromSerial: b.fromSerial, nameservers: b.deps.nameservers, signing };
+  const thread = b.deps.dnssec.signingThread;
+  if (signing !== null && usesSigningThread(read, thread)) return versionInSigningThread(inputs, read, b.signing, thread);
+  return versionRow(await draftFrom(inputs, read), b.signing);
 }
 
 /**
@@ -402,16 +398,6 @@ async function readDraftInputs(
   return { stored, served, system, defaults: await readDefaultPtrInputs(trx, zone) };
 }
 
-/**
- * Commit, one statement: the version row (its diff and its system records in wire form), what
- * the nameservers serve, the zone's published pointer, every change set up to the zone's newest
- * pushed with the version's serial, and the NOTIFY for the nameservers. The CTEs touch disjoint
- * rows: a changed record is upserted, only records gone for good are deleted.
- */
-async function commitVersion(trx: Knex.Transaction, zone: ZoneLockRow, now: Date, draft: VersionDraft, signing: string | null): Promise<number> {
-  return writeVersion(trx, zone, now, await versionRow(draft, signing));
-}
-
 /** Rows new or changed in what the nameservers serve (a jsonb array). */
 const UPSERT_SQL = `INSERT INTO published_records (zone_id, record_id, name, type, ttl, rdata)
          SELECT ?, x.record_id, x.name, x.type, x.ttl, decode(x.rdata, 'base64')
@@ -456,7 +442,14 @@ const versionPointerBindings = (zone: ZoneLockRow, now: Date, v: VersionRow) => 
   PUBLISHED_CHANNEL, zone.id,
 ];
 
-/** One statement under the zone's row lock; the number of change sets pushed. */
+/**
+ * Commit under the zone's row lock, one statement: the version row (its diff and its system
+ * records in wire form), what the nameservers serve, the zone's published pointer, every change
+ * set up to the zone's newest pushed with the version's serial, and the NOTIFY for the
+ * nameservers (and a statement for each further array of rows to upsert). The CTEs touch disjoint
+ * rows: a changed record is upserted, only records gone for good are deleted. The number of
+ * change sets pushed.
+ */
 async function writeVersion(trx: Knex.Transaction, zone: ZoneLockRow, now: Date, v: VersionRow): Promise<number> {
   const result = await trx
     .raw<{ rows: { pushed: number }[] }>(`WITH ${VERSION_ROWS_SQL}, ${VERSION_POINTER_SQL}`, [...versionRowsBindings(zone, now, v), ...versionPointerBindings(zone, now, v)])
