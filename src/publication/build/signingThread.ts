@@ -13,7 +13,7 @@ import { BuildError, type StoredRecord } from './collectTouched.js';
 import type { DraftRecord } from './versionDraft.js';
 import { type DraftInputs, draftFrom, type JsonbParam, type VersionInputs, type VersionRow, versionRow } from './versionFromRead.js';
 
-/** DNSSEC_SIGNING_THREAD_FROM and DNSSEC_SIGNING_THREAD_HEAP_MB (docs/operations.md). */
+/** DNSSEC_SIGNING_THREAD_FROM and DNSSEC_SIGNING_THREAD_HEAP_MB (README.md, configuration). */
 export interface SigningThreadOptions {
   /**
    * A version read with at least this many records (stored and served) is made in the signing
