@@ -318,7 +318,7 @@ async function startWorkerRole(w: Wiring): Promise<void> {
     localFeed: own !== null,
     verify: { probe, nameservers, secondaries: config.dns.secondaries },
     nameservers: config.zones.nameservers,
-    dnssec: { kek: w.kek, dnskeyTtl: config.dnssec.dnskeyTtl },
+    dnssec: { kek: w.kek, dnskeyTtl: config.dnssec.dnskeyTtl, signingThread: config.dnssec.signingThread },
   });
   running.publication = publication;
   await publication.start();

@@ -92,6 +92,12 @@ export interface DnssecConfig {
   /** How often the worker looks at zones in transition, ms. */
   checkIntervalMs: number;
   /**
+   * A zone signed whole from at least `fromRecords` records (stored and served) is signed in a
+   * thread of its own (docs/dnssec.md "The signing thread"); `heapMb` bounds that thread's heap
+   * (null: Node's default).
+   */
+  signingThread: { fromRecords: number; heapMb: number | null };
+  /**
    * The trust anchor the chain check validates from, as DS RDATA presentations for the root
    * ("<tag> <alg> <digest type> <hex>"); null in the lab (the lab root's own key, made at start).
    */
@@ -218,6 +224,8 @@ const variables = {
   DNSSEC_CHECK_INTERVAL_MS: z.coerce.number().int().min(50).optional(),
   DNSSEC_RESOLVER: hostPortList.optional(),
   DNSSEC_VALIDATOR: hostPortList.optional(),
+  DNSSEC_SIGNING_THREAD_FROM: z.coerce.number().int().min(0).default(5000),
+  DNSSEC_SIGNING_THREAD_HEAP_MB: z.coerce.number().int().min(1).optional(),
 } as const;
 
 type Parsed = { [K in keyof typeof variables]: z.output<(typeof variables)[K]> };
@@ -287,6 +295,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       trustAnchors: p.DNSSEC_TRUST_ANCHORS ?? (p.DEPLOYMENT === 'sandbox' ? null : IANA_ROOT_ANCHORS),
       resolver: p.DNSSEC_RESOLVER?.[0] ?? null,
       validator: p.DNSSEC_VALIDATOR?.[0] ?? null,
+      signingThread: { fromRecords: p.DNSSEC_SIGNING_THREAD_FROM, heapMb: p.DNSSEC_SIGNING_THREAD_HEAP_MB ?? null },
     },
     zones: {
       nameservers: p.NAMESERVERS,

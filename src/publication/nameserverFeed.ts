@@ -15,24 +15,17 @@ import { PREPARED } from '../db/preparedStatements.js';
 import { PeriodicJob } from '../jobs/periodicJob.js';
 import type { Logger } from '../observability/logger.js';
 import { PUBLISHED_CHANNEL } from './publishZone.js';
+import { absoluteName } from '../../nameserver/wire/name.js';
 import { fromStored, type StoredWireRecord, toZoneRecord, type WireRecord } from './zoneRecords.js';
 
 const LOAD_PAGE = 20_000;
 
-interface VersionRow {
+/** A version without its records (diffsOf reads those). */
+interface VersionHead {
   serial: number;
   from_serial: number | null;
-  removed: StoredWireRecord[];
-  added: StoredWireRecord[];
   withdrawn: boolean;
 }
-
-const diffOf = (origin: string, v: VersionRow): ZoneDiff => ({
-  fromSerial: Number(v.from_serial),
-  toSerial: Number(v.serial),
-  removed: v.removed.map((r) => toZoneRecord(origin, fromStored(r))),
-  added: v.added.map((r) => toZoneRecord(origin, fromStored(r))),
-});
 
 export interface NameserverFeedOptions {
   db: Knex;
@@ -109,8 +102,8 @@ export class NameserverFeed {
   private async syncZone(zoneId: string): Promise<void> {
     // The zone with its newest version: usually the one step from the serial this process serves.
     const result = await this.options.db
-      .raw<{ rows: (Partial<VersionRow> & { name: string; published_serial: number | null })[] }>(
-        `SELECT z.name, z.published_serial, v.serial, v.from_serial, v.removed, v.added, v.withdrawn
+      .raw<{ rows: (Partial<VersionHead> & { name: string; published_serial: number | null })[] }>(
+        `SELECT z.name, z.published_serial, v.serial, v.from_serial, v.withdrawn
          FROM zones z LEFT JOIN zone_versions v ON v.zone_id = z.id AND v.serial = z.published_serial
          WHERE z.id = ?`,
         [zoneId],
@@ -128,18 +121,16 @@ export class NameserverFeed {
     }
     const target = Number(row.published_serial);
     if (have?.serial === target) return;
-    const newest = row.serial !== null && row.serial !== undefined ? (row as VersionRow) : null;
+    const newest = row.serial !== null && row.serial !== undefined ? (row as VersionHead) : null;
     const chain = !have ? null : newest && !newest.withdrawn && Number(newest.from_serial) === have.serial ? [newest] : await this.versionsBetween(zoneId, have.serial, target);
     if (!have || !chain) {
       await this.loadZone(zoneId, row.name);
       return;
     }
+    const diffs = await diffsOf(this.options.db, zoneId, row.name, chain);
     try {
       // In turns: a large version (a zone signed whole) takes the nameserver a second or two.
-      for (const v of chain) {
-        const diff = diffOf(row.name, v);
-        this.options.store.installDiff(row.name, diff, await inTurns(this.options.store.nextOf(row.name, diff)));
-      }
+      for (const diff of diffs) this.options.store.installDiff(row.name, diff, await inTurns(this.options.store.nextOf(row.name, diff)));
     } catch (err) {
       // A diff that does not fit what we serve (the store keeps the old zone): start over whole.
       this.options.logger.warn({ err, zone_id: zoneId }, 'zone version did not apply; reloading the zone');
@@ -151,7 +142,7 @@ export class NameserverFeed {
   }
 
   /** The versions leading from `from` to `to`, or null when the stored history does not reach back. */
-  private async versionsBetween(zoneId: string, from: number, to: number): Promise<VersionRow[] | null> {
+  private async versionsBetween(zoneId: string, from: number, to: number): Promise<VersionHead[] | null> {
     const history = await historyOf(this.options.db, zoneId, to, 200, from);
     return history[0] && Number(history[0].from_serial) === from ? history : null;
   }
@@ -184,7 +175,7 @@ export class NameserverFeed {
           after = page[page.length - 1]!.record_id;
         }
         const serial = Number(zone.published_serial);
-        return { serial, records, history: await historyOf(trx, zoneId, serial) };
+        return { serial, records, history: await diffsOf(trx, zoneId, origin, await historyOf(trx, zoneId, serial)) };
       },
       { isolationLevel: 'repeatable read', readOnly: true },
     );
@@ -194,8 +185,7 @@ export class NameserverFeed {
       this.loaded.delete(zoneId);
       return;
     }
-    const diffs = history.map((v) => diffOf(origin, v));
-    this.options.store.set(buildZoneSnapshot(origin, records.map((r) => toZoneRecord(origin, r))), diffs);
+    this.options.store.set(buildZoneSnapshot(origin, records.map((r) => toZoneRecord(origin, r))), history);
     this.loaded.set(zoneId, { origin, serial });
     this.options.onLoaded?.(zoneId, origin, serial);
   }
@@ -216,12 +206,12 @@ export class NameserverFeed {
  * as the newest `limit` rows reach. The version we start from needs no row of its own (pruned, or
  * a zone loaded whole).
  */
-async function historyOf(db: Knex, zoneId: string, serial: number, limit = 100, from?: number): Promise<VersionRow[]> {
+async function historyOf(db: Knex, zoneId: string, serial: number, limit = 100, from?: number): Promise<VersionHead[]> {
   const steps = (await db('zone_versions')
     .where('zone_id', zoneId)
     .orderBy('created_at', 'desc')
     .limit(limit)
-    .select('serial', 'from_serial', 'withdrawn')) as Pick<VersionRow, 'serial' | 'from_serial' | 'withdrawn'>[];
+    .select('serial', 'from_serial', 'withdrawn')) as VersionHead[];
   const bySerial = new Map(steps.map((r) => [Number(r.serial), r]));
   const serials: number[] = [];
   for (let at = serial; at !== from && serials.length < steps.length; ) {
@@ -230,11 +220,33 @@ async function historyOf(db: Knex, zoneId: string, serial: number, limit = 100, 
     serials.push(at);
     at = Number(step.from_serial);
   }
-  if (!serials.length) return [];
-  const rows = (await db('zone_versions').where('zone_id', zoneId).whereIn('serial', serials).select('serial', 'from_serial', 'removed', 'added', 'withdrawn')) as VersionRow[];
-  const bySerialFull = new Map(rows.map((r) => [Number(r.serial), r]));
-  return serials
-    .reverse()
-    .map((s) => bySerialFull.get(s))
-    .filter((r): r is VersionRow => r !== undefined);
+  return serials.reverse().map((s) => bySerial.get(s)!);
+}
+
+/**
+ * The diffs of `versions`, in their order. Their records are read as rows, not as the versions'
+ * JSON: pg parses rows as they arrive, between which the thread answers others, where the JSON of
+ * a zone signed whole (hundreds of thousands of records) is parsed in one piece.
+ */
+async function diffsOf(db: Knex, zoneId: string, origin: string, versions: VersionHead[]): Promise<ZoneDiff[]> {
+  if (!versions.length) return [];
+  const { rows } = await db.raw<{ rows: { serial: string; removed: boolean; name: string; type: number; ttl: number; rdata: Buffer }[] }>(
+    `SELECT v.serial, s.removed, e.r->>'name' AS name, (e.r->>'type')::int AS type, (e.r->>'ttl')::int AS ttl, decode(e.r->>'rdata', 'base64') AS rdata
+     FROM zone_versions v
+     CROSS JOIN LATERAL (VALUES (true, v.removed), (false, v.added)) AS s(removed, records)
+     CROSS JOIN LATERAL jsonb_array_elements(s.records) WITH ORDINALITY AS e(r, n)
+     WHERE v.zone_id = ? AND v.serial = any(?::bigint[])
+     ORDER BY v.serial, s.removed DESC, e.n`,
+    [zoneId, versions.map((v) => v.serial)],
+  );
+  const bySerial = new Map(versions.map((v): [number, ZoneDiff] => [Number(v.serial), { fromSerial: Number(v.from_serial), toSerial: Number(v.serial), removed: [], added: [] }]));
+  function* collect(): Generator<void, ZoneDiff[]> {
+    for (let i = 0; i < rows.length; i++) {
+      if (i % 4096 === 4095) yield;
+      const { serial, removed, name, type, ttl, rdata } = rows[i]!;
+      bySerial.get(Number(serial))![removed ? 'removed' : 'added'].push({ name: absoluteName(name, origin), type, ttl, rdata });
+    }
+    return versions.map((v) => bySerial.get(Number(v.serial))!);
+  }
+  return inTurns(collect());
 }

@@ -22,11 +22,13 @@ import { signingFingerprint, signingKeys } from '../dnssec/signingKeys.js';
 import { cdsPolicy, type DnssecState, isSigned } from '../dnssec/states.js';
 import { BuildError, collectTouched, type StoredRecord } from './build/collectTouched.js';
 import { servedChain } from './build/servedChain.js';
-import { isDnssecRecord, signChange, signDraft } from './build/signDraft.js';
+import { isDnssecRecord, signChange } from './build/signDraft.js';
+import { type SigningThreadOptions, usesSigningThread, versionInSigningThread } from './build/signingThread.js';
 import { type DefaultPtrInputs, synthesizeSystemRecords } from './build/synthesizeSystemRecords.js';
 import { parseAddress } from '../domain/ip/address.js';
-import { type DraftRecord, draftDiff, type VersionDraft } from './build/versionDraft.js';
-import { fromStored, type StoredWireRecord, toStored, type WireRecord } from './zoneRecords.js';
+import type { DraftRecord, VersionDraft } from './build/versionDraft.js';
+import { currentRecords, type DraftInputs, draftFrom, type VersionInputs, type VersionRow, versionRow } from './build/versionFromRead.js';
+import { fromStored, type StoredWireRecord, type WireRecord } from './zoneRecords.js';
 
 export const PUBLISHED_CHANNEL = 'zone_published';
 /** How long the poll leaves a zone alone after a failed build (writes and retries try at once). */
@@ -56,6 +58,8 @@ export interface PublishDeps {
     /** Decrypts the zone keys for the sign step (src/dnssec/keyEncryptionKey.ts). */
     kek: Buffer;
     dnskeyTtl: number;
+    /** When a zone signed whole is made in a thread of its own. */
+    signingThread: SigningThreadOptions;
   };
 }
 
@@ -103,7 +107,8 @@ const sameList = (a: readonly string[] | null, b: readonly string[]) => a !== nu
 export async function publishZone(deps: PublishDeps, zoneId: string): Promise<PublishOutcome> {
   try {
     // A zone to be signed whole is signed before its row is locked (writes to it go on meanwhile),
-    // from one snapshot of it, and committed under the lock if nothing was published since. The
+    // from one snapshot of it (a large one in the signing thread, build/signingThread.ts), and
+    // committed under the lock if nothing was published since. The
     // build under the lock says when (SIGN_WHOLE); the third attempt signs under the lock.
     let prepared: PreparedVersion | null = null;
     for (let attempt = 0; ; attempt++) {
@@ -155,10 +160,10 @@ interface BuildPlan {
   serial: number;
 }
 
-/** A version signed whole outside the row lock, from a snapshot of the zone as `plan` saw it. */
+/** A version signed whole outside the row lock, from a snapshot of the zone as `plan` saw it, ready to write. */
 interface PreparedVersion {
   plan: BuildPlan;
-  draft: VersionDraft;
+  row: VersionRow;
 }
 
 const ZONE_COLUMNS = (q: Knex | Knex.Transaction, buildLock = true) => [
@@ -218,7 +223,7 @@ async function prepareWholeSigning(deps: PublishDeps, zoneId: string): Promise<P
     { isolationLevel: 'repeatable read', readOnly: true },
   );
   // Signed after the snapshot's transaction ended: it holds no connection while it signs.
-  return snapshot && { plan: snapshot.plan, draft: await draftFrom(draftBuild(null, deps, snapshot.plan, snapshot.now), snapshot.read) };
+  return snapshot && { plan: snapshot.plan, row: await versionRowFrom(draftBuild(null, deps, snapshot.plan, snapshot.now), snapshot.read) };
 }
 
 /** A version signed whole outside the lock, committed if it still applies; null when it does not (the build goes on under the lock). */
@@ -233,9 +238,9 @@ async function commitPrepared(deps: PublishDeps, zoneId: string, prepared: Prepa
       if (!plan || !stillApplies(prepared, plan)) return null;
       // Up to the snapshot's change sets: those written since stay pending for the next build.
       const built = { ...zone, changeset_seq: prepared.plan.zone.changeset_seq };
-      const pushed = await writeVersionInHalves(trx, built, now, await versionRow(prepared.draft, plan.signing));
+      const pushed = await writeVersionInHalves(trx, built, now, prepared.row);
       if (pushed === null) throw NOT_APPLIED;
-      return { kind: 'published', serial: prepared.draft.serial, changeSets: pushed, signed: 'whole', behind: zone.changeset_seq > built.changeset_seq } as const;
+      return { kind: 'published', serial: prepared.plan.serial, changeSets: pushed, signed: 'whole', behind: zone.changeset_seq > built.changeset_seq } as const;
     });
   } catch (err) {
     if (err === NOT_APPLIED) return null;
@@ -265,8 +270,8 @@ async function buildVersion(trx: Knex.Transaction, deps: PublishDeps, zoneId: st
   const build = draftBuild(trx, deps, plan, now);
   const byNames = plan.byChange ? await draftSignedChange(build, plan.touched!) : null;
   if (plan.signing !== null && !byNames && !lastTry) return SIGN_WHOLE;
-  const draft = byNames ?? (await draftVersion(build, plan.whole || plan.byChange ? null : plan.touched));
-  const pushed = await commitVersion(trx, zone, now, draft, plan.signing);
+  const row = byNames ? await versionRow(byNames, plan.signing) : await versionRowFrom(build, await readDraftInputs(trx, zone, plan.whole || plan.byChange ? null : plan.touched, plan.fromSerial));
+  const pushed = await writeVersion(trx, zone, now, row);
   return { kind: 'published', serial: plan.serial, changeSets: pushed, signed: plan.signing === null ? null : byNames ? 'by_change' : 'whole', behind: false };
 }
 
@@ -290,27 +295,16 @@ interface DraftBuild {
   signing: string | null;
 }
 
-/** The version from the records at `names` (null: the whole zone), signed whole where the zone is or was signed. */
-async function draftVersion(b: DraftBuild, names: string[] | null): Promise<VersionDraft> {
-  return draftFrom(b, await readDraftInputs(b.trx, b.zone, names, b.fromSerial));
-}
-
-/** The version from what was read: no database access, so that it can be made after the read's transaction ended. */
-async function draftFrom(b: Omit<DraftBuild, 'trx'>, read: DraftInputs): Promise<VersionDraft> {
-  const servedDnssec = read.served.filter(isDnssecRecord);
-  const servedOwn = servedDnssec.length === 0 ? read.served : read.served.filter((r) => !isDnssecRecord(r));
-  const records = collectTouched(read.stored, servedOwn);
-  const system = synthesizeSystemRecords(b.draftZone, b.serial, b.deps.nameservers, read.system, read.defaults);
-  const draft: VersionDraft = { zone: b.draftZone, serial: b.serial, fromSerial: b.fromSerial, records, system, signatures: { removed: [], added: [] } };
-  if (b.signing !== null || servedDnssec.length > 0) {
-    draft.signatures = await signDraft({
-      zoneName: b.zone.name,
-      signing: b.signing === null ? null : { keys: signingKeys(b.keys, b.deps.dnssec.kek), policy: signPolicy(b.zone, b.now, b.deps.dnssec.dnskeyTtl) },
-      unsigned: [...currentRecords(servedOwn, records), ...system.after],
-      previous: { records: [...servedOwn, ...system.before], dnssec: servedDnssec },
-    });
-  }
-  return draft;
+/**
+ * The version from what was read, signed whole where the zone is or was signed, ready to write: a
+ * large one to be signed in the signing thread, off the thread that serves requests and queries.
+ */
+async function versionRowFrom(b: Omit<DraftBuild, 'trx'>, read: DraftInputs): Promise<VersionRow> {
+  const signing = b.signing === null ? null : { keys: signingKeys(b.keys, b.deps.dnssec.kek), policy: signPolicy(b.zone, b.now, b.deps.dnssec.dnskeyTtl) };
+  const inputs: VersionInputs = { zone: b.draftZone, serial: b.serial, fromSerial: b.fromSerial, nameservers: b.deps.nameservers, signing };
+  const thread = b.deps.dnssec.signingThread;
+  if (signing !== null && usesSigningThread(read, thread)) return versionInSigningThread(inputs, read, b.signing, thread);
+  return versionRow(await draftFrom(inputs, read), b.signing);
 }
 
 /**
@@ -338,12 +332,6 @@ async function draftSignedChange(b: DraftBuild, touched: string[]): Promise<Vers
   return signatures && { zone: b.draftZone, serial: b.serial, fromSerial: b.fromSerial, records, system, signatures };
 }
 
-/** The zone's own records as this version serves them: what was served, less what goes, plus what comes. */
-function currentRecords(served: DraftRecord[], records: VersionDraft['records']): DraftRecord[] {
-  const removed = new Set(records.removed.map((r) => r.recordId));
-  return [...served.filter((r) => !removed.has(r.recordId)), ...records.added];
-}
-
 function signPolicy(zone: ZoneLockRow, now: Date, dnskeyTtl: number) {
   const t = Math.floor(now.getTime() / 1000);
   // A fixed offset per zone (from its id), so that zones signed in the same minute expire apart.
@@ -356,13 +344,6 @@ function signPolicy(zone: ZoneLockRow, now: Date, dnskeyTtl: number) {
     dnskeyTtl,
     cds,
   } as const;
-}
-
-interface DraftInputs {
-  stored: StoredRecord[];
-  served: DraftRecord[];
-  system: WireRecord[];
-  defaults: DefaultPtrInputs | null;
 }
 
 /**
@@ -417,78 +398,29 @@ async function readDraftInputs(
   return { stored, served, system, defaults: await readDefaultPtrInputs(trx, zone) };
 }
 
-/**
- * Commit, one statement: the version row (its diff and its system records in wire form), what
- * the nameservers serve, the zone's published pointer, every change set up to the zone's newest
- * pushed with the version's serial, and the NOTIFY for the nameservers. The CTEs touch disjoint
- * rows: a changed record is upserted, only records gone for good are deleted.
- */
-async function commitVersion(trx: Knex.Transaction, zone: ZoneLockRow, now: Date, draft: VersionDraft, signing: string | null): Promise<number> {
-  return writeVersion(trx, zone, now, await versionRow(draft, signing));
-}
+/** Rows new or changed in what the nameservers serve (a jsonb array). */
+const UPSERT_SQL = `INSERT INTO published_records (zone_id, record_id, name, type, ttl, rdata)
+         SELECT ?, x.record_id, x.name, x.type, x.ttl, decode(x.rdata, 'base64')
+         FROM jsonb_to_recordset(?::jsonb) AS x(record_id text, name text, type int, ttl int, rdata text)
+         ON CONFLICT (zone_id, record_id) DO UPDATE SET name = excluded.name, type = excluded.type, ttl = excluded.ttl, rdata = excluded.rdata`;
 
-/** The version as the write statements take it: its diff and records as JSON, made in turns for a large one. */
-async function versionRow(draft: VersionDraft, signing: string | null): Promise<VersionRow> {
-  const diff = draftDiff(draft);
-  const upserted = [...draft.records.added, ...draft.signatures.added];
-  return {
-    serial: draft.serial,
-    fromSerial: draft.fromSerial,
-    removed: await jsonInTurns(diff.removed, toStored),
-    added: await jsonInTurns(diff.added, toStored),
-    system: JSON.stringify(draft.system.after.map(toStored)),
-    nameservers: draft.system.nameservers,
-    withdrawn: false,
-    gone: [...draft.records.gone, ...draft.signatures.removed.map((r) => r.recordId)],
-    upserted: await jsonInTurns(upserted, (r) => ({ record_id: r.recordId, ...toStored(r) })),
-    signing,
-  };
-}
-
-/** A JSON array of `items`, written a few thousand at a time with the thread handed back between (a zone signed whole has hundreds of thousands). */
-async function jsonInTurns<T>(items: readonly T[], map: (item: T) => unknown): Promise<string> {
-  const CHUNK = 5000;
-  if (items.length <= CHUNK) return JSON.stringify(items.map(map));
-  const parts: string[] = [];
-  for (let i = 0; i < items.length; i += CHUNK) {
-    parts.push(JSON.stringify(items.slice(i, i + CHUNK).map(map)).slice(1, -1));
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-  return `[${parts.join(',')}]`;
-}
-
-interface VersionRow {
-  serial: number;
-  fromSerial: number | null;
-  removed: string;
-  added: string;
-  system: string | null;
-  nameservers: string[] | null;
-  withdrawn: boolean;
-  /** published_records: rows no longer served, and rows new or changed (jsonb array). */
-  gone: string[];
-  upserted: string;
-  /** signingFingerprint of the version; null: unsigned. */
-  signing: string | null;
-}
-
-/** The version row and what the nameservers serve: the heavy half of a version's write. */
+/** The version row and what the nameservers serve: the heavy half of a version's write (with upsertRest). */
 const VERSION_ROWS_SQL = `v AS (
          INSERT INTO zone_versions (zone_id, serial, from_serial, removed, added, system, nameservers, withdrawn, created_at, signing)
          VALUES (?, ?, ?, ?::jsonb, ?::jsonb, ?::jsonb, ?::text[], ?, ?, ?)
        ), gone AS (
          DELETE FROM published_records WHERE zone_id = ? AND record_id = any(?::text[])
-       ), upserted AS (
-         INSERT INTO published_records (zone_id, record_id, name, type, ttl, rdata)
-         SELECT ?, x.record_id, x.name, x.type, x.ttl, decode(x.rdata, 'base64')
-         FROM jsonb_to_recordset(?::jsonb) AS x(record_id text, name text, type int, ttl int, rdata text)
-         ON CONFLICT (zone_id, record_id) DO UPDATE SET name = excluded.name, type = excluded.type, ttl = excluded.ttl, rdata = excluded.rdata
-       )`;
+       ), upserted AS (${UPSERT_SQL})`;
 const versionRowsBindings = (zone: ZoneLockRow, now: Date, v: VersionRow) => [
   zone.id, v.serial, v.fromSerial, v.removed, v.added, v.system, v.nameservers, v.withdrawn, now, v.signing,
   zone.id, v.gone,
-  zone.id, v.upserted,
+  zone.id, v.upserted[0] ?? '[]',
 ];
+
+/** The upserted rows beyond the first array, a statement each (the CTEs of VERSION_ROWS_SQL took the first). */
+async function upsertRest(trx: Knex.Transaction, zone: ZoneLockRow, v: VersionRow, timeoutMs?: number): Promise<void> {
+  for (const rows of v.upserted.slice(1)) await trx.raw(UPSERT_SQL, [zone.id, rows]).options(timeoutMs ? { query_timeout: timeoutMs } : {});
+}
 
 /**
  * The zone's published pointer (only from the version it was built on: null rows otherwise),
@@ -510,22 +442,32 @@ const versionPointerBindings = (zone: ZoneLockRow, now: Date, v: VersionRow) => 
   PUBLISHED_CHANNEL, zone.id,
 ];
 
-/** One statement under the zone's row lock; the number of change sets pushed. */
+/**
+ * Commit under the zone's row lock, one statement: the version row (its diff and its system
+ * records in wire form), what the nameservers serve, the zone's published pointer, every change
+ * set up to the zone's newest pushed with the version's serial, and the NOTIFY for the
+ * nameservers (and a statement for each further array of rows to upsert). The CTEs touch disjoint
+ * rows: a changed record is upserted, only records gone for good are deleted. The number of
+ * change sets pushed.
+ */
 async function writeVersion(trx: Knex.Transaction, zone: ZoneLockRow, now: Date, v: VersionRow): Promise<number> {
   const result = await trx
     .raw<{ rows: { pushed: number }[] }>(`WITH ${VERSION_ROWS_SQL}, ${VERSION_POINTER_SQL}`, [...versionRowsBindings(zone, now, v), ...versionPointerBindings(zone, now, v)])
     .options(PREPARED);
+  await upsertRest(trx, zone, v);
   return Number(result.rows[0]!.pushed);
 }
 
 /**
- * Two statements, for a large version prepared outside the lock: the rows first (seconds for a
- * zone signed whole, with no lock on the zone's row: its writers go on), then the pointer. Null
+ * In halves, for a large version prepared outside the lock: the rows first (seconds for a zone
+ * signed whole; the zone's row held only FOR KEY SHARE by the foreign keys, which its writers'
+ * FOR NO KEY UPDATE does not wait for), then the pointer. Null
  * when the zone was published meanwhile (the caller rolls back).
  */
 async function writeVersionInHalves(trx: Knex.Transaction, zone: ZoneLockRow, now: Date, v: VersionRow): Promise<number | null> {
   await trx.raw(`SET LOCAL statement_timeout = ${LARGE_VERSION_TIMEOUT_MS}`);
   await trx.raw(`WITH ${VERSION_ROWS_SQL} SELECT 1`, versionRowsBindings(zone, now, v)).options({ query_timeout: LARGE_VERSION_TIMEOUT_MS + 5000 });
+  await upsertRest(trx, zone, v, LARGE_VERSION_TIMEOUT_MS + 5000);
   const result = await trx.raw<{ rows: { moved: number; pushed: number }[] }>(`WITH ${VERSION_POINTER_SQL}`, versionPointerBindings(zone, now, v));
   return Number(result.rows[0]!.moved) === 1 ? Number(result.rows[0]!.pushed) : null;
 }
@@ -544,7 +486,7 @@ async function withdraw(trx: Knex.Transaction, now: Date, zone: ZoneLockRow): Pr
     nameservers: null,
     withdrawn: true,
     gone: [],
-    upserted: '[]',
+    upserted: [],
     signing: null,
   });
   return { kind: 'withdrawn' };

@@ -35,14 +35,18 @@ export function zonesQuery(scoped: ScopedDb, protectedNames: string[], reach: Zo
 }
 
 /**
- * The zone named in a path; `lock`: its row locked FOR UPDATE (the write seam's lockZone only).
+ * The zone named in a path; `lock`: its row locked FOR NO KEY UPDATE (the write seam's lockZone
+ * only). Not FOR UPDATE: that also waits for every transaction that inserted a row referencing
+ * the zone (the foreign key's FOR KEY SHARE), such as the publication writing the 370,000 rows of
+ * a zone signed whole for seconds (docs/dnssec.md); writers of one zone are serialised all
+ * the same.
  * A lab parent zone is named by its stored name ('' the root), never by a request path.
  */
 export async function findZone(scoped: ScopedDb, config: Config, pathName: string, lock: Knex.Transaction | null, reach: ZoneReach = 'tenant'): Promise<Zone> {
   const name = reach === 'tenant' ? zoneNameFromPath(pathName) : pathName;
   if (name === null) throw notFound('zone');
   const q = zonesQuery(scoped, config.zones.protectedNames, reach).where('z.name', name).first().options(PREPARED);
-  if (lock) q.forUpdate('z');
+  if (lock) q.forNoKeyUpdate('z');
   const row = (await q) as ZoneRow | undefined;
   if (!row) throw notFound('zone');
   return zoneToDomain(row);

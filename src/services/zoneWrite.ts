@@ -2,7 +2,7 @@
 // zone settings and deletion, imports, templates, retries; later PTRs, dynamic DNS and DNSSEC's
 // own records). docs/architecture.md "One write path for zones" draws it.
 //
-//   writeZone: lock the zone row (FOR UPDATE)          — writers of one zone are serialised
+//   writeZone: lock the zone row (FOR NO KEY UPDATE)   — writers of one zone are serialised
 //            → check If-Match against the STORED version — rowEtag(id, version), never a body
 //            → the write: plan (pure) and store with its change set and its events in one
 //              statement (applyChangeSet / appendChangeSet)

@@ -1,0 +1,112 @@
+// A version made from what the build read, and encoded as the write statements take it. No
+// database access and nothing that cannot cross to another thread: a version signed whole runs
+// this in the signing thread (signingThread.ts), every other build in the build's own thread.
+import { isDnssecRecord, signDraft } from './signDraft.js';
+import type { SignPolicy, SigningKeys } from '../../dnssec/signZone.js';
+import { collectTouched, type StoredRecord } from './collectTouched.js';
+import { type DefaultPtrInputs, synthesizeSystemRecords } from './synthesizeSystemRecords.js';
+import { type DraftRecord, draftDiff, type VersionDraft } from './versionDraft.js';
+import { toStored, type WireRecord } from '../zoneRecords.js';
+
+/** What the build read: stored records and served ones at the names it read, the served version's system records. */
+export interface DraftInputs {
+  stored: StoredRecord[];
+  served: DraftRecord[];
+  system: WireRecord[];
+  defaults: DefaultPtrInputs | null;
+}
+
+/** The version to make, decided by the build under the zone's row (keys already decrypted). */
+export interface VersionInputs {
+  zone: VersionDraft['zone'];
+  serial: number;
+  fromSerial: number | null;
+  nameservers: readonly string[];
+  /** Null: the version is unsigned. */
+  signing: { keys: SigningKeys; policy: SignPolicy } | null;
+}
+
+/** The version from what was read, signed whole where the zone is or was signed. */
+export async function draftFrom(v: VersionInputs, read: DraftInputs): Promise<VersionDraft> {
+  const servedDnssec = read.served.filter(isDnssecRecord);
+  const servedOwn = servedDnssec.length === 0 ? read.served : read.served.filter((r) => !isDnssecRecord(r));
+  const records = collectTouched(read.stored, servedOwn);
+  const system = synthesizeSystemRecords(v.zone, v.serial, v.nameservers, read.system, read.defaults);
+  const draft: VersionDraft = { zone: v.zone, serial: v.serial, fromSerial: v.fromSerial, records, system, signatures: { removed: [], added: [] } };
+  if (v.signing !== null || servedDnssec.length > 0) {
+    draft.signatures = await signDraft({
+      zoneName: v.zone.name,
+      signing: v.signing,
+      unsigned: [...currentRecords(servedOwn, records), ...system.after],
+      previous: { records: [...servedOwn, ...system.before], dnssec: servedDnssec },
+    });
+  }
+  return draft;
+}
+
+/** The zone's own records as this version serves them: what was served, less what goes, plus what comes. */
+export function currentRecords(served: DraftRecord[], records: VersionDraft['records']): DraftRecord[] {
+  const removed = new Set(records.removed.map((r) => r.recordId));
+  return [...served.filter((r) => !removed.has(r.recordId)), ...records.added];
+}
+
+/**
+ * A jsonb parameter: text, or jsonb's binary form (a version octet, then the text) in a Buffer,
+ * which a large version is handed over in from the signing thread without being copied into a
+ * string (pg sends a Buffer parameter in binary form).
+ */
+export type JsonbParam = string | Buffer;
+
+export interface VersionRow {
+  serial: number;
+  fromSerial: number | null;
+  removed: JsonbParam;
+  added: JsonbParam;
+  system: string | null;
+  nameservers: string[] | null;
+  withdrawn: boolean;
+  /** published_records: rows no longer served (a text[] parameter, or its literal), and rows new or changed (jsonb arrays, one statement each). */
+  gone: string[] | string;
+  upserted: JsonbParam[];
+  /** signingFingerprint of the version; null: unsigned. */
+  signing: string | null;
+}
+
+/**
+ * The version as the write statements take it: its diff and records as JSON, made in turns for a
+ * large one; the rows to upsert in arrays of `upsertPerStatement` (the signing thread's version is
+ * written by several statements, each a few megabytes for pg to copy).
+ */
+export async function versionRow(draft: VersionDraft, signing: string | null, upsertPerStatement = Infinity): Promise<VersionRow> {
+  const diff = draftDiff(draft);
+  const upserted = [...draft.records.added, ...draft.signatures.added];
+  const upsertParts = await jsonParts(upserted, (r) => ({ record_id: r.recordId, ...toStored(r) }));
+  const perStatement = Math.max(1, Math.floor(upsertPerStatement / JSON_PART));
+  return {
+    serial: draft.serial,
+    fromSerial: draft.fromSerial,
+    removed: jsonArray(await jsonParts(diff.removed, toStored)),
+    added: jsonArray(await jsonParts(diff.added, toStored)),
+    system: JSON.stringify(draft.system.after.map(toStored)),
+    nameservers: draft.system.nameservers,
+    withdrawn: false,
+    gone: [...draft.records.gone, ...draft.signatures.removed.map((r) => r.recordId)],
+    upserted: upsertParts.length <= perStatement ? [jsonArray(upsertParts)] : Array.from({ length: Math.ceil(upsertParts.length / perStatement) }, (_, i) => jsonArray(upsertParts.slice(i * perStatement, (i + 1) * perStatement))),
+    signing,
+  };
+}
+
+/** Items per JSON part: a part is written in one piece, between two of them the thread is handed back. */
+const JSON_PART = 5000;
+
+/** The JSON array elements of `items`, JSON_PART at a time (a zone signed whole has hundreds of thousands). */
+async function jsonParts<T>(items: readonly T[], map: (item: T) => unknown): Promise<string[]> {
+  const parts: string[] = [];
+  for (let i = 0; i < items.length; i += JSON_PART) {
+    if (i > 0) await new Promise((resolve) => setImmediate(resolve));
+    parts.push(JSON.stringify(items.slice(i, i + JSON_PART).map(map)).slice(1, -1));
+  }
+  return parts;
+}
+
+const jsonArray = (parts: string[]) => `[${parts.join(',')}]`;
