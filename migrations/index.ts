@@ -14,6 +14,7 @@ import * as dnssec from './20261125000300_dnssec.js';
 import * as reverseDns from './20261125000400_reverse_dns.js';
 import * as prefixes from './20261125000600_prefixes.js';
 import * as backendReadings from './20261125000700_backend_readings.js';
+import * as dyndns from './20261125000800_dyndns.js';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -34,4 +35,5 @@ export const migrations: Record<string, Migration> = {
   '20261125000400_reverse_dns': reverseDns,
   '20261125000600_prefixes': prefixes,
   '20261125000700_backend_readings': backendReadings,
+  '20261125000800_dyndns': dyndns,
 };

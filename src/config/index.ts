@@ -68,6 +68,21 @@ export interface Config {
     /** Zones the backend can serve in all; creation beyond it is backend_capacity_exhausted. */
     backendCapacity: number;
   };
+  dyndns: DyndnsConfig;
+}
+
+/** GET /nic/update (docs/dyndns.md). */
+export interface DyndnsConfig {
+  /**
+   * Proxies (CIDR) whose X-Forwarded-For names the client: its address is the update's address
+   * when the router gives none, and the one failed authentications count against. Empty: the
+   * header is never read.
+   */
+  trustedProxies: string[];
+  /** Requests one host may make per minute before it is answered `abuse`. */
+  hostUpdatesPerMinute: number;
+  /** Failed authentications one client address may make per minute before it is answered `abuse`. */
+  authFailuresPerMinute: number;
 }
 
 export interface DnssecConfig {
@@ -218,6 +233,9 @@ const variables = {
   DNSSEC_CHECK_INTERVAL_MS: z.coerce.number().int().min(50).optional(),
   DNSSEC_RESOLVER: hostPortList.optional(),
   DNSSEC_VALIDATOR: hostPortList.optional(),
+  DYNDNS_TRUSTED_PROXIES: list.pipe(z.array(z.string().regex(/^[0-9a-fA-F:.]+(\/\d{1,3})?$/, 'must be a comma-separated list of addresses or CIDR blocks'))).optional(),
+  DYNDNS_HOST_UPDATES_PER_MINUTE: z.coerce.number().int().min(1).default(20),
+  DYNDNS_AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).default(20),
 } as const;
 
 type Parsed = { [K in keyof typeof variables]: z.output<(typeof variables)[K]> };
@@ -294,6 +312,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       extraPublicSuffixes: p.EXTRA_PUBLIC_SUFFIXES ?? (p.DEPLOYMENT === 'sandbox' ? ['test', 'example'] : []),
       defaultSoaEmail: p.DEFAULT_SOA_EMAIL,
       backendCapacity: p.BACKEND_ZONE_CAPACITY,
+    },
+    dyndns: {
+      trustedProxies: p.DYNDNS_TRUSTED_PROXIES ?? [],
+      hostUpdatesPerMinute: p.DYNDNS_HOST_UPDATES_PER_MINUTE,
+      authFailuresPerMinute: p.DYNDNS_AUTH_FAILURES_PER_MINUTE,
     },
   };
 }
