@@ -2,6 +2,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import type { Deployment } from '../domain/deployment.js';
+import { parseAddress, parseBlock } from '../domain/ip/address.js';
 
 export type { Deployment };
 export type Role = 'api' | 'nameserver' | 'worker';
@@ -260,6 +261,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   if (p.BILLING_API_TOKEN && !p.BILLING_API_URL) {
     throw new ConfigError('BILLING_API_URL', 'is required when BILLING_API_TOKEN is set');
+  }
+  for (const proxy of p.DYNDNS_TRUSTED_PROXIES ?? []) {
+    try {
+      if (proxy.includes('/')) parseBlock(proxy);
+      else parseAddress(proxy);
+    } catch (e) {
+      throw new ConfigError('DYNDNS_TRUSTED_PROXIES', `("${proxy}"): ${(e as Error).message}`);
+    }
   }
   const [hour, minute] = p.LAB_RESET_TIME.split(':').map(Number) as [number, number];
   return {
