@@ -13,6 +13,7 @@ import * as labParentZones from './20261125000200_lab_parent_zones.js';
 import * as dnssec from './20261125000300_dnssec.js';
 import * as reverseDns from './20261125000400_reverse_dns.js';
 import * as prefixes from './20261125000600_prefixes.js';
+import * as managedRecords from './20261125000750_managed_records.js';
 import * as backendReadings from './20261125000700_backend_readings.js';
 import * as dyndns from './20261125000800_dyndns.js';
 
@@ -35,5 +36,6 @@ export const migrations: Record<string, Migration> = {
   '20261125000400_reverse_dns': reverseDns,
   '20261125000600_prefixes': prefixes,
   '20261125000700_backend_readings': backendReadings,
+  '20261125000750_managed_records': managedRecords,
   '20261125000800_dyndns': dyndns,
 };

@@ -270,6 +270,14 @@ export const errorCatalogue = {
       de: 'Systemeinträge (SOA, Apex-NS) werden vom Dienst verwaltet.',
     },
   ),
+  record_managed: entry(
+    409,
+    { en: 'Record is kept by another object', de: 'Eintrag wird von einem anderen Objekt verwaltet' },
+    {
+      en: 'Records kept by a dynamic DNS host or an address space change only through it; see errors.',
+      de: 'Einträge, die ein DynDNS-Host oder ein Adressraum verwaltet, ändern sich nur über diesen; siehe errors.',
+    },
+  ),
   not_owner: entry(
     403,
     { en: 'Not the owner', de: 'Nicht der Eigentümer' },

@@ -54,6 +54,7 @@ const toPlanned = (r: DnsRecord): PlannedRecord => ({
   content: r.content,
   comment: r.comment,
   system: r.system,
+  managedBy: r.managedBy ?? null,
 });
 
 type RecordWrite = Knex.QueryBuilder | Knex.Raw;
@@ -195,9 +196,9 @@ async function recordWrites(ctx: WriteContext, zone: Zone, plan: ChangeSetPlan, 
     const rows = plan.created.map(recordDataToRow);
     writes.push(
       trx.raw(
-        `INSERT INTO records (id, zone_id, tenant_id, name, name_sort, type, ttl, data, content, comment, last_changeset_id, created_at, updated_at)
-         SELECT x.id, ?, ?, x.name, x.name_sort, x.type, x.ttl, x.data, x.content, x.comment, ?, ?, ?
-         FROM jsonb_to_recordset(?::jsonb) AS x(id text, name text, name_sort text, type text, ttl int, data jsonb, content text, comment text)`,
+        `INSERT INTO records (id, zone_id, tenant_id, name, name_sort, type, ttl, data, content, comment, managed_by, last_changeset_id, created_at, updated_at)
+         SELECT x.id, ?, ?, x.name, x.name_sort, x.type, x.ttl, x.data, x.content, x.comment, x.managed_by, ?, ?, ?
+         FROM jsonb_to_recordset(?::jsonb) AS x(id text, name text, name_sort text, type text, ttl int, data jsonb, content text, comment text, managed_by text)`,
         [zone.id, zone.tenantId, changeSetId, now, now, JSON.stringify(rows)],
       ),
     );
@@ -238,6 +239,8 @@ export async function applyChangeSet(
     within?: ChangeSet;
     /** A write that changes nothing stores no change set (a no-op PATCH), like zone settings. */
     skipWhenUnchanged?: boolean;
+    /** The object writing its own records (planChangeSet's `manager`): a dynamic DNS host, an address space. */
+    manager?: string;
   },
 ): Promise<AppliedChangeSet> {
   if (zone.status === 'deleting') throw new DomainError('conflict', { reason: 'zone_being_deleted', zone: zone.name });
@@ -262,7 +265,7 @@ export async function applyChangeSet(
   const unmet = preconditionErrors(zone, existing, request, locate);
   if (unmet.length) throw new DomainError('precondition_failed', {}, unmet);
 
-  const plan = planChangeSet({ zone, existing: existing.map(toPlanned), items: request.changes, newId: () => newId('rec'), locate });
+  const plan = planChangeSet({ zone, existing: existing.map(toPlanned), items: request.changes, newId: () => newId('rec'), locate, manager: options.manager });
   const growth = plan.created.length - plan.deleted.length;
   if (growth > 0) {
     if (zone.recordCount + growth > MAX_RECORDS_PER_ZONE) {

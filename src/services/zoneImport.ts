@@ -94,11 +94,23 @@ export async function zoneFileChangeItems(scoped: ScopedDb, zone: Zone, zonefile
     throw new DomainError('payload_too_large', { limit: MAX_ZONEFILE_BYTES });
   }
   const parsed = parseZoneFile(zonefile, zone.name);
-  const { rrsets, errors } = desiredRRsets(parsed.entries, zone);
-  const all = [...parsed.errors.map((e) => lineError(e.line, e.code, e.detail)), ...errors].sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
+  const desired = desiredRRsets(parsed.entries, zone);
+  const all = [...parsed.errors.map((e) => lineError(e.line, e.code, e.detail)), ...desired.errors].sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
   if (all.length) throw new DomainError('validation_failed', {}, all);
 
-  const current = ((await recordsQuery(scoped).where('r.zone_id', zone.id)) as RecordRow[]);
+  const stored = (await recordsQuery(scoped).where('r.zone_id', zone.id)) as RecordRow[];
+  // RRsets kept by another object (a dynamic DNS host's address) are not the file's to change:
+  // an import leaves them as they are, in both modes, and reports the file's lines for them.
+  const kept = new Set(stored.filter((r) => r.managed_by).map((r) => `${r.name}\u0000${r.type}`));
+  const current = stored.filter((r) => !r.managed_by);
+  const skipped = [...parsed.skipped];
+  const rrsets = desired.rrsets.filter((s) => {
+    if (!kept.has(`${s.name}\u0000${s.type}`)) return true;
+    const owner = s.name === '@' ? zone.name : `${s.name}.${zone.name}`;
+    for (const line of s.lines) skipped.push({ line, owner, type: s.type, reason: 'managed' });
+    return false;
+  });
+  skipped.sort((a, b) => a.line - b.line);
   const existing = new Set(current.map((r) => `${r.name}\u0000${r.type}\u0000${r.content}`));
   const items: ChangeItem[] = [];
   /** The file line of each item, to report engine errors where the user can find them. */
@@ -148,7 +160,7 @@ export async function zoneFileChangeItems(scoped: ScopedDb, zone: Zone, zonefile
     unchanged = rrsets.reduce((n, s) => n + s.contents.filter((c) => existing.has(`${s.name}\u0000${s.type}\u0000${c}`)).length, 0);
   }
 
-  return { items, itemLines, skipped: parsed.skipped, unchanged, warnings };
+  return { items, itemLines, skipped, unchanged, warnings };
 }
 
 /** POST /zones/{zone}/import: one change set through the write seam. */

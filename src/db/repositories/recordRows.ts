@@ -14,6 +14,7 @@ export interface RecordRow {
   data: Record<string, unknown>;
   content: string;
   comment: string | null;
+  managed_by: string | null;
   version: number | string;
   last_changeset_id: string;
   created_at: Date;
@@ -36,6 +37,7 @@ export const recordToDomain = (r: RecordRow): DnsRecord => ({
   comment: r.comment,
   // Stored records are the tenant's own; the SOA and apex NS are rendered (services/systemRecords.ts).
   system: false,
+  managedBy: r.managed_by,
   version: Number(r.version),
   publication: { state: r.publication_state, changesetId: r.last_changeset_id },
   createdAt: r.created_at,
@@ -52,6 +54,7 @@ export const recordDataToRow = (r: RecordData) => ({
   data: r.data,
   content: r.content,
   comment: r.comment,
+  managed_by: r.managedBy ?? null,
 });
 
 /** A record just stored from its data, as a read would return it (no second query). */

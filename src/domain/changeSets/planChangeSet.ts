@@ -25,6 +25,8 @@ export interface PlannedRecord {
   content: string;
   comment: string | null;
   system: boolean;
+  /** The object that keeps the record (docs/records.md "Managed records"); null: the tenant's own. */
+  managedBy?: string | null;
 }
 
 export interface RecordInput {
@@ -107,7 +109,8 @@ interface Working extends PlannedRecord {
 /**
  * Plans a change set. `existing` must hold every record at the names the items touch and every
  * record they name by id (see referencesOf). Throws 422 validation_failed listing every bad item
- * with its index and pointer, or 403 record_readonly for system records.
+ * with its index and pointer, 403 record_readonly for system records, or 409 record_managed for
+ * records another object keeps (a write changes only the records of its own `manager`).
  */
 export function planChangeSet(input: {
   zone: ZoneContext;
@@ -116,11 +119,18 @@ export function planChangeSet(input: {
   newId: () => string;
   /** Where an item's problem is in the request (default: `/changes/<i>` + the item's pointer). */
   locate?: LocateItem;
+  /**
+   * The object writing on its own behalf (a dynamic DNS host's id): its records are the ones this
+   * write may change, and records it creates are kept by it. Absent: the tenant's own records.
+   */
+  manager?: string | null;
 }): ChangeSetPlan {
   const { zone, items } = input;
   const locate = input.locate ?? changeSetItem;
   const errors: FieldError[] = [];
   const readonly: FieldError[] = [];
+  const managed: FieldError[] = [];
+  const manager = input.manager ?? null;
   const warnings: Warning[] = [];
   const results: ItemResult[] = [];
   const before = new Map(input.existing.map((r) => [r.id, r]));
@@ -227,9 +237,19 @@ export function planChangeSet(input: {
     ...base,
     content: RECORD_TYPE_RULES[base.type as RecordType].presentation(base.data),
   });
-  const systemGuard = (rec: Working, index: number, pointer: string) => {
-    if (!rec.system) return false;
-    readonly.push({ ...locate(index, pointer), code: 'record_readonly', detail: `${rec.name} ${rec.type} is managed by the service.` });
+  const managedDetail = (name: string, type: string, keeper: string | null) =>
+    keeper
+      ? `${name} ${type} is kept by ${keeper}; change it there (or delete that object to release it).`
+      : `${name} ${type} is not kept by ${manager}.`;
+  /** A record this write may not change: the service's (SOA, apex NS) or another object's. */
+  const guard = (rec: Working, index: number, pointer: string) => {
+    if (rec.system) {
+      readonly.push({ ...locate(index, pointer), code: 'record_readonly', detail: `${rec.name} ${rec.type} is managed by the service.` });
+      return true;
+    }
+    const keeper = rec.managedBy ?? null;
+    if (keeper === manager) return false;
+    managed.push({ ...locate(index, pointer), code: 'record_managed', detail: managedDetail(rec.name, rec.type, keeper) });
     return true;
   };
 
@@ -244,7 +264,7 @@ export function planChangeSet(input: {
         if (!data) return;
         const hasTtl = r.ttl !== undefined;
         if (hasTtl) setTtl(name, type, r.ttl ?? null, index, '/record/ttl');
-        const rec = build({ id: input.newId(), name, type, ttl: r.ttl ?? null, data, comment: r.comment ?? null, system: false, inheritTtl: !hasTtl });
+        const rec = build({ id: input.newId(), name, type, ttl: r.ttl ?? null, data, comment: r.comment ?? null, system: false, managedBy: manager, inheritTtl: !hasTtl });
         put(rec);
         touch(name, index);
         results.push({ index, op: 'create', record_ids: [rec.id] });
@@ -253,7 +273,7 @@ export function planChangeSet(input: {
       case 'update': {
         const current = state.get(item.id);
         if (!current) return fail(index, '/id', 'not_found', `No record ${item.id} in this zone (or an earlier item deleted it).`);
-        if (systemGuard(current, index, '/id')) return;
+        if (guard(current, index, '/id')) return;
         const r = item.record;
         if (r.type !== undefined && r.type.toUpperCase() !== current.type) {
           return fail(index, '/record/type', 'immutable', 'The type of a record cannot change; delete it and create another.');
@@ -282,7 +302,7 @@ export function planChangeSet(input: {
       case 'delete': {
         const current = state.get(item.id);
         if (!current) return fail(index, '/id', 'not_found', `No record ${item.id} in this zone (or an earlier item deleted it).`);
-        if (systemGuard(current, index, '/id')) return;
+        if (guard(current, index, '/id')) return;
         remove(item.id);
         touch(current.name, index);
         results.push({ index, op: 'delete', record_ids: [item.id] });
@@ -299,7 +319,7 @@ export function planChangeSet(input: {
         });
         if (wanted.length !== item.records.length) return;
         const current = rrsetOf(name, type);
-        if (current.some((r) => systemGuard(r, index, '/name'))) return;
+        if (current.some((r) => guard(r, index, '/name'))) return;
         if (item.ttl !== undefined) setTtl(name, type, item.ttl, index, '/ttl');
         // Without a TTL the RRset keeps its own: that of a record not moved in by an earlier item.
         const ttl = item.ttl !== undefined ? item.ttl : ((current.find((r) => !r.inheritTtl) ?? current[0])?.ttl ?? null);
@@ -318,7 +338,7 @@ export function planChangeSet(input: {
           seen.add(content);
           const existing = keep.get(content)?.shift();
           // Records whose content stays keep their id and comment.
-          const rec = existing ? { ...existing, ttl } : build({ id: input.newId(), name, type, ttl, data, comment: null, system: false });
+          const rec = existing ? { ...existing, ttl } : build({ id: input.newId(), name, type, ttl, data, comment: null, system: false, managedBy: manager });
           put(rec);
           ids.push(rec.id);
         }
@@ -334,6 +354,7 @@ export function planChangeSet(input: {
   });
 
   if (readonly.length) throw new DomainError('record_readonly', {}, readonly);
+  if (managed.length) throw new DomainError('record_managed', {}, managed);
   if (errors.length) throw new DomainError('validation_failed', {}, errors);
 
   // One TTL per RRset (RFC 2181 §5.2): an explicit TTL aligns the RRset; records created without
@@ -347,6 +368,15 @@ export function planChangeSet(input: {
     else rrsets.set(k, [rec]);
   }
   for (const [k, recs] of rrsets) {
+    // An RRset is kept whole by one keeper: a record created into another's RRset (or moved there) would
+    // be changed by that keeper's next write.
+    const keepers = new Set(recs.map((r) => r.managedBy ?? null));
+    if (keepers.size > 1) {
+      const keeper = [...keepers].find((m) => m !== manager) ?? null;
+      const indexes = touchedBy.get(recs[0]!.name) ?? [];
+      managed.push({ ...locate(indexes[indexes.length - 1] ?? 0, ''), code: 'record_managed', detail: managedDetail(recs[0]!.name, recs[0]!.type, keeper) });
+      continue;
+    }
     const explicit = explicitTtl.get(k);
     const ttl = explicit ? explicit.ttl : (recs.find((r) => !r.inheritTtl) ?? recs.find((r) => r.ttl !== null))?.ttl ?? null;
     const changed = recs.filter((r) => r.ttl !== ttl && !r.inheritTtl);
@@ -362,6 +392,8 @@ export function planChangeSet(input: {
       });
     }
   }
+
+  if (managed.length) throw new DomainError('record_managed', {}, managed);
 
   // Invariants on every touched name, on the final state (its records in state order).
   const atName = new Map<string, Working[]>();

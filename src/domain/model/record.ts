@@ -14,6 +14,11 @@ export interface RecordData {
   comment: string | null;
   /** SOA and apex NS: read-only to users. */
   system: boolean;
+  /**
+   * The id of the object that keeps this record (a dynamic DNS host, an address space); absent or
+   * null: the tenant's own. Only that object's writes may change it (docs/records.md).
+   */
+  managedBy?: string | null;
 }
 
 /** A record of a zone as read (stored by src/db/repositories/recordRows.ts). */

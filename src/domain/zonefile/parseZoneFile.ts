@@ -38,7 +38,8 @@ export interface SkippedEntry {
   line: number;
   owner: string;
   type: string;
-  reason: 'soa' | 'apex_ns' | 'dnssec' | 'unsupported_type';
+  /** `managed`: the zone's RRset there is kept by another object (docs/records.md "Managed records"). */
+  reason: 'soa' | 'apex_ns' | 'dnssec' | 'unsupported_type' | 'managed';
 }
 export interface ZoneFileError {
   line: number;

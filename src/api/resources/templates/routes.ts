@@ -151,7 +151,7 @@ export const templateRoutes = [
     scopes: ['zones:write', 'records:write'],
     params: z.strictObject({ zone: zoneParam }),
     body: applyTemplateBody,
-    errors: ['conflict'],
+    errors: ['record_managed', 'conflict'],
     responses: {
       200: { description: 'Dry run: the diff; nothing stored', schema: dryRunSchema },
       201: { description: 'Applied', schema: changeSetWrittenSchema, headers: ['Location', 'Idempotent-Replayed'] },

@@ -45,7 +45,7 @@ export const changeSetRoutes = [
     scopes: ['records:write'],
     params: zoneParams,
     body: changeSetRequestSchema,
-    errors: ['precondition_failed', 'record_readonly', 'conflict'],
+    errors: ['precondition_failed', 'record_readonly', 'record_managed', 'conflict'],
     responses: {
       200: { description: 'Dry run: the diff; nothing stored', schema: dryRunSchema },
       201: { description: 'Stored; state pending', schema: changeSetWrittenSchema, headers: ['Location', 'Idempotent-Replayed'] },

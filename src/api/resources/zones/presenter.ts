@@ -77,6 +77,10 @@ export const recordSchema = z.object({
   content: z.string().describe('RDATA in presentation format (what `q` searches).'),
   comment: z.string().nullable(),
   system: z.boolean(),
+  managed_by: z
+    .string()
+    .nullable()
+    .describe('The id of the object that keeps this record (a dynamic DNS host `dyn_…`, an address space); null for your own records. Writes to a kept record through the record API: `409 record_managed`.'),
   publication: z.object({ state: stateSchema, changeset_id: z.string() }),
   created_at: timestamp,
   updated_at: timestamp,
@@ -91,6 +95,7 @@ export const presentRecord = (r: DnsRecord) => ({
   content: r.content,
   comment: r.comment,
   system: r.system,
+  managed_by: r.managedBy ?? null,
   publication: { state: r.publication.state, changeset_id: r.publication.changesetId },
   created_at: iso(r.createdAt),
   updated_at: iso(r.updatedAt),

@@ -74,7 +74,7 @@ export const recordRoutes = [
     scopes: ['records:write'],
     params: zoneParams,
     body: recordInputSchema,
-    errors: ['conflict'],
+    errors: ['record_managed', 'conflict'],
     responses: { 201: { description: 'Created; `warnings` as in a change set', schema: recordWrittenSchema, headers: ['Location', 'ETag', 'Idempotent-Replayed'] } },
     handler: async (input) => {
       const { zone, record, warnings } = await createRecord(writeContext(input), input.services.config, input.params.zone, input.body, { locate: singleRecordItem });
@@ -111,7 +111,7 @@ export const recordRoutes = [
     scopes: ['records:write'],
     params: recordParams,
     body: recordPatchSchema,
-    errors: ['record_readonly', 'precondition_failed', 'conflict'],
+    errors: ['record_readonly', 'record_managed', 'precondition_failed', 'conflict'],
     responses: { 200: { description: 'The record; `warnings` as in a change set', schema: recordWrittenSchema, headers: ['ETag'] } },
     handler: async (input) => {
       const { record, warnings } = await updateRecord(writeContext(input), input.services.config, input.params.zone, input.params.record, input.body, {
@@ -130,7 +130,7 @@ export const recordRoutes = [
     tag: TAG,
     scopes: ['records:write'],
     params: recordParams,
-    errors: ['record_readonly', 'precondition_failed', 'conflict'],
+    errors: ['record_readonly', 'record_managed', 'precondition_failed', 'conflict'],
     responses: { 202: { description: 'The change set', schema: changeSetWrittenSchema, headers: ['Location'] } },
     handler: async (input) => {
       const { zone, changeSet, warnings } = await deleteRecord(writeContext(input), input.services.config, input.params.zone, input.params.record, {

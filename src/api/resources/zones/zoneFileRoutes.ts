@@ -13,7 +13,7 @@ const params = z.strictObject({ zone: zoneParam });
 const flag = z.union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')]);
 
 const skippedSchema = z.array(
-  z.object({ line: z.number().int(), owner: z.string(), type: z.string(), reason: z.enum(['soa', 'apex_ns', 'dnssec', 'unsupported_type']) }),
+  z.object({ line: z.number().int(), owner: z.string(), type: z.string(), reason: z.enum(['soa', 'apex_ns', 'dnssec', 'unsupported_type', 'managed']) }),
 );
 
 export const zoneFileRoutes = [
