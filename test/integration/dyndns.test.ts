@@ -119,7 +119,14 @@ describe('DynDNS hosts and GET /nic/update', () => {
     expect(host).toMatchObject({ ipv4: '192.0.2.10', ipv6: null, last_update: { ip: '192.0.2.10', client: 'test-router/1.0' } });
     // The change set is the host's, published like any: its records are ordinary records of the zone.
     const records = (await lab.customerA.get('/zones/dyn-a.example/records?name=home')).body.data;
-    expect(records.map((r: any) => [r.type, r.ttl, r.data.address])).toEqual([['A', 60, '192.0.2.10']]);
+    expect(records.map((r: any) => [r.type, r.ttl, r.data.address, r.managed_by])).toEqual([['A', 60, '192.0.2.10', home.id]]);
+    // Kept by the host: the record API refuses to change them (docs/records.md "Managed records").
+    const patched = await lab.customerA.patch(`/zones/dyn-a.example/records/${records[0].id}`, { data: { address: '192.0.2.99' } });
+    expect([patched.status, patched.body.code]).toEqual([409, 'record_managed']);
+    expect((await lab.customerA.delete(`/zones/dyn-a.example/records/${records[0].id}`)).status).toBe(409);
+    const added = await lab.customerA.post('/zones/dyn-a.example/records', { name: 'home', type: 'A', data: { address: '192.0.2.98' } });
+    expect([added.status, added.body.code]).toEqual([409, 'record_managed']);
+    expect(await changeSets('dyn-a.example')).toBe(before + 1);
     const cs = (await lab.customerA.get('/zones/dyn-a.example/changesets?limit=1')).body.data[0];
     expect(cs).toMatchObject({ comment: 'DynDNS update of home.dyn-a.example' });
     await eventually(async () => ((await lab.customerA.get(`/zones/dyn-a.example/changesets/${cs.id}`)).body.state === 'live' ? true : undefined), 15_000, 'live');

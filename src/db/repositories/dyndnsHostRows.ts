@@ -59,11 +59,11 @@ export const dyndnsHostToDomain = (r: DyndnsHostRow): DyndnsHost => ({
 });
 
 /**
- * The host's address of one type: the first A (AAAA) record at its name. A host keeps at most one
- * of each (its writes replace the RRset).
+ * The host's address of one type: its A (AAAA) record, the one it keeps (records.managed_by). A
+ * host keeps at most one of each (its writes replace the RRset).
  */
 const addressOf = (db: Knex | Knex.Transaction, type: 'A' | 'AAAA') =>
-  db.raw(`(SELECT r.data->>'address' FROM records r WHERE r.zone_id = h.zone_id AND r.name = h.name AND r.type = ? ORDER BY r.id LIMIT 1) AS ${type === 'A' ? 'ipv4' : 'ipv6'}`, [type]);
+  db.raw(`(SELECT r.data->>'address' FROM records r WHERE r.managed_by = h.id AND r.type = ? ORDER BY r.id LIMIT 1) AS ${type === 'A' ? 'ipv4' : 'ipv6'}`, [type]);
 
 /** Hosts (aliased `h`) with their zone's name and status and their current addresses; `from` is the scoped or plain table. */
 export const withHostDetails = (db: Knex | Knex.Transaction, from: Knex.QueryBuilder): Knex.QueryBuilder =>

@@ -1,7 +1,8 @@
 // DynDNS hosts (docs/dyndns.md): create, list, read, delete and rotate. A host is a name in one
 // of the tenant's forward zones; its A and AAAA are ordinary records of the zone, written by
 // GET /nic/update (nicUpdate.ts) and, when given at creation, here: every record write is a
-// change set through the zone-write seam.
+// change set through the zone-write seam, with the host as the records' keeper (records.managed_by,
+// docs/records.md "Managed records"): the record API cannot change them.
 import type { Config } from '../../config/index.js';
 import { type DyndnsHost, type DyndnsHostRow, dyndnsHostToDomain, withHostDetails } from '../../db/repositories/dyndnsHostRows.js';
 import { paginate } from '../../db/paginate.js';
@@ -95,7 +96,7 @@ export async function createHost(ctx: WriteContext, config: Config, input: HostC
     await ctx.scoped.insert('dyndns_hosts', { id, tenant_id: zone.tenantId, zone_id: zone.id, name, ttl, password_hash: passwordHash, created_at: now, updated_at: now });
     await recordAudit(ctx.trx, ctx.actor, now, { action: 'dyndns_host.created', targetType: 'dyndns_host', targetId: id, details: { zone: zone.name, name }, tenantId: zone.tenantId });
     const changes = addressChanges(name, ttl, ipv4 ? [ipv4] : null, ipv6 ? [ipv6] : null);
-    if (changes.length) await applyChangeSet(ctx, zone, { changes, comment: `DynDNS host ${name} created` }, { kind: 'records', locate: (_i, inner) => ({ pointer: inner }) });
+    if (changes.length) await applyChangeSet(ctx, zone, { changes, comment: `DynDNS host ${name} created` }, { kind: 'records', locate: (_i, inner) => ({ pointer: inner }), manager: id });
     return { host: await getHost(ctx.scoped, ctx.trx, id), password };
   });
 }
@@ -125,7 +126,7 @@ async function writeHost<T>(ctx: WriteContext, config: Config, id: string, write
 export const deleteHost = (ctx: WriteContext, config: Config, id: string): Promise<void> =>
   writeHost(ctx, config, id, async (host, zone) => {
     if (zone.status !== 'deleting') {
-      await applyChangeSet(ctx, zone, { changes: addressChanges(host.name, host.ttl, [], []), comment: `DynDNS host ${host.name} deleted` }, { kind: 'records', skipWhenUnchanged: true });
+      await applyChangeSet(ctx, zone, { changes: addressChanges(host.name, host.ttl, [], []), comment: `DynDNS host ${host.name} deleted` }, { kind: 'records', skipWhenUnchanged: true, manager: host.id });
     }
     await ctx.scoped.from('dyndns_hosts').where('id', id).delete();
     await recordAudit(ctx.trx, ctx.actor, ctx.clock.now(), { action: 'dyndns_host.deleted', targetType: 'dyndns_host', targetId: id, details: { zone: zone.name, name: host.name }, tenantId: host.tenantId });

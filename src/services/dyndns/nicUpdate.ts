@@ -138,7 +138,7 @@ async function updateHost(deps: NicUpdateDeps, host: DyndnsHost, chain: Tenant[]
         if (unchanged(current, want)) return answer('nochg', shown(want, current));
         const asList = (a: Address | null | 'none') => (a === null ? null : a === 'none' ? [] : [a]);
         const changes = addressChanges(current.name, current.ttl, asList(want.ipv4), asList(want.ipv6));
-        await applyChangeSet(ctx, zone, { changes, comment: `DynDNS update of ${current.fqdn}` }, { kind: 'records', skipWhenUnchanged: true });
+        await applyChangeSet(ctx, zone, { changes, comment: `DynDNS update of ${current.fqdn}` }, { kind: 'records', skipWhenUnchanged: true, manager: host.id });
         const ip = shown(want, current);
         await trx('dyndns_hosts')
           .where('id', host.id)

@@ -9,7 +9,7 @@ export const dyndnsStats: StatsContributor = {
     const hosts = scoped.from('dyndns_hosts', 'h');
     const withAddress = scoped
       .from('dyndns_hosts', 'h')
-      .whereExists((q) => q.from('records as r').whereRaw('r.zone_id = h.zone_id AND r.name = h.name').whereIn('r.type', ['A', 'AAAA']));
+      .whereExists((q) => q.from('records as r').whereRaw('r.managed_by = h.id'));
     return { hosts: await countRows(hosts), with_address: await countRows(withAddress) };
   },
 };
