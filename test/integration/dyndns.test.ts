@@ -184,6 +184,9 @@ describe('DynDNS hosts and GET /nic/update', () => {
     }
     const raw = await fetch(`${lab.url}/nic/update`, { headers: { authorization: 'Basic !!!notbase64' } });
     expect(raw.status).toBe(401);
+    // Only GET updates: a HEAD or POST with good credentials writes nothing.
+    const auth = { authorization: `Basic ${Buffer.from(`${home.username}:${home.password}`).toString('base64')}` };
+    for (const method of ['HEAD', 'POST']) expect((await fetch(`${lab.url}/nic/update?myip=192.0.2.97`, { method, headers: auth })).status, method).toBe(405);
     await served('home.dyn-a.example', 'A', ['192.0.2.22']);
     // An IPv4-mapped IPv6 address (a dual-stack socket's form) is the IPv4 address.
     expect((await nic('myip=::ffff:192.0.2.24', [home.username, home.password])).text).toBe('good 192.0.2.24\n');
@@ -212,8 +215,13 @@ describe('DynDNS hosts and GET /nic/update', () => {
     expect(await changeSets('dyn-b.example')).toBe(before);
     await served('victim.dyn-b.example', 'A', ['198.51.100.1']);
     await served('nas.dyn-b.example', 'A', ['198.51.100.2']);
-    // Their own update works.
+    // Their own update works, while their tenant is not suspended.
     expect((await nic('hostname=nas.dyn-b.example&myip=198.51.100.3', [theirs.body.username, theirs.body.password])).text).toBe('good 198.51.100.3\n');
+    const customerB = lab.tokens.tenants.customers[1];
+    expect((await lab.reseller.post(`/tenants/${customerB}/suspend`, { reason: 'dyndns test' })).status).toBe(200);
+    expect((await nic('hostname=nas.dyn-b.example&myip=198.51.100.4', [theirs.body.username, theirs.body.password])).text).toBe('abuse\n');
+    expect((await lab.reseller.post(`/tenants/${customerB}/unsuspend`)).status).toBe(200);
+    await served('nas.dyn-b.example', 'A', ['198.51.100.3']);
   });
 
   it('rate limits: abuse after too many requests of one host, and after too many failed logins from one address', async () => {
