@@ -166,9 +166,8 @@ export function createApp({ services, logger, metrics, readiness }: AppOptions):
   router.get(openApiUrl, (ctx) => {
     ctx.body = openApi;
   });
-  // dyndns2 routers (docs/dyndns.md): their own authentication and plain-text answers. GET only:
-  // an update writes, and a HEAD (which router.get would also take) must not.
-  router.register(NIC_UPDATE_PATH, ['GET'], nicUpdateHandler(services, logger));
+  // dyndns2 routers (docs/dyndns.md): their own authentication and plain-text answers.
+  router.get(NIC_UPDATE_PATH, nicUpdateHandler(services, logger));
 
   const api = new Router({ prefix: API_BASE });
   api.use(

@@ -2,6 +2,7 @@
 // lives outside /api/v1"). Plain text, one line per host name (docs/dyndns.md "Answers"); a
 // failure of the service is `911`, never a stack trace, and no input makes it answer 500.
 import type { Context } from 'koa';
+import { DomainError } from '../../../domain/errors.js';
 import { clientAddress, Dyndns2InputError, formatDyndns2Answers, parseDyndns2Request, parseTrustedProxies } from '../../../dyndns/dyndns2.js';
 import type { Logger } from '../../../observability/logger.js';
 import { nicUpdate } from '../../../services/dyndns/nicUpdate.js';
@@ -14,6 +15,11 @@ export function nicUpdateHandler(services: Services, logger: Logger) {
   const limits = services.config.dyndns;
   return async (ctx: Context) => {
     ctx.state.route = NIC_UPDATE_PATH;
+    // The router answers HEAD with GET's handler; an update writes, so a HEAD must not run one.
+    if (ctx.method !== 'GET') {
+      ctx.set('Allow', 'GET');
+      throw new DomainError('method_not_allowed', { allowed: 'GET' });
+    }
     let answer: ReturnType<typeof formatDyndns2Answers>;
     try {
       const source = clientAddress(ctx.req.socket.remoteAddress, ctx.get('X-Forwarded-For') || undefined, trusted);
