@@ -5,8 +5,10 @@
 import type { Knex } from 'knex';
 import type { Config } from '../../config/index.js';
 import { type DyndnsHost, type DyndnsHostRow, dyndnsHostToDomain, withHostDetails } from '../../db/repositories/dyndnsHostRows.js';
+import { PREPARED } from '../../db/preparedStatements.js';
 import { readWindowCount, windowStartOf } from '../../db/rateLimitWindows.js';
-import { type Tenant, type TenantRow, tenantToDomain } from '../../db/repositories/tenantRows.js';
+import { tenantRowFromJson } from '../../db/repositories/identityStore.js';
+import { type Tenant, tenantToDomain } from '../../db/repositories/tenantRows.js';
 import { ScopedDb } from '../../db/tenantScope.js';
 import type { Clock } from '../../domain/clock.js';
 import { DomainError } from '../../domain/errors.js';
@@ -43,19 +45,24 @@ function fqdnOf(raw: string): string | null {
   }
 }
 
-async function loadHost(db: Knex | Knex.Transaction, id: string): Promise<DyndnsHost | null> {
+/**
+ * The host named by a username, with its tenant and that tenant's ancestors (root first), in one
+ * round trip: this runs for every request a router makes.
+ */
+async function loadHost(db: Knex, id: string): Promise<{ host: DyndnsHost; chain: Tenant[] } | null> {
   if (!/^dyn_[a-z2-7]{26}$/.test(id)) return null;
-  const row = (await withHostDetails(db, db('dyndns_hosts as h')).where('h.id', id).first()) as DyndnsHostRow | undefined;
-  return row ? dyndnsHostToDomain(row) : null;
+  const row = (await withHostDetails(db, db('dyndns_hosts as h'))
+    .select(db.raw('(SELECT jsonb_agg(to_jsonb(a.*)) FROM tenants t JOIN tenants a ON a.id = ANY (t.path) WHERE t.id = h.tenant_id) AS chain'))
+    .where('h.id', id)
+    .first()
+    .options(PREPARED)) as (DyndnsHostRow & { chain: Record<string, unknown>[] | null }) | undefined;
+  if (!row) return null;
+  const chain = (row.chain ?? []).map((j) => tenantToDomain(tenantRowFromJson(j))).sort((a, b) => a.path.length - b.path.length);
+  return { host: dyndnsHostToDomain(row), chain };
 }
 
-/** The host's tenant and its ancestors, root first. */
-async function tenantChain(db: Knex, tenantId: string): Promise<Tenant[]> {
-  const rows = (await db('tenants')
-    .whereRaw('id = any((SELECT path FROM tenants WHERE id = ?)::text[])', [tenantId])
-    .orderByRaw('array_length(path, 1)')) as TenantRow[];
-  return rows.map(tenantToDomain);
-}
+/** The host was deleted between its reading and the zone's lock: nothing of the update is kept. */
+class HostGone extends Error {}
 
 export interface NicUpdateLimits {
   hostUpdatesPerMinute: number;
@@ -76,9 +83,10 @@ export async function nicUpdate(deps: NicUpdateDeps, limits: NicUpdateLimits, re
   };
 
   if (!request.username || !request.password) return lines('badauth');
-  const host = await loadHost(deps.db, request.username);
+  const found = await loadHost(deps.db, request.username);
   // A host whose zone is on its way out is gone already (its row goes in the same transaction).
-  if (!host || host.zoneStatus === 'deleting') return failedAuth();
+  if (!found || found.host.zoneStatus === 'deleting') return failedAuth();
+  const { host, chain } = found;
   if (!deps.dyndnsCredentials.isRemembered(request.username, request.password, host.passwordHash)) {
     // An address that failed too often this minute is not heard out, right or wrong (no scrypt either).
     if (failureBucket && (await readWindowCount(deps.db, failureBucket, windowStartOf(now))) >= limits.authFailuresPerMinute) return lines('abuse');
@@ -91,7 +99,6 @@ export async function nicUpdate(deps: NicUpdateDeps, limits: NicUpdateLimits, re
   const others = (i: number): DyndnsAnswer => (fqdns[i] === null ? answer('notfqdn') : answer('nohost'));
   if (!mine.some(Boolean)) return named.map((_, i) => others(i));
 
-  const chain = await tenantChain(deps.db, host.tenantId);
   const result = await (async (): Promise<DyndnsAnswer> => {
     if (isEffectivelySuspended(chain) || !hasFeature(chain, 'dyndns')) return answer('abuse');
     const reading = await deps.rateLimiter.consume(`dyndns-host:${host.id}`, limits.hostUpdatesPerMinute, now);
@@ -132,21 +139,24 @@ async function updateHost(deps: NicUpdateDeps, host: DyndnsHost, chain: Tenant[]
     return await deps.db.transaction(async (trx) => {
       const ctx: WriteContext = { trx, scoped: new ScopedDb(trx, host.tenantId), actor, clock: deps.clock, identityChanged: () => {} };
       return writeZone(ctx, deps.config, host.zoneName, {}, async (zone) => {
-        // Under the zone's lock: another request of the same router may have written meanwhile.
-        const current = await loadHost(trx, host.id);
-        if (!current || current.zoneId !== zone.id) return answer('nohost');
-        if (unchanged(current, want)) return answer('nochg', shown(want, current));
         const asList = (a: Address | null | 'none') => (a === null ? null : a === 'none' ? [] : [a]);
-        const changes = addressChanges(current.name, current.ttl, asList(want.ipv4), asList(want.ipv6));
-        await applyChangeSet(ctx, zone, { changes, comment: `DynDNS update of ${current.fqdn}` }, { kind: 'records', skipWhenUnchanged: true, manager: host.id });
-        const ip = shown(want, current);
-        await trx('dyndns_hosts')
-          .where('id', host.id)
-          .update({ last_update_at: deps.clock.now(), last_update_ip: request.offline ? null : (ip ?? null), last_update_client: request.client?.slice(0, 200) ?? null, updated_at: deps.clock.now() });
+        const changes = addressChanges(host.name, host.ttl, asList(want.ipv4), asList(want.ipv6));
+        // Planned under the zone's lock against the records as they are now: if another request
+        // of the same router wrote them meanwhile, nothing changes and nothing is stored.
+        const { changeSet } = await applyChangeSet(ctx, zone, { changes, comment: `DynDNS update of ${host.fqdn}` }, { kind: 'records', skipWhenUnchanged: true, manager: host.id });
+        const ip = shown(want, host);
+        if (!changeSet) return answer('nochg', ip);
+        const now = deps.clock.now();
+        const kept = await trx('dyndns_hosts')
+          .where({ id: host.id, zone_id: zone.id })
+          .update({ last_update_at: now, last_update_ip: request.offline ? null : (ip ?? null), last_update_client: request.client?.slice(0, 200) ?? null, updated_at: now });
+        // Its deletion (under the same lock) came first: roll the records back with the rest.
+        if (!kept) throw new HostGone();
         return answer('good', ip);
       });
     });
   } catch (err) {
+    if (err instanceof HostGone) return answer('nohost');
     if (!(err instanceof DomainError)) throw err;
     // The zone went (not_found) or is going (conflict): the host with it.
     if (err.code === 'not_found' || err.code === 'conflict') return answer('nohost');
