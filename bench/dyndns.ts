@@ -64,7 +64,7 @@ function queryA(socket: dgram.Socket, port: number, name: string, id: number): P
   });
 }
 
-const service = await startBenchService({ env: { DYNDNS_HOST_UPDATES_PER_MINUTE: '1000000', LOG_LEVEL: 'warn' } });
+const service = await startBenchService({ env: { DYNDNS_HOST_UPDATES_PER_MINUTE: '1000000' } });
 try {
   await liftRateLimits(service);
   const { base, tokens, dnsPort } = service;
