@@ -118,7 +118,7 @@ export async function appendChangeSet(
   const statement = ctx.trx
     .with('cs', ctx.trx('change_sets').insert(changeSetToRow(changeSet, zone.tenantId)))
     .with('a', ctx.trx('audit_log').insert(audit))
-    .with('e', ctx.trx('events').insert(eventRow(zoneChangedEvent(zone, changeSet), now)))
+    .with('e', ctx.trx('events').insert(eventRow(zoneChangedEvent(zone, changeSet, ctx.actor.acting.id), now)))
     // record_count moves with the records the same statement writes: the plan's growth. (Statement
     // triggers over transition tables counted it too, and cost a third of the single-record write
     // throughput: bench/RESULTS.md.)

@@ -5,7 +5,7 @@
 // that the publication build signs (or stops signing) and publishes like any other.
 import type { Knex } from 'knex';
 import type { Config } from '../config/index.js';
-import { insertKey, type KeyRole, type StoredKey, zoneKeys } from '../db/repositories/dnssecKeys.js';
+import { insertKey, type KeyRole, keysOfZones, type StoredKey, zoneKeys } from '../db/repositories/dnssecKeys.js';
 import { recordEvents } from '../db/repositories/events.js';
 import type { ScopedDb } from '../db/tenantScope.js';
 import { dsOfKey, sealedZoneKey } from '../dnssec/keys.js';
@@ -71,27 +71,37 @@ function validationOf(state: DnssecState, status: DnssecStatus): DnssecView['val
   return v ? { result: v.result, reason: v.reason, checkedAt: v.checked_at } : { result: 'unchecked', reason: null, checkedAt: null };
 }
 
-async function view(db: Knex | Knex.Transaction, zone: Zone): Promise<DnssecView> {
-  const row = (await db('zones').where('id', zone.id).first('dnssec_state', 'dnssec_mode', 'dnssec_denial', 'dnssec_state_changed_at', 'dnssec_status')) as DnssecRow;
-  const keys = await zoneKeys(db, zone.id);
-  const ds = keys.filter((k) => k.role === 'ksk').map((k) => dsOfKey(zone.name, k));
-  const status = row.dnssec_status ?? {};
-  return {
-    zone,
-    state: row.dnssec_state,
-    mode: row.dnssec_mode,
-    denial: row.dnssec_denial,
-    stateChangedAt: row.dnssec_state_changed_at,
-    keys,
-    ds,
-    status,
-    validation: validationOf(row.dnssec_state, status),
-    nextAction: nextAction(row.dnssec_state, row.dnssec_mode, status.ds_at_parent?.state ?? null, status.ksk_rollover?.phase ?? null),
-  };
+/** The DNSSEC objects of zones already found (their reach checked by the caller), in two queries. */
+export async function dnssecViews(db: Knex | Knex.Transaction, zones: Zone[]): Promise<DnssecView[]> {
+  if (!zones.length) return [];
+  const ids = zones.map((z) => z.id);
+  const rows = (await db('zones').whereIn('id', ids).select('id', 'dnssec_state', 'dnssec_mode', 'dnssec_denial', 'dnssec_state_changed_at', 'dnssec_status')) as (DnssecRow & { id: string })[];
+  const rowOf = new Map(rows.map((r) => [r.id, r]));
+  const keysOf = await keysOfZones(db, ids);
+  return zones.map((zone) => {
+    const row = rowOf.get(zone.id)!;
+    const keys = keysOf.get(zone.id)!;
+    const status = row.dnssec_status ?? {};
+    return {
+      zone,
+      state: row.dnssec_state,
+      mode: row.dnssec_mode,
+      denial: row.dnssec_denial,
+      stateChangedAt: row.dnssec_state_changed_at,
+      keys,
+      ds: keys.filter((k) => k.role === 'ksk').map((k) => dsOfKey(zone.name, k)),
+      status,
+      validation: validationOf(row.dnssec_state, status),
+      nextAction: nextAction(row.dnssec_state, row.dnssec_mode, status.ds_at_parent?.state ?? null, status.ksk_rollover?.phase ?? null),
+    };
+  });
 }
 
+/** The DNSSEC object of a zone already found. */
+export const dnssecView = async (db: Knex | Knex.Transaction, zone: Zone): Promise<DnssecView> => (await dnssecViews(db, [zone]))[0]!;
+
 export async function getDnssec(db: Knex | Knex.Transaction, scoped: ScopedDb, config: Config, zoneRef: string): Promise<DnssecView> {
-  return view(db, await getZone(scoped, config, zoneRef));
+  return dnssecView(db, await getZone(scoped, config, zoneRef));
 }
 
 /**
@@ -132,7 +142,7 @@ export async function enableDnssec(
   deps: DnssecDeps,
   zoneRef: string,
   request: EnableRequest,
-  /** The lab signs its parent zones, which the API never reaches. */
+  /** The lab signs its parent zones and staff the provider's reverse zones, which /zones never reaches. */
   reach: ZoneReach = 'tenant',
 ): Promise<{ started: boolean; view: DnssecView }> {
   assertAvailable(deps.config);
@@ -140,7 +150,7 @@ export async function enableDnssec(
     const state = zone.dnssec.state as DnssecState;
     if (zone.status === 'deleting') throw new DomainError('conflict', { reason: 'zone_being_deleted', zone: zone.name });
     if (DISABLING.includes(state)) throw new DomainError('dnssec_transition_in_progress', { name: zone.name, state });
-    if (state !== 'off') return { started: false, view: await view(ctx.trx, zone) };
+    if (state !== 'off') return { started: false, view: await dnssecView(ctx.trx, zone) };
 
     const registered = await deps.registrar.registeredHere(zone.name);
     const mode: DnssecMode = request.mode ?? (registered ? 'automatic' : 'assisted');
@@ -157,17 +167,17 @@ export async function enableDnssec(
     for (const role of ['ksk', 'zsk'] as const) await insertKey(ctx.trx, zone.id, sealedZoneKey(role, deps.config.dnssec.algorithm, deps.kek), 'active', now);
     await recordTransition(ctx.trx, zone, 'off', 'signing', mode, now, { dnssec_denial: request.denial ?? 'nsec3', dnssec_status: '{}' });
     await republish(ctx, zone, 'keys_published');
-    return { started: true, view: await view(ctx.trx, zone) };
+    return { started: true, view: await dnssecView(ctx.trx, zone) };
   });
 }
 
 /** 202 when disabling starts; 200 when DNSSEC is off already. */
-export async function disableDnssec(ctx: WriteContext, deps: DnssecDeps, zoneRef: string): Promise<{ started: boolean; view: DnssecView }> {
+export async function disableDnssec(ctx: WriteContext, deps: DnssecDeps, zoneRef: string, reach: ZoneReach = 'tenant'): Promise<{ started: boolean; view: DnssecView }> {
   assertAvailable(deps.config);
-  return writeZone(ctx, deps.config, zoneRef, {}, async (zone) => {
+  return writeZone(ctx, deps.config, zoneRef, { reach }, async (zone) => {
     const state = zone.dnssec.state as DnssecState;
     if (DISABLING.includes(state)) throw new DomainError('dnssec_transition_in_progress', { name: zone.name, state });
-    if (state === 'off') return { started: false, view: await view(ctx.trx, zone) };
+    if (state === 'off') return { started: false, view: await dnssecView(ctx.trx, zone) };
     const mode = zone.dnssec.mode as DnssecMode;
     const now = ctx.clock.now();
     // Before any DS went up the zone can go unsigned at once; otherwise the DS goes first.
@@ -181,7 +191,7 @@ export async function disableDnssec(ctx: WriteContext, deps: DnssecDeps, zoneRef
       await recordTransition(ctx.trx, zone, state, 'unsigning', mode, now);
       await republish(ctx, zone, 'unsigned');
     }
-    return { started: true, view: await view(ctx.trx, zone) };
+    return { started: true, view: await dnssecView(ctx.trx, zone) };
   });
 }
 
@@ -198,7 +208,7 @@ export async function checkDnssec(ctx: WriteContext, deps: DnssecDeps, limiter: 
     throw new DomainError('rate_limited', { retry_after: reading.resetSeconds }, [], { 'Retry-After': String(reading.resetSeconds) });
   }
   await deps.checkNow(zone.id);
-  return view(ctx.trx, await getZone(ctx.scoped, deps.config, zone.name));
+  return dnssecView(ctx.trx, await getZone(ctx.scoped, deps.config, zone.name));
 }
 
 /**
@@ -253,6 +263,6 @@ export async function requestRollover(ctx: WriteContext, deps: DnssecDeps, zoneR
         .update({ dnssec_status: ctx.trx.raw(`dnssec_status || jsonb_build_object('ksk_rollover', ?::jsonb)`, [JSON.stringify(rollover)]), dnssec_next_check_at: now });
     }
     await republish(ctx, zone, `${key}_rollover`);
-    return view(ctx.trx, zone);
+    return dnssecView(ctx.trx, zone);
   });
 }

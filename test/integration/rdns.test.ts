@@ -151,6 +151,9 @@ describe('reverse DNS: address spaces, assignments and PTRs', () => {
     // An ordinary change set: its audit entry names the acting customer's request.
     const audit = await lab.sql.query(`SELECT tenant_id, details FROM audit_log WHERE target_id = $1`, [set.body.changeset_id]);
     expect(audit.rows).toEqual([expect.objectContaining({ tenant_id: customerA, details: expect.objectContaining({ zone: '113.0.203.in-addr.arpa', kind: 'records' }) })]);
+    // Its change set and zone.changed event are the platform's (the zone's), the event naming the customer it was written for.
+    const events = await lab.sql.query(`SELECT tenant_id, payload FROM events WHERE kind = 'zone.changed' AND payload->>'changeset_id' = $1`, [set.body.changeset_id]);
+    expect(events.rows).toEqual([{ tenant_id: lab.tokens.tenants.platform, payload: expect.objectContaining({ zone: '113.0.203.in-addr.arpa', change: 'records', acting_tenant_id: customerA }) }]);
     const state = await lab.sql.query(`SELECT state FROM change_sets WHERE id = $1`, [set.body.changeset_id]);
     expect(['pushed', 'live']).toContain(state.rows[0].state);
 

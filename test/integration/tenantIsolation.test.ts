@@ -707,10 +707,16 @@ const STAFF_ONLY: Record<string, string> = {
   listIpSpaces: 'rdns.test.ts',
   createIpSpace: 'rdns.test.ts',
   deleteIpSpace: 'rdns.test.ts',
+  getIpSpace: 'providerReverseDnssec.test.ts',
+  updateIpSpace: 'providerReverseDnssec.test.ts',
+  listIpSpaceZones: 'providerReverseDnssec.test.ts',
 };
 /** A valid request to a staff route, so that the refusal is about the token and nothing else. */
 const STAFF_PARAMS: Record<string, string> = { deleted_zone: `zon_${'a'.repeat(26)}`, space: `spc_${'a'.repeat(26)}` };
-const STAFF_BODIES: Record<string, Record<string, unknown>> = { createIpSpace: { cidr: '198.51.100.0/24', ptr_pattern: 'static.{dashed}.hosting.example.' } };
+const STAFF_BODIES: Record<string, Record<string, unknown>> = {
+  createIpSpace: { cidr: '198.51.100.0/24', ptr_pattern: 'static.{dashed}.hosting.example.' },
+  updateIpSpace: { dnssec: true },
+};
 const sweptRoutes = allRoutes.filter((r) => !STAFF_ONLY[r.operationId]);
 
 describe('provider-staff routes', () => {

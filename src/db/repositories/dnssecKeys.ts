@@ -57,6 +57,16 @@ export const keyRowsOf = (db: Knex | Knex.Transaction, zoneId: string): Promise<
 
 export const zoneKeys = async (db: Knex | Knex.Transaction, zoneId: string): Promise<StoredKey[]> => (await keyRowsOf(db, zoneId)).map(keyFromRow);
 
+/** The keys of several zones in one query, by zone, each zone's in zoneKeys' order. */
+export async function keysOfZones(db: Knex | Knex.Transaction, zoneIds: string[]): Promise<Map<string, StoredKey[]>> {
+  const rows = (await db('dnssec_keys')
+    .whereIn('zone_id', zoneIds)
+    .orderBy([{ column: 'zone_id' }, { column: 'role' }, { column: 'created_at' }, { column: 'id' }])) as (KeyRow & { zone_id: string })[];
+  const byZone = new Map<string, StoredKey[]>(zoneIds.map((id) => [id, []]));
+  for (const r of rows) byZone.get(r.zone_id)!.push(keyFromRow(r));
+  return byZone;
+}
+
 /** A new key, its private half already sealed (src/dnssec/keys.ts sealedZoneKey). */
 export interface NewKey {
   role: KeyRole;

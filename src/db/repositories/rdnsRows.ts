@@ -6,6 +6,10 @@ export interface IpSpaceRow {
   id: string;
   cidr: string;
   ptr_pattern: string;
+  dnssec: boolean;
+  forward_zone_id: string | null;
+  /** Joined by the reads (ipSpaces.ts spacesQuery). */
+  forward_zone_name?: string | null;
   created_at: Date;
 }
 
@@ -13,10 +17,21 @@ export interface IpSpace {
   id: string;
   block: Block;
   ptrPattern: string;
+  /** Its reverse zones are signed (docs/rdns.md "DNSSEC of the provider's reverse zones"). */
+  dnssec: boolean;
+  /** The zone keeping the forward records of its default names (docs/rdns.md "Forward records of default PTRs"). */
+  forwardZone: { id: string; name: string } | null;
   createdAt: Date;
 }
 
-export const ipSpaceToDomain = (r: IpSpaceRow): IpSpace => ({ id: r.id, block: parseBlock(r.cidr), ptrPattern: r.ptr_pattern, createdAt: r.created_at });
+export const ipSpaceToDomain = (r: IpSpaceRow): IpSpace => ({
+  id: r.id,
+  block: parseBlock(r.cidr),
+  ptrPattern: r.ptr_pattern,
+  dnssec: r.dnssec,
+  forwardZone: r.forward_zone_id && r.forward_zone_name ? { id: r.forward_zone_id, name: r.forward_zone_name } : null,
+  createdAt: r.created_at,
+});
 
 export interface IpAssignmentRow {
   id: string;

@@ -25,6 +25,17 @@ export function patternProblem(pattern: string, block: Block): string | null {
   return null;
 }
 
+/**
+ * What every name of a pattern ends with: the labels after the label of its last placeholder
+ * (`static.{dashed}.hosting.example.` → `hosting.example`; `{dashed}.` → ''). A zone holds every
+ * name of the pattern when this is the zone or lies below it.
+ */
+export function patternSuffix(pattern: string): string {
+  const afterPlaceholder = pattern.slice(pattern.lastIndexOf('}') + 1);
+  const dot = afterPlaceholder.indexOf('.');
+  return dot < 0 ? '' : afterPlaceholder.slice(dot + 1).replace(/\.$/, '').toLowerCase();
+}
+
 /** The owner of an address's PTR relative to its reverse zone; in an RFC 2317 classless zone (`0-26.2.0.192.in-addr.arpa`) the last octet. */
 export function ownerOfAddress(a: Address, zoneName: string): string {
   if (isClasslessZoneName(zoneName)) return formatAddress(a).split('.')[3]!;

@@ -27,15 +27,29 @@ export const ZONE_CHANGE_OF: Record<ChangeSetKind, ZoneChange> = {
   dnssec: 'dnssec',
 };
 
-/** The zone.changed event of a stored change set. */
+/**
+ * The zone.changed event of a stored change set. A write into a provider reverse zone made for a
+ * customer (its PTRs, docs/rdns.md "Events of PTR writes") belongs to the zone's tenant, the
+ * platform, and names the customer in `acting_tenant_id`: what a customer's webhook (issue 15)
+ * is found by. Other zones' events name no acting tenant.
+ */
 export function zoneChangedEvent(
-  zone: { id: string; tenantId: string; name: string },
+  zone: { id: string; tenantId: string; name: string; kind?: string },
   changeSet: { id: string; kind: ChangeSetKind; summary: Record<string, number> },
+  actingTenantId?: string,
 ): DomainEvent {
+  const forCustomer = zone.kind === 'provider_reverse' && actingTenantId !== undefined && actingTenantId !== zone.tenantId;
   return {
     tenantId: zone.tenantId,
     kind: 'zone.changed',
     zoneId: zone.id,
-    payload: { zone: zone.name, change: ZONE_CHANGE_OF[changeSet.kind], changeset_id: changeSet.id, kind: changeSet.kind, summary: changeSet.summary },
+    payload: {
+      zone: zone.name,
+      change: ZONE_CHANGE_OF[changeSet.kind],
+      changeset_id: changeSet.id,
+      kind: changeSet.kind,
+      summary: changeSet.summary,
+      ...(forCustomer ? { acting_tenant_id: actingTenantId } : {}),
+    },
   };
 }

@@ -17,6 +17,7 @@ import { appendChangeSet } from '../changeSets.js';
 import type { WriteContext } from '../writeContext.js';
 import { findZone } from '../zoneReads.js';
 import { blockInput } from './addressInput.js';
+import { syncSpaceForwardRecords } from './forwardRecords.js';
 import { ownerInZone, ownerScope, reverseZoneOf } from './reverseZones.js';
 
 export const ASSIGNMENT_SORT = [
@@ -129,6 +130,8 @@ export async function createAssignment(ctx: WriteContext, config: Config, reques
   const now = ctx.clock.now();
   const id = newId('ipa');
   await ctx.scoped.insert('ip_assignments', { id, space_id: spaceId, tenant_id: target.id, cidr, server_name: serverName, parent_id: parentId, assigned_by: acting.id, created_at: now });
+  // The space's row before any zone's (as PATCH /ip-spaces takes them): no lock-order deadlock.
+  if (block.family === 6 && block.prefixLength === 128) await syncSpaceForwardRecords(ctx, config, spaceId, `${cidr} assigned: forward record of its default PTR`);
   await republishSingleAddress(ctx, config, block, 'assigned');
   await recordAudit(ctx.trx, ctx.actor, now, { action: 'ip_assignment.created', targetType: 'ip_assignment', targetId: id, details: { cidr, tenant_id: target.id, server_name: serverName } });
   return getAssignment(ctx.scoped, id);
@@ -141,6 +144,7 @@ export async function deleteAssignment(ctx: WriteContext, config: Config, id: st
   const children = await ctx.trx('ip_assignments').where('parent_id', id).first(ctx.trx.raw('cidr::text as cidr'));
   if (children) throw new DomainError('conflict', { reason: 'assignment_has_children', cidr: formatBlock(a.block) });
   await ctx.trx('ip_assignments').where('id', id).delete();
+  if (a.block.family === 6 && a.block.prefixLength === 128) await syncSpaceForwardRecords(ctx, config, a.spaceId, `${formatBlock(a.block)} unassigned: forward record of its default PTR`);
   await republishSingleAddress(ctx, config, a.block, 'unassigned');
   await recordAudit(ctx.trx, ctx.actor, ctx.clock.now(), { action: 'ip_assignment.deleted', targetType: 'ip_assignment', targetId: id, details: { cidr: formatBlock(a.block), tenant_id: a.tenantId } });
 }

@@ -8,7 +8,7 @@ import type { Config } from '../../config/index.js';
 import { recordAudit } from '../../db/repositories/auditLog.js';
 import { type IpSpace, type IpSpaceRow, ipSpaceToDomain } from '../../db/repositories/rdnsRows.js';
 import { DomainError, validationFailed } from '../../domain/errors.js';
-import { type Block, formatBlock, reverseZonesOf } from '../../domain/ip/address.js';
+import { type Block, formatBlock, parseBlock, reverseZonesOf } from '../../domain/ip/address.js';
 import { patternProblem } from '../../domain/ip/defaultPtr.js';
 import { newId } from '../../domain/ids.js';
 import { DEFAULT_ZONE_TTL } from '../../domain/records/ttl.js';
@@ -17,23 +17,45 @@ import type { Actor } from '../actor.js';
 import { appendChangeSet } from '../changeSets.js';
 import { requestZoneDeletion } from '../zones.js';
 import type { WriteContext } from '../writeContext.js';
-import { findZone } from '../zoneReads.js';
+import { findZone, zonesQuery } from '../zoneReads.js';
+import { type DnssecDeps, type DnssecView, disableDnssec, dnssecViews, enableDnssec, prepareDeletion } from '../dnssec.js';
+import { paginate } from '../../db/paginate.js';
+import { type ZoneRow, zoneToDomain } from '../../db/repositories/zoneRows.js';
+import type { ScopedDb } from '../../db/tenantScope.js';
+import { DISABLING, type DnssecState } from '../../dnssec/states.js';
 import type { Knex } from 'knex';
+import { writeZone } from '../zoneWrite.js';
+import { forwardZoneInput, syncForwardRecords } from './forwardRecords.js';
 
 /** Address spaces and assignments from the provider are the platform's (403 for everyone else). */
 export function assertPlatform(actor: Actor): void {
   if (actor.acting.type !== 'platform') throw new DomainError('forbidden', { reason: 'ip_spaces_for_platform' });
 }
 
+/** Spaces with the name of their forward zone. */
+const spacesQuery = (db: Knex | Knex.Transaction) => db('ip_spaces as s').leftJoin('zones as fz', 'fz.id', 's.forward_zone_id').select('s.*', 'fz.name as forward_zone_name');
+
 export async function listIpSpaces(db: Knex | Knex.Transaction, actor: Actor): Promise<IpSpace[]> {
   assertPlatform(actor);
-  return ((await db('ip_spaces').orderBy('cidr').select('*')) as IpSpaceRow[]).map(ipSpaceToDomain);
+  return ((await spacesQuery(db).orderBy('s.cidr')) as IpSpaceRow[]).map(ipSpaceToDomain);
 }
 
 export async function getIpSpace(db: Knex | Knex.Transaction, id: string): Promise<IpSpace> {
-  const row = (await db('ip_spaces').where('id', id).first()) as IpSpaceRow | undefined;
+  const row = (await spacesQuery(db).where('s.id', id).first()) as IpSpaceRow | undefined;
   if (!row) throw new DomainError('not_found', { resource: 'address space' });
   return ipSpaceToDomain(row);
+}
+
+/** A default-PTR pattern for the block, or 422 at /ptr_pattern (docs/rdns.md "Default PTRs"). */
+function checkPattern(pattern: string, block: Block): void {
+  const problem = patternProblem(pattern, block);
+  if (problem) throw validationFailed([{ pointer: '/ptr_pattern', code: 'invalid_ptr_pattern', detail: problem }]);
+  try {
+    normalizeHostname(pattern.replaceAll('{dashed}', 'a-b').replaceAll('{ip}', '192.0.2.1').replaceAll('{reversed}', '1.2.0.192'));
+  } catch (e) {
+    if (e instanceof NameError) throw validationFailed([{ pointer: '/ptr_pattern', code: 'invalid_ptr_pattern', detail: e.message }]);
+    throw e;
+  }
 }
 
 /** The reverse zones of a space: a /16 of IPv4 gives 256 /24 zones, the most one space makes. */
@@ -51,17 +73,18 @@ export function providerZonesOf(block: Block) {
   return Array.from({ length: Number(count) }, (_, i) => reverseZonesOf({ family: 4, network: block.network + BigInt(i) * 256n, prefixLength: 24 })).flat();
 }
 
-export async function createIpSpace(ctx: WriteContext, config: Config, request: { cidr: string; ptr_pattern: string }): Promise<IpSpace> {
+export async function createIpSpace(
+  ctx: WriteContext,
+  config: Config,
+  request: { cidr: string; ptr_pattern: string; dnssec?: boolean; forward_zone?: string | null },
+  /** Needed when the space is signed from the start (`dnssec: true`). */
+  dnssec: DnssecDeps | null = null,
+): Promise<IpSpace> {
   assertPlatform(ctx.actor);
   const block = blockInput(request.cidr, '/cidr');
-  const problem = patternProblem(request.ptr_pattern, block);
-  if (problem) throw validationFailed([{ pointer: '/ptr_pattern', code: 'invalid_ptr_pattern', detail: problem }]);
-  try {
-    normalizeHostname(request.ptr_pattern.replaceAll('{dashed}', 'a-b').replaceAll('{ip}', '192.0.2.1').replaceAll('{reversed}', '1.2.0.192'));
-  } catch (e) {
-    if (e instanceof NameError) throw validationFailed([{ pointer: '/ptr_pattern', code: 'invalid_ptr_pattern', detail: e.message }]);
-    throw e;
-  }
+  checkPattern(request.ptr_pattern, block);
+  const pattern = request.ptr_pattern.toLowerCase();
+  const forwardZone = request.forward_zone ? await forwardZoneInput(ctx, config, request.forward_zone, pattern, block) : null;
   if (block.family === 4 && block.prefixLength < MIN_IPV4_SPACE) {
     throw validationFailed([{ pointer: '/cidr', code: 'block_too_large', detail: `An IPv4 address space is at most a /${MIN_IPV4_SPACE}; add ${formatBlock(block)} in parts.` }]);
   }
@@ -78,7 +101,8 @@ export async function createIpSpace(ctx: WriteContext, config: Config, request: 
 
   const now = ctx.clock.now();
   const id = newId('spc');
-  await ctx.trx('ip_spaces').insert({ id, cidr: formatBlock(block), ptr_pattern: request.ptr_pattern.toLowerCase(), created_at: now });
+  const space = { id, cidr: formatBlock(block), ptr_pattern: pattern };
+  await ctx.trx('ip_spaces').insert({ ...space, dnssec: request.dnssec === true, forward_zone_id: forwardZone?.id ?? null, created_at: now });
   for (const z of zones) {
     await ctx.scoped.insert('zones', {
       id: newId('zon'),
@@ -97,12 +121,121 @@ export async function createIpSpace(ctx: WriteContext, config: Config, request: 
     const zone = await findZone(ctx.scoped, config, z.name, ctx.trx, 'provider_reverse');
     await appendChangeSet(ctx, zone, { kind: 'zone_create', comment: `address space ${formatBlock(block)}`, itemCount: 0, summary: {}, results: [] });
   }
-  await recordAudit(ctx.trx, ctx.actor, now, { action: 'ip_space.created', targetType: 'ip_space', targetId: id, details: { cidr: formatBlock(block), zones: zones.map((z) => z.name) } });
+  if (request.dnssec) await applySpaceDnssec(ctx, requireDnssec(dnssec), id, true);
+  if (forwardZone) await syncForwardRecords(ctx, config, space, block, forwardZone.id, true, `address space ${space.cidr}: forward records of its default PTRs`);
+  await recordAudit(ctx.trx, ctx.actor, now, {
+    action: 'ip_space.created',
+    targetType: 'ip_space',
+    targetId: id,
+    details: { cidr: formatBlock(block), zones: zones.map((z) => z.name), dnssec: request.dnssec === true, forward_zone: forwardZone?.name ?? null },
+  });
   return getIpSpace(ctx.trx, id);
 }
 
-/** Only a space without assignments goes; its reverse zones are withdrawn like deleted zones. */
-export async function deleteIpSpace(ctx: WriteContext, config: Config, id: string): Promise<void> {
+function requireDnssec(deps: DnssecDeps | null): DnssecDeps {
+  if (!deps) throw new Error('signing an address space needs the DNSSEC dependencies');
+  return deps;
+}
+
+/**
+ * Brings every reverse zone of the space to `on` through the DNSSEC service, as the zone's own
+ * enable or disable would (keys, `dnssec.state_changed`, a `dnssec` change set, the worker's
+ * walk to `active` or `off`). A zone already on its way there is left alone; enabling a zone
+ * still being disabled is 409 `dnssec_transition_in_progress`, as for any zone.
+ */
+async function applySpaceDnssec(ctx: WriteContext, deps: DnssecDeps, spaceId: string, on: boolean): Promise<void> {
+  const zones = (await ctx.trx('zones').where({ ip_space_id: spaceId, kind: 'provider_reverse' }).whereNot('status', 'deleting').orderBy('name').select('name', 'dnssec_state')) as {
+    name: string;
+    dnssec_state: DnssecState;
+  }[];
+  for (const z of zones) {
+    if (on) await enableDnssec(ctx, deps, z.name, {}, 'provider_reverse');
+    else if (z.dnssec_state !== 'off' && !DISABLING.includes(z.dnssec_state)) await disableDnssec(ctx, deps, z.name, 'provider_reverse');
+  }
+}
+
+export interface IpSpaceChange {
+  dnssec?: boolean;
+  ptr_pattern?: string;
+  /** A zone name; null: no forward records any more. */
+  forward_zone?: string | null;
+}
+
+/**
+ * PATCH /ip-spaces/{space}: `dnssec` signs or unsigns every reverse zone of the space; a new
+ * `ptr_pattern` republishes every reverse zone (the build renders the defaults anew) and renames
+ * the forward records; a new `forward_zone` moves them (one change set in each zone).
+ */
+export async function updateIpSpace(ctx: WriteContext, config: Config, deps: DnssecDeps, id: string, change: IpSpaceChange): Promise<IpSpace> {
+  assertPlatform(ctx.actor);
+  const row = (await ctx.trx('ip_spaces').where('id', id).forUpdate().first()) as IpSpaceRow | undefined;
+  if (!row) throw new DomainError('not_found', { resource: 'address space' });
+  const block = parseBlock(row.cidr);
+  const pattern = change.ptr_pattern?.toLowerCase() ?? row.ptr_pattern;
+  if (change.ptr_pattern !== undefined) checkPattern(change.ptr_pattern, block);
+  const patternChanged = pattern !== row.ptr_pattern;
+  // The pattern's names must lie in the forward zone, whichever of the two changes.
+  let forwardZoneId = row.forward_zone_id;
+  if (change.forward_zone !== undefined || (patternChanged && row.forward_zone_id)) {
+    const name = change.forward_zone === undefined ? ((await ctx.trx('zones').where('id', row.forward_zone_id).first('name')) as { name: string }).name : change.forward_zone;
+    forwardZoneId = name ? (await forwardZoneInput(ctx, config, name, pattern, block)).id : null;
+  }
+
+  const space = { id, cidr: row.cidr, ptr_pattern: pattern };
+  await ctx.trx('ip_spaces').where('id', id).update({ ptr_pattern: pattern, forward_zone_id: forwardZoneId, ...(change.dnssec !== undefined ? { dnssec: change.dnssec } : {}) });
+  // Applied even when the flag already says so: a zone left behind (a transition refused earlier) follows now.
+  if (change.dnssec !== undefined) await applySpaceDnssec(ctx, deps, id, change.dnssec);
+  if (patternChanged) await republishSpaceZones(ctx, config, id, `address space ${row.cidr}: default PTR pattern ${pattern}`);
+  if (row.forward_zone_id && row.forward_zone_id !== forwardZoneId) {
+    await syncForwardRecords(ctx, config, space, block, row.forward_zone_id, false, `address space ${row.cidr}: forward records leave this zone`);
+  }
+  if (forwardZoneId && (patternChanged || forwardZoneId !== row.forward_zone_id)) {
+    await syncForwardRecords(ctx, config, space, block, forwardZoneId, true, `address space ${row.cidr}: forward records of its default PTRs`);
+  }
+  await recordAudit(ctx.trx, ctx.actor, ctx.clock.now(), { action: 'ip_space.updated', targetType: 'ip_space', targetId: id, details: { cidr: row.cidr, ...change } });
+  return getIpSpace(ctx.trx, id);
+}
+
+/** Every reverse zone of the space built anew (its defaults rendered from the pattern now stored): a whole-zone change set each. */
+async function republishSpaceZones(ctx: WriteContext, config: Config, spaceId: string, comment: string): Promise<void> {
+  const names = (await ctx.trx('zones').where({ ip_space_id: spaceId, kind: 'provider_reverse' }).whereNot('status', 'deleting').orderBy('name').pluck('name')) as string[];
+  for (const name of names) {
+    await writeZone(ctx, config, name, { reach: 'provider_reverse' }, (zone) =>
+      appendChangeSet(ctx, zone, { kind: 'records', comment, itemCount: 0, summary: { created: 0, updated: 0, deleted: 0 }, results: [] }),
+    );
+  }
+}
+
+export interface SpaceZone {
+  name: string;
+  block: string;
+  status: string;
+  dnssec: DnssecView;
+}
+
+const SPACE_ZONE_SORT = [
+  { column: 'z.reverse_block', direction: 'asc' as const, field: 'reverse_block_text' },
+  { column: 'z.id', direction: 'asc' as const, field: 'id' },
+];
+
+/** The reverse zones of a space with their DNSSEC object, by block: what staff read to follow or hand on the DS. */
+export async function listIpSpaceZones(db: Knex | Knex.Transaction, scoped: ScopedDb, config: Config, actor: Actor, id: string, after: unknown[] | null, limit: number) {
+  assertPlatform(actor);
+  await getIpSpace(db, id);
+  const qb = zonesQuery(scoped, config.zones.protectedNames, 'provider_reverse').where('z.ip_space_id', id).select(db.raw('z.reverse_block::text as reverse_block_text'));
+  const page = await paginate<ZoneRow & { reverse_block_text: string } & Record<string, unknown>>(qb, SPACE_ZONE_SORT, after, limit);
+  const zones = page.rows.map(zoneToDomain);
+  const views = await dnssecViews(db, zones);
+  const items: SpaceZone[] = page.rows.map((row, i) => ({ name: zones[i]!.name, block: row.reverse_block_text, status: zones[i]!.status, dnssec: views[i]! }));
+  return { items, next: page.next };
+}
+
+/**
+ * Only a space without assignments goes; its reverse zones are withdrawn like deleted zones — a
+ * signed one once its DS left the parent (prepareDeletion: 409 `dnssec_ds_present` for a DS staff
+ * placed themselves and that is still seen, unless `force`).
+ */
+export async function deleteIpSpace(ctx: WriteContext, config: Config, deps: DnssecDeps, id: string, force = false): Promise<void> {
   assertPlatform(ctx.actor);
   const space = (await ctx.trx('ip_spaces').where('id', id).forUpdate().first()) as IpSpaceRow | undefined;
   if (!space) throw new DomainError('not_found', { resource: 'address space' });
@@ -111,7 +244,12 @@ export async function deleteIpSpace(ctx: WriteContext, config: Config, id: strin
   const now = ctx.clock.now();
   const names = (await ctx.trx('zones').where({ ip_space_id: id, kind: 'provider_reverse' }).whereNot('status', 'deleting').pluck('name')) as string[];
   for (const name of names) {
-    await requestZoneDeletion(ctx, await findZone(ctx.scoped, config, name, ctx.trx, 'provider_reverse'), now, { ip_space_id: null });
+    const zone = await findZone(ctx.scoped, config, name, ctx.trx, 'provider_reverse');
+    await prepareDeletion(ctx, deps, zone, force);
+    await requestZoneDeletion(ctx, zone, now, { ip_space_id: null });
+  }
+  if (space.forward_zone_id) {
+    await syncForwardRecords(ctx, config, space, parseBlock(space.cidr), space.forward_zone_id, false, `address space ${space.cidr} removed: its forward records`);
   }
   await ctx.trx('zones').where('ip_space_id', id).update({ ip_space_id: null });
   await ctx.trx('ip_spaces').where('id', id).delete();

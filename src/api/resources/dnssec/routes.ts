@@ -2,6 +2,10 @@ import { z } from 'zod';
 import { presentRdata } from '../../../../nameserver/wire/rdata.js';
 import { dnskeyRdata } from '../../../dnssec/keys.js';
 import { checkDnssec, disableDnssec, type DnssecView, enableDnssec, getDnssec, requestRollover } from '../../../services/dnssec.js';
+import { DomainError } from '../../../domain/errors.js';
+import { missingScopes } from '../../../domain/scopes.js';
+import { hasFeature } from '../../../domain/tenancy.js';
+import type { Actor } from '../../../services/actor.js';
 import { defineRoute, writeContext } from '../../routing/route.js';
 import { iso, timestamp } from '../common.js';
 import { zoneParam } from '../zones/schemas.js';
@@ -40,7 +44,7 @@ export const dnssecSchema = z.object({
   checked_at: timestamp.nullable(),
 });
 
-function presentDnssec(v: DnssecView): z.infer<typeof dnssecSchema> {
+export function presentDnssec(v: DnssecView): z.infer<typeof dnssecSchema> {
   return {
     zone: v.zone.name,
     state: v.state,
@@ -66,6 +70,16 @@ function presentDnssec(v: DnssecView): z.infer<typeof dnssecSchema> {
 }
 
 const params = z.strictObject({ zone: zoneParam });
+
+/**
+ * A request that switches DNSSEC on as part of another write (POST /zones with `dnssec: true`,
+ * an address space's `dnssec`) needs what the DNSSEC endpoints need: the scope and the feature.
+ */
+export function assertMayWriteDnssec(actor: Actor): void {
+  const missing = missingScopes(actor.token.scopes, ['dnssec:write']);
+  if (missing.length) throw new DomainError('insufficient_scope', { scopes: missing.join(', ') });
+  if (!hasFeature(actor.actingChain, 'dnssec')) throw new DomainError('feature_disabled', { feature: 'dnssec' });
+}
 const DNSSEC_ERRORS = ['not_implemented', 'feature_disabled', 'dnssec_transition_in_progress'] as const;
 
 export const dnssecRoutes = [

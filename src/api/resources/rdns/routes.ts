@@ -3,12 +3,14 @@ import type { IpAssignment, IpSpace } from '../../../db/repositories/rdnsRows.js
 import { formatBlock } from '../../../domain/ip/address.js';
 import { createAssignment, deleteAssignment, listAssignments } from '../../../services/rdns/assignments.js';
 import { blockInput } from '../../../services/rdns/addressInput.js';
-import { createIpSpace, deleteIpSpace, listIpSpaces } from '../../../services/rdns/ipSpaces.js';
+import { createIpSpace, deleteIpSpace, getIpSpace, listIpSpaces, listIpSpaceZones, assertPlatform, type SpaceZone, updateIpSpace } from '../../../services/rdns/ipSpaces.js';
 import { getPtr, listPtrs, type PtrView, type PtrWritten, writePtrs } from '../../../services/rdns/ptr.js';
 import { listEnvelope, listResult, pageRequest } from '../../pagination.js';
 import { defineRoute, type HandlerInput, writeContext } from '../../routing/route.js';
 import { iso, pageQuery, tenantIdParam, timestamp } from '../common.js';
 import { warningsSchema } from '../zones/presenter.js';
+import { assertMayWriteDnssec, dnssecSchema, presentDnssec } from '../dnssec/routes.js';
+import { booleanParam } from '../../routing/validate.js';
 
 const TAG = 'Reverse DNS';
 
@@ -42,9 +44,38 @@ const ipSpaceSchema = z.object({
   id: z.string(),
   cidr: z.string(),
   ptr_pattern: z.string().describe('e.g. static.{dashed}.hosting.example. — {dashed}, {ip} (IPv4), {reversed}'),
+  dnssec: z.boolean().describe('The space’s reverse zones are signed; each zone’s DNSSEC state: GET /ip-spaces/{space}/zones'),
+  forward_zone: z
+    .string()
+    .nullable()
+    .describe('The provider’s zone in which the service keeps an A/AAAA record (managed_by: the space’s id) for every default name: each IPv4 address of the space, each IPv6 address assigned alone (/128)'),
   created_at: timestamp,
 });
-const presentSpace = (s: IpSpace) => ({ id: s.id, cidr: formatBlock(s.block), ptr_pattern: s.ptrPattern, created_at: s.createdAt.toISOString() });
+const presentSpace = (s: IpSpace) => ({
+  id: s.id,
+  cidr: formatBlock(s.block),
+  ptr_pattern: s.ptrPattern,
+  dnssec: s.dnssec,
+  forward_zone: s.forwardZone?.name ?? null,
+  created_at: s.createdAt.toISOString(),
+});
+const patternField = z.string().min(3).max(253);
+const forwardZoneField = z
+  .string()
+  .min(1)
+  .max(253)
+  .nullable()
+  .describe('A forward zone of the platform tenant holding every name of the pattern (422 otherwise; IPv4 spaces up to a /20); null: none (its forward records are removed)');
+
+const spaceZoneSchema = z.object({
+  name: z.string(),
+  block: z.string().describe('The block the zone covers (an IPv4 /24, an RFC 2317 block, an IPv6 nibble block)'),
+  status: z.enum(['activating', 'active', 'deleting']),
+  dnssec: dnssecSchema.describe('As GET /zones/{zone}/dnssec shows it for a customer’s zone: `ds` is what to place at the parent (the RIR’s reverse delegation) in assisted mode'),
+});
+const presentSpaceZone = (z: SpaceZone) => ({ name: z.name, block: z.block, status: z.status, dnssec: presentDnssec(z.dnssec) });
+
+const spaceParams = z.strictObject({ space: z.string().regex(/^spc_[a-z2-7]+$/, 'must be an address space id (spc_…)') });
 
 const assignmentSchema = z.object({
   id: z.string(),
@@ -98,11 +129,17 @@ export const rdnsRoutes = [
       'Creates the space’s reverse zones at once (IPv4 cut on octets, RFC 2317 below a /24; IPv6 on nibbles), owned by the platform tenant, published and served like any zone and never listed in /zones. Overlapping another space or a prefix: 409 `conflict`; a reverse zone of that name exists: 409 `zone_exists`.',
     tag: TAG,
     scopes: ['rdns:write'],
-    body: z.strictObject({ cidr: cidrText, ptr_pattern: z.string().min(3).max(253) }),
-    errors: ['forbidden', 'conflict', 'zone_exists'],
+    body: z.strictObject({
+      cidr: cidrText,
+      ptr_pattern: patternField,
+      dnssec: z.boolean().optional().describe('true: the reverse zones are signed from the start (needs the scope dnssec:write as well)'),
+      forward_zone: forwardZoneField.optional(),
+    }),
+    errors: ['forbidden', 'conflict', 'zone_exists', 'insufficient_scope', 'not_implemented', 'record_managed'],
     responses: { 201: { description: 'Created', schema: ipSpaceSchema, headers: ['Location', 'Idempotent-Replayed'] } },
     handler: async (input) => {
-      const s = await createIpSpace(writeContext(input), input.services.config, input.body);
+      if (input.body.dnssec) assertMayWriteDnssec(input.actor);
+      const s = await createIpSpace(writeContext(input), input.services.config, input.body, input.services.dnssec);
       return { status: 201, body: presentSpace(s), headers: { Location: `/api/v1/ip-spaces/${s.id}` } };
     },
   }),
@@ -111,15 +148,71 @@ export const rdnsRoutes = [
     path: '/ip-spaces/{space}',
     operationId: 'deleteIpSpace',
     summary: 'Remove an address space (provider staff)',
-    description: 'Only a space without assignments (409 `conflict` otherwise); its reverse zones are withdrawn like deleted zones.',
+    description:
+      'Only a space without assignments (409 `conflict` otherwise); its reverse zones are withdrawn like deleted zones — signed ones once their DS left the parent (as a signed zone’s deletion: 409 `dnssec_ds_present` for a DS placed by hand and still seen, unless `force=true`).',
     tag: TAG,
     scopes: ['rdns:write'],
-    params: z.strictObject({ space: z.string().regex(/^spc_[a-z2-7]+$/, 'must be an address space id (spc_…)') }),
-    errors: ['forbidden', 'conflict'],
+    params: spaceParams,
+    query: z.strictObject({ force: booleanParam.optional().describe('Delete even while a DS placed by hand (assisted mode) is visible at the parent.') }),
+    errors: ['forbidden', 'conflict', 'dnssec_ds_present'],
     responses: { 204: { description: 'Removed' } },
     handler: async (input) => {
-      await deleteIpSpace(writeContext(input), input.services.config, input.params.space);
+      await deleteIpSpace(writeContext(input), input.services.config, input.services.dnssec, input.params.space, input.query.force ?? false);
       return { status: 204 };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/ip-spaces/{space}',
+    operationId: 'getIpSpace',
+    summary: 'One address space (provider staff)',
+    description: 'Platform tokens only (403 otherwise).',
+    tag: TAG,
+    scopes: ['rdns:read'],
+    params: spaceParams,
+    errors: ['forbidden'],
+    responses: { 200: { description: 'The address space', schema: ipSpaceSchema } },
+    handler: async (input) => {
+      assertPlatform(input.actor);
+      return { status: 200, body: presentSpace(await getIpSpace(input.trx ?? input.services.db, input.params.space)) };
+    },
+  }),
+  defineRoute({
+    method: 'patch',
+    path: '/ip-spaces/{space}',
+    operationId: 'updateIpSpace',
+    summary: 'Change an address space (provider staff)',
+    description:
+      '`ptr_pattern`: the defaults of every reverse zone are rendered anew with the next version, and the forward records renamed. `forward_zone`: the forward records move there (one change set in each zone; a name there that the platform already uses for records of its own: 409 `record_managed`). `dnssec: true` enables DNSSEC on every reverse zone of the space through the DNSSEC state machine (docs/dnssec.md; mode automatic where the registry takes the DS, else assisted: the DS to hand to the RIR is in GET /ip-spaces/{space}/zones); `false` disables it on each (the DS leaves the parent first). A zone of the space still being disabled: 409 `dnssec_transition_in_progress` for `true`. Needs the scope dnssec:write as well; DNSSEC_SIGNING=off: 501.',
+    tag: TAG,
+    scopes: ['rdns:write'],
+    params: spaceParams,
+    body: z.strictObject({ dnssec: z.boolean().optional(), ptr_pattern: patternField.optional(), forward_zone: forwardZoneField.optional() }),
+    errors: ['forbidden', 'insufficient_scope', 'not_implemented', 'dnssec_transition_in_progress', 'record_managed'],
+    responses: { 200: { description: 'The address space as changed', schema: ipSpaceSchema } },
+    handler: async (input) => {
+      assertPlatform(input.actor);
+      if (input.body.dnssec !== undefined) assertMayWriteDnssec(input.actor);
+      return { status: 200, body: presentSpace(await updateIpSpace(writeContext(input), input.services.config, input.services.dnssec, input.params.space, input.body)) };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/ip-spaces/{space}/zones',
+    operationId: 'listIpSpaceZones',
+    summary: 'The reverse zones of an address space, with their DNSSEC state (provider staff)',
+    description: 'Platform tokens only (403 otherwise). By block; each zone with its DNSSEC object (state, mode, keys, the DS to place at the parent, what the parent shows, the last validation).',
+    tag: TAG,
+    scopes: ['rdns:read'],
+    params: spaceParams,
+    query: z.strictObject({ ...pageQuery }),
+    errors: ['forbidden'],
+    responses: { 200: { description: 'A page of the space’s reverse zones', schema: listEnvelope(spaceZoneSchema) } },
+    handler: async (input) => {
+      const list = `ip-space-zones:${input.params.space}`;
+      const { after, limit } = pageRequest(input, list);
+      const page = await listIpSpaceZones(input.trx ?? input.services.db, input.scoped, input.services.config, input.actor, input.params.space, after, limit);
+      return listResult(input, list, page.items.map(presentSpaceZone), page.next);
     },
   }),
   defineRoute({

@@ -2,12 +2,12 @@ import { z } from 'zod';
 import { DNSSEC_STATES } from '../../../dnssec/states.js';
 import { DomainError } from '../../../domain/errors.js';
 import { CHANGESET_STATES } from '../../../domain/publication.js';
-import { missingScopes } from '../../../domain/scopes.js';
 import { hasFeature } from '../../../domain/tenancy.js';
 import { enableDnssec } from '../../../services/dnssec.js';
 import { templateChangeItems } from '../../../services/templates.js';
 import { getZone } from '../../../services/zoneReads.js';
 import { createZone, deleteZone, listZones, updateZone } from '../../../services/zones.js';
+import { assertMayWriteDnssec } from '../dnssec/routes.js';
 import { templateIdParam } from '../templates/routes.js';
 import { listEnvelope, listResult, pageRequest } from '../../pagination.js';
 import { defineRoute, writeContext } from '../../routing/route.js';
@@ -99,11 +99,7 @@ export const zoneRoutes = [
     responses: { 201: { description: 'Created; `warnings` of the initial records and template', schema: zoneCreatedSchema, headers: ['Location', 'ETag', 'Idempotent-Replayed'] } },
     handler: async (input) => {
       const { body, services } = input;
-      if (body.dnssec) {
-        const missing = missingScopes(input.actor.token.scopes, ['dnssec:write']);
-        if (missing.length) throw new DomainError('insufficient_scope', { scopes: missing.join(', ') });
-        if (!hasFeature(input.actor.actingChain, 'dnssec')) throw new DomainError('feature_disabled', { feature: 'dnssec' });
-      }
+      if (body.dnssec) assertMayWriteDnssec(input.actor);
       const ctx = writeContext(input);
       const template = body.template;
       // A template at creation is gated like apply-template (feature `templates`, whole chain).
