@@ -15,6 +15,7 @@ import * as reverseDns from './20261125000400_reverse_dns.js';
 import * as prefixes from './20261125000600_prefixes.js';
 import * as managedRecords from './20261125000750_managed_records.js';
 import * as backendReadings from './20261125000700_backend_readings.js';
+import * as dyndns from './20261125000800_dyndns.js';
 import * as ipSpaceDnssec from './20261125002000_ip_space_dnssec.js';
 import * as ipSpaceForwardZone from './20261125002100_ip_space_forward_zone.js';
 
@@ -38,6 +39,7 @@ export const migrations: Record<string, Migration> = {
   '20261125000600_prefixes': prefixes,
   '20261125000700_backend_readings': backendReadings,
   '20261125000750_managed_records': managedRecords,
+  '20261125000800_dyndns': dyndns,
   '20261125002000_ip_space_dnssec': ipSpaceDnssec,
   '20261125002100_ip_space_forward_zone': ipSpaceForwardZone,
 };

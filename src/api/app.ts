@@ -10,6 +10,7 @@ import { DOCS_ASSET_BASE, docsInitScript, loadDocsAssets, renderDocsPage } from 
 import { buildOpenApiDocument } from './docs/openapi.js';
 import { writeProblem } from './problem.js';
 import { allRoutes } from './resources/index.js';
+import { NIC_UPDATE_PATH, nicUpdateHandler } from './resources/dyndns/nicUpdate.js';
 import { identifyClient, routeMiddleware } from './routing/pipeline.js';
 
 export const API_BASE = '/api/v1';
@@ -165,6 +166,8 @@ export function createApp({ services, logger, metrics, readiness }: AppOptions):
   router.get(openApiUrl, (ctx) => {
     ctx.body = openApi;
   });
+  // dyndns2 routers (docs/dyndns.md): their own authentication and plain-text answers.
+  router.get(NIC_UPDATE_PATH, nicUpdateHandler(services, logger));
 
   const api = new Router({ prefix: API_BASE });
   api.use(

@@ -2,6 +2,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import type { Deployment } from '../domain/deployment.js';
+import { parseAddress, parseBlock } from '../domain/ip/address.js';
 
 export type { Deployment };
 export type Role = 'api' | 'nameserver' | 'worker';
@@ -68,6 +69,21 @@ export interface Config {
     /** Zones the backend can serve in all; creation beyond it is backend_capacity_exhausted. */
     backendCapacity: number;
   };
+  dyndns: DyndnsConfig;
+}
+
+/** GET /nic/update (docs/dyndns.md). */
+export interface DyndnsConfig {
+  /**
+   * Proxies (CIDR) whose X-Forwarded-For names the client: its address is the update's address
+   * when the router gives none, and the one failed authentications count against. Empty: the
+   * header is never read.
+   */
+  trustedProxies: string[];
+  /** Requests one host may make per minute before it is answered `abuse`. */
+  hostUpdatesPerMinute: number;
+  /** Failed authentications one client address may make per minute before it is answered `abuse`. */
+  authFailuresPerMinute: number;
 }
 
 export interface DnssecConfig {
@@ -226,6 +242,9 @@ const variables = {
   DNSSEC_VALIDATOR: hostPortList.optional(),
   DNSSEC_SIGNING_THREAD_FROM: z.coerce.number().int().min(0).default(5000),
   DNSSEC_SIGNING_THREAD_HEAP_MB: z.coerce.number().int().min(1).optional(),
+  DYNDNS_TRUSTED_PROXIES: list.pipe(z.array(z.string().regex(/^[0-9a-fA-F:.]+(\/\d{1,3})?$/, 'must be a comma-separated list of addresses or CIDR blocks'))).optional(),
+  DYNDNS_HOST_UPDATES_PER_MINUTE: z.coerce.number().int().min(1).default(20),
+  DYNDNS_AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).default(20),
 } as const;
 
 type Parsed = { [K in keyof typeof variables]: z.output<(typeof variables)[K]> };
@@ -250,6 +269,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   if (p.BILLING_API_TOKEN && !p.BILLING_API_URL) {
     throw new ConfigError('BILLING_API_URL', 'is required when BILLING_API_TOKEN is set');
+  }
+  for (const proxy of p.DYNDNS_TRUSTED_PROXIES ?? []) {
+    try {
+      if (proxy.includes('/')) parseBlock(proxy);
+      else parseAddress(proxy);
+    } catch (e) {
+      throw new ConfigError('DYNDNS_TRUSTED_PROXIES', `("${proxy}"): ${(e as Error).message}`);
+    }
   }
   const [hour, minute] = p.LAB_RESET_TIME.split(':').map(Number) as [number, number];
   return {
@@ -303,6 +330,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       extraPublicSuffixes: p.EXTRA_PUBLIC_SUFFIXES ?? (p.DEPLOYMENT === 'sandbox' ? ['test', 'example'] : []),
       defaultSoaEmail: p.DEFAULT_SOA_EMAIL,
       backendCapacity: p.BACKEND_ZONE_CAPACITY,
+    },
+    dyndns: {
+      trustedProxies: p.DYNDNS_TRUSTED_PROXIES ?? [],
+      hostUpdatesPerMinute: p.DYNDNS_HOST_UPDATES_PER_MINUTE,
+      authFailuresPerMinute: p.DYNDNS_AUTH_FAILURES_PER_MINUTE,
     },
   };
 }

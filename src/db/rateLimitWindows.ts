@@ -45,3 +45,9 @@ export async function takeWindowCounts(db: Knex, bucket: string, windowStart: Da
 export async function deleteOldRateLimitWindows(db: Knex, now: Date): Promise<number> {
   return db('rate_limit_windows').where('window_start', '<', new Date(now.getTime() - 2 * WINDOW_MS)).delete();
 }
+
+/** The count of a bucket's window without taking a number (a check before costly work). */
+export async function readWindowCount(db: Knex, bucket: string, windowStart: Date): Promise<number> {
+  const row = (await db('rate_limit_windows').where({ bucket, window_start: windowStart }).first('count')) as { count: number | string } | undefined;
+  return row ? Number(row.count) : 0;
+}

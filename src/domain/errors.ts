@@ -49,6 +49,7 @@ export const resourceNouns = {
   prefix: { en: 'prefix', de: noun('n', 'Präfix') },
   'address space': { en: 'address space', de: noun('m', 'Adressraum') },
   'IP assignment': { en: 'IP assignment', de: noun('f', 'IP-Zuweisung') },
+  'DynDNS host': { en: 'DynDNS host', de: noun('m', 'DynDNS-Host') },
 } satisfies Record<string, { en: string; de: GermanNoun }>;
 
 export type ResourceNoun = keyof typeof resourceNouns;
@@ -137,6 +138,14 @@ export const problemReasons = {
   reverse_zone_still_deleting: {
     en: 'The reverse zone {zone} of an earlier attachment is still being deleted; try again shortly.',
     de: 'Die Reverse-Zone {zone} einer früheren Zuordnung wird noch gelöscht; bitte gleich erneut versuchen.',
+  },
+  dyndns_host_exists: {
+    en: 'There is a DynDNS host at {name} already.',
+    de: 'Unter {name} gibt es bereits einen DynDNS-Host.',
+  },
+  dyndns_name_in_use: {
+    en: 'The name {name} holds {types} records already; a DynDNS host needs a name without address records or CNAME.',
+    de: 'Der Name {name} hat bereits {types}-Einträge; ein DynDNS-Host braucht einen Namen ohne Adresseinträge und CNAME.',
   },
   zone_being_deleted: { en: 'The zone {zone} is being deleted.', de: 'Die Zone {zone} wird gerade gelöscht.' },
   zone_deletion_running: {

@@ -11,7 +11,7 @@ import type { Clock } from '../domain/clock.js';
 import { newId } from '../domain/ids.js';
 import { PeriodicJob } from '../jobs/periodicJob.js';
 import type { Logger } from '../observability/logger.js';
-import type { Actor } from '../services/actor.js';
+import { tokenlessActor } from '../services/actor.js';
 import { type DnssecDeps, enableDnssec } from '../services/dnssec.js';
 import type { LabResetStep } from '../services/index.js';
 import { createLabParentZone, labParentZoneNames, setLabParentRecords } from '../services/labParentZones.js';
@@ -28,27 +28,7 @@ export async function registrarContext(trx: Knex.Transaction, clock: Clock): Pro
   const row = (await trx('tenants').where('id', seed.platform).first()) as TenantRow | undefined;
   if (!row) return null;
   const tenant = tenantToDomain(row);
-  const actor: Actor = {
-    requestId: newId('req'),
-    token: {
-      id: 'lab-registry',
-      apiClientId: 'lab-registry',
-      apiClientName: 'lab registry',
-      name: 'lab registry',
-      deployment: 'sandbox',
-      scopes: [],
-      displayPrefix: '',
-      expiresAt: null,
-      revokedAt: null,
-      lastUsedAt: null,
-      tenant,
-      chain: [tenant],
-      user: null,
-    },
-    acting: tenant,
-    actingChain: [tenant],
-    onBehalfOf: false,
-  };
+  const actor = tokenlessActor('lab-registry', 'lab registry', [tenant], 'sandbox', newId('req'));
   return { trx, scoped: new ScopedDb(trx, tenant.id), actor, clock, identityChanged: () => {} };
 }
 

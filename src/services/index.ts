@@ -13,6 +13,8 @@ import { RateLimiter } from './rateLimiter.js';
 import { TokenCache } from './tokenCache.js';
 import { tenantZones } from './zoneReads.js';
 import { backendStats } from './backendQuota.js';
+import { CredentialVerifier } from './dyndns/credentials.js';
+import { dyndnsStats } from './dyndns/stats.js';
 import { ipStats } from './ipStats.js';
 import { recordStats, StatsService, type StatsContributor, tenantStats, tokenStats, whereTokenActive, zoneStats } from './stats.js';
 
@@ -53,6 +55,8 @@ export interface Services extends ServiceDeps {
   tokens: TokenCache;
   /** Request counts of API clients and acted-for customers (rate limits). */
   rateLimiter: RateLimiter;
+  /** DynDNS passwords verified in this process (src/services/dyndns/credentials.ts). */
+  dyndnsCredentials: CredentialVerifier;
   stats: StatsService;
   usage: UsageContributor[];
   labResetSteps: LabResetStep[];
@@ -83,8 +87,9 @@ export function createServices(deps: ServiceDeps): Services {
     identity: new IdentityStore(deps.db),
     tokens: new TokenCache(),
     rateLimiter: new RateLimiter(deps.db),
+    dyndnsCredentials: new CredentialVerifier(),
     stats: new StatsService(
-      [tenantStats, tokenStats, zoneStats, recordStats(deps.config.zones.nameservers), ipStats(deps.db), backendStats(deps.db), ...(deps.statsContributors ?? [])],
+      [tenantStats, tokenStats, zoneStats, recordStats(deps.config.zones.nameservers), ipStats(deps.db), backendStats(deps.db), dyndnsStats, ...(deps.statsContributors ?? [])],
       deps.clock,
     ),
     usage: [credentialUsage(deps.clock), ...(deps.usageContributors ?? [])],

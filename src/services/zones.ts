@@ -241,6 +241,9 @@ export const deleteZone = (
  */
 export async function requestZoneDeletion(ctx: WriteContext, zone: Zone, now: Date, columns: Record<string, unknown> = {}): Promise<void> {
   zone.status = 'deleting';
+  // Spec "DELETE zone rules" 2: the zone's DynDNS hosts go with it, at once: their routers get
+  // badauth from now on (their records go with the zone's).
+  await ctx.trx('dyndns_hosts').where('zone_id', zone.id).delete();
   await appendChangeSet(ctx, zone, {
     kind: 'zone_delete',
     itemCount: 0,

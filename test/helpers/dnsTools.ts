@@ -19,6 +19,8 @@ const PACKAGE_OF: Record<string, string> = {
   unbound: 'unbound',
   delv: 'dnsutils',
   'ldns-verify-zone': 'ldnsutils',
+  ddclient: 'ddclient',
+  inadyn: 'inadyn',
 };
 
 /** The absolute path of an executable on PATH, or null. */

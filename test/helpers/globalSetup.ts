@@ -59,7 +59,9 @@ export default async function setup(project: TestProject) {
 
   return async () => {
     // Databases of files that crashed before their own cleanup go with the template.
-    const leftovers = await admin.query(`SELECT datname FROM pg_database WHERE datname LIKE 'mdns_t_${process.pid}_%'`);
+    // starts_with, not LIKE: in LIKE `_` matches any character, so run 2776's cleanup would take
+    // run 27760's databases (mdns_t_27760_…) from under it on a shared server.
+    const leftovers = await admin.query(`SELECT datname FROM pg_database WHERE starts_with(datname, $1)`, [`mdns_t_${process.pid}_`]);
     for (const row of leftovers.rows) await admin.query(`DROP DATABASE IF EXISTS ${row.datname} WITH (FORCE)`);
     await admin.query(`DROP DATABASE IF EXISTS ${template} WITH (FORCE)`);
     await admin.end();

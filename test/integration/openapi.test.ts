@@ -35,6 +35,14 @@ describe('GET /api/v1/openapi.json', () => {
     }
   });
 
+  it('documents GET /nic/update outside the base path, with Basic auth and plain-text answers', () => {
+    const op = doc.paths['/nic/update'];
+    expect(op.servers).toEqual([expect.objectContaining({ url: '/' })]);
+    expect(op.get.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(['hostname', 'myip', 'myipv6', 'offline']));
+    expect(Object.keys(op.get.responses)).toEqual(expect.arrayContaining(['200', '401']));
+    expect(doc.components.securitySchemes.dyndnsBasic).toMatchObject({ type: 'http', scheme: 'basic' });
+  });
+
   it('documents request bodies as closed objects, matching the unknown-field rule', () => {
     const body = doc.paths['/tenants'].post.requestBody.content['application/json'].schema;
     expect(body.additionalProperties).toBe(false);

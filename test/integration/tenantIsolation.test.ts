@@ -65,6 +65,7 @@ const PARAM_KINDS: Record<
   // An address names the PTR of an IP assignment (docs/rdns.md): outside the tenant's assignments
   // and prefixes it is 403 not_owner, foreign and unassigned alike.
   ip: { table: 'ptr_addresses', missing: '203.0.113.254', denied: { status: 403, code: 'not_owner' }, detailNamesValue: true },
+  host: { table: 'dyndns_hosts', missing: `dyn_${'a'.repeat(26)}` },
 };
 
 /** Tables whose objects a tenant may use from its ancestors (PARAM_KINDS.flowsDown). */
@@ -79,7 +80,7 @@ const nextBlock = () => `172.16.${++blocks}.0/24`;
  * Writes naming no object that create for a tenant below the acting one (named in the body), as
  * creating a tenant does: a prefix and its reverse zones are the customer's.
  */
-const CREATES_BELOW = new Set(['attachPrefix']);
+const CREATES_BELOW = new Set(['attachPrefix', 'createDyndnsHost']);
 
 interface ControlContext {
   world: World;
@@ -91,7 +92,7 @@ interface BodyRef {
   /** What the body names (a top-level field, or a description when `place` is given). */
   field: string;
   table: ObjectTable;
-  /** Puts an object's id into a fresh body (default: as the top-level `field`). */
+  /** Puts an object's reference (its id; a zone's name) into a fresh body (default: as the top-level `field`). */
   place?: (body: Record<string, unknown>, id: string) => Record<string, unknown>;
   /** What naming a foreign (or missing) object there answers. */
   denied: { status: number; code: string; pointer?: string };
@@ -284,6 +285,14 @@ const WRITE_CASES: Record<string, WriteCase> = {
     // Its writes land in the provider's reverse zones (no API objects): no "creates" check.
     writesHidden: true,
   },
+  // A host in a zone named in the body is its zone's tenant's (a customer's, below the acting tenant).
+  createDyndnsHost: {
+    body: () => ({ zone: zoneOf.customerA, name: `probe-${unique()}` }),
+    refs: [{ field: 'zone', table: 'zones', denied: { status: 404, code: 'not_found' }, control: () => zoneOf.customerD! }],
+  },
+  // The victim's first host is needed by the rotation control: delete its spare one.
+  deleteDyndnsHost: { controlParams: () => ({ host: spareHostOfD }) },
+  rotateDyndnsHostPassword: {},
   retryChangeSet: {
     // Retry is only allowed from `failed` (409 otherwise): the control's change set is made so.
     prepareControl: async ({ params }) => {
@@ -323,6 +332,7 @@ const LIST_CONTENTS: Record<string, ObjectTable> = {
   listRecords: 'records',
   listChangeSets: 'change_sets',
   listIps: 'ip_assignments',
+  listDyndnsHosts: 'dyndns_hosts',
 };
 
 /**
@@ -535,6 +545,7 @@ let resellerForD: Actor;
 /** Customer D's first assigned address and its spare assignment (for the deletion control). */
 let addressOfD: string;
 let spareAssignmentOfD: string;
+let spareHostOfD: string;
 let assignedProbe = 0;
 
 /** A fixture tenant's role for messages, e.g. "customerB". */
@@ -666,6 +677,12 @@ beforeAll(async () => {
     if (role === 'customerD') addressOfD = a.cidr.replace(/\/\d+$/, '');
   }
   spareAssignmentOfD = expectStatus(await platform.post('/ips', { cidr: '203.0.113.200/29', tenant_id: T.customerD }), 201, 'spare assignment of D').id;
+
+  // A DynDNS host in every tenant's zone, made with its own token; customer D a spare one.
+  for (const role of Object.keys(T) as Role[]) {
+    expectStatus(await lab.as(tokenOf[role]!).post('/dyndns/hosts', { zone: zoneOf[role], name: 'dyn' }), 201, `DynDNS host of ${role}`);
+  }
+  spareHostOfD = expectStatus(await lab.as(tokenOf.customerD!).post('/dyndns/hosts', { zone: zoneOf.customerD, name: 'dyn-spare' }), 201, 'spare host of D').id;
 
   // Each actor writes something of its own, so its audit log and lists are not empty.
   for (const a of actors) expectStatus(await a.api.post(`/tenants/${a.root}/api-clients`, { name: `Own client of ${a.name}` }), 201, a.name);
@@ -811,6 +828,7 @@ describe('visibility by token kind', () => {
       expect(stats.api_tokens.api_clients, a.name).toBe(own('api_clients').length);
       expect(stats.zones.total, a.name).toBe(own('zones').length);
       expect(stats.records.total, a.name).toBe(own('records').length);
+      expect(stats.dyndns.hosts, a.name).toBe(own('dyndns_hosts').length);
     }
   });
 
@@ -953,7 +971,7 @@ describe.each(sweptRoutes.map((r) => [label(r), r] as const))('%s', (_, route) =
             const targets = foreign(ref.table, true);
             if (targets.length === 0) failures.push(`${a.name}: no foreign ${ref.table} to name in ${ref.field}`);
             for (const o of targets) {
-              const res = await probe(a, ownParams, place(body() ?? {}, o.id), `${ref.field} owned by ${who(o.owner)}`, ref.denied);
+              const res = await probe(a, ownParams, place(body() ?? {}, o.ref), `${ref.field} owned by ${who(o.owner)}`, ref.denied);
               if (o === targets[0]) {
                 const kind = Object.values(PARAM_KINDS).find((k) => k.table === ref.table);
                 if (kind) {

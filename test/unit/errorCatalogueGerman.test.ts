@@ -46,7 +46,7 @@ function paramSets(code: ErrorCode): ErrorParams[] {
 // German uses as they are. Everything else of the English vocabulary must not appear in German.
 const SHARED_WORDS = new Set([
   'API', 'Authorization', 'Bearer', 'DNSSEC', 'ETag', 'GET', 'Idempotency-Key', 'JSON', 'NS', 'SOA', 'Zone', 'Token',
-  'Multipart', 'Apex-NS', 'Reseller', 'Plattform', 'errors', 'me', 'Nameserver', 'Client', 'API-Client', 'token',
+  'Multipart', 'Apex-NS', 'Reseller', 'Plattform', 'errors', 'me', 'Nameserver', 'Client', 'API-Client', 'token', 'CNAME',
 ]);
 // English words that mark a sentence as English even when the English texts above lack them: function
 // words in any case, and nouns written small (German capitalises its nouns: "Zone", never "zone").

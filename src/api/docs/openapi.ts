@@ -108,8 +108,41 @@ function operationOf(route: RouteSpec): Json {
   };
 }
 
+/**
+ * GET /nic/update lives outside the base path (spec "Dynamic DNS"): its own server, Basic auth
+ * (or credentials in the query) and plain-text answers (docs/dyndns.md).
+ */
+const NIC_UPDATE: Json = {
+  servers: [{ url: '/', description: 'The service root: /nic/update is outside /api/v1' }],
+  get: {
+    operationId: 'nicUpdate',
+    summary: 'dyndns2 update of a DynDNS host (routers: Fritz!Box, OpenWrt, pfSense, ddclient, inadyn)',
+    description:
+      'The credentials are the host’s `username` and `password` (HTTP Basic, or `username`/`password` in the query). ' +
+      'Without `myip`/`myipv6` the client’s own address is used (behind a trusted proxy: X-Forwarded-For, `DYNDNS_TRUSTED_PROXIES`). ' +
+      'A family not given is left as it is. One plain-text line per host name: `good <ip>` (changed: one change set, published like any), ' +
+      '`nochg <ip>` (already so; nothing written), `badauth` (HTTP 401), `nohost` (not this host’s name), `notfqdn`, `abuse` (rate limit, or the tenant is suspended), ' +
+      '`dnserr` (the zone refused the records; HTTP 400 when an address cannot be read), `911` (the service failed; try again later). See docs/dyndns.md.',
+    tags: ['Dynamic DNS'],
+    security: [{ dyndnsBasic: [] }, {}],
+    parameters: [
+      { name: 'hostname', in: 'query', required: false, description: 'Comma-separated host names; default: the credentials’ host', schema: { type: 'string' } },
+      { name: 'myip', in: 'query', required: false, description: 'IPv4 or IPv6 address, or one of each comma-separated', schema: { type: 'string' } },
+      { name: 'myipv6', in: 'query', required: false, description: 'IPv6 address', schema: { type: 'string' } },
+      { name: 'offline', in: 'query', required: false, description: '`YES`: withdraw the host’s addresses until the next update', schema: { type: 'string', enum: ['YES', 'NO'] } },
+      { name: 'username', in: 'query', required: false, description: 'Instead of Basic auth', schema: { type: 'string' } },
+      { name: 'password', in: 'query', required: false, description: 'Instead of Basic auth', schema: { type: 'string' } },
+    ],
+    responses: {
+      200: { description: 'One answer line per host name', content: { 'text/plain': { schema: { type: 'string', examples: ['good 192.0.2.1\n'] } } } },
+      400: { description: '`dnserr`: an address that cannot be read', content: { 'text/plain': { schema: { type: 'string' } } } },
+      401: { description: '`badauth`', content: { 'text/plain': { schema: { type: 'string' } } } },
+    },
+  },
+};
+
 export function buildOpenApiDocument(routes: RouteSpec[], config: Config): Json {
-  const paths: Record<string, Json> = {};
+  const paths: Record<string, Json> = { '/nic/update': NIC_UPDATE };
   for (const route of routes) {
     paths[route.path] = { ...(paths[route.path] ?? {}), [route.method]: operationOf(route) };
   }
@@ -126,7 +159,10 @@ export function buildOpenApiDocument(routes: RouteSpec[], config: Config): Json 
     },
     servers: [{ url: '/api/v1' }],
     components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: '`svc_live_…` (production) or `svc_test_…` (sandbox) token.' } },
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: '`svc_live_…` (production) or `svc_test_…` (sandbox) token.' },
+        dyndnsBasic: { type: 'http', scheme: 'basic', description: 'A DynDNS host’s username and password (GET /nic/update only).' },
+      },
       schemas: { Problem: toSchema(problemSchema, 'output') },
     },
     paths,

@@ -2,6 +2,7 @@ import type { RouteSpec } from '../routing/route.js';
 import { auditLogRoutes } from './auditLog/routes.js';
 import { credentialRoutes } from './credentials/routes.js';
 import { dnssecRoutes } from './dnssec/routes.js';
+import { dyndnsRoutes } from './dyndns/routes.js';
 import { labRoutes } from './lab/routes.js';
 import { meRoutes } from './me/routes.js';
 import { prefixRoutes } from './prefixes/routes.js';
@@ -29,5 +30,6 @@ export const allRoutes: RouteSpec[] = [
   ...templateRoutes,
   ...deletedZoneRoutes,
   ...rdnsRoutes,
+  ...dyndnsRoutes,
   ...labRoutes,
 ];

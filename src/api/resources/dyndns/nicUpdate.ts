@@ -1,0 +1,43 @@
+// GET /nic/update, outside /api/v1 (spec: "a dyndns2-compatible GET /nic/update endpoint that
+// lives outside /api/v1"). Plain text, one line per host name (docs/dyndns.md "Answers"); a
+// failure of the service is `911`, never a stack trace, and no input makes it answer 500.
+import type { Context } from 'koa';
+import { DomainError } from '../../../domain/errors.js';
+import { clientAddress, Dyndns2InputError, formatDyndns2Answers, parseDyndns2Request, parseTrustedProxies } from '../../../dyndns/dyndns2.js';
+import type { Logger } from '../../../observability/logger.js';
+import { nicUpdate } from '../../../services/dyndns/nicUpdate.js';
+import type { Services } from '../../../services/index.js';
+
+export const NIC_UPDATE_PATH = '/nic/update';
+
+export function nicUpdateHandler(services: Services, logger: Logger) {
+  const trusted = parseTrustedProxies(services.config.dyndns.trustedProxies);
+  const limits = services.config.dyndns;
+  return async (ctx: Context) => {
+    ctx.state.route = NIC_UPDATE_PATH;
+    // The router answers HEAD with GET's handler; an update writes, so a HEAD must not run one.
+    if (ctx.method !== 'GET') {
+      ctx.set('Allow', 'GET');
+      throw new DomainError('method_not_allowed', { allowed: 'GET' });
+    }
+    let answer: ReturnType<typeof formatDyndns2Answers>;
+    try {
+      const source = clientAddress(ctx.req.socket.remoteAddress, ctx.get('X-Forwarded-For') || undefined, trusted);
+      const request = parseDyndns2Request(ctx.query, { authorization: ctx.get('Authorization') || undefined, userAgent: ctx.get('User-Agent') || undefined }, source);
+      answer = formatDyndns2Answers(await nicUpdate(services, limits, request, ctx.state.requestId as string));
+    } catch (err) {
+      if (err instanceof Dyndns2InputError) {
+        answer = { status: 400, body: 'dnserr\n', headers: {} };
+      } else {
+        // Never the credentials: the error only (the query is not logged either).
+        logger.error({ request_id: ctx.state.requestId, err }, 'nic/update failed');
+        answer = { status: 200, body: '911\n', headers: { 'Retry-After': '60' } };
+      }
+    }
+    ctx.status = answer.status;
+    for (const [name, value] of Object.entries(answer.headers)) ctx.set(name, value);
+    ctx.set('Cache-Control', 'no-store');
+    ctx.type = 'text/plain; charset=utf-8';
+    ctx.body = answer.body;
+  };
+}

@@ -1,0 +1,72 @@
+// Rows of dyndns_hosts (migration 20261125000800) with the zone's name and the host's current
+// addresses (its A and AAAA records), mapped to what the DynDNS services work with.
+import type { Knex } from 'knex';
+
+export interface DyndnsHostRow {
+  id: string;
+  tenant_id: string;
+  zone_id: string;
+  zone_name: string;
+  zone_status: string;
+  name: string;
+  ttl: number;
+  password_hash: string;
+  created_at: Date;
+  updated_at: Date;
+  last_update_at: Date | null;
+  last_update_ip: string | null;
+  last_update_client: string | null;
+  ipv4: string | null;
+  ipv6: string | null;
+}
+
+export interface DyndnsHost {
+  id: string;
+  tenantId: string;
+  zoneId: string;
+  zoneName: string;
+  zoneStatus: string;
+  /** Owner relative to the zone, '@' the apex. */
+  name: string;
+  /** The host's name, absolute, without the final dot. */
+  fqdn: string;
+  ttl: number;
+  passwordHash: string;
+  ipv4: string | null;
+  ipv6: string | null;
+  lastUpdate: { at: Date; ip: string | null; client: string | null } | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export const hostFqdn = (name: string, zone: string) => (name === '@' ? zone : `${name}.${zone}`);
+
+export const dyndnsHostToDomain = (r: DyndnsHostRow): DyndnsHost => ({
+  id: r.id,
+  tenantId: r.tenant_id,
+  zoneId: r.zone_id,
+  zoneName: r.zone_name,
+  zoneStatus: r.zone_status,
+  name: r.name,
+  fqdn: hostFqdn(r.name, r.zone_name),
+  ttl: r.ttl,
+  passwordHash: r.password_hash,
+  ipv4: r.ipv4,
+  ipv6: r.ipv6,
+  lastUpdate: r.last_update_at ? { at: r.last_update_at, ip: r.last_update_ip, client: r.last_update_client } : null,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
+/**
+ * The host's address of one type: its A (AAAA) record, the one it keeps (records.managed_by). A
+ * host keeps at most one of each (its writes replace the RRset).
+ */
+const addressOf = (db: Knex | Knex.Transaction, type: 'A' | 'AAAA') =>
+  db.raw(`(SELECT r.data->>'address' FROM records r WHERE r.managed_by = h.id AND r.type = ? ORDER BY r.id LIMIT 1) AS ${type === 'A' ? 'ipv4' : 'ipv6'}`, [type]);
+
+/** Hosts (aliased `h`) with their zone's name and status and their current addresses; `from` is the scoped or plain table. */
+export const withHostDetails = (db: Knex | Knex.Transaction, from: Knex.QueryBuilder): Knex.QueryBuilder =>
+  from
+    .join('zones as z', 'z.id', 'h.zone_id')
+    .select('h.*', 'z.name as zone_name', 'z.status as zone_status', addressOf(db, 'A'), addressOf(db, 'AAAA'));

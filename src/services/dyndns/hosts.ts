@@ -1,0 +1,144 @@
+// DynDNS hosts (docs/dyndns.md): create, list, read, delete and rotate. A host is a name in one
+// of the tenant's forward zones; its A and AAAA are ordinary records of the zone, written by
+// GET /nic/update (nicUpdate.ts) and, when given at creation, here: every record write is a
+// change set through the zone-write seam, with the host as the records' keeper (records.managed_by,
+// docs/records.md "Managed records"): the record API cannot change them.
+import type { Config } from '../../config/index.js';
+import { type DyndnsHost, type DyndnsHostRow, dyndnsHostToDomain, withHostDetails } from '../../db/repositories/dyndnsHostRows.js';
+import { paginate } from '../../db/paginate.js';
+import type { ScopedDb } from '../../db/tenantScope.js';
+import { DomainError, notFound, validationFailed, type FieldError } from '../../domain/errors.js';
+import { newId } from '../../domain/ids.js';
+import { type Address, AddressError, formatAddress, parseAddress } from '../../domain/ip/address.js';
+import type { Zone } from '../../domain/model/zone.js';
+import { NameError, normalizeOwner } from '../../domain/names.js';
+import { recordAudit } from '../../db/repositories/auditLog.js';
+import { applyChangeSet } from '../changeSets.js';
+import type { WriteContext } from '../writeContext.js';
+import { zoneNameFromPath } from '../../domain/zoneName.js';
+import { writeZone } from '../zoneWrite.js';
+import { generatePassword, hashPassword } from './credentials.js';
+
+/** TTL of a host's records unless chosen: short, so a new address is seen within a minute (docs/dyndns.md). */
+export const DEFAULT_DYNDNS_TTL = 60;
+
+export interface HostCreate {
+  zone: string;
+  name: string;
+  ttl?: number;
+  ipv4?: string | null;
+  ipv6?: string | null;
+}
+
+export interface HostWithPassword {
+  host: DyndnsHost;
+  password: string;
+}
+
+const hostsQuery = (scoped: ScopedDb, db: Parameters<typeof withHostDetails>[0]) => withHostDetails(db, scoped.from('dyndns_hosts', 'h'));
+
+export async function getHost(scoped: ScopedDb, db: Parameters<typeof withHostDetails>[0], id: string): Promise<DyndnsHost> {
+  const row = (await hostsQuery(scoped, db).where('h.id', id).first()) as DyndnsHostRow | undefined;
+  if (!row) throw notFound('DynDNS host');
+  return dyndnsHostToDomain(row);
+}
+
+export async function listHosts(scoped: ScopedDb, db: Parameters<typeof withHostDetails>[0], filter: { zone?: string }, after: unknown[] | null, limit: number) {
+  const q = hostsQuery(scoped, db);
+  if (filter.zone !== undefined) q.where('z.name', zoneNameFromPath(filter.zone) ?? '');
+  const page = await paginate<DyndnsHostRow & Record<string, unknown>>(q, [{ column: 'h.id', direction: 'asc', field: 'id' }], after, limit);
+  return { items: page.rows.map(dyndnsHostToDomain), next: page.next };
+}
+
+/** The address of a family given at creation, or a field error. */
+function addressField(value: string | null | undefined, family: 4 | 6, pointer: string, errors: FieldError[]): Address | null {
+  if (value === undefined || value === null) return null;
+  try {
+    const a = parseAddress(value);
+    if (a.family === family) return a;
+    errors.push({ pointer, code: 'wrong_family', detail: `"${value}" is an IPv${a.family} address; give an IPv${family} address here.` });
+  } catch (e) {
+    if (!(e instanceof AddressError)) throw e;
+    errors.push({ pointer, code: e.code, detail: e.message });
+  }
+  return null;
+}
+
+/** The replace_rrset items that give the host these addresses (null: leave that family as it is; []: none). */
+export const addressChanges = (name: string, ttl: number, ipv4: Address[] | null, ipv6: Address[] | null) => [
+  ...(ipv4 ? [{ op: 'replace_rrset' as const, name, type: 'A', ttl, records: ipv4.map((a) => ({ address: formatAddress(a) })) }] : []),
+  ...(ipv6 ? [{ op: 'replace_rrset' as const, name, type: 'AAAA', ttl, records: ipv6.map((a) => ({ address: formatAddress(a) })) }] : []),
+];
+
+export async function createHost(ctx: WriteContext, config: Config, input: HostCreate): Promise<HostWithPassword> {
+  const errors: FieldError[] = [];
+  const ipv4 = addressField(input.ipv4, 4, '/ipv4', errors);
+  const ipv6 = addressField(input.ipv6, 6, '/ipv6', errors);
+  if (errors.length) throw validationFailed(errors);
+  const password = generatePassword();
+  const passwordHash = await hashPassword(password);
+  return writeZone(ctx, config, input.zone, {}, async (zone) => {
+    const name = ownerOf(input.name, zone);
+    if (zone.kind !== 'forward') {
+      throw validationFailed([{ pointer: '/zone', code: 'zone_kind', detail: `${zone.name} is a reverse zone; DynDNS hosts live in forward zones.` }]);
+    }
+    if (zone.status === 'deleting') throw new DomainError('conflict', { reason: 'zone_being_deleted', zone: zone.name });
+    if (await ctx.trx('dyndns_hosts').where({ zone_id: zone.id, name }).first('id')) {
+      throw new DomainError('conflict', { reason: 'dyndns_host_exists', name });
+    }
+    // A host owns its name's address records: it does not take over records written otherwise,
+    // and a CNAME there would leave no room for them (RFC 1034 §3.6.2).
+    const taken = (await ctx.trx('records').where({ zone_id: zone.id, name }).whereIn('type', ['A', 'AAAA', 'CNAME']).distinct('type')) as { type: string }[];
+    if (taken.length) throw new DomainError('conflict', { reason: 'dyndns_name_in_use', name, types: taken.map((t) => t.type).sort().join(', ') });
+    const now = ctx.clock.now();
+    const id = newId('dyn');
+    const ttl = input.ttl ?? DEFAULT_DYNDNS_TTL;
+    await ctx.scoped.insert('dyndns_hosts', { id, tenant_id: zone.tenantId, zone_id: zone.id, name, ttl, password_hash: passwordHash, created_at: now, updated_at: now });
+    await recordAudit(ctx.trx, ctx.actor, now, { action: 'dyndns_host.created', targetType: 'dyndns_host', targetId: id, details: { zone: zone.name, name }, tenantId: zone.tenantId });
+    const changes = addressChanges(name, ttl, ipv4 ? [ipv4] : null, ipv6 ? [ipv6] : null);
+    if (changes.length) await applyChangeSet(ctx, zone, { changes, comment: `DynDNS host ${name} created` }, { kind: 'records', locate: (_i, inner) => ({ pointer: inner }), manager: id });
+    return { host: await getHost(ctx.scoped, ctx.trx, id), password };
+  });
+}
+
+function ownerOf(input: string, zone: Zone): string {
+  try {
+    const name = normalizeOwner(input, zone.name);
+    if (name.split('.')[0] === '*') throw new NameError('invalid_wildcard', 'A DynDNS host cannot be a wildcard name.');
+    return name;
+  } catch (e) {
+    if (!(e instanceof NameError)) throw e;
+    throw validationFailed([{ pointer: '/name', code: e.code, detail: e.message }]);
+  }
+}
+
+/** Finds a host of the acting subtree and runs `write` with its zone locked (the write seam). */
+async function writeHost<T>(ctx: WriteContext, config: Config, id: string, write: (host: DyndnsHost, zone: Zone) => Promise<T>): Promise<T> {
+  const found = await getHost(ctx.scoped, ctx.trx, id);
+  return writeZone(ctx, config, found.zoneName, {}, async (zone) => {
+    // Re-read under the zone's lock: a concurrent delete may have taken it.
+    const host = await getHost(ctx.scoped, ctx.trx, id);
+    return write(host, zone);
+  });
+}
+
+/** Removes the host and its address records (one change set when it had any). */
+export const deleteHost = (ctx: WriteContext, config: Config, id: string): Promise<void> =>
+  writeHost(ctx, config, id, async (host, zone) => {
+    if (zone.status !== 'deleting') {
+      await applyChangeSet(ctx, zone, { changes: addressChanges(host.name, host.ttl, [], []), comment: `DynDNS host ${host.name} deleted` }, { kind: 'records', skipWhenUnchanged: true, manager: host.id });
+    }
+    await ctx.scoped.from('dyndns_hosts').where('id', id).delete();
+    await recordAudit(ctx.trx, ctx.actor, ctx.clock.now(), { action: 'dyndns_host.deleted', targetType: 'dyndns_host', targetId: id, details: { zone: zone.name, name: host.name }, tenantId: host.tenantId });
+  });
+
+/** A new password; the old one stops working with this commit (credentials.ts). */
+export async function rotatePassword(ctx: WriteContext, id: string): Promise<HostWithPassword> {
+  const password = generatePassword();
+  const passwordHash = await hashPassword(password);
+  const updated = await ctx.scoped.from('dyndns_hosts').where('id', id).update({ password_hash: passwordHash, updated_at: ctx.clock.now() });
+  if (!updated) throw notFound('DynDNS host');
+  const host = await getHost(ctx.scoped, ctx.trx, id);
+  await recordAudit(ctx.trx, ctx.actor, ctx.clock.now(), { action: 'dyndns_host.password_rotated', targetType: 'dyndns_host', targetId: id, details: { zone: host.zoneName, name: host.name }, tenantId: host.tenantId });
+  return { host, password };
+}

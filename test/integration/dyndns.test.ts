@@ -1,0 +1,285 @@
+// Dynamic DNS over real HTTP, PostgreSQL and the in-process nameserver (docs/dyndns.md): hosts
+// created, read, rotated and deleted through the API; GET /nic/update as routers send it (Basic
+// auth or query credentials, host lists, myip/myipv6, the source address, offline), each change
+// one change set that the nameserver then answers, a repeat `nochg` with nothing written; the
+// answers for bad credentials, foreign names and bad input; the rate limits; a host of one
+// tenant never reaching another tenant's zone; and `911` when the database is gone.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { digQuery } from '../dns/digClient.js';
+import { createRecord, createZone, type DnsLab, startDnsLab, validationErrors } from '../helpers/dnsLab.js';
+import { eventually } from '../helpers/dnsQuery.js';
+import { requireTool } from '../helpers/dnsTools.js';
+import { type FreezableProxy, startFreezableProxy } from '../helpers/freezableProxy.js';
+import { createDatabase } from '../helpers/testService.js';
+
+interface Nic {
+  status: number;
+  text: string;
+  headers: Headers;
+}
+
+describe('DynDNS hosts and GET /nic/update', () => {
+  let database: Awaited<ReturnType<typeof createDatabase>>;
+  let proxy: FreezableProxy;
+  let lab: DnsLab;
+  let dig: string | null;
+  const port = () => lab.service.nameserver!.server.port;
+
+  /** GET /nic/update with Basic auth (`auth`: [user, password]) or none, and the query given. */
+  const nic = async (query: string, auth?: [string, string], headers: Record<string, string> = {}): Promise<Nic> => {
+    const h: Record<string, string> = { 'user-agent': 'test-router/1.0', ...headers };
+    if (auth) h.authorization = `Basic ${Buffer.from(`${auth[0]}:${auth[1]}`).toString('base64')}`;
+    const res = await fetch(`${lab.url}/nic/update${query ? `?${query}` : ''}`, { headers: h });
+    return { status: res.status, text: await res.text(), headers: res.headers };
+  };
+  const changeSets = async (zone: string) =>
+    Number((await lab.sql.query('SELECT count(*) AS n FROM change_sets c JOIN zones z ON z.id = c.zone_id WHERE z.name = $1', [zone])).rows[0].n);
+  /** What the nameserver answers for name/type, once it answers `expected` (an empty list: no such records). */
+  const served = (name: string, type: 'A' | 'AAAA', expected: string[]) =>
+    eventually(async () => {
+      const r = await digQuery(dig!, port(), `${name}.`, type);
+      const got = r.answer.filter((l) => l.split(' ')[3] === type).map((l) => l.split(' ').pop()!).sort();
+      return JSON.stringify(got) === JSON.stringify([...expected].sort()) ? r : undefined;
+    }, 15_000, `${type} of ${name} = ${expected.join(',')}`);
+  const zoneActive = (api: DnsLab['customerA'], zone: string) =>
+    eventually(async () => ((await api.get(`/zones/${zone}`)).body.status === 'active' ? true : undefined), 15_000, `${zone} active`);
+
+  beforeAll(async () => {
+    dig = requireTool('dig');
+    database = await createDatabase();
+    proxy = await startFreezableProxy(database.url);
+    lab = await startDnsLab({
+      databaseUrl: proxy.url,
+      env: { ROLES: 'api,nameserver,worker', DB_STATEMENT_TIMEOUT_MS: '1000', DB_ACQUIRE_TIMEOUT_MS: '1500', DB_CONNECT_TIMEOUT_MS: '1000' },
+    });
+    await createZone(lab.customerA, 'dyn-a.example');
+    await createZone(lab.customerB, 'dyn-b.example');
+    await zoneActive(lab.customerA, 'dyn-a.example');
+    await zoneActive(lab.customerB, 'dyn-b.example');
+  });
+  afterAll(async () => {
+    proxy?.thaw();
+    await lab?.close();
+    await proxy?.close();
+    await database?.drop();
+  });
+
+  let home: { id: string; username: string; password: string; hostname: string };
+
+  it('creates a host: credentials once, the TTL for dynamic addresses, nothing written without addresses', async () => {
+    const before = await changeSets('dyn-a.example');
+    const res = await lab.customerA.post('/dyndns/hosts', { zone: 'dyn-a.example', name: 'home' });
+    expect(res.status, res.text).toBe(201);
+    expect(res.headers.get('location')).toBe(`/api/v1/dyndns/hosts/${res.body.id}`);
+    expect(res.body).toMatchObject({ zone: 'dyn-a.example', name: 'home', hostname: 'home.dyn-a.example', username: res.body.id, ttl: 60, ipv4: null, ipv6: null, last_update: null });
+    expect(res.body.password).toMatch(/^[0-9a-v]{32}$/);
+    home = res.body;
+    expect(await changeSets('dyn-a.example')).toBe(before);
+    // Stored hashed only; never shown again.
+    const stored = (await lab.sql.query('SELECT password_hash FROM dyndns_hosts WHERE id = $1', [home.id])).rows[0].password_hash;
+    expect(stored).toMatch(/^scrypt\$16384\$8\$1\$/);
+    expect(stored).not.toContain(home.password);
+    const read = await lab.customerA.get(`/dyndns/hosts/${home.id}`);
+    expect(read.status).toBe(200);
+    expect(read.body.password).toBeUndefined();
+    const list = await lab.customerA.get('/dyndns/hosts?zone=dyn-a.example');
+    expect(list.body.data.map((h: any) => h.id)).toEqual([home.id]);
+    expect((await lab.customerB.get('/dyndns/hosts')).body.data).toEqual([]);
+  });
+
+  it('refuses bad hosts: reverse or unknown zones, names in use, wrong address families, a second host', async () => {
+    await createRecord(lab.customerA, 'dyn-a.example', { name: 'www', type: 'A', data: { address: '192.0.2.80' } });
+    await createRecord(lab.customerA, 'dyn-a.example', { name: 'alias', type: 'CNAME', data: { target: 'www.dyn-a.example.' } });
+    const inUse = await lab.customerA.post('/dyndns/hosts', { zone: 'dyn-a.example', name: 'www' });
+    expect(inUse.status).toBe(409);
+    expect(inUse.body.detail).toContain('www');
+    expect((await lab.customerA.post('/dyndns/hosts', { zone: 'dyn-a.example', name: 'alias' })).status).toBe(409);
+    expect((await lab.customerA.post('/dyndns/hosts', { zone: 'dyn-a.example', name: 'HOME' })).status).toBe(409);
+    expect((await lab.customerA.post('/dyndns/hosts', { zone: 'dyn-b.example', name: 'x' })).status).toBe(404);
+    const bad = await lab.customerA.post('/dyndns/hosts', { zone: 'dyn-a.example', name: 'bad name', ipv4: '2001:db8::1', ipv6: 'nope' });
+    expect(bad.status).toBe(422);
+    expect(validationErrors(bad).map((e) => e.pointer).sort()).toEqual(['/ipv4', '/ipv6']);
+    const badName = await lab.customerA.post('/dyndns/hosts', { zone: 'dyn-a.example', name: 'bad name' });
+    expect(validationErrors(badName)[0]).toMatchObject({ pointer: '/name' });
+    expect((await lab.customerA.post('/dyndns/hosts', { zone: 'dyn-a.example', name: 'x', ttl: 5 })).status).toBe(422);
+  });
+
+  it('updates with Basic auth: good, one change set, live on the nameserver; the same again is nochg and writes nothing', async () => {
+    const before = await changeSets('dyn-a.example');
+    const good = await nic('hostname=home.dyn-a.example&myip=192.0.2.10', [home.username, home.password]);
+    expect(good.status).toBe(200);
+    expect(good.headers.get('content-type')).toMatch(/^text\/plain/);
+    expect(good.text).toBe('good 192.0.2.10\n');
+    expect(await changeSets('dyn-a.example')).toBe(before + 1);
+    await served('home.dyn-a.example', 'A', ['192.0.2.10']);
+    const again = await nic('hostname=home.dyn-a.example&myip=192.0.2.10', [home.username, home.password]);
+    expect(again.text).toBe('nochg 192.0.2.10\n');
+    expect(await changeSets('dyn-a.example')).toBe(before + 1);
+    const host = (await lab.customerA.get(`/dyndns/hosts/${home.id}`)).body;
+    expect(host).toMatchObject({ ipv4: '192.0.2.10', ipv6: null, last_update: { ip: '192.0.2.10', client: 'test-router/1.0' } });
+    // The change set is the host's, published like any: its records are ordinary records of the zone.
+    const records = (await lab.customerA.get('/zones/dyn-a.example/records?name=home')).body.data;
+    expect(records.map((r: any) => [r.type, r.ttl, r.data.address, r.managed_by])).toEqual([['A', 60, '192.0.2.10', home.id]]);
+    // Kept by the host: the record API refuses to change them (docs/records.md "Managed records").
+    const patched = await lab.customerA.patch(`/zones/dyn-a.example/records/${records[0].id}`, { data: { address: '192.0.2.99' } });
+    expect([patched.status, patched.body.code]).toEqual([409, 'record_managed']);
+    expect((await lab.customerA.delete(`/zones/dyn-a.example/records/${records[0].id}`)).status).toBe(409);
+    const added = await lab.customerA.post('/zones/dyn-a.example/records', { name: 'home', type: 'A', data: { address: '192.0.2.98' } });
+    expect([added.status, added.body.code]).toEqual([409, 'record_managed']);
+    expect(await changeSets('dyn-a.example')).toBe(before + 1);
+    const cs = (await lab.customerA.get('/zones/dyn-a.example/changesets?limit=1')).body.data[0];
+    expect(cs).toMatchObject({ comment: 'DynDNS update of home.dyn-a.example' });
+    await eventually(async () => ((await lab.customerA.get(`/zones/dyn-a.example/changesets/${cs.id}`)).body.state === 'live' ? true : undefined), 15_000, 'live');
+  });
+
+  it('takes credentials from the query, IPv6 in myip as AAAA, each family alone, both at once, and the source address', async () => {
+    const q = `username=${home.username}&password=${home.password}`;
+    expect((await nic(`${q}&hostname=home.dyn-a.example&myip=2001:db8::10`)).text).toBe('good 2001:db8::10\n');
+    await served('home.dyn-a.example', 'AAAA', ['2001:db8::10']);
+    // The IPv4 record stayed as it was (dual-stack clients send each family alone).
+    await served('home.dyn-a.example', 'A', ['192.0.2.10']);
+    expect((await nic(`${q}&hostname=home.dyn-a.example&myip=192.0.2.11`)).text).toBe('good 192.0.2.11\n');
+    await served('home.dyn-a.example', 'AAAA', ['2001:db8::10']);
+    expect((await nic(`${q}&hostname=home.dyn-a.example&myip=192.0.2.12,2001:db8::12`)).text).toBe('good 192.0.2.12\n');
+    expect((await nic(`${q}&hostname=home.dyn-a.example&myipv6=2001:db8::13`)).text).toBe('good 2001:db8::13\n');
+    const host = (await lab.customerA.get(`/dyndns/hosts/${home.id}`)).body;
+    expect([host.ipv4, host.ipv6]).toEqual(['192.0.2.12', '2001:db8::13']);
+    // No address given: the client's own (the loopback here); no hostname: the credentials' host.
+    expect((await nic(q)).text).toBe('good 127.0.0.1\n');
+    // X-Forwarded-For from a peer that is not a trusted proxy is ignored.
+    expect((await nic(q, undefined, { 'x-forwarded-for': '198.51.100.7' })).text).toBe('nochg 127.0.0.1\n');
+    await served('home.dyn-a.example', 'A', ['127.0.0.1']);
+  });
+
+  it('answers one line per host name: nohost for other names, notfqdn for non-names', async () => {
+    const res = await nic('hostname=home.dyn-a.example,www.dyn-a.example,nonsense,home.dyn-a.example.&myip=192.0.2.20', [home.username, home.password]);
+    expect(res.status).toBe(200);
+    expect(res.text).toBe('good 192.0.2.20\nnohost\nnotfqdn\ngood 192.0.2.20\n');
+    expect((await nic('hostname=www.dyn-a.example&myip=192.0.2.21', [home.username, home.password])).text).toBe('nohost\n');
+    // The record at www was not touched.
+    await served('www.dyn-a.example', 'A', ['192.0.2.80']);
+  });
+
+  it('offline=YES withdraws the addresses until the next update', async () => {
+    expect((await nic('hostname=home.dyn-a.example&offline=YES', [home.username, home.password])).text).toBe('good\n');
+    await served('home.dyn-a.example', 'A', []);
+    await served('home.dyn-a.example', 'AAAA', []);
+    expect((await nic('hostname=home.dyn-a.example&myip=192.0.2.22', [home.username, home.password])).text).toBe('good 192.0.2.22\n');
+    await served('home.dyn-a.example', 'A', ['192.0.2.22']);
+  });
+
+  it('badauth (401) for wrong or missing credentials; bad input is 400 dnserr, never a 500', async () => {
+    for (const auth of [[home.username, 'wrong'], ['dyn_aaaaaaaaaaaaaaaaaaaaaaaaaa', home.password], ['nobody', 'x']] as [string, string][]) {
+      const res = await nic('hostname=home.dyn-a.example&myip=192.0.2.99', auth);
+      expect(res.status).toBe(401);
+      expect(res.text).toBe('badauth\n');
+      expect(res.headers.get('www-authenticate')).toMatch(/^Basic /);
+    }
+    expect((await nic('hostname=home.dyn-a.example')).status).toBe(401);
+    const bad = await nic('hostname=home.dyn-a.example&myip=999.1.1.1', [home.username, home.password]);
+    expect([bad.status, bad.text]).toEqual([400, 'dnserr\n']);
+    for (const q of ['myip=192.0.2.1,192.0.2.2', 'myip=%ff%fe', 'hostname=%00&myip=1.2.3.4', `hostname=${'a'.repeat(300)}&myip=1.2.3.4`, 'myip=1.2.3.4&myip=5.6.7.8']) {
+      const res = await nic(q, [home.username, home.password]);
+      expect(res.status, q).toBeLessThan(500);
+    }
+    const raw = await fetch(`${lab.url}/nic/update`, { headers: { authorization: 'Basic !!!notbase64' } });
+    expect(raw.status).toBe(401);
+    // Only GET updates: a HEAD or POST with good credentials writes nothing.
+    const auth = { authorization: `Basic ${Buffer.from(`${home.username}:${home.password}`).toString('base64')}` };
+    for (const method of ['HEAD', 'POST']) expect((await fetch(`${lab.url}/nic/update?myip=192.0.2.97`, { method, headers: auth })).status, method).toBe(405);
+    await served('home.dyn-a.example', 'A', ['192.0.2.22']);
+    // An IPv4-mapped IPv6 address (a dual-stack socket's form) is the IPv4 address.
+    expect((await nic('myip=::ffff:192.0.2.24', [home.username, home.password])).text).toBe('good 192.0.2.24\n');
+  });
+
+  it('rotation: the new password works, the old one stops at once', async () => {
+    const rotated = await lab.customerA.post(`/dyndns/hosts/${home.id}/rotate`);
+    expect(rotated.status, rotated.text).toBe(200);
+    expect(rotated.body.password).not.toBe(home.password);
+    expect((await nic('myip=192.0.2.23', [home.username, home.password])).text).toBe('badauth\n');
+    home.password = rotated.body.password;
+    expect((await nic('myip=192.0.2.23', [home.username, home.password])).text).toBe('good 192.0.2.23\n');
+  });
+
+  it('isolation: a host’s credentials never reach a name of another tenant', async () => {
+    await createRecord(lab.customerB, 'dyn-b.example', { name: 'victim', type: 'A', data: { address: '198.51.100.1' } });
+    const theirs = await lab.customerB.post('/dyndns/hosts', { zone: 'dyn-b.example', name: 'nas', ipv4: '198.51.100.2' });
+    expect(theirs.status, theirs.text).toBe(201);
+    const before = await changeSets('dyn-b.example');
+    for (const name of ['victim.dyn-b.example', 'nas.dyn-b.example', 'dyn-b.example']) {
+      expect((await nic(`hostname=${name}&myip=192.0.2.66`, [home.username, home.password])).text).toBe('nohost\n');
+    }
+    // Their username with our password, our username with theirs: badauth.
+    expect((await nic('hostname=nas.dyn-b.example&myip=192.0.2.66', [theirs.body.username, home.password])).text).toBe('badauth\n');
+    expect((await nic('hostname=nas.dyn-b.example&myip=192.0.2.66', [home.username, theirs.body.password])).text).toBe('badauth\n');
+    expect(await changeSets('dyn-b.example')).toBe(before);
+    await served('victim.dyn-b.example', 'A', ['198.51.100.1']);
+    await served('nas.dyn-b.example', 'A', ['198.51.100.2']);
+    // Their own update works, while their tenant is not suspended.
+    expect((await nic('hostname=nas.dyn-b.example&myip=198.51.100.3', [theirs.body.username, theirs.body.password])).text).toBe('good 198.51.100.3\n');
+    const customerB = lab.tokens.tenants.customers[1];
+    expect((await lab.reseller.post(`/tenants/${customerB}/suspend`, { reason: 'dyndns test' })).status).toBe(200);
+    expect((await nic('hostname=nas.dyn-b.example&myip=198.51.100.4', [theirs.body.username, theirs.body.password])).text).toBe('abuse\n');
+    expect((await lab.reseller.post(`/tenants/${customerB}/unsuspend`)).status).toBe(200);
+    await served('nas.dyn-b.example', 'A', ['198.51.100.3']);
+  });
+
+  it('rate limits: abuse after too many requests of one host, and after too many failed logins from one address', async () => {
+    lab.clock.advance(60_000);
+    const limit = lab.service.config.dyndns.hostUpdatesPerMinute;
+    const answers: string[] = [];
+    for (let i = 0; i <= limit; i++) answers.push((await nic('myip=192.0.2.30', [home.username, home.password])).text);
+    expect(answers.slice(0, limit).every((a) => a.startsWith('good') || a.startsWith('nochg'))).toBe(true);
+    expect(answers[limit]).toBe('abuse\n');
+    lab.clock.advance(60_000);
+    expect((await nic('myip=192.0.2.31', [home.username, home.password])).text).toBe('good 192.0.2.31\n');
+
+    const failures = lab.service.config.dyndns.authFailuresPerMinute;
+    const fresh = await lab.customerA.post('/dyndns/hosts', { zone: 'dyn-a.example', name: 'guessed' });
+    for (let i = 0; i < failures; i++) expect((await nic('myip=192.0.2.32', [fresh.body.username, `guess${i}`])).status).toBe(401);
+    // Even the right password is not heard out from that address this minute.
+    expect((await nic('myip=192.0.2.32', [fresh.body.username, fresh.body.password])).text).toBe('abuse\n');
+    lab.clock.advance(60_000);
+    expect((await nic('myip=192.0.2.32', [fresh.body.username, fresh.body.password])).text).toBe('good 192.0.2.32\n');
+  });
+
+  it('deleting a host removes its records in one change set; deleting the zone deletes its hosts', async () => {
+    const fresh = (await lab.customerA.get('/dyndns/hosts?zone=dyn-a.example')).body.data.find((h: any) => h.name === 'guessed');
+    await served('guessed.dyn-a.example', 'A', ['192.0.2.32']);
+    const before = await changeSets('dyn-a.example');
+    expect((await lab.customerA.delete(`/dyndns/hosts/${fresh.id}`)).status).toBe(204);
+    expect(await changeSets('dyn-a.example')).toBe(before + 1);
+    expect((await lab.customerA.get(`/dyndns/hosts/${fresh.id}`)).status).toBe(404);
+    await served('guessed.dyn-a.example', 'A', []);
+
+    await createZone(lab.customerA, 'dyn-gone.example');
+    await zoneActive(lab.customerA, 'dyn-gone.example');
+    const doomed = await lab.customerA.post('/dyndns/hosts', { zone: 'dyn-gone.example', name: 'h', ipv4: '192.0.2.40' });
+    expect(doomed.status).toBe(201);
+    expect((await lab.customerA.delete('/zones/dyn-gone.example?confirm=dyn-gone.example')).status).toBe(202);
+    expect((await lab.customerA.get(`/dyndns/hosts/${doomed.body.id}`)).status).toBe(404);
+    expect((await nic('myip=192.0.2.41', [doomed.body.username, doomed.body.password])).text).toBe('badauth\n');
+  });
+
+  it('counts the hosts in /stats', async () => {
+    lab.clock.advance(120_000);
+    const stats = await lab.customerA.get('/stats');
+    expect(stats.body.dyndns).toEqual({ hosts: 1, with_address: 1 });
+    const reseller = await lab.reseller.get('/stats');
+    expect(reseller.body.dyndns.hosts).toBe(2);
+  });
+
+  it('answers 911 when the database is gone, never a stack trace, and recovers', async () => {
+    lab.clock.advance(60_000);
+    proxy.freeze();
+    try {
+      // A new password is not in the process's memory: its host must be read.
+      const res = await nic('myip=192.0.2.50', [home.username, home.password]);
+      expect(res.status).toBe(200);
+      expect(res.text).toBe('911\n');
+    } finally {
+      proxy.thaw();
+    }
+    await eventually(async () => ((await nic('myip=192.0.2.51', [home.username, home.password])).text === 'good 192.0.2.51\n' ? true : undefined), 15_000, 'recovery');
+  });
+});
