@@ -15,6 +15,7 @@ import * as reverseDns from './20261125000400_reverse_dns.js';
 import * as prefixes from './20261125000600_prefixes.js';
 import * as managedRecords from './20261125000750_managed_records.js';
 import * as backendReadings from './20261125000700_backend_readings.js';
+import * as webhooks from './20261125000900_webhooks.js';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -36,4 +37,5 @@ export const migrations: Record<string, Migration> = {
   '20261125000600_prefixes': prefixes,
   '20261125000700_backend_readings': backendReadings,
   '20261125000750_managed_records': managedRecords,
+  '20261125000900_webhooks': webhooks,
 };

@@ -38,6 +38,10 @@ import { PublicationWorker } from './publication/publicationWorker.js';
 import { BACKEND_QUOTA_INTERVAL_MS, readBackendQuota } from './services/backendQuota.js';
 import { dns2SoaProbe, withHelperProcesses } from './publication/soaProbe.js';
 import { MirroredZoneStore } from '../nameserver/udpProcesses.js';
+import { addressPolicyFor } from './webhooks/addressPolicy.js';
+import { DeliveryWorker } from './webhooks/deliveryWorker.js';
+import { createSender } from './webhooks/send.js';
+import { MailSender } from './webhooks/mailSender.js';
 
 export interface ServiceOverrides {
   clock?: Clock;
@@ -68,6 +72,8 @@ export interface RunningService {
   registrar: Registrar;
   /** The publication worker (worker role). */
   publication: PublicationWorker | null;
+  /** The webhook delivery worker (worker role). */
+  webhooks: DeliveryWorker | null;
   logger: Logger;
   /** Stops accepting, finishes in-flight requests, stops workers, closes the database. */
   stop(): Promise<void>;
@@ -94,7 +100,7 @@ export async function startService(config: Config, overrides: ServiceOverrides =
     const kek = await loadKeyEncryptionKey(config);
     const registrar: Registrar = lab ? new LabRegistrar(db, config, clock) : noRegistrar;
     // Filled in by the nameserver role; until then (and without it) DNS_HOST:DNS_PORT.
-    const running: Wiring['running'] = { lab: null, labReset: null, nameserver: null, publication: null, httpUrl: null, registrar };
+    const running: Wiring['running'] = { lab: null, labReset: null, nameserver: null, publication: null, webhooks: null, httpUrl: null, registrar };
     const dnssec = new DnssecWorker({
       db,
       clock,
@@ -214,7 +220,7 @@ interface Wiring {
   /** Registers a shutdown step; steps run in reverse order of registration. */
   onStop(step: () => Promise<void>): void;
   shutdownGraceMs: number;
-  running: Pick<RunningService, 'lab' | 'labReset' | 'nameserver' | 'publication' | 'httpUrl' | 'registrar'>;
+  running: Pick<RunningService, 'lab' | 'labReset' | 'nameserver' | 'publication' | 'webhooks' | 'httpUrl' | 'registrar'>;
   /** Decrypts zone keys for the build's sign step. */
   kek: Buffer;
   dnssec: DnssecWorker;
@@ -335,6 +341,30 @@ async function startWorkerRole(w: Wiring): Promise<void> {
   });
   delegations.start();
   w.onStop(() => delegations.stop());
+
+  // Webhooks: beside the publication pipeline, never in it (docs/webhooks.md "Delivery").
+  const webhooks = new DeliveryWorker({
+    db: w.db,
+    clock: w.clock,
+    logger,
+    kek: w.kek,
+    sender: createSender(addressPolicyFor(config), config.webhooks.perWebhookConcurrency),
+    concurrency: config.webhooks.concurrency,
+    perWebhookConcurrency: config.webhooks.perWebhookConcurrency,
+    pollIntervalMs: config.webhooks.pollIntervalMs,
+  });
+  running.webhooks = webhooks;
+  webhooks.start();
+  w.onStop(() => webhooks.stop());
+  // Queued mail goes to the SMTP server; the lab keeps it in its outbox (GET /lab/mails).
+  if (config.mail.smtpUrl) {
+    const mail = new MailSender(config.mail.smtpUrl, config.mail.from);
+    const mailJob = new PeriodicJob({ name: 'mail', intervalMs: 10_000, jitter: 0.1, logger, failureLevel: 'warn', run: () => mail.sendDue(w.db, w.clock.now()) });
+    mailJob.start();
+    w.onStop(() => mailJob.stop());
+  } else if (config.deployment === 'production') {
+    logger.warn('SMTP_URL is not set: mail (disabled webhooks) stays queued in mail_outbox');
+  }
 
   // DNSSEC transitions advance on what the real DNS shows (docs/dnssec.md "States").
   const dnssecJob = new PeriodicJob({ name: 'dnssec', intervalMs: config.dnssec.checkIntervalMs, jitter: 0.1, logger, failureLevel: 'warn', run: () => w.dnssec.runDue() });

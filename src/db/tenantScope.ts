@@ -17,6 +17,7 @@ export const TENANT_OWNED = {
   templates: 'tenant_id',
   prefixes: 'tenant_id',
   ip_assignments: 'tenant_id',
+  webhooks: 'tenant_id',
 } as const satisfies Record<string, string>;
 
 export type TenantOwnedTable = keyof typeof TENANT_OWNED;

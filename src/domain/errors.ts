@@ -49,6 +49,7 @@ export const resourceNouns = {
   prefix: { en: 'prefix', de: noun('n', 'Präfix') },
   'address space': { en: 'address space', de: noun('m', 'Adressraum') },
   'IP assignment': { en: 'IP assignment', de: noun('f', 'IP-Zuweisung') },
+  webhook: { en: 'webhook', de: noun('m', 'Webhook') },
 } satisfies Record<string, { en: string; de: GermanNoun }>;
 
 export type ResourceNoun = keyof typeof resourceNouns;

@@ -13,6 +13,7 @@ import { recordRoutes } from './zones/recordRoutes.js';
 import { zoneRoutes } from './zones/routes.js';
 import { zoneFileRoutes } from './zones/zoneFileRoutes.js';
 import { deletedZoneRoutes } from './zones/deletedZoneRoutes.js';
+import { webhookRoutes } from './webhooks/routes.js';
 
 /** Every API operation; the router, the OpenAPI document and the isolation test read this list. */
 export const allRoutes: RouteSpec[] = [
@@ -29,5 +30,6 @@ export const allRoutes: RouteSpec[] = [
   ...templateRoutes,
   ...deletedZoneRoutes,
   ...rdnsRoutes,
+  ...webhookRoutes,
   ...labRoutes,
 ];
