@@ -22,6 +22,7 @@ import { labDelegationObserver } from './lab/labPrefixDelegations.js';
 import { resolverDelegationObserver } from './rdns/delegationCheck.js';
 import { checkDueDelegations } from './rdns/delegationWorker.js';
 import { LabRegistrar } from './lab/registrar.js';
+import { resetLabWebhooks } from './lab/labWebhooks.js';
 import { createLogger, type Logger } from './observability/logger.js';
 import { createMetrics, type NameserverCounters, registerBuildMetrics, registerNameserverMetrics } from './observability/metrics.js';
 import { MaintenanceLoop } from './maintenance.js';
@@ -128,7 +129,7 @@ export async function startService(config: Config, overrides: ServiceOverrides =
       cursors,
       dnssec: { config, kek, registrar, checkNow: (zoneId) => dnssec.checkZone(zoneId) },
       rdns: { observeDelegation: lab ? labDelegationObserver(db) : resolverDelegationObserver(config.dnssec.resolver) },
-      labResetSteps: lab ? [resetLabParents(config, clock), resetLabReverseDns(config, clock)] : [],
+      labResetSteps: lab ? [resetLabParents(config, clock), resetLabReverseDns(config, clock), resetLabWebhooks] : [],
     });
 
     const wiring: Wiring = {

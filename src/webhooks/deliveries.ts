@@ -89,10 +89,7 @@ export async function claimDueDeliveries(
     webhookId: r.webhook_id,
     attempt: r.attempts,
     url: r.url,
-    secrets: [
-      unsealSecret(r.secret, kek),
-      ...(r.previous_secret && r.previous_secret_expires_at && r.previous_secret_expires_at > now ? [unsealSecret(r.previous_secret, kek)] : []),
-    ],
+    secrets: secretsOf(r, kek, now),
     event: { id: r.event_id, kind: r.kind, tenantId: r.tenant_id, occurredAt: r.occurred_at, payload: r.payload },
   }));
 }
@@ -113,6 +110,15 @@ interface ClaimRow {
 }
 
 export const unsealSecret = (sealed: Buffer, kek: Buffer) => unseal(sealed, kek).toString('utf8');
+
+/** The signing secrets; none when they cannot be unsealed (a process with another key-encryption key). */
+function secretsOf(r: ClaimRow, kek: Buffer, now: Date): string[] {
+  try {
+    return [unsealSecret(r.secret, kek), ...(r.previous_secret && r.previous_secret_expires_at && r.previous_secret_expires_at > now ? [unsealSecret(r.previous_secret, kek)] : [])];
+  } catch {
+    return [];
+  }
+}
 
 /**
  * Stores an attempt's outcome. Only the attempt that holds the lease writes the delivery (a

@@ -10,7 +10,7 @@ import { PeriodicJob } from '../jobs/periodicJob.js';
 import type { Logger } from '../observability/logger.js';
 import { type ClaimedDelivery, claimDueDeliveries, disableFailingWebhooks, dispatchEvents, recordAttempt } from './deliveries.js';
 import { eventBody, signatureHeader } from './deliveryPolicy.js';
-import type { Sender } from './send.js';
+import type { AttemptResult, Sender } from './send.js';
 
 export interface DeliveryWorkerOptions {
   db: Knex;
@@ -122,7 +122,10 @@ export class DeliveryWorker {
     const { clock, sender, logger, db } = this.o;
     const startedAt = clock.now();
     const body = eventBody(d.event);
-    const result = await sender.send(d.url, body, {
+    // Nothing unsigned ever leaves: a secret this process cannot unseal fails the attempt.
+    const result: AttemptResult = !d.secrets.length
+      ? { outcome: 'internal_error', status: null, durationMs: 0, error: 'the signing secret cannot be decrypted (DNSSEC_KEY_ENCRYPTION_KEY differs between processes?)' }
+      : await sender.send(d.url, body, {
       'service-delivery': d.id,
       'service-signature': signatureHeader(d.secrets, Math.floor(Date.now() / 1000), body),
       'service-event': d.event.kind,

@@ -7,7 +7,7 @@ import { isIP } from 'node:net';
 import { type AddressPolicy, guardedLookup, refusedAddress } from './addressPolicy.js';
 import { DELIVERY_TIMEOUT_MS, isSuccess } from './deliveryPolicy.js';
 
-export type AttemptOutcome = 'success' | 'http_error' | 'timeout' | 'connection_failed' | 'refused_address' | 'invalid_url';
+export type AttemptOutcome = 'success' | 'http_error' | 'timeout' | 'connection_failed' | 'refused_address' | 'invalid_url' | 'internal_error';
 
 export interface AttemptResult {
   outcome: AttemptOutcome;

@@ -218,16 +218,20 @@ export interface Delivery {
   completedAt: Date | null;
 }
 
-/** The webhook's deliveries, newest first, each with its attempts. */
+/**
+ * The webhook's deliveries, newest first, each with its attempts: one statement, so a delivery
+ * and its attempts are read in one snapshot (never "8 attempts" beside a state of before the 8th).
+ */
 export async function listDeliveries(scoped: ScopedDb, now: Date, webhookId: string, filter: { state?: string }, after: unknown[] | null, limit: number) {
   await getWebhook(scoped, now, webhookId);
   const q = scoped
     .from('webhooks', 'w')
     .join('webhook_deliveries as d', 'd.webhook_id', 'w.id')
+    .joinRaw(`CROSS JOIN LATERAL (SELECT coalesce(jsonb_agg(to_jsonb(a) ORDER BY a.attempt), '[]') AS attempts FROM webhook_attempts a WHERE a.delivery_id = d.id) att`)
     .where('w.id', webhookId)
-    .select('d.id', 'd.event_id', 'd.kind', 'd.state', 'd.next_attempt_at', 'd.created_at', 'd.completed_at');
+    .select('d.id', 'd.event_id', 'd.kind', 'd.state', 'd.next_attempt_at', 'd.created_at', 'd.completed_at', 'att.attempts');
   if (filter.state) q.where('d.state', filter.state);
-  const page = await paginate<{ id: string; event_id: string; kind: string; state: Delivery['state']; next_attempt_at: Date | null; created_at: Date; completed_at: Date | null }>(
+  const page = await paginate<DeliveryRow>(
     q,
     [
       { column: 'd.created_at', direction: 'desc', field: 'created_at' },
@@ -236,38 +240,36 @@ export async function listDeliveries(scoped: ScopedDb, now: Date, webhookId: str
     after,
     limit,
   );
-  const attempts = page.rows.length
-    ? ((await scoped
-        .from('webhooks', 'w')
-        .join('webhook_deliveries as d', 'd.webhook_id', 'w.id')
-        .join('webhook_attempts as a', 'a.delivery_id', 'd.id')
-        .where('w.id', webhookId)
-        .whereIn('a.delivery_id', page.rows.map((r) => r.id))
-        .orderBy('a.attempt')
-        .select('a.*')) as {
-        delivery_id: string;
-        attempt: number;
-        started_at: Date;
-        duration_ms: number;
-        outcome: string;
-        response_status: number | null;
-        error: string | null;
-        next_attempt_at: Date | null;
-      }[])
-    : [];
+  const date = (v: string | null) => (v === null ? null : new Date(v));
   const deliveries: Delivery[] = page.rows.map((r) => ({
     id: r.id,
     eventId: r.event_id,
     kind: r.kind,
     state: r.state,
-    // While an attempt runs, next_attempt_at is its lease: not an attempt anyone planned.
+    // While an attempt runs this is its lease's end (when it is attempted again should it never report).
     nextAttemptAt: r.state === 'pending' ? r.next_attempt_at : null,
     createdAt: r.created_at,
     completedAt: r.completed_at,
-    attempts: attempts
-      .filter((a) => a.delivery_id === r.id)
-      .map((a) => ({ attempt: a.attempt, startedAt: a.started_at, durationMs: a.duration_ms, outcome: a.outcome, responseStatus: a.response_status, error: a.error, nextAttemptAt: a.next_attempt_at })),
+    attempts: r.attempts.map((a) => ({
+      attempt: a.attempt,
+      startedAt: new Date(a.started_at),
+      durationMs: a.duration_ms,
+      outcome: a.outcome,
+      responseStatus: a.response_status,
+      error: a.error,
+      nextAttemptAt: date(a.next_attempt_at),
+    })),
   }));
   return { deliveries, next: page.next?.map((v) => (v instanceof Date ? v.toISOString() : v)) ?? null };
 }
 
+type DeliveryRow = {
+  id: string;
+  event_id: string;
+  kind: string;
+  state: Delivery['state'];
+  next_attempt_at: Date | null;
+  created_at: Date;
+  completed_at: Date | null;
+  attempts: { attempt: number; started_at: string; duration_ms: number; outcome: string; response_status: number | null; error: string | null; next_attempt_at: string | null }[];
+};

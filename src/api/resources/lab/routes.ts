@@ -7,7 +7,7 @@ import { latestScheduledReset, resetLab } from '../../../lab/nightlyReset.js';
 import { type LabRegistration, LabRegistrar } from '../../../lab/registrar.js';
 import { readLabTrustAnchors } from '../../../lab/labTrustAnchors.js';
 import { setLabPrefixDelegation } from '../../../lab/labPrefixDelegations.js';
-import { listLabMail } from '../../../lab/labMail.js';
+import { listLabMail } from '../../../lab/labWebhooks.js';
 import { blockInPath } from '../../../services/rdns/addressInput.js';
 import { hostnameField } from '../../../domain/records/fields.js';
 import type { Services } from '../../../services/index.js';

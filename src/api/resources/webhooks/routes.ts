@@ -69,7 +69,7 @@ const attemptSchema = z.object({
   attempt: z.number().int().describe(`1 to ${MAX_ATTEMPTS}.`),
   attempted_at: timestamp,
   outcome: z
-    .enum(['success', 'http_error', 'timeout', 'connection_failed', 'refused_address', 'invalid_url'])
+    .enum(['success', 'http_error', 'timeout', 'connection_failed', 'refused_address', 'invalid_url', 'internal_error'])
     .describe('`refused_address`: the name resolved to an address deliveries may not reach (loopback, private, …).'),
   response_status: z.number().int().nullable(),
   duration_ms: z.number().int(),
