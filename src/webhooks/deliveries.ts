@@ -121,40 +121,49 @@ function secretsOf(r: ClaimRow, kek: Buffer, now: Date): string[] {
 }
 
 /**
- * Stores an attempt's outcome. Only the attempt that holds the lease writes the delivery (a
- * lease that ran out was taken by a later attempt, whose result counts); the attempt row is
- * kept either way. A success ends the webhook's failing streak; a failure starts it.
+ * Stores an attempt's outcome, in one statement. Only the attempt that holds the lease writes the
+ * delivery (a lease that ran out was taken by a later attempt, whose result counts); the attempt
+ * row is kept either way. A success ends the webhook's failing streak; a failure starts it.
  */
 export async function recordAttempt(db: Knex, claimed: ClaimedDelivery, startedAt: Date, result: AttemptResult, now: Date): Promise<void> {
   const success = result.outcome === 'success';
-  const next = success ? null : nextAttemptAfterFailure(claimed.attempt, now);
-  await db.transaction(async (trx) => {
-    const updated = await trx('webhook_deliveries')
-      .where({ id: claimed.id, attempts: claimed.attempt, state: 'pending' })
-      .update(
-        success
-          ? { state: 'delivered', next_attempt_at: null, completed_at: now }
-          : next && claimed.attempt < MAX_ATTEMPTS
-            ? { next_attempt_at: next }
-            : { state: 'failed', next_attempt_at: null, completed_at: now },
-      );
-    await trx('webhook_attempts')
-      .insert({
-        delivery_id: claimed.id,
-        attempt: claimed.attempt,
-        started_at: startedAt,
-        duration_ms: result.durationMs,
-        outcome: result.outcome,
-        response_status: result.status,
-        error: result.error,
-        next_attempt_at: updated ? next : null,
-      })
-      .onConflict(['delivery_id', 'attempt'])
-      .ignore();
-    if (claimed.event.kind === PING_KIND) return;
-    if (success) await trx('webhooks').where('id', claimed.webhookId).whereNotNull('failing_since').update({ failing_since: null });
-    else await trx('webhooks').where('id', claimed.webhookId).whereNull('failing_since').update({ failing_since: startedAt });
-  });
+  const next = success || claimed.attempt >= MAX_ATTEMPTS ? null : nextAttemptAfterFailure(claimed.attempt, now);
+  const state = success ? 'delivered' : next ? 'pending' : 'failed';
+  const ping = claimed.event.kind === PING_KIND;
+  await db.raw(
+    `WITH d AS (
+       UPDATE webhook_deliveries SET state = ?, next_attempt_at = ?::timestamptz, completed_at = ?::timestamptz
+       WHERE id = ? AND attempts = ? AND state = 'pending' RETURNING id
+     ), a AS (
+       INSERT INTO webhook_attempts (delivery_id, attempt, started_at, duration_ms, outcome, response_status, error, next_attempt_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, CASE WHEN EXISTS (SELECT 1 FROM d) THEN ?::timestamptz END)
+       ON CONFLICT (delivery_id, attempt) DO NOTHING
+     ), w AS (
+       UPDATE webhooks SET failing_since = CASE WHEN ?::boolean THEN NULL ELSE ?::timestamptz END
+       WHERE id = ? AND NOT ?::boolean AND (CASE WHEN ?::boolean THEN failing_since IS NOT NULL ELSE failing_since IS NULL END)
+     )
+     SELECT 1`,
+    [
+      state,
+      next,
+      state === 'pending' ? null : now,
+      claimed.id,
+      claimed.attempt,
+      claimed.id,
+      claimed.attempt,
+      startedAt,
+      result.durationMs,
+      result.outcome,
+      result.status,
+      result.error,
+      next,
+      success,
+      startedAt,
+      claimed.webhookId,
+      ping,
+      success,
+    ],
+  );
 }
 
 /**

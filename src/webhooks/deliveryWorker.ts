@@ -1,15 +1,16 @@
 // The webhook worker of one process (docs/webhooks.md "Delivery"). It runs beside the publication
 // pipeline, never in it: events are rows the publication's transactions wrote, and this worker
-// reads them afterwards. Each tick dispatches new events, disables webhooks failing for three
-// days and leases due deliveries up to the free slots; attempts run concurrently, at most
-// `perWebhookConcurrency` per webhook, so a slow or dead receiver holds its own slots only and
-// the other webhooks' deliveries go on. A finished attempt frees its slot and asks for more work.
+// reads them afterwards. Every tick dispatches new events and disables webhooks failing for three
+// days; due deliveries are leased in batches into one line per webhook. At most `concurrency`
+// attempts run at once, at most `perWebhookConcurrency` of one webhook, so a slow or dead
+// receiver holds its own slots only and every other webhook's deliveries go on. A finished
+// attempt starts the next in line and, when lines run short, leases more.
 import type { Knex } from 'knex';
 import type { Clock } from '../domain/clock.js';
 import { PeriodicJob } from '../jobs/periodicJob.js';
 import type { Logger } from '../observability/logger.js';
 import { type ClaimedDelivery, claimDueDeliveries, disableFailingWebhooks, dispatchEvents, recordAttempt } from './deliveries.js';
-import { eventBody, signatureHeader } from './deliveryPolicy.js';
+import { ATTEMPT_LEASE_MS, DELIVERY_TIMEOUT_MS, eventBody, signatureHeader } from './deliveryPolicy.js';
 import type { AttemptResult, Sender } from './send.js';
 
 export interface DeliveryWorkerOptions {
@@ -24,18 +25,32 @@ export interface DeliveryWorkerOptions {
   pollIntervalMs: number;
 }
 
+interface Line {
+  queue: ClaimedDelivery[];
+  running: number;
+}
+
 export class DeliveryWorker {
   private readonly job: PeriodicJob;
-  private readonly inFlight = new Map<string, number>();
-  private readonly running = new Set<Promise<void>>();
-  private pumping: Promise<void> | null = null;
-  private again = false;
+  private readonly lines = new Map<string, Line>();
+  private readonly inFlight = new Set<Promise<void>>();
+  private running = 0;
+  private held = 0;
+  private claiming: Promise<void> | null = null;
+  private claimAgain = false;
   private stopped = false;
+  /** Leased deliveries one webhook's line holds: its running attempts and the ones waiting. */
+  private readonly lineCap: number;
+  /** Leased deliveries this process holds in all. */
+  private readonly heldCap: number;
   /** Attempts finished by this process (bench and tests read it). */
   attempts = 0;
 
   constructor(private readonly o: DeliveryWorkerOptions) {
-    this.job = new PeriodicJob({ name: 'webhook deliveries', intervalMs: o.pollIntervalMs, jitter: 0.1, logger: o.logger, failureLevel: 'warn', run: () => this.pump() });
+    // The last of a full line starts within lineCap / perWebhook timeouts: well inside its lease.
+    this.lineCap = o.perWebhookConcurrency * Math.max(1, Math.floor(ATTEMPT_LEASE_MS / DELIVERY_TIMEOUT_MS / 2));
+    this.heldCap = Math.max(o.concurrency * 4, this.lineCap);
+    this.job = new PeriodicJob({ name: 'webhook deliveries', intervalMs: o.pollIntervalMs, jitter: 0.1, logger: o.logger, failureLevel: 'warn', run: () => this.tick() });
   }
 
   start(): void {
@@ -47,75 +62,79 @@ export class DeliveryWorker {
   async stop(): Promise<void> {
     this.stopped = true;
     await this.job.stop();
-    await this.pumping;
-    await Promise.all([...this.running]);
+    await this.claiming;
+    await Promise.all([...this.inFlight]);
     this.o.sender.close();
   }
 
-  private get busy(): number {
-    let n = 0;
-    for (const v of this.inFlight.values()) n += v;
-    return n;
-  }
-
-  /** One pass; a pass asked for while one runs runs again right after it. */
-  pump(): Promise<void> {
-    if (this.pumping) {
-      this.again = true;
-      return this.pumping;
-    }
-    this.pumping = (async () => {
-      try {
-        do {
-          this.again = false;
-          await this.pass();
-        } while (this.again && !this.stopped);
-      } finally {
-        this.pumping = null;
-      }
-    })();
-    return this.pumping;
-  }
-
-  private async pass(): Promise<void> {
-    if (this.stopped) return;
-    const { db, clock } = this.o;
+  /** New events into deliveries, failing webhooks disabled, due deliveries leased. */
+  async tick(): Promise<void> {
+    const { db, clock, logger } = this.o;
     for (;;) {
       const { events } = await dispatchEvents(db, clock.now());
       if (events < 500) break;
     }
     const disabled = await disableFailingWebhooks(db, clock.now());
-    if (disabled.length) this.o.logger.warn({ webhooks: disabled }, 'webhooks disabled after 3 days of failed deliveries');
-    const free = this.o.concurrency - this.busy;
-    if (free <= 0) return;
-    const full = [...this.inFlight].filter(([, n]) => n >= this.o.perWebhookConcurrency).map(([id]) => id);
-    const claimed = await claimDueDeliveries(db, this.o.kek, clock.now(), { limit: free, perWebhook: this.o.perWebhookConcurrency, busy: full });
-    // A webhook with some slots taken may have been given more than its free ones: the rest
-    // wait in line here (well within the lease).
-    const queues = new Map<string, ClaimedDelivery[]>();
-    for (const c of claimed) queues.set(c.webhookId, [...(queues.get(c.webhookId) ?? []), c]);
-    for (const [webhookId, queue] of queues) this.startLine(webhookId, queue);
-    if (claimed.length === free) this.again = true;
+    if (disabled.length) logger.warn({ webhooks: disabled }, 'webhooks disabled after 3 days of failed deliveries');
+    await this.claim();
   }
 
-  /** Runs a webhook's claimed deliveries within its share of slots. */
-  private startLine(webhookId: string, queue: ClaimedDelivery[]): void {
-    const next = () => {
-      while (queue.length && (this.inFlight.get(webhookId) ?? 0) < this.o.perWebhookConcurrency) {
-        const delivery = queue.shift()!;
-        this.inFlight.set(webhookId, (this.inFlight.get(webhookId) ?? 0) + 1);
-        const p = this.attempt(delivery).finally(() => {
-          const left = (this.inFlight.get(webhookId) ?? 1) - 1;
-          if (left) this.inFlight.set(webhookId, left);
-          else this.inFlight.delete(webhookId);
-          this.running.delete(p);
-          if (queue.length) next();
-          else if (!this.stopped) void this.pump().catch((err: unknown) => this.o.logger.warn({ err }, 'webhook deliveries failed'));
-        });
-        this.running.add(p);
+  /** Leases due deliveries up to the free room; one lease query at a time, repeated while asked. */
+  claim(): Promise<void> {
+    if (this.claiming) {
+      this.claimAgain = true;
+      return this.claiming;
+    }
+    this.claiming = (async () => {
+      try {
+        do {
+          this.claimAgain = false;
+          if (this.stopped) break;
+          const free = this.heldCap - this.held;
+          if (free <= 0) break;
+          const full = [...this.lines].filter(([, l]) => l.queue.length + l.running >= this.lineCap).map(([id]) => id);
+          const claimed = await claimDueDeliveries(this.o.db, this.o.kek, this.o.clock.now(), { limit: free, perWebhook: this.lineCap, busy: full });
+          for (const d of claimed) {
+            const line = this.lines.get(d.webhookId) ?? { queue: [], running: 0 };
+            line.queue.push(d);
+            this.lines.set(d.webhookId, line);
+          }
+          this.held += claimed.length;
+          this.startAttempts();
+          if (claimed.length === free) this.claimAgain = true;
+        } while (this.claimAgain);
+      } finally {
+        this.claiming = null;
       }
-    };
-    next();
+    })();
+    return this.claiming;
+  }
+
+  /** Starts waiting attempts while slots are free, one webhook after another (round robin). */
+  private startAttempts(): void {
+    let started = true;
+    while (started && this.running < this.o.concurrency && !this.stopped) {
+      started = false;
+      for (const [webhookId, line] of this.lines) {
+        if (this.running >= this.o.concurrency) break;
+        if (line.running >= this.o.perWebhookConcurrency || !line.queue.length) continue;
+        const delivery = line.queue.shift()!;
+        line.running++;
+        this.running++;
+        started = true;
+        const p: Promise<void> = this.attempt(delivery).finally(() => {
+          line.running--;
+          this.running--;
+          this.held--;
+          if (!line.running && !line.queue.length) this.lines.delete(webhookId);
+          this.inFlight.delete(p);
+          this.startAttempts();
+          // Lines running short: lease more now rather than at the next tick.
+          if (!this.stopped && line.queue.length < this.o.perWebhookConcurrency) void this.claim().catch((err: unknown) => this.o.logger.warn({ err }, 'leasing webhook deliveries failed'));
+        });
+        this.inFlight.add(p);
+      }
+    }
   }
 
   private async attempt(d: ClaimedDelivery): Promise<void> {
@@ -126,10 +145,11 @@ export class DeliveryWorker {
     const result: AttemptResult = !d.secrets.length
       ? { outcome: 'internal_error', status: null, durationMs: 0, error: 'the signing secret cannot be decrypted (DNSSEC_KEY_ENCRYPTION_KEY differs between processes?)' }
       : await sender.send(d.url, body, {
-      'service-delivery': d.id,
-      'service-signature': signatureHeader(d.secrets, Math.floor(Date.now() / 1000), body),
-      'service-event': d.event.kind,
-    });
+          'service-delivery': d.id,
+          // t is the receiver's wall clock, never an injected one: receivers reject a t 5 minutes off.
+          'service-signature': signatureHeader(d.secrets, Math.floor(Date.now() / 1000), body),
+          'service-event': d.event.kind,
+        });
     this.attempts++;
     try {
       await recordAttempt(db, d, startedAt, result, clock.now());

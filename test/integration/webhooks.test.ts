@@ -289,6 +289,29 @@ describe('retries', () => {
   });
 });
 
+describe('a slow receiver', () => {
+  it('holds only its own webhook’s slots: another tenant’s deliveries go on at once', async () => {
+    const slow = await new WebhookReceiver().start();
+    const fast = await new WebhookReceiver().start();
+    slow.delayMs = 3000;
+    try {
+      const slowHook = await register(customerA, slow, ['zone.changed']);
+      await register(customerB, fast, ['zone.changed']);
+      // Three times the slow webhook's share of slots (4), all due at once.
+      for (let i = 0; i < 12; i++) expect((await customerA.post(`/webhooks/${slowHook.id}/ping`)).status).toBe(202);
+      await eventually(() => slow.requests.length >= 4, 5000, 'the slow receiver busy');
+      const started = Date.now();
+      const zone = await createZone(customerB);
+      await eventually(() => fast.events.some((e) => e.body.zone === zone), 5000, 'the fast receiver');
+      expect(Date.now() - started).toBeLessThan(1500);
+      // The slow webhook never had more than its share in flight.
+      expect(slow.requests.length).toBeLessThanOrEqual(4);
+    } finally {
+      await Promise.all([slow.stop(), fast.stop()]);
+    }
+  });
+});
+
 describe('several processes and restarts', () => {
   it('events stored while no worker runs are delivered after a restart; two workers never send one attempt twice', async () => {
     const database = await createDatabase();
@@ -312,9 +335,9 @@ describe('several processes and restarts', () => {
       apiOnly = null;
 
       // Two worker processes on the same database.
-      // Two slots each and a receiver that takes a moment: both workers get their share.
+      // One slot per webhook (a line of 6 leased at a time) and a receiver that takes a moment: both workers get their share.
       receiver.delayMs = 30;
-      for (let i = 0; i < 2; i++) workers.push(await startTestService({ databaseUrl: database.url, clock, env: { ...shared, ROLES: 'worker', WEBHOOK_CONCURRENCY: '2' } }));
+      for (let i = 0; i < 2; i++) workers.push(await startTestService({ databaseUrl: database.url, clock, env: { ...shared, ROLES: 'worker', WEBHOOK_CONCURRENCY: '2', WEBHOOK_PER_WEBHOOK_CONCURRENCY: '1' } }));
       await eventually(() => receiver.events.length === 21, 15_000, '21 deliveries');
       await new Promise((r) => setTimeout(r, 500));
       expect(receiver.requests).toHaveLength(21);
