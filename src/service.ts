@@ -43,6 +43,7 @@ import { addressPolicyFor } from './webhooks/addressPolicy.js';
 import { DeliveryWorker } from './webhooks/deliveryWorker.js';
 import { createSender } from './webhooks/send.js';
 import { MailSender } from './webhooks/mailSender.js';
+import { webhookStats } from './webhooks/webhookAdmin.js';
 
 export interface ServiceOverrides {
   clock?: Clock;
@@ -129,6 +130,7 @@ export async function startService(config: Config, overrides: ServiceOverrides =
       cursors,
       dnssec: { config, kek, registrar, checkNow: (zoneId) => dnssec.checkZone(zoneId) },
       rdns: { observeDelegation: lab ? labDelegationObserver(db) : resolverDelegationObserver(config.dnssec.resolver) },
+      statsContributors: [webhookStats],
       labResetSteps: lab ? [resetLabParents(config, clock), resetLabReverseDns(config, clock), resetLabWebhooks] : [],
     });
 

@@ -273,3 +273,13 @@ type DeliveryRow = {
   completed_at: Date | null;
   attempts: { attempt: number; started_at: string; duration_ms: number; outcome: string; response_status: number | null; error: string | null; next_attempt_at: string | null }[];
 };
+
+/** The `webhooks` section of GET /stats (a StatsContributor of src/services/stats.ts, by shape). */
+export const webhookStats = {
+  name: 'webhooks',
+  async collect(scoped: ScopedDb): Promise<Record<string, number>> {
+    const rows = (await scoped.from('webhooks').select('state').count({ n: '*' }).groupBy('state')) as { state: string; n: number | string }[];
+    const by = Object.fromEntries(rows.map((r) => [r.state, Number(r.n)]));
+    return { active: by.active ?? 0, disabled: by.disabled ?? 0 };
+  },
+};

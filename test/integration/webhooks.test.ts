@@ -133,6 +133,9 @@ describe('delivery and ownership', () => {
       expect((await customerB.get(`/webhooks/${forA.id}`)).status).toBe(404);
       const listA = await customerA.get('/webhooks');
       expect(listA.body.data.map((w: any) => w.id)).toContain(forA.id);
+      // GET /stats counts the subtree's webhooks (A's first stats in this service: not cached).
+      const stats = (await customerA.get('/stats')).body;
+      expect(stats.webhooks).toEqual({ active: listA.body.data.length, disabled: 0 });
     } finally {
       await Promise.all([subtree.stop(), ofA.stop(), actingForA.stop()]);
     }
