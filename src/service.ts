@@ -362,7 +362,7 @@ async function startWorkerRole(w: Wiring): Promise<void> {
   // Queued mail goes to the SMTP server; the lab keeps it in its outbox (GET /lab/mails).
   if (config.mail.smtpUrl) {
     const mail = new MailSender(config.mail.smtpUrl, config.mail.from);
-    const mailJob = new PeriodicJob({ name: 'mail', intervalMs: 10_000, jitter: 0.1, logger, failureLevel: 'warn', run: () => mail.sendDue(w.db, w.clock.now()) });
+    const mailJob = new PeriodicJob({ name: 'mail', intervalMs: Math.max(config.webhooks.pollIntervalMs, 1000), jitter: 0.1, logger, failureLevel: 'warn', run: () => mail.sendDue(w.db, w.clock.now()) });
     mailJob.start();
     w.onStop(() => mailJob.stop());
   } else if (config.deployment === 'production') {

@@ -1,11 +1,13 @@
 // Webhooks as a panel or billing module uses them (spec "Events"; docs/webhooks.md): a real
 // receiver in this process checks every signature and de-duplicates; time-based rules (the retry
 // schedule, the 3-day disable, the 24-hour rotation overlap) move the service's injected clock.
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/domain/clock.js';
 import type { ApiClient } from '../helpers/apiClient.js';
 import { issueToken } from '../helpers/credentials.js';
 import { createDatabase, startTestService, type TestService } from '../helpers/testService.js';
+import { smtpServer } from '../helpers/smtpServer.js';
 import { eventually, verifySignature, WebhookReceiver } from '../helpers/webhookReceiver.js';
 
 const FAST = { WEBHOOK_POLL_INTERVAL_MS: '50' };
@@ -376,6 +378,36 @@ describe('quota.warning', () => {
       ]);
     } finally {
       await receiver.stop();
+    }
+  });
+});
+
+describe('mail in production', () => {
+  it('a worker hands queued mail to SMTP_URL and marks it sent; a refusal is retried later', async () => {
+    const relay = smtpServer({ password: 'secret', rejectTo: 'nobody@' });
+    const port = await relay.listen();
+    const prod = await startTestService({ env: { ...FAST, DEPLOYMENT: 'production', SMTP_URL: `smtp://mailer:secret@127.0.0.1:${port}`, MAIL_FROM: 'noreply@dns.example', ROLES: 'worker' } });
+    const db = new pg.Client({ connectionString: prod.databaseUrl });
+    await db.connect();
+    try {
+      const now = prod.clock.now();
+      for (const [id, to] of [['msg_good', 'support@reseller.example'], ['msg_bad', 'nobody@reseller.example']]) {
+        await db.query(`INSERT INTO mail_outbox (id, to_address, subject, body, created_at, next_attempt_at) VALUES ($1, $2, 'Webhook disabled', 'Body', $3, $3)`, [id, to, now]);
+      }
+      const rows = await eventually(async () => {
+        const r = (await db.query(`SELECT id, sent_at, attempts, last_error FROM mail_outbox ORDER BY id`)).rows;
+        return r.every((m) => m.attempts >= 1) ? r : null;
+      }, 10_000, 'both mails tried');
+      expect(rows[0]).toMatchObject({ id: 'msg_bad', sent_at: null, attempts: 1, last_error: expect.stringContaining('550') });
+      expect(rows[1]).toMatchObject({ id: 'msg_good', sent_at: now, attempts: 1, last_error: null });
+      const sent = relay.sessions.filter((s) => s.data);
+      expect(sent).toHaveLength(1);
+      expect(sent[0]!.commands).toContain('RCPT TO:<support@reseller.example>');
+      expect(sent[0]!.data).toContain('From: noreply@dns.example');
+    } finally {
+      await db.end();
+      await prod.stop();
+      await relay.close();
     }
   });
 });
