@@ -19,7 +19,7 @@ import type { AttemptResult } from './send.js';
 export async function dispatchEvents(db: Knex, now: Date, batch = 500): Promise<{ events: number; deliveries: number }> {
   const result = await db.raw<{ rows: { events: number; deliveries: number }[] }>(
     `WITH batch AS (
-       SELECT id, tenant_id, kind, occurred_at FROM events
+       SELECT id, tenant_id, kind, zone_id, occurred_at FROM events
        WHERE awaiting_dispatch ORDER BY seq LIMIT ? FOR UPDATE SKIP LOCKED
      ), marked AS (
        UPDATE events e SET awaiting_dispatch = false FROM batch b WHERE e.id = b.id RETURNING e.id
@@ -30,6 +30,8 @@ export async function dispatchEvents(db: Knex, now: Date, batch = 500): Promise<
        JOIN tenants t ON t.id = b.tenant_id
        JOIN webhooks w ON w.state = 'active' AND b.kind = ANY (w.events) AND w.created_at <= b.occurred_at
          AND ((w.scope = 'subtree' AND t.path @> ARRAY[w.tenant_id]) OR (w.scope = 'tenant' AND w.tenant_id = b.tenant_id))
+       -- The lab's parent zones (the root, the TLDs) are its machinery, no API object: no events.
+       WHERE NOT EXISTS (SELECT 1 FROM zones z WHERE z.id = b.zone_id AND z.kind = 'lab_parent')
        ON CONFLICT (webhook_id, event_id) DO NOTHING
        RETURNING id
      )

@@ -179,7 +179,8 @@ export async function enableWebhook(ctx: WebhookContext, id: string): Promise<We
   const webhook = await getWebhook(ctx.scoped, now, id, true);
   if (webhook.state === 'active') return webhook;
   await ctx.scoped.from('webhooks').where('id', id).update({ state: 'active', disabled_at: null, disabled_reason: null, failing_since: null, updated_at: now });
-  await ctx.trx('webhook_deliveries').where({ webhook_id: id, state: 'pending' }).update({ next_attempt_at: now });
+  // Pings are left alone: they run while disabled too, and one may be in flight.
+  await ctx.trx('webhook_deliveries').where({ webhook_id: id, state: 'pending' }).whereNot('kind', PING_KIND).update({ next_attempt_at: now });
   await recordAudit(ctx.trx, ctx.actor, now, { action: 'webhook.enabled', targetType: 'webhook', targetId: id });
   return getWebhook(ctx.scoped, now, id);
 }

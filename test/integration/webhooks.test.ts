@@ -143,6 +143,24 @@ describe('delivery and ownership', () => {
     }
   });
 
+  it('the platform’s subtree webhook gets customers’ events but none of the lab’s parent zones', async () => {
+    const receiver = await new WebhookReceiver().start();
+    try {
+      await register(lab.as(lab.tokens.platform), receiver, ['zone.changed', 'record.published']);
+      const zone = await createZone(customerA);
+      // The zone goes live, then the lab registry delegates it from `example.` (a change set of a lab parent zone, published).
+      await eventually(() => receiver.ofType('record.published').some((e) => e.body.zone === zone), 20_000, 'published');
+      // The lab parent sync follows the outbox every second; its change set is published soon after.
+      await new Promise((r) => setTimeout(r, 2500));
+      const zones = new Set(receiver.events.map((e) => e.body.zone));
+      expect(zones.has(zone)).toBe(true);
+      expect(zones.has('example')).toBe(false);
+      expect(zones.has('')).toBe(false);
+    } finally {
+      await receiver.stop();
+    }
+  });
+
   it('signs with both secrets for 24 hours after a rotation, then with the new one only', async () => {
     const receiver = await new WebhookReceiver().start();
     try {
