@@ -1,6 +1,8 @@
 // Webhooks as a panel or billing module uses them (spec "Events"; docs/webhooks.md): a real
 // receiver in this process checks every signature and de-duplicates; time-based rules (the retry
 // schedule, the 3-day disable, the 24-hour rotation overlap) move the service's injected clock.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/domain/clock.js';
@@ -396,6 +398,29 @@ describe('quota.warning', () => {
       ]);
     } finally {
       await receiver.stop();
+    }
+  });
+});
+
+describe('URLs in production', () => {
+  it('registration wants https and a public host; the sandbox’s http and loopback are refused', async () => {
+    const prod = await startTestService({ env: { DEPLOYMENT: 'production', ROLES: 'api' } });
+    try {
+      // The operator's way to the first live token (as in labReset.test.ts).
+      const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli/admin.ts', 'create-platform', 'Production Platform'], {
+        env: { ...process.env, DATABASE_URL: prod.databaseUrl, DEPLOYMENT: 'production', DNSSEC_KEY_ENCRYPTION_KEY: '5a'.repeat(32), LOG_LEVEL: 'silent' },
+      });
+      const live = prod.as(JSON.parse(stdout).token);
+      for (const url of ['http://hooks.example.com/in', 'https://127.0.0.1/in', 'https://[::1]/in', 'https://169.254.169.254/latest', 'https://10.1.2.3/in', 'https://localhost/in', 'https://intranet/in']) {
+        const res = await live.post('/webhooks', { url, events: ['zone.changed'] });
+        expect(res.status, url).toBe(422);
+        expect(res.body.errors[0]).toMatchObject({ pointer: '/url', code: 'invalid_url' });
+      }
+      expect((await live.get('/webhooks')).body.data).toEqual([]);
+      const ok = await live.post('/webhooks', { url: 'https://hooks.example.com/in', events: ['zone.changed'] });
+      expect(ok.status, ok.text).toBe(201);
+    } finally {
+      await prod.stop();
     }
   });
 });
