@@ -24,7 +24,7 @@ import { checkDueDelegations } from './rdns/delegationWorker.js';
 import { LabRegistrar } from './lab/registrar.js';
 import { resetLabWebhooks } from './lab/labWebhooks.js';
 import { createLogger, type Logger } from './observability/logger.js';
-import { createMetrics, type NameserverCounters, registerBuildMetrics, registerNameserverMetrics } from './observability/metrics.js';
+import { createMetrics, type NameserverCounters, registerBuildMetrics, registerNameserverMetrics, registerWebhookMetrics } from './observability/metrics.js';
 import { MaintenanceLoop } from './maintenance.js';
 import { DnssecWorker } from './dnssec/dnssecWorker.js';
 import { loadKeyEncryptionKey } from './dnssec/keyEncryptionKey.js';
@@ -390,6 +390,10 @@ async function startApiRole(w: Wiring): Promise<void> {
   if (running.publication) {
     const publication = running.publication;
     registerBuildMetrics(metrics.registry, () => publication.builds);
+  }
+  if (running.webhooks) {
+    const webhooks = running.webhooks;
+    registerWebhookMetrics(metrics.registry, () => webhooks.outcomes, () => webhooks.inFlightCount);
   }
   const app = createApp({ services: w.services, logger, metrics, readiness });
   // Errors outside the middleware (a request cut off by requestTimeout, a client gone while we

@@ -43,14 +43,20 @@ export class DeliveryWorker {
   private readonly lineCap: number;
   /** Leased deliveries this process holds in all. */
   private readonly heldCap: number;
-  /** Attempts finished by this process (bench and tests read it). */
+  /** Attempts finished by this process (bench and tests read it), and by outcome (/metrics). */
   attempts = 0;
+  readonly outcomes: Record<string, number> = {};
 
   constructor(private readonly o: DeliveryWorkerOptions) {
     // The last of a full line starts within lineCap / perWebhook timeouts: well inside its lease.
     this.lineCap = o.perWebhookConcurrency * Math.max(1, Math.floor(ATTEMPT_LEASE_MS / DELIVERY_TIMEOUT_MS / 2));
     this.heldCap = Math.max(o.concurrency * 4, this.lineCap);
     this.job = new PeriodicJob({ name: 'webhook deliveries', intervalMs: o.pollIntervalMs, jitter: 0.1, logger: o.logger, failureLevel: 'warn', run: () => this.tick() });
+  }
+
+  /** Attempts running now (/metrics). */
+  get inFlightCount(): number {
+    return this.running;
   }
 
   start(): void {
@@ -151,6 +157,7 @@ export class DeliveryWorker {
           'service-event': d.event.kind,
         });
     this.attempts++;
+    this.outcomes[result.outcome] = (this.outcomes[result.outcome] ?? 0) + 1;
     try {
       await recordAttempt(db, d, startedAt, result, clock.now());
     } catch (err) {

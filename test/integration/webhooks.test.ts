@@ -188,6 +188,8 @@ describe('delivery and ownership', () => {
       await customerB.post(`/webhooks/${hook.id}/ping`);
       await eventually(() => receiver.requests.some((r) => r.verdict === 'bad_signature'), 10_000, 'old secret refused');
       receiver.secrets = [fresh];
+      // The refusal recorded (its retry due in a minute) before time moves.
+      await eventually(async () => (await deliveriesOf(customerB, hook.id)).some((d) => d.attempts[0]?.response_status === 401 && d.state === 'pending'), 5000, 'refusal recorded');
       lab.clock.advance(MIN);
       await eventually(() => receiver.events.length === 3, 10_000, 'retry accepted with the new secret only');
       expect(receiver.events[2]!.signatures).toHaveLength(1);
@@ -252,6 +254,8 @@ describe('retries', () => {
       expect(elapsed).toBe(delays.reduce((a, b) => a + b, 0));
       expect(receiver.requests).toHaveLength(8);
       expect(new Set(receiver.requests.map((r) => r.deliveryId)).size).toBe(1);
+      const metrics = await (await fetch(`${lab.url}/metrics`)).text();
+      expect(Number(/^webhook_attempts_total\{outcome="http_error"\} (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(8);
       expect(new Set(receiver.requests.map((r) => r.t)).size).toBeGreaterThan(1);
 
       // Still active after 44.6 hours; disabled once the first failure is 3 days old.
