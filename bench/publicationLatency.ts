@@ -8,7 +8,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { liftRateLimits, startBenchService } from './lib/benchService.js';
+import { benchApi, liftRateLimits, startBenchService } from './lib/benchService.js';
 
 const writes = Number(process.argv[2] ?? 200);
 const url = process.env.DATABASE_URL ?? '';
@@ -17,15 +17,7 @@ if (!url || /\/(postgres|test)$/.test(url)) throw new Error('DATABASE_URL must n
 const service = await startBenchService();
 const { base, tokens, dnsPort } = service;
 await liftRateLimits(service);
-const api = async (method: string, p: string, body?: unknown) => {
-  const r = await fetch(`${base}/api/v1${p}`, {
-    method,
-    headers: { authorization: `Bearer ${tokens.customers[0]}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  if (r.status >= 300) throw new Error(`${method} ${p}: ${r.status} ${await r.text()}`);
-  return r.json() as Promise<any>;
-};
+const api = benchApi(base, tokens.customers[0]);
 const zone = `latency-${Date.now().toString(36)}.example`;
 await api('POST', '/zones', { name: zone });
 await api('POST', `/zones/${zone}/changesets`, { changes: Array.from({ length: 1000 }, (_, i) => ({ op: 'create', record: { name: `q${i}`, type: 'A', data: { address: `10.0.${i >> 8}.${i & 255}` } } })) });

@@ -18,6 +18,7 @@ import * as backendReadings from './20261125000700_backend_readings.js';
 import * as dyndns from './20261125000800_dyndns.js';
 import * as ipSpaceDnssec from './20261125002000_ip_space_dnssec.js';
 import * as ipSpaceForwardZone from './20261125002100_ip_space_forward_zone.js';
+import * as webhooks from './20261125000900_webhooks.js';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -42,4 +43,5 @@ export const migrations: Record<string, Migration> = {
   '20261125000800_dyndns': dyndns,
   '20261125002000_ip_space_dnssec': ipSpaceDnssec,
   '20261125002100_ip_space_forward_zone': ipSpaceForwardZone,
+  '20261125000900_webhooks': webhooks,
 };

@@ -22,8 +22,9 @@ import { labDelegationObserver } from './lab/labPrefixDelegations.js';
 import { resolverDelegationObserver } from './rdns/delegationCheck.js';
 import { checkDueDelegations } from './rdns/delegationWorker.js';
 import { LabRegistrar } from './lab/registrar.js';
+import { resetLabWebhooks } from './lab/labWebhooks.js';
 import { createLogger, type Logger } from './observability/logger.js';
-import { createMetrics, type NameserverCounters, registerBuildMetrics, registerNameserverMetrics } from './observability/metrics.js';
+import { createMetrics, type NameserverCounters, registerBuildMetrics, registerNameserverMetrics, registerWebhookMetrics } from './observability/metrics.js';
 import { MaintenanceLoop } from './maintenance.js';
 import { DnssecWorker } from './dnssec/dnssecWorker.js';
 import { loadKeyEncryptionKey } from './dnssec/keyEncryptionKey.js';
@@ -38,6 +39,11 @@ import { PublicationWorker } from './publication/publicationWorker.js';
 import { BACKEND_QUOTA_INTERVAL_MS, readBackendQuota } from './services/backendQuota.js';
 import { dns2SoaProbe, withHelperProcesses } from './publication/soaProbe.js';
 import { MirroredZoneStore } from '../nameserver/udpProcesses.js';
+import { addressPolicyFor } from './webhooks/addressPolicy.js';
+import { DeliveryWorker } from './webhooks/deliveryWorker.js';
+import { createSender } from './webhooks/send.js';
+import { MailSender } from './webhooks/mailSender.js';
+import { webhookStats } from './webhooks/webhookAdmin.js';
 
 export interface ServiceOverrides {
   clock?: Clock;
@@ -68,6 +74,8 @@ export interface RunningService {
   registrar: Registrar;
   /** The publication worker (worker role). */
   publication: PublicationWorker | null;
+  /** The webhook delivery worker (worker role). */
+  webhooks: DeliveryWorker | null;
   logger: Logger;
   /** Stops accepting, finishes in-flight requests, stops workers, closes the database. */
   stop(): Promise<void>;
@@ -94,7 +102,7 @@ export async function startService(config: Config, overrides: ServiceOverrides =
     const kek = await loadKeyEncryptionKey(config);
     const registrar: Registrar = lab ? new LabRegistrar(db, config, clock) : noRegistrar;
     // Filled in by the nameserver role; until then (and without it) DNS_HOST:DNS_PORT.
-    const running: Wiring['running'] = { lab: null, labReset: null, nameserver: null, publication: null, httpUrl: null, registrar };
+    const running: Wiring['running'] = { lab: null, labReset: null, nameserver: null, publication: null, webhooks: null, httpUrl: null, registrar };
     const dnssec = new DnssecWorker({
       db,
       clock,
@@ -122,7 +130,8 @@ export async function startService(config: Config, overrides: ServiceOverrides =
       cursors,
       dnssec: { config, kek, registrar, checkNow: (zoneId) => dnssec.checkZone(zoneId) },
       rdns: { observeDelegation: lab ? labDelegationObserver(db) : resolverDelegationObserver(config.dnssec.resolver) },
-      labResetSteps: lab ? [resetLabParents(config, clock), resetLabReverseDns(config, clock)] : [],
+      statsContributors: [webhookStats],
+      labResetSteps: lab ? [resetLabParents(config, clock), resetLabReverseDns(config, clock), resetLabWebhooks] : [],
     });
 
     const wiring: Wiring = {
@@ -214,7 +223,7 @@ interface Wiring {
   /** Registers a shutdown step; steps run in reverse order of registration. */
   onStop(step: () => Promise<void>): void;
   shutdownGraceMs: number;
-  running: Pick<RunningService, 'lab' | 'labReset' | 'nameserver' | 'publication' | 'httpUrl' | 'registrar'>;
+  running: Pick<RunningService, 'lab' | 'labReset' | 'nameserver' | 'publication' | 'webhooks' | 'httpUrl' | 'registrar'>;
   /** Decrypts zone keys for the build's sign step. */
   kek: Buffer;
   dnssec: DnssecWorker;
@@ -336,6 +345,30 @@ async function startWorkerRole(w: Wiring): Promise<void> {
   delegations.start();
   w.onStop(() => delegations.stop());
 
+  // Webhooks: beside the publication pipeline, never in it (docs/webhooks.md "Delivery").
+  const webhooks = new DeliveryWorker({
+    db: w.db,
+    clock: w.clock,
+    logger,
+    kek: w.kek,
+    sender: createSender(addressPolicyFor(config), config.webhooks.perWebhookConcurrency),
+    concurrency: config.webhooks.concurrency,
+    perWebhookConcurrency: config.webhooks.perWebhookConcurrency,
+    pollIntervalMs: config.webhooks.pollIntervalMs,
+  });
+  running.webhooks = webhooks;
+  webhooks.start();
+  w.onStop(() => webhooks.stop());
+  // Queued mail goes to the SMTP server; the lab keeps it in its outbox (GET /lab/mails).
+  if (config.mail.smtpUrl) {
+    const mail = new MailSender(config.mail.smtpUrl, config.mail.from);
+    const mailJob = new PeriodicJob({ name: 'mail', intervalMs: Math.max(config.webhooks.pollIntervalMs, 1000), jitter: 0.1, logger, failureLevel: 'warn', run: () => mail.sendDue(w.db, w.clock.now()) });
+    mailJob.start();
+    w.onStop(() => mailJob.stop());
+  } else if (config.deployment === 'production') {
+    logger.warn('SMTP_URL is not set: mail (disabled webhooks) stays queued in mail_outbox');
+  }
+
   // DNSSEC transitions advance on what the real DNS shows (docs/dnssec.md "States").
   const dnssecJob = new PeriodicJob({ name: 'dnssec', intervalMs: config.dnssec.checkIntervalMs, jitter: 0.1, logger, failureLevel: 'warn', run: () => w.dnssec.runDue() });
   dnssecJob.start();
@@ -357,6 +390,10 @@ async function startApiRole(w: Wiring): Promise<void> {
   if (running.publication) {
     const publication = running.publication;
     registerBuildMetrics(metrics.registry, () => publication.builds);
+  }
+  if (running.webhooks) {
+    const webhooks = running.webhooks;
+    registerWebhookMetrics(metrics.registry, () => webhooks.outcomes, () => webhooks.inFlightCount);
   }
   const app = createApp({ services: w.services, logger, metrics, readiness });
   // Errors outside the middleware (a request cut off by requestTimeout, a client gone while we

@@ -76,3 +76,16 @@ export async function liftRateLimits(s: BenchService): Promise<void> {
     if (r.status !== 200) throw new Error(`raising limits failed: ${r.status}`);
   }
 }
+
+/** A JSON API call as `token`; throws on any status from 300 up. */
+export const benchApi =
+  (base: string, token: string) =>
+  async (method: string, p: string, body?: unknown): Promise<any> => {
+    const r = await fetch(`${base}/api/v1${p}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (r.status >= 300) throw new Error(`${method} ${p}: ${r.status} ${await r.text()}`);
+    return r.status === 204 ? null : r.json();
+  };

@@ -54,6 +54,8 @@ export interface Config {
   /** Largest JSON request body, in bytes. */
   maxJsonBodyBytes: number;
   dnssec: DnssecConfig;
+  webhooks: WebhookConfig;
+  mail: MailConfig;
   zones: {
     /**
      * The service's authoritative nameservers: the apex NS set of every zone, SOA MNAME first.
@@ -126,6 +128,27 @@ export interface DnssecConfig {
   resolver: HostPort | null;
   /** An outside validating resolver the chain check must also satisfy (AD on the zone's SOA); null: in-process only. */
   validator: HostPort | null;
+}
+
+export interface WebhookConfig {
+  /** http:// receivers are accepted (the lab; production only with WEBHOOK_ALLOW_HTTP=on). */
+  allowHttp: boolean;
+  /**
+   * Deliveries may reach loopback, link-local, private and the service's own addresses (the lab's
+   * receivers run on the loopback). Production refuses them, checked on the resolved address.
+   */
+  allowPrivateAddresses: boolean;
+  /** Attempts in flight at once in one worker process, and per webhook (a slow receiver's share). */
+  concurrency: number;
+  perWebhookConcurrency: number;
+  /** How often a worker looks for new events and due attempts, ms. */
+  pollIntervalMs: number;
+}
+
+export interface MailConfig {
+  /** smtp://[user:password@]host[:port] (STARTTLS when offered) or smtps://… (TLS from the start); null: the lab's outbox only. */
+  smtpUrl: URL | null;
+  from: string;
 }
 
 export interface DatabaseTimeouts {
@@ -245,6 +268,13 @@ const variables = {
   DYNDNS_TRUSTED_PROXIES: list.pipe(z.array(z.string().regex(/^[0-9a-fA-F:.]+(\/\d{1,3})?$/, 'must be a comma-separated list of addresses or CIDR blocks'))).optional(),
   DYNDNS_HOST_UPDATES_PER_MINUTE: z.coerce.number().int().min(1).default(20),
   DYNDNS_AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).default(20),
+  WEBHOOK_ALLOW_HTTP: z.enum(['on', 'off']).optional(),
+  WEBHOOK_ALLOW_PRIVATE_ADDRESSES: z.enum(['on', 'off']).optional(),
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1024).default(64),
+  WEBHOOK_PER_WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+  WEBHOOK_POLL_INTERVAL_MS: z.coerce.number().int().min(20).default(500),
+  SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
+  MAIL_FROM: z.email().default('noreply@lab-dns.test'),
 } as const;
 
 type Parsed = { [K in keyof typeof variables]: z.output<(typeof variables)[K]> };
@@ -324,6 +354,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       validator: p.DNSSEC_VALIDATOR?.[0] ?? null,
       signingThread: { fromRecords: p.DNSSEC_SIGNING_THREAD_FROM, heapMb: p.DNSSEC_SIGNING_THREAD_HEAP_MB ?? null },
     },
+    webhooks: {
+      allowHttp: (p.WEBHOOK_ALLOW_HTTP ?? (p.DEPLOYMENT === 'sandbox' ? 'on' : 'off')) === 'on',
+      allowPrivateAddresses: (p.WEBHOOK_ALLOW_PRIVATE_ADDRESSES ?? (p.DEPLOYMENT === 'sandbox' ? 'on' : 'off')) === 'on',
+      concurrency: p.WEBHOOK_CONCURRENCY,
+      perWebhookConcurrency: Math.min(p.WEBHOOK_PER_WEBHOOK_CONCURRENCY, p.WEBHOOK_CONCURRENCY),
+      pollIntervalMs: p.WEBHOOK_POLL_INTERVAL_MS,
+    },
+    mail: { smtpUrl: p.SMTP_URL ? new URL(p.SMTP_URL) : null, from: p.MAIL_FROM },
     zones: {
       nameservers: p.NAMESERVERS,
       protectedNames: p.PROTECTED_ZONES ?? (p.DEPLOYMENT === 'sandbox' ? ['lab-dns.test', 'lab-hosting.test'] : []),

@@ -18,6 +18,7 @@ export const TENANT_OWNED = {
   prefixes: 'tenant_id',
   ip_assignments: 'tenant_id',
   dyndns_hosts: 'tenant_id',
+  webhooks: 'tenant_id',
 } as const satisfies Record<string, string>;
 
 export type TenantOwnedTable = keyof typeof TENANT_OWNED;

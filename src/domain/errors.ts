@@ -50,6 +50,7 @@ export const resourceNouns = {
   'address space': { en: 'address space', de: noun('m', 'Adressraum') },
   'IP assignment': { en: 'IP assignment', de: noun('f', 'IP-Zuweisung') },
   'DynDNS host': { en: 'DynDNS host', de: noun('m', 'DynDNS-Host') },
+  webhook: { en: 'webhook', de: noun('m', 'Webhook') },
 } satisfies Record<string, { en: string; de: GermanNoun }>;
 
 export type ResourceNoun = keyof typeof resourceNouns;

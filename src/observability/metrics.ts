@@ -92,14 +92,44 @@ export function registerNameserverMetrics(registry: Registry, provider: Nameserv
 export type Metrics = ReturnType<typeof createMetrics>;
 
 /** Zone versions built by this process's publication worker, by how the build signed them (docs/dnssec.md). */
-export function registerBuildMetrics(registry: Registry, builds: () => Record<'unsigned' | 'by_change' | 'whole', number>): void {
+/** A gauge per value of one label, read from the counts a part of the service keeps. */
+function countsByLabel(registry: Registry, name: string, help: string, label: string, counts: () => Record<string, number>): void {
   new Gauge({
-    name: 'zone_builds_total',
-    help: 'Zone versions built since start, by signing: unsigned, by_change (a signed zone signed by the names a change touched), whole (signed whole).',
-    labelNames: ['signing'] as const,
+    name,
+    help,
+    labelNames: [label],
     registers: [registry],
     collect() {
-      for (const [signing, n] of Object.entries(builds())) this.set({ signing }, n);
+      for (const [value, n] of Object.entries(counts())) this.set({ [label]: value }, n);
+    },
+  });
+}
+
+export function registerBuildMetrics(registry: Registry, builds: () => Record<'unsigned' | 'by_change' | 'whole', number>): void {
+  countsByLabel(
+    registry,
+    'zone_builds_total',
+    'Zone versions built since start, by signing: unsigned, by_change (a signed zone signed by the names a change touched), whole (signed whole).',
+    'signing',
+    builds,
+  );
+}
+
+/** Webhook attempts this process made, by outcome, and those running now (docs/webhooks.md). */
+export function registerWebhookMetrics(registry: Registry, attempts: () => Record<string, number>, running: () => number): void {
+  countsByLabel(
+    registry,
+    'webhook_attempts_total',
+    'Webhook delivery attempts made by this process since start, by outcome (success, http_error, timeout, connection_failed, refused_address, invalid_url, internal_error).',
+    'outcome',
+    attempts,
+  );
+  new Gauge({
+    name: 'webhook_attempts_in_flight',
+    help: 'Webhook delivery attempts running in this process now.',
+    registers: [registry],
+    collect() {
+      this.set(running());
     },
   });
 }

@@ -506,7 +506,7 @@ async function markFailed(trx: Knex.Transaction, now: Date, zoneId: string, deta
   await trx('zones').where('id', zoneId).update({ publish_retry_at: new Date(now.getTime() + FAILED_BUILD_BACKOFF_MS) });
   await recordEvents(
     trx,
-    failed.map((c) => ({ tenantId: c.tenant_id, kind: 'record.failed', zoneId, payload: { zone: zone.name, changeset_id: c.id, error: { code: 'build_failed', detail } } })),
+    failed.map((c) => ({ tenantId: c.tenant_id, kind: 'record.failed', zoneId, payload: { zone: zone.name, changeset_id: c.id, state: 'failed', error: { code: 'build_failed', detail } } })),
     now,
   );
 }

@@ -86,7 +86,7 @@ async function markLive(deps: VerifyDeps, zone: ZoneState, serial: number): Prom
      ), events AS (
        INSERT INTO events (id, tenant_id, kind, zone_id, payload, occurred_at)
        SELECT new_id('evt'), tenant_id, 'record.published', ?,
-              jsonb_build_object('zone', ?::text, 'changeset_id', id, 'serial', coalesce(serial, ?)), ?
+              jsonb_build_object('zone', ?::text, 'changeset_id', id, 'state', 'live', 'serial', coalesce(serial, ?)), ?
        FROM live
        RETURNING id
      )

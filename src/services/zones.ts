@@ -4,6 +4,7 @@ import type { Knex } from 'knex';
 import type { Config } from '../config/index.js';
 import { countRows } from '../db/count.js';
 import { recordAudit } from '../db/repositories/auditLog.js';
+import { recordEvents } from '../db/repositories/events.js';
 import { nameSortKey, type RecordRow, recordToDomain } from '../db/repositories/recordRows.js';
 import { type ZoneRow, zoneToDomain } from '../db/repositories/zoneRows.js';
 import { paginate, type SortKey } from '../db/paginate.js';
@@ -11,6 +12,7 @@ import type { ScopedDb } from '../db/tenantScope.js';
 import type { ChangeItem, LocateItem, Warning } from '../domain/changeSets/planChangeSet.js';
 import { DomainError } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
+import { type DomainEvent, quotaThresholdCrossed } from '../domain/model/events.js';
 import type { DnsRecord } from '../domain/model/record.js';
 import type { Zone } from '../domain/model/zone.js';
 import type { ChangeSetState } from '../domain/publication.js';
@@ -94,13 +96,19 @@ export async function assertNameFree(trx: Knex.Transaction, name: string) {
   if (overlapping) throw new DomainError('zone_overlap', { name });
 }
 
-async function assertQuota(ctx: WriteContext) {
+/**
+ * Room for one more zone, and the quota.warning events it causes: one for each tenant of the
+ * chain whose zone count crosses 80 % or 100 % of its max_zones with this zone (docs/webhooks.md
+ * "quota.warning"). A count that falls below and climbs again crosses again.
+ */
+async function assertQuota(ctx: WriteContext): Promise<DomainEvent[]> {
   // Every tenant of the chain must have room: a reseller's quota covers its whole subtree. The
   // rows are locked root first, so concurrent creations queue instead of overshooting.
   const chain = (await ctx.trx('tenants').whereIn('id', ctx.actor.acting.path).forUpdate().select('id', 'max_zones', 'path')) as {
     id: string;
     max_zones: number;
   }[];
+  const warnings: DomainEvent[] = [];
   for (const tenant of chain) {
     const count = await countRows(
       ctx.trx('zones').whereNot('kind', 'lab_parent').whereIn('tenant_id', ctx.trx('tenants').select('id').whereRaw('path @> ARRAY[?]::text[]', [tenant.id])),
@@ -108,7 +116,17 @@ async function assertQuota(ctx: WriteContext) {
     if (count >= tenant.max_zones) {
       throw new DomainError('quota_exceeded', { quota: 'max_zones', limit: tenant.max_zones });
     }
+    const crossed = quotaThresholdCrossed(count, count + 1, tenant.max_zones);
+    if (crossed !== null) {
+      warnings.push({
+        tenantId: tenant.id,
+        kind: 'quota.warning',
+        zoneId: null,
+        payload: { quota: 'max_zones', threshold_percent: crossed, usage: count + 1, limit: tenant.max_zones },
+      });
+    }
   }
+  return warnings;
 }
 
 export async function assertBackendCapacity(trx: Knex.Transaction, capacity: number) {
@@ -138,7 +156,7 @@ export async function createZone(
   const name = checkNewZoneName(input.name, config.zones);
   await lockNameFamily(ctx.trx, name);
   await assertNameFree(ctx.trx, name);
-  await assertQuota(ctx);
+  const quotaWarnings = await assertQuota(ctx);
   await assertBackendCapacity(ctx.trx, config.zones.backendCapacity);
 
   const now = ctx.clock.now();
@@ -169,6 +187,7 @@ export async function createZone(
     warnings = (await applyChangeSet(ctx, zone, { changes }, { kind: 'zone_create', locate, within: changeSet })).plan.warnings;
   }
   await recordAudit(ctx.trx, ctx.actor, now, { action: 'zone.created', targetType: 'zone', targetId: id, details: { name } });
+  await recordEvents(ctx.trx, quotaWarnings, now);
   return { zone: await getZone(ctx.scoped, config, name), warnings };
 }
 

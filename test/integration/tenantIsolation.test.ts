@@ -20,7 +20,7 @@ import { startTestService, type TestService } from '../helpers/testService.js';
 // says which entry is missing.
 
 /** Tables whose rows are objects a path parameter can name, beyond the tenant-owned ones. */
-type ObjectTable = keyof typeof TENANT_OWNED | 'lab_billing_clients' | 'ptr_addresses';
+type ObjectTable = keyof typeof TENANT_OWNED | 'lab_billing_clients' | 'ptr_addresses' | 'webhook_deliveries';
 
 /**
  * Path parameter name → the table of the objects it names, and a value of the same form that
@@ -66,6 +66,7 @@ const PARAM_KINDS: Record<
   // and prefixes it is 403 not_owner, foreign and unassigned alike.
   ip: { table: 'ptr_addresses', missing: '203.0.113.254', denied: { status: 403, code: 'not_owner' }, detailNamesValue: true },
   host: { table: 'dyndns_hosts', missing: `dyn_${'a'.repeat(26)}` },
+  webhook: { table: 'webhooks', missing: `whk_${'a'.repeat(26)}` },
 };
 
 /** Tables whose objects a tenant may use from its ancestors (PARAM_KINDS.flowsDown). */
@@ -293,6 +294,18 @@ const WRITE_CASES: Record<string, WriteCase> = {
   // The victim's first host is needed by the rotation control: delete its spare one.
   deleteDyndnsHost: { controlParams: () => ({ host: spareHostOfD }) },
   rotateDyndnsHostPassword: {},
+  createWebhook: { body: () => ({ url: `https://hooks.example/${unique()}`, events: ['zone.changed'] }) },
+  updateWebhook: { body: () => ({ description: `Hijacked ${unique()}`, url: 'https://intruder.example/hook' }) },
+  // The victim's main webhook is needed by the controls after this one: delete its spare one.
+  deleteWebhook: { controlParams: () => ({ webhook: spareWebhookOfD }) },
+  rotateWebhookSecret: {},
+  enableWebhook: {
+    // Enabling changes a disabled webhook only: the control's is made so.
+    prepareControl: async ({ params }) => {
+      await db.query(`UPDATE webhooks SET state = 'disabled', disabled_at = now(), disabled_reason = 'failing_deliveries' WHERE id = $1`, [params.webhook]);
+    },
+  },
+  pingWebhook: {},
   retryChangeSet: {
     // Retry is only allowed from `failed` (409 otherwise): the control's change set is made so.
     prepareControl: async ({ params }) => {
@@ -333,6 +346,7 @@ const LIST_CONTENTS: Record<string, ObjectTable> = {
   listChangeSets: 'change_sets',
   listIps: 'ip_assignments',
   listDyndnsHosts: 'dyndns_hosts',
+  listWebhooks: 'webhooks',
 };
 
 /**
@@ -416,6 +430,9 @@ async function loadWorld(): Promise<World> {
     'SELECT b.id, t.id AS owner FROM lab_billing_clients b LEFT JOIN tenants t ON t.billing_client_id = b.id',
   );
   for (const r of billing.rows) objects.push({ table: 'lab_billing_clients', id: r.id, ref: r.id, owner: r.owner ?? platformId });
+  // A webhook's deliveries are its owner's.
+  const deliveries = await db.query<{ id: string; owner: string }>('SELECT d.id, w.tenant_id AS owner FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id');
+  for (const r of deliveries.rows) objects.push({ table: 'webhook_deliveries', id: r.id, ref: r.id, owner: r.owner });
   // The first address of each IP assignment, as /ptr/{ip} names it.
   const addresses = await db.query<{ ip: string; owner: string }>('SELECT host(cidr) AS ip, tenant_id AS owner FROM ip_assignments ORDER BY cidr, id');
   for (const r of addresses.rows) objects.push({ table: 'ptr_addresses', id: r.ip, ref: r.ip, owner: r.owner });
@@ -479,6 +496,9 @@ const SNAPSHOT_TABLES = [
   'lab_registrations',
   'lab_prefix_delegations',
   'dnssec_keys',
+  'webhook_deliveries',
+  'webhook_attempts',
+  'mail_outbox',
   'idempotency_records',
   'service_secrets',
   // Written by the publication worker, never by a request; a denied request must not either.
@@ -538,6 +558,7 @@ let sparePrefixOfD: string;
 /** Each defining tenant's fixture template, by id. */
 const templateOf = {} as Record<'platform' | 'reseller' | 'reseller2', string>;
 let spareTemplateOfReseller2: string;
+let spareWebhookOfD: string;
 let actors: Actor[];
 let platformActor: Actor;
 /** Reseller 2 acting for customer D: the positive control of the PTR writes (a reseller acting for its customer). */
@@ -649,6 +670,26 @@ beforeAll(async () => {
     ).id as string;
   for (const role of ['platform', 'reseller', 'reseller2'] as const) templateOf[role] = await defineTemplate(role, `Fixture template of ${role}`);
   spareTemplateOfReseller2 = await defineTemplate('reseller2', 'Spare template of reseller2');
+
+  // A webhook of every tenant (its own token), pinged once so its delivery log has an entry
+  // (no worker runs here: it stays pending); customer D also a spare one, for the deletion control.
+  const registerWebhook = async (role: Role) => {
+    const api = lab.as(tokenOf[role]!);
+    const hook = expectStatus(await api.post('/webhooks', { url: `https://hooks.${role.toLowerCase()}.example/in`, events: ['zone.changed'] }), 201, `webhook of ${role}`);
+    expectStatus(await api.post(`/webhooks/${hook.id}/ping`), 202, `ping of ${role}`);
+    return hook.id as string;
+  };
+  for (const role of Object.keys(T) as Role[]) await registerWebhook(role);
+  spareWebhookOfD = await registerWebhook('customerD');
+  // Mail the service queues (a webhook disabled after 3 days of failures), one about each
+  // tenant, for the lab's mail listing.
+  for (const [role, id] of Object.entries(T)) {
+    await db.query(`INSERT INTO mail_outbox (id, tenant_id, to_address, subject, body, created_at, next_attempt_at) VALUES ($1, $2, $3, 'fixture', 'fixture', now(), now())`, [
+      `msg_fixture${role.toLowerCase()}`,
+      id,
+      `support@${role.toLowerCase()}.example`,
+    ]);
+  }
 
   const actor = (name: string, token: string, root: string, actAs?: string): Actor => ({
     name,

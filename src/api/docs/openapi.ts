@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { Config } from '../../config/index.js';
 import { errorCatalogue, type ErrorCode } from '../../domain/errors.js';
 import { problemSchema } from '../resources/common.js';
+import { eventSchemas } from '../resources/webhooks/eventSchemas.js';
 import type { RouteSpec } from '../routing/route.js';
 
 type Json = Record<string, unknown>;
@@ -166,5 +167,36 @@ export function buildOpenApiDocument(routes: RouteSpec[], config: Config): Json 
       schemas: { Problem: toSchema(problemSchema, 'output') },
     },
     paths,
+    webhooks: webhookEvents(),
   };
+}
+
+/** What a receiver gets (OpenAPI 3.1 `webhooks`): one signed POST per event and webhook. */
+function webhookEvents(): Record<string, Json> {
+  const headers = [
+    {
+      name: 'Service-Signature',
+      in: 'header',
+      required: true,
+      description:
+        '`t=<unix seconds>,v1=<hex>`: v1 = hex(HMAC-SHA256(secret, "<t>.<raw body>")). During the 24 hours after a rotation a second `v1=` (the old secret) follows; accept any. Compare in constant time; reject a `t` more than 5 minutes off.',
+      schema: { type: 'string' },
+    },
+    { name: 'Service-Delivery', in: 'header', required: true, description: 'The delivery (this event to this webhook): the same on every retry. De-duplicate by it or by the event `id`.', schema: { type: 'string' } },
+    { name: 'Service-Event', in: 'header', required: true, description: 'The event `type`.', schema: { type: 'string' } },
+  ];
+  return Object.fromEntries(
+    Object.entries(eventSchemas).map(([kind, schema]) => [
+      kind,
+      {
+        post: {
+          summary: kind,
+          description: `${schema.description ?? ''} Success is any 2xx within 10 seconds; otherwise retries after 1 min, 5 min, 30 min, 2 h, 6 h, 12 h and 24 h (8 attempts). Redirects are not followed.`,
+          parameters: headers,
+          requestBody: { required: true, content: { 'application/json': { schema: toSchema(schema, 'output') } } },
+          responses: { '200': { description: 'Received (any 2xx).' } },
+        },
+      },
+    ]),
+  );
 }

@@ -14,6 +14,7 @@ import { recordRoutes } from './zones/recordRoutes.js';
 import { zoneRoutes } from './zones/routes.js';
 import { zoneFileRoutes } from './zones/zoneFileRoutes.js';
 import { deletedZoneRoutes } from './zones/deletedZoneRoutes.js';
+import { webhookRoutes } from './webhooks/routes.js';
 
 /** Every API operation; the router, the OpenAPI document and the isolation test read this list. */
 export const allRoutes: RouteSpec[] = [
@@ -31,5 +32,6 @@ export const allRoutes: RouteSpec[] = [
   ...deletedZoneRoutes,
   ...rdnsRoutes,
   ...dyndnsRoutes,
+  ...webhookRoutes,
   ...labRoutes,
 ];

@@ -21,7 +21,13 @@ export const eventRow = (e: DomainEvent, now: Date) => ({
 /** The insert of some events, as a query to run or to send as a CTE of a larger statement. */
 export const insertEvents = (db: Knex, events: DomainEvent[], now: Date) => db('events').insert(events.map((e) => eventRow(e, now)));
 
-export async function recordEvents(db: Knex, events: DomainEvent[], now: Date): Promise<void> {
-  if (!events.length) return;
-  await insertEvents(db, events, now);
+/**
+ * Writes events in the caller's transaction; returns their ids. `dispatched`: the writer hands the
+ * event to its receivers itself (a webhook's test ping), so the webhook dispatcher skips it.
+ */
+export async function recordEvents(db: Knex, events: DomainEvent[], now: Date, options: { dispatched?: boolean } = {}): Promise<string[]> {
+  if (!events.length) return [];
+  const rows = events.map((e) => ({ ...eventRow(e, now), ...(options.dispatched ? { awaiting_dispatch: false } : {}) }));
+  await db('events').insert(rows);
+  return rows.map((r) => r.id);
 }

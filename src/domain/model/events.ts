@@ -1,8 +1,9 @@
 import type { ChangeSetKind } from '../publication.js';
 
-// Event kinds of the spec's "Events" section. The events table is the outbox webhooks deliver
-// from (docs/zones.md "Events"): every state change writes its event in its own transaction.
-export const EVENT_KINDS = ['zone.changed', 'record.published', 'record.failed', 'dnssec.state_changed', 'quota.warning'] as const;
+// Event kinds of the spec's "Events" section, and `webhook.ping` (a webhook's test event, sent to
+// that webhook alone). The events table is the outbox webhooks deliver from (docs/zones.md
+// "Events", docs/webhooks.md): every state change writes its event in its own transaction.
+export const EVENT_KINDS = ['zone.changed', 'record.published', 'record.failed', 'dnssec.state_changed', 'quota.warning', 'webhook.ping'] as const;
 export type EventKind = (typeof EVENT_KINDS)[number];
 
 /** `change` of a zone.changed event. The spec names `deleted`; the others are ours (docs/zones.md). */
@@ -52,4 +53,17 @@ export function zoneChangedEvent(
       ...(forCustomer ? { acting_tenant_id: actingTenantId } : {}),
     },
   };
+}
+
+/** Percentages of max_zones whose crossing fires quota.warning (docs/webhooks.md). */
+export const QUOTA_WARNING_THRESHOLDS = [80, 100] as const;
+
+/**
+ * The highest threshold a count crosses going from `before` to `after` zones (before below it,
+ * after at or above it), or null. Integer arithmetic: 80 % of 5 is crossed at the 4th zone.
+ */
+export function quotaThresholdCrossed(before: number, after: number, limit: number): number | null {
+  let crossed: number | null = null;
+  for (const percent of QUOTA_WARNING_THRESHOLDS) if (before * 100 < percent * limit && after * 100 >= percent * limit) crossed = percent;
+  return crossed;
 }

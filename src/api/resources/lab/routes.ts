@@ -7,6 +7,7 @@ import { latestScheduledReset, resetLab } from '../../../lab/nightlyReset.js';
 import { type LabRegistration, LabRegistrar } from '../../../lab/registrar.js';
 import { readLabTrustAnchors } from '../../../lab/labTrustAnchors.js';
 import { setLabPrefixDelegation } from '../../../lab/labPrefixDelegations.js';
+import { listLabMail } from '../../../lab/labWebhooks.js';
 import { blockInPath } from '../../../services/rdns/addressInput.js';
 import { hostnameField } from '../../../domain/records/fields.js';
 import type { Services } from '../../../services/index.js';
@@ -101,6 +102,27 @@ export const labRoutes = [
       assertPlatform(actor);
       return { status: 200, body: await new LabBillingDirectory(services.db).upsert({ id: params.client_id, ...body }) };
     },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/lab/mails',
+    operationId: 'listLabMails',
+    summary: 'Mail the service sent to support contacts of the acting subtree (newest first)',
+    description: 'The sandbox sends no mail: what production hands to SMTP (a webhook disabled after 3 days of failures) is kept here.',
+    tag: TAG,
+    scopes: ['tenant:read'],
+    labOnly: true,
+    query: z.strictObject({ limit: z.coerce.number().int().min(1).max(500).default(50) }),
+    responses: {
+      200: {
+        description: 'The mails',
+        schema: z.object({ data: z.array(z.object({ id: z.string(), tenant_id: z.string(), to: z.string(), subject: z.string(), body: z.string(), created_at: timestamp })) }),
+      },
+    },
+    handler: async ({ scoped, services, query }) => ({
+      status: 200,
+      body: { data: (await listLabMail(services.db, scoped, query.limit)).map((m) => ({ id: m.id, tenant_id: m.tenantId, to: m.to, subject: m.subject, body: m.body, created_at: m.createdAt.toISOString() })) },
+    }),
   }),
   defineRoute({
     method: 'post',

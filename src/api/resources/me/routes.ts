@@ -100,6 +100,7 @@ export const meRoutes = [
               })
               .optional()
               .describe('Platform only'),
+            webhooks: z.object({ active: z.number().int(), disabled: z.number().int() }).describe('Webhooks of the subtree by state (docs/webhooks.md)'),
           })
           .catchall(z.unknown()),
       },

@@ -1,0 +1,169 @@
+// The webhook worker of one process (docs/webhooks.md "Delivery"). It runs beside the publication
+// pipeline, never in it: events are rows the publication's transactions wrote, and this worker
+// reads them afterwards. Every tick dispatches new events and disables webhooks failing for three
+// days; due deliveries are leased in batches into one line per webhook. At most `concurrency`
+// attempts run at once, at most `perWebhookConcurrency` of one webhook, so a slow or dead
+// receiver holds its own slots only and every other webhook's deliveries go on. A finished
+// attempt starts the next in line and, when lines run short, leases more.
+import type { Knex } from 'knex';
+import type { Clock } from '../domain/clock.js';
+import { PeriodicJob } from '../jobs/periodicJob.js';
+import type { Logger } from '../observability/logger.js';
+import { type ClaimedDelivery, claimDueDeliveries, disableFailingWebhooks, dispatchEvents, recordAttempt } from './deliveries.js';
+import { ATTEMPT_LEASE_MS, DELIVERY_TIMEOUT_MS, eventBody, signatureHeader } from './deliveryPolicy.js';
+import type { AttemptResult, Sender } from './send.js';
+
+export interface DeliveryWorkerOptions {
+  db: Knex;
+  clock: Clock;
+  logger: Logger;
+  /** Decrypts the stored secrets. */
+  kek: Buffer;
+  sender: Sender;
+  concurrency: number;
+  perWebhookConcurrency: number;
+  pollIntervalMs: number;
+}
+
+interface Line {
+  queue: ClaimedDelivery[];
+  running: number;
+}
+
+export class DeliveryWorker {
+  private readonly job: PeriodicJob;
+  private readonly lines = new Map<string, Line>();
+  private readonly inFlight = new Set<Promise<void>>();
+  private running = 0;
+  private held = 0;
+  private claiming: Promise<void> | null = null;
+  private claimAgain = false;
+  private stopped = false;
+  /** Leased deliveries one webhook's line holds: its running attempts and the ones waiting. */
+  private readonly lineCap: number;
+  /** Leased deliveries this process holds in all. */
+  private readonly heldCap: number;
+  /** Attempts finished by this process (bench and tests read it), and by outcome (/metrics). */
+  attempts = 0;
+  readonly outcomes: Record<string, number> = {};
+
+  constructor(private readonly o: DeliveryWorkerOptions) {
+    // The last of a full line starts within lineCap / perWebhook timeouts: well inside its lease.
+    this.lineCap = o.perWebhookConcurrency * Math.max(1, Math.floor(ATTEMPT_LEASE_MS / DELIVERY_TIMEOUT_MS / 2));
+    this.heldCap = Math.max(o.concurrency * 4, this.lineCap);
+    this.job = new PeriodicJob({ name: 'webhook deliveries', intervalMs: o.pollIntervalMs, jitter: 0.1, logger: o.logger, failureLevel: 'warn', run: () => this.tick() });
+  }
+
+  /** Attempts running now (/metrics). */
+  get inFlightCount(): number {
+    return this.running;
+  }
+
+  start(): void {
+    this.stopped = false;
+    this.job.start();
+  }
+
+  /** No new attempt starts; waits for those in flight (each ends within the delivery timeout). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.job.stop();
+    await this.claiming;
+    await Promise.all([...this.inFlight]);
+    this.o.sender.close();
+  }
+
+  /** New events into deliveries, failing webhooks disabled, due deliveries leased. */
+  async tick(): Promise<void> {
+    const { db, clock, logger } = this.o;
+    for (;;) {
+      const { events } = await dispatchEvents(db, clock.now());
+      if (events < 500) break;
+    }
+    const disabled = await disableFailingWebhooks(db, clock.now());
+    if (disabled.length) logger.warn({ webhooks: disabled }, 'webhooks disabled after 3 days of failed deliveries');
+    await this.claim();
+  }
+
+  /** Leases due deliveries up to the free room; one lease query at a time, repeated while asked. */
+  claim(): Promise<void> {
+    if (this.claiming) {
+      this.claimAgain = true;
+      return this.claiming;
+    }
+    this.claiming = (async () => {
+      try {
+        do {
+          this.claimAgain = false;
+          if (this.stopped) break;
+          const free = this.heldCap - this.held;
+          if (free <= 0) break;
+          const full = [...this.lines].filter(([, l]) => l.queue.length + l.running >= this.lineCap).map(([id]) => id);
+          const claimed = await claimDueDeliveries(this.o.db, this.o.kek, this.o.clock.now(), { limit: free, perWebhook: this.lineCap, busy: full });
+          for (const d of claimed) {
+            const line = this.lines.get(d.webhookId) ?? { queue: [], running: 0 };
+            line.queue.push(d);
+            this.lines.set(d.webhookId, line);
+          }
+          this.held += claimed.length;
+          this.startAttempts();
+          if (claimed.length === free) this.claimAgain = true;
+        } while (this.claimAgain);
+      } finally {
+        this.claiming = null;
+      }
+    })();
+    return this.claiming;
+  }
+
+  /** Starts waiting attempts while slots are free, one webhook after another (round robin). */
+  private startAttempts(): void {
+    let started = true;
+    while (started && this.running < this.o.concurrency && !this.stopped) {
+      started = false;
+      for (const [webhookId, line] of this.lines) {
+        if (this.running >= this.o.concurrency) break;
+        if (line.running >= this.o.perWebhookConcurrency || !line.queue.length) continue;
+        const delivery = line.queue.shift()!;
+        line.running++;
+        this.running++;
+        started = true;
+        const p: Promise<void> = this.attempt(delivery).finally(() => {
+          line.running--;
+          this.running--;
+          this.held--;
+          if (!line.running && !line.queue.length) this.lines.delete(webhookId);
+          this.inFlight.delete(p);
+          this.startAttempts();
+          // Lines running short: lease more now rather than at the next tick.
+          if (!this.stopped && line.queue.length < this.o.perWebhookConcurrency) void this.claim().catch((err: unknown) => this.o.logger.warn({ err }, 'leasing webhook deliveries failed'));
+        });
+        this.inFlight.add(p);
+      }
+    }
+  }
+
+  private async attempt(d: ClaimedDelivery): Promise<void> {
+    const { clock, sender, logger, db } = this.o;
+    const startedAt = clock.now();
+    const body = eventBody(d.event);
+    // Nothing unsigned ever leaves: a secret this process cannot unseal fails the attempt.
+    const result: AttemptResult = !d.secrets.length
+      ? { outcome: 'internal_error', status: null, durationMs: 0, error: 'the signing secret cannot be decrypted (DNSSEC_KEY_ENCRYPTION_KEY differs between processes?)' }
+      : await sender.send(d.url, body, {
+          'service-delivery': d.id,
+          // t is the receiver's wall clock, never an injected one: receivers reject a t 5 minutes off.
+          'service-signature': signatureHeader(d.secrets, Math.floor(Date.now() / 1000), body),
+          'service-event': d.event.kind,
+        });
+    this.attempts++;
+    this.outcomes[result.outcome] = (this.outcomes[result.outcome] ?? 0) + 1;
+    try {
+      await recordAttempt(db, d, startedAt, result, clock.now());
+    } catch (err) {
+      // The lease runs out and the delivery is attempted again: at least once.
+      logger.warn({ err, delivery: d.id }, 'webhook attempt not recorded');
+    }
+    if (result.outcome !== 'success') logger.info({ delivery: d.id, webhook: d.webhookId, attempt: d.attempt, outcome: result.outcome, status: result.status }, 'webhook attempt failed');
+  }
+}

@@ -1,0 +1,286 @@
+// The webhook resources' use cases (spec "Events"; docs/webhooks.md): registration, changes,
+// secret rotation, enabling a disabled webhook, the test ping and the delivery log. Every query
+// goes through the acting tenant's ScopedDb: a webhook outside the subtree does not exist here.
+import { randomBytes } from 'node:crypto';
+import type { Knex } from 'knex';
+import { encryptPrivateKey as seal } from '../dnssec/keys.js';
+import { type AuditActor, recordAudit } from '../db/repositories/auditLog.js';
+import { recordEvents } from '../db/repositories/events.js';
+import { paginate } from '../db/paginate.js';
+import type { ScopedDb } from '../db/tenantScope.js';
+import type { Clock } from '../domain/clock.js';
+import { notFound, validationFailed } from '../domain/errors.js';
+import { newId } from '../domain/ids.js';
+import { type AddressPolicy, urlProblem } from './addressPolicy.js';
+import { PING_KIND, ROTATION_OVERLAP_MS } from './deliveryPolicy.js';
+
+export interface WebhookContext {
+  trx: Knex.Transaction;
+  scoped: ScopedDb;
+  actor: AuditActor;
+  clock: Clock;
+}
+
+export interface WebhookDeps {
+  kek: Buffer;
+  policy: AddressPolicy;
+}
+
+export interface Webhook {
+  id: string;
+  tenantId: string;
+  scope: 'subtree' | 'tenant';
+  url: string;
+  events: string[];
+  description: string;
+  state: 'active' | 'disabled';
+  failingSince: Date | null;
+  disabledAt: Date | null;
+  disabledReason: string | null;
+  previousSecretExpiresAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+type WebhookRow = {
+  id: string;
+  tenant_id: string;
+  scope: 'subtree' | 'tenant';
+  url: string;
+  events: string[];
+  description: string;
+  state: 'active' | 'disabled';
+  failing_since: Date | null;
+  disabled_at: Date | null;
+  disabled_reason: string | null;
+  previous_secret_expires_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+};
+
+const COLUMNS = ['id', 'tenant_id', 'scope', 'url', 'events', 'description', 'state', 'failing_since', 'disabled_at', 'disabled_reason', 'previous_secret_expires_at', 'created_at', 'updated_at'];
+
+const toDomain = (r: WebhookRow, now: Date): Webhook => ({
+  id: r.id,
+  tenantId: r.tenant_id,
+  scope: r.scope,
+  url: r.url,
+  events: r.events,
+  description: r.description,
+  state: r.state,
+  failingSince: r.failing_since,
+  disabledAt: r.disabled_at,
+  disabledReason: r.disabled_reason,
+  previousSecretExpiresAt: r.previous_secret_expires_at && r.previous_secret_expires_at > now ? r.previous_secret_expires_at : null,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
+/** A new signing secret: shown once, stored sealed. */
+const newSecret = () => `whsec_${randomBytes(32).toString('base64url')}`;
+
+function checkUrl(url: string, policy: AddressPolicy): void {
+  const problem = urlProblem(url, policy);
+  if (problem) throw validationFailed([{ pointer: '/url', code: 'invalid_url', detail: `The URL ${problem}.` }]);
+}
+
+export interface WebhookInput {
+  url: string;
+  events: string[];
+  description?: string;
+}
+
+/**
+ * Registers a webhook for the acting tenant. Without X-Act-As-Customer it receives the events of
+ * the whole subtree; acting for a customer, that customer's only (spec "Ownership").
+ */
+export async function createWebhook(ctx: WebhookContext, deps: WebhookDeps, input: WebhookInput): Promise<{ webhook: Webhook; secret: string }> {
+  checkUrl(input.url, deps.policy);
+  const now = ctx.clock.now();
+  const secret = newSecret();
+  const id = newId('whk');
+  await ctx.scoped.insert('webhooks', {
+    id,
+    tenant_id: ctx.actor.acting.id,
+    scope: ctx.actor.onBehalfOf ? 'tenant' : 'subtree',
+    url: input.url,
+    events: [...new Set(input.events)],
+    description: input.description ?? '',
+    state: 'active',
+    secret: seal(Buffer.from(secret, 'utf8'), deps.kek),
+    created_at: now,
+    updated_at: now,
+  });
+  await recordAudit(ctx.trx, ctx.actor, now, { action: 'webhook.created', targetType: 'webhook', targetId: id, details: { url: input.url, events: input.events } });
+  return { webhook: await getWebhook(ctx.scoped, now, id), secret };
+}
+
+export async function getWebhook(scoped: ScopedDb, now: Date, id: string, lock = false): Promise<Webhook> {
+  const q = scoped.from('webhooks').where('id', id).first(COLUMNS);
+  if (lock) q.forUpdate();
+  const row = (await q) as WebhookRow | undefined;
+  if (!row) throw notFound('webhook');
+  return toDomain(row, now);
+}
+
+export async function listWebhooks(scoped: ScopedDb, now: Date, after: unknown[] | null, limit: number) {
+  const page = await paginate<WebhookRow>(scoped.from('webhooks').select(COLUMNS), [{ column: 'id', direction: 'asc', field: 'id' }], after, limit);
+  return { webhooks: page.rows.map((r) => toDomain(r, now)), next: page.next };
+}
+
+export async function updateWebhook(ctx: WebhookContext, deps: WebhookDeps, id: string, patch: Partial<WebhookInput>): Promise<Webhook> {
+  const now = ctx.clock.now();
+  await getWebhook(ctx.scoped, now, id, true);
+  const changes: Record<string, unknown> = {};
+  if (patch.url !== undefined) {
+    checkUrl(patch.url, deps.policy);
+    changes.url = patch.url;
+  }
+  if (patch.events !== undefined) changes.events = [...new Set(patch.events)];
+  if (patch.description !== undefined) changes.description = patch.description;
+  if (Object.keys(changes).length) {
+    await ctx.scoped.from('webhooks').where('id', id).update({ ...changes, updated_at: now });
+    await recordAudit(ctx.trx, ctx.actor, now, { action: 'webhook.updated', targetType: 'webhook', targetId: id, details: changes });
+  }
+  return getWebhook(ctx.scoped, now, id);
+}
+
+/** Deletes the webhook and its delivery log; attempts in flight end unrecorded. */
+export async function deleteWebhook(ctx: WebhookContext, id: string): Promise<void> {
+  const now = ctx.clock.now();
+  await getWebhook(ctx.scoped, now, id, true);
+  await ctx.scoped.from('webhooks').where('id', id).delete();
+  await recordAudit(ctx.trx, ctx.actor, now, { action: 'webhook.deleted', targetType: 'webhook', targetId: id });
+}
+
+/**
+ * A new secret, shown once; the old one keeps signing for 24 hours (a second v1= in
+ * Service-Signature). Rotating again within those hours ends the older secret's overlap: only
+ * the latest two secrets ever sign.
+ */
+export async function rotateWebhookSecret(ctx: WebhookContext, deps: WebhookDeps, id: string): Promise<{ webhook: Webhook; secret: string }> {
+  const now = ctx.clock.now();
+  await getWebhook(ctx.scoped, now, id, true);
+  const secret = newSecret();
+  await ctx.trx.raw(
+    `UPDATE webhooks SET previous_secret = secret, previous_secret_expires_at = ?, secret = ?, updated_at = ? WHERE id = ?`,
+    [new Date(now.getTime() + ROTATION_OVERLAP_MS), seal(Buffer.from(secret, 'utf8'), deps.kek), now, id],
+  );
+  await recordAudit(ctx.trx, ctx.actor, now, { action: 'webhook.secret_rotated', targetType: 'webhook', targetId: id });
+  return { webhook: await getWebhook(ctx.scoped, now, id), secret };
+}
+
+/**
+ * A disabled webhook receives events again, and its deliveries that were still pending are
+ * attempted now. Enabling an active webhook changes nothing.
+ */
+export async function enableWebhook(ctx: WebhookContext, id: string): Promise<Webhook> {
+  const now = ctx.clock.now();
+  const webhook = await getWebhook(ctx.scoped, now, id, true);
+  if (webhook.state === 'active') return webhook;
+  await ctx.scoped.from('webhooks').where('id', id).update({ state: 'active', disabled_at: null, disabled_reason: null, failing_since: null, updated_at: now });
+  // Pings are left alone: they run while disabled too, and one may be in flight.
+  await ctx.trx('webhook_deliveries').where({ webhook_id: id, state: 'pending' }).whereNot('kind', PING_KIND).update({ next_attempt_at: now });
+  await recordAudit(ctx.trx, ctx.actor, now, { action: 'webhook.enabled', targetType: 'webhook', targetId: id });
+  return getWebhook(ctx.scoped, now, id);
+}
+
+/**
+ * The test ping: a `webhook.ping` event for this webhook alone, delivered (signed, retried,
+ * logged) like any other, also to a disabled webhook (to try a receiver before enabling it).
+ */
+export async function pingWebhook(ctx: WebhookContext, id: string): Promise<{ deliveryId: string; eventId: string }> {
+  const now = ctx.clock.now();
+  const webhook = await getWebhook(ctx.scoped, now, id, true);
+  const [eventId] = await recordEvents(ctx.trx, [{ tenantId: webhook.tenantId, kind: PING_KIND, zoneId: null, payload: { webhook: { id } } }], now, { dispatched: true });
+  const deliveryId = newId('dlv');
+  await ctx.trx('webhook_deliveries').insert({ id: deliveryId, webhook_id: id, event_id: eventId, kind: PING_KIND, state: 'pending', attempts: 0, next_attempt_at: now, created_at: now });
+  return { deliveryId, eventId: eventId! };
+}
+
+export interface DeliveryAttempt {
+  attempt: number;
+  startedAt: Date;
+  durationMs: number;
+  outcome: string;
+  responseStatus: number | null;
+  error: string | null;
+  nextAttemptAt: Date | null;
+}
+
+export interface Delivery {
+  id: string;
+  eventId: string;
+  kind: string;
+  state: 'pending' | 'delivered' | 'failed';
+  attempts: DeliveryAttempt[];
+  nextAttemptAt: Date | null;
+  createdAt: Date;
+  completedAt: Date | null;
+}
+
+/**
+ * The webhook's deliveries, newest first, each with its attempts: one statement, so a delivery
+ * and its attempts are read in one snapshot (never "8 attempts" beside a state of before the 8th).
+ */
+export async function listDeliveries(scoped: ScopedDb, now: Date, webhookId: string, filter: { state?: string }, after: unknown[] | null, limit: number) {
+  await getWebhook(scoped, now, webhookId);
+  const q = scoped
+    .from('webhooks', 'w')
+    .join('webhook_deliveries as d', 'd.webhook_id', 'w.id')
+    .joinRaw(`CROSS JOIN LATERAL (SELECT coalesce(jsonb_agg(to_jsonb(a) ORDER BY a.attempt), '[]') AS attempts FROM webhook_attempts a WHERE a.delivery_id = d.id) att`)
+    .where('w.id', webhookId)
+    .select('d.id', 'd.event_id', 'd.kind', 'd.state', 'd.next_attempt_at', 'd.created_at', 'd.completed_at', 'att.attempts');
+  if (filter.state) q.where('d.state', filter.state);
+  const page = await paginate<DeliveryRow>(
+    q,
+    [
+      { column: 'd.created_at', direction: 'desc', field: 'created_at' },
+      { column: 'd.id', direction: 'desc', field: 'id' },
+    ],
+    after,
+    limit,
+  );
+  const date = (v: string | null) => (v === null ? null : new Date(v));
+  const deliveries: Delivery[] = page.rows.map((r) => ({
+    id: r.id,
+    eventId: r.event_id,
+    kind: r.kind,
+    state: r.state,
+    // While an attempt runs this is its lease's end (when it is attempted again should it never report).
+    nextAttemptAt: r.state === 'pending' ? r.next_attempt_at : null,
+    createdAt: r.created_at,
+    completedAt: r.completed_at,
+    attempts: r.attempts.map((a) => ({
+      attempt: a.attempt,
+      startedAt: new Date(a.started_at),
+      durationMs: a.duration_ms,
+      outcome: a.outcome,
+      responseStatus: a.response_status,
+      error: a.error,
+      nextAttemptAt: date(a.next_attempt_at),
+    })),
+  }));
+  return { deliveries, next: page.next?.map((v) => (v instanceof Date ? v.toISOString() : v)) ?? null };
+}
+
+type DeliveryRow = {
+  id: string;
+  event_id: string;
+  kind: string;
+  state: Delivery['state'];
+  next_attempt_at: Date | null;
+  created_at: Date;
+  completed_at: Date | null;
+  attempts: { attempt: number; started_at: string; duration_ms: number; outcome: string; response_status: number | null; error: string | null; next_attempt_at: string | null }[];
+};
+
+/** The `webhooks` section of GET /stats (a StatsContributor of src/services/stats.ts, by shape). */
+export const webhookStats = {
+  name: 'webhooks',
+  async collect(scoped: ScopedDb): Promise<Record<string, number>> {
+    const rows = (await scoped.from('webhooks').select('state').count({ n: '*' }).groupBy('state')) as { state: string; n: number | string }[];
+    const by = Object.fromEntries(rows.map((r) => [r.state, Number(r.n)]));
+    return { active: by.active ?? 0, disabled: by.disabled ?? 0 };
+  },
+};
