@@ -67,11 +67,16 @@ const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head',
 
 describe.skipIf(!present)('/docs in headless Chromium', () => {
   it('renders every operation of the OpenAPI document and tries GET /me with a lab token', async () => {
-    const doc = (await (await fetch(`${lab.url}/api/v1/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
-    const documented = Object.entries(doc.paths)
-      // A path item also holds non-operations (`servers` of /nic/update, which lives outside /api/v1).
+    const doc = (await (await fetch(`${lab.url}/api/v1/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, unknown>>;
+      webhooks?: Record<string, Record<string, unknown>>;
+    };
+    // Operations of the paths and of the webhooks section (the event bodies, rendered under their
+    // event kind). A path item also holds non-operations (`servers` of /nic/update, outside /api/v1).
+    const documented = [...Object.entries(doc.paths), ...Object.entries(doc.webhooks ?? {})]
       .flatMap(([p, item]) => Object.keys(item).filter((k) => HTTP_METHODS.has(k)).map((m) => `${m.toUpperCase()} ${p}`))
       .sort();
+    expect(documented).toContain('POST zone.changed');
     expect(documented.length).toBeGreaterThan(20);
 
     await page.goto(`${lab.url}/docs`);

@@ -19,7 +19,9 @@ it('finishes an in-flight request before stopping, and refuses new connections m
   // PATCH locks the same row, so it waits inside its transaction until the blocker commits.
   const inFlight = lab.as(lab.tokens.platform).patch(`/tenants/${reseller}`, { name: 'Renamed during shutdown' });
   for (let i = 0; i < 100; i++) {
-    const waiting = await blocker.query("SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()");
+    // Waiting on the blocker itself: the service's background work (publication, the lab's jobs)
+    // may wait on other locks of this database meanwhile, which says nothing of the PATCH.
+    const waiting = await blocker.query('SELECT 1 FROM pg_stat_activity WHERE pg_backend_pid() = ANY (pg_blocking_pids(pid))');
     if (waiting.rowCount) break;
     await new Promise((r) => setTimeout(r, 50));
   }
