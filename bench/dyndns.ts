@@ -64,7 +64,7 @@ function queryA(socket: dgram.Socket, port: number, name: string, id: number): P
   });
 }
 
-const service = await startBenchService({ env: { DYNDNS_HOST_UPDATES_PER_MINUTE: '1000000' } });
+const service = await startBenchService({ env: { DYNDNS_HOST_UPDATES_PER_MINUTE: '1000000' }, nodeArgs: process.env.BENCH_SERVICE_NODE_ARGS?.split(' ').filter(Boolean) });
 try {
   await liftRateLimits(service);
   const { base, tokens, dnsPort } = service;
