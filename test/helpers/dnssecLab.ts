@@ -6,7 +6,7 @@ import path from 'node:path';
 import { expect, type TestContext } from 'vitest';
 import { createZone, type DnsLab } from './dnsLab.js';
 import { eventually } from './dnsQuery.js';
-import { requireTool, runToolAsync, tempFile } from './dnsTools.js';
+import { requireTool, runTool, runToolAsync, tempFile } from './dnsTools.js';
 
 // The worker looks every 300 ms (the lab's default is a second) so that the waits pass quickly.
 export const ALL_ROLES = { ROLES: 'api,nameserver,worker', DNSSEC_CHECK_INTERVAL_MS: '300' };
@@ -54,6 +54,17 @@ export async function axfr(ctx: TestContext, lab: DnsLab, zone: string, server =
   const run = await runToolAsync(dig, ['@127.0.0.1', '-p', String(server), zone, 'AXFR', '+nocmd', '+nostats', '+nocomments', '+noquestion']);
   expect(run.code, run.stderr).toBe(0);
   return run.stdout;
+}
+
+/** A zone file (an AXFR's text) passes ldns-verify-zone: every signature, the chain and its proofs. */
+export function expectLdnsVerifies(ctx: TestContext, zoneText: string): void {
+  const file = tempFile('zone.db', zoneText);
+  try {
+    const ldns = runTool(requireTool('ldns-verify-zone', ctx), [file.file]);
+    expect(ldns.status, ldns.output).toBe(0);
+  } finally {
+    file.remove();
+  }
 }
 
 export async function dnssecOf(lab: DnsLab, zone: string, api = lab.customerA): Promise<any> {

@@ -140,7 +140,7 @@ describe('one attempt over real sockets', () => {
     sender.close();
     expect(r.outcome).toBe('timeout');
     expect(r.durationMs).toBeGreaterThanOrEqual(290);
-    expect(r.durationMs).toBeLessThan(1000);
+    expect(r.durationMs).toBeLessThan(5000);
   });
 
   it('a refused connection fails fast', async () => {
