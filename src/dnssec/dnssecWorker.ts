@@ -7,7 +7,6 @@ import type { Knex } from 'knex';
 import type { HostPort } from '../config/index.js';
 import { ZONE_CHANNEL } from '../db/channels.js';
 import { activateKey, deleteKey, deleteKeys, insertKey, type StoredKey, zoneKeys } from '../db/repositories/dnssecKeys.js';
-import { recordEvents } from '../db/repositories/events.js';
 import type { Clock } from '../domain/clock.js';
 import type { Logger } from '../observability/logger.js';
 import { TYPE } from '../../nameserver/types.js';
@@ -16,6 +15,7 @@ import { validateChain } from './chain.js';
 import { queryDns } from './dnsQuery.js';
 import { dnskeyRdata, dsOfKey, sealedZoneKey } from './keys.js';
 import { zskRolloverStep } from './rollover.js';
+import { recordTransition } from '../db/repositories/dnssecTransitions.js';
 import type { Registrar } from './registrar.js';
 import { type Action, type DnssecMode, type KskRolloverPhase, type DnssecState, needs, nextStep, type Observations } from './states.js';
 
@@ -183,10 +183,11 @@ export class DnssecWorker {
       return false;
     }
     for (const action of step.actions) await this.act(trx, zone, keys, action);
-    await trx('zones')
-      .where('id', zone.id)
-      .update({ ...columns, dnssec_state: step.to, dnssec_mode: step.to === 'off' ? null : zone.dnssec_mode, dnssec_state_changed_at: now, ...(step.to === 'off' ? { dnssec_next_check_at: null } : {}) });
-    await recordEvents(trx, [{ tenantId: zone.tenant_id, kind: 'dnssec.state_changed', zoneId: zone.id, payload: { zone: zone.name, from: zone.dnssec_state, to: step.to, mode: zone.dnssec_mode } }], now);
+    const { dnssec_next_check_at: nextCheck, ...seenColumns } = columns;
+    await recordTransition(trx, { id: zone.id, tenantId: zone.tenant_id, name: zone.name }, zone.dnssec_state, step.to, zone.dnssec_mode, now, {
+      ...seenColumns,
+      ...(step.to === 'off' ? {} : { dnssec_next_check_at: nextCheck }),
+    });
     // What is served may change with the state (CDS delete form, signing off): the build compares.
     await trx.raw('SELECT pg_notify(?, ?)', [ZONE_CHANNEL, zone.id]);
     this.deps.logger.info({ zone: zone.name, from: zone.dnssec_state, to: step.to }, 'DNSSEC state changed');

@@ -6,10 +6,10 @@
 import type { Knex } from 'knex';
 import type { Config } from '../config/index.js';
 import { insertKey, type KeyRole, keysOfZones, type StoredKey, zoneKeys } from '../db/repositories/dnssecKeys.js';
-import { recordEvents } from '../db/repositories/events.js';
 import type { ScopedDb } from '../db/tenantScope.js';
 import { dsOfKey, sealedZoneKey } from '../dnssec/keys.js';
 import type { Registrar } from '../dnssec/registrar.js';
+import { recordTransition } from '../db/repositories/dnssecTransitions.js';
 import { type DenialMethod, type KskRolloverPhase, DISABLING, type DnssecMode, type DnssecState, nextAction, type NextAction, type Observations } from '../dnssec/states.js';
 import { DomainError } from '../domain/errors.js';
 import type { Zone } from '../domain/model/zone.js';
@@ -102,25 +102,6 @@ export const dnssecView = async (db: Knex | Knex.Transaction, zone: Zone): Promi
 
 export async function getDnssec(db: Knex | Knex.Transaction, scoped: ScopedDb, config: Config, zoneRef: string): Promise<DnssecView> {
   return dnssecView(db, await getZone(scoped, config, zoneRef));
-}
-
-/**
- * Moves the zone to `to` in the caller's transaction, with its event; `columns` are further zone
- * columns of the same statement. Every transition — API and worker — is written here.
- */
-export async function recordTransition(
-  trx: Knex.Transaction,
-  zone: { id: string; tenantId: string; name: string },
-  from: DnssecState,
-  to: DnssecState,
-  mode: DnssecMode | null,
-  now: Date,
-  columns: Record<string, unknown> = {},
-): Promise<void> {
-  await trx('zones')
-    .where('id', zone.id)
-    .update({ dnssec_state: to, dnssec_mode: mode, dnssec_state_changed_at: now, dnssec_next_check_at: to === 'off' ? null : now, ...columns });
-  await recordEvents(trx, [{ tenantId: zone.tenantId, kind: 'dnssec.state_changed', zoneId: zone.id, payload: { zone: zone.name, from, to, mode } }], now);
 }
 
 /** A change set that republishes the whole zone: keys in or out, signing on or off. */
