@@ -8,7 +8,7 @@
 import type { Knex } from 'knex';
 import { decryptPrivateKey as unseal } from '../dnssec/keys.js';
 import { queueMail } from '../db/repositories/mailOutbox.js';
-import { ATTEMPT_LEASE_MS, DISABLE_AFTER_MS, MAX_ATTEMPTS, PING_KIND, nextAttemptAfterFailure } from './deliveryPolicy.js';
+import { ATTEMPT_LEASE_MS, DISABLE_AFTER_MS, MAX_ATTEMPTS, PING_KIND, type StoredEvent, nextAttemptAfterFailure } from './deliveryPolicy.js';
 import type { AttemptResult } from './send.js';
 
 /** Events one dispatch takes; the worker dispatches again after a full batch. */
@@ -51,7 +51,7 @@ export interface ClaimedDelivery {
   url: string;
   /** The current secret, then (during a rotation) the previous one. */
   secrets: string[];
-  event: { id: string; kind: string; tenantId: string; occurredAt: Date; payload: Record<string, unknown> };
+  event: StoredEvent;
 }
 
 /**
