@@ -3,7 +3,7 @@
 // GET /lab/mails lists it. Webhooks and mail are lab data: the nightly reset removes them.
 import type { Knex } from 'knex';
 import type { LabResetStep } from '../services/index.js';
-import type { QueuedMail } from '../db/repositories/mailOutbox.js';
+import { type MailRow, type QueuedMail, mailOf } from '../db/repositories/mailOutbox.js';
 import type { ScopedDb } from '../db/tenantScope.js';
 
 /** Mail about tenants of the acting subtree, newest first. */
@@ -15,8 +15,8 @@ export async function listLabMail(db: Knex, scoped: ScopedDb, limit: number): Pr
       { column: 'id', order: 'desc' },
     ])
     .limit(limit)
-    .select('id', 'tenant_id', 'to_address', 'subject', 'body', 'created_at')) as { id: string; tenant_id: string; to_address: string; subject: string; body: string; created_at: Date }[];
-  return rows.map((r) => ({ id: r.id, tenantId: r.tenant_id, to: r.to_address, subject: r.subject, body: r.body, createdAt: r.created_at, sentAt: null, attempts: 0, lastError: null }));
+    .select('*')) as MailRow[];
+  return rows.map(mailOf);
 }
 
 /** The nightly reset's part: webhooks (their deliveries cascade) and the mail outbox. */

@@ -8,15 +8,18 @@
 import type { Knex } from 'knex';
 import { decryptPrivateKey as unseal } from '../dnssec/keys.js';
 import { queueMail } from '../db/repositories/mailOutbox.js';
-import { ATTEMPT_LEASE_MS, DISABLE_AFTER_MS, MAX_ATTEMPTS, PING_KIND, nextAttemptAfterFailure } from './deliveryPolicy.js';
+import { ATTEMPT_LEASE_MS, DISABLE_AFTER_MS, MAX_ATTEMPTS, PING_KIND, type StoredEvent, nextAttemptAfterFailure } from './deliveryPolicy.js';
 import type { AttemptResult } from './send.js';
+
+/** Events one dispatch takes; the worker dispatches again after a full batch. */
+export const DISPATCH_BATCH = 500;
 
 /**
  * Fans a batch of undispatched events out to the webhooks that receive them: active, subscribed to
  * the kind, created before the event, and owning it (scope `subtree`: the event's tenant lies in
  * the owner's subtree; `tenant`: it is the owner). Returns how many events it took.
  */
-export async function dispatchEvents(db: Knex, now: Date, batch = 500): Promise<{ events: number; deliveries: number }> {
+export async function dispatchEvents(db: Knex, now: Date, batch = DISPATCH_BATCH): Promise<{ events: number; deliveries: number }> {
   const result = await db.raw<{ rows: { events: number; deliveries: number }[] }>(
     `WITH batch AS (
        SELECT id, tenant_id, kind, zone_id, occurred_at FROM events
@@ -48,7 +51,7 @@ export interface ClaimedDelivery {
   url: string;
   /** The current secret, then (during a rotation) the previous one. */
   secrets: string[];
-  event: { id: string; kind: string; tenantId: string; occurredAt: Date; payload: Record<string, unknown> };
+  event: StoredEvent;
 }
 
 /**
@@ -111,7 +114,7 @@ interface ClaimRow {
   payload: Record<string, unknown>;
 }
 
-export const unsealSecret = (sealed: Buffer, kek: Buffer) => unseal(sealed, kek).toString('utf8');
+const unsealSecret = (sealed: Buffer, kek: Buffer) => unseal(sealed, kek).toString('utf8');
 
 /** The signing secrets; none when they cannot be unsealed (a process with another key-encryption key). */
 function secretsOf(r: ClaimRow, kek: Buffer, now: Date): string[] {

@@ -9,7 +9,7 @@ import type { Knex } from 'knex';
 import type { Clock } from '../domain/clock.js';
 import { PeriodicJob } from '../jobs/periodicJob.js';
 import type { Logger } from '../observability/logger.js';
-import { type ClaimedDelivery, claimDueDeliveries, disableFailingWebhooks, dispatchEvents, recordAttempt } from './deliveries.js';
+import { type ClaimedDelivery, claimDueDeliveries, DISPATCH_BATCH, disableFailingWebhooks, dispatchEvents, recordAttempt } from './deliveries.js';
 import { ATTEMPT_LEASE_MS, DELIVERY_TIMEOUT_MS, eventBody, signatureHeader } from './deliveryPolicy.js';
 import type { AttemptResult, Sender } from './send.js';
 
@@ -78,7 +78,8 @@ export class DeliveryWorker {
     const { db, clock, logger } = this.o;
     for (;;) {
       const { events } = await dispatchEvents(db, clock.now());
-      if (events < 500) break;
+      // A full batch: more may wait.
+      if (events < DISPATCH_BATCH) break;
     }
     const disabled = await disableFailingWebhooks(db, clock.now());
     if (disabled.length) logger.warn({ webhooks: disabled }, 'webhooks disabled after 3 days of failed deliveries');

@@ -79,6 +79,8 @@ const toDomain = (r: WebhookRow, now: Date): Webhook => ({
 /** A new signing secret: shown once, stored sealed. */
 const newSecret = () => `whsec_${randomBytes(32).toString('base64url')}`;
 
+const sealSecret = (secret: string, kek: Buffer) => seal(Buffer.from(secret, 'utf8'), kek);
+
 function checkUrl(url: string, policy: AddressPolicy): void {
   const problem = urlProblem(url, policy);
   if (problem) throw validationFailed([{ pointer: '/url', code: 'invalid_url', detail: `The URL ${problem}.` }]);
@@ -107,7 +109,7 @@ export async function createWebhook(ctx: WebhookContext, deps: WebhookDeps, inpu
     events: [...new Set(input.events)],
     description: input.description ?? '',
     state: 'active',
-    secret: seal(Buffer.from(secret, 'utf8'), deps.kek),
+    secret: sealSecret(secret, deps.kek),
     created_at: now,
     updated_at: now,
   });
@@ -164,7 +166,7 @@ export async function rotateWebhookSecret(ctx: WebhookContext, deps: WebhookDeps
   const secret = newSecret();
   await ctx.trx.raw(
     `UPDATE webhooks SET previous_secret = secret, previous_secret_expires_at = ?, secret = ?, updated_at = ? WHERE id = ?`,
-    [new Date(now.getTime() + ROTATION_OVERLAP_MS), seal(Buffer.from(secret, 'utf8'), deps.kek), now, id],
+    [new Date(now.getTime() + ROTATION_OVERLAP_MS), sealSecret(secret, deps.kek), now, id],
   );
   await recordAudit(ctx.trx, ctx.actor, now, { action: 'webhook.secret_rotated', targetType: 'webhook', targetId: id });
   return { webhook: await getWebhook(ctx.scoped, now, id), secret };
@@ -261,7 +263,7 @@ export async function listDeliveries(scoped: ScopedDb, now: Date, webhookId: str
       nextAttemptAt: date(a.next_attempt_at),
     })),
   }));
-  return { deliveries, next: page.next?.map((v) => (v instanceof Date ? v.toISOString() : v)) ?? null };
+  return { deliveries, next: page.next };
 }
 
 type DeliveryRow = {

@@ -39,7 +39,7 @@ export interface QueuedMail {
   lastError: string | null;
 }
 
-interface MailRow {
+export interface MailRow {
   id: string;
   tenant_id: string | null;
   to_address: string;
@@ -51,7 +51,7 @@ interface MailRow {
   last_error: string | null;
 }
 
-const toDomain = (r: MailRow): QueuedMail => ({
+export const mailOf = (r: MailRow): QueuedMail => ({
   id: r.id,
   tenantId: r.tenant_id,
   to: r.to_address,
@@ -80,7 +80,7 @@ export async function sendDueMail(db: Knex, now: Date, send: (mail: QueuedMail) 
         .first('*')) as MailRow | undefined;
       if (!row) return null;
       try {
-        await send(toDomain(row));
+        await send(mailOf(row));
         await trx('mail_outbox').where('id', row.id).update({ sent_at: now, attempts: row.attempts + 1, last_error: null });
         return true;
       } catch (err) {
