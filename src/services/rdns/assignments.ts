@@ -18,7 +18,8 @@ import type { WriteContext } from '../writeContext.js';
 import { findZone } from '../zoneReads.js';
 import { blockInput } from './addressInput.js';
 import { syncSpaceForwardRecords } from './forwardRecords.js';
-import { ownerInZone, ownerScope, reverseZoneOf } from './reverseZones.js';
+import { ownerScope, reverseZoneOf } from './reverseZones.js';
+import { ownerOfAddress } from '../../domain/ip/defaultPtr.js';
 
 export const ASSIGNMENT_SORT = [
   { column: 'a.cidr', direction: 'asc' as const, field: 'cidr' },
@@ -167,6 +168,6 @@ async function republishSingleAddress(ctx: WriteContext, config: Config, block: 
     itemCount: 0,
     summary: { created: 0, updated: 0, deleted: 0 },
     results: [],
-    touchedNames: [ownerInZone(address, zoneRow.name)],
+    touchedNames: [ownerOfAddress(address, zoneRow.name)],
   });
 }
