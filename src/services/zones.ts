@@ -22,6 +22,7 @@ import { ancestorsOf, checkNewZoneName } from '../domain/zoneName.js';
 import { type DnssecDeps, prepareDeletion } from './dnssec.js';
 import { applyChangeSet, appendChangeSet } from './changeSets.js';
 import type { WriteContext } from './writeContext.js';
+import { countBackendZones } from './backendQuota.js';
 import { findZone, getZone, recordsQuery, zonesQuery } from './zoneReads.js';
 import { assertZoneMatches, writeZone } from './zoneWrite.js';
 import { exportZoneFile } from './zoneExport.js';
@@ -130,7 +131,7 @@ async function assertQuota(ctx: WriteContext): Promise<DomainEvent[]> {
 }
 
 export async function assertBackendCapacity(trx: Knex.Transaction, capacity: number) {
-  if ((await countRows(trx('zones').whereNot('kind', 'lab_parent'))) >= capacity) throw new DomainError('backend_capacity_exhausted', {}, [], { 'Retry-After': '3600' });
+  if ((await countBackendZones(trx)) >= capacity) throw new DomainError('backend_capacity_exhausted', {}, [], { 'Retry-After': '3600' });
 }
 
 export interface ZoneCreateInput {
