@@ -3,6 +3,7 @@ import { domainToUnicode } from 'node:url';
 import type { Knex } from 'knex';
 import type { Config } from '../config/index.js';
 import { countRows } from '../db/count.js';
+import { likeEscape } from '../db/like.js';
 import { recordAudit } from '../db/repositories/auditLog.js';
 import { recordEvents } from '../db/repositories/events.js';
 import { nameSortKey, type RecordRow, recordToDomain } from '../db/repositories/recordRows.js';
@@ -52,8 +53,6 @@ const SORTS: Record<ZoneListFilter['sort'], SortKey[]> = {
     { column: 'z.id', direction: 'desc', field: 'id' },
   ],
 };
-
-const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 export async function listZones(scoped: ScopedDb, config: Config, filter: ZoneListFilter, after: unknown[] | null, limit: number) {
   const q = zonesQuery(scoped, config.zones.protectedNames);
