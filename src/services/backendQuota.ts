@@ -15,9 +15,12 @@ export interface ZoneQuotaReading {
   available: number;
 }
 
+/** The zones the backend serves: the lab's parents are not counted (zone creation's capacity check and the reading share this). */
+export const countBackendZones = (db: Knex | Knex.Transaction): Promise<number> => countRows(db('zones').whereNot('kind', 'lab_parent'));
+
 /** Takes and stores a reading: the zones the backend serves (the lab's parents not counted, as in creation's capacity check) against its capacity. */
 export async function readBackendQuota(db: Knex, clock: Clock, capacity: number): Promise<ZoneQuotaReading> {
-  const zones = await countRows(db('zones').whereNot('kind', 'lab_parent'));
+  const zones = await countBackendZones(db);
   const value: ZoneQuotaReading = { zones, capacity, available: Math.max(0, capacity - zones) };
   await db('backend_readings')
     .insert({ key: KEY, value: JSON.stringify(value), read_at: clock.now() })

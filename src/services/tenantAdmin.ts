@@ -2,6 +2,7 @@
 import type { Knex } from 'knex';
 import { recordAudit } from '../db/repositories/auditLog.js';
 import { type Tenant, type TenantRow, TENANT_DEFAULTS, tenantToDomain } from '../db/repositories/tenantRows.js';
+import { likeEscape } from '../db/like.js';
 import { paginate } from '../db/paginate.js';
 import type { ScopedDb } from '../db/tenantScope.js';
 import { DomainError, notFound, validationFailed } from '../domain/errors.js';
@@ -38,7 +39,7 @@ export async function listTenants(scoped: ScopedDb, filter: TenantListFilter, af
   const q = scoped.from('tenants').select('*');
   if (filter.type?.length) q.whereIn('type', filter.type);
   if (filter.parentId) q.where('parent_id', filter.parentId);
-  if (filter.q) q.whereILike('name', `%${filter.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+  if (filter.q) q.whereILike('name', `%${likeEscape(filter.q)}%`);
   const page = await paginate<TenantRow & Record<string, unknown>>(q, [{ column: 'id', direction: 'asc', field: 'id' }], after, limit);
   return { items: page.rows.map(tenantToDomain), next: page.next };
 }

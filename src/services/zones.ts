@@ -3,6 +3,7 @@ import { domainToUnicode } from 'node:url';
 import type { Knex } from 'knex';
 import type { Config } from '../config/index.js';
 import { countRows } from '../db/count.js';
+import { likeEscape } from '../db/like.js';
 import { recordAudit } from '../db/repositories/auditLog.js';
 import { recordEvents } from '../db/repositories/events.js';
 import { nameSortKey, type RecordRow, recordToDomain } from '../db/repositories/recordRows.js';
@@ -22,6 +23,7 @@ import { ancestorsOf, checkNewZoneName } from '../domain/zoneName.js';
 import { type DnssecDeps, prepareDeletion } from './dnssec.js';
 import { applyChangeSet, appendChangeSet } from './changeSets.js';
 import type { WriteContext } from './writeContext.js';
+import { countBackendZones } from './backendQuota.js';
 import { findZone, getZone, recordsQuery, zonesQuery } from './zoneReads.js';
 import { assertZoneMatches, writeZone } from './zoneWrite.js';
 import { exportZoneFile } from './zoneExport.js';
@@ -51,8 +53,6 @@ const SORTS: Record<ZoneListFilter['sort'], SortKey[]> = {
     { column: 'z.id', direction: 'desc', field: 'id' },
   ],
 };
-
-const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 export async function listZones(scoped: ScopedDb, config: Config, filter: ZoneListFilter, after: unknown[] | null, limit: number) {
   const q = zonesQuery(scoped, config.zones.protectedNames);
@@ -130,7 +130,7 @@ async function assertQuota(ctx: WriteContext): Promise<DomainEvent[]> {
 }
 
 export async function assertBackendCapacity(trx: Knex.Transaction, capacity: number) {
-  if ((await countRows(trx('zones').whereNot('kind', 'lab_parent'))) >= capacity) throw new DomainError('backend_capacity_exhausted', {}, [], { 'Retry-After': '3600' });
+  if ((await countBackendZones(trx)) >= capacity) throw new DomainError('backend_capacity_exhausted', {}, [], { 'Retry-After': '3600' });
 }
 
 export interface ZoneCreateInput {

@@ -5,6 +5,7 @@
 import { lockBlocks } from './prefixes.js';
 import type { Knex } from 'knex';
 import type { Config } from '../../config/index.js';
+import { likeEscape } from '../../db/like.js';
 import { paginate } from '../../db/paginate.js';
 import { recordAudit } from '../../db/repositories/auditLog.js';
 import { type IpAssignment, type IpAssignmentRow, ipAssignmentToDomain, type IpSpaceRow } from '../../db/repositories/rdnsRows.js';
@@ -18,7 +19,8 @@ import type { WriteContext } from '../writeContext.js';
 import { findZone } from '../zoneReads.js';
 import { blockInput } from './addressInput.js';
 import { syncSpaceForwardRecords } from './forwardRecords.js';
-import { ownerInZone, ownerScope, reverseZoneOf } from './reverseZones.js';
+import { ownerScope, reverseZoneOf } from './reverseZones.js';
+import { ownerOfAddress } from '../../domain/ip/defaultPtr.js';
 
 export const ASSIGNMENT_SORT = [
   { column: 'a.cidr', direction: 'asc' as const, field: 'cidr' },
@@ -31,13 +33,13 @@ export interface AssignmentFilter {
   within?: Block;
 }
 
-/** Addresses whose PTR target (set, not default) contains `q`, from the reverse zones; at most 1000 looked at. */
-async function addressesWithTarget(db: Knex | Knex.Transaction, q: string): Promise<string[]> {
+/** Addresses whose PTR target (set, not default) matches the ILIKE pattern `like`, from the reverse zones; at most 1000 looked at. */
+async function addressesWithTarget(db: Knex | Knex.Transaction, like: string): Promise<string[]> {
   const rows = (await db('records as r')
     .join('zones as z', 'z.id', 'r.zone_id')
     .whereIn('z.kind', ['provider_reverse', 'reverse'])
     .andWhere('r.type', 'PTR')
-    .andWhereRaw("r.data->>'target' ilike ?", [`%${escapeLike(q)}%`])
+    .andWhereRaw("r.data->>'target' ilike ?", [like])
     .limit(1000)
     .select('r.name', 'z.name as zone')) as { name: string; zone: string }[];
   return rows.flatMap((r) => {
@@ -46,19 +48,15 @@ async function addressesWithTarget(db: Knex | Knex.Transaction, q: string): Prom
   });
 }
 
-const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
-
 export async function listAssignments(scoped: ScopedDb, db: Knex | Knex.Transaction, filter: AssignmentFilter, after: unknown[] | null, limit: number) {
   const qb = scoped.from('ip_assignments', 'a').select('a.*', db.raw('a.cidr::text as cidr'));
   if (filter.family) qb.whereRaw('family(a.cidr) = ?', [filter.family]);
   if (filter.within) qb.whereRaw('a.cidr <<= ?::cidr', [formatBlock(filter.within)]);
   if (filter.q) {
-    const q = filter.q;
-    const targets = await addressesWithTarget(db, q);
+    const like = `%${likeEscape(filter.q)}%`;
+    const targets = await addressesWithTarget(db, like);
     qb.where((w) => {
-      w.whereRaw('host(a.cidr) ilike ?', [`%${escapeLike(q)}%`])
-        .orWhereRaw('a.cidr::text ilike ?', [`%${escapeLike(q)}%`])
-        .orWhereRaw('a.server_name ilike ?', [`%${escapeLike(q)}%`]);
+      w.whereRaw('host(a.cidr) ilike ?', [like]).orWhereRaw('a.cidr::text ilike ?', [like]).orWhereRaw('a.server_name ilike ?', [like]);
       if (targets.length) w.orWhereRaw('a.cidr >>= any(?::inet[])', [targets]);
     });
   }
@@ -167,6 +165,6 @@ async function republishSingleAddress(ctx: WriteContext, config: Config, block: 
     itemCount: 0,
     summary: { created: 0, updated: 0, deleted: 0 },
     results: [],
-    touchedNames: [ownerInZone(address, zoneRow.name)],
+    touchedNames: [ownerOfAddress(address, zoneRow.name)],
   });
 }

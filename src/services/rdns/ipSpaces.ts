@@ -137,6 +137,10 @@ function requireDnssec(deps: DnssecDeps | null): DnssecDeps {
   return deps;
 }
 
+/** The space's reverse zones not being deleted, by name. */
+const liveSpaceZones = (trx: Knex.Transaction, spaceId: string) =>
+  trx('zones').where({ ip_space_id: spaceId, kind: 'provider_reverse' }).whereNot('status', 'deleting').orderBy('name');
+
 /**
  * Brings every reverse zone of the space to `on` through the DNSSEC service, as the zone's own
  * enable or disable would (keys, `dnssec.state_changed`, a `dnssec` change set, the worker's
@@ -144,7 +148,7 @@ function requireDnssec(deps: DnssecDeps | null): DnssecDeps {
  * still being disabled is 409 `dnssec_transition_in_progress`, as for any zone.
  */
 async function applySpaceDnssec(ctx: WriteContext, deps: DnssecDeps, spaceId: string, on: boolean): Promise<void> {
-  const zones = (await ctx.trx('zones').where({ ip_space_id: spaceId, kind: 'provider_reverse' }).whereNot('status', 'deleting').orderBy('name').select('name', 'dnssec_state')) as {
+  const zones = (await liveSpaceZones(ctx.trx, spaceId).select('name', 'dnssec_state')) as {
     name: string;
     dnssec_state: DnssecState;
   }[];
@@ -198,7 +202,7 @@ export async function updateIpSpace(ctx: WriteContext, config: Config, deps: Dns
 
 /** Every reverse zone of the space built anew (its defaults rendered from the pattern now stored): a whole-zone change set each. */
 async function republishSpaceZones(ctx: WriteContext, config: Config, spaceId: string, comment: string): Promise<void> {
-  const names = (await ctx.trx('zones').where({ ip_space_id: spaceId, kind: 'provider_reverse' }).whereNot('status', 'deleting').orderBy('name').pluck('name')) as string[];
+  const names = (await liveSpaceZones(ctx.trx, spaceId).pluck('name')) as string[];
   for (const name of names) {
     await writeZone(ctx, config, name, { reach: 'provider_reverse' }, (zone) =>
       appendChangeSet(ctx, zone, { kind: 'records', comment, itemCount: 0, summary: { created: 0, updated: 0, deleted: 0 }, results: [] }),
@@ -242,7 +246,7 @@ export async function deleteIpSpace(ctx: WriteContext, config: Config, deps: Dns
   const assigned = await ctx.trx('ip_assignments').where('space_id', id).first('id');
   if (assigned) throw new DomainError('conflict', { reason: 'ip_space_has_assignments', cidr: space.cidr });
   const now = ctx.clock.now();
-  const names = (await ctx.trx('zones').where({ ip_space_id: id, kind: 'provider_reverse' }).whereNot('status', 'deleting').pluck('name')) as string[];
+  const names = (await liveSpaceZones(ctx.trx, id).pluck('name')) as string[];
   for (const name of names) {
     const zone = await findZone(ctx.scoped, config, name, ctx.trx, 'provider_reverse');
     await prepareDeletion(ctx, deps, zone, force);

@@ -10,13 +10,13 @@ import type { ScopedDb } from '../../db/tenantScope.js';
 import type { Warning } from '../../domain/changeSets/planChangeSet.js';
 import { DomainError, type FieldError, validationFailed } from '../../domain/errors.js';
 import { type Address, AddressError, addressOfReverseName, type Block, blockContains, formatAddress, formatBlock, lastOf, parseAddress, parseBlock, reverseNameOfOwner } from '../../domain/ip/address.js';
-import { renderDefaultPtr } from '../../domain/ip/defaultPtr.js';
+import { ownerOfAddress, renderDefaultPtr } from '../../domain/ip/defaultPtr.js';
 import { parseRecordData } from '../../domain/records/parseRecordData.js';
 import type { Actor } from '../actor.js';
 import { applyChangeSet } from '../changeSets.js';
 import type { WriteContext } from '../writeContext.js';
 import { writeZone } from '../zoneWrite.js';
-import { ownerInZone, ownerScope, type ReverseZoneRow } from './reverseZones.js';
+import { ownerScope, type ReverseZoneRow } from './reverseZones.js';
 
 export interface PtrView {
   ip: string;
@@ -76,7 +76,7 @@ async function resolve(rc: ReadContext, addresses: Address[]): Promise<Resolved[
     const assignmentId = assignmentBlocks.find((x) => blockContains(x.b, address))?.id ?? null;
     const mine = zone && (zone.kind === 'reverse' ? zone.prefix_id !== null && ownPrefixes.has(zone.prefix_id) : platform || assignmentId !== null);
     if (!zone || !mine) throw new DomainError('not_owner', { ip: formatAddress(address) });
-    return { address, zone, owner: ownerInZone(address, zone.name), assignmentId: zone.kind === 'reverse' ? null : assignmentId, prefixId: zone.kind === 'reverse' ? zone.prefix_id : null };
+    return { address, zone, owner: ownerOfAddress(address, zone.name), assignmentId: zone.kind === 'reverse' ? null : assignmentId, prefixId: zone.kind === 'reverse' ? zone.prefix_id : null };
   });
 }
 

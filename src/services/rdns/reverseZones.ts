@@ -3,7 +3,6 @@
 import type { Knex } from 'knex';
 import { ScopedDb } from '../../db/tenantScope.js';
 import { type Address, formatAddress } from '../../domain/ip/address.js';
-import { ownerOfAddress } from '../../domain/ip/defaultPtr.js';
 import type { ZoneKind } from '../../domain/model/zone.js';
 import type { WriteContext } from '../writeContext.js';
 
@@ -26,9 +25,6 @@ export async function reverseZoneOf(db: Knex | Knex.Transaction, a: Address, kin
     .orderByRaw('masklen(reverse_block) desc')
     .first('id', 'name', 'kind', 'tenant_id', 'ip_space_id', 'prefix_id', db.raw('reverse_block::text as reverse_block'))) as ReverseZoneRow | undefined;
 }
-
-/** The PTR owner of an address relative to its reverse zone (the build's rule). */
-export const ownerInZone = ownerOfAddress;
 
 /**
  * The write context of a reverse zone's owner: a provider reverse zone belongs to the platform
