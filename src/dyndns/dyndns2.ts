@@ -54,7 +54,7 @@ export function clientAddress(peer: string | undefined, forwardedFor: string | u
   return p;
 }
 
-export const parseTrustedProxies = (cidrs: string[]): Block[] => cidrs.map((c) => (c.includes('/') ? parseBlock(c) : { ...addressBlock(parseAddress(c)) }));
+export const parseTrustedProxies = (cidrs: string[]): Block[] => cidrs.map((c) => (c.includes('/') ? parseBlock(c) : addressBlock(parseAddress(c))));
 const addressBlock = (a: Address): Block => ({ family: a.family, network: a.value, prefixLength: a.family === 4 ? 32 : 128 });
 
 function credentials(authorization: string | undefined, q: Query): { username: string | null; password: string | null } {

@@ -28,6 +28,14 @@ export function tenantRowFromJson(j: Record<string, unknown>): TenantRow {
   return { ...(j as unknown as TenantRow), created_at: date(j.created_at)!, updated_at: date(j.updated_at)!, suspended_at: date(j.suspended_at) };
 }
 
+/** A tenant and its ancestors, root first, from `to_jsonb` rows of the tenants on its path (any order). */
+export function chainFromJson(tenantId: string, rows: Record<string, unknown>[] | null): Tenant[] {
+  const byId = new Map((rows ?? []).map((j) => [j.id as string, tenantToDomain(tenantRowFromJson(j))]));
+  const tenant = byId.get(tenantId);
+  if (!tenant) return [];
+  return tenant.path.map((id) => byId.get(id)).filter((t): t is Tenant => t !== undefined);
+}
+
 export class IdentityStore {
   constructor(private readonly db: Knex) {}
 
@@ -49,10 +57,9 @@ export class IdentityStore {
       .options(PREPARED);
     const row = result.rows[0];
     if (!row) return null;
-    const byId = new Map((row.chain as Record<string, unknown>[]).map((j) => [j.id as string, tenantToDomain(tenantRowFromJson(j))]));
-    const tenant = byId.get(row.tenant_id);
+    const chain = chainFromJson(row.tenant_id, row.chain);
+    const tenant = chain[chain.length - 1];
     if (!tenant) return null;
-    const chain = tenant.path.map((id) => byId.get(id)).filter((t): t is Tenant => t !== undefined);
     return {
       id: row.id,
       apiClientId: row.api_client_id,

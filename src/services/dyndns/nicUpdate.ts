@@ -7,8 +7,8 @@ import type { Config } from '../../config/index.js';
 import { type DyndnsHost, type DyndnsHostRow, dyndnsHostToDomain, withHostDetails } from '../../db/repositories/dyndnsHostRows.js';
 import { PREPARED } from '../../db/preparedStatements.js';
 import { readWindowCount, windowStartOf } from '../../db/rateLimitWindows.js';
-import { tenantRowFromJson } from '../../db/repositories/identityStore.js';
-import { type Tenant, tenantToDomain } from '../../db/repositories/tenantRows.js';
+import { chainFromJson } from '../../db/repositories/identityStore.js';
+import type { Tenant } from '../../db/repositories/tenantRows.js';
 import { ScopedDb } from '../../db/tenantScope.js';
 import type { Clock } from '../../domain/clock.js';
 import { DomainError } from '../../domain/errors.js';
@@ -57,8 +57,8 @@ async function loadHost(db: Knex, id: string): Promise<{ host: DyndnsHost; chain
     .first()
     .options(PREPARED)) as (DyndnsHostRow & { chain: Record<string, unknown>[] | null }) | undefined;
   if (!row) return null;
-  const chain = (row.chain ?? []).map((j) => tenantToDomain(tenantRowFromJson(j))).sort((a, b) => a.path.length - b.path.length);
-  return { host: dyndnsHostToDomain(row), chain };
+  const host = dyndnsHostToDomain(row);
+  return { host, chain: chainFromJson(host.tenantId, row.chain) };
 }
 
 /** The host was deleted between its reading and the zone's lock: nothing of the update is kept. */
@@ -131,7 +131,7 @@ const shown = (want: ReturnType<typeof wanted>, host: Pick<DyndnsHost, 'ipv4' | 
 
 async function updateHost(deps: NicUpdateDeps, host: DyndnsHost, chain: Tenant[], request: DyndnsUpdateRequest, requestId: string): Promise<DyndnsAnswer> {
   const want = wanted(request);
-  if (want.ipv4 === null && want.ipv6 === null) return answer('nochg', shown(want, host));
+  // Nothing asked (no address, no source) counts as unchanged too.
   if (unchanged(host, want)) return answer('nochg', shown(want, host));
   // A router writes as its host: the audit log and the change set name the host, not an API client.
   const actor = tokenlessActor(host.id, `DynDNS host ${host.fqdn}`, chain, deps.config.deployment, requestId);
