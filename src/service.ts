@@ -21,6 +21,7 @@ import { resetLabReverseDns, seedLabReverseDns } from './lab/reverseDnsSeed.js';
 import { labDelegationObserver } from './lab/labPrefixDelegations.js';
 import { resolverDelegationObserver } from './rdns/delegationCheck.js';
 import { checkDueDelegations } from './rdns/delegationWorker.js';
+import { ForwardRecordWorker } from './rdns/forwardRecordWorker.js';
 import { LabRegistrar } from './lab/registrar.js';
 import { resetLabWebhooks } from './lab/labWebhooks.js';
 import { createLogger, type Logger } from './observability/logger.js';
@@ -344,6 +345,10 @@ async function startWorkerRole(w: Wiring): Promise<void> {
   });
   delegations.start();
   w.onStop(() => delegations.stop());
+  // Address spaces: the forward records of their default PTRs beyond a request's first chunk.
+  const forwardRecords = new ForwardRecordWorker({ db: w.db, config, clock: w.clock }, logger);
+  forwardRecords.start();
+  w.onStop(() => forwardRecords.stop());
 
   // Webhooks: beside the publication pipeline, never in it (docs/webhooks.md "Delivery").
   const webhooks = new DeliveryWorker({
