@@ -21,7 +21,6 @@ import { resetLabReverseDns, seedLabReverseDns } from './lab/reverseDnsSeed.js';
 import { labDelegationObserver } from './lab/labPrefixDelegations.js';
 import { resolverDelegationObserver } from './rdns/delegationCheck.js';
 import { checkDueDelegations } from './rdns/delegationWorker.js';
-import { ForwardRecordWorker } from './rdns/forwardRecordWorker.js';
 import { LabRegistrar } from './lab/registrar.js';
 import { resetLabWebhooks } from './lab/labWebhooks.js';
 import { createLogger, type Logger } from './observability/logger.js';
@@ -39,6 +38,7 @@ import { ZoneStore } from '../nameserver/zone/store.js';
 import { NameserverFeed } from './publication/nameserverFeed.js';
 import { PublicationWorker } from './publication/publicationWorker.js';
 import { BACKEND_QUOTA_INTERVAL_MS, readBackendQuota } from './services/backendQuota.js';
+import { writeDueForwardRecords } from './services/rdns/forwardRecords.js';
 import { dns2SoaProbe, withHelperProcesses } from './publication/soaProbe.js';
 import { MirroredZoneStore } from '../nameserver/udpProcesses.js';
 import { addressPolicyFor } from './webhooks/addressPolicy.js';
@@ -347,10 +347,22 @@ async function startWorkerRole(w: Wiring): Promise<void> {
   });
   delegations.start();
   w.onStop(() => delegations.stop());
-  // Address spaces: the forward records of their default PTRs beyond a request's first chunk.
-  const forwardRecords = new ForwardRecordWorker({ db: w.db, config, clock: w.clock }, logger);
+  // Address spaces: the forward records of their default PTRs beyond a request's first chunk
+  // (docs/rdns.md), looked for every second; a stop waits only for the chunk in flight.
+  let stoppingForwardRecords = false;
+  const forwardRecords = new PeriodicJob({
+    name: 'forward records of default PTRs',
+    intervalMs: 1000,
+    jitter: 0.1,
+    logger,
+    failureLevel: 'warn',
+    run: () => writeDueForwardRecords({ db: w.db, config, clock: w.clock }, () => stoppingForwardRecords),
+  });
   forwardRecords.start();
-  w.onStop(() => forwardRecords.stop());
+  w.onStop(() => {
+    stoppingForwardRecords = true;
+    return forwardRecords.stop();
+  });
 
   // Webhooks: beside the publication pipeline, never in it (docs/webhooks.md "Delivery").
   const webhooks = new DeliveryWorker({

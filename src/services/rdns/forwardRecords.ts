@@ -6,7 +6,7 @@
 // the difference between what the space should keep there and what it keeps, in chunks of at
 // most FORWARD_CHUNK items, each one change set of that zone through the write seam: the request
 // writes the first chunk (its refusals are the request's), a job row (forward_record_jobs) keeps
-// the rest for the worker (src/rdns/forwardRecordWorker.ts), which writes one chunk per
+// the rest for the worker (writeDueForwardRecords), which writes one chunk per
 // transaction until nothing differs. A chunk recomputes the difference from what is stored, so a
 // crash, a second worker or a change in between never writes a record twice.
 import type { Knex } from 'knex';
@@ -240,6 +240,17 @@ export interface ForwardWorkerDeps {
 /** A job whose chunk failed waits this long before the next attempt, doubling up to the cap. */
 const RETRY_FIRST_MS = 10_000;
 const RETRY_MAX_MS = 15 * 60_000;
+
+/**
+ * The worker's run (wired by src/service.ts on a one-second PeriodicJob): chunk after chunk while
+ * jobs are due, until none is or `stopping` says so (a stop waits only for the chunk in flight,
+ * whose transaction commits or rolls back whole). A refused chunk is stored on its job and the
+ * others go on. The job rows are in the database: a restart, or another worker process, resumes
+ * where the last chunk ended.
+ */
+export async function writeDueForwardRecords(deps: ForwardWorkerDeps, stopping: () => boolean): Promise<void> {
+  while (!stopping() && (await runForwardChunk(deps)) !== 'idle');
+}
 
 /**
  * One chunk of one due job, in a transaction of its own: 'written' (the job may go on), 'idle'

@@ -3,7 +3,7 @@
 // the platform tenant, stored and published like every zone (appendChangeSet, as the lab's
 // parent zones are), never listed in /zones.
 import { blockInput } from './addressInput.js';
-import { lockBlocks } from './prefixes.js';
+import { lockBlocks, overlappingBlock } from './blocks.js';
 import type { Config } from '../../config/index.js';
 import { recordAudit } from '../../db/repositories/auditLog.js';
 import { type IpSpace, type IpSpaceRow, ipSpaceToDomain } from '../../db/repositories/rdnsRows.js';
@@ -101,9 +101,8 @@ export async function createIpSpace(
     throw validationFailed([{ pointer: '/cidr', code: 'too_many_reverse_zones', detail: `${formatBlock(block)} is cut into ${zones.length} reverse zones; add it in parts of at most ${MAX_ZONES_PER_SPACE}.` }]);
   }
   await lockBlocks(ctx);
-  const overlapping = await ctx.trx('ip_spaces').whereRaw('cidr && ?::cidr', [formatBlock(block)]).first('cidr');
-  const prefix = await ctx.trx('prefixes').whereRaw('cidr && ?::cidr', [formatBlock(block)]).first('cidr');
-  if (overlapping || prefix) throw new DomainError('conflict', { reason: 'ip_block_overlap', cidr: formatBlock(block), other: String((overlapping ?? prefix).cidr) });
+  const other = await overlappingBlock(ctx, block, ['ip_spaces', 'prefixes']);
+  if (other) throw new DomainError('conflict', { reason: 'ip_block_overlap', cidr: formatBlock(block), other: other.cidr });
   const taken = await ctx.trx('zones').whereIn('name', zones.map((z) => z.name)).first('name');
   if (taken) throw new DomainError('zone_exists', { name: taken.name });
 
