@@ -19,6 +19,8 @@ import * as dyndns from './20261125000800_dyndns.js';
 import * as ipSpaceDnssec from './20261125002000_ip_space_dnssec.js';
 import * as ipSpaceForwardZone from './20261125002100_ip_space_forward_zone.js';
 import * as webhooks from './20261125000900_webhooks.js';
+import * as forwardRecordJobs from './20261125004000_forward_record_jobs.js';
+import * as eventsActingTenant from './20261125004100_events_acting_tenant.js';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -44,4 +46,6 @@ export const migrations: Record<string, Migration> = {
   '20261125002000_ip_space_dnssec': ipSpaceDnssec,
   '20261125002100_ip_space_forward_zone': ipSpaceForwardZone,
   '20261125000900_webhooks': webhooks,
+  '20261125004000_forward_record_jobs': forwardRecordJobs,
+  '20261125004100_events_acting_tenant': eventsActingTenant,
 };

@@ -32,11 +32,13 @@ import { noRegistrar, type Registrar } from './dnssec/registrar.js';
 import { trustAnchorsFor } from './dnssec/trustAnchors.js';
 import { PeriodicJob } from './jobs/periodicJob.js';
 import { createServices, type Services } from './services/index.js';
+import type { DnssecDeps } from './services/dnssec.js';
 import { startDnsServer, sumStats, type DnsServer, type ServerStats } from '../nameserver/server.js';
 import { ZoneStore } from '../nameserver/zone/store.js';
 import { NameserverFeed } from './publication/nameserverFeed.js';
 import { PublicationWorker } from './publication/publicationWorker.js';
 import { BACKEND_QUOTA_INTERVAL_MS, readBackendQuota } from './services/backendQuota.js';
+import { writeDueForwardRecords } from './services/rdns/forwardRecords.js';
 import { dns2SoaProbe, withHelperProcesses } from './publication/soaProbe.js';
 import { MirroredZoneStore } from '../nameserver/udpProcesses.js';
 import { addressPolicyFor } from './webhooks/addressPolicy.js';
@@ -122,16 +124,17 @@ export async function startService(config: Config, overrides: ServiceOverrides =
       zskLifetimeMs: config.dnssec.zskLifetimeDays * 86_400_000,
       kek,
     });
+    const dnssecDeps: DnssecDeps = { config, kek, registrar, checkNow: (zoneId) => dnssec.checkZone(zoneId) };
     const services = createServices({
       db,
       clock,
       config,
       billing: overrides.billing ?? billingFor(config, { db }),
       cursors,
-      dnssec: { config, kek, registrar, checkNow: (zoneId) => dnssec.checkZone(zoneId) },
+      dnssec: dnssecDeps,
       rdns: { observeDelegation: lab ? labDelegationObserver(db) : resolverDelegationObserver(config.dnssec.resolver) },
       statsContributors: [webhookStats],
-      labResetSteps: lab ? [resetLabParents(config, clock), resetLabReverseDns(config, clock), resetLabWebhooks] : [],
+      labResetSteps: lab ? [resetLabParents(config, clock), resetLabReverseDns(config, clock, dnssecDeps), resetLabWebhooks] : [],
     });
 
     const wiring: Wiring = {
@@ -151,7 +154,7 @@ export async function startService(config: Config, overrides: ServiceOverrides =
       const seeded = await ensureLabSeed(db, config.dataDir, clock.now());
       await db.transaction(async (trx) => {
         await trx.raw("SELECT pg_advisory_xact_lock(hashtextextended('lab-seed', 0))");
-        await seedLabReverseDns(trx, config, clock);
+        await seedLabReverseDns(trx, config, clock, dnssecDeps);
       });
       wiring.running.lab = { tokensFile: seeded.file, tokens: seeded.tokens };
       wiring.running.labReset = new NightlyLabReset(db, clock, config.labResetTime, services.labResetSteps, logger, () => services.tokens.invalidate());
@@ -344,6 +347,22 @@ async function startWorkerRole(w: Wiring): Promise<void> {
   });
   delegations.start();
   w.onStop(() => delegations.stop());
+  // Address spaces: the forward records of their default PTRs beyond a request's first chunk
+  // (docs/rdns.md), looked for every second; a stop waits only for the chunk in flight.
+  let stoppingForwardRecords = false;
+  const forwardRecords = new PeriodicJob({
+    name: 'forward records of default PTRs',
+    intervalMs: 1000,
+    jitter: 0.1,
+    logger,
+    failureLevel: 'warn',
+    run: () => writeDueForwardRecords({ db: w.db, config, clock: w.clock }, () => stoppingForwardRecords),
+  });
+  forwardRecords.start();
+  w.onStop(() => {
+    stoppingForwardRecords = true;
+    return forwardRecords.stop();
+  });
 
   // Webhooks: beside the publication pipeline, never in it (docs/webhooks.md "Delivery").
   const webhooks = new DeliveryWorker({

@@ -1,5 +1,7 @@
 // The lab's reverse DNS (docs/lab.md "Reverse DNS seed"): the provider's address spaces with
-// their default-PTR pattern, for each seeded customer a single IPv4 address, an IPv4 /29 and an
+// their default-PTR pattern, signed, with the forward records of their default names in the
+// platform's zone lab-hosting.example (made and signed here: the lab seeds no other zone of the
+// platform's where the pattern's names could live), for each seeded customer a single IPv4 address, an IPv4 /29 and an
 // IPv6 /64, and for the first customer an IPv4 /24 and an IPv6 /48 of its own, all from the
 // documentation ranges (RFC 5737, RFC 3849). Made through the same services the API uses, as the
 // lab registry (the platform tenant without a token), at the first start and after every nightly
@@ -7,14 +9,18 @@
 import type { Knex } from 'knex';
 import type { Config } from '../config/index.js';
 import type { Clock } from '../domain/clock.js';
+import { type DnssecDeps, enableDnssec } from '../services/dnssec.js';
 import { createAssignment } from '../services/rdns/assignments.js';
 import { createIpSpace } from '../services/rdns/ipSpaces.js';
 import { attachPrefix } from '../services/rdns/prefixes.js';
+import { createZone } from '../services/zones.js';
 import type { LabResetStep } from '../services/index.js';
 import { registrarContext } from './labParents.js';
 import { readSeedIds } from './seed.js';
 
 export const LAB_PTR_PATTERN = 'static.{dashed}.lab-hosting.example.';
+/** The platform's zone holding the default names' A/AAAA records. */
+export const LAB_FORWARD_ZONE = 'lab-hosting.example';
 export const LAB_ADDRESS_SPACES = ['192.0.2.0/24', '198.51.100.0/24', '2001:db8:100::/48'] as const;
 /** Per seeded customer (A, B): a server address, a /29 and a /64. */
 export const LAB_ASSIGNMENTS = [
@@ -33,12 +39,20 @@ export const LAB_ASSIGNMENTS = [
 export const LAB_PREFIXES = ['203.0.113.0/24', '2001:db8:a::/48'] as const;
 
 /** Seeds the lab's reverse DNS unless there is some already (a restart keeps what the lab holds). */
-export async function seedLabReverseDns(trx: Knex.Transaction, config: Config, clock: Clock): Promise<void> {
+export async function seedLabReverseDns(trx: Knex.Transaction, config: Config, clock: Clock, dnssec: DnssecDeps): Promise<void> {
   if (!config.labReverseDnsSeed || (await trx('ip_spaces').first('id'))) return;
   const ctx = await registrarContext(trx, clock);
   const seed = await readSeedIds(trx);
   if (!ctx || !seed) return;
-  for (const cidr of LAB_ADDRESS_SPACES) await createIpSpace(ctx, config, { cidr, ptr_pattern: LAB_PTR_PATTERN });
+  // Signed where the service signs at all (DNSSEC_SIGNING=off: unsigned, as the API would refuse).
+  const signed = config.dnssec.available;
+  if (!(await trx('zones').where('name', LAB_FORWARD_ZONE).first('id'))) {
+    await createZone(ctx, config, { name: LAB_FORWARD_ZONE });
+    if (signed) await enableDnssec(ctx, dnssec, LAB_FORWARD_ZONE, {});
+  }
+  for (const cidr of LAB_ADDRESS_SPACES) {
+    await createIpSpace(ctx, config, { cidr, ptr_pattern: LAB_PTR_PATTERN, dnssec: signed, forward_zone: LAB_FORWARD_ZONE }, dnssec);
+  }
   for (const [i, blocks] of LAB_ASSIGNMENTS.entries()) {
     for (const block of blocks) await createAssignment(ctx, config, { ...block, tenant_id: seed.customers[i]! });
   }
@@ -47,9 +61,11 @@ export async function seedLabReverseDns(trx: Knex.Transaction, config: Config, c
 
 /** The nightly reset: the lab's zones are gone (deleteLabZones), so are its blocks; the seed comes back. */
 export const resetLabReverseDns =
-  (config: Config, clock: Clock): LabResetStep =>
+  (config: Config, clock: Clock, dnssec: DnssecDeps): LabResetStep =>
   async (trx) => {
     await trx('ip_assignments').delete();
     await trx('ip_spaces').delete();
-    await seedLabReverseDns(trx, config, clock);
+    // The zones are gone and their jobs with them; a removed space's job would outlive it.
+    await trx('forward_record_jobs').delete();
+    await seedLabReverseDns(trx, config, clock, dnssec);
   };

@@ -16,25 +16,43 @@ export const DISPATCH_BATCH = 500;
 
 /**
  * Fans a batch of undispatched events out to the webhooks that receive them: active, subscribed to
- * the kind, created before the event, and owning it (scope `subtree`: the event's tenant lies in
- * the owner's subtree; `tenant`: it is the owner). Returns how many events it took.
+ * the kind, created before the event, and owning one of the event's tenants (scope `subtree`: the
+ * tenant lies in the owner's subtree; `tenant`: it is the owner). An event's tenants are its own
+ * (the zone's owner) and, for a write a customer made into the provider's reverse zones, that
+ * customer (`acting_tenant_id` of the zone.changed event, docs/webhooks.md "Ownership"; the
+ * change set's record.published / record.failed find it there). Returns how many events it took.
  */
 export async function dispatchEvents(db: Knex, now: Date, batch = DISPATCH_BATCH): Promise<{ events: number; deliveries: number }> {
   const result = await db.raw<{ rows: { events: number; deliveries: number }[] }>(
     `WITH batch AS (
-       SELECT id, tenant_id, kind, zone_id, occurred_at FROM events
+       SELECT id, tenant_id, kind, zone_id, occurred_at, payload FROM events
        WHERE awaiting_dispatch ORDER BY seq LIMIT ? FOR UPDATE SKIP LOCKED
      ), marked AS (
        UPDATE events e SET awaiting_dispatch = false FROM batch b WHERE e.id = b.id RETURNING e.id
-     ), fanned AS (
-       INSERT INTO webhook_deliveries (id, webhook_id, event_id, kind, state, attempts, next_attempt_at, created_at)
-       SELECT new_id('dlv'), w.id, b.id, b.kind, 'pending', 0, ?, ?
-       FROM batch b
-       JOIN tenants t ON t.id = b.tenant_id
-       JOIN webhooks w ON w.state = 'active' AND b.kind = ANY (w.events) AND w.created_at <= b.occurred_at
-         AND ((w.scope = 'subtree' AND t.path @> ARRAY[w.tenant_id]) OR (w.scope = 'tenant' AND w.tenant_id = b.tenant_id))
+     ), audience AS (
+       SELECT b.id, b.kind, b.occurred_at, b.tenant_id FROM batch b
        -- The lab's parent zones (the root, the TLDs) are its machinery, no API object: no events.
        WHERE NOT EXISTS (SELECT 1 FROM zones z WHERE z.id = b.zone_id AND z.kind = 'lab_parent')
+       UNION
+       SELECT b.id, b.kind, b.occurred_at, acting.tenant_id FROM batch b
+       CROSS JOIN LATERAL (
+         SELECT b.payload->>'acting_tenant_id' AS tenant_id WHERE b.kind = 'zone.changed'
+         UNION ALL
+         SELECT zc.payload->>'acting_tenant_id' FROM events zc
+         WHERE b.kind IN ('record.published', 'record.failed') AND zc.kind = 'zone.changed' AND (zc.payload->>'acting_tenant_id') IS NOT NULL
+           AND zc.payload->>'changeset_id' = b.payload->>'changeset_id' AND zc.zone_id = b.zone_id
+       ) acting
+       WHERE acting.tenant_id IS NOT NULL
+     ), fanned AS (
+       INSERT INTO webhook_deliveries (id, webhook_id, event_id, kind, state, attempts, next_attempt_at, created_at)
+       SELECT new_id('dlv'), m.webhook_id, m.event_id, m.kind, 'pending', 0, ?, ?
+       FROM (
+         SELECT DISTINCT w.id AS webhook_id, a.id AS event_id, a.kind
+         FROM audience a
+         JOIN tenants t ON t.id = a.tenant_id
+         JOIN webhooks w ON w.state = 'active' AND a.kind = ANY (w.events) AND w.created_at <= a.occurred_at
+           AND ((w.scope = 'subtree' AND t.path @> ARRAY[w.tenant_id]) OR (w.scope = 'tenant' AND w.tenant_id = a.tenant_id))
+       ) m
        ON CONFLICT (webhook_id, event_id) DO NOTHING
        RETURNING id
      )

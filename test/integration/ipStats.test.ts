@@ -41,3 +41,30 @@ it('counts assignments, prefixes and addresses per family for each scope; the pl
   expect(platform.backend.zone_quota).toMatchObject({ capacity: expect.any(Number), zones: expect.any(Number), read_at: expect.any(String) });
   expect(platform.backend.zone_quota.available).toBe(platform.backend.zone_quota.capacity - platform.backend.zone_quota.zones);
 });
+
+it('counts the PTRs set inside the subtree’s blocks, not those beside them, nor those of a zone being deleted', async () => {
+  const a = lab.tokens.tenants.customers[0]!;
+  for (const [cidr, assigned] of [
+    ['198.18.1.0/24', '198.18.1.8/29'],
+    ['2001:db8:fe00::/48', '2001:db8:fe00:5::/64'],
+  ] as const) {
+    expect((await lab.platform.post('/ip-spaces', { cidr, ptr_pattern: 'static.{dashed}.lab.example.' })).status).toBe(201);
+    expect((await lab.platform.post('/ips', { cidr: assigned, tenant_id: a })).status).toBe(201);
+  }
+  const put = async (api: typeof lab.platform, ip: string) => expect((await api.put(`/ptr/${ip}`, { target: 'host.lab.example.' })).status).toBe(200);
+  // A's own: two IPv4 addresses of its /29, one address of its /64 and one deeper in it.
+  for (const ip of ['198.18.1.9', '198.18.1.15', '2001:db8:fe00:5::1', '2001:db8:fe00:5:1:2:3:4']) await put(lab.customerA, ip);
+  // Staff's, beside A's blocks in the same zones.
+  for (const ip of ['198.18.1.7', '198.18.1.16', '2001:db8:fe00:6::1', '2001:db8:fe00:4:ffff:ffff:ffff:ffff']) await put(lab.platform, ip);
+  lab.clock.advance(61_000);
+  const ip = (await lab.customerA.get('/stats')).body.ip;
+  expect([ip.ipv4.ptrs, ip.ipv6.ptrs]).toEqual([2, 2]);
+  // The platform's stats count every PTR in its spaces' assignments (A's /29 and /64: the same four).
+  expect([(await lab.platform.get('/stats')).body.ip.ipv4.ptrs]).toEqual([2]);
+
+  // A zone on its way out is served no more: its PTRs leave the count.
+  await lab.sql.query("UPDATE zones SET status = 'deleting' WHERE name = '1.18.198.in-addr.arpa'");
+  lab.clock.advance(61_000);
+  const after = (await lab.customerA.get('/stats')).body.ip;
+  expect([after.ipv4.ptrs, after.ipv6.ptrs]).toEqual([0, 2]);
+});

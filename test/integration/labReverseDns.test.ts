@@ -37,6 +37,28 @@ it('seeds each customer’s assignments with default PTRs, and the first custome
   expect((await lab.customerA.get('/ptr/192.0.2.10')).body).toMatchObject({ source: 'default', target: 'static.192-0-2-10.lab-hosting.example.' });
 });
 
+it('seeds the spaces signed, with the forward records of their default names in the platform’s lab-hosting.example', async () => {
+  const spaces = (await lab.platform.get('/ip-spaces')).body.data;
+  expect(spaces.map((s: any) => [s.cidr, s.dnssec, s.forward_zone])).toEqual([
+    ['192.0.2.0/24', true, 'lab-hosting.example'],
+    ['198.51.100.0/24', true, 'lab-hosting.example'],
+    ['2001:db8:100::/48', true, 'lab-hosting.example'],
+  ]);
+  // The IPv4 spaces keep an A per address; the IPv6 one has no /128 assigned, so none.
+  expect(spaces.map((s: any) => s.forward_records)).toEqual([
+    { state: 'complete', total: 256, written: 256, stale: 0, error: null },
+    { state: 'complete', total: 256, written: 256, stale: 0, error: null },
+    { state: 'complete', total: 0, written: 0, stale: 0, error: null },
+  ]);
+  const zones = (await lab.platform.get(`/ip-spaces/${spaces[0].id}/zones`)).body.data;
+  expect(zones.map((z: any) => [z.name, z.dnssec.state === 'off'])).toEqual([['2.0.192.in-addr.arpa', false]]);
+  expect((await lab.platform.get('/zones/lab-hosting.example/dnssec')).body.state).not.toBe('off');
+  await eventually(async () => {
+    const r = await digQuery(requireTool('dig')!, port(), 'static.198-51-100-7.lab-hosting.example.', 'A');
+    return r.answer.some((l) => l.endsWith(' 198.51.100.7')) ? r : undefined;
+  }, 20_000, 'the default name’s A record');
+});
+
 it('sets and resets a PTR in the seeded /64 over the fixed paths, and counts it in the stats', async () => {
   const set = await lab.customerA.put('/ptr/2001:db8:100:a::25', { target: 'mail.customer-a.example.' });
   expect(set.status, set.text).toBe(200);
@@ -55,4 +77,6 @@ it('brings the seed back after the nightly reset', async () => {
   expect((await listAll(lab.customerA, '/ips')).map((a) => a.cidr).sort()).toEqual(['192.0.2.10/32', '192.0.2.16/29', '2001:db8:100:a::/64']);
   expect((await lab.customerA.get('/ptr/192.0.2.10')).body).toMatchObject({ source: 'default' });
   await servedPtr('192.0.2.10', 'static.192-0-2-10.lab-hosting.example.');
+  const spaces = (await lab.platform.get('/ip-spaces')).body.data;
+  expect(spaces.map((s: any) => [s.dnssec, s.forward_zone, s.forward_records.state])).toEqual(Array(3).fill([true, 'lab-hosting.example', 'complete']));
 });

@@ -492,6 +492,8 @@ const SNAPSHOT_TABLES = [
   ...Object.keys(TENANT_OWNED),
   'lab_billing_clients',
   'ip_spaces',
+  // An address space's forward records still to be written (by a request's write, then the worker).
+  'forward_record_jobs',
   'lab_state',
   'lab_registrations',
   'lab_prefix_delegations',

@@ -145,6 +145,55 @@ describe('delivery and ownership', () => {
     }
   });
 
+  it('a customer’s webhooks receive the events of its own PTR writes into the provider’s reverse zones, and no other platform event', async () => {
+    const platform = lab.as(lab.tokens.platform);
+    const ofA = await new WebhookReceiver().start();
+    const actingForA = await new WebhookReceiver().start();
+    const ofB = await new WebhookReceiver().start();
+    const subtree = await new WebhookReceiver().start();
+    try {
+      const kinds = ['zone.changed', 'record.published'];
+      await register(customerA, ofA, kinds);
+      await register(reseller, actingForA, kinds, { 'X-Act-As-Customer': ids.customers[0]! });
+      await register(customerB, ofB, kinds);
+      await register(reseller, subtree, kinds);
+      // Platform events in the provider's reverse zones: the space's zones made, a PTR staff set.
+      const space = await platform.post('/ip-spaces', { cidr: '198.51.100.0/24', ptr_pattern: 'static.{dashed}.hooks.example.' });
+      expect(space.status, space.text).toBe(201);
+      for (const [cidr, tenant] of [['198.51.100.10/32', ids.customers[0]!], ['198.51.100.11/32', ids.customers[1]!]] as const) {
+        expect((await platform.post('/ips', { cidr, tenant_id: tenant })).status).toBe(201);
+      }
+      const byStaff = await platform.put('/ptr/198.51.100.20', { target: 'staff.hooks.example.' });
+      expect(byStaff.status, byStaff.text).toBe(200);
+      const byA = await customerA.put('/ptr/198.51.100.10', { target: 'www.customer-a.example.' });
+      expect(byA.status, byA.text).toBe(200);
+      const byB = await customerB.put('/ptr/198.51.100.11', { target: 'www.customer-b.example.' });
+      expect(byB.status, byB.text).toBe(200);
+
+      const ofChangeSet = (r: WebhookReceiver, id: string) => r.events.filter((e) => e.body.changeset_id === id).map((e) => e.body.type).sort();
+      for (const r of [ofA, actingForA, subtree]) {
+        await eventually(() => ofChangeSet(r, byA.body.changeset_id).length === 2, 20_000, 'A’s PTR write: changed and published');
+      }
+      await eventually(() => ofChangeSet(ofB, byB.body.changeset_id).length === 2, 20_000, 'B’s PTR write at B');
+      await eventually(() => ofChangeSet(subtree, byB.body.changeset_id).length === 2, 20_000, 'B’s PTR write at the reseller');
+      // Let the worker go over everything once more before asserting what did not come.
+      await new Promise((r) => setTimeout(r, 1000));
+
+      const changed = ofA.ofType('zone.changed').find((e) => e.body.changeset_id === byA.body.changeset_id)!.body;
+      // The event stays the zone's (the platform's), naming the customer that wrote.
+      expect(changed).toMatchObject({ zone: '100.51.198.in-addr.arpa', change: 'records', tenant: { id: lab.tokens.tenants.platform }, acting_tenant_id: ids.customers[0] });
+      for (const r of [ofA, actingForA]) {
+        // A's own write only: not B's, not staff's, not the zones' creation.
+        expect(new Set(r.events.map((e) => e.body.changeset_id))).toEqual(new Set([byA.body.changeset_id]));
+      }
+      expect(new Set(ofB.events.map((e) => e.body.changeset_id))).toEqual(new Set([byB.body.changeset_id]));
+      expect(subtree.events.some((e) => e.body.changeset_id === byStaff.body.changeset_id)).toBe(false);
+      for (const r of [ofA, actingForA, ofB, subtree]) expect(r.requests.every((q) => q.verdict === 'ok')).toBe(true);
+    } finally {
+      await Promise.all([ofA.stop(), actingForA.stop(), ofB.stop(), subtree.stop()]);
+    }
+  });
+
   it('the platform’s subtree webhook gets customers’ events but none of the lab’s parent zones', async () => {
     const receiver = await new WebhookReceiver().start();
     try {

@@ -2,7 +2,7 @@
 // tenants with the server they belong to. Provider staff assign from a space to any tenant; a
 // reseller hands part of its own assignment on to one of its customers. An assignment is seen by
 // its tenant and the tenants above it (the tenant scope), and read-only below the one that made it.
-import { lockBlocks } from './prefixes.js';
+import { lockBlocks } from './blocks.js';
 import type { Knex } from 'knex';
 import type { Config } from '../../config/index.js';
 import { likeEscape } from '../../db/like.js';

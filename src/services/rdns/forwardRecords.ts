@@ -2,17 +2,28 @@
 // space may name a zone of the platform (`forward_zone`) in which the service keeps, as ordinary
 // records marked as the space's (records.managed_by, docs/records.md "Managed records"), an A or
 // AAAA record for every default name of the space: every IPv4 address of it, and the IPv6
-// addresses assigned alone (/128), the only IPv6 addresses with a default. Each change is one
-// change set of that zone through the write seam, computed as the difference between what the
-// space should keep there and what it keeps.
+// addresses assigned alone (/128), the only IPv6 addresses with a default. A change is written as
+// the difference between what the space should keep there and what it keeps, in chunks of at
+// most FORWARD_CHUNK items, each one change set of that zone through the write seam: the request
+// writes the first chunk (its refusals are the request's), a job row (forward_record_jobs) keeps
+// the rest for the worker (writeDueForwardRecords), which writes one chunk per
+// transaction until nothing differs. A chunk recomputes the difference from what is stored, so a
+// crash, a second worker or a change in between never writes a record twice.
+import type { Knex } from 'knex';
 import type { Config } from '../../config/index.js';
-import { DomainError, validationFailed } from '../../domain/errors.js';
+import { type TenantRow, tenantToDomain } from '../../db/repositories/tenantRows.js';
+import { ScopedDb } from '../../db/tenantScope.js';
+import type { Clock } from '../../domain/clock.js';
+import { DomainError, localise, validationFailed } from '../../domain/errors.js';
+import { newId } from '../../domain/ids.js';
+import { MAX_RECORDS_PER_ZONE } from '../../domain/records/ttl.js';
 import { type Address, type Block, blockSize, formatAddress, parseAddress, parseBlock } from '../../domain/ip/address.js';
 import { patternSuffix, renderDefaultPtr } from '../../domain/ip/defaultPtr.js';
 import type { ChangeItem } from '../../domain/changeSets/planChangeSet.js';
 import { normalizeOwner } from '../../domain/names.js';
 import type { Zone } from '../../domain/model/zone.js';
 import { isAtOrBelow } from '../../../nameserver/wire/name.js';
+import { tokenlessActor } from '../actor.js';
 import { applyChangeSet } from '../changeSets.js';
 import type { WriteContext } from '../writeContext.js';
 import { findZone } from '../zoneReads.js';
@@ -20,22 +31,19 @@ import { writeZone } from '../zoneWrite.js';
 import { ownerScope } from './reverseZones.js';
 
 /**
- * The largest IPv4 space with forward records: each of its changes (a new pattern renames every
- * record: 2 × 4,096 items) stays one change set well within a request and the database's statement
- * timeout. A /16's 65,536 records took 13–17 s to store on the 2-core test machine under load, a
- * rename of them past the 5 s statement timeout (docs/rdns.md).
+ * Items per change set of forward records: 4,096 records took about 1 s to store on the 2-core
+ * test machine under load, well inside the 5 s statement timeout, where a /16's 65,536 in one
+ * change set took 13–17 s and their rename ran past it (docs/rdns.md). A /20 is one chunk.
  */
-export const MAX_FORWARD_IPV4_SPACE = 20;
+export const FORWARD_CHUNK = 4096;
 
 /**
  * The zone a space names as `forward_zone`: a forward zone of the platform tenant (the acting
- * one: staff), not being deleted, holding every name the pattern gives (422 otherwise).
+ * one: staff), not being deleted, holding every name the pattern gives and with room for the
+ * records (422 otherwise; `spaceId`: the space's own records there already count as room).
  */
-export async function forwardZoneInput(ctx: WriteContext, config: Config, name: string, pattern: string, block: Block): Promise<Zone> {
+export async function forwardZoneInput(ctx: WriteContext, config: Config, name: string, pattern: string, block: Block, spaceId: string | null = null): Promise<Zone> {
   const problem = (code: string, detail: string) => validationFailed([{ pointer: '/forward_zone', code, detail }]);
-  if (block.family === 4 && block.prefixLength < MAX_FORWARD_IPV4_SPACE) {
-    throw problem('space_too_large', `An IPv4 space with forward records is at most a /${MAX_FORWARD_IPV4_SPACE} (4,096 records); add the block in parts of that size to give it forward records.`);
-  }
   const zone = await findZone(ctx.scoped, config, name, null).catch((e: unknown) => {
     if (e instanceof DomainError && e.code === 'not_found') return null;
     throw e;
@@ -48,6 +56,13 @@ export async function forwardZoneInput(ctx: WriteContext, config: Config, name: 
   const suffix = patternSuffix(pattern);
   if (suffix === '' || !isAtOrBelow(suffix, zone.name)) {
     throw problem('pattern_outside_forward_zone', `The names of the pattern ${pattern} do not lie inside ${zone.name}.`);
+  }
+  // Checked whole here: the chunks after the request's first would meet the limit only later, in the worker.
+  if (block.family === 4) {
+    const room = MAX_RECORDS_PER_ZONE - (zone.recordCount - (spaceId ? await keptCount(ctx.trx, spaceId, zone.id) : 0));
+    if (Number(blockSize(block)) > room) {
+      throw problem('too_many_records', `${zone.name} has room for ${room} more records; the space's ${blockSize(block)} forward records do not fit (a zone holds at most ${MAX_RECORDS_PER_ZONE}).`);
+    }
   }
   return zone;
 }
@@ -78,48 +93,84 @@ async function defaultNames(ctx: WriteContext, space: SpaceForForward, block: Bl
   return addresses.map((a) => ({ name: renderDefaultPtr(space.ptr_pattern, a), type, address: formatAddress(a) }));
 }
 
+
+/** The records a space keeps in a zone. */
+const keptCount = async (db: Knex | Knex.Transaction, spaceId: string, zoneId: string) =>
+  Number(((await db('records').where({ zone_id: zoneId, managed_by: spaceId }).count({ n: '*' }).first()) as { n: string | number }).n);
+
+/** What a zone still lacks after a chunk: the space's names there, those not stored yet, and the space's records there that should go. */
+export interface ForwardProgress {
+  total: number;
+  missing: number;
+  stale: number;
+}
+
 /**
- * Brings the records the space keeps in the zone `zoneId` to what it should keep there —
- * every default name when `keep`, none otherwise (the space left the zone, or is removed) — in
- * one change set of that zone, none when nothing differs. A zone being deleted is left alone:
- * its records go with it.
+ * One chunk towards what the space should keep in the zone (the zone's writer lock held): the
+ * difference between `wanted` (null: nothing, the space left the zone or is gone) and the
+ * records the space keeps there, at most FORWARD_CHUNK items of it as one change set. A rename
+ * takes as many removals as additions per chunk, so the zone never holds both name sets whole.
+ * null when the zone is gone or being deleted (its records go with it).
  */
-export async function syncForwardRecords(
+async function writeForwardChunk(
   ctx: WriteContext,
   config: Config,
-  space: SpaceForForward,
-  block: Block,
+  spaceId: string,
+  wanted: (() => Promise<ForwardRecord[]>) | null,
   zoneId: string,
-  keep: boolean,
   comment: string,
-): Promise<string | null> {
+): Promise<ForwardProgress | null> {
   const row = (await ctx.trx('zones').where('id', zoneId).first('name', 'tenant_id', 'status')) as { name: string; tenant_id: string; status: string } | undefined;
   if (!row || row.status === 'deleting') return null;
   // The zone is the platform's; a reseller's assignment of a /128 writes there too.
   const owner = ownerScope(ctx, row.tenant_id);
   return writeZone(owner, config, row.name, {}, async (zone) => {
-    const wanted = keep ? await defaultNames(ctx, space, block) : [];
+    const names = wanted ? await wanted() : [];
     const key = (name: string, type: string, address: string) => `${name}|${type}|${address}`;
-    const wantedKeys = new Map(wanted.map((r) => [key(normalizeOwner(`${r.name}.`, zone.name), r.type, r.address), r]));
-    const kept = (await ctx.trx('records').where({ zone_id: zone.id, managed_by: space.id }).select('id', 'name', 'type', ctx.trx.raw("data->>'address' AS address"))) as {
+    const missing = new Map(names.map((r) => [key(normalizeOwner(`${r.name}.`, zone.name), r.type, r.address), r]));
+    const kept = (await ctx.trx('records').where({ zone_id: zone.id, managed_by: spaceId }).select('id', 'name', 'type', ctx.trx.raw("data->>'address' AS address"))) as {
       id: string;
       name: string;
       type: string;
       address: string;
     }[];
-    const changes: ChangeItem[] = [];
-    for (const r of kept) {
-      const k = key(r.name, r.type, r.address);
-      if (wantedKeys.has(k)) wantedKeys.delete(k);
-      else changes.push({ op: 'delete', id: r.id });
-    }
-    for (const r of wantedKeys.values()) changes.push({ op: 'create', record: { name: `${r.name}.`, type: r.type, data: { address: r.address } } });
-    if (!changes.length) return null;
+    const stale: string[] = [];
+    for (const r of kept) if (!missing.delete(key(r.name, r.type, r.address))) stale.push(r.id);
+    const creates = Math.min(missing.size, stale.length ? FORWARD_CHUNK / 2 : FORWARD_CHUNK);
+    const deletes = Math.min(stale.length, FORWARD_CHUNK - creates);
+    const changes: ChangeItem[] = stale.slice(0, deletes).map((id) => ({ op: 'delete', id }));
+    for (const r of [...missing.values()].slice(0, creates)) changes.push({ op: 'create', record: { name: `${r.name}.`, type: r.type, data: { address: r.address } } });
     // Whatever an item trips over (a CNAME of the platform's own at a default name, the zone's
     // record limit), it is the choice of this forward zone that the request must change.
-    const applied = await applyChangeSet(owner, zone, { changes, comment }, { kind: 'records', manager: space.id, locate: () => ({ pointer: '/forward_zone' }) });
-    return applied.changeSet?.id ?? null;
+    if (changes.length) await applyChangeSet(owner, zone, { changes, comment }, { kind: 'records', manager: spaceId, locate: () => ({ pointer: '/forward_zone' }) });
+    return { total: names.length, missing: missing.size - creates, stale: stale.length - deletes };
   });
+}
+
+/**
+ * Brings the records the space keeps in the zone `zoneId` towards what it should keep there —
+ * every default name when `keep`, none otherwise (the space left the zone, or is removed): the
+ * first chunk now, in the caller's transaction (so its refusals are the request's), the rest
+ * left to the worker as the space's job row for that zone. The caller holds the space's row
+ * (FOR UPDATE or FOR SHARE): locks go space, zone, job row, as the worker takes them.
+ */
+export async function syncForwardRecords(ctx: WriteContext, config: Config, space: SpaceForForward, block: Block, zoneId: string, keep: boolean, comment: string): Promise<void> {
+  const progress = await writeForwardChunk(ctx, config, space.id, keep ? () => defaultNames(ctx, space, block) : null, zoneId, comment);
+  await storeForwardJob(ctx.trx, space.id, zoneId, progress, ctx.clock.now());
+}
+
+/** What remains after a chunk: the job row updated, or gone once nothing does. */
+async function storeForwardJob(trx: Knex.Transaction, spaceId: string, zoneId: string, progress: ForwardProgress | null, now: Date): Promise<void> {
+  const job = trx('forward_record_jobs').where({ space_id: spaceId, zone_id: zoneId });
+  if (!progress || (progress.missing === 0 && progress.stale === 0)) {
+    await job.delete();
+    return;
+  }
+  const counts = { total: progress.total, missing: progress.missing, stale: progress.stale, attempts: 0, last_error: null, run_after: now };
+  await trx('forward_record_jobs')
+    .insert({ space_id: spaceId, zone_id: zoneId, ...counts, created_at: now })
+    .onConflict(['space_id', 'zone_id'])
+    .merge(counts);
 }
 
 /**
@@ -132,4 +183,139 @@ export async function syncSpaceForwardRecords(ctx: WriteContext, config: Config,
   const row = (await ctx.trx('ip_spaces').where('id', spaceId).forShare().first('id', 'cidr', 'ptr_pattern', 'forward_zone_id')) as (SpaceForForward & { forward_zone_id: string | null }) | undefined;
   if (!row?.forward_zone_id) return;
   await syncForwardRecords(ctx, config, row, parseBlock(row.cidr), row.forward_zone_id, true, comment);
+}
+
+/** How far the space's forward records are (the API's `forward_records`, docs/rdns.md). */
+export interface ForwardRecordsState {
+  state: 'complete' | 'pending' | 'failed';
+  /** Default names the space keeps in its forward zone, and of those how many are stored. */
+  total: number;
+  written: number;
+  /** Records of the space still to be removed (old names, a zone it left). */
+  stale: number;
+  error: { code: string; detail: string; at: string } | null;
+}
+
+interface ForwardJobRow {
+  space_id: string;
+  zone_id: string;
+  total: number;
+  missing: number;
+  stale: number;
+  attempts: number;
+  last_error: { code: string; detail: string; at: string } | null;
+}
+
+/** The forward-record state of each space: from its job rows, or complete without any. */
+export async function forwardRecordsStates(db: Knex | Knex.Transaction, spaces: { id: string; block: Block; forwardZoneId: string | null }[]): Promise<Map<string, ForwardRecordsState>> {
+  const ids = spaces.map((s) => s.id);
+  const jobs = ids.length ? ((await db('forward_record_jobs').whereIn('space_id', ids).select('*')) as ForwardJobRow[]) : [];
+  const singles = ids.length
+    ? ((await db('ip_assignments').whereIn('space_id', ids).whereRaw('masklen(cidr) = 128').groupBy('space_id').select('space_id', db.raw('count(DISTINCT cidr)::int AS n'))) as { space_id: string; n: number }[])
+    : [];
+  const states = new Map<string, ForwardRecordsState>();
+  for (const s of spaces) {
+    const own = jobs.filter((j) => j.space_id === s.id);
+    const current = own.find((j) => j.zone_id === s.forwardZoneId);
+    const names = s.forwardZoneId === null ? 0 : s.block.family === 4 ? Number(blockSize(s.block)) : (singles.find((r) => r.space_id === s.id)?.n ?? 0);
+    const total = current?.total ?? names;
+    const error = own.find((j) => j.last_error)?.last_error ?? null;
+    states.set(s.id, {
+      state: own.length === 0 ? 'complete' : error ? 'failed' : 'pending',
+      total,
+      written: total - (current?.missing ?? 0),
+      stale: own.reduce((n, j) => n + j.stale, 0),
+      error,
+    });
+  }
+  return states;
+}
+
+export interface ForwardWorkerDeps {
+  db: Knex;
+  config: Config;
+  clock: Clock;
+}
+
+/** A job whose chunk failed waits this long before the next attempt, doubling up to the cap. */
+const RETRY_FIRST_MS = 10_000;
+const RETRY_MAX_MS = 15 * 60_000;
+
+/**
+ * The worker's run (wired by src/service.ts on a one-second PeriodicJob): chunk after chunk while
+ * jobs are due, until none is or `stopping` says so (a stop waits only for the chunk in flight,
+ * whose transaction commits or rolls back whole). A refused chunk is stored on its job and the
+ * others go on. The job rows are in the database: a restart, or another worker process, resumes
+ * where the last chunk ended.
+ */
+export async function writeDueForwardRecords(deps: ForwardWorkerDeps, stopping: () => boolean): Promise<void> {
+  while (!stopping() && (await runForwardChunk(deps)) !== 'idle');
+}
+
+/**
+ * One chunk of one due job, in a transaction of its own: 'written' (the job may go on), 'idle'
+ * (no due job this worker could take), or 'failed' (stored on the job with its next attempt).
+ */
+export async function runForwardChunk(deps: ForwardWorkerDeps): Promise<'written' | 'idle' | 'failed'> {
+  const now = deps.clock.now();
+  const due = (await deps.db('forward_record_jobs').where('run_after', '<=', now).orderBy('run_after').limit(20).select('space_id', 'zone_id')) as { space_id: string; zone_id: string }[];
+  for (const candidate of due) {
+    try {
+      const outcome = await deps.db.transaction((trx) => forwardJobChunk(trx, deps, candidate));
+      if (outcome === 'written') return outcome;
+    } catch (err) {
+      await recordFailure(deps, candidate, err);
+      return 'failed';
+    }
+  }
+  return 'idle';
+}
+
+async function forwardJobChunk(trx: Knex.Transaction, deps: ForwardWorkerDeps, candidate: { space_id: string; zone_id: string }): Promise<'written' | 'skipped'> {
+  // Workers take a job by this lock (requests never do): the locks a chunk then takes — space,
+  // zone, job row — come in the order the requests take them, so a request never waits on a
+  // worker that waits on it.
+  const jobKey = `forward-records:${candidate.space_id}:${candidate.zone_id}`;
+  const taken = (await trx.raw('SELECT pg_try_advisory_xact_lock(hashtextextended(?, 0)) AS ok', [jobKey])) as { rows: { ok: boolean }[] };
+  if (!taken.rows[0]!.ok) return 'skipped';
+  const space = (await trx('ip_spaces').where('id', candidate.space_id).forShare().first('id', 'cidr', 'ptr_pattern', 'forward_zone_id')) as
+    | (SpaceForForward & { forward_zone_id: string | null })
+    | undefined;
+  const zone = (await trx('zones').where('id', candidate.zone_id).first('tenant_id')) as { tenant_id: string } | undefined;
+  const ctx = zone ? await ownerContext(trx, deps, zone.tenant_id) : null;
+  if (!ctx) {
+    await trx('forward_record_jobs').where(candidate).delete();
+    return 'skipped';
+  }
+  // Between the pick and the lock a request may have finished the job.
+  if (!(await trx('forward_record_jobs').where(candidate).first('space_id'))) return 'skipped';
+  const keep = space !== undefined && space.forward_zone_id === candidate.zone_id;
+  const comment = space ? `address space ${space.cidr}: forward records of its default PTRs` : 'removed address space: its forward records';
+  const progress = await writeForwardChunk(ctx, deps.config, candidate.space_id, keep ? () => defaultNames(ctx, space, parseBlock(space.cidr)) : null, candidate.zone_id, comment);
+  await storeForwardJob(trx, candidate.space_id, candidate.zone_id, progress, deps.clock.now());
+  return 'written';
+}
+
+/** The worker writes as the zone's tenant (the platform), without a token: the audit log names it. */
+async function ownerContext(trx: Knex.Transaction, deps: ForwardWorkerDeps, tenantId: string): Promise<WriteContext | null> {
+  const row = (await trx('tenants').where('id', tenantId).first()) as TenantRow | undefined;
+  if (!row) return null;
+  const tenant = tenantToDomain(row);
+  const actor = tokenlessActor('rdns-forward-records', 'address space forward records', [tenant], deps.config.deployment, newId('req'));
+  return { trx, scoped: new ScopedDb(trx, tenant.id), actor, clock: deps.clock, identityChanged: () => {} };
+}
+
+async function recordFailure(deps: ForwardWorkerDeps, job: { space_id: string; zone_id: string }, err: unknown): Promise<void> {
+  const now = deps.clock.now();
+  const error =
+    err instanceof DomainError
+      ? { code: err.errors[0]?.code ?? err.code, detail: err.errors[0]?.detail ?? localise(err.code, 'en', err.params).detail, at: now.toISOString() }
+      : { code: 'internal_error', detail: err instanceof Error ? err.message : String(err), at: now.toISOString() };
+  const row = (await deps.db('forward_record_jobs').where(job).first('attempts')) as { attempts: number } | undefined;
+  if (!row) return;
+  const wait = Math.min(RETRY_FIRST_MS * 2 ** row.attempts, RETRY_MAX_MS);
+  await deps.db('forward_record_jobs')
+    .where(job)
+    .update({ attempts: row.attempts + 1, last_error: JSON.stringify(error), run_after: new Date(now.getTime() + wait) });
+  if (!(err instanceof DomainError)) throw err;
 }

@@ -3,7 +3,7 @@
 // the platform tenant, stored and published like every zone (appendChangeSet, as the lab's
 // parent zones are), never listed in /zones.
 import { blockInput } from './addressInput.js';
-import { lockBlocks } from './prefixes.js';
+import { lockBlocks, overlappingBlock } from './blocks.js';
 import type { Config } from '../../config/index.js';
 import { recordAudit } from '../../db/repositories/auditLog.js';
 import { type IpSpace, type IpSpaceRow, ipSpaceToDomain } from '../../db/repositories/rdnsRows.js';
@@ -25,7 +25,7 @@ import type { ScopedDb } from '../../db/tenantScope.js';
 import { DISABLING, type DnssecState } from '../../dnssec/states.js';
 import type { Knex } from 'knex';
 import { writeZone } from '../zoneWrite.js';
-import { forwardZoneInput, syncForwardRecords } from './forwardRecords.js';
+import { type ForwardRecordsState, forwardRecordsStates, forwardZoneInput, syncForwardRecords } from './forwardRecords.js';
 
 /** Address spaces and assignments from the provider are the platform's (403 for everyone else). */
 export function assertPlatform(actor: Actor): void {
@@ -35,15 +35,23 @@ export function assertPlatform(actor: Actor): void {
 /** Spaces with the name of their forward zone. */
 const spacesQuery = (db: Knex | Knex.Transaction) => db('ip_spaces as s').leftJoin('zones as fz', 'fz.id', 's.forward_zone_id').select('s.*', 'fz.name as forward_zone_name');
 
-export async function listIpSpaces(db: Knex | Knex.Transaction, actor: Actor): Promise<IpSpace[]> {
-  assertPlatform(actor);
-  return ((await spacesQuery(db).orderBy('s.cidr')) as IpSpaceRow[]).map(ipSpaceToDomain);
+/** A space as the API shows it: with how far its forward records are. */
+export type IpSpaceView = IpSpace & { forwardRecords: ForwardRecordsState };
+
+async function withForwardRecords(db: Knex | Knex.Transaction, spaces: IpSpace[]): Promise<IpSpaceView[]> {
+  const states = await forwardRecordsStates(db, spaces.map((s) => ({ id: s.id, block: s.block, forwardZoneId: s.forwardZone?.id ?? null })));
+  return spaces.map((s) => ({ ...s, forwardRecords: states.get(s.id)! }));
 }
 
-export async function getIpSpace(db: Knex | Knex.Transaction, id: string): Promise<IpSpace> {
+export async function listIpSpaces(db: Knex | Knex.Transaction, actor: Actor): Promise<IpSpaceView[]> {
+  assertPlatform(actor);
+  return withForwardRecords(db, ((await spacesQuery(db).orderBy('s.cidr')) as IpSpaceRow[]).map(ipSpaceToDomain));
+}
+
+export async function getIpSpace(db: Knex | Knex.Transaction, id: string): Promise<IpSpaceView> {
   const row = (await spacesQuery(db).where('s.id', id).first()) as IpSpaceRow | undefined;
   if (!row) throw new DomainError('not_found', { resource: 'address space' });
-  return ipSpaceToDomain(row);
+  return (await withForwardRecords(db, [ipSpaceToDomain(row)]))[0]!;
 }
 
 /** A default-PTR pattern for the block, or 422 at /ptr_pattern (docs/rdns.md "Default PTRs"). */
@@ -79,7 +87,7 @@ export async function createIpSpace(
   request: { cidr: string; ptr_pattern: string; dnssec?: boolean; forward_zone?: string | null },
   /** Needed when the space is signed from the start (`dnssec: true`). */
   dnssec: DnssecDeps | null = null,
-): Promise<IpSpace> {
+): Promise<IpSpaceView> {
   assertPlatform(ctx.actor);
   const block = blockInput(request.cidr, '/cidr');
   checkPattern(request.ptr_pattern, block);
@@ -93,9 +101,8 @@ export async function createIpSpace(
     throw validationFailed([{ pointer: '/cidr', code: 'too_many_reverse_zones', detail: `${formatBlock(block)} is cut into ${zones.length} reverse zones; add it in parts of at most ${MAX_ZONES_PER_SPACE}.` }]);
   }
   await lockBlocks(ctx);
-  const overlapping = await ctx.trx('ip_spaces').whereRaw('cidr && ?::cidr', [formatBlock(block)]).first('cidr');
-  const prefix = await ctx.trx('prefixes').whereRaw('cidr && ?::cidr', [formatBlock(block)]).first('cidr');
-  if (overlapping || prefix) throw new DomainError('conflict', { reason: 'ip_block_overlap', cidr: formatBlock(block), other: String((overlapping ?? prefix).cidr) });
+  const other = await overlappingBlock(ctx, block, ['ip_spaces', 'prefixes']);
+  if (other) throw new DomainError('conflict', { reason: 'ip_block_overlap', cidr: formatBlock(block), other: other.cidr });
   const taken = await ctx.trx('zones').whereIn('name', zones.map((z) => z.name)).first('name');
   if (taken) throw new DomainError('zone_exists', { name: taken.name });
 
@@ -170,7 +177,7 @@ export interface IpSpaceChange {
  * `ptr_pattern` republishes every reverse zone (the build renders the defaults anew) and renames
  * the forward records; a new `forward_zone` moves them (one change set in each zone).
  */
-export async function updateIpSpace(ctx: WriteContext, config: Config, deps: DnssecDeps, id: string, change: IpSpaceChange): Promise<IpSpace> {
+export async function updateIpSpace(ctx: WriteContext, config: Config, deps: DnssecDeps, id: string, change: IpSpaceChange): Promise<IpSpaceView> {
   assertPlatform(ctx.actor);
   const row = (await ctx.trx('ip_spaces').where('id', id).forUpdate().first()) as IpSpaceRow | undefined;
   if (!row) throw new DomainError('not_found', { resource: 'address space' });
@@ -182,7 +189,7 @@ export async function updateIpSpace(ctx: WriteContext, config: Config, deps: Dns
   let forwardZoneId = row.forward_zone_id;
   if (change.forward_zone !== undefined || (patternChanged && row.forward_zone_id)) {
     const name = change.forward_zone === undefined ? ((await ctx.trx('zones').where('id', row.forward_zone_id).first('name')) as { name: string }).name : change.forward_zone;
-    forwardZoneId = name ? (await forwardZoneInput(ctx, config, name, pattern, block)).id : null;
+    forwardZoneId = name ? (await forwardZoneInput(ctx, config, name, pattern, block, id)).id : null;
   }
 
   const space = { id, cidr: row.cidr, ptr_pattern: pattern };
@@ -193,7 +200,8 @@ export async function updateIpSpace(ctx: WriteContext, config: Config, deps: Dns
   if (row.forward_zone_id && row.forward_zone_id !== forwardZoneId) {
     await syncForwardRecords(ctx, config, space, block, row.forward_zone_id, false, `address space ${row.cidr}: forward records leave this zone`);
   }
-  if (forwardZoneId && (patternChanged || forwardZoneId !== row.forward_zone_id)) {
+  // forward_zone sent again (the same zone) restarts its job now, a failed one too.
+  if (forwardZoneId && (patternChanged || change.forward_zone !== undefined)) {
     await syncForwardRecords(ctx, config, space, block, forwardZoneId, true, `address space ${row.cidr}: forward records of its default PTRs`);
   }
   await recordAudit(ctx.trx, ctx.actor, ctx.clock.now(), { action: 'ip_space.updated', targetType: 'ip_space', targetId: id, details: { cidr: row.cidr, ...change } });

@@ -3,6 +3,7 @@
 // 'reverse' owned by the customer, stored like every zone creation (appendChangeSet), published
 // and served like any zone, deleted through the normal zone deletion when the prefix goes.
 import { blockInPath, blockInput } from './addressInput.js';
+import { type BlockTable, lockBlocks, overlappingBlock } from './blocks.js';
 import type { Config } from '../../config/index.js';
 import { recordAudit } from '../../db/repositories/auditLog.js';
 import { paginate, type SortKey } from '../../db/paginate.js';
@@ -51,9 +52,6 @@ interface PrefixRow {
 
 /** At most this many reverse zones per prefix (an IPv4 /9 is 128 /16 zones, an IPv6 /45 eight /48s). */
 export const MAX_ZONES_PER_PREFIX = 256;
-
-/** Every block the service hosts reverse DNS for (address spaces, prefixes) is placed under this lock. */
-export const lockBlocks = (ctx: WriteContext) => ctx.trx.raw("SELECT pg_advisory_xact_lock(hashtextextended('rdns-blocks', 0))");
 
 /** How a reverse zone's block is cut: IPv6 nibbles, IPv4 octets, or an RFC 2317 classless block below a /24. */
 const cutOf = (block: Block): PrefixZone['kind'] => (block.family === 6 ? 'nibble' : block.prefixLength > 24 ? 'classless' : 'octet');
@@ -105,17 +103,12 @@ function assertStaff(ctx: WriteContext) {
   if (ctx.actor.token.tenant.type === 'customer') throw new DomainError('forbidden', { reason: 'prefixes_for_staff' });
 }
 
-/** No block the service hosts reverse DNS for overlaps another: address spaces, assignments, prefixes. */
+const OVERLAPPED: Record<BlockTable, string> = { prefixes: 'a customer prefix', ip_spaces: "the provider's address space", ip_assignments: 'an IP assignment' };
+
+/** No block the service hosts reverse DNS for overlaps a prefix: address spaces, assignments, prefixes (409 prefix_overlap). */
 async function assertNoOverlap(ctx: WriteContext, block: Block) {
-  const cidr = formatBlock(block);
-  for (const [table, what] of [
-    ['prefixes', 'a customer prefix'],
-    ['ip_spaces', "the provider's address space"],
-    ['ip_assignments', 'an IP assignment'],
-  ] as const) {
-    const other = (await ctx.trx(table).whereRaw('cidr && ?::cidr', [cidr]).first('cidr')) as { cidr: string } | undefined;
-    if (other) throw new DomainError('prefix_overlap', { cidr, other: other.cidr, what });
-  }
+  const other = await overlappingBlock(ctx, block, ['prefixes', 'ip_spaces', 'ip_assignments']);
+  if (other) throw new DomainError('prefix_overlap', { cidr: formatBlock(block), other: other.cidr, what: OVERLAPPED[other.table] });
 }
 
 /**

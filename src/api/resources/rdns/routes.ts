@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import type { IpAssignment, IpSpace } from '../../../db/repositories/rdnsRows.js';
+import type { IpAssignment } from '../../../db/repositories/rdnsRows.js';
 import { formatBlock } from '../../../domain/ip/address.js';
 import { createAssignment, deleteAssignment, listAssignments } from '../../../services/rdns/assignments.js';
 import { blockInput } from '../../../services/rdns/addressInput.js';
-import { createIpSpace, deleteIpSpace, getIpSpace, listIpSpaces, listIpSpaceZones, assertPlatform, type SpaceZone, updateIpSpace } from '../../../services/rdns/ipSpaces.js';
+import { createIpSpace, deleteIpSpace, getIpSpace, type IpSpaceView, listIpSpaces, listIpSpaceZones, assertPlatform, type SpaceZone, updateIpSpace } from '../../../services/rdns/ipSpaces.js';
 import { getPtr, listPtrs, type PtrView, type PtrWritten, writePtrs } from '../../../services/rdns/ptr.js';
 import { listEnvelope, listResult, pageRequest } from '../../pagination.js';
 import { defineRoute, type HandlerInput, writeContext } from '../../routing/route.js';
@@ -49,14 +49,29 @@ const ipSpaceSchema = z.object({
     .string()
     .nullable()
     .describe('The provider’s zone in which the service keeps an A/AAAA record (managed_by: the space’s id) for every default name: each IPv4 address of the space, each IPv6 address assigned alone (/128)'),
+  forward_records: z
+    .object({
+      state: z
+        .enum(['complete', 'pending', 'failed'])
+        .describe('complete: the forward zone holds every default name and nothing else of the space; pending: the worker is writing the rest, a chunk (one change set) at a time; failed: the last chunk was refused (error), retried with back-off'),
+      total: z.number().int().describe('Default names the space keeps in its forward zone (0 without one)'),
+      written: z.number().int().describe('Of those, how many are stored'),
+      stale: z.number().int().describe('Records of the space still to be removed: old names after a new pattern, a zone it left, a removed space'),
+      error: z
+        .object({ code: z.string(), detail: z.string(), at: timestamp })
+        .nullable()
+        .describe('Why the last chunk was refused (e.g. record_managed: the platform has records of its own at a default name); null otherwise'),
+    })
+    .describe('How far the forward records are: the request writes the first chunk, the worker the rest (docs/rdns.md "Forward records of default PTRs")'),
   created_at: timestamp,
 });
-const presentSpace = (s: IpSpace) => ({
+const presentSpace = (s: IpSpaceView) => ({
   id: s.id,
   cidr: formatBlock(s.block),
   ptr_pattern: s.ptrPattern,
   dnssec: s.dnssec,
   forward_zone: s.forwardZone?.name ?? null,
+  forward_records: s.forwardRecords,
   created_at: s.createdAt.toISOString(),
 });
 const patternField = z.string().min(3).max(253);
@@ -65,7 +80,7 @@ const forwardZoneField = z
   .min(1)
   .max(253)
   .nullable()
-  .describe('A forward zone of the platform tenant holding every name of the pattern (422 otherwise; IPv4 spaces up to a /20); null: none (its forward records are removed)');
+  .describe('A forward zone of the platform tenant holding every name of the pattern, with room for its records (422 otherwise); null: none (its forward records are removed). Sent again, a pending or failed job of that zone is retried now');
 
 const spaceZoneSchema = z.object({
   name: z.string(),
@@ -183,7 +198,7 @@ export const rdnsRoutes = [
     operationId: 'updateIpSpace',
     summary: 'Change an address space (provider staff)',
     description:
-      '`ptr_pattern`: the defaults of every reverse zone are rendered anew with the next version, and the forward records renamed. `forward_zone`: the forward records move there (one change set in each zone; a name there that the platform already uses for records of its own: 409 `record_managed`). `dnssec: true` enables DNSSEC on every reverse zone of the space through the DNSSEC state machine (docs/dnssec.md; mode automatic where the registry takes the DS, else assisted: the DS to hand to the RIR is in GET /ip-spaces/{space}/zones); `false` disables it on each (the DS leaves the parent first). A zone of the space still being disabled: 409 `dnssec_transition_in_progress` for `true`. Needs the scope dnssec:write as well; DNSSEC_SIGNING=off: 501.',
+      '`ptr_pattern`: the defaults of every reverse zone are rendered anew with the next version, and the forward records renamed. `forward_zone`: the forward records move there. Forward records are written in change sets of at most 4,096 items: the first in the request (a name there that the platform already uses for records of its own: 409 `record_managed`), the rest by the worker (`forward_records` shows how far). `dnssec: true` enables DNSSEC on every reverse zone of the space through the DNSSEC state machine (docs/dnssec.md; mode automatic where the registry takes the DS, else assisted: the DS to hand to the RIR is in GET /ip-spaces/{space}/zones); `false` disables it on each (the DS leaves the parent first). A zone of the space still being disabled: 409 `dnssec_transition_in_progress` for `true`. Needs the scope dnssec:write as well; DNSSEC_SIGNING=off: 501.',
     tag: TAG,
     scopes: ['rdns:write'],
     params: spaceParams,

@@ -26,6 +26,12 @@ export const eventSchemas = {
       changeset_id: changesetId.optional().describe('Absent for `deleted`.'),
       kind: z.string().optional().describe('The change set’s kind (zone_create, zone_settings, zone_delete, records, import, template, dnssec, …).'),
       summary: z.record(z.string(), z.number()).optional().describe('Counts of the change set (created, updated, deleted).'),
+      acting_tenant_id: z
+        .string()
+        .optional()
+        .describe(
+          'Only for a PTR write a customer made into the provider’s reverse zones (`/ptr`): the customer it was made for. `tenant.id` stays the zone’s owner (the platform); the customer’s webhooks (and those of the tenants above it) receive this event and the change set’s record.published / record.failed (docs/webhooks.md "Ownership").',
+        ),
     })
     .describe('A zone changed: created, its settings or records written, its deletion requested or done, DNSSEC keys in or out.'),
   'record.published': z

@@ -1,0 +1,20 @@
+// The blocks the service hosts reverse DNS for — the provider's address spaces, their
+// assignments, customer prefixes — never overlap but as docs/rdns.md allows (an assignment inside
+// its space, a handed-on one inside its parent). Every creation of a block takes one lock and asks
+// this one overlap check; each caller answers with its own documented error.
+import { type Block, formatBlock } from '../../domain/ip/address.js';
+import type { WriteContext } from '../writeContext.js';
+
+/** Every creation of a block is placed under this lock: the overlap check and the insert see the same rows. */
+export const lockBlocks = (ctx: WriteContext) => ctx.trx.raw("SELECT pg_advisory_xact_lock(hashtextextended('rdns-blocks', 0))");
+
+export type BlockTable = 'ip_spaces' | 'ip_assignments' | 'prefixes';
+
+/** The first block of `tables` (in that order) overlapping `block`, or null. */
+export async function overlappingBlock(ctx: WriteContext, block: Block, tables: readonly BlockTable[]): Promise<{ table: BlockTable; cidr: string } | null> {
+  for (const table of tables) {
+    const other = (await ctx.trx(table).whereRaw('cidr && ?::cidr', [formatBlock(block)]).first('cidr')) as { cidr: string } | undefined;
+    if (other) return { table, cidr: String(other.cidr) };
+  }
+  return null;
+}
