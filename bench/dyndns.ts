@@ -4,19 +4,22 @@
 // change set of the run is `live`. Phase 2, as long: each client follows every `good` with UDP
 // queries to the nameserver every 2 ms until the answer holds the new address, then updates
 // again: the time from `good` to the nameserver answering it.
-// The service runs as `npm start` runs it (all roles, one process, the lab). The per-host limit
+// The service runs as `npm start` runs it (all roles, one process, the lab); with
+// --nameserver-process as the documented split on one machine (ROLES=api,worker in one process,
+// ROLES=nameserver in another, same database). The per-host limit
 // (DYNDNS_HOST_UPDATES_PER_MINUTE, default 20) is lifted: a router in a real deployment updates a
 // few times an hour; this measures the update path, not the `abuse` answer.
 //
 //   createdb mdns_bench_dyndns
-//   DATABASE_URL=postgres://postgres@127.0.0.1:5432/mdns_bench_dyndns node --import tsx bench/dyndns.ts [--seconds 20] [--clients 10] [--zones 10]
+//   DATABASE_URL=postgres://postgres@127.0.0.1:5432/mdns_bench_dyndns node --import tsx bench/dyndns.ts [--seconds 20] [--clients 10] [--zones 10] [--nameserver-process]
 //   dropdb mdns_bench_dyndns
 import dgram from 'node:dgram';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { liftRateLimits, startBenchService } from './lib/benchService.js';
+import { topProcessesNamed, treeCpuSeconds } from './lib/procCpu.js';
 
-const { values: opts } = parseArgs({ options: { seconds: { type: 'string', default: '20' }, clients: { type: 'string', default: '10' }, zones: { type: 'string', default: '10' } } });
+const { values: opts } = parseArgs({ options: { seconds: { type: 'string', default: '20' }, clients: { type: 'string', default: '10' }, zones: { type: 'string', default: '10' }, 'nameserver-process': { type: 'boolean', default: false } } });
 const seconds = Number(opts.seconds);
 const clients = Number(opts.clients);
 // Routers of different customers are in different zones (default: one zone per client); writes
@@ -64,7 +67,8 @@ function queryA(socket: dgram.Socket, port: number, name: string, id: number): P
   });
 }
 
-const service = await startBenchService({ env: { DYNDNS_HOST_UPDATES_PER_MINUTE: '1000000' }, nodeArgs: process.env.BENCH_SERVICE_NODE_ARGS?.split(' ').filter(Boolean) });
+const split = opts['nameserver-process'];
+const service = await startBenchService({ env: { DYNDNS_HOST_UPDATES_PER_MINUTE: '1000000' }, nodeArgs: process.env.BENCH_SERVICE_NODE_ARGS?.split(' ').filter(Boolean), nameserverProcess: split });
 try {
   await liftRateLimits(service);
   const { base, tokens, dnsPort } = service;
@@ -122,9 +126,16 @@ try {
     );
     return { accepted, latencies };
   };
+  // CPU seconds of the service, of PostgreSQL (every backend) and of this client during phase 1.
+  const postgres = topProcessesNamed('postgres');
+  const cpu = () => ({ service: treeCpuSeconds(service.pids), postgres: treeCpuSeconds(postgres), client: process.cpuUsage() });
+  const cpuBefore = cpu();
   const started = performance.now();
   const { accepted } = await phase(started + seconds * 1000, false);
   const ran = (performance.now() - started) / 1000;
+  const cpuAfter = cpu();
+  const perUpdate = (s: number) => `${((s * 1000) / Math.max(1, accepted.length)).toFixed(2)} ms`;
+  const clientCpu = (cpuAfter.client.user + cpuAfter.client.system - cpuBefore.client.user - cpuBefore.client.system) / 1e6;
   // Every change set of the run reaches live (every configured nameserver answered its serial).
   const drainStart = performance.now();
   for (const zone of zones) {
@@ -140,12 +151,16 @@ try {
   // Then the same clients, each following every good to the nameserver before its next update.
   const { latencies } = await phase(performance.now() + seconds * 1000, true);
   const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)]!;
-  console.log(`\n${new Date().toISOString()}, nproc ${os.cpus().length}, ${os.cpus()[0]?.model}, Node ${process.version}; ${clients} clients over ${zoneCount} zone(s), ${seconds} s`);
+  console.log(`\n${new Date().toISOString()}, nproc ${os.cpus().length}, ${os.cpus()[0]?.model}, Node ${process.version}; ${clients} clients over ${zoneCount} zone(s), ${seconds} s; ${split ? 'two processes: ROLES=api,worker and ROLES=nameserver' : 'one process, all roles'}`);
   console.log('| what | figure | target |');
   console.log('|---|---|---|');
   console.log(`| updates accepted (good), per second while the clients ran | ${(accepted.length / ran).toFixed(0)} /s (${accepted.length} in ${ran.toFixed(1)} s) | ≥ 300 /s |`);
   console.log(`| after the run, until every change set is live | ${drained.toFixed(2)} s; ${(accepted.length / (ran + drained)).toFixed(0)} /s run + drain | each live |`);
   console.log(`| good → the nameserver answers the new address (phase 2, ${latencies.length} updates) p50 / p90 / p99 / max | ${pct(latencies, 50).toFixed(0)} / ${pct(latencies, 90).toFixed(0)} / ${pct(latencies, 99).toFixed(0)} / ${Math.max(...latencies).toFixed(0)} ms | p50 < 100 ms |`);
+  console.log(
+    `| CPU per accepted update in phase 1: service / PostgreSQL / this client (% of ${os.cpus().length} cores) | ${perUpdate(cpuAfter.service - cpuBefore.service)} / ${perUpdate(cpuAfter.postgres - cpuBefore.postgres)} / ${perUpdate(clientCpu)} ` +
+      `(${[cpuAfter.service - cpuBefore.service, cpuAfter.postgres - cpuBefore.postgres, clientCpu].map((c) => ((100 * c) / ran / os.cpus().length).toFixed(0)).join(' / ')} %) | – |`,
+  );
   if (other.size) console.log(`other answers: ${JSON.stringify(Object.fromEntries(other))}`);
 } finally {
   await service.stop();

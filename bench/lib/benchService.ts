@@ -27,29 +27,47 @@ export interface BenchService {
   dnsPort: number;
   tokens: LabTokens;
   dataDir: string;
+  /** The service's processes (for their CPU time): one, or two with `nameserverProcess`. */
+  pids: number[];
   stop(): Promise<void>;
 }
 
-export async function startBenchService(options: { env?: Record<string, string>; nodeArgs?: string[] } = {}): Promise<BenchService> {
+/**
+ * `nameserverProcess`: the documented split deployment on one machine (ARCHITECTURE "Roles"):
+ * ROLES=api,worker in the first process and ROLES=nameserver in a second one on the same
+ * database, which serves `dnsPort` and which the worker's verification asks (DNS_HOST:DNS_PORT).
+ */
+export async function startBenchService(options: { env?: Record<string, string>; nodeArgs?: string[]; nameserverProcess?: boolean } = {}): Promise<BenchService> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'mdns-bench-'));
   const port = await freePort();
   const dnsPort = Number(options.env?.DNS_PORT ?? (await freePort()));
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', 'src/main.ts'], {
-    env: {
-      ...process.env,
-      DATA_DIR: dataDir,
-      HTTP_PORT: String(port),
-      DNS_PORT: String(dnsPort),
-      EMBEDDED_PG_PORT: String(await freePort()),
-      LOG_LEVEL: 'info',
-      ...options.env,
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  const spawnService = async (dir: string, httpPort: number, env: Record<string, string>) =>
+    spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', 'src/main.ts'], {
+      env: {
+        ...process.env,
+        DATA_DIR: dir,
+        HTTP_PORT: String(httpPort),
+        DNS_PORT: String(dnsPort),
+        EMBEDDED_PG_PORT: String(await freePort()),
+        LOG_LEVEL: 'info',
+        ...options.env,
+        ...env,
+      },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+  const child = await spawnService(dataDir, port, options.nameserverProcess ? { ROLES: 'api,worker' } : {});
+  const children = [child];
   const base = `http://127.0.0.1:${port}`;
   for (let i = 0; !(await fetch(`${base}/healthz`).then((r) => r.ok, () => false)); i++) {
     if (i > 600 || child.exitCode !== null) throw new Error('service did not become healthy');
     await new Promise((r) => setTimeout(r, 200));
+  }
+  const dataDirs = [dataDir];
+  if (options.nameserverProcess) {
+    // Started once the first has migrated the database; its readiness shows as zones going live.
+    const nsDir = await fs.mkdtemp(path.join(os.tmpdir(), 'mdns-bench-ns-'));
+    dataDirs.push(nsDir);
+    children.push(await spawnService(nsDir, await freePort(), { ROLES: 'nameserver' }));
   }
   const tokens = JSON.parse(await fs.readFile(path.join(dataDir, 'lab-tokens.json'), 'utf8')) as LabTokens;
   return {
@@ -57,10 +75,13 @@ export async function startBenchService(options: { env?: Record<string, string>;
     dnsPort,
     tokens,
     dataDir,
+    pids: children.map((c) => c.pid!),
     stop: async () => {
-      child.kill('SIGTERM');
-      await new Promise((r) => child.on('exit', r));
-      await fs.rm(dataDir, { recursive: true, force: true });
+      for (const c of children) {
+        c.kill('SIGTERM');
+        if (c.exitCode === null) await new Promise((r) => c.on('exit', r));
+      }
+      for (const dir of dataDirs) await fs.rm(dir, { recursive: true, force: true });
     },
   };
 }

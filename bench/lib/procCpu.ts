@@ -69,3 +69,20 @@ export function treeCpuSeconds(pids: readonly number[]): number {
 export function processCpuSeconds(pid: number): number {
   return (readStat(pid)?.ticks ?? 0) / clockTicksPerSecond();
 }
+
+/** The processes named `name` whose parent is not (a PostgreSQL server's postmaster, say). */
+export function topProcessesNamed(name: string): number[] {
+  const named = new Map<number, number>();
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let text: string;
+    try {
+      text = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue;
+    }
+    if (text.slice(text.indexOf('(') + 1, text.lastIndexOf(')')) !== name) continue;
+    named.set(Number(entry), Number(text.slice(text.lastIndexOf(')') + 2).split(' ')[1]));
+  }
+  return [...named].filter(([, ppid]) => !named.has(ppid)).map(([pid]) => pid);
+}

@@ -243,6 +243,32 @@ describe('DynDNS hosts and GET /nic/update', () => {
     expect((await nic('myip=192.0.2.32', [fresh.body.username, fresh.body.password])).text).toBe('good 192.0.2.32\n');
   });
 
+  it('an update that finds its host deleted once it holds the zone lock is nohost and keeps nothing', async () => {
+    const racer = (await lab.customerA.post('/dyndns/hosts', { zone: 'dyn-a.example', name: 'racer' })).body;
+    expect((await nic('myip=192.0.2.60', [racer.username, racer.password])).text).toBe('good 192.0.2.60\n');
+    const before = await changeSets('dyn-a.example');
+    const blocker = await lab.sql.connect();
+    try {
+      await blocker.query('BEGIN');
+      await blocker.query("SELECT 1 FROM zones WHERE name = 'dyn-a.example' FOR UPDATE");
+      // The update reads its host (still there), then waits for the zone; the host goes meanwhile.
+      const pending = nic('myip=192.0.2.61', [racer.username, racer.password]);
+      await eventually(
+        async () => ((await lab.sql.query("SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query ILIKE '%from \"zones\"%for no key update%'")).rowCount ? true : undefined),
+        15_000,
+        'the update waiting for the zone',
+      );
+      await blocker.query('DELETE FROM records WHERE managed_by = $1', [racer.id]);
+      await blocker.query('DELETE FROM dyndns_hosts WHERE id = $1', [racer.id]);
+      await blocker.query('COMMIT');
+      expect((await pending).text).toBe('nohost\n');
+    } finally {
+      blocker.release();
+    }
+    expect(await changeSets('dyn-a.example')).toBe(before);
+    expect((await lab.sql.query("SELECT count(*)::int AS n FROM records r JOIN zones z ON z.id = r.zone_id WHERE z.name = 'dyn-a.example' AND r.name = 'racer'")).rows[0].n).toBe(0);
+  });
+
   it('deleting a host removes its records in one change set; deleting the zone deletes its hosts', async () => {
     const fresh = (await lab.customerA.get('/dyndns/hosts?zone=dyn-a.example')).body.data.find((h: any) => h.name === 'guessed');
     await served('guessed.dyn-a.example', 'A', ['192.0.2.32']);
