@@ -57,6 +57,9 @@ export function currentRecords(served: DraftRecord[], records: VersionDraft['rec
  */
 export type JsonbParam = string | Buffer;
 
+/** A jsonb parameter's JSON text (a Buffer without the version octet: a text parameter in binary form). */
+export const jsonText = (p: JsonbParam): string | Buffer => (typeof p === 'string' ? p : p.subarray(1));
+
 export interface VersionRow {
   serial: number;
   fromSerial: number | null;
