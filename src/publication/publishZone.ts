@@ -436,7 +436,7 @@ interface DiffColumns {
 async function diffColumns(trx: Knex.Transaction, v: VersionRow, timeoutMs?: number): Promise<DiffColumns> {
   if (v.removed.length === 1 && v.added.length === 1) return { removed: '?::jsonb', added: '?::jsonb', bindings: [v.removed[0]!, v.added[0]!], staged: false };
   // As text: the arrays' elements joined in their order and parsed once, as the one parameter was
-  // (as jsonb, each array parsed, taken apart and aggregated again cost PostgreSQL seconds).
+  // (not parsed per array, taken apart and aggregated again).
   await trx.raw('CREATE TEMPORARY TABLE version_parts (side text NOT NULL, n int NOT NULL, part text NOT NULL) ON COMMIT DROP');
   for (const [side, parts] of [['removed', v.removed], ['added', v.added]] as const) {
     for (const [n, part] of parts.entries()) await trx.raw('INSERT INTO version_parts (side, n, part) VALUES (?, ?, ?::text)', [side, n, jsonText(part)]).options(timeoutMs ? { query_timeout: timeoutMs } : {});
