@@ -12,6 +12,15 @@
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/mdns_bench_signpub node --import tsx bench/signedPublication.ts [--sizes 1000,100000] [--writes 50] [--unsigned]
 //   dropdb mdns_bench_signpub
 //
+// --load-by-import loads the zones with zone-file imports (mode merge, under 1 MiB each) instead
+// of change sets of 1000 records: the same records in a few change sets, minutes quicker at
+// 100,000 records. --only-signing-writes skips the one-record publication writes (only the write probe around
+// `enable` runs: a short iteration on the issue's second figure). --trace-slow MS prints every
+// probe write slower than MS with its wall-clock times, and samples what the database's backends
+// wait for (pg_stat_activity, every 20 ms) during those writes; with
+// BENCH_SERVICE_NODE_ARGS="--import ./bench/lib/loopTrace.mjs" the service prints its event-loop
+// stalls and garbage collections on the same clock.
+//
 // The API caps a zone at 100,000 records (MAX_RECORDS_PER_ZONE, src/domain/records/ttl.ts).
 // --unsigned measures the same zones without enabling DNSSEC (the baseline). No query load runs
 // meanwhile (unlike bench/publicationLatency.ts). The service runs as `npm start` runs it.
@@ -28,10 +37,15 @@ const { values: opts } = parseArgs({
     writes: { type: 'string', default: '50' },
     unsigned: { type: 'boolean', default: false },
     'active-timeout': { type: 'string', default: '120' },
+    'only-signing-writes': { type: 'boolean', default: false },
+    'trace-slow': { type: 'string' },
+    'load-by-import': { type: 'boolean', default: false },
   },
 });
 const sizes = opts.sizes.split(',').map(Number);
-const writes = Number(opts.writes);
+const onlySigningWrites = opts['only-signing-writes'];
+const writes = onlySigningWrites ? 0 : Number(opts.writes);
+const traceSlowMs = opts['trace-slow'] === undefined ? null : Number(opts['trace-slow']);
 const url = process.env.DATABASE_URL ?? '';
 if (!url || /\/(postgres|test)$/.test(url)) throw new Error('DATABASE_URL must name a scratch database');
 
@@ -87,8 +101,17 @@ try {
     const loadStart = Date.now();
     let last = '';
     // The writes add one record each: the zone holds `size` records after the last.
-    const initial = size - writes;
-    for (let from = 0; from < initial; from += 1000) {
+    const initial = size - Math.max(writes, 1); // room for the probe's record
+    const perImport = 30_000;
+    for (let from = 0; opts['load-by-import'] && from < initial; from += perImport) {
+      const lines = [`$ORIGIN ${name}.`];
+      for (let i = from; i < Math.min(initial, from + perImport); i++) lines.push(`q${i} A 10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`);
+      last = (await api('POST', `/zones/${name}/import`, { zonefile: lines.join('\n') + '\n', mode: 'merge' })).changeset.id;
+      // The scratch database has no autovacuum here: without statistics the commit's deferred CNAME
+      // check plans a scan of the zone per record, and the next 30,000-record import times out.
+      await analyzeRecords(url);
+    }
+    for (let from = 0; !opts['load-by-import'] && from < initial; from += 1000) {
       const changes = Array.from({ length: Math.min(1000, initial - from) }, (_, k) => {
         const i = from + k;
         return { op: 'create', record: { name: `q${i}`, type: 'A', data: { address: `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}` } } };
@@ -110,16 +133,20 @@ try {
     const failed: string[] = [];
     for (let i = 1; running(); i++) {
       const start = performance.now();
+      const startedAt = Date.now();
       // A failed write is counted and reported, not retried.
       await api('PATCH', `/zones/${zone}/records/${probe.id}`, { data: { text: `probe ${i}` } }).then(
         () => times.push(performance.now() - start),
         (e: Error) => failed.push(e.message.slice(0, 120)),
       );
+      if (traceSlowMs !== null && performance.now() - start >= traceSlowMs) slowWrites.push({ from: startedAt, to: Date.now() });
       await sleep(100);
     }
     await api('DELETE', `/zones/${zone}/records/${probe.id}`);
     return { times, failed };
   }
+  const slowWrites: { from: number; to: number }[] = [];
+  const activity = traceSlowMs === null ? null : sampleActivity(url);
   const probes = new Map<string, { idle: Awaited<ReturnType<typeof writeProbe>>; signing: Awaited<ReturnType<typeof writeProbe>> }>();
 
   // DNSSEC on, one zone after the other, once all are loaded; a write probe measures the zone's
@@ -150,6 +177,8 @@ try {
     Object.assign(zone, { state, enableMs });
   }
 
+  if (activity) reportSlowWrites(slowWrites, await activity.stop());
+
   // One write to each zone in turn, each waited out to `live` before the next.
   if (unavailable > 0) log(`${unavailable} GETs answered 503 while loading and enabling (sent again)`);
   const server = new Map<string, number[]>(zones.map((z) => [z.name, []]));
@@ -166,9 +195,9 @@ try {
 
   const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)]!;
   console.log(`\n${new Date().toISOString()}, nproc ${os.cpus().length}, ${os.cpus()[0]?.model}, Node ${process.version}; ${opts.unsigned ? 'unsigned' : 'signed (NSEC3, algorithm 13)'}; ${writes} writes per zone, alternating; ${unavailable} GETs answered 503 and were sent again`);
-  console.log('| zone records | DNSSEC state (before / after the writes) | load, s | enable → state, s | 201 → live_at p50 ms | p99 ms | max ms | 201 → client sees live p50 ms | p99 ms |');
-  console.log('|---|---|---|---|---|---|---|---|---|');
-  zones.forEach((z, k) => {
+  if (!onlySigningWrites) console.log('| zone records | DNSSEC state (before / after the writes) | load, s | enable → state, s | 201 → live_at p50 ms | p99 ms | max ms | 201 → client sees live p50 ms | p99 ms |');
+  if (!onlySigningWrites) console.log('|---|---|---|---|---|---|---|---|---|');
+  if (!onlySigningWrites) zones.forEach((z, k) => {
     const s = server.get(z.name)!;
     const c = client.get(z.name)!;
     console.log(`| ${z.size.toLocaleString('en-US')} | ${z.state} / ${finalStates[k]} | ${(z.loadMs / 1000).toFixed(1)} | ${(z.enableMs / 1000).toFixed(1)} | ${pct(s, 50)} | ${pct(s, 99)} | ${Math.max(...s)} | ${pct(c, 50)} | ${pct(c, 99)} |`);
@@ -185,4 +214,55 @@ try {
   }
 } finally {
   await service.stop();
+}
+
+interface ActivitySample {
+  at: number;
+  rows: { pid: number; backend_type: string; state: string | null; wait_event_type: string | null; wait_event: string | null; query: string }[];
+}
+
+/** pg_stat_activity every 20 ms, from a connection of its own, until stop(). */
+function sampleActivity(databaseUrl: string): { stop(): Promise<ActivitySample[]> } {
+  const samples: ActivitySample[] = [];
+  let running = true;
+  const done = (async () => {
+    const { default: pg } = await import('pg');
+    const client = new pg.Client({ connectionString: databaseUrl });
+    await client.connect();
+    while (running) {
+      const { rows } = await client.query(
+        `SELECT pid, backend_type, state, wait_event_type, wait_event, left(regexp_replace(query, '\\s+', ' ', 'g'), 90) AS query FROM pg_stat_activity
+         WHERE pid <> pg_backend_pid() AND (state = 'active' OR (backend_type <> 'client backend' AND wait_event_type IS DISTINCT FROM 'Activity'))`,
+      );
+      samples.push({ at: Date.now(), rows });
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await client.end();
+  })();
+  return {
+    stop: async () => {
+      running = false;
+      await done;
+      return samples;
+    },
+  };
+}
+
+/** Each slow probe write with what the database's backends were doing meanwhile. */
+function reportSlowWrites(slow: { from: number; to: number }[], samples: ActivitySample[]): void {
+  const hms = (t: number) => new Date(t).toISOString().slice(11, 23);
+  for (const w of slow) {
+    console.log(`\nslow write ${w.to - w.from} ms ${hms(w.from)}–${hms(w.to)}`);
+    for (const s of samples.filter((x) => x.at >= w.from && x.at <= w.to)) {
+      for (const r of s.rows) console.log(`  ${hms(s.at)} ${r.pid} ${r.backend_type} ${r.state ?? ''} ${r.wait_event_type ?? '-'}:${r.wait_event ?? '-'} ${r.query}`);
+    }
+  }
+}
+
+async function analyzeRecords(databaseUrl: string): Promise<void> {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  await client.query('ANALYZE records');
+  await client.end();
 }

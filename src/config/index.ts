@@ -112,9 +112,10 @@ export interface DnssecConfig {
   /**
    * A zone signed whole from at least `fromRecords` records (stored and served) is signed in a
    * thread of its own (docs/dnssec.md "The signing thread"); `heapMb` bounds that thread's heap
-   * (null: Node's default).
+   * (null: Node's default); `rowsPerStatement`, not read from the environment (tests lower it),
+   * bounds the records of each statement that writes the version the thread made.
    */
-  signingThread: { fromRecords: number; heapMb: number | null };
+  signingThread: { fromRecords: number; heapMb: number | null; rowsPerStatement?: number };
   /**
    * The trust anchor the chain check validates from, as DS RDATA presentations for the root
    * ("<tag> <alg> <digest type> <hex>"); null in the lab (the lab root's own key, made at start).

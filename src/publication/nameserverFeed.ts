@@ -230,8 +230,10 @@ async function historyOf(db: Knex, zoneId: string, serial: number, limit = 100, 
  */
 async function diffsOf(db: Knex, zoneId: string, origin: string, versions: VersionHead[]): Promise<ZoneDiff[]> {
   if (!versions.length) return [];
-  const { rows } = await db.raw<{ rows: { serial: string; removed: boolean; name: string; type: number; ttl: number; rdata: Buffer }[] }>(
-    `SELECT v.serial, s.removed, e.r->>'name' AS name, (e.r->>'type')::int AS type, (e.r->>'ttl')::int AS ttl, decode(e.r->>'rdata', 'base64') AS rdata
+  // RDATA comes as the version's base64 and is decoded in collect's turns: as bytea it comes in
+  // hex (half again as many bytes), which pg decodes as each packet arrives, outside any turn.
+  const { rows } = await db.raw<{ rows: { serial: string; removed: boolean; name: string; type: number; ttl: number; rdata: string }[] }>(
+    `SELECT v.serial, s.removed, e.r->>'name' AS name, (e.r->>'type')::int AS type, (e.r->>'ttl')::int AS ttl, e.r->>'rdata' AS rdata
      FROM zone_versions v
      CROSS JOIN LATERAL (VALUES (true, v.removed), (false, v.added)) AS s(removed, records)
      CROSS JOIN LATERAL jsonb_array_elements(s.records) WITH ORDINALITY AS e(r, n)
@@ -244,7 +246,7 @@ async function diffsOf(db: Knex, zoneId: string, origin: string, versions: Versi
     for (let i = 0; i < rows.length; i++) {
       if (i % 4096 === 4095) yield;
       const { serial, removed, name, type, ttl, rdata } = rows[i]!;
-      bySerial.get(Number(serial))![removed ? 'removed' : 'added'].push({ name: absoluteName(name, origin), type, ttl, rdata });
+      bySerial.get(Number(serial))![removed ? 'removed' : 'added'].push({ name: absoluteName(name, origin), type, ttl, rdata: Buffer.from(rdata, 'base64') });
     }
     return versions.map((v) => bySerial.get(Number(v.serial))!);
   }

@@ -27,7 +27,7 @@ import { type SigningThreadOptions, usesSigningThread, versionInSigningThread } 
 import { type DefaultPtrInputs, synthesizeSystemRecords } from './build/synthesizeSystemRecords.js';
 import { parseAddress } from '../domain/ip/address.js';
 import type { DraftRecord, VersionDraft } from './build/versionDraft.js';
-import { currentRecords, type DraftInputs, draftFrom, type VersionInputs, type VersionRow, versionRow } from './build/versionFromRead.js';
+import { currentRecords, type DraftInputs, draftFrom, type JsonbParam, jsonText, type VersionInputs, type VersionRow, versionRow } from './build/versionFromRead.js';
 import { fromStored, type StoredWireRecord, type WireRecord } from './zoneRecords.js';
 
 export const PUBLISHED_CHANNEL = 'zone_published';
@@ -405,17 +405,46 @@ const UPSERT_SQL = `INSERT INTO published_records (zone_id, record_id, name, typ
          ON CONFLICT (zone_id, record_id) DO UPDATE SET name = excluded.name, type = excluded.type, ttl = excluded.ttl, rdata = excluded.rdata`;
 
 /** The version row and what the nameservers serve: the heavy half of a version's write (with upsertRest). */
-const VERSION_ROWS_SQL = `v AS (
+const versionRowsSql = (diff: DiffColumns) => `v AS (
          INSERT INTO zone_versions (zone_id, serial, from_serial, removed, added, system, nameservers, withdrawn, created_at, signing)
-         VALUES (?, ?, ?, ?::jsonb, ?::jsonb, ?::jsonb, ?::text[], ?, ?, ?)
+         VALUES (?, ?, ?, ${diff.removed}, ${diff.added}, ?::jsonb, ?::text[], ?, ?, ?)
        ), gone AS (
          DELETE FROM published_records WHERE zone_id = ? AND record_id = any(?::text[])
        ), upserted AS (${UPSERT_SQL})`;
-const versionRowsBindings = (zone: ZoneLockRow, now: Date, v: VersionRow) => [
-  zone.id, v.serial, v.fromSerial, v.removed, v.added, v.system, v.nameservers, v.withdrawn, now, v.signing,
+const versionRowsBindings = (zone: ZoneLockRow, now: Date, v: VersionRow, diff: DiffColumns) => [
+  zone.id, v.serial, v.fromSerial, ...diff.bindings, v.system, v.nameservers, v.withdrawn, now, v.signing,
   zone.id, v.gone,
   zone.id, v.upserted[0] ?? '[]',
 ];
+
+/** The SQL of a version's removed and added columns, and their parameters. */
+interface DiffColumns {
+  removed: string;
+  added: string;
+  bindings: JsonbParam[];
+  /** The columns read the parts staged in version_parts: the statement's text cannot be prepared. */
+  staged: boolean;
+}
+
+/**
+ * A version's diff as one parameter per column, or, for a large version made in parts (the signing
+ * thread's), staged in a temporary table a part per statement and put together by the version's
+ * INSERT: pg copies a statement's parameters into one buffer in one piece on the thread that
+ * answers requests, which for the 55 MB diff of a zone of 100,000 records signed whole held it
+ * for 0.5–1.7 s (bench/RESULTS.md, issue 12, run 9). A temporary table writes no WAL.
+ */
+async function diffColumns(trx: Knex.Transaction, v: VersionRow, timeoutMs?: number): Promise<DiffColumns> {
+  if (v.removed.length === 1 && v.added.length === 1) return { removed: '?::jsonb', added: '?::jsonb', bindings: [v.removed[0]!, v.added[0]!], staged: false };
+  // As text: the arrays' elements joined in their order and parsed once, as the one parameter was
+  // (not parsed per array, taken apart and aggregated again).
+  await trx.raw('CREATE TEMPORARY TABLE version_parts (side text NOT NULL, n int NOT NULL, part text NOT NULL) ON COMMIT DROP');
+  for (const [side, parts] of [['removed', v.removed], ['added', v.added]] as const) {
+    for (const [n, part] of parts.entries()) await trx.raw('INSERT INTO version_parts (side, n, part) VALUES (?, ?, ?::text)', [side, n, jsonText(part)]).options(timeoutMs ? { query_timeout: timeoutMs } : {});
+  }
+  const joined = (side: 'removed' | 'added') =>
+    `(SELECT ('[' || coalesce(string_agg(nullif(substr(p.part, 2, length(p.part) - 2), ''), ',' ORDER BY p.n), '') || ']')::jsonb FROM version_parts p WHERE p.side = '${side}')`;
+  return { removed: joined('removed'), added: joined('added'), bindings: [], staged: true };
+}
 
 /** The upserted rows beyond the first array, a statement each (the CTEs of VERSION_ROWS_SQL took the first). */
 async function upsertRest(trx: Knex.Transaction, zone: ZoneLockRow, v: VersionRow, timeoutMs?: number): Promise<void> {
@@ -451,9 +480,10 @@ const versionPointerBindings = (zone: ZoneLockRow, now: Date, v: VersionRow) => 
  * change sets pushed.
  */
 async function writeVersion(trx: Knex.Transaction, zone: ZoneLockRow, now: Date, v: VersionRow): Promise<number> {
+  const diff = await diffColumns(trx, v);
   const result = await trx
-    .raw<{ rows: { pushed: number }[] }>(`WITH ${VERSION_ROWS_SQL}, ${VERSION_POINTER_SQL}`, [...versionRowsBindings(zone, now, v), ...versionPointerBindings(zone, now, v)])
-    .options(PREPARED);
+    .raw<{ rows: { pushed: number }[] }>(`WITH ${versionRowsSql(diff)}, ${VERSION_POINTER_SQL}`, [...versionRowsBindings(zone, now, v, diff), ...versionPointerBindings(zone, now, v)])
+    .options(diff.staged ? {} : PREPARED);
   await upsertRest(trx, zone, v);
   return Number(result.rows[0]!.pushed);
 }
@@ -466,7 +496,8 @@ async function writeVersion(trx: Knex.Transaction, zone: ZoneLockRow, now: Date,
  */
 async function writeVersionInHalves(trx: Knex.Transaction, zone: ZoneLockRow, now: Date, v: VersionRow): Promise<number | null> {
   await trx.raw(`SET LOCAL statement_timeout = ${LARGE_VERSION_TIMEOUT_MS}`);
-  await trx.raw(`WITH ${VERSION_ROWS_SQL} SELECT 1`, versionRowsBindings(zone, now, v)).options({ query_timeout: LARGE_VERSION_TIMEOUT_MS + 5000 });
+  const diff = await diffColumns(trx, v, LARGE_VERSION_TIMEOUT_MS + 5000);
+  await trx.raw(`WITH ${versionRowsSql(diff)} SELECT 1`, versionRowsBindings(zone, now, v, diff)).options({ query_timeout: LARGE_VERSION_TIMEOUT_MS + 5000 });
   await upsertRest(trx, zone, v, LARGE_VERSION_TIMEOUT_MS + 5000);
   const result = await trx.raw<{ rows: { moved: number; pushed: number }[] }>(`WITH ${VERSION_POINTER_SQL}`, versionPointerBindings(zone, now, v));
   return Number(result.rows[0]!.moved) === 1 ? Number(result.rows[0]!.pushed) : null;
@@ -480,8 +511,8 @@ async function withdraw(trx: Knex.Transaction, now: Date, zone: ZoneLockRow): Pr
   await writeVersion(trx, zone, now, {
     serial,
     fromSerial: zone.published_serial,
-    removed: '[]',
-    added: '[]',
+    removed: ['[]'],
+    added: ['[]'],
     system: null,
     nameservers: null,
     withdrawn: true,

@@ -2,7 +2,8 @@
 // DNSSEC_SIGNING_THREAD_FROM records or more is signed whole in a thread of its own. When that
 // thread dies (here: its heap bound, DNSSEC_SIGNING_THREAD_HEAP_MB, is far too small) the build
 // fails cleanly — nothing signed is committed, the zone stays served unsigned, the API answers
-// on — and is tried again: with the bound raised the same zone is signed and validates.
+// on — and is tried again: with the bound raised the same zone is signed and validates, its
+// version written in parts that the database puts together.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DnsLab, startDnsLab } from '../helpers/dnsLab.js';
 import { eventually, queryDns } from '../helpers/dnsQuery.js';
@@ -39,9 +40,19 @@ describe('the signing thread', { timeout: 120_000 }, () => {
     expect((await lab.customerA.post(`/zones/${zone}/records`, { type: 'TXT', name: 'during', data: { text: 'still accepted' } })).status).toBe(201);
 
     // The operator raises the bound (as a restart with DNSSEC_SIGNING_THREAD_HEAP_MB unset would).
+    // The version's diff is written in parts of 100 records (a zone of 100,000 records is written
+    // in parts of 20,000), put together in the database: the nameserver applies it from there.
     const whole = lab.service.publication!.builds.whole;
+    lab.service.config.dnssec.signingThread.rowsPerStatement = 100;
     lab.service.config.dnssec.signingThread.heapMb = null;
     await untilDnssecState(lab, zone, 'active');
+    const first = await lab.sql.query(
+      `SELECT jsonb_array_length(v.added) AS added, (SELECT count(*)::int FROM jsonb_array_elements(v.added) e WHERE (e->>'type')::int = 46) AS rrsigs
+       FROM zone_versions v JOIN zones z ON z.id = v.zone_id WHERE z.name = $1 AND v.signing IS NOT NULL ORDER BY v.serial LIMIT 1`,
+      [zone],
+    );
+    expect(first.rows[0].added).toBeGreaterThan(500);
+    expect(first.rows[0].rrsigs).toBeGreaterThan(250);
     expect(lab.service.publication!.builds.whole).toBeGreaterThan(whole);
     expect(await delv(ctx, lab, `h7.${zone}`, 'A')).toMatch(/; fully validated/);
     expect(await delv(ctx, lab, `during.${zone}`, 'TXT')).toMatch(/; fully validated/);

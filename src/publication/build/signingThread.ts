@@ -23,19 +23,22 @@ export interface SigningThreadOptions {
   fromRecords: number;
   /** The thread's heap bound (null: Node's default): a version too large for it fails its build, not the process. */
   heapMb: number | null;
+  /** Records per statement that writes the version the thread made (default ROWS_PER_STATEMENT). */
+  rowsPerStatement?: number;
 }
 
 /** Records per message: one slice is cloned in a few milliseconds. */
 const SLICE = 2000;
 /**
- * Rows per upsert statement of the version the thread made: pg copies each statement's parameters
- * into one buffer in one piece, a few milliseconds for 20,000 rows where all 370,000 of a zone
- * signed whole took over 100 ms.
+ * Records per statement of the version the thread made (its diff and the rows to upsert): pg
+ * copies each statement's parameters into one buffer in one piece on the thread that answers
+ * requests, a few milliseconds for 20,000 records where the diff of a zone of 100,000 records
+ * signed whole (370,000 records, 55 MB) held it 0.5–1.7 s (bench/RESULTS.md, issue 12, run 9).
  */
-const UPSERT_PER_STATEMENT = 20_000;
+const ROWS_PER_STATEMENT = 20_000;
 
 type ToThread =
-  | { kind: 'version'; inputs: VersionInputs; fingerprint: string | null; system: DraftInputs['system']; defaults: DraftInputs['defaults'] }
+  | { kind: 'version'; inputs: VersionInputs; fingerprint: string | null; system: DraftInputs['system']; defaults: DraftInputs['defaults']; rowsPerStatement: number }
   | { kind: 'stored'; records: StoredRecord[] }
   | { kind: 'served'; records: DraftRecord[] }
   | { kind: 'end' };
@@ -63,7 +66,7 @@ export async function versionInSigningThread(inputs: VersionInputs, read: DraftI
   answer.catch(() => undefined); // awaited below, unless handing over failed first
   try {
     const post = (m: ToThread) => worker.postMessage(m);
-    post({ kind: 'version', inputs, fingerprint, system: read.system, defaults: read.defaults });
+    post({ kind: 'version', inputs, fingerprint, system: read.system, defaults: read.defaults, rowsPerStatement: options.rowsPerStatement ?? ROWS_PER_STATEMENT });
     for (const [kind, records] of [['stored', read.stored], ['served', read.served]] as const) {
       for (let i = 0; i < records.length; i += SLICE) {
         post({ kind, records: records.slice(i, i + SLICE) } as ToThread);
@@ -98,8 +101,8 @@ async function answer(v: Extract<ToThread, { kind: 'version' }>, stored: StoredR
   try {
     const inputs: VersionInputs = { ...v.inputs, signing: v.inputs.signing && { ...v.inputs.signing, keys: keysAsBuffers(v.inputs.signing.keys) } };
     const read: DraftInputs = { stored, served, system: v.system.map((r) => ({ ...r, rdata: asBuffer(r.rdata) })), defaults: v.defaults };
-    const row = await versionRow(await draftFrom(inputs, read), v.fingerprint, UPSERT_PER_STATEMENT);
-    return { kind: 'row', row: { ...row, removed: jsonbBinary(row.removed), added: jsonbBinary(row.added), upserted: row.upserted.map(jsonbBinary), gone: textArrayLiteral(row.gone) } };
+    const row = await versionRow(await draftFrom(inputs, read), v.fingerprint, v.rowsPerStatement);
+    return { kind: 'row', row: { ...row, removed: row.removed.map(jsonbBinary), added: row.added.map(jsonbBinary), upserted: row.upserted.map(jsonbBinary), gone: textArrayLiteral(row.gone) } };
   } catch (err) {
     return { kind: 'failed', message: (err as Error).message, buildError: err instanceof BuildError };
   }
@@ -128,10 +131,10 @@ function textArrayLiteral(ids: VersionRow['gone']): string {
 }
 
 function transferables(row: VersionRow): ArrayBuffer[] {
-  return [row.removed, row.added, ...row.upserted].filter((b): b is Buffer => typeof b !== 'string').map((b) => b.buffer as ArrayBuffer);
+  return [...row.removed, ...row.added, ...row.upserted].filter((b): b is Buffer => typeof b !== 'string').map((b) => b.buffer as ArrayBuffer);
 }
 
 function bufferedRow(row: VersionRow): VersionRow {
   const buffered = (v: JsonbParam) => (typeof v === 'string' ? v : asBuffer(v));
-  return { ...row, removed: buffered(row.removed), added: buffered(row.added), upserted: row.upserted.map(buffered) };
+  return { ...row, removed: row.removed.map(buffered), added: row.added.map(buffered), upserted: row.upserted.map(buffered) };
 }

@@ -57,11 +57,15 @@ export function currentRecords(served: DraftRecord[], records: VersionDraft['rec
  */
 export type JsonbParam = string | Buffer;
 
+/** A jsonb parameter's JSON text (a Buffer without the version octet: a text parameter in binary form). */
+export const jsonText = (p: JsonbParam): string | Buffer => (typeof p === 'string' ? p : p.subarray(1));
+
 export interface VersionRow {
   serial: number;
   fromSerial: number | null;
-  removed: JsonbParam;
-  added: JsonbParam;
+  /** The version's diff: JSON arrays, one for a version made in one statement, several for a large one (concatenated in the database). */
+  removed: JsonbParam[];
+  added: JsonbParam[];
   system: string | null;
   nameservers: string[] | null;
   withdrawn: boolean;
@@ -74,24 +78,25 @@ export interface VersionRow {
 
 /**
  * The version as the write statements take it: its diff and records as JSON, made in turns for a
- * large one; the rows to upsert in arrays of `upsertPerStatement` (the signing thread's version is
- * written by several statements, each a few megabytes for pg to copy).
+ * large one; the diff and the rows to upsert in arrays of `rowsPerStatement` (the signing thread's
+ * version is written by several statements, each a few megabytes for pg to copy).
  */
-export async function versionRow(draft: VersionDraft, signing: string | null, upsertPerStatement = Infinity): Promise<VersionRow> {
+export async function versionRow(draft: VersionDraft, signing: string | null, rowsPerStatement = Infinity): Promise<VersionRow> {
   const diff = draftDiff(draft);
   const upserted = [...draft.records.added, ...draft.signatures.added];
-  const upsertParts = await jsonParts(upserted, (r) => ({ record_id: r.recordId, ...toStored(r) }));
-  const perStatement = Math.max(1, Math.floor(upsertPerStatement / JSON_PART));
+  const perStatement = Math.max(1, Math.floor(rowsPerStatement / JSON_PART));
+  const arrays = (parts: string[]) =>
+    parts.length <= perStatement ? [jsonArray(parts)] : Array.from({ length: Math.ceil(parts.length / perStatement) }, (_, i) => jsonArray(parts.slice(i * perStatement, (i + 1) * perStatement)));
   return {
     serial: draft.serial,
     fromSerial: draft.fromSerial,
-    removed: jsonArray(await jsonParts(diff.removed, toStored)),
-    added: jsonArray(await jsonParts(diff.added, toStored)),
+    removed: arrays(await jsonParts(diff.removed, toStored)),
+    added: arrays(await jsonParts(diff.added, toStored)),
     system: JSON.stringify(draft.system.after.map(toStored)),
     nameservers: draft.system.nameservers,
     withdrawn: false,
     gone: [...draft.records.gone, ...draft.signatures.removed.map((r) => r.recordId)],
-    upserted: upsertParts.length <= perStatement ? [jsonArray(upsertParts)] : Array.from({ length: Math.ceil(upsertParts.length / perStatement) }, (_, i) => jsonArray(upsertParts.slice(i * perStatement, (i + 1) * perStatement))),
+    upserted: arrays(await jsonParts(upserted, (r) => ({ record_id: r.recordId, ...toStored(r) }))),
     signing,
   };
 }
