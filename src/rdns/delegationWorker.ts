@@ -3,7 +3,7 @@
 // a few per run, and what its parent shows is stored like the API's check stores it.
 import type { Knex } from 'knex';
 import type { Clock } from '../domain/clock.js';
-import { classifyDelegation, type ObservedDelegation } from '../domain/ip/delegation.js';
+import { classifyDelegation, type ObservedDelegation, observeDelegations } from '../domain/ip/delegation.js';
 
 export const DAILY_MS = 24 * 60 * 60 * 1000;
 /** Zones looked at per run: a run stays short, and the backlog of a large deployment spreads out. */
@@ -27,8 +27,9 @@ export async function checkDueDelegations(deps: DelegationCheckDeps): Promise<nu
     .limit(PER_RUN)
     .select('id')
     .select('name')) as { id: string; name: string }[];
+  const observed = await observeDelegations(zones.map((z) => z.name), deps.observe);
   for (const zone of zones) {
-    const delegation = classifyDelegation(await deps.observe(zone.name), deps.nameservers, deps.clock.now());
+    const delegation = classifyDelegation(observed.get(zone.name)!, deps.nameservers, deps.clock.now());
     await deps.db('zones').where('id', zone.id).update({ delegation: JSON.stringify(delegation) });
   }
   return zones.length;

@@ -28,3 +28,20 @@ export function classifyDelegation(observed: ObservedDelegation, nameservers: re
   const exact = seen.length === own.size && seen.every((n) => own.has(n));
   return { state: exact ? 'ok' : 'wrong', seen, checked_at };
 }
+
+/** Lookups in flight at once for one check: a prefix of many zones (up to 256) is seen in a few rounds, not one zone after another. */
+const OBSERVE_AT_ONCE = 8;
+
+/** What the parent shows for each of `zones`, asked a few at a time. */
+export async function observeDelegations(zones: readonly string[], observe: (zone: string) => Promise<ObservedDelegation>): Promise<Map<string, ObservedDelegation>> {
+  const seen = new Map<string, ObservedDelegation>();
+  let next = 0;
+  const lane = async () => {
+    while (next < zones.length) {
+      const zone = zones[next++]!;
+      seen.set(zone, await observe(zone));
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(OBSERVE_AT_ONCE, zones.length) }, lane));
+  return seen;
+}

@@ -11,7 +11,7 @@ import type { ScopedDb } from '../../db/tenantScope.js';
 import { DomainError, notFound } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import { type Block, type Family, formatBlock, parseBlock, type ReverseZone, reverseZonesOf } from '../../domain/ip/address.js';
-import { classifyDelegation, type Delegation, type ObservedDelegation, UNCHECKED } from '../../domain/ip/delegation.js';
+import { classifyDelegation, type Delegation, type ObservedDelegation, observeDelegations, UNCHECKED } from '../../domain/ip/delegation.js';
 import { DEFAULT_ZONE_TTL } from '../../domain/records/ttl.js';
 import { appendChangeSet } from '../changeSets.js';
 import type { DnssecDeps } from '../dnssec.js';
@@ -202,8 +202,10 @@ export async function checkPrefixDelegation(ctx: WriteContext, config: Config, d
   const reading = await limiter.consume(`delegation-check:${row.id}`, 1, ctx.clock.now());
   if (!reading.allowed) throw new DomainError('rate_limited', { retry_after: reading.resetSeconds }, [], { 'Retry-After': String(reading.resetSeconds) });
   const zones = (await ctx.trx('zones').where('prefix_id', row.id).whereNot('status', 'deleting').pluck('name')) as string[];
+  // The lookups run while the request's transaction waits: a few at a time keeps that short.
+  const observed = await observeDelegations(zones, deps.observeDelegation);
   for (const name of zones) {
-    const delegation = classifyDelegation(await deps.observeDelegation(name), config.zones.nameservers, ctx.clock.now());
+    const delegation = classifyDelegation(observed.get(name)!, config.zones.nameservers, ctx.clock.now());
     await ctx.trx('zones').where({ prefix_id: row.id, name }).update({ delegation: JSON.stringify(delegation) });
   }
   return getPrefix(ctx.scoped, formatBlock(parseBlock(row.cidr)));
