@@ -167,7 +167,7 @@ export function createApp({ services, logger, metrics, readiness }: AppOptions):
     ctx.body = openApi;
   });
   // dyndns2 routers (docs/dyndns.md): their own authentication and plain-text answers.
-  router.get(NIC_UPDATE_PATH, nicUpdateHandler(services, logger));
+  router.get(NIC_UPDATE_PATH, nicUpdateHandler(services, logger, metrics));
 
   const api = new Router({ prefix: API_BASE });
   api.use(

@@ -23,7 +23,13 @@ export function createMetrics() {
     labelNames: ['bucket'] as const,
     registers: [registry],
   });
-  return { registry, httpRequests, httpDuration, rateLimited };
+  const dyndnsAnswers = new Counter({
+    name: 'dyndns_answers_total',
+    help: 'Answer lines of /nic/update, by dyndns2 code (good, nochg, badauth, nohost, notfqdn, abuse, dnserr, 911): one per host name asked.',
+    labelNames: ['code'] as const,
+    registers: [registry],
+  });
+  return { registry, httpRequests, httpDuration, rateLimited, dyndnsAnswers };
 }
 
 /**

@@ -308,4 +308,31 @@ describe('DynDNS hosts and GET /nic/update', () => {
     }
     await eventually(async () => ((await nic('myip=192.0.2.51', [home.username, home.password])).text === 'good 192.0.2.51\n' ? true : undefined), 15_000, 'recovery');
   });
+
+  it('counts every answer line by its code in /metrics (dyndns_answers_total)', async () => {
+    lab.clock.advance(60_000);
+    const counts = async () => {
+      const text = await (await fetch(`${lab.url}/metrics`)).text();
+      return Object.fromEntries([...text.matchAll(/^dyndns_answers_total\{code="([^"]+)"\} (\d+)$/gm)].map((m) => [m[1]!, Number(m[2])]));
+    };
+    const before = await counts();
+    expect((await nic('hostname=home.dyn-a.example,www.dyn-a.example,nonsense&myip=192.0.2.60', [home.username, home.password])).text).toBe('good 192.0.2.60\nnohost\nnotfqdn\n');
+    expect((await nic('myip=192.0.2.60', [home.username, home.password])).text).toBe('nochg 192.0.2.60\n');
+    expect((await nic('myip=192.0.2.61', [home.username, 'wrong'])).text).toBe('badauth\n');
+    expect((await nic('myip=999.1.1.1', [home.username, home.password])).text).toBe('dnserr\n');
+    const after = await counts();
+    const grew = (code: string) => (after[code] ?? 0) - (before[code] ?? 0);
+    expect(Object.fromEntries(['good', 'nohost', 'notfqdn', 'nochg', 'badauth', 'dnserr', 'abuse', '911'].map((c) => [c, grew(c)]))).toEqual({
+      good: 1,
+      nohost: 1,
+      notfqdn: 1,
+      nochg: 1,
+      badauth: 1,
+      dnserr: 1,
+      abuse: 0,
+      '911': 0,
+    });
+    // The 911 of the test before was counted too.
+    expect(after['911']).toBeGreaterThanOrEqual(1);
+  });
 });

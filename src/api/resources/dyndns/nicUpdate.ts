@@ -5,12 +5,13 @@ import type { Context } from 'koa';
 import { DomainError } from '../../../domain/errors.js';
 import { clientAddress, Dyndns2InputError, formatDyndns2Answers, parseDyndns2Request, parseTrustedProxies } from '../../../dyndns/dyndns2.js';
 import type { Logger } from '../../../observability/logger.js';
+import type { Metrics } from '../../../observability/metrics.js';
 import { nicUpdate } from '../../../services/dyndns/nicUpdate.js';
 import type { Services } from '../../../services/index.js';
 
 export const NIC_UPDATE_PATH = '/nic/update';
 
-export function nicUpdateHandler(services: Services, logger: Logger) {
+export function nicUpdateHandler(services: Services, logger: Logger, metrics: Metrics) {
   const trusted = parseTrustedProxies(services.config.dyndns.trustedProxies);
   const limits = services.config.dyndns;
   return async (ctx: Context) => {
@@ -21,16 +22,22 @@ export function nicUpdateHandler(services: Services, logger: Logger) {
       throw new DomainError('method_not_allowed', { allowed: 'GET' });
     }
     let answer: ReturnType<typeof formatDyndns2Answers>;
+    // Operators watch routers by what they are told (a wave of badauth, abuse or 911), not by HTTP status.
+    const count = (code: string) => metrics.dyndnsAnswers.inc({ code });
     try {
       const source = clientAddress(ctx.req.socket.remoteAddress, ctx.get('X-Forwarded-For') || undefined, trusted);
       const request = parseDyndns2Request(ctx.query, { authorization: ctx.get('Authorization') || undefined, userAgent: ctx.get('User-Agent') || undefined }, source);
-      answer = formatDyndns2Answers(await nicUpdate(services, limits, request, ctx.state.requestId as string));
+      const answers = await nicUpdate(services, limits, request, ctx.state.requestId as string);
+      for (const a of answers) count(a.code);
+      answer = formatDyndns2Answers(answers);
     } catch (err) {
       if (err instanceof Dyndns2InputError) {
+        count('dnserr');
         answer = { status: 400, body: 'dnserr\n', headers: {} };
       } else {
         // Never the credentials: the error only (the query is not logged either).
         logger.error({ request_id: ctx.state.requestId, err }, 'nic/update failed');
+        count('911');
         answer = { status: 200, body: '911\n', headers: { 'Retry-After': '60' } };
       }
     }
