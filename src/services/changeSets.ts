@@ -60,17 +60,6 @@ const toPlanned = (r: DnsRecord): PlannedRecord => ({
 type RecordWrite = Knex.QueryBuilder | Knex.Raw;
 
 /**
- * A row the change set belongs with, updated in the change set's own statement (a DynDNS host's
- * `last_update`): one round trip less on a path that runs for every router update. `update`
- * builds the UPDATE (given the change set's time); when it finds no row (deleted meanwhile),
- * `gone()` is thrown and the caller's transaction undoes the change set with it.
- */
-export interface AlongsideUpdate {
-  update: (now: Date) => Knex.QueryBuilder;
-  gone: () => Error;
-}
-
-/**
  * Writes one change set row, its audit entry and its zone.changed event, and moves the zone's
  * publication pointer and version. Every write path (records, zone settings, creation, deletion,
  * imports, templates) ends here.
@@ -90,7 +79,6 @@ export async function appendChangeSet(
     touchedNames?: string[];
     /** Columns of the zone row this write changes (settings, deletion), in the same statement. */
     zoneColumns?: Record<string, unknown>;
-    alongside?: AlongsideUpdate;
   },
   /** Record writes that belong to the change set, sent in the same statement as its row. */
   recordWrites?: (changeSetId: string, now: Date) => Promise<RecordWrite[]>,
@@ -149,12 +137,7 @@ export async function appendChangeSet(
         }),
     );
   for (const [i, write] of ((await recordWrites?.(changeSet.id, now)) ?? []).entries()) statement.with(`w${i}`, write);
-  const { alongside } = entry;
-  if (alongside) statement.with('along', alongside.update(now).returning('id'));
-  const notify = ctx.trx.raw('pg_notify(?, ?)', [ZONE_CHANNEL, zone.id]);
-  const [row] = (await (alongside ? statement.select(notify, ctx.trx.raw('(SELECT count(*) FROM along)::int AS along')) : statement.select(notify)).options(PREPARED)) as { along?: number }[];
-  // The whole statement ran; the caller's transaction, rolled back by the throw, undoes it.
-  if (alongside && !row?.along) throw alongside.gone();
+  await statement.select(ctx.trx.raw('pg_notify(?, ?)', [ZONE_CHANNEL, zone.id])).options(PREPARED);
   zone.changesetSeq = changeSet.seq;
   zone.recordCount += entry.growth ?? 0;
   zone.version += 1;
@@ -258,8 +241,6 @@ export async function applyChangeSet(
     skipWhenUnchanged?: boolean;
     /** The object writing its own records (planChangeSet's `manager`): a dynamic DNS host, an address space. */
     manager?: string;
-    /** Stored only when the change set is (appendChangeSet's `alongside`). */
-    alongside?: AlongsideUpdate;
   },
 ): Promise<AppliedChangeSet> {
   if (zone.status === 'deleting') throw new DomainError('conflict', { reason: 'zone_being_deleted', zone: zone.name });
@@ -304,7 +285,6 @@ export async function applyChangeSet(
     results: plan.results.map((r) => ({ ...r, status: 'applied' })),
     growth,
     touchedNames: touchedNames(plan),
-    alongside: options.alongside,
   };
   if (options.within) {
     const changeSet = options.within;
@@ -319,7 +299,6 @@ export async function applyChangeSet(
     zone.version += 1;
     const storedAt = ctx.clock.now();
     for (const write of await recordWrites(ctx, zone, plan, changeSet.id, storedAt)) await write;
-    if (options.alongside && !(await options.alongside.update(storedAt))) throw options.alongside.gone();
     return { changeSet, plan, storedAt };
   }
   const changeSet = await appendChangeSet(ctx, zone, entry, (changeSetId, now) => recordWrites(ctx, zone, plan, changeSetId, now));

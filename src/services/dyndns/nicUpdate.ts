@@ -141,23 +141,18 @@ async function updateHost(deps: NicUpdateDeps, host: DyndnsHost, chain: Tenant[]
       return writeZone(ctx, deps.config, host.zoneName, {}, async (zone) => {
         const asList = (a: Address | null | 'none') => (a === null ? null : a === 'none' ? [] : [a]);
         const changes = addressChanges(host.name, host.ttl, asList(want.ipv4), asList(want.ipv6));
-        const ip = shown(want, host);
-        // The host's last_update goes in the change set's own statement (one round trip less);
-        // its deletion (under the same lock) came first when no row is left: HostGone rolls the
-        // records back with the rest.
-        const lastUpdate = (now: Date) =>
-          trx('dyndns_hosts')
-            .where({ id: host.id, zone_id: zone.id })
-            .update({ last_update_at: now, last_update_ip: request.offline ? null : (ip ?? null), last_update_client: request.client?.slice(0, 200) ?? null, updated_at: now });
         // Planned under the zone's lock against the records as they are now: if another request
         // of the same router wrote them meanwhile, nothing changes and nothing is stored.
-        const { changeSet } = await applyChangeSet(
-          ctx,
-          zone,
-          { changes, comment: `DynDNS update of ${host.fqdn}` },
-          { kind: 'records', skipWhenUnchanged: true, manager: host.id, alongside: { update: lastUpdate, gone: () => new HostGone() } },
-        );
-        return answer(changeSet ? 'good' : 'nochg', ip);
+        const { changeSet } = await applyChangeSet(ctx, zone, { changes, comment: `DynDNS update of ${host.fqdn}` }, { kind: 'records', skipWhenUnchanged: true, manager: host.id });
+        const ip = shown(want, host);
+        if (!changeSet) return answer('nochg', ip);
+        const now = deps.clock.now();
+        const kept = await trx('dyndns_hosts')
+          .where({ id: host.id, zone_id: zone.id })
+          .update({ last_update_at: now, last_update_ip: request.offline ? null : (ip ?? null), last_update_client: request.client?.slice(0, 200) ?? null, updated_at: now });
+        // Its deletion (under the same lock) came first: roll the records back with the rest.
+        if (!kept) throw new HostGone();
+        return answer('good', ip);
       });
     });
   } catch (err) {
