@@ -5,17 +5,13 @@
 // events outbox tells of a zone created (live), deleted or on its way out.
 import type { Knex } from 'knex';
 import type { Config } from '../config/index.js';
-import { type TenantRow, tenantToDomain } from '../db/repositories/tenantRows.js';
-import { ScopedDb } from '../db/tenantScope.js';
 import type { Clock } from '../domain/clock.js';
-import { newId } from '../domain/ids.js';
 import { PeriodicJob } from '../jobs/periodicJob.js';
 import type { Logger } from '../observability/logger.js';
-import { tokenlessActor } from '../services/actor.js';
 import { type DnssecDeps, enableDnssec } from '../services/dnssec.js';
 import type { LabResetStep } from '../services/index.js';
 import { createLabParentZone, labParentZoneNames, setLabParentRecords } from '../services/labParentZones.js';
-import type { WriteContext } from '../services/writeContext.js';
+import { tenantWriteContext, type WriteContext } from '../services/writeContext.js';
 import { rdataToData } from '../../nameserver/wire/rdata.js';
 import { parseDsPresentation } from './dsPresentation.js';
 import { type DelegatedZone, labParentNames, parentRRsets } from './parentRecords.js';
@@ -25,11 +21,7 @@ import { readSeedIds } from './seed.js';
 export async function registrarContext(trx: Knex.Transaction, clock: Clock): Promise<WriteContext | null> {
   const seed = await readSeedIds(trx);
   if (!seed) return null;
-  const row = (await trx('tenants').where('id', seed.platform).first()) as TenantRow | undefined;
-  if (!row) return null;
-  const tenant = tenantToDomain(row);
-  const actor = tokenlessActor('lab-registry', 'lab registry', [tenant], 'sandbox', newId('req'));
-  return { trx, scoped: new ScopedDb(trx, tenant.id), actor, clock, identityChanged: () => {} };
+  return tenantWriteContext(trx, clock, seed.platform, { id: 'lab-registry', name: 'lab registry' }, 'sandbox');
 }
 
 /**

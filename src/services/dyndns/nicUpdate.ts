@@ -9,7 +9,6 @@ import { PREPARED } from '../../db/preparedStatements.js';
 import { readWindowCount, windowStartOf } from '../../db/rateLimitWindows.js';
 import { chainFromJson } from '../../db/repositories/identityStore.js';
 import type { Tenant } from '../../db/repositories/tenantRows.js';
-import { ScopedDb } from '../../db/tenantScope.js';
 import type { Clock } from '../../domain/clock.js';
 import { DomainError } from '../../domain/errors.js';
 import type { DyndnsAnswer, DyndnsAnswerCode, DyndnsUpdateRequest } from '../../domain/dyndns.js';
@@ -19,7 +18,7 @@ import { hasFeature, isEffectivelySuspended } from '../../domain/tenancy.js';
 import { tokenlessActor } from '../actor.js';
 import { applyChangeSet } from '../changeSets.js';
 import type { RateLimiter } from '../rateLimiter.js';
-import type { WriteContext } from '../writeContext.js';
+import { tokenlessWriteContext } from '../writeContext.js';
 import { writeZone } from '../zoneWrite.js';
 import type { CredentialVerifier } from './credentials.js';
 import { addressChanges } from './hosts.js';
@@ -137,7 +136,7 @@ async function updateHost(deps: NicUpdateDeps, host: DyndnsHost, chain: Tenant[]
   const actor = tokenlessActor(host.id, `DynDNS host ${host.fqdn}`, chain, deps.config.deployment, requestId);
   try {
     return await deps.db.transaction(async (trx) => {
-      const ctx: WriteContext = { trx, scoped: new ScopedDb(trx, host.tenantId), actor, clock: deps.clock, identityChanged: () => {} };
+      const ctx = tokenlessWriteContext(trx, actor, deps.clock);
       return writeZone(ctx, deps.config, host.zoneName, {}, async (zone) => {
         const asList = (a: Address | null | 'none') => (a === null ? null : a === 'none' ? [] : [a]);
         const changes = addressChanges(host.name, host.ttl, asList(want.ipv4), asList(want.ipv6));

@@ -11,11 +11,8 @@
 // crash, a second worker or a change in between never writes a record twice.
 import type { Knex } from 'knex';
 import type { Config } from '../../config/index.js';
-import { type TenantRow, tenantToDomain } from '../../db/repositories/tenantRows.js';
-import { ScopedDb } from '../../db/tenantScope.js';
 import type { Clock } from '../../domain/clock.js';
 import { DomainError, localise, validationFailed } from '../../domain/errors.js';
-import { newId } from '../../domain/ids.js';
 import { MAX_RECORDS_PER_ZONE } from '../../domain/records/ttl.js';
 import { type Address, type Block, blockSize, formatAddress, parseAddress, parseBlock } from '../../domain/ip/address.js';
 import { patternSuffix, renderDefaultPtr } from '../../domain/ip/defaultPtr.js';
@@ -23,9 +20,8 @@ import type { ChangeItem } from '../../domain/changeSets/planChangeSet.js';
 import { normalizeOwner } from '../../domain/names.js';
 import type { Zone } from '../../domain/model/zone.js';
 import { isAtOrBelow } from '../../../nameserver/wire/name.js';
-import { tokenlessActor } from '../actor.js';
 import { applyChangeSet } from '../changeSets.js';
-import type { WriteContext } from '../writeContext.js';
+import { tenantWriteContext, type WriteContext } from '../writeContext.js';
 import { findZone } from '../zoneReads.js';
 import { writeZone } from '../zoneWrite.js';
 import { ownerScope } from './reverseZones.js';
@@ -282,7 +278,8 @@ async function forwardJobChunk(trx: Knex.Transaction, deps: ForwardWorkerDeps, c
     | (SpaceForForward & { forward_zone_id: string | null })
     | undefined;
   const zone = (await trx('zones').where('id', candidate.zone_id).first('tenant_id')) as { tenant_id: string } | undefined;
-  const ctx = zone ? await ownerContext(trx, deps, zone.tenant_id) : null;
+  // The worker writes as the zone's tenant (the platform), without a token: the audit log names it.
+  const ctx = zone ? await tenantWriteContext(trx, deps.clock, zone.tenant_id, { id: 'rdns-forward-records', name: 'address space forward records' }, deps.config.deployment) : null;
   if (!ctx) {
     await trx('forward_record_jobs').where(candidate).delete();
     return 'skipped';
@@ -294,15 +291,6 @@ async function forwardJobChunk(trx: Knex.Transaction, deps: ForwardWorkerDeps, c
   const progress = await writeForwardChunk(ctx, deps.config, candidate.space_id, keep ? () => defaultNames(ctx, space, parseBlock(space.cidr)) : null, candidate.zone_id, comment);
   await storeForwardJob(trx, candidate.space_id, candidate.zone_id, progress, deps.clock.now());
   return 'written';
-}
-
-/** The worker writes as the zone's tenant (the platform), without a token: the audit log names it. */
-async function ownerContext(trx: Knex.Transaction, deps: ForwardWorkerDeps, tenantId: string): Promise<WriteContext | null> {
-  const row = (await trx('tenants').where('id', tenantId).first()) as TenantRow | undefined;
-  if (!row) return null;
-  const tenant = tenantToDomain(row);
-  const actor = tokenlessActor('rdns-forward-records', 'address space forward records', [tenant], deps.config.deployment, newId('req'));
-  return { trx, scoped: new ScopedDb(trx, tenant.id), actor, clock: deps.clock, identityChanged: () => {} };
 }
 
 async function recordFailure(deps: ForwardWorkerDeps, job: { space_id: string; zone_id: string }, err: unknown): Promise<void> {
