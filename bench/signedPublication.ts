@@ -50,7 +50,7 @@ const url = process.env.DATABASE_URL ?? '';
 if (!url || /\/(postgres|test)$/.test(url)) throw new Error('DATABASE_URL must name a scratch database');
 
 const log = (msg: string) => process.stderr.write(`[signedPublication ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
-const service = await startBenchService({ env: { DNSSEC_CHECK_INTERVAL_MS: '200' }, nodeArgs: process.env.BENCH_SERVICE_NODE_ARGS?.split(' ').filter(Boolean) });
+const service = await startBenchService({ env: { DNSSEC_CHECK_INTERVAL_MS: '200' }, nodeArgs: process.env.BENCH_SERVICE_NODE_ARGS?.split(' ').filter(Boolean), apiProcess: process.env.BENCH_API_PROCESS === '1' });
 try {
   const { base, tokens } = service;
   await liftRateLimits(service);
@@ -218,7 +218,7 @@ try {
 
 interface ActivitySample {
   at: number;
-  rows: { pid: number; backend_type: string; state: string | null; wait_event_type: string | null; wait_event: string | null; query: string }[];
+  rows: { pid: number; backend_type: string; state: string | null; wait_event_type: string | null; wait_event: string | null; blockers: number[] | null; query: string }[];
 }
 
 /** pg_stat_activity every 20 ms, from a connection of its own, until stop(). */
@@ -231,8 +231,10 @@ function sampleActivity(databaseUrl: string): { stop(): Promise<ActivitySample[]
     await client.connect();
     while (running) {
       const { rows } = await client.query(
-        `SELECT pid, backend_type, state, wait_event_type, wait_event, left(regexp_replace(query, '\\s+', ' ', 'g'), 90) AS query FROM pg_stat_activity
-         WHERE pid <> pg_backend_pid() AND (state = 'active' OR (backend_type <> 'client backend' AND wait_event_type IS DISTINCT FROM 'Activity'))`,
+        // Waiters with the backends they wait for; a blocker idle in its transaction shows its last statement.
+        `SELECT pid, backend_type, state, wait_event_type, wait_event, pg_blocking_pids(pid) AS blockers, left(regexp_replace(query, '\\s+', ' ', 'g'), 90) AS query FROM pg_stat_activity a
+         WHERE pid <> pg_backend_pid() AND (state = 'active' OR (backend_type <> 'client backend' AND wait_event_type IS DISTINCT FROM 'Activity')
+           OR pid IN (SELECT unnest(pg_blocking_pids(b.pid)) FROM pg_stat_activity b))`,
       );
       samples.push({ at: Date.now(), rows });
       await new Promise((r) => setTimeout(r, 20));
@@ -254,7 +256,7 @@ function reportSlowWrites(slow: { from: number; to: number }[], samples: Activit
   for (const w of slow) {
     console.log(`\nslow write ${w.to - w.from} ms ${hms(w.from)}–${hms(w.to)}`);
     for (const s of samples.filter((x) => x.at >= w.from && x.at <= w.to)) {
-      for (const r of s.rows) console.log(`  ${hms(s.at)} ${r.pid} ${r.backend_type} ${r.state ?? ''} ${r.wait_event_type ?? '-'}:${r.wait_event ?? '-'} ${r.query}`);
+      for (const r of s.rows) console.log(`  ${hms(s.at)} ${r.pid} ${r.backend_type} ${r.state ?? ''} ${r.wait_event_type ?? '-'}:${r.wait_event ?? '-'}${r.blockers?.length ? ` (waits for ${r.blockers.join(',')})` : ''} ${r.query}`);
     }
   }
 }

@@ -46,6 +46,7 @@ import { DeliveryWorker } from './webhooks/deliveryWorker.js';
 import { createSender } from './webhooks/send.js';
 import { MailSender } from './webhooks/mailSender.js';
 import { webhookStats } from './webhooks/webhookAdmin.js';
+import { type RolesCounters, type RolesThread, startRolesThread } from './rolesThread.js';
 
 export interface ServiceOverrides {
   clock?: Clock;
@@ -55,13 +56,36 @@ export interface ServiceOverrides {
   shutdownGraceMs?: number;
   /** The service cannot go on (its embedded PostgreSQL will not restart); default: log and exit 70. */
   onFatal?: (err: Error) => void;
+  /** The lab is seeded already (the roles' thread: the main thread seeded it before starting it). */
+  labSeeded?: boolean;
 }
 
 /** EX_SOFTWARE: a supervisor (systemd Restart=on-failure, Docker restart policies) starts us again. */
-const exitForSupervisor = (logger: Logger) => (err: Error) => {
-  logger.fatal({ err }, 'embedded PostgreSQL cannot be restarted; exiting');
+const exitForSupervisor = (logger: Logger, why: string) => (err: Error) => {
+  logger.fatal({ err }, `${why}; exiting`);
   process.exit(70);
 };
+
+/** The roles that run in the roles' thread: all but the API's, when it shares the process with them. */
+function threadedRoles(config: Config): Role[] {
+  if (!config.threadedRoles || !config.roles.includes('api')) return [];
+  return config.roles.filter((r) => r !== 'api');
+}
+
+/** Readiness and counters of the nameserver and worker roles, wherever they run. */
+async function countersOf(running: Wiring['running']): Promise<RolesCounters> {
+  if (running.rolesThread) return running.rolesThread.counters();
+  const own = running.nameserver;
+  const { publication, webhooks } = running;
+  return {
+    nameserver: own && {
+      ready: own.feed.ready && own.server.listening,
+      counters: nameserverCounters(own.server.stats(), own.store instanceof MirroredZoneStore ? await own.store.helperStats() : [], own.feed.zoneCount),
+    },
+    builds: publication && { ...publication.builds },
+    webhooks: webhooks && { attempts: { ...webhooks.outcomes }, inFlight: webhooks.inFlightCount },
+  };
+}
 
 export interface RunningService {
   config: Config;
@@ -78,6 +102,10 @@ export interface RunningService {
   publication: PublicationWorker | null;
   /** The webhook delivery worker (worker role). */
   webhooks: DeliveryWorker | null;
+  /** The nameserver and worker roles when they run in a thread of their own (THREADED_ROLES); then the three above are null. */
+  rolesThread: RolesThread | null;
+  /** Readiness and counters of the roles this thread runs, as /metrics and /healthz read them. */
+  counters(): Promise<RolesCounters>;
   logger: Logger;
   /** Stops accepting, finishes in-flight requests, stops workers, closes the database. */
   stop(): Promise<void>;
@@ -104,7 +132,7 @@ export async function startService(config: Config, overrides: ServiceOverrides =
     const kek = await loadKeyEncryptionKey(config);
     const registrar: Registrar = lab ? new LabRegistrar(db, config, clock) : noRegistrar;
     // Filled in by the nameserver role; until then (and without it) DNS_HOST:DNS_PORT.
-    const running: Wiring['running'] = { lab: null, labReset: null, nameserver: null, publication: null, webhooks: null, httpUrl: null, registrar };
+    const running: Wiring['running'] = { lab: null, labReset: null, nameserver: null, publication: null, webhooks: null, rolesThread: null, httpUrl: null, registrar };
     const dnssec = new DnssecWorker({
       db,
       clock,
@@ -151,17 +179,27 @@ export async function startService(config: Config, overrides: ServiceOverrides =
       dnssec,
     };
     if (config.deployment === 'sandbox') {
-      const seeded = await ensureLabSeed(db, config.dataDir, clock.now());
-      await db.transaction(async (trx) => {
-        await trx.raw("SELECT pg_advisory_xact_lock(hashtextextended('lab-seed', 0))");
-        await seedLabReverseDns(trx, config, clock, dnssecDeps);
-      });
-      wiring.running.lab = { tokensFile: seeded.file, tokens: seeded.tokens };
+      if (!overrides.labSeeded) {
+        const seeded = await ensureLabSeed(db, config.dataDir, clock.now());
+        await db.transaction(async (trx) => {
+          await trx.raw("SELECT pg_advisory_xact_lock(hashtextextended('lab-seed', 0))");
+          await seedLabReverseDns(trx, config, clock, dnssecDeps);
+        });
+        wiring.running.lab = { tokensFile: seeded.file, tokens: seeded.tokens };
+      }
       wiring.running.labReset = new NightlyLabReset(db, clock, config.labResetTime, services.labResetSteps, logger, () => services.tokens.invalidate());
     }
-    for (const { role, start } of ROLES) if (config.roles.includes(role)) await start(wiring);
+    const threaded = threadedRoles(config);
+    if (threaded.length) {
+      // A clock injected here cannot reach another thread: such tests run every role here.
+      if (overrides.clock) throw new Error('an injected clock needs THREADED_ROLES=off');
+      const thread = await startRolesThread({ source: { ...config.source }, roles: threaded, databaseUrl }, logger, overrides.onFatal ?? exitForSupervisor(logger, 'the roles thread stopped'));
+      stack.push(() => thread.stop());
+      wiring.running.rolesThread = thread;
+    }
+    for (const { role, start } of ROLES) if (config.roles.includes(role) && !threaded.includes(role)) await start(wiring);
 
-    return { config, services, logger, stop: stopAll, ...wiring.running };
+    return { config, services, logger, stop: stopAll, counters: () => countersOf(wiring.running), ...wiring.running };
   } catch (err) {
     await stopAll();
     throw err;
@@ -190,7 +228,7 @@ async function openDatabase(config: Config, logger: Logger, overrides: ServiceOv
       supervision: {
         exited: (reason) => logger.error({ ...component, reason }, 'embedded PostgreSQL exited unexpectedly; restarting it'),
         restarted: () => logger.info(component, 'embedded PostgreSQL restarted'),
-        gaveUp: (err) => (overrides.onFatal ?? exitForSupervisor(logger))(err),
+        gaveUp: (err) => (overrides.onFatal ?? exitForSupervisor(logger, 'embedded PostgreSQL cannot be restarted'))(err),
       },
     });
     onStop(() => embedded.stop());
@@ -226,7 +264,7 @@ interface Wiring {
   /** Registers a shutdown step; steps run in reverse order of registration. */
   onStop(step: () => Promise<void>): void;
   shutdownGraceMs: number;
-  running: Pick<RunningService, 'lab' | 'labReset' | 'nameserver' | 'publication' | 'webhooks' | 'httpUrl' | 'registrar'>;
+  running: Pick<RunningService, 'lab' | 'labReset' | 'nameserver' | 'publication' | 'webhooks' | 'rolesThread' | 'httpUrl' | 'registrar'>;
   /** Decrypts zone keys for the build's sign step. */
   kek: Buffer;
   dnssec: DnssecWorker;
@@ -234,8 +272,8 @@ interface Wiring {
 
 /** The own nameserver's addresses: this process's, else DNS_VERIFY_SERVERS, else DNS_HOST:DNS_PORT. */
 function ownNameservers(config: Config, running: Wiring['running']) {
-  const own = running.nameserver;
-  const local = own ? config.dns.hosts.map((host) => ({ host, port: own.server.port })) : [];
+  const port = running.nameserver?.server.port ?? running.rolesThread?.dnsPort ?? null;
+  const local = port === null ? [] : config.dns.hosts.map((host) => ({ host, port }));
   return [...local, ...(config.dns.verifyServers ?? (local.length ? [] : config.dns.hosts.map((host) => ({ host, port: config.dns.port }))))];
 }
 
@@ -398,21 +436,18 @@ async function startApiRole(w: Wiring): Promise<void> {
   const { config, logger, db, running } = w;
   const readiness: ReadinessCheck[] = [{ name: 'database', check: () => withinMs(READINESS_TIMEOUT_MS, db.raw('SELECT 1').then(() => true)) }];
   const metrics = createMetrics();
-  if (running.nameserver) {
-    const { feed, server, store } = running.nameserver;
-    readiness.push({ name: 'nameserver', check: async () => feed.ready && server.listening });
-    registerNameserverMetrics(metrics.registry, async () => {
-      const helpers = store instanceof MirroredZoneStore ? await store.helperStats() : [];
-      return nameserverCounters(server.stats(), helpers, feed.zoneCount);
-    });
+  // The roles beside this one, in this thread or in the roles' thread (the same counters either
+  // way); a scrape's gauges share one read.
+  let reading: Promise<RolesCounters> | null = null;
+  const counters = () => (reading ??= countersOf(running).finally(() => setImmediate(() => (reading = null))));
+  if (config.roles.includes('nameserver')) {
+    const nameserver = async () => (await counters()).nameserver!;
+    readiness.push({ name: 'nameserver', check: () => withinMs(READINESS_TIMEOUT_MS, nameserver().then((n) => n.ready)) });
+    registerNameserverMetrics(metrics.registry, async () => (await nameserver()).counters);
   }
-  if (running.publication) {
-    const publication = running.publication;
-    registerBuildMetrics(metrics.registry, () => publication.builds);
-  }
-  if (running.webhooks) {
-    const webhooks = running.webhooks;
-    registerWebhookMetrics(metrics.registry, () => webhooks.outcomes, () => webhooks.inFlightCount);
+  if (config.roles.includes('worker')) {
+    registerBuildMetrics(metrics.registry, async () => (await counters()).builds!);
+    registerWebhookMetrics(metrics.registry, async () => (await counters()).webhooks!.attempts, async () => (await counters()).webhooks!.inFlight);
   }
   const app = createApp({ services: w.services, logger, metrics, readiness });
   // Errors outside the middleware (a request cut off by requestTimeout, a client gone while we

@@ -1,6 +1,7 @@
 // The service under test for every benchmark: started as `npm start` starts it (a child process
 // running src/main.ts), on free ports, with a fresh DATA_DIR; the load comes from the caller.
 import { spawn } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
@@ -37,7 +38,7 @@ export interface BenchService {
  * ROLES=api,worker in the first process and ROLES=nameserver in a second one on the same
  * database, which serves `dnsPort` and which the worker's verification asks (DNS_HOST:DNS_PORT).
  */
-export async function startBenchService(options: { env?: Record<string, string>; nodeArgs?: string[]; nameserverProcess?: boolean } = {}): Promise<BenchService> {
+export async function startBenchService(options: { env?: Record<string, string>; nodeArgs?: string[]; nameserverProcess?: boolean; apiProcess?: boolean } = {}): Promise<BenchService> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'mdns-bench-'));
   const port = await freePort();
   const dnsPort = Number(options.env?.DNS_PORT ?? (await freePort()));
@@ -50,12 +51,16 @@ export async function startBenchService(options: { env?: Record<string, string>;
         DNS_PORT: String(dnsPort),
         EMBEDDED_PG_PORT: String(await freePort()),
         LOG_LEVEL: 'info',
+        ...sharedKek,
         ...options.env,
         ...env,
       },
       stdio: ['ignore', 'ignore', 'inherit'],
     });
-  const child = await spawnService(dataDir, port, options.nameserverProcess ? { ROLES: 'api,worker' } : {});
+  // Two processes of one lab must share its key-encryption key (each would make its own under DATA_DIR).
+  const sharedKek = options.nameserverProcess || options.apiProcess ? { DNSSEC_KEY_ENCRYPTION_KEY: crypto.randomBytes(32).toString('hex') } : {};
+  const firstRoles: Record<string, string> = options.apiProcess ? { ROLES: 'api' } : options.nameserverProcess ? { ROLES: 'api,worker' } : {};
+  const child = await spawnService(dataDir, port, firstRoles);
   const children = [child];
   const base = `http://127.0.0.1:${port}`;
   for (let i = 0; !(await fetch(`${base}/healthz`).then((r) => r.ok, () => false)); i++) {
@@ -63,11 +68,11 @@ export async function startBenchService(options: { env?: Record<string, string>;
     await new Promise((r) => setTimeout(r, 200));
   }
   const dataDirs = [dataDir];
-  if (options.nameserverProcess) {
+  if (options.nameserverProcess || options.apiProcess) {
     // Started once the first has migrated the database; its readiness shows as zones going live.
     const nsDir = await fs.mkdtemp(path.join(os.tmpdir(), 'mdns-bench-ns-'));
     dataDirs.push(nsDir);
-    children.push(await spawnService(nsDir, await freePort(), { ROLES: 'nameserver' }));
+    children.push(await spawnService(nsDir, await freePort(), { ROLES: options.apiProcess ? 'worker,nameserver' : 'nameserver' }));
   }
   const tokens = JSON.parse(await fs.readFile(path.join(dataDir, 'lab-tokens.json'), 'utf8')) as LabTokens;
   return {

@@ -10,6 +10,15 @@ export type Role = 'api' | 'nameserver' | 'worker';
 export interface Config {
   deployment: Deployment;
   roles: Role[];
+  /**
+   * With the api role and another in one process, the others run in a thread of their own
+   * (docs/operations.md "Processes and roles"), so the nameserver's loads and the builds never
+   * hold the thread that answers requests. Off: every role on the main thread (tests with an
+   * injected clock).
+   */
+  threadedRoles: boolean;
+  /** The variables this Config was read from: the roles' thread reads its own from them. */
+  source: Readonly<Record<string, string | undefined>>;
   http: {
     host: string;
     port: number;
@@ -218,6 +227,7 @@ const IANA_ROOT_ANCHORS = [
 const variables = {
   DEPLOYMENT: z.enum(['sandbox', 'production']).default('sandbox'),
   ROLES: roleList.default(['api', 'nameserver', 'worker']),
+  THREADED_ROLES: z.enum(['on', 'off']).default('on'),
   HTTP_HOST: z.string().min(1).default('127.0.0.1'),
   HTTP_PORT: port.default(8080),
   HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).default(30_000),
@@ -313,6 +323,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   return {
     deployment: p.DEPLOYMENT,
     roles: [...new Set(p.ROLES)] as Role[],
+    threadedRoles: p.THREADED_ROLES === 'on',
+    source: Object.fromEntries(Object.keys(variables).map((name) => [name, env[name]])),
     http: { host: p.HTTP_HOST, port: p.HTTP_PORT, requestTimeoutMs: p.HTTP_REQUEST_TIMEOUT_MS },
     dns: {
       hosts: p.DNS_HOST,

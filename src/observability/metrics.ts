@@ -99,19 +99,19 @@ export type Metrics = ReturnType<typeof createMetrics>;
 
 /** Zone versions built by this process's publication worker, by how the build signed them (docs/dnssec.md). */
 /** A gauge per value of one label, read from the counts a part of the service keeps. */
-function countsByLabel(registry: Registry, name: string, help: string, label: string, counts: () => Record<string, number>): void {
+function countsByLabel(registry: Registry, name: string, help: string, label: string, counts: () => Promise<Record<string, number>>): void {
   new Gauge({
     name,
     help,
     labelNames: [label],
     registers: [registry],
-    collect() {
-      for (const [value, n] of Object.entries(counts())) this.set({ [label]: value }, n);
+    async collect() {
+      for (const [value, n] of Object.entries(await counts())) this.set({ [label]: value }, n);
     },
   });
 }
 
-export function registerBuildMetrics(registry: Registry, builds: () => Record<'unsigned' | 'by_change' | 'whole', number>): void {
+export function registerBuildMetrics(registry: Registry, builds: () => Promise<Record<'unsigned' | 'by_change' | 'whole', number>>): void {
   countsByLabel(
     registry,
     'zone_builds_total',
@@ -122,7 +122,7 @@ export function registerBuildMetrics(registry: Registry, builds: () => Record<'u
 }
 
 /** Webhook attempts this process made, by outcome, and those running now (docs/webhooks.md). */
-export function registerWebhookMetrics(registry: Registry, attempts: () => Record<string, number>, running: () => number): void {
+export function registerWebhookMetrics(registry: Registry, attempts: () => Promise<Record<string, number>>, running: () => Promise<number>): void {
   countsByLabel(
     registry,
     'webhook_attempts_total',
@@ -134,8 +134,8 @@ export function registerWebhookMetrics(registry: Registry, attempts: () => Recor
     name: 'webhook_attempts_in_flight',
     help: 'Webhook delivery attempts running in this process now.',
     registers: [registry],
-    collect() {
-      this.set(running());
+    async collect() {
+      this.set(await running());
     },
   });
 }

@@ -106,17 +106,20 @@ const sameList = (a: readonly string[] | null, b: readonly string[]) => a !== nu
 
 export async function publishZone(deps: PublishDeps, zoneId: string): Promise<PublishOutcome> {
   try {
-    // A zone to be signed whole is signed before its row is locked (writes to it go on meanwhile),
-    // from one snapshot of it (a large one in the signing thread, build/signingThread.ts), and
-    // committed under the lock if nothing was published since. The
-    // build under the lock says when (SIGN_WHOLE); the third attempt signs under the lock.
+    // A signed zone is read and signed before its row is locked (writes to it go on meanwhile),
+    // from one snapshot of it (a large one signed whole in the signing thread,
+    // build/signingThread.ts), and committed if nothing was published since: its writers wait
+    // only for the version's pointer and commit. The build under the lock says when
+    // (SIGN_OUTSIDE); the third attempt signs under the lock.
     let prepared: PreparedVersion | null = null;
     for (let attempt = 0; ; attempt++) {
       const committed = prepared && (await commitPrepared(deps, zoneId, prepared));
       if (committed) return committed;
       const outcome = await deps.db.transaction((trx) => buildVersion(trx, deps, zoneId, attempt >= 2));
-      if (outcome !== SIGN_WHOLE) return outcome;
-      prepared = await prepareWholeSigning(deps, zoneId);
+      if (outcome !== SIGN_OUTSIDE) return outcome;
+      const snapshot = await prepareSigned(deps, zoneId);
+      if (snapshot === 'idle') return { kind: 'idle' };
+      prepared = snapshot;
     }
   } catch (err) {
     if (!(err instanceof BuildError)) throw err;
@@ -141,8 +144,8 @@ export async function zonesRenderedElsewise(db: Knex, nameservers: readonly stri
   return rows.map((r) => r.id);
 }
 
-/** buildVersion's answer when the version is to be signed whole: that is done first, outside the lock (prepareWholeSigning). */
-const SIGN_WHOLE = Symbol('sign whole');
+/** buildVersion's answer when the version is to be signed: that is done first, outside the lock (prepareSigned). */
+const SIGN_OUTSIDE = Symbol('sign outside the lock');
 
 /** What the build will do, decided from the zone's row, keys and unpublished change sets. */
 interface BuildPlan {
@@ -160,10 +163,11 @@ interface BuildPlan {
   serial: number;
 }
 
-/** A version signed whole outside the row lock, from a snapshot of the zone as `plan` saw it, ready to write. */
+/** A version signed outside the row lock, from a snapshot of the zone as `plan` saw it, ready to write. */
 interface PreparedVersion {
   plan: BuildPlan;
   row: VersionRow;
+  signed: 'by_change' | 'whole';
 }
 
 const ZONE_COLUMNS = (q: Knex | Knex.Transaction, buildLock = true) => [
@@ -209,21 +213,32 @@ async function planBuild(trx: Knex.Transaction, deps: PublishDeps, zone: ZoneLoc
   return { zone, keys, signing, touched, byChange, whole, fromSerial, serial };
 }
 
-/** The version of a signed zone signed whole, made in a read-only snapshot without the zone's row lock; null for an unsigned one. */
-async function prepareWholeSigning(deps: PublishDeps, zoneId: string): Promise<PreparedVersion | null> {
+/**
+ * The version of a signed zone, made in a read-only snapshot without the zone's row lock: signed by
+ * the names its change sets touched, or whole. Null where it is not signed (the build goes on under
+ * the lock); 'idle' when there is nothing to build.
+ */
+async function prepareSigned(deps: PublishDeps, zoneId: string): Promise<PreparedVersion | 'idle' | null> {
+  type Snapshot = null | 'idle' | { byChange: PreparedVersion } | { whole: { plan: BuildPlan; now: Date; read: DraftInputs } };
   const snapshot = await deps.db.transaction(
-    async (trx) => {
+    async (trx): Promise<Snapshot> => {
       const now = deps.clock.now();
       const zone = (await trx('zones').where('id', zoneId).first(...ZONE_COLUMNS(trx, false))) as ZoneLockRow | undefined;
       if (!zone || zone.status === 'deleting') return null;
       const plan = await planBuild(trx, deps, zone, now);
-      if (!plan || plan.signing === null) return null;
-      return { plan, now, read: await readDraftInputs(trx, zone, null, plan.fromSerial) };
+      if (!plan) return 'idle';
+      if (plan.signing === null) return null;
+      const byNames = plan.byChange ? await draftSignedChange(draftBuild(trx, deps, plan, now), plan.touched!) : null;
+      if (byNames) return { byChange: { plan, row: await versionRow(byNames, plan.signing), signed: 'by_change' } };
+      return { whole: { plan, now, read: await readDraftInputs(trx, zone, null, plan.fromSerial) } };
     },
     { isolationLevel: 'repeatable read', readOnly: true },
   );
-  // Signed after the snapshot's transaction ended: it holds no connection while it signs.
-  return snapshot && { plan: snapshot.plan, row: await versionRowFrom(draftBuild(null, deps, snapshot.plan, snapshot.now), snapshot.read) };
+  if (snapshot === null || snapshot === 'idle') return snapshot;
+  if ('byChange' in snapshot) return snapshot.byChange;
+  // Signed whole after the snapshot's transaction ended: it holds no connection while it signs.
+  const { plan, now, read } = snapshot.whole;
+  return { plan, row: await versionRowFrom(draftBuild(null, deps, plan, now), read), signed: 'whole' };
 }
 
 /** A version signed whole outside the lock, committed if it still applies; null when it does not (the build goes on under the lock). */
@@ -240,7 +255,7 @@ async function commitPrepared(deps: PublishDeps, zoneId: string, prepared: Prepa
       const built = { ...zone, changeset_seq: prepared.plan.zone.changeset_seq };
       const pushed = await writeVersionInHalves(trx, built, now, prepared.row);
       if (pushed === null) throw NOT_APPLIED;
-      return { kind: 'published', serial: prepared.plan.serial, changeSets: pushed, signed: 'whole', behind: zone.changeset_seq > built.changeset_seq } as const;
+      return { kind: 'published', serial: prepared.plan.serial, changeSets: pushed, signed: prepared.signed, behind: zone.changeset_seq > built.changeset_seq } as const;
     });
   } catch (err) {
     if (err === NOT_APPLIED) return null;
@@ -256,7 +271,7 @@ function stillApplies(prepared: PreparedVersion, plan: BuildPlan): boolean {
   return prepared.plan.zone.published_serial === plan.zone.published_serial && prepared.plan.signing === plan.signing && sameNameservers;
 }
 
-async function buildVersion(trx: Knex.Transaction, deps: PublishDeps, zoneId: string, lastTry: boolean): Promise<PublishOutcome | typeof SIGN_WHOLE> {
+async function buildVersion(trx: Knex.Transaction, deps: PublishDeps, zoneId: string, lastTry: boolean): Promise<PublishOutcome | typeof SIGN_OUTSIDE> {
   const now = deps.clock.now();
   const zone = (await trx('zones').where('id', zoneId).forUpdate().skipLocked().first(...ZONE_COLUMNS(trx)).options(PREPARED)) as ZoneLockRow | undefined;
   if (!zone) return (await trx('zones').where('id', zoneId).first('id')) ? { kind: 'busy' } : { kind: 'idle' };
@@ -264,12 +279,12 @@ async function buildVersion(trx: Knex.Transaction, deps: PublishDeps, zoneId: st
   // A signed zone being deleted stays served (signed) until the worker saw its DS leave the
   // parent and waited out its TTL (docs/dnssec.md "Deleting a signed zone").
   if (zone.status === 'deleting') return zone.dnssec_state === 'ds_removing' ? { kind: 'idle' } : withdraw(trx, now, zone);
+  if (isSigned(zone.dnssec_state) && !lastTry) return SIGN_OUTSIDE;
   const plan = await planBuild(trx, deps, zone, now);
   if (!plan) return { kind: 'idle' };
 
   const build = draftBuild(trx, deps, plan, now);
   const byNames = plan.byChange ? await draftSignedChange(build, plan.touched!) : null;
-  if (plan.signing !== null && !byNames && !lastTry) return SIGN_WHOLE;
   const row = byNames ? await versionRow(byNames, plan.signing) : await versionRowFrom(build, await readDraftInputs(trx, zone, plan.whole || plan.byChange ? null : plan.touched, plan.fromSerial));
   const pushed = await writeVersion(trx, zone, now, row);
   return { kind: 'published', serial: plan.serial, changeSets: pushed, signed: plan.signing === null ? null : byNames ? 'by_change' : 'whole', behind: false };

@@ -70,6 +70,9 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     // The lab's reverse-DNS seed only where a test asks for it (test/integration/labReverseDns.test.ts):
     // the other tests count what a fresh lab holds.
     LAB_RDNS_SEED: 'off',
+    // Every role on the test's thread: the injected clock and the nameserver's store are reached
+    // from here (test/integration/rolesThread.test.ts runs the roles' thread).
+    THREADED_ROLES: 'off',
     ...options.env,
   });
   const clock = options.clock ?? new ManualClock(new Date());

@@ -18,7 +18,8 @@ const CIDR = '198.18.0.0/18';
 const TOTAL = 16_384;
 const CHUNK = 4096;
 
-describe('forward records of a /18, written in chunks by the worker', () => {
+// Each test waits up to a minute for the worker's chunks (`complete`); on a loaded CI machine a rename took over 30 s.
+describe('forward records of a /18, written in chunks by the worker', { timeout: 120_000 }, () => {
   let lab: DnsLab;
   let worker: TestService | null = null;
   let spaceId: string;

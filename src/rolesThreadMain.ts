@@ -1,0 +1,35 @@
+// The roles thread's side (rolesThread.mjs loads it; the main thread's side is rolesThread.ts):
+// starts the service with the roles it was given and answers the main thread's messages.
+import { parentPort, workerData } from 'node:worker_threads';
+import { loadConfig } from './config/index.js';
+import type { FromThread, RolesThreadData, ToThread } from './rolesThread.js';
+import { startService } from './service.js';
+
+export async function serveRolesThread(): Promise<void> {
+  const port = parentPort!;
+  const send = (m: FromThread) => port.postMessage(m);
+  const data = workerData as RolesThreadData;
+  let service;
+  try {
+    const config = loadConfig({ ...data.source, ROLES: data.roles.join(','), DATABASE_URL: data.databaseUrl, THREADED_ROLES: 'off' });
+    service = await startService(config, { labSeeded: true });
+  } catch (err) {
+    send({ kind: 'failed', message: err instanceof Error ? err.message : String(err) });
+    process.exit(1);
+  }
+  const running = service;
+  port.on('message', (m: ToThread) => {
+    if (m.kind === 'counters') {
+      running.counters().then(
+        (counters) => send({ kind: 'counters', id: m.id, counters }),
+        (err: unknown) => send({ kind: 'countersFailed', id: m.id, message: err instanceof Error ? err.message : String(err) }),
+      );
+    } else if (m.kind === 'stop') {
+      void running.stop().finally(() => {
+        send({ kind: 'stopped' });
+        process.exit(0);
+      });
+    }
+  });
+  send({ kind: 'ready', dnsPort: running.nameserver?.server.port ?? null });
+}
