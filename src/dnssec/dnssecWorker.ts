@@ -111,7 +111,9 @@ export class DnssecWorker {
 
   private async zoneRow(db: Knex | Knex.Transaction, zoneId: string, lock = false): Promise<ZoneDnssecRow | undefined> {
     const q = db('zones').where('id', zoneId).first('id', 'name', 'tenant_id', 'dnssec_state', 'dnssec_mode', 'dnssec_state_changed_at', 'dnssec_status');
-    return (await (lock ? q.forUpdate() : q)) as ZoneDnssecRow | undefined;
+    // NO KEY: the row's DNSSEC columns change, never its key, so a version being written (whose
+    // rows hold the zone FOR KEY SHARE until their commit) does not keep the worker waiting.
+    return (await (lock ? q.forNoKeyUpdate() : q)) as ZoneDnssecRow | undefined;
   }
 
   private async observe(zone: ZoneDnssecRow, keys: StoredKey[]): Promise<Seen> {

@@ -96,6 +96,10 @@ describe('forward records of a /18, written in chunks by the worker', { timeout:
     }, 60_000, 'forward records failed');
     expect(failed.forward_records.error).toMatchObject({ code: 'record_managed' });
     expect(failed.forward_records.written).toBeLessThan(TOTAL);
+    // Backed off by the worker's clock: 10 s after the first failure, doubling with each attempt after it.
+    const job = (await lab.sql.query('SELECT attempts, run_after FROM forward_record_jobs WHERE space_id = $1', [spaceId])).rows[0];
+    expect(job.attempts).toBeGreaterThanOrEqual(1);
+    expect(new Date(job.run_after).getTime() - worker!.clock.now().getTime()).toBe(Math.min(10_000 * 2 ** (job.attempts - 1), 15 * 60_000));
     // The platform removes its record and sends the zone again: the job is retried at once.
     expect((await lab.platform.delete(`/zones/pool2.example/records/${own.body.id}`)).status).toBe(202);
     expect((await lab.platform.patch(`/ip-spaces/${spaceId}`, { forward_zone: 'pool2.example' })).status).toBe(200);

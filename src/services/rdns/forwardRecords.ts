@@ -299,11 +299,13 @@ async function recordFailure(deps: ForwardWorkerDeps, job: { space_id: string; z
     err instanceof DomainError
       ? { code: err.errors[0]?.code ?? err.code, detail: err.errors[0]?.detail ?? localise(err.code, 'en', err.params).detail, at: now.toISOString() }
       : { code: 'internal_error', detail: err instanceof Error ? err.message : String(err), at: now.toISOString() };
-  const row = (await deps.db('forward_record_jobs').where(job).first('attempts')) as { attempts: number } | undefined;
-  if (!row) return;
-  const wait = Math.min(RETRY_FIRST_MS * 2 ** row.attempts, RETRY_MAX_MS);
+  // One statement: the back-off doubles with the attempts the row holds (a job gone meanwhile: no row).
   await deps.db('forward_record_jobs')
     .where(job)
-    .update({ attempts: row.attempts + 1, last_error: JSON.stringify(error), run_after: new Date(now.getTime() + wait) });
+    .update({
+      attempts: deps.db.raw('attempts + 1'),
+      last_error: JSON.stringify(error),
+      run_after: deps.db.raw("?::timestamptz + least(? * power(2, attempts), ?) * interval '1 millisecond'", [now, RETRY_FIRST_MS, RETRY_MAX_MS]),
+    });
   if (!(err instanceof DomainError)) throw err;
 }
