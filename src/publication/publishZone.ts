@@ -548,11 +548,16 @@ async function markFailed(trx: Knex.Transaction, now: Date, zoneId: string, deta
     .andWhere('seq', '>', zone.published_seq)
     .andWhere('state', 'pending')
     .update({ state: 'failed', error: JSON.stringify({ code: 'build_failed', detail }), updated_at: now })
-    .returning(['id', 'tenant_id'])) as { id: string; tenant_id: string }[];
+    .returning(['id', 'tenant_id', 'acting_tenant_id'])) as { id: string; tenant_id: string; acting_tenant_id: string | null }[];
   await trx('zones').where('id', zoneId).update({ publish_retry_at: new Date(now.getTime() + FAILED_BUILD_BACKOFF_MS) });
   await recordEvents(
     trx,
-    failed.map((c) => ({ tenantId: c.tenant_id, kind: 'record.failed', zoneId, payload: { zone: zone.name, changeset_id: c.id, state: 'failed', error: { code: 'build_failed', detail } } })),
+    failed.map((c) => ({
+      tenantId: c.tenant_id,
+      kind: 'record.failed',
+      zoneId,
+      payload: { zone: zone.name, changeset_id: c.id, state: 'failed', error: { code: 'build_failed', detail }, ...(c.acting_tenant_id ? { acting_tenant_id: c.acting_tenant_id } : {}) },
+    })),
     now,
   );
 }

@@ -80,13 +80,14 @@ async function markLive(deps: VerifyDeps, zone: ZoneState, serial: number): Prom
     `WITH live AS (
        UPDATE change_sets SET state = 'live', live_at = ?, updated_at = ?
        WHERE zone_id = ? AND state = 'pushed' AND seq <= ?
-       RETURNING id, tenant_id, serial
+       RETURNING id, tenant_id, serial, acting_tenant_id
      ), activated AS (
        UPDATE zones SET status = 'active', activated_at = ? WHERE id = ? AND status = 'activating' RETURNING id
      ), events AS (
        INSERT INTO events (id, tenant_id, kind, zone_id, payload, occurred_at)
        SELECT new_id('evt'), tenant_id, 'record.published', ?,
-              jsonb_build_object('zone', ?::text, 'changeset_id', id, 'state', 'live', 'serial', coalesce(serial, ?)), ?
+              jsonb_build_object('zone', ?::text, 'changeset_id', id, 'state', 'live', 'serial', coalesce(serial, ?))
+                || CASE WHEN acting_tenant_id IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('acting_tenant_id', acting_tenant_id) END, ?
        FROM live
        RETURNING id
      )

@@ -17,7 +17,7 @@ import { DomainError, type FieldError, notFound } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import type { ChangeSet } from '../domain/model/changeSet.js';
 import { ifMatchSatisfied, rowEtag } from '../domain/model/etag.js';
-import { zoneChangedEvent } from '../domain/model/events.js';
+import { actingCustomerOf, zoneChangedEvent } from '../domain/model/events.js';
 import type { DnsRecord } from '../domain/model/record.js';
 import type { Zone } from '../domain/model/zone.js';
 import type { ChangeSetKind, ChangeSetState } from '../domain/publication.js';
@@ -116,7 +116,7 @@ export async function appendChangeSet(
     details: { zone: zone.name, kind: entry.kind, ...entry.summary },
   });
   const statement = ctx.trx
-    .with('cs', ctx.trx('change_sets').insert(changeSetToRow(changeSet, zone.tenantId)))
+    .with('cs', ctx.trx('change_sets').insert(changeSetToRow(changeSet, zone.tenantId, actingCustomerOf(zone, ctx.actor.acting.id))))
     .with('a', ctx.trx('audit_log').insert(audit))
     .with('e', ctx.trx('events').insert(eventRow(zoneChangedEvent(zone, changeSet, ctx.actor.acting.id), now)))
     // record_count moves with the records the same statement writes: the plan's growth. (Statement

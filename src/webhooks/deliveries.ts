@@ -19,8 +19,8 @@ export const DISPATCH_BATCH = 500;
  * the kind, created before the event, and owning one of the event's tenants (scope `subtree`: the
  * tenant lies in the owner's subtree; `tenant`: it is the owner). An event's tenants are its own
  * (the zone's owner) and, for a write a customer made into the provider's reverse zones, that
- * customer (`acting_tenant_id` of the zone.changed event, docs/webhooks.md "Ownership"; the
- * change set's record.published / record.failed find it there). Returns how many events it took.
+ * customer (`acting_tenant_id` of the change set's zone.changed, record.published and
+ * record.failed, docs/webhooks.md "Ownership"). Returns how many events it took.
  */
 export async function dispatchEvents(db: Knex, now: Date, batch = DISPATCH_BATCH): Promise<{ events: number; deliveries: number }> {
   const result = await db.raw<{ rows: { events: number; deliveries: number }[] }>(
@@ -34,15 +34,8 @@ export async function dispatchEvents(db: Knex, now: Date, batch = DISPATCH_BATCH
        -- The lab's parent zones (the root, the TLDs) are its machinery, no API object: no events.
        WHERE NOT EXISTS (SELECT 1 FROM zones z WHERE z.id = b.zone_id AND z.kind = 'lab_parent')
        UNION
-       SELECT b.id, b.kind, b.occurred_at, acting.tenant_id FROM batch b
-       CROSS JOIN LATERAL (
-         SELECT b.payload->>'acting_tenant_id' AS tenant_id WHERE b.kind = 'zone.changed'
-         UNION ALL
-         SELECT zc.payload->>'acting_tenant_id' FROM events zc
-         WHERE b.kind IN ('record.published', 'record.failed') AND zc.kind = 'zone.changed' AND (zc.payload->>'acting_tenant_id') IS NOT NULL
-           AND zc.payload->>'changeset_id' = b.payload->>'changeset_id' AND zc.zone_id = b.zone_id
-       ) acting
-       WHERE acting.tenant_id IS NOT NULL
+       SELECT b.id, b.kind, b.occurred_at, b.payload->>'acting_tenant_id' FROM batch b
+       WHERE b.kind IN ('zone.changed', 'record.published', 'record.failed') AND (b.payload->>'acting_tenant_id') IS NOT NULL
      ), fanned AS (
        INSERT INTO webhook_deliveries (id, webhook_id, event_id, kind, state, attempts, next_attempt_at, created_at)
        SELECT new_id('dlv'), m.webhook_id, m.event_id, m.kind, 'pending', 0, ?, ?

@@ -182,6 +182,13 @@ describe('delivery and ownership', () => {
       const changed = ofA.ofType('zone.changed').find((e) => e.body.changeset_id === byA.body.changeset_id)!.body;
       // The event stays the zone's (the platform's), naming the customer that wrote.
       expect(changed).toMatchObject({ zone: '100.51.198.in-addr.arpa', change: 'records', tenant: { id: lab.tokens.tenants.platform }, acting_tenant_id: ids.customers[0] });
+      // Its record.published names the same customer (kept on the change set); staff's write names none.
+      const published = ofA.ofType('record.published').find((e) => e.body.changeset_id === byA.body.changeset_id)!.body;
+      expect(published).toMatchObject({ zone: '100.51.198.in-addr.arpa', state: 'live', tenant: { id: lab.tokens.tenants.platform }, acting_tenant_id: ids.customers[0] });
+      const db = new pg.Client({ connectionString: lab.databaseUrl });
+      await db.connect();
+      const kept = await db.query('SELECT id, acting_tenant_id FROM change_sets WHERE id = ANY($1)', [[byStaff.body.changeset_id, byA.body.changeset_id]]).finally(() => db.end());
+      expect(Object.fromEntries(kept.rows.map((r) => [r.id, r.acting_tenant_id]))).toEqual({ [byStaff.body.changeset_id]: null, [byA.body.changeset_id]: ids.customers[0] });
       for (const r of [ofA, actingForA]) {
         // A's own write only: not B's, not staff's, not the zones' creation.
         expect(new Set(r.events.map((e) => e.body.changeset_id))).toEqual(new Set([byA.body.changeset_id]));

@@ -17,6 +17,8 @@ export interface ChangeSetRow {
   api_client_id: string | null;
   request_id: string | null;
   touched_names: string[] | null;
+  /** A provider reverse zone's change set written for a customer: that customer (domain/model/events.ts actingCustomerOf). */
+  acting_tenant_id: string | null;
   /** The published version (SOA serial) that carried it. */
   serial: number | string | null;
   pushed_at: Date | null;
@@ -48,10 +50,11 @@ export const changeSetToDomain = (r: ChangeSetRow, zoneName: string): ChangeSet 
 });
 
 /** The row of a new change set, as the insert sends it (jsonb columns as JSON text). */
-export const changeSetToRow = (c: ChangeSet, tenantId: string) => ({
+export const changeSetToRow = (c: ChangeSet, tenantId: string, actingTenantId: string | null) => ({
   id: c.id,
   zone_id: c.zoneId,
   tenant_id: tenantId,
+  acting_tenant_id: actingTenantId,
   seq: c.seq,
   state: c.state,
   error: c.error === null ? null : JSON.stringify(c.error),

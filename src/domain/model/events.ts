@@ -39,7 +39,7 @@ export function zoneChangedEvent(
   changeSet: { id: string; kind: ChangeSetKind; summary: Record<string, number> },
   actingTenantId?: string,
 ): DomainEvent {
-  const forCustomer = zone.kind === 'provider_reverse' && actingTenantId !== undefined && actingTenantId !== zone.tenantId;
+  const forCustomer = actingCustomerOf(zone, actingTenantId) !== null;
   return {
     tenantId: zone.tenantId,
     kind: 'zone.changed',
@@ -53,6 +53,14 @@ export function zoneChangedEvent(
       ...(forCustomer ? { acting_tenant_id: actingTenantId } : {}),
     },
   };
+}
+
+/**
+ * The customer a write into a provider reverse zone was made for (null for every other write): it
+ * is kept on the change set, and its zone.changed, record.published and record.failed name it.
+ */
+export function actingCustomerOf(zone: { tenantId: string; kind?: string }, actingTenantId: string | undefined): string | null {
+  return zone.kind === 'provider_reverse' && actingTenantId !== undefined && actingTenantId !== zone.tenantId ? actingTenantId : null;
 }
 
 /** Percentages of max_zones whose crossing fires quota.warning (docs/webhooks.md). */

@@ -14,6 +14,7 @@ const envelope = <T extends string>(type: T) => ({
 
 const zone = z.string().describe('The zone’s name (A-label form).');
 const changesetId = z.string().describe('chg_…: the change set.');
+const actingTenant = z.string().optional().describe('As in the change set’s zone.changed: the customer a PTR write into the provider’s reverse zones was made for.');
 
 export const eventSchemas = {
   'zone.changed': z
@@ -30,7 +31,7 @@ export const eventSchemas = {
         .string()
         .optional()
         .describe(
-          'Only for a PTR write a customer made into the provider’s reverse zones (`/ptr`): the customer it was made for. `tenant.id` stays the zone’s owner (the platform); the customer’s webhooks (and those of the tenants above it) receive this event and the change set’s record.published / record.failed (docs/webhooks.md "Ownership").',
+          'Only for a PTR write a customer made into the provider’s reverse zones (`/ptr`): the customer it was made for. `tenant.id` stays the zone’s owner (the platform); the customer’s webhooks (and those of the tenants above it) receive this event and the change set’s record.published / record.failed, which name the customer too (docs/webhooks.md "Ownership").',
         ),
     })
     .describe('A zone changed: created, its settings or records written, its deletion requested or done, DNSSEC keys in or out.'),
@@ -41,6 +42,7 @@ export const eventSchemas = {
       changeset_id: changesetId,
       state: z.literal('live').describe('The change set’s publication state.'),
       serial: z.number().int().describe('The SOA serial seen on every authoritative nameserver.'),
+      acting_tenant_id: actingTenant,
     })
     .describe('A change set reached `live`.'),
   'record.failed': z
@@ -50,6 +52,7 @@ export const eventSchemas = {
       changeset_id: changesetId,
       state: z.literal('failed'),
       error: z.object({ code: z.string(), detail: z.string() }),
+      acting_tenant_id: actingTenant,
     })
     .describe('A change set reached `failed`; the service keeps retrying through the reconcile process.'),
   'dnssec.state_changed': z
