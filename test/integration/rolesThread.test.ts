@@ -62,7 +62,8 @@ describe('the nameserver and worker roles in their own thread (THREADED_ROLES=on
     const value = (line: string) => Number(new RegExp(`^${line.replace(/[{}"]/g, '\\$&')} (\\d+)$`, 'm').exec(text)?.[1] ?? NaN);
     expect(value('dns_zones_loaded')).toBeGreaterThanOrEqual(1);
     expect(value('dns_queries_received{transport="udp"}')).toBeGreaterThanOrEqual(2);
-    expect(value('zone_builds_total{signing="unsigned"}')).toBeGreaterThanOrEqual(2);
+    // The zone and its record may go out in one version: at least one build.
+    expect(value('zone_builds_total{signing="unsigned"}')).toBeGreaterThanOrEqual(1);
     expect(value('webhook_attempts_in_flight')).toBe(0);
   });
 
