@@ -68,7 +68,7 @@ function queryA(socket: dgram.Socket, port: number, name: string, id: number): P
 }
 
 const split = opts['nameserver-process'];
-const service = await startBenchService({ env: { DYNDNS_HOST_UPDATES_PER_MINUTE: '1000000' }, nodeArgs: process.env.BENCH_SERVICE_NODE_ARGS?.split(' ').filter(Boolean), nameserverProcess: split });
+const service = await startBenchService({ env: { DYNDNS_HOST_UPDATES_PER_MINUTE: '1000000' }, nodeArgs: process.env.BENCH_SERVICE_NODE_ARGS?.split(' ').filter(Boolean), secondProcess: split ? 'nameserver' : undefined });
 try {
   await liftRateLimits(service);
   const { base, tokens, dnsPort } = service;

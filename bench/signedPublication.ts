@@ -22,6 +22,8 @@
 // stalls and garbage collections on the same clock.
 //
 // The API caps a zone at 100,000 records (MAX_RECORDS_PER_ZONE, src/domain/records/ttl.ts).
+// --api-process runs the API alone in one process and the worker and nameserver roles in a second
+// (a split deployment; the default is one process with its roles' thread, as `npm start` runs it).
 // --unsigned measures the same zones without enabling DNSSEC (the baseline). No query load runs
 // meanwhile (unlike bench/publicationLatency.ts). The service runs as `npm start` runs it.
 // Before enabling, and while each zone is signed whole after `enable`, a probe PATCHes one TXT
@@ -40,6 +42,7 @@ const { values: opts } = parseArgs({
     'only-signing-writes': { type: 'boolean', default: false },
     'trace-slow': { type: 'string' },
     'load-by-import': { type: 'boolean', default: false },
+    'api-process': { type: 'boolean', default: false },
   },
 });
 const sizes = opts.sizes.split(',').map(Number);
@@ -50,7 +53,7 @@ const url = process.env.DATABASE_URL ?? '';
 if (!url || /\/(postgres|test)$/.test(url)) throw new Error('DATABASE_URL must name a scratch database');
 
 const log = (msg: string) => process.stderr.write(`[signedPublication ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
-const service = await startBenchService({ env: { DNSSEC_CHECK_INTERVAL_MS: '200' }, nodeArgs: process.env.BENCH_SERVICE_NODE_ARGS?.split(' ').filter(Boolean), apiProcess: process.env.BENCH_API_PROCESS === '1' });
+const service = await startBenchService({ env: { DNSSEC_CHECK_INTERVAL_MS: '200' }, nodeArgs: process.env.BENCH_SERVICE_NODE_ARGS?.split(' ').filter(Boolean), secondProcess: opts['api-process'] ? 'worker,nameserver' : undefined });
 try {
   const { base, tokens } = service;
   await liftRateLimits(service);

@@ -21,10 +21,8 @@ export interface RolesCounters {
 export type ToThread = { kind: 'counters'; id: number } | { kind: 'stop' };
 export type FromThread =
   | { kind: 'ready'; dnsPort: number | null }
-  | { kind: 'failed'; message: string }
   | { kind: 'counters'; id: number; counters: RolesCounters }
-  | { kind: 'countersFailed'; id: number; message: string }
-  | { kind: 'stopped' };
+  | { kind: 'countersFailed'; id: number; message: string };
 
 export interface RolesThreadData {
   /** Config.source: the thread reads its Config from the same variables. */
@@ -60,7 +58,6 @@ export async function startRolesThread(data: RolesThreadData, logger: Logger, on
   const ready = new Promise<number | null>((resolve, reject) => {
     worker.on('message', (m: FromThread) => {
       if (m.kind === 'ready') resolve(m.dnsPort);
-      else if (m.kind === 'failed') reject(new Error(`roles thread: ${m.message}`));
       else if (m.kind === 'counters' || m.kind === 'countersFailed') {
         const asked = pending.get(m.id);
         pending.delete(m.id);
@@ -68,6 +65,7 @@ export async function startRolesThread(data: RolesThreadData, logger: Logger, on
         else asked?.reject(new Error(`roles thread: ${m.message}`));
       }
     });
+    // A start that fails throws in the thread: its error comes here, the thread ends.
     worker.once('error', (err) => reject(err));
     worker.once('exit', (code) => {
       const err = new Error(`the roles thread (${data.roles.join(',')}) stopped with exit code ${code}`);

@@ -9,15 +9,9 @@ export async function serveRolesThread(): Promise<void> {
   const port = parentPort!;
   const send = (m: FromThread) => port.postMessage(m);
   const data = workerData as RolesThreadData;
-  let service;
-  try {
-    const config = loadConfig({ ...data.source, ROLES: data.roles.join(','), DATABASE_URL: data.databaseUrl, THREADED_ROLES: 'off' });
-    service = await startService(config, { labSeeded: true });
-  } catch (err) {
-    send({ kind: 'failed', message: err instanceof Error ? err.message : String(err) });
-    process.exit(1);
-  }
-  const running = service;
+  // A failed start throws: the main thread gets the error (its 'error' event) and startService rejects.
+  const config = loadConfig({ ...data.source, ROLES: data.roles.join(','), DATABASE_URL: data.databaseUrl, THREADED_ROLES: 'off' });
+  const running = await startService(config, { prepared: true });
   port.on('message', (m: ToThread) => {
     if (m.kind === 'counters') {
       running.counters().then(
@@ -25,10 +19,8 @@ export async function serveRolesThread(): Promise<void> {
         (err: unknown) => send({ kind: 'countersFailed', id: m.id, message: err instanceof Error ? err.message : String(err) }),
       );
     } else if (m.kind === 'stop') {
-      void running.stop().finally(() => {
-        send({ kind: 'stopped' });
-        process.exit(0);
-      });
+      // The main thread waits for the thread's exit.
+      void running.stop().finally(() => process.exit(0));
     }
   });
   send({ kind: 'ready', dnsPort: running.nameserver?.server.port ?? null });

@@ -56,8 +56,8 @@ export interface ServiceOverrides {
   shutdownGraceMs?: number;
   /** The service cannot go on (its embedded PostgreSQL will not restart); default: log and exit 70. */
   onFatal?: (err: Error) => void;
-  /** The lab is seeded already (the roles' thread: the main thread seeded it before starting it). */
-  labSeeded?: boolean;
+  /** The database is migrated and the lab seeded already (the roles' thread: the main thread did both before starting it). */
+  prepared?: boolean;
 }
 
 /** EX_SOFTWARE: a supervisor (systemd Restart=on-failure, Docker restart policies) starts us again. */
@@ -93,6 +93,7 @@ export interface RunningService {
   /** Base URL of the HTTP server, e.g. http://127.0.0.1:8080 (null without the api role). */
   httpUrl: string | null;
   lab: { tokensFile: string; tokens: LabTokensFile } | null;
+  /** The nightly lab reset (worker role, sandbox). */
   labReset: NightlyLabReset | null;
   /** The embedded nameserver (nameserver role): its listening port and zone store. */
   nameserver: { server: DnsServer; store: ZoneStore; feed: NameserverFeed } | null;
@@ -179,7 +180,7 @@ export async function startService(config: Config, overrides: ServiceOverrides =
       dnssec,
     };
     if (config.deployment === 'sandbox') {
-      if (!overrides.labSeeded) {
+      if (!overrides.prepared) {
         const seeded = await ensureLabSeed(db, config.dataDir, clock.now());
         await db.transaction(async (trx) => {
           await trx.raw("SELECT pg_advisory_xact_lock(hashtextextended('lab-seed', 0))");
@@ -187,7 +188,6 @@ export async function startService(config: Config, overrides: ServiceOverrides =
         });
         wiring.running.lab = { tokensFile: seeded.file, tokens: seeded.tokens };
       }
-      wiring.running.labReset = new NightlyLabReset(db, clock, config.labResetTime, services.labResetSteps, logger, () => services.tokens.invalidate());
     }
     const threaded = threadedRoles(config);
     if (threaded.length) {
@@ -241,11 +241,13 @@ async function openDatabase(config: Config, logger: Logger, overrides: ServiceOv
     error: (message: string) => logger.error({ component: 'knex' }, message),
   };
   // Migrations run unbounded on a connection of their own: a long one is not an outage.
-  const migrator = createDb(databaseUrl, 1, knexLog);
-  try {
-    await migrateToLatest(migrator);
-  } finally {
-    await migrator.destroy();
+  if (!overrides.prepared) {
+    const migrator = createDb(databaseUrl, 1, knexLog);
+    try {
+      await migrateToLatest(migrator);
+    } finally {
+      await migrator.destroy();
+    }
   }
   const db = createDb(databaseUrl, undefined, knexLog, config.database);
   onStop(() => db.destroy());
@@ -330,12 +332,11 @@ async function startNameserverRole(w: Wiring): Promise<void> {
 /** The background work: nightly lab reset, maintenance, publication. */
 async function startWorkerRole(w: Wiring): Promise<void> {
   const { config, logger, running } = w;
-  const labReset = running.labReset;
-  if (labReset) {
+  if (config.deployment === 'sandbox') {
+    const labReset = new NightlyLabReset(w.db, w.clock, config.labResetTime, w.services.labResetSteps, logger, () => w.services.tokens.invalidate());
+    running.labReset = labReset;
     labReset.start();
     w.onStop(() => labReset.stop());
-  }
-  if (config.deployment === 'sandbox') {
     // The lab's parent zones: every zone there is gets its delegation before the worker goes on.
     const parents = new LabParentSync(w.db, config, w.clock, logger, w.services.dnssec);
     await parents.start();
@@ -437,7 +438,9 @@ async function startApiRole(w: Wiring): Promise<void> {
   const readiness: ReadinessCheck[] = [{ name: 'database', check: () => withinMs(READINESS_TIMEOUT_MS, db.raw('SELECT 1').then(() => true)) }];
   const metrics = createMetrics();
   // The roles beside this one, in this thread or in the roles' thread (the same counters either
-  // way); a scrape's gauges share one read.
+  // way). One scrape reads them once for all its gauges: prom-client collects them in parallel,
+  // so a read still in flight is shared; once it settled the next read asks again (a reuse window
+  // would hide queries answered between two quick scrapes).
   let reading: Promise<RolesCounters> | null = null;
   const counters = () => (reading ??= countersOf(running).finally(() => setImmediate(() => (reading = null))));
   if (config.roles.includes('nameserver')) {

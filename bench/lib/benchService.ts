@@ -28,18 +28,24 @@ export interface BenchService {
   dnsPort: number;
   tokens: LabTokens;
   dataDir: string;
-  /** The service's processes (for their CPU time): one, or two with `nameserverProcess`. */
+  /** The service's processes (for their CPU time): one, or two with `secondProcess`. */
   pids: number[];
   stop(): Promise<void>;
 }
 
+/** The roles of a second process, in a documented split deployment on one machine. */
+export type SecondProcess = 'nameserver' | 'worker,nameserver';
+
 /**
- * `nameserverProcess`: the documented split deployment on one machine (ARCHITECTURE "Roles"):
- * ROLES=api,worker in the first process and ROLES=nameserver in a second one on the same
- * database, which serves `dnsPort` and which the worker's verification asks (DNS_HOST:DNS_PORT).
+ * `secondProcess`: a split deployment on one machine (ARCHITECTURE "Roles"): those roles in a
+ * second process, the others (the API among them) in the first, on the same database; the second
+ * serves `dnsPort`, which the worker's verification asks (DNS_HOST:DNS_PORT).
  */
-export async function startBenchService(options: { env?: Record<string, string>; nodeArgs?: string[]; nameserverProcess?: boolean; apiProcess?: boolean } = {}): Promise<BenchService> {
+export async function startBenchService(options: { env?: Record<string, string>; nodeArgs?: string[]; secondProcess?: SecondProcess } = {}): Promise<BenchService> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'mdns-bench-'));
+  const second = options.secondProcess;
+  // Two processes of one lab must share its key-encryption key (each would make its own under DATA_DIR).
+  const sharedKek = second ? { DNSSEC_KEY_ENCRYPTION_KEY: crypto.randomBytes(32).toString('hex') } : {};
   const port = await freePort();
   const dnsPort = Number(options.env?.DNS_PORT ?? (await freePort()));
   const spawnService = async (dir: string, httpPort: number, env: Record<string, string>) =>
@@ -57,9 +63,7 @@ export async function startBenchService(options: { env?: Record<string, string>;
       },
       stdio: ['ignore', 'ignore', 'inherit'],
     });
-  // Two processes of one lab must share its key-encryption key (each would make its own under DATA_DIR).
-  const sharedKek = options.nameserverProcess || options.apiProcess ? { DNSSEC_KEY_ENCRYPTION_KEY: crypto.randomBytes(32).toString('hex') } : {};
-  const firstRoles: Record<string, string> = options.apiProcess ? { ROLES: 'api' } : options.nameserverProcess ? { ROLES: 'api,worker' } : {};
+  const firstRoles: Record<string, string> = second ? { ROLES: second === 'nameserver' ? 'api,worker' : 'api' } : {};
   const child = await spawnService(dataDir, port, firstRoles);
   const children = [child];
   const base = `http://127.0.0.1:${port}`;
@@ -68,11 +72,11 @@ export async function startBenchService(options: { env?: Record<string, string>;
     await new Promise((r) => setTimeout(r, 200));
   }
   const dataDirs = [dataDir];
-  if (options.nameserverProcess || options.apiProcess) {
+  if (second) {
     // Started once the first has migrated the database; its readiness shows as zones going live.
     const nsDir = await fs.mkdtemp(path.join(os.tmpdir(), 'mdns-bench-ns-'));
     dataDirs.push(nsDir);
-    children.push(await spawnService(nsDir, await freePort(), { ROLES: options.apiProcess ? 'worker,nameserver' : 'nameserver' }));
+    children.push(await spawnService(nsDir, await freePort(), { ROLES: second }));
   }
   const tokens = JSON.parse(await fs.readFile(path.join(dataDir, 'lab-tokens.json'), 'utf8')) as LabTokens;
   return {

@@ -51,19 +51,8 @@ export interface NameserverCounters {
 /** Reads the counters; may ask other processes, so it is asynchronous. */
 export type NameserverCountersProvider = () => Promise<NameserverCounters>;
 
-/**
- * One scrape reads the counters once, for all the gauges below: prom-client collects them in
- * parallel, so a read still in flight is shared. Once it settled the next read asks again (a
- * reuse window would hide queries answered between two quick scrapes).
- */
-
-/** The nameserver's own counters, read when /metrics is scraped. */
-export function registerNameserverMetrics(registry: Registry, provider: NameserverCountersProvider): void {
-  let inFlight: Promise<NameserverCounters> | null = null;
-  const read = () => {
-    inFlight ??= provider().finally(() => setImmediate(() => (inFlight = null)));
-    return inFlight;
-  };
+/** The nameserver's own counters, read when /metrics is scraped (the caller shares one read among the gauges of a scrape). */
+export function registerNameserverMetrics(registry: Registry, read: NameserverCountersProvider): void {
   const gauge = (name: string, help: string, labelNames: string[], fill: (c: NameserverCounters, set: (labels: Record<string, string>, v: number) => void) => void) =>
     new Gauge({
       name,
@@ -97,7 +86,6 @@ export function registerNameserverMetrics(registry: Registry, provider: Nameserv
 
 export type Metrics = ReturnType<typeof createMetrics>;
 
-/** Zone versions built by this process's publication worker, by how the build signed them (docs/dnssec.md). */
 /** A gauge per value of one label, read from the counts a part of the service keeps. */
 function countsByLabel(registry: Registry, name: string, help: string, label: string, counts: () => Promise<Record<string, number>>): void {
   new Gauge({
@@ -111,6 +99,7 @@ function countsByLabel(registry: Registry, name: string, help: string, label: st
   });
 }
 
+/** Zone versions built by the publication worker, by how the build signed them (docs/dnssec.md). */
 export function registerBuildMetrics(registry: Registry, builds: () => Promise<Record<'unsigned' | 'by_change' | 'whole', number>>): void {
   countsByLabel(
     registry,

@@ -79,8 +79,6 @@ export const RESIGN_AFTER_MS = 24 * 3600 * 1000;
 
 interface ZoneLockRow {
   id: string;
-  /** touched_names of each unpublished change set (null: it touched the whole zone), read with the row. */
-  pending_touched: (string[] | null)[];
   name: string;
   tenant_id: string;
   status: string;
@@ -97,6 +95,8 @@ interface ZoneLockRow {
   /** What the served version was signed with (signingFingerprint); null: unsigned. */
   served_signing: string | null;
   served_at: Date | null;
+  /** touched_names of each unpublished change set (null: it touched the whole zone), read with the row. */
+  pending_touched: (string[] | null)[];
   /** This transaction holds the zone's build lock. */
   build_lock: boolean;
   kind: string;
@@ -243,7 +243,7 @@ async function prepareSigned(deps: PublishDeps, zoneId: string): Promise<Prepare
   return { plan, row: await versionRowFrom(draftBuild(null, deps, plan, now), read), signed: 'whole' };
 }
 
-/** A version signed whole outside the lock, committed if it still applies; null when it does not (the build goes on under the lock). */
+/** A version signed outside the lock, committed if it still applies; null when it does not (the build tries again). */
 async function commitPrepared(deps: PublishDeps, zoneId: string, prepared: PreparedVersion): Promise<PublishOutcome | null> {
   const now = deps.clock.now();
   try {

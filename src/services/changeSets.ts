@@ -115,10 +115,11 @@ export async function appendChangeSet(
     targetId: changeSet.id,
     details: { zone: zone.name, kind: entry.kind, ...entry.summary },
   });
+  const actingCustomer = actingCustomerOf(zone, ctx.actor.acting.id);
   const statement = ctx.trx
-    .with('cs', ctx.trx('change_sets').insert(changeSetToRow(changeSet, zone.tenantId, actingCustomerOf(zone, ctx.actor.acting.id))))
+    .with('cs', ctx.trx('change_sets').insert(changeSetToRow(changeSet, zone.tenantId, actingCustomer)))
     .with('a', ctx.trx('audit_log').insert(audit))
-    .with('e', ctx.trx('events').insert(eventRow(zoneChangedEvent(zone, changeSet, ctx.actor.acting.id), now)))
+    .with('e', ctx.trx('events').insert(eventRow(zoneChangedEvent(zone, changeSet, actingCustomer), now)))
     // record_count moves with the records the same statement writes: the plan's growth. (Statement
     // triggers over transition tables counted it too, and cost a third of the single-record write
     // throughput: bench/RESULTS.md.)

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.js';
 import { createLogger } from '../../src/observability/logger.js';
+import { startRolesThread } from '../../src/rolesThread.js';
 import { type RunningService, startService } from '../../src/service.js';
 import { ApiClient } from '../helpers/apiClient.js';
 import { createRecord, createZone } from '../helpers/dnsLab.js';
@@ -65,6 +66,14 @@ describe('the nameserver and worker roles in their own thread (THREADED_ROLES=on
     // The zone and its record may go out in one version: at least one build.
     expect(value('zone_builds_total{signing="unsigned"}')).toBeGreaterThanOrEqual(1);
     expect(value('webhook_attempts_in_flight')).toBe(0);
+  });
+
+  it('fails the start with the thread’s own reason when its roles cannot start', async () => {
+    const exited: Error[] = [];
+    const start = startRolesThread({ source: {}, roles: ['worker'], databaseUrl: 'http://not-postgres' }, createLogger('silent'), (err) => exited.push(err));
+    await expect(start).rejects.toThrow(/DATABASE_URL .*must be a postgres/);
+    // A failed start is the caller's to report, not a thread that stopped later.
+    expect(exited).toEqual([]);
   });
 
   it('stops both threads: the nameserver no longer answers', async () => {

@@ -37,9 +37,9 @@ export const ZONE_CHANGE_OF: Record<ChangeSetKind, ZoneChange> = {
 export function zoneChangedEvent(
   zone: { id: string; tenantId: string; name: string; kind?: string },
   changeSet: { id: string; kind: ChangeSetKind; summary: Record<string, number> },
-  actingTenantId?: string,
+  /** actingCustomerOf the write: kept on the change set too. */
+  actingCustomer: string | null,
 ): DomainEvent {
-  const forCustomer = actingCustomerOf(zone, actingTenantId) !== null;
   return {
     tenantId: zone.tenantId,
     kind: 'zone.changed',
@@ -50,7 +50,7 @@ export function zoneChangedEvent(
       changeset_id: changeSet.id,
       kind: changeSet.kind,
       summary: changeSet.summary,
-      ...(forCustomer ? { acting_tenant_id: actingTenantId } : {}),
+      ...(actingCustomer !== null ? { acting_tenant_id: actingCustomer } : {}),
     },
   };
 }
