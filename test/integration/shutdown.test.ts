@@ -18,13 +18,15 @@ it('finishes an in-flight request before stopping, and refuses new connections m
 
   // PATCH locks the same row, so it waits inside its transaction until the blocker commits.
   const inFlight = lab.as(lab.tokens.platform).patch(`/tenants/${reseller}`, { name: 'Renamed during shutdown' });
-  for (let i = 0; i < 100; i++) {
-    // Waiting on the blocker itself: the service's background work (publication, the lab's jobs)
-    // may wait on other locks of this database meanwhile, which says nothing of the PATCH.
-    const waiting = await blocker.query('SELECT 1 FROM pg_stat_activity WHERE pg_backend_pid() = ANY (pg_blocking_pids(pid))');
-    if (waiting.rowCount) break;
-    await new Promise((r) => setTimeout(r, 50));
+  // Waiting on the blocker itself: the service's background work (publication, the lab's jobs)
+  // may wait on other locks of this database meanwhile, which says nothing of the PATCH. Under a
+  // loaded CI the request took over 5 s to get there once; stopping before it does tests nothing.
+  let waiting = false;
+  for (const deadline = Date.now() + 30_000; !waiting && Date.now() < deadline; ) {
+    waiting = Boolean((await blocker.query('SELECT 1 FROM pg_stat_activity WHERE pg_backend_pid() = ANY (pg_blocking_pids(pid))')).rowCount);
+    if (!waiting) await new Promise((r) => setTimeout(r, 50));
   }
+  expect(waiting, 'the PATCH waits for the blocker').toBe(true);
 
   let stopped = false;
   const stopping = lab.service.stop().then(() => (stopped = true));
@@ -43,4 +45,4 @@ it('finishes an in-flight request before stopping, and refuses new connections m
   const row = await blocker.query('SELECT name FROM tenants WHERE id = $1', [reseller]);
   expect(row.rows[0].name).toBe('Renamed during shutdown');
   await blocker.end();
-});
+}, 90_000);
