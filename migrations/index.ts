@@ -22,6 +22,7 @@ import * as webhooks from './20261125000900_webhooks.js';
 import * as forwardRecordJobs from './20261125004000_forward_record_jobs.js';
 import * as eventsActingTenant from './20261125004100_events_acting_tenant.js';
 import * as changeSetActingTenant from './20261126000100_change_set_acting_tenant.js';
+import * as retention from './20261126020000_retention.js';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -50,4 +51,5 @@ export const migrations: Record<string, Migration> = {
   '20261125004000_forward_record_jobs': forwardRecordJobs,
   '20261125004100_events_acting_tenant': eventsActingTenant,
   '20261126000100_change_set_acting_tenant': changeSetActingTenant,
+  '20261126020000_retention': retention,
 };

@@ -427,12 +427,26 @@ const versionRowsSql = (diff: DiffColumns) => `v AS (
          VALUES (?, ?, ?, ${diff.removed}, ${diff.added}, ?::jsonb, ?::text[], ?, ?, ?)
        ), gone AS (
          DELETE FROM published_records WHERE zone_id = ? AND record_id = any(?::text[])
-       ), upserted AS (${UPSERT_SQL})`;
+       ), upserted AS (${UPSERT_SQL}
+       ), trimmed AS (
+         DELETE FROM zone_versions WHERE zone_id = ? AND created_at < ?
+           AND created_at < (SELECT h.created_at FROM zone_versions h WHERE h.zone_id = ? ORDER BY h.created_at DESC OFFSET ? LIMIT 1)
+       )`;
 const versionRowsBindings = (zone: ZoneLockRow, now: Date, v: VersionRow, diff: DiffColumns) => [
   zone.id, v.serial, v.fromSerial, ...diff.bindings, v.system, v.nameservers, v.withdrawn, now, v.signing,
   zone.id, v.gone,
   zone.id, v.upserted[0] ?? '[]',
+  zone.id, new Date(now.getTime() - VERSION_HISTORY.minAgeMs), zone.id, VERSION_HISTORY.minVersions - 1,
 ];
+
+/**
+ * The versions a zone keeps, for nameservers that fell behind (the feed's catch-up, IXFR): those
+ * of the last day, and at least its last 100; a nameserver further behind loads the zone whole.
+ * Each build trims its zone's older ones (the version statement's `trimmed`; it does not see the
+ * version it inserts, so 101 are kept), an index probe of 100 entries, so a busy zone's history
+ * stays bounded without a sweep of every zone's versions.
+ */
+export const VERSION_HISTORY = { minVersions: 100, minAgeMs: 24 * 3600_000 } as const;
 
 /** The SQL of a version's removed and added columns, and their parameters. */
 interface DiffColumns {

@@ -55,9 +55,12 @@ export async function findZone(scoped: ScopedDb, config: Config, pathName: strin
 /** A zone for reading (no lock). Writes get theirs from writeZone. */
 export const getZone = (scoped: ScopedDb, config: Config, pathName: string): Promise<Zone> => findZone(scoped, config, pathName, null);
 
-/** Records (aliased `r`) with the state of their last change set. */
+/**
+ * Records (aliased `r`) with the state of their last change set. One no longer kept was `live`:
+ * retention deletes only live change sets (db/retention.ts).
+ */
 export const withPublicationState = (records: Knex.QueryBuilder): Knex.QueryBuilder =>
-  records.join('change_sets as c', 'c.id', 'r.last_changeset_id').select('r.*', 'c.state as publication_state');
+  records.leftJoin('change_sets as c', 'c.id', 'r.last_changeset_id').select('r.*', records.client.raw("coalesce(c.state, 'live') as publication_state"));
 
 /** Records of the tenant's subtree with the state of their last change set. */
 export const recordsQuery = (scoped: ScopedDb): Knex.QueryBuilder => withPublicationState(scoped.from('records', 'r'));

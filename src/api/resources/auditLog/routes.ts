@@ -30,6 +30,7 @@ export const auditLogRoutes = [
     path: '/audit-log',
     operationId: 'listAuditLog',
     summary: 'Audit log of the acting subtree, newest first',
+    description: 'Entries are kept 400 days.',
     tag: 'Audit log',
     scopes: ['audit:read'],
     query: z.strictObject({

@@ -239,6 +239,7 @@ export const webhookRoutes = [
     path: '/webhooks/{webhook}/deliveries',
     operationId: 'listWebhookDeliveries',
     summary: 'The webhook’s deliveries, newest first, each with its attempts',
+    description: 'A delivery is kept with its event: 30 days after the event, longer while it is `pending`.',
     tag: TAG,
     scopes: ['webhooks:manage'],
     params,

@@ -81,7 +81,7 @@ export const recordSchema = z.object({
     .string()
     .nullable()
     .describe('The id of the object that keeps this record (a dynamic DNS host `dyn_…`, an address space); null for your own records. Writes to a kept record through the record API: `409 record_managed`.'),
-  publication: z.object({ state: stateSchema, changeset_id: z.string() }),
+  publication: z.object({ state: stateSchema, changeset_id: z.string() }).describe('The record’s last change set and its state; that change set may be past its retention (a `live` one is kept 90 days), and the state then is `live`.'),
   created_at: timestamp,
   updated_at: timestamp,
 });
