@@ -44,6 +44,7 @@ describe('loadConfig', () => {
     ['DNS_VERIFY_SERVERS', 'ns1:port'],
     ['DNS_TRANSFER_ALLOW', '127.0.0.1'],
     ['DNS_TSIG_KEYS', 'xfr:c2hvcnQ='],
+    ['THREADED_ROLES', 'yes'],
   ])('names the bad variable %s=%s', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrowError(ConfigError);
     try {
@@ -69,5 +70,11 @@ describe('loadConfig', () => {
 
   it('reads roles as a comma-separated list', () => {
     expect(loadConfig({ ROLES: 'api, worker' }).roles).toEqual(['api', 'worker']);
+  });
+
+  it('runs the nameserver and worker roles in their own thread unless THREADED_ROLES=off', () => {
+    expect(loadConfig({}).threadedRoles).toBe(true);
+    expect(loadConfig({ THREADED_ROLES: 'on' }).threadedRoles).toBe(true);
+    expect(loadConfig({ THREADED_ROLES: 'off' }).threadedRoles).toBe(false);
   });
 });
