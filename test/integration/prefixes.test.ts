@@ -182,6 +182,47 @@ describe('customer prefixes and their reverse zones', { timeout: 120_000 }, () =
     expect((await check()).body.zones[0].delegation.state).toBe('ok');
   });
 
+  it('asks the parents before its transaction opens: no connection waits for their answers', async () => {
+    // A slow parent: every lookup of the check waits until the test lets it go on, then asks the
+    // lab registry as usual.
+    const rdns = lab.service.services.rdns;
+    const ask = rdns.observeDelegation;
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let asked = 0;
+    let firstAskedAt: Promise<Date> | null = null;
+    rdns.observeDelegation = async (zone) => {
+      asked++;
+      firstAskedAt ??= lab.sql.query('SELECT clock_timestamp() AS at').then((r) => r.rows[0].at as Date);
+      await gate;
+      return ask(zone);
+    };
+    try {
+      lab.clock.advance(61_000);
+      const checking = lab.customerA.post('/prefixes/192.0.2.0-24/delegation-check', {});
+      await eventually(async () => (asked > 0 ? true : undefined), 10_000, 'the lookup');
+      const lookupsBegan = await firstAskedAt!;
+      await new Promise((r) => setTimeout(r, 300));
+      // Transactions open since before the lookups began and idle since: the request's would be one.
+      const open = await lab.sql.query(
+        `SELECT pid, state, query FROM pg_stat_activity WHERE datname = current_database() AND xact_start < $1 AND pid <> pg_backend_pid() AND state LIKE 'idle in transaction%'`,
+        [lookupsBegan],
+      );
+      expect(open.rows).toEqual([]);
+      release();
+      const done = await checking;
+      expect(done.status, done.text).toBe(200);
+      expect(done.body.zones[0].delegation).toMatchObject({ state: 'ok', checked_at: lab.clock.now().toISOString() });
+      // The check was made: a second one this minute is refused, and asks no parent.
+      const before = asked;
+      expect((await lab.customerA.post('/prefixes/192.0.2.0-24/delegation-check', {})).status).toBe(429);
+      expect(asked).toBe(before);
+    } finally {
+      rdns.observeDelegation = ask;
+      release();
+    }
+  });
+
   it('asks the parent the production way: its apex and nameservers through the resolver, then the parent itself', async () => {
     // The lab nameserver as the "resolver" and as every server (its port): it serves in-addr.arpa
     // and, being authoritative for the child too, answers the child's NS itself (docs/lab.md).

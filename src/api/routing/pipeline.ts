@@ -117,6 +117,9 @@ interface Identified {
   reading: RateLimitReading;
 }
 
+/** Effects of a read (or of a write's prepare step) run at once: there is no commit to wait for. */
+const afterRead = (effect: () => void) => effect();
+
 /**
  * Authenticates every request below the API's base path and counts it — against its API client,
  * or without a valid token against its source address — before its body is read and before the
@@ -202,13 +205,13 @@ export function routeMiddleware(route: RouteSpec, services: Services, metrics: M
         if (!(scope && err instanceof DomainError)) throw err;
         input = err;
       }
+      const prepared = route.prepare && !(input instanceof DomainError) ? await route.prepare({ ...input, scoped: services.scopedFor(actor.acting.id), trx: null, afterCommit: afterRead }) : undefined;
       response = await runWrite(db, scope, key ? fingerprint(ctx) : '', clock.now(), async (trx, afterCommit) => {
         if (input instanceof DomainError) throw input;
-        return finalize(await route.handler({ ...input, scoped: services.scopedFor(actor.acting.id, trx), trx, afterCommit }));
+        return finalize(await route.handler({ ...input, scoped: services.scopedFor(actor.acting.id, trx), trx, afterCommit, prepared }));
       });
     } else {
       // A read has no transaction to wait for.
-      const afterRead = (effect: () => void) => effect();
       response = finalize(await route.handler({ ...validated(), scoped: services.scopedFor(actor.acting.id), trx: null, afterCommit: afterRead }));
     }
     // Spec: the responses that list Idempotent-Replayed carry it whether or not a key was sent.

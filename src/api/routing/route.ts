@@ -38,6 +38,8 @@ export interface HandlerInput<P, Q, B> {
   scoped: ScopedDb;
   /** The request transaction (writes only). */
   trx: Knex.Transaction | null;
+  /** What the route's `prepare` returned (writes with a prepare step only). */
+  prepared?: unknown;
   /** Runs an effect once the write committed (never if it rolled back); at once for reads. */
   afterCommit: AfterCommit;
   services: Services;
@@ -80,6 +82,13 @@ export interface RouteSpec<P extends z.ZodType = z.ZodType, Q extends z.ZodType 
   /** Problem codes this operation can answer beyond the ones every operation can. */
   errors?: ErrorCode[];
   handler: (input: HandlerInput<z.output<P>, z.output<Q>, z.output<B>>) => Promise<HandlerResult>;
+  /**
+   * A write's slow work that needs no transaction (lookups over the network), run before the
+   * request's transaction opens, so that no database connection waits on it; its result reaches
+   * the handler as `prepared`. It runs for idempotent replays too and must not refuse: the
+   * handler, in the transaction, decides (a prepare that finds nothing to do returns null).
+   */
+  prepare?: (input: HandlerInput<z.output<P>, z.output<Q>, z.output<B>>) => Promise<unknown>;
 }
 
 /** Declares a route; the identity function keeps the schema-to-handler types connected. */

@@ -2,11 +2,13 @@
 // staff or the customer's reseller, each with its reverse zones created at once — zones of kind
 // 'reverse' owned by the customer, stored like every zone creation (appendChangeSet), published
 // and served like any zone, deleted through the normal zone deletion when the prefix goes.
+import type { Knex } from 'knex';
 import { blockInPath, blockInput } from './addressInput.js';
 import { type BlockTable, lockBlocks, overlappingBlock } from './blocks.js';
 import type { Config } from '../../config/index.js';
 import { recordAudit } from '../../db/repositories/auditLog.js';
 import { paginate, type SortKey } from '../../db/paginate.js';
+import { readWindowCount, windowStartOf } from '../../db/rateLimitWindows.js';
 import type { ScopedDb } from '../../db/tenantScope.js';
 import { DomainError, notFound } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
@@ -193,19 +195,43 @@ export async function detachPrefix(ctx: WriteContext, config: Config, dnssec: Dn
   await recordAudit(ctx.trx, ctx.actor, ctx.clock.now(), { action: 'prefix.detached', targetType: 'prefix', targetId: row.id, details: { cidr: row.cidr, tenant_id: row.tenant_id } });
 }
 
+const delegationCheckBucket = (prefixId: string) => `delegation-check:${prefixId}`;
+const reverseZonesOfPrefix = async (db: Knex, prefixId: string) =>
+  (await db('zones').where('prefix_id', prefixId).whereNot('status', 'deleting').pluck('name')) as string[];
+
+/**
+ * The delegation check's lookups, made before its request transaction opens (the route's prepare
+ * step), so that no connection waits for the parents' answers: what the parent of each of the
+ * prefix's reverse zones shows. Null when the check will be refused anyway (no such prefix, or
+ * this minute's check made) — checkPrefixDelegation decides, in the transaction.
+ */
+export async function observePrefixDelegation(scoped: ScopedDb, db: Knex, deps: RdnsDeps, segment: string, now: Date): Promise<Map<string, ObservedDelegation> | null> {
+  let row: PrefixRow;
+  try {
+    row = await findPrefix(scoped, blockInPath(segment, '/prefix'));
+  } catch (err) {
+    if (err instanceof DomainError) return null;
+    throw err;
+  }
+  if ((await readWindowCount(db, delegationCheckBucket(row.id), windowStartOf(now))) >= 1) return null;
+  return observeDelegations(await reverseZonesOfPrefix(db, row.id), deps.observeDelegation);
+}
+
 /**
  * POST …/delegation-check: one per prefix per minute (counted like the API's rate limits), then
- * the parent of every reverse zone is asked; what it shows is stored on the zone.
+ * what the parent of every reverse zone shows is stored on the zone: as `observed` saw it before
+ * the transaction, or, for a zone it did not see (made meanwhile), asked now.
  */
-export async function checkPrefixDelegation(ctx: WriteContext, config: Config, deps: RdnsDeps, limiter: RateLimiter, segment: string): Promise<Prefix> {
+export async function checkPrefixDelegation(ctx: WriteContext, config: Config, deps: RdnsDeps, limiter: RateLimiter, segment: string, observed: Map<string, ObservedDelegation> | null): Promise<Prefix> {
   const row = await findPrefix(ctx.scoped, blockInPath(segment, '/prefix'));
-  const reading = await limiter.consume(`delegation-check:${row.id}`, 1, ctx.clock.now());
+  const reading = await limiter.consume(delegationCheckBucket(row.id), 1, ctx.clock.now());
   if (!reading.allowed) throw new DomainError('rate_limited', { retry_after: reading.resetSeconds }, [], { 'Retry-After': String(reading.resetSeconds) });
-  const zones = (await ctx.trx('zones').where('prefix_id', row.id).whereNot('status', 'deleting').pluck('name')) as string[];
-  // The lookups run while the request's transaction waits: a few at a time keeps that short.
-  const observed = await observeDelegations(zones, deps.observeDelegation);
+  const zones = await reverseZonesOfPrefix(ctx.trx, row.id);
+  const seen = new Map(observed ?? []);
+  const unseen = zones.filter((name) => !seen.has(name));
+  if (unseen.length) for (const [name, o] of await observeDelegations(unseen, deps.observeDelegation)) seen.set(name, o);
   for (const name of zones) {
-    const delegation = classifyDelegation(observed.get(name)!, config.zones.nameservers, ctx.clock.now());
+    const delegation = classifyDelegation(seen.get(name)!, config.zones.nameservers, ctx.clock.now());
     await ctx.trx('zones').where({ prefix_id: row.id, name }).update({ delegation: JSON.stringify(delegation) });
   }
   return getPrefix(ctx.scoped, formatBlock(parseBlock(row.cidr)));

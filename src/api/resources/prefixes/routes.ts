@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { DomainError } from '../../../domain/errors.js';
 import { formatBlock } from '../../../domain/ip/address.js';
-import { attachPrefix, checkPrefixDelegation, detachPrefix, getPrefix, listPrefixes, type Prefix } from '../../../services/rdns/prefixes.js';
+import { attachPrefix, checkPrefixDelegation, detachPrefix, getPrefix, listPrefixes, observePrefixDelegation, type Prefix } from '../../../services/rdns/prefixes.js';
 import { listEnvelope, listResult, pageRequest } from '../../pagination.js';
 import { defineRoute, writeContext } from '../../routing/route.js';
 import { pageQuery, tenantIdParam, timestamp } from '../common.js';
@@ -139,9 +139,12 @@ export const prefixRoutes = [
     feature: 'rdns',
     params,
     responses: { 200: { description: 'The prefix after the check', schema: prefixSchema } },
+    prepare: (input) => observePrefixDelegation(input.scoped, input.services.db, input.services.rdns, input.params.prefix, input.services.clock.now()),
     handler: async (input) => ({
       status: 200,
-      body: present(await checkPrefixDelegation(writeContext(input), input.services.config, input.services.rdns, input.services.rateLimiter, input.params.prefix)),
+      body: present(
+        await checkPrefixDelegation(writeContext(input), input.services.config, input.services.rdns, input.services.rateLimiter, input.params.prefix, (input.prepared ?? null) as Awaited<ReturnType<typeof observePrefixDelegation>>),
+      ),
     }),
   }),
 ];
