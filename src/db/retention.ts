@@ -10,7 +10,7 @@ const DAY_MS = 24 * 3600_000;
 export const RETENTION = {
   /** Events, with their webhook deliveries and attempts, once no delivery of theirs is pending. */
   eventsDays: 30,
-  /** Mail handed to the SMTP server (or shown by the lab). */
+  /** Mail handed to the SMTP server; unsent mail (no SMTP_URL: the lab's inbox) stays queued. */
   sentMailDays: 30,
   /**
    * Change sets that are `live`, except each zone's newest (its publication summary). A record
@@ -34,7 +34,7 @@ interface Rule {
 const RULES: Rule[] = [
   {
     name: 'deleted_zone_exports',
-    // Each carries its expiry, set when its zone was deleted (RETENTION.deletedZoneExportsDays).
+    // Each carries its expiry, set when its zone was deleted (30 days, spec; services/zones.ts).
     days: 0,
     sql: `DELETE FROM deleted_zone_exports WHERE id IN (SELECT id FROM deleted_zone_exports WHERE expires_at <= ? LIMIT ?)`,
   },
