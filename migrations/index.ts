@@ -27,6 +27,8 @@ import * as retention from './20261126020000_retention.js';
 export interface Migration {
   up(knex: Knex): Promise<void>;
   down(knex: Knex): Promise<void>;
+  /** `transaction: false`: run outside a transaction (CREATE INDEX CONCURRENTLY). */
+  config?: { transaction?: boolean };
 }
 
 export const migrations: Record<string, Migration> = {
