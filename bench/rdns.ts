@@ -27,7 +27,7 @@ const forwardSpace = Number(opts['forward-space']);
 const url = process.env.DATABASE_URL ?? '';
 if (!url || /\/(postgres|test)$/.test(url)) throw new Error('DATABASE_URL must name a scratch database');
 
-const service = await startBenchService();
+const service = await startBenchService({ nodeArgs: process.env.BENCH_SERVICE_NODE_ARGS?.split(' ').filter(Boolean) });
 try {
   await liftRateLimits(service);
   const { base, tokens } = service;
@@ -120,6 +120,9 @@ try {
       row('… request → forward_records complete', performance.now() - start);
       await until('served', () => resolves(`host-${last.replaceAll('.', '-')}.${zone}`, last));
       row(`… request → the nameserver answers the last address's new name`, performance.now() - start);
+      // What a nameserver loading the zone whole (a restart, a reload) would serve: the new names only.
+      const served = (await sql.query("SELECT count(*) FILTER (WHERE p.name LIKE 'host-%') AS renamed, count(*) AS n FROM published_records p JOIN zones z ON z.id = p.zone_id WHERE z.name = $1 AND p.type = 1", [zone])).rows[0];
+      if (Number(served.renamed) !== size || Number(served.n) !== size) throw new Error(`published_records after the rename: ${served.renamed} of ${served.n} A rows renamed, ${size} expected`);
 
       start = performance.now();
       const removed = await call(tokens.platform, 'DELETE', `/ip-spaces/${id}`);

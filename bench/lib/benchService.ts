@@ -2,6 +2,7 @@
 // running src/main.ts), on free ports, with a fresh DATA_DIR; the load comes from the caller.
 import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
+import { openSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
@@ -61,7 +62,8 @@ export async function startBenchService(options: { env?: Record<string, string>;
         ...options.env,
         ...env,
       },
-      stdio: ['ignore', 'ignore', 'inherit'],
+      // BENCH_SERVICE_LOG=FILE keeps the service's log lines (its stdout) there, to see why a run went wrong.
+      stdio: ['ignore', process.env.BENCH_SERVICE_LOG ? openSync(process.env.BENCH_SERVICE_LOG, 'a') : 'ignore', 'inherit'],
     });
   const firstRoles: Record<string, string> = second ? { ROLES: second === 'nameserver' ? 'api,worker' : 'api' } : {};
   const child = await spawnService(dataDir, port, firstRoles);

@@ -77,7 +77,7 @@ const SIGNATURE_JITTER_S = 12 * 3600;
  */
 export const RESIGN_AFTER_MS = 24 * 3600 * 1000;
 
-interface ZoneLockRow {
+export interface ZoneLockRow {
   id: string;
   name: string;
   tenant_id: string;
@@ -99,6 +99,9 @@ interface ZoneLockRow {
   pending_touched: (string[] | null)[];
   /** This transaction holds the zone's build lock. */
   build_lock: boolean;
+  /** The row's version (xmin) as locked, and as the statement's snapshot saw it (see lockForBuild). */
+  row_version: string;
+  snapshot_row_version: string | null;
   kind: string;
   /** A provider reverse zone's address space: its default PTRs are rendered (docs/rdns.md). */
   ip_space_id: string | null;
@@ -185,6 +188,8 @@ const ZONE_COLUMNS = (q: Knex | Knex.Transaction, buildLock = true) => [
   ),
   // One builder per zone, whether it holds the row (a build) or not (a version prepared outside the lock).
   buildLock ? q.raw('pg_try_advisory_xact_lock(?, hashtext(zones.id)) AS build_lock', [BUILD_LOCK_CLASS]) : q.raw('false AS build_lock'),
+  q.raw('zones.xmin::text AS row_version'),
+  q.raw('(SELECT z.xmin::text FROM zones z WHERE z.id = zones.id) AS snapshot_row_version'),
 ];
 /** The advisory-lock class of zone builds (pg_try_advisory_xact_lock(class, key)). */
 const BUILD_LOCK_CLASS = 0x6d646e73; // 'mdns'
@@ -273,9 +278,28 @@ function stillApplies(prepared: PreparedVersion, plan: BuildPlan): boolean {
   return prepared.plan.zone.published_serial === plan.zone.published_serial && prepared.plan.signing === plan.signing && sameNameservers;
 }
 
+/**
+ * The zone's row, locked for the build (undefined: locked by a writer or another build). FOR UPDATE
+ * locks the row's newest version, but the statement's subqueries (the unpublished change sets'
+ * touched names, the served version's columns) read the snapshot taken when the statement began:
+ * a write committed between the two is in the row (its changeset_seq) and missing from them, and a
+ * build from them would mark that change set published without its names (seen: a chunk of a
+ * /16's forward-record rename never served). Then the row is read again, in a statement of its
+ * own, now that no write can come in between. `wait`: wait for a writer's lock instead of skipping
+ * the row (the same race, made certain: test/integration/buildLock.test.ts).
+ */
+export async function lockForBuild(trx: Knex.Transaction, zoneId: string, wait = false): Promise<ZoneLockRow | undefined> {
+  const lock = () => {
+    const q = trx('zones').where('id', zoneId).forUpdate();
+    return (wait ? q : q.skipLocked()).first(...ZONE_COLUMNS(trx)).options(PREPARED) as Promise<ZoneLockRow | undefined>;
+  };
+  const zone = await lock();
+  return zone && zone.row_version !== zone.snapshot_row_version ? lock() : zone;
+}
+
 async function buildVersion(trx: Knex.Transaction, deps: PublishDeps, zoneId: string, lastTry: boolean): Promise<PublishOutcome | typeof SIGN_OUTSIDE> {
   const now = deps.clock.now();
-  const zone = (await trx('zones').where('id', zoneId).forUpdate().skipLocked().first(...ZONE_COLUMNS(trx)).options(PREPARED)) as ZoneLockRow | undefined;
+  const zone = await lockForBuild(trx, zoneId);
   if (!zone) return (await trx('zones').where('id', zoneId).first('id')) ? { kind: 'busy' } : { kind: 'idle' };
   if (!zone.build_lock) return { kind: 'busy' };
   // A signed zone being deleted stays served (signed) until the worker saw its DS leave the
