@@ -42,11 +42,13 @@ it('builds from the change sets of the row it locked, also one committed while i
     // The build's statement takes its snapshot now and waits for the row.
     const db = lab.service.services.db;
     const building = db.transaction((trx) => lockForBuild(trx, zoneId, true));
-    for (let i = 0; i < 200; i++) {
-      const waiting = await writer.query('SELECT 1 FROM pg_stat_activity WHERE pg_backend_pid() = ANY (pg_blocking_pids(pid))');
-      if (waiting.rowCount) break;
-      await new Promise((r) => setTimeout(r, 25));
+    let waiting = false;
+    for (const deadline = Date.now() + 30_000; !waiting && Date.now() < deadline; ) {
+      waiting = Boolean((await writer.query('SELECT 1 FROM pg_stat_activity WHERE pg_backend_pid() = ANY (pg_blocking_pids(pid))')).rowCount);
+      if (!waiting) await new Promise((r) => setTimeout(r, 25));
     }
+    // Committed while the build waits: its snapshot is older than the row it will lock.
+    expect(waiting, 'the build waits for the writer').toBe(true);
     await writer.query('COMMIT');
     const locked = await building;
     expect(locked!.changeset_seq).toBe(seq);
@@ -56,4 +58,4 @@ it('builds from the change sets of the row it locked, also one committed while i
   } finally {
     await writer.end();
   }
-});
+}, 60_000);
