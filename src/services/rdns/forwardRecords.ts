@@ -76,17 +76,44 @@ interface SpaceForForward {
   ptr_pattern: string;
 }
 
-/** Every default name of the space: each IPv4 address; each IPv6 address assigned alone. */
-async function defaultNames(ctx: WriteContext, space: SpaceForForward, block: Block): Promise<ForwardRecord[]> {
-  const addresses: Address[] = [];
-  if (block.family === 4) {
-    for (let i = 0n; i < blockSize(block); i++) addresses.push({ family: 4, value: block.network + i });
-  } else {
+/** The records a space should keep in a zone, by `recordKey` (owner relative to the zone). */
+type WantedRecords = ReadonlyMap<string, ForwardRecord>;
+const recordKey = (name: string, type: string, address: string) => `${name}|${type}|${address}`;
+
+/**
+ * An IPv4 space's default names in a zone depend on its block, pattern and the zone's name alone:
+ * kept for the chunks that follow. A /16's 65,536 names were rendered again for each of its 16–32
+ * chunks, a fifth of the worker's CPU and most of its garbage in a rename (bench/RESULTS.md).
+ * Two spaces' worth (a /16 is some 10 MB): a chunk of a third evicts the oldest.
+ */
+const wantedIpv4 = new Map<string, WantedRecords>();
+const WANTED_IPV4_KEPT = 2;
+
+/** Every default name of the space, keyed as in `zoneName`: each IPv4 address; each IPv6 address assigned alone. */
+async function defaultNames(ctx: WriteContext, space: SpaceForForward, block: Block, zoneName: string): Promise<WantedRecords> {
+  const keyed = (addresses: Address[]): WantedRecords => {
+    const type = block.family === 4 ? 'A' : 'AAAA';
+    return new Map(
+      addresses.map((a) => {
+        const r: ForwardRecord = { name: renderDefaultPtr(space.ptr_pattern, a), type, address: formatAddress(a) };
+        return [recordKey(normalizeOwner(`${r.name}.`, zoneName), r.type, r.address), r];
+      }),
+    );
+  };
+  if (block.family === 6) {
     const singles = (await ctx.trx('ip_assignments').where('space_id', space.id).whereRaw('masklen(cidr) = 128').distinct(ctx.trx.raw('host(cidr) AS ip'))) as { ip: string }[];
-    addresses.push(...singles.map((r) => parseAddress(r.ip)));
+    return keyed(singles.map((r) => parseAddress(r.ip)));
   }
-  const type = block.family === 4 ? 'A' : 'AAAA';
-  return addresses.map((a) => ({ name: renderDefaultPtr(space.ptr_pattern, a), type, address: formatAddress(a) }));
+  const cacheKey = `${space.cidr}|${space.ptr_pattern}|${zoneName}`;
+  let wanted = wantedIpv4.get(cacheKey);
+  if (!wanted) {
+    const addresses: Address[] = [];
+    for (let i = 0n; i < blockSize(block); i++) addresses.push({ family: 4, value: block.network + i });
+    wanted = keyed(addresses);
+    if (wantedIpv4.size >= WANTED_IPV4_KEPT) wantedIpv4.delete(wantedIpv4.keys().next().value!);
+  } else wantedIpv4.delete(cacheKey);
+  wantedIpv4.set(cacheKey, wanted);
+  return wanted;
 }
 
 
@@ -112,7 +139,7 @@ async function writeForwardChunk(
   ctx: WriteContext,
   config: Config,
   spaceId: string,
-  wanted: (() => Promise<ForwardRecord[]>) | null,
+  wanted: ((zoneName: string) => Promise<WantedRecords>) | null,
   zoneId: string,
   comment: string,
 ): Promise<ForwardProgress | null> {
@@ -121,9 +148,8 @@ async function writeForwardChunk(
   // The zone is the platform's; a reseller's assignment of a /128 writes there too.
   const owner = ownerScope(ctx, row.tenant_id);
   return writeZone(owner, config, row.name, {}, async (zone) => {
-    const names = wanted ? await wanted() : [];
-    const key = (name: string, type: string, address: string) => `${name}|${type}|${address}`;
-    const missing = new Map(names.map((r) => [key(normalizeOwner(`${r.name}.`, zone.name), r.type, r.address), r]));
+    const names = wanted ? await wanted(zone.name) : new Map<string, ForwardRecord>();
+    const missing = new Map(names);
     const kept = (await ctx.trx('records').where({ zone_id: zone.id, managed_by: spaceId }).select('id', 'name', 'type', ctx.trx.raw("data->>'address' AS address"))) as {
       id: string;
       name: string;
@@ -131,7 +157,7 @@ async function writeForwardChunk(
       address: string;
     }[];
     const stale: string[] = [];
-    for (const r of kept) if (!missing.delete(key(r.name, r.type, r.address))) stale.push(r.id);
+    for (const r of kept) if (!missing.delete(recordKey(r.name, r.type, r.address))) stale.push(r.id);
     const creates = Math.min(missing.size, stale.length ? FORWARD_CHUNK / 2 : FORWARD_CHUNK);
     const deletes = Math.min(stale.length, FORWARD_CHUNK - creates);
     const changes: ChangeItem[] = stale.slice(0, deletes).map((id) => ({ op: 'delete', id }));
@@ -139,7 +165,7 @@ async function writeForwardChunk(
     // Whatever an item trips over (a CNAME of the platform's own at a default name, the zone's
     // record limit), it is the choice of this forward zone that the request must change.
     if (changes.length) await applyChangeSet(owner, zone, { changes, comment }, { kind: 'records', manager: spaceId, locate: () => ({ pointer: '/forward_zone' }) });
-    return { total: names.length, missing: missing.size - creates, stale: stale.length - deletes };
+    return { total: names.size, missing: missing.size - creates, stale: stale.length - deletes };
   });
 }
 
@@ -151,7 +177,7 @@ async function writeForwardChunk(
  * (FOR UPDATE or FOR SHARE): locks go space, zone, job row, as the worker takes them.
  */
 export async function syncForwardRecords(ctx: WriteContext, config: Config, space: SpaceForForward, block: Block, zoneId: string, keep: boolean, comment: string): Promise<void> {
-  const progress = await writeForwardChunk(ctx, config, space.id, keep ? () => defaultNames(ctx, space, block) : null, zoneId, comment);
+  const progress = await writeForwardChunk(ctx, config, space.id, keep ? (zoneName) => defaultNames(ctx, space, block, zoneName) : null, zoneId, comment);
   await storeForwardJob(ctx.trx, space.id, zoneId, progress, ctx.clock.now());
 }
 
@@ -288,7 +314,7 @@ async function forwardJobChunk(trx: Knex.Transaction, deps: ForwardWorkerDeps, c
   if (!(await trx('forward_record_jobs').where(candidate).first('space_id'))) return 'skipped';
   const keep = space !== undefined && space.forward_zone_id === candidate.zone_id;
   const comment = space ? `address space ${space.cidr}: forward records of its default PTRs` : 'removed address space: its forward records';
-  const progress = await writeForwardChunk(ctx, deps.config, candidate.space_id, keep ? () => defaultNames(ctx, space, parseBlock(space.cidr)) : null, candidate.zone_id, comment);
+  const progress = await writeForwardChunk(ctx, deps.config, candidate.space_id, keep ? (zoneName) => defaultNames(ctx, space, parseBlock(space.cidr), zoneName) : null, candidate.zone_id, comment);
   await storeForwardJob(trx, candidate.space_id, candidate.zone_id, progress, deps.clock.now());
   return 'written';
 }
