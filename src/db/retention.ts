@@ -7,7 +7,7 @@ import type { Knex } from 'knex';
 const DAY_MS = 24 * 3600_000;
 
 /** How long each kind of row is kept (the documented figures). */
-export const RETENTION = {
+const RETENTION = {
   /** Events, with their webhook deliveries and attempts, once no delivery of theirs is pending. */
   eventsDays: 30,
   /** Mail handed to the SMTP server; unsent mail (no SMTP_URL: the lab's inbox) stays queued. */

@@ -77,7 +77,7 @@ const SIGNATURE_JITTER_S = 12 * 3600;
  */
 export const RESIGN_AFTER_MS = 24 * 3600 * 1000;
 
-export interface ZoneLockRow {
+interface ZoneLockRow {
   id: string;
   name: string;
   tenant_id: string;
@@ -99,9 +99,6 @@ export interface ZoneLockRow {
   pending_touched: (string[] | null)[];
   /** This transaction holds the zone's build lock. */
   build_lock: boolean;
-  /** The row's version (xmin) as locked, and as the statement's snapshot saw it (see lockForBuild). */
-  row_version: string;
-  snapshot_row_version: string | null;
   kind: string;
   /** A provider reverse zone's address space: its default PTRs are rendered (docs/rdns.md). */
   ip_space_id: string | null;
@@ -188,8 +185,6 @@ const ZONE_COLUMNS = (q: Knex | Knex.Transaction, buildLock = true) => [
   ),
   // One builder per zone, whether it holds the row (a build) or not (a version prepared outside the lock).
   buildLock ? q.raw('pg_try_advisory_xact_lock(?, hashtext(zones.id)) AS build_lock', [BUILD_LOCK_CLASS]) : q.raw('false AS build_lock'),
-  q.raw('zones.xmin::text AS row_version'),
-  q.raw('(SELECT z.xmin::text FROM zones z WHERE z.id = zones.id) AS snapshot_row_version'),
 ];
 /** The advisory-lock class of zone builds (pg_try_advisory_xact_lock(class, key)). */
 const BUILD_LOCK_CLASS = 0x6d646e73; // 'mdns'
@@ -288,13 +283,15 @@ function stillApplies(prepared: PreparedVersion, plan: BuildPlan): boolean {
  * own, now that no write can come in between. `wait`: wait for a writer's lock instead of skipping
  * the row (the same race, made certain: test/integration/buildLock.test.ts).
  */
-export async function lockForBuild(trx: Knex.Transaction, zoneId: string, wait = false): Promise<ZoneLockRow | undefined> {
+export async function lockForBuild(trx: Knex.Transaction, zoneId: string, wait = false) {
+  type Locked = ZoneLockRow & { locked_version: string; snapshot_version: string | null };
   const lock = () => {
     const q = trx('zones').where('id', zoneId).forUpdate();
-    return (wait ? q : q.skipLocked()).first(...ZONE_COLUMNS(trx)).options(PREPARED) as Promise<ZoneLockRow | undefined>;
+    const versions = [trx.raw('zones.xmin::text AS locked_version'), trx.raw('(SELECT z.xmin::text FROM zones z WHERE z.id = zones.id) AS snapshot_version')];
+    return (wait ? q : q.skipLocked()).first(...ZONE_COLUMNS(trx), ...versions).options(PREPARED) as Promise<Locked | undefined>;
   };
   const zone = await lock();
-  return zone && zone.row_version !== zone.snapshot_row_version ? lock() : zone;
+  return zone && zone.locked_version !== zone.snapshot_version ? lock() : zone;
 }
 
 async function buildVersion(trx: Knex.Transaction, deps: PublishDeps, zoneId: string, lastTry: boolean): Promise<PublishOutcome | typeof SIGN_OUTSIDE> {
@@ -470,7 +467,7 @@ const versionRowsBindings = (zone: ZoneLockRow, now: Date, v: VersionRow, diff: 
  * version it inserts, so 101 are kept), an index probe of 100 entries, so a busy zone's history
  * stays bounded without a sweep of every zone's versions.
  */
-export const VERSION_HISTORY = { minVersions: 100, minAgeMs: 24 * 3600_000 } as const;
+const VERSION_HISTORY = { minVersions: 100, minAgeMs: 24 * 3600_000 } as const;
 
 /** The SQL of a version's removed and added columns, and their parameters. */
 interface DiffColumns {

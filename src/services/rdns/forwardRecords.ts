@@ -105,14 +105,11 @@ async function defaultNames(ctx: WriteContext, space: SpaceForForward, block: Bl
     return keyed(singles.map((r) => parseAddress(r.ip)));
   }
   const cacheKey = `${space.cidr}|${space.ptr_pattern}|${zoneName}`;
-  let wanted = wantedIpv4.get(cacheKey);
-  if (!wanted) {
-    const addresses: Address[] = [];
-    for (let i = 0n; i < blockSize(block); i++) addresses.push({ family: 4, value: block.network + i });
-    wanted = keyed(addresses);
-    if (wantedIpv4.size >= WANTED_IPV4_KEPT) wantedIpv4.delete(wantedIpv4.keys().next().value!);
-  } else wantedIpv4.delete(cacheKey);
+  const wanted = wantedIpv4.get(cacheKey) ?? keyed(Array.from({ length: Number(blockSize(block)) }, (_, i) => ({ family: 4, value: block.network + BigInt(i) })));
+  // Newest last, so that the first is the one to evict.
+  wantedIpv4.delete(cacheKey);
   wantedIpv4.set(cacheKey, wanted);
+  if (wantedIpv4.size > WANTED_IPV4_KEPT) wantedIpv4.delete(wantedIpv4.keys().next().value!);
   return wanted;
 }
 
