@@ -47,6 +47,7 @@ import { createSender } from './webhooks/send.js';
 import { MailSender } from './webhooks/mailSender.js';
 import { webhookStats } from './webhooks/webhookAdmin.js';
 import { type RolesCounters, type RolesThread, startRolesThread } from './rolesThread.js';
+import { advisoryLock, type LockOrderViolation, setLockOrderViolationHandler } from './db/lockOrder.js';
 
 export interface ServiceOverrides {
   clock?: Clock;
@@ -58,6 +59,8 @@ export interface ServiceOverrides {
   onFatal?: (err: Error) => void;
   /** The database is migrated and the lab seeded already (the roles' thread: the main thread did both before starting it). */
   prepared?: boolean;
+  /** A transaction stepped back up the lock order (src/db/lockOrder.ts); default: log it. Tests throw. */
+  onLockOrderViolation?: (violation: LockOrderViolation) => void;
 }
 
 /** EX_SOFTWARE: a supervisor (systemd Restart=on-failure, Docker restart policies) starts us again. */
@@ -125,6 +128,7 @@ export async function startService(config: Config, overrides: ServiceOverrides =
     while (stack.length) await stack.pop()!().catch((err) => logger.error({ err }, 'shutdown step failed'));
   };
 
+  setLockOrderViolationHandler(overrides.onLockOrderViolation ?? ((violation) => logger.error({ err: violation }, 'lock order violated')));
   try {
     const { db, databaseUrl } = await openDatabase(config, logger, overrides, (step) => stack.push(step));
 
@@ -183,7 +187,7 @@ export async function startService(config: Config, overrides: ServiceOverrides =
       if (!overrides.prepared) {
         const seeded = await ensureLabSeed(db, config.dataDir, clock.now());
         await db.transaction(async (trx) => {
-          await trx.raw("SELECT pg_advisory_xact_lock(hashtextextended('lab-seed', 0))");
+          await advisoryLock(trx, 'deployment', 'lab-seed');
           await seedLabReverseDns(trx, config, clock, dnssecDeps);
         });
         wiring.running.lab = { tokensFile: seeded.file, tokens: seeded.tokens };

@@ -5,6 +5,7 @@ import { DomainError } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
+import { retryableReason } from '../services/idempotentWrite.js';
 import type { Services } from '../services/index.js';
 import { DOCS_ASSET_BASE, docsInitScript, loadDocsAssets, renderDocsPage } from './docs/docsPage.js';
 import { buildOpenApiDocument } from './docs/openapi.js';
@@ -48,6 +49,11 @@ function toDomainError(err: unknown, maxJsonBodyBytes: number): DomainError | nu
     return new DomainError('unsupported_media_type', { expected: 'application/json; charset=utf-8' });
   }
   if (e?.status === 400) return new DomainError('malformed_request', { reason: 'body_unreadable' });
+  // Still a deadlock victim after the pipeline's retries (src/db/transaction.ts): nothing was
+  // stored and the next try will most likely pass.
+  if (retryableReason(err) !== null) {
+    return new DomainError('service_unavailable', { reason: 'write_contention' }, [], { 'Retry-After': '1' });
+  }
   if (isDatabaseUnavailable(err)) {
     return new DomainError('service_unavailable', { reason: 'database_unreachable' }, [], { 'Retry-After': '5' });
   }

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { tryAdvisoryLock } from './lockOrder.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
@@ -21,11 +22,7 @@ export interface IdempotencyScope {
  * behind to clean up.
  */
 export async function tryLockIdempotencyKey(trx: Knex.Transaction, s: IdempotencyScope): Promise<boolean> {
-  const r = await trx.raw<{ rows: { locked: boolean }[] }>(
-    'SELECT pg_try_advisory_xact_lock(hashtextextended(?, 0)) AS locked',
-    [`idem|${s.apiClientId}|${s.tenantId}|${s.key}`],
-  );
-  return r.rows[0]!.locked;
+  return tryAdvisoryLock(trx, 'idempotency_key', `idem|${s.apiClientId}|${s.tenantId}|${s.key}`);
 }
 
 export async function findStoredResponse(trx: Knex.Transaction, s: IdempotencyScope, now: Date): Promise<StoredResponse | null> {

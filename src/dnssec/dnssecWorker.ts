@@ -18,6 +18,7 @@ import { zskRolloverStep } from './rollover.js';
 import { recordTransition } from '../db/repositories/dnssecTransitions.js';
 import type { Registrar } from './registrar.js';
 import { type Action, type DnssecMode, type KskRolloverPhase, type DnssecState, needs, nextStep, type Observations } from './states.js';
+import { transactionWithRetry } from '../db/transaction.js';
 
 export interface DnssecWorkerDeps {
   db: Knex;
@@ -99,7 +100,7 @@ export class DnssecWorker {
       if (!zone || zone.dnssec_state === 'off') return;
       const keys = await zoneKeys(this.deps.db, zoneId);
       const seen = await this.observe(zone, keys);
-      const stepped = await this.deps.db.transaction(async (trx) => {
+      const stepped = await transactionWithRetry(this.deps.db, async (trx) => {
         const locked = await this.zoneRow(trx, zoneId, true);
         // Someone (enable, disable, another worker) moved the zone while we looked: look again later.
         if (!locked || locked.dnssec_state !== zone.dnssec_state) return false;

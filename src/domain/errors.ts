@@ -201,6 +201,10 @@ export const problemReasons = {
     en: 'Parts of {cidr} are handed on to customers; delete those assignments first.',
     de: 'Teile von {cidr} sind an Kunden weitergegeben; löschen Sie diese Zuweisungen zuerst.',
   },
+  write_contention: {
+    en: 'Concurrent writes kept colliding with this one; nothing was stored. Try again shortly.',
+    de: 'Gleichzeitige Schreibvorgänge kollidierten wiederholt mit diesem; es wurde nichts gespeichert. Bitte gleich erneut versuchen.',
+  },
   database_unreachable: {
     en: 'The database is not reachable; nothing was stored. Try again shortly.',
     de: 'Die Datenbank ist nicht erreichbar; es wurde nichts gespeichert. Bitte gleich erneut versuchen.',

@@ -10,6 +10,7 @@ import type { ObservedDelegation } from '../domain/ip/delegation.js';
 import { relativeName } from '../../nameserver/wire/name.js';
 import { syncLabParents } from './labParents.js';
 import { labParentOf } from './parentRecords.js';
+import { advisoryLock } from '../db/lockOrder.js';
 
 export type LabPrefixDelegation = 'correct' | 'missing' | 'wrong';
 
@@ -33,7 +34,7 @@ export const labDelegationObserver =
 /** Sets how the lab registry delegates the prefix's reverse zones; the parents' change sets are stored before it returns. */
 export async function setLabPrefixDelegation(db: Knex, config: Config, clock: Clock, block: Block, state: LabPrefixDelegation): Promise<{ cidr: string; state: LabPrefixDelegation }> {
   return db.transaction(async (trx) => {
-    await trx.raw("SELECT pg_advisory_xact_lock(hashtextextended('lab-parents', 0))");
+    await advisoryLock(trx, 'lab_parents', 'lab-parents');
     const cidr = formatBlock(block);
     const prefix = (await trx('prefixes').whereRaw('cidr = ?::cidr', [cidr]).first('id')) as { id: string } | undefined;
     if (!prefix) throw notFound('prefix');

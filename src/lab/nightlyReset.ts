@@ -8,6 +8,8 @@ import { LAST_RESET_KEY, readSeedIds, SEED_BILLING_CLIENTS, SEED_TENANTS, seedRo
 
 /** A capability's part of the reset, run in the reset transaction (zones, records, …). */
 import type { LabResetStep } from '../services/index.js';
+import { exemptFromLockOrder } from '../db/lockOrder.js';
+import { transactionWithRetry } from '../db/transaction.js';
 
 /** The latest scheduled reset instant at or before `now` (daily at hour:minute UTC). */
 export function latestScheduledReset(now: Date, at: { hour: number; minute: number }): Date {
@@ -20,7 +22,12 @@ export function latestScheduledReset(now: Date, at: { hour: number; minute: numb
  * `afterReset` runs once that has committed (cached tokens of this process go).
  */
 export async function resetLab(db: Knex, now: Date, steps: LabResetStep[], afterReset: () => void): Promise<void> {
-  await db.transaction((trx) => resetLabData(trx, now, steps));
+  await transactionWithRetry(db, (trx) => {
+    // The reset rewrites the whole lab under the deployment's lock: the seed's zones are made after
+    // the old ones went, so its locks cannot come in the order's sequence (docs/architecture.md).
+    exemptFromLockOrder(trx);
+    return resetLabData(trx, now, steps);
+  });
   afterReset();
 }
 

@@ -14,6 +14,7 @@ import { dsPresentation, parseDsPresentation } from './dsPresentation.js';
 import { syncLabParents } from './labParents.js';
 import { writeLabTrustAnchors } from './labTrustAnchors.js';
 import { labParentOf } from './parentRecords.js';
+import { advisoryLock } from '../db/lockOrder.js';
 
 /** A zone's entry in the simulated registry. */
 export interface LabRegistration {
@@ -81,7 +82,7 @@ export class LabRegistrar implements Registrar {
    */
   private async setParentDs(zoneName: string, ds: string[]): Promise<void> {
     await this.db.transaction(async (trx) => {
-      await trx.raw("SELECT pg_advisory_xact_lock(hashtextextended('lab-parents', 0))");
+      await advisoryLock(trx, 'lab_parents', 'lab-parents');
       await trx('lab_registrations')
         .insert({ zone_name: zoneName, registered_here: true, delegation: null, ds, updated_at: this.clock.now() })
         .onConflict('zone_name')
@@ -112,7 +113,7 @@ export class LabRegistrar implements Registrar {
   /** One registry change and the parent's change set, in one transaction. */
   private async update(zone: string, change: (current: LabRegistration) => Partial<LabRegistration>): Promise<LabRegistration> {
     return this.db.transaction(async (trx) => {
-      await trx.raw("SELECT pg_advisory_xact_lock(hashtextextended('lab-parents', 0))");
+      await advisoryLock(trx, 'lab_parents', 'lab-parents');
       const lab = await trx('zones').where('name', zone).whereNot('kind', 'lab_parent').first('id');
       if (!lab) throw notFound('zone');
       const current = await this.registration(zone, trx);

@@ -13,10 +13,13 @@ import { type DnssecDeps, enableDnssec } from '../services/dnssec.js';
 import { createAssignment } from '../services/rdns/assignments.js';
 import { createIpSpace } from '../services/rdns/ipSpaces.js';
 import { attachPrefix } from '../services/rdns/prefixes.js';
-import { createZone } from '../services/zones.js';
+import { createZone, lockNameFamilies } from '../services/zones.js';
 import type { LabResetStep } from '../services/index.js';
 import { registrarContext } from './labParents.js';
 import { readSeedIds } from './seed.js';
+import { advisoryLock } from '../db/lockOrder.js';
+import { BLOCKS_LOCK } from '../services/rdns/blocks.js';
+import { parseBlock, reverseZonesOf } from '../domain/ip/address.js';
 
 export const LAB_PTR_PATTERN = 'static.{dashed}.lab-hosting.example.';
 /** The platform's zone holding the default names' A/AAAA records. */
@@ -38,12 +41,24 @@ export const LAB_ASSIGNMENTS = [
 /** The first customer's own blocks. */
 export const LAB_PREFIXES = ['203.0.113.0/24', '2001:db8:a::/48'] as const;
 
+/**
+ * The seed's advisory locks, taken before any row: the address blocks' and the name families of
+ * the zones it makes (the forward zone, the prefixes' reverse zones). The seed makes a zone before
+ * the spaces and prefixes, and the lock order (src/db/lockOrder.ts) puts these before any zone's
+ * row; the nightly reset, whose earlier steps touch zones, takes them at its start.
+ */
+export async function lockLabReverseDnsSeed(trx: Knex.Transaction): Promise<void> {
+  await advisoryLock(trx, 'rdns_blocks', BLOCKS_LOCK);
+  await lockNameFamilies(trx, [LAB_FORWARD_ZONE, ...LAB_PREFIXES.flatMap((cidr) => reverseZonesOf(parseBlock(cidr)).map((z) => z.name))]);
+}
+
 /** Seeds the lab's reverse DNS unless there is some already (a restart keeps what the lab holds). */
 export async function seedLabReverseDns(trx: Knex.Transaction, config: Config, clock: Clock, dnssec: DnssecDeps): Promise<void> {
   if (!config.labReverseDnsSeed || (await trx('ip_spaces').first('id'))) return;
   const ctx = await registrarContext(trx, clock);
   const seed = await readSeedIds(trx);
   if (!ctx || !seed) return;
+  await lockLabReverseDnsSeed(trx);
   // Signed where the service signs at all (DNSSEC_SIGNING=off: unsigned, as the API would refuse).
   const signed = config.dnssec.available;
   if (!(await trx('zones').where('name', LAB_FORWARD_ZONE).first('id'))) {

@@ -10,6 +10,7 @@ import { newId } from '../domain/ids.js';
 import { SCOPES } from '../domain/scopes.js';
 import type { TenantType } from '../domain/tenancy.js';
 import { displayPrefix, generateToken, hashToken } from '../domain/tokens.js';
+import { advisoryLock } from '../db/lockOrder.js';
 
 export interface LabSeedIds {
   platform: string;
@@ -137,7 +138,7 @@ async function issueLabToken(db: Knex, tenantId: string, label: string, now: Dat
  */
 export async function ensureLabSeed(db: Knex, dataDir: string, now: Date): Promise<{ file: string; tokens: LabTokensFile }> {
   const ids = await db.transaction(async (trx) => {
-    await trx.raw("SELECT pg_advisory_xact_lock(hashtextextended('lab-seed', 0))");
+    await advisoryLock(trx, 'deployment', 'lab-seed');
     return (await readSeedIds(trx)) ?? createSeed(trx, now);
   });
   const file = path.join(dataDir, 'lab-tokens.json');

@@ -29,7 +29,13 @@ export function createMetrics() {
     labelNames: ['code'] as const,
     registers: [registry],
   });
-  return { registry, httpRequests, httpDuration, rateLimited, dyndnsAnswers };
+  const transactionRetries = new Counter({
+    name: 'db_transaction_retries_total',
+    help: 'Request transactions run again from the start because PostgreSQL aborted them (deadlock_detected, serialization_failure).',
+    labelNames: ['reason'] as const,
+    registers: [registry],
+  });
+  return { registry, httpRequests, httpDuration, rateLimited, dyndnsAnswers, transactionRetries };
 }
 
 /**

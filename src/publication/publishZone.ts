@@ -30,6 +30,7 @@ import { parseAddress } from '../domain/ip/address.js';
 import type { DraftRecord, VersionDraft } from './build/versionDraft.js';
 import { currentRecords, type DraftInputs, draftFrom, type JsonbParam, jsonText, type VersionInputs, type VersionRow, versionRow } from './build/versionFromRead.js';
 import { fromStored, type StoredWireRecord, type WireRecord } from './zoneRecords.js';
+import { transactionWithRetry } from '../db/transaction.js';
 
 export const PUBLISHED_CHANNEL = 'zone_published';
 /** How long the poll leaves a zone alone after a failed build (writes and retries try at once). */
@@ -118,7 +119,7 @@ export async function publishZone(deps: PublishDeps, zoneId: string): Promise<Pu
     for (let attempt = 0; ; attempt++) {
       const committed = prepared && (await commitPrepared(deps, zoneId, prepared));
       if (committed) return committed;
-      const outcome = await deps.db.transaction((trx) => buildVersion(trx, deps, zoneId, attempt >= 2));
+      const outcome = await transactionWithRetry(deps.db, (trx) => buildVersion(trx, deps, zoneId, attempt >= 2));
       if (outcome !== SIGN_OUTSIDE) return outcome;
       const snapshot = await prepareSigned(deps, zoneId);
       if (snapshot === 'idle') return { kind: 'idle' };
@@ -126,7 +127,7 @@ export async function publishZone(deps: PublishDeps, zoneId: string): Promise<Pu
     }
   } catch (err) {
     if (!(err instanceof BuildError)) throw err;
-    await deps.db.transaction((trx) => markFailed(trx, deps.clock.now(), zoneId, err.message));
+    await transactionWithRetry(deps.db, (trx) => markFailed(trx, deps.clock.now(), zoneId, err.message));
     return { kind: 'failed', detail: err.message };
   }
 }
@@ -247,7 +248,7 @@ async function prepareSigned(deps: PublishDeps, zoneId: string): Promise<Prepare
 async function commitPrepared(deps: PublishDeps, zoneId: string, prepared: PreparedVersion): Promise<PublishOutcome | null> {
   const now = deps.clock.now();
   try {
-    return await deps.db.transaction(async (trx) => {
+    return await transactionWithRetry(deps.db, async (trx) => {
       const zone = (await trx('zones').where('id', zoneId).first(...ZONE_COLUMNS(trx))) as ZoneLockRow | undefined;
       if (!zone || zone.status === 'deleting') return null;
       if (!zone.build_lock) return { kind: 'busy' } as const;

@@ -8,6 +8,7 @@ import { recordEvents } from '../db/repositories/events.js';
 import type { Clock } from '../domain/clock.js';
 import { serialGreater } from '../../nameserver/wire/serial.js';
 import type { SoaProbe, SoaProbeResult } from './soaProbe.js';
+import { transactionWithRetry } from '../db/transaction.js';
 
 /** Spec: still `pushed` after 60 minutes → error.code verification_timeout (state unchanged). */
 export const VERIFICATION_TIMEOUT_MS = 60 * 60_000;
@@ -99,7 +100,7 @@ async function markLive(deps: VerifyDeps, zone: ZoneState, serial: number): Prom
 
 async function removeZone(deps: VerifyDeps, zone: ZoneState): Promise<boolean> {
   const now = deps.clock.now();
-  return deps.db.transaction(async (trx) => {
+  return transactionWithRetry(deps.db, async (trx) => {
     const locked = await trx('zones').where({ id: zone.id, status: 'deleting' }).whereNull('published_serial').forUpdate().first('id');
     if (!locked) return false;
     await trx('zones').where('id', zone.id).delete();

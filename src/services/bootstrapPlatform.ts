@@ -7,6 +7,7 @@ import { DomainError } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import { SCOPES } from '../domain/scopes.js';
 import { displayPrefix, generateToken, hashToken } from '../domain/tokens.js';
+import { advisoryLock } from '../db/lockOrder.js';
 
 export interface BootstrappedPlatform {
   tenantId: string;
@@ -16,7 +17,7 @@ export interface BootstrappedPlatform {
 
 export async function bootstrapPlatform(db: Knex, deployment: Deployment, name: string, now: Date): Promise<BootstrappedPlatform> {
   return db.transaction(async (trx) => {
-    await trx.raw("SELECT pg_advisory_xact_lock(hashtextextended('bootstrap-platform', 0))");
+    await advisoryLock(trx, 'deployment', 'bootstrap-platform');
     if (await trx('tenants').where({ type: 'platform' }).first('id')) {
       throw new DomainError('conflict', { reason: 'platform_exists' });
     }

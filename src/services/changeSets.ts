@@ -27,6 +27,7 @@ import { withPublicationState } from './zoneReads.js';
 import { writeZone } from './zoneWrite.js';
 
 import { isSystemRecordId, systemRecordStub } from './systemRecords.js';
+import { noteLock } from '../db/lockOrder.js';
 
 
 export interface ChangeSetRequest {
@@ -340,6 +341,7 @@ export async function listChangeSets(
  */
 export const retryChangeSet = (ctx: WriteContext, config: Config, zoneRef: string, id: string): Promise<ChangeSet> =>
   writeZone(ctx, config, zoneRef, {}, async (zone) => {
+    noteLock(ctx.trx, 'change_sets');
     const row = (await ctx.scoped.from('change_sets').where({ zone_id: zone.id, id }).forUpdate().first()) as ChangeSetRow | undefined;
     if (!row) throw notFound('change set');
     if (row.state !== 'failed') {

@@ -1,10 +1,12 @@
 // Writes run in one transaction; with an Idempotency-Key the stored response commits with the
 // effect, and a refusal is stored as well (docs/api-conventions.md).
 import type { Knex } from 'knex';
+import { type RetryOptions, retryableReason, transactionWithRetry } from '../db/transaction.js';
 import { findStoredResponse, type IdempotencyScope, type StoredResponse, storeResponse, tryLockIdempotencyKey } from '../db/idempotencyRecords.js';
 import { DomainError, type ErrorCode, errorCatalogue, type FieldError } from '../domain/errors.js';
 
 export type { IdempotencyScope };
+export { retryableReason };
 
 /** A response as stored for replay and as written to the client. */
 export interface FinalResponse {
@@ -66,6 +68,10 @@ function replay(stored: StoredResponse): FinalResponse {
  * its effect, and both commit or neither does; a refusal (isStoredRefusal) rolls back to the
  * savepoint — the effect is gone — and is stored in its own statement while the lock is still
  * held, so no second request with the key can run in between: one effect, one answer.
+ *
+ * A transaction PostgreSQL aborted as a deadlock victim or a serialization failure runs again
+ * whole (src/db/transaction.ts): `run` starts over in a new transaction, with the effects of the
+ * failed attempt dropped; the client sees one answer.
  */
 export async function runWrite(
   db: Knex,
@@ -73,10 +79,12 @@ export async function runWrite(
   fingerprint: string,
   now: Date,
   run: (trx: Knex.Transaction, afterCommit: AfterCommit) => Promise<FinalResponse>,
+  retry: RetryOptions = {},
 ): Promise<FinalResponse> {
   let effects: (() => void)[] = [];
   const afterCommit: AfterCommit = (effect) => effects.push(effect);
-  const outcome = await db.transaction(async (trx): Promise<FinalResponse | DomainError> => {
+  const outcome = await transactionWithRetry(db, async (trx): Promise<FinalResponse | DomainError> => {
+    effects = [];
     if (!key) return run(trx, afterCommit);
     if (!(await tryLockIdempotencyKey(trx, key))) throw new DomainError('idempotency_in_progress');
     const stored = await findStoredResponse(trx, key, now);
@@ -95,7 +103,7 @@ export async function runWrite(
       await storeResponse(trx, key, refusalRecord(err, fingerprint), now);
       return withReplayedHeader(err, false);
     }
-  });
+  }, retry);
   if (outcome instanceof DomainError) throw outcome;
   for (const effect of effects) effect();
   return outcome;

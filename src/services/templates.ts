@@ -19,6 +19,7 @@ import type { WriteContext } from './writeContext.js';
 import { writeZone } from './zoneWrite.js';
 import { recordAudit } from '../db/repositories/auditLog.js';
 import { type StoredTemplate, type TemplateRow, templateToDomain } from '../db/repositories/templateRows.js';
+import { noteLock } from '../db/lockOrder.js';
 
 export type { StoredTemplate } from '../db/repositories/templateRows.js';
 
@@ -115,6 +116,7 @@ export async function createTemplate(ctx: WriteContext, input: TemplateInput): P
 
 /** Only the owning tenant changes or deletes a template; others see it read-only (404 here). */
 async function ownTemplate(ctx: WriteContext, id: string): Promise<TemplateRow> {
+  noteLock(ctx.trx, 'templates');
   const row = (await ctx.scoped.from('templates').where({ id, tenant_id: ctx.actor.acting.id }).forUpdate().first()) as TemplateRow | undefined;
   if (!row) throw notFound('template');
   return row;

@@ -10,6 +10,7 @@ import { newId } from '../domain/ids.js';
 import { CHILD_TYPES, type TenantType } from '../domain/tenancy.js';
 import type { Actor } from './actor.js';
 import type { WriteContext } from './writeContext.js';
+import { noteLock } from '../db/lockOrder.js';
 
 
 export interface TenantSettings {
@@ -21,9 +22,13 @@ export interface TenantSettings {
   billing_client_id?: string | null;
 }
 
-export async function getTenant(scoped: ScopedDb, id: string, forUpdate = false): Promise<Tenant> {
+/** `lock`: the row locked for the rest of that transaction (FOR NO KEY UPDATE: src/db/lockOrder.ts). */
+export async function getTenant(scoped: ScopedDb, id: string, lock: Knex.Transaction | null = null): Promise<Tenant> {
   const q = scoped.from('tenants').where('id', id).first();
-  if (forUpdate) q.forUpdate();
+  if (lock) {
+    noteLock(lock, 'tenants');
+    q.forNoKeyUpdate();
+  }
   const row = (await q) as TenantRow | undefined;
   if (!row) throw notFound('tenant');
   return tenantToDomain(row);
@@ -119,7 +124,7 @@ export async function updateTenant(
   patch: TenantSettings,
   precondition: (current: Tenant) => void,
 ): Promise<Tenant> {
-  const current = await getTenant(ctx.scoped, id, true);
+  const current = await getTenant(ctx.scoped, id, ctx.trx);
   assertBelowActing(ctx.actor, current);
   precondition(current);
   await assertBillingClientFree(ctx.trx, patch.billing_client_id, id);
@@ -162,7 +167,7 @@ export async function setSuspension(
   suspend: boolean,
   reason: string | null,
 ): Promise<Tenant> {
-  const current = await getTenant(ctx.scoped, id, true);
+  const current = await getTenant(ctx.scoped, id, ctx.trx);
   assertBelowActing(ctx.actor, current);
   if (current.suspended === suspend) return current;
   ctx.identityChanged();

@@ -9,6 +9,7 @@ import { notFound } from '../domain/errors.js';
 import type { DnsRecord } from '../domain/model/record.js';
 import { HIDDEN_ZONE_KINDS, type Zone } from '../domain/model/zone.js';
 import { zoneNameFromPath } from '../domain/zoneName.js';
+import { noteLock } from '../db/lockOrder.js';
 
 /**
  * Which zones a lookup reaches: the tenants' zones (the API, every service), the lab's parent
@@ -46,7 +47,10 @@ export async function findZone(scoped: ScopedDb, config: Config, pathName: strin
   const name = reach === 'tenant' ? zoneNameFromPath(pathName) : pathName;
   if (name === null) throw notFound('zone');
   const q = zonesQuery(scoped, config.zones.protectedNames, reach).where('z.name', name).first().options(PREPARED);
-  if (lock) q.forNoKeyUpdate('z');
+  if (lock) {
+    noteLock(lock, reach === 'lab_parent' ? 'lab_parent_zones' : 'zones');
+    q.forNoKeyUpdate('z');
+  }
   const row = (await q) as ZoneRow | undefined;
   if (!row) throw notFound('zone');
   return zoneToDomain(row);

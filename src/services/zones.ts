@@ -28,6 +28,7 @@ import { findZone, getZone, recordsQuery, zonesQuery } from './zoneReads.js';
 import { assertZoneMatches, writeZone } from './zoneWrite.js';
 import { exportZoneFile } from './zoneExport.js';
 import { lastSystemWrite, renderSystemRecords } from './systemRecords.js';
+import { advisoryLock, noteLock } from '../db/lockOrder.js';
 
 
 export const DELETED_EXPORT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
@@ -77,11 +78,20 @@ export async function listZones(scoped: ScopedDb, config: Config, filter: ZoneLi
   };
 }
 
-/** Serialises creations that could overlap: one advisory lock per registrable-domain family. */
+const nameFamily = (name: string) => `zone-family|${name.split('.').slice(-2).join('.')}`;
+
+/**
+ * Serialises creations that could overlap: one advisory lock per registrable-domain family. A
+ * transaction that creates several zones takes all their families first (lockNameFamilies), in
+ * order, before any zone's row (src/db/lockOrder.ts); this one then finds its family held.
+ */
 export async function lockNameFamily(trx: Knex.Transaction, name: string) {
-  const labels = name.split('.');
-  const family = labels.slice(-2).join('.');
-  await trx.raw('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [`zone-family|${family}`]);
+  await advisoryLock(trx, 'zone_family', nameFamily(name));
+}
+
+/** The families of all of `names`, in ascending order: for a transaction that creates several zones. */
+export async function lockNameFamilies(trx: Knex.Transaction, names: readonly string[]) {
+  for (const family of [...new Set(names.map(nameFamily))].sort()) await advisoryLock(trx, 'zone_family', family);
 }
 
 export async function assertNameFree(trx: Knex.Transaction, name: string) {
@@ -103,8 +113,14 @@ export async function assertNameFree(trx: Knex.Transaction, name: string) {
  */
 async function assertQuota(ctx: WriteContext): Promise<DomainEvent[]> {
   // Every tenant of the chain must have room: a reseller's quota covers its whole subtree. The
-  // rows are locked root first, so concurrent creations queue instead of overshooting.
-  const chain = (await ctx.trx('tenants').whereIn('id', ctx.actor.acting.path).forUpdate().select('id', 'max_zones', 'path')) as {
+  // rows are locked root first, so concurrent creations queue instead of overshooting; FOR NO KEY
+  // UPDATE, so that inserts referencing a tenant (its FOR KEY SHARE) pass (src/db/lockOrder.ts).
+  noteLock(ctx.trx, 'tenants');
+  const chain = (await ctx.trx('tenants')
+    .whereIn('id', ctx.actor.acting.path)
+    .orderByRaw('cardinality(path)')
+    .forNoKeyUpdate()
+    .select('id', 'max_zones', 'path')) as {
     id: string;
     max_zones: number;
   }[];

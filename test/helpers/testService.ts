@@ -77,6 +77,11 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
   });
   const clock = options.clock ?? new ManualClock(new Date());
   const service = await startService(config, {
+    // A step back up the lock order fails the request that takes it (src/db/lockOrder.ts), so any
+    // test that runs such a path sees it, not only the concurrent ones that would deadlock.
+    onLockOrderViolation: (violation) => {
+      throw violation;
+    },
     clock,
     logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
     billing: options.billing,

@@ -455,7 +455,7 @@ async function pollForLockWaiter(client: pg.Client, timeoutMs: number): Promise<
     const r = await client.query(
       `SELECT count(*)::int AS n FROM pg_stat_activity
         WHERE datname = current_database() AND pid <> pg_backend_pid() AND wait_event_type = 'Lock'
-          AND query ILIKE '%from "tenants"%for update%'`,
+          AND query ILIKE '%from "tenants"%for % update%'`,
     );
     if (r.rows[0].n > 0) return;
     if (Date.now() > deadline) throw new Error('the request never waited for the row lock');

@@ -209,7 +209,7 @@ export function routeMiddleware(route: RouteSpec, services: Services, metrics: M
       response = await runWrite(db, scope, key ? fingerprint(ctx) : '', clock.now(), async (trx, afterCommit) => {
         if (input instanceof DomainError) throw input;
         return finalize(await route.handler({ ...input, scoped: services.scopedFor(actor.acting.id, trx), trx, afterCommit, prepared }));
-      });
+      }, { onRetry: (reason) => metrics.transactionRetries.inc({ reason }) });
     } else {
       // A read has no transaction to wait for.
       response = finalize(await route.handler({ ...validated(), scoped: services.scopedFor(actor.acting.id), trx: null, afterCommit: afterRead }));

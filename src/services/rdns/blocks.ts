@@ -4,9 +4,11 @@
 // this one overlap check; each caller answers with its own documented error.
 import { type Block, formatBlock } from '../../domain/ip/address.js';
 import type { WriteContext } from '../writeContext.js';
+import { advisoryLock } from '../../db/lockOrder.js';
 
 /** Every creation of a block is placed under this lock: the overlap check and the insert see the same rows. */
-export const lockBlocks = (ctx: WriteContext) => ctx.trx.raw("SELECT pg_advisory_xact_lock(hashtextextended('rdns-blocks', 0))");
+export const lockBlocks = (ctx: WriteContext) => advisoryLock(ctx.trx, 'rdns_blocks', BLOCKS_LOCK);
+export const BLOCKS_LOCK = 'rdns-blocks';
 
 export type BlockTable = 'ip_spaces' | 'ip_assignments' | 'prefixes';
 

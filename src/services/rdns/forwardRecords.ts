@@ -25,6 +25,8 @@ import { tenantWriteContext, type WriteContext } from '../writeContext.js';
 import { findZone } from '../zoneReads.js';
 import { writeZone } from '../zoneWrite.js';
 import { ownerScope } from './reverseZones.js';
+import { noteLock } from '../../db/lockOrder.js';
+import { transactionWithRetry } from '../../db/transaction.js';
 
 /**
  * Items per change set of forward records: 4,096 records took about 1 s to store on the 2-core
@@ -199,6 +201,7 @@ async function storeForwardJob(trx: Knex.Transaction, spaceId: string, zoneId: s
  */
 export async function syncSpaceForwardRecords(ctx: WriteContext, config: Config, spaceId: string, comment: string): Promise<void> {
   // FOR SHARE: a PATCH of the pattern or the zone (FOR UPDATE) commits first, and its names are the ones kept.
+  noteLock(ctx.trx, 'ip_spaces');
   const row = (await ctx.trx('ip_spaces').where('id', spaceId).forShare().first('id', 'cidr', 'ptr_pattern', 'forward_zone_id')) as (SpaceForForward & { forward_zone_id: string | null }) | undefined;
   if (!row?.forward_zone_id) return;
   await syncForwardRecords(ctx, config, row, parseBlock(row.cidr), row.forward_zone_id, true, comment);
@@ -280,7 +283,7 @@ export async function runForwardChunk(deps: ForwardWorkerDeps): Promise<'written
   const due = (await deps.db('forward_record_jobs').where('run_after', '<=', now).orderBy('run_after').limit(20).select('space_id', 'zone_id')) as { space_id: string; zone_id: string }[];
   for (const candidate of due) {
     try {
-      const outcome = await deps.db.transaction((trx) => forwardJobChunk(trx, deps, candidate));
+      const outcome = await transactionWithRetry(deps.db, (trx) => forwardJobChunk(trx, deps, candidate));
       if (outcome === 'written') return outcome;
     } catch (err) {
       await recordFailure(deps, candidate, err);
@@ -297,6 +300,7 @@ async function forwardJobChunk(trx: Knex.Transaction, deps: ForwardWorkerDeps, c
   const jobKey = `forward-records:${candidate.space_id}:${candidate.zone_id}`;
   const taken = (await trx.raw('SELECT pg_try_advisory_xact_lock(hashtextextended(?, 0)) AS ok', [jobKey])) as { rows: { ok: boolean }[] };
   if (!taken.rows[0]!.ok) return 'skipped';
+  noteLock(trx, 'ip_spaces');
   const space = (await trx('ip_spaces').where('id', candidate.space_id).forShare().first('id', 'cidr', 'ptr_pattern', 'forward_zone_id')) as
     | (SpaceForForward & { forward_zone_id: string | null })
     | undefined;

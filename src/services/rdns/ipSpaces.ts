@@ -26,6 +26,7 @@ import { DISABLING, type DnssecState } from '../../dnssec/states.js';
 import type { Knex } from 'knex';
 import { writeZone } from '../zoneWrite.js';
 import { type ForwardRecordsState, forwardRecordsStates, forwardZoneInput, syncForwardRecords } from './forwardRecords.js';
+import { noteLock } from '../../db/lockOrder.js';
 
 /** Address spaces and assignments from the provider are the platform's (403 for everyone else). */
 export function assertPlatform(actor: Actor): void {
@@ -179,7 +180,9 @@ export interface IpSpaceChange {
  */
 export async function updateIpSpace(ctx: WriteContext, config: Config, deps: DnssecDeps, id: string, change: IpSpaceChange): Promise<IpSpaceView> {
   assertPlatform(ctx.actor);
-  const row = (await ctx.trx('ip_spaces').where('id', id).forUpdate().first()) as IpSpaceRow | undefined;
+  // FOR NO KEY UPDATE: assignments inserted into the space meanwhile (FOR KEY SHARE) need not wait.
+  noteLock(ctx.trx, 'ip_spaces');
+  const row = (await ctx.trx('ip_spaces').where('id', id).forNoKeyUpdate().first()) as IpSpaceRow | undefined;
   if (!row) throw new DomainError('not_found', { resource: 'address space' });
   const block = parseBlock(row.cidr);
   const pattern = change.ptr_pattern?.toLowerCase() ?? row.ptr_pattern;
@@ -249,6 +252,7 @@ export async function listIpSpaceZones(db: Knex | Knex.Transaction, scoped: Scop
  */
 export async function deleteIpSpace(ctx: WriteContext, config: Config, deps: DnssecDeps, id: string, force = false): Promise<void> {
   assertPlatform(ctx.actor);
+  noteLock(ctx.trx, 'ip_spaces');
   const space = (await ctx.trx('ip_spaces').where('id', id).forUpdate().first()) as IpSpaceRow | undefined;
   if (!space) throw new DomainError('not_found', { resource: 'address space' });
   const assigned = await ctx.trx('ip_assignments').where('space_id', id).first('id');

@@ -20,7 +20,7 @@ import type { DnssecDeps } from '../dnssec.js';
 import type { RateLimiter } from '../rateLimiter.js';
 import type { WriteContext } from '../writeContext.js';
 import { findZone } from '../zoneReads.js';
-import { assertBackendCapacity, assertNameFree, deleteZone, lockNameFamily } from '../zones.js';
+import { assertBackendCapacity, assertNameFree, deleteZone, lockNameFamilies, lockNameFamily } from '../zones.js';
 
 export type { Delegation, DelegationState, ObservedDelegation } from '../../domain/ip/delegation.js';
 
@@ -147,6 +147,13 @@ async function createReverseZone(ctx: WriteContext, config: Config, tenantId: st
   await recordAudit(ctx.trx, ctx.actor, now, { action: 'zone.created', targetType: 'zone', targetId: id, details: { name: zone.name, prefix_id: prefixId } });
 }
 
+/** The name families of the prefix's reverse zones, all before the first zone is made (src/db/lockOrder.ts). */
+export const lockPrefixZoneFamilies = (ctx: WriteContext, block: Block) =>
+  lockNameFamilies(
+    ctx.trx,
+    reverseZonesOf(block).map((z) => z.name),
+  );
+
 export async function attachPrefix(ctx: WriteContext, config: Config, input: { cidr: string; tenant_id: string }): Promise<Prefix> {
   // A tenant outside the subtree is missing for everyone (404); one inside it, for a customer token, 403.
   const tenant = (await ctx.scoped.from('tenants').where('id', input.tenant_id).first('id', 'type')) as { id: string; type: string } | undefined;
@@ -164,6 +171,7 @@ export async function attachPrefix(ctx: WriteContext, config: Config, input: { c
     ]);
   }
   await lockBlocks(ctx);
+  await lockPrefixZoneFamilies(ctx, block);
   await assertNoOverlap(ctx, block);
   const now = ctx.clock.now();
   const id = newId('pfx');
