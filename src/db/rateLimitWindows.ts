@@ -42,6 +42,16 @@ export async function takeWindowCounts(db: Knex, bucket: string, windowStart: Da
   return Number(result.rows[0]!.count);
 }
 
+/**
+ * Gives one number back to `bucket`'s window: a request counted before it was known not to count
+ * (a login that turned out right). One statement, so parallel returns and takes never lose one.
+ */
+export async function returnWindowCount(db: Knex, bucket: string, windowStart: Date): Promise<void> {
+  await db
+    .raw('UPDATE rate_limit_windows SET count = count - 1 WHERE bucket = ? AND window_start = ? AND count > 0', [bucket, windowStart])
+    .options(PREPARED);
+}
+
 export async function deleteOldRateLimitWindows(db: Knex, now: Date): Promise<number> {
   return db('rate_limit_windows').where('window_start', '<', new Date(now.getTime() - 2 * WINDOW_MS)).delete();
 }

@@ -1,10 +1,12 @@
 // The dyndns2 protocol as routers speak it (docs/dyndns.md): what a GET /nic/update request asks
 // and how its answers are written. Pure: the HTTP side hands in the query, two headers and the
 // peer's address, and writes out what this returns.
-import type { DyndnsAnswer, DyndnsUpdateRequest } from '../domain/dyndns.js';
+import type { Deployment } from '../domain/deployment.js';
+import { type DyndnsAnswer, type DyndnsUpdateRequest, unpublishableAddress } from '../domain/dyndns.js';
 import { type Address, AddressError, type Block, blockContains, parseAddress, parseBlock } from '../domain/ip/address.js';
+import { describeAddressKind } from '../domain/ip/addressKind.js';
 
-/** A request whose addresses cannot be read: answered 400 `dnserr`, nothing written. */
+/** A request whose addresses cannot be read or published: answered 400 `dnserr`, nothing written. */
 export class Dyndns2InputError extends Error {}
 
 type Query = Record<string, string | string[] | undefined>;
@@ -68,12 +70,17 @@ function credentials(authorization: string | undefined, q: Query): { username: s
   return { username: first(q, 'username', 'user', 'login'), password: first(q, 'password', 'pass', 'pwd') };
 }
 
-/** myip / myipv6: one address each, or both families comma-separated; empty means absent. */
-function addresses(q: Query): { ipv4: Address | null; ipv6: Address | null } {
+/**
+ * myip / myipv6: one address each, or both families comma-separated; empty means absent. Only
+ * addresses others can reach (docs/dyndns.md "Addresses a router may publish").
+ */
+function addresses(q: Query, deployment: Deployment): { ipv4: Address | null; ipv6: Address | null } {
   const out: { ipv4: Address | null; ipv6: Address | null } = { ipv4: null, ipv6: null };
   for (const raw of [...all(q, 'myip'), ...all(q, 'myipv6')].flatMap((v) => v.split(','))) {
     const t = raw.trim();
     if (t === '') continue;
+    // A zone index (fe80::1%eth0) names an interface of the router: no one else can use it.
+    if (t.includes('%')) throw new Dyndns2InputError(`"${t}" is scoped to an interface of the client.`);
     let a: Address;
     try {
       a = peerAddress(t) ?? parseAddress(t);
@@ -81,6 +88,8 @@ function addresses(q: Query): { ipv4: Address | null; ipv6: Address | null } {
       if (e instanceof AddressError) throw new Dyndns2InputError(e.message);
       throw e;
     }
+    const refused = unpublishableAddress(a, deployment);
+    if (refused) throw new Dyndns2InputError(`"${t}" is ${describeAddressKind(refused)}; it cannot be published.`);
     const key = a.family === 4 ? 'ipv4' : 'ipv6';
     if (out[key] && out[key]!.value !== a.value) throw new Dyndns2InputError(`Two different IPv${a.family} addresses given.`);
     out[key] = a;
@@ -88,13 +97,13 @@ function addresses(q: Query): { ipv4: Address | null; ipv6: Address | null } {
   return out;
 }
 
-export function parseDyndns2Request(q: Query, headers: { authorization?: string; userAgent?: string }, source: Address | null): DyndnsUpdateRequest {
+export function parseDyndns2Request(q: Query, headers: { authorization?: string; userAgent?: string }, source: Address | null, deployment: Deployment): DyndnsUpdateRequest {
   const hostParams = all(q, 'hostname');
   const hostnames = hostParams.length ? hostParams.flatMap((h) => h.split(',')).map((h) => h.trim()).filter((h) => h !== '') : null;
   return {
     ...credentials(headers.authorization, q),
     hostnames: hostnames?.length ? hostnames : null,
-    ...addresses(q),
+    ...addresses(q, deployment),
     offline: /^(yes|1|true|on)$/i.test(first(q, 'offline') ?? ''),
     source,
     client: headers.userAgent?.trim() || null,

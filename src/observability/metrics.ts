@@ -134,3 +134,19 @@ export function registerWebhookMetrics(registry: Registry, attempts: () => Promi
     },
   });
 }
+
+/**
+ * Passwords of /nic/update checked with scrypt by this process (docs/dyndns.md "Rate limits"): a
+ * cached password costs none, and failed logins beyond the limit are not checked, so a flood of
+ * guesses shows here as at most the limit per address and minute.
+ */
+export function registerDyndnsMetrics(registry: Registry, passwordChecks: () => number): void {
+  new Gauge({
+    name: 'dyndns_password_checks_total',
+    help: 'Passwords of /nic/update verified with scrypt by this process since start (remembered passwords and refused attempts cost none).',
+    registers: [registry],
+    collect() {
+      this.set(passwordChecks());
+    },
+  });
+}

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Tenant } from '../db/repositories/tenantRows.js';
-import { type RateLimitReading, rateLimitReading, takeWindowCounts, windowStartOf } from '../db/rateLimitWindows.js';
+import { type RateLimitReading, rateLimitReading, returnWindowCount, takeWindowCounts, windowStartOf } from '../db/rateLimitWindows.js';
 
 export type { RateLimitReading };
 
@@ -56,6 +56,14 @@ export class RateLimiter {
       });
       await w.taking;
     }
+  }
+
+  /**
+   * Returns the number a request took from `bucket`'s window at `now` (the request turned out
+   * not to count). The database's count goes down; numbers this process still holds stay its own.
+   */
+  async giveBack(bucket: string, now: Date): Promise<void> {
+    await returnWindowCount(this.db, bucket, windowStartOf(now));
   }
 
   private async takeBlock(bucket: string, w: Window, limit: number): Promise<void> {

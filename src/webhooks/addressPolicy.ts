@@ -3,9 +3,11 @@
 // runs on the address the name resolves to at delivery time and the connection goes to exactly
 // that address (the resolver's answer is never asked for twice, so a rebinding name cannot swap
 // a checked address for another).
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
 import dns from 'node:dns';
 import os from 'node:os';
+import { type Address, AddressError, formatAddress, parseAddress } from '../domain/ip/address.js';
+import { addressKind, describeAddressKind, embeddedIpv4 } from '../domain/ip/addressKind.js';
 
 export interface AddressPolicy {
   allowHttp: boolean;
@@ -14,57 +16,29 @@ export interface AddressPolicy {
   ownAddresses: string[];
 }
 
-/** Special-purpose blocks (RFC 6890 and its IPv6 registry) no receiver lives in. */
-const FORBIDDEN = new BlockList();
-for (const [net, prefix] of [
-  ['0.0.0.0', 8], // "this network"
-  ['10.0.0.0', 8], // RFC 1918
-  ['100.64.0.0', 10], // RFC 6598 shared address space (carrier-grade NAT)
-  ['127.0.0.0', 8], // loopback
-  ['169.254.0.0', 16], // link-local (cloud metadata services live here)
-  ['172.16.0.0', 12], // RFC 1918
-  ['192.0.0.0', 24], // IETF protocol assignments
-  ['192.0.2.0', 24], // documentation
-  ['192.168.0.0', 16], // RFC 1918
-  ['198.18.0.0', 15], // benchmarking
-  ['198.51.100.0', 24], // documentation
-  ['203.0.113.0', 24], // documentation
-  ['224.0.0.0', 4], // multicast
-  ['240.0.0.0', 4], // reserved, broadcast
-] as const)
-  FORBIDDEN.addSubnet(net, prefix, 'ipv4');
-for (const [net, prefix] of [
-  ['::', 128], // unspecified
-  ['::1', 128], // loopback
-  ['64:ff9b:1::', 48], // local-use NAT64
-  ['100::', 64], // discard-only
-  ['2001:db8::', 32], // documentation
-  ['fc00::', 7], // unique local
-  ['fe80::', 10], // link-local
-  ['fec0::', 10], // old site-local
-  ['ff00::', 8], // multicast
-] as const)
-  FORBIDDEN.addSubnet(net, prefix, 'ipv6');
-
-/** The IPv4 address an IPv4-mapped or NAT64 (64:ff9b::/96) IPv6 address stands for, else null. */
-function embeddedIpv4(address: string): string | null {
-  const m = /^(?:::ffff:|64:ff9b::)(?:(\d+\.\d+\.\d+\.\d+)|([0-9a-f]{1,4}):([0-9a-f]{1,4}))$/i.exec(address);
-  if (!m) return null;
-  if (m[1]) return m[1];
-  const hi = parseInt(m[2]!, 16);
-  const lo = parseInt(m[3]!, 16);
-  return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+/** An address as text (a resolver's answer, a URL's host), or null when it is none. */
+function readAddress(text: string): Address | null {
+  try {
+    return parseAddress(text, { mapped: 'keep' });
+  } catch (e) {
+    if (e instanceof AddressError) return null;
+    throw e;
+  }
 }
+
+/** One spelling per destination: an IPv4-mapped or NAT64 form is its IPv4 address. */
+const destination = (a: Address) => formatAddress(embeddedIpv4(a) ?? a);
 
 /** Why a receiver at `address` is refused, or null when it may be reached. */
 export function refusedAddress(address: string, policy: AddressPolicy): string | null {
   if (policy.allowPrivateAddresses) return null;
-  const family = isIP(address);
-  if (family === 0) return 'not an IP address';
-  const v4 = family === 6 ? embeddedIpv4(address.toLowerCase()) : address;
-  if (v4 ? FORBIDDEN.check(v4, 'ipv4') : FORBIDDEN.check(address, 'ipv6')) return 'a loopback, link-local, private or reserved address';
-  const own = policy.ownAddresses.map((a) => a.toLowerCase());
-  if (own.includes(address.toLowerCase()) || (v4 !== null && own.includes(v4))) return "one of the service's own addresses";
+  const a = readAddress(address);
+  if (!a) return 'not an IP address';
+  // Only the global Internet: every special-purpose block (addressKind.ts) is someone's inside.
+  const kind = addressKind(a);
+  if (kind !== 'global') return describeAddressKind(kind);
+  const own = policy.ownAddresses.map(readAddress).filter((o) => o !== null);
+  if (own.some((o) => destination(o) === destination(a))) return "one of the service's own addresses";
   return null;
 }
 
@@ -74,25 +48,48 @@ export function ownAddresses(listeners: string[]): string[] {
   return [...new Set([...interfaces, ...listeners.filter((h) => isIP(h) !== 0)])];
 }
 
-/** What a URL a user registers must look like (checked again, on the address, at delivery). */
-export function urlProblem(raw: string, policy: AddressPolicy): string | null {
+/**
+ * A receiver URL as it is checked and stored: the WHATWG serialisation (scheme and host in lower
+ * case, an IPv4 host in dotted form) with the host's one final dot dropped. `LOCALHOST.` is the
+ * name `localhost` to every resolver; checking the spelling as written let it past the policy.
+ */
+function normalisedUrl(raw: string): URL | null {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    return 'must be an absolute http(s) URL';
+    return null;
   }
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && policy.allowHttp)) return policy.allowHttp ? 'must be an http or https URL' : 'must be an https URL';
-  if (url.username || url.password) return 'must not carry credentials (put a token in the path or query instead)';
-  if (url.hash) return 'must not have a fragment';
+  if (url.hostname.endsWith('.')) url.hostname = url.hostname.slice(0, -1);
+  return url;
+}
+
+/**
+ * What a URL a user registers must look like (checked again, on the address, at delivery): the
+ * URL to store, normalised, or why it is refused.
+ */
+export function checkWebhookUrl(raw: string, policy: AddressPolicy): { url: string } | { problem: string } {
+  const url = normalisedUrl(raw);
+  if (!url) return { problem: 'must be an absolute http(s) URL' };
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && policy.allowHttp)) return { problem: policy.allowHttp ? 'must be an http or https URL' : 'must be an https URL' };
+  if (url.username || url.password) return { problem: 'must not carry credentials (put a token in the path or query instead)' };
+  if (url.hash) return { problem: 'must not have a fragment' };
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (isIP(host) !== 0) {
     const refused = refusedAddress(host, policy);
-    if (refused) return `must not point at ${refused}`;
+    if (refused) return { problem: `must not point at ${refused}` };
+  } else if (host === '' || host.split('.').includes('')) {
+    return { problem: 'must name a host (no empty labels)' };
   } else if (!policy.allowPrivateAddresses && (host === 'localhost' || host.endsWith('.localhost') || !host.includes('.'))) {
-    return 'must name a public host';
+    return { problem: 'must name a public host' };
   }
-  return null;
+  return { url: url.href };
+}
+
+/** Why a URL would be refused at registration, or null. */
+export function urlProblem(raw: string, policy: AddressPolicy): string | null {
+  const checked = checkWebhookUrl(raw, policy);
+  return 'problem' in checked ? checked.problem : null;
 }
 
 export class RefusedAddressError extends Error {

@@ -11,7 +11,7 @@ import type { ScopedDb } from '../db/tenantScope.js';
 import type { Clock } from '../domain/clock.js';
 import { notFound, validationFailed } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
-import { type AddressPolicy, urlProblem } from './addressPolicy.js';
+import { type AddressPolicy, checkWebhookUrl } from './addressPolicy.js';
 import { PING_KIND, ROTATION_OVERLAP_MS } from './deliveryPolicy.js';
 
 export interface WebhookContext {
@@ -81,9 +81,11 @@ const newSecret = () => `whsec_${randomBytes(32).toString('base64url')}`;
 
 const sealSecret = (secret: string, kek: Buffer) => seal(Buffer.from(secret, 'utf8'), kek);
 
-function checkUrl(url: string, policy: AddressPolicy): void {
-  const problem = urlProblem(url, policy);
-  if (problem) throw validationFailed([{ pointer: '/url', code: 'invalid_url', detail: `The URL ${problem}.` }]);
+/** The URL as stored (normalised: addressPolicy.ts), or a 422 for /url. */
+function checkedUrl(url: string, policy: AddressPolicy): string {
+  const checked = checkWebhookUrl(url, policy);
+  if ('problem' in checked) throw validationFailed([{ pointer: '/url', code: 'invalid_url', detail: `The URL ${checked.problem}.` }]);
+  return checked.url;
 }
 
 export interface WebhookInput {
@@ -97,7 +99,7 @@ export interface WebhookInput {
  * the whole subtree; acting for a customer, that customer's only (spec "Ownership").
  */
 export async function createWebhook(ctx: WebhookContext, deps: WebhookDeps, input: WebhookInput): Promise<{ webhook: Webhook; secret: string }> {
-  checkUrl(input.url, deps.policy);
+  const url = checkedUrl(input.url, deps.policy);
   const now = ctx.clock.now();
   const secret = newSecret();
   const id = newId('whk');
@@ -105,7 +107,7 @@ export async function createWebhook(ctx: WebhookContext, deps: WebhookDeps, inpu
     id,
     tenant_id: ctx.actor.acting.id,
     scope: ctx.actor.onBehalfOf ? 'tenant' : 'subtree',
-    url: input.url,
+    url,
     events: [...new Set(input.events)],
     description: input.description ?? '',
     state: 'active',
@@ -113,7 +115,7 @@ export async function createWebhook(ctx: WebhookContext, deps: WebhookDeps, inpu
     created_at: now,
     updated_at: now,
   });
-  await recordAudit(ctx.trx, ctx.actor, now, { action: 'webhook.created', targetType: 'webhook', targetId: id, details: { url: input.url, events: input.events } });
+  await recordAudit(ctx.trx, ctx.actor, now, { action: 'webhook.created', targetType: 'webhook', targetId: id, details: { url, events: input.events } });
   return { webhook: await getWebhook(ctx.scoped, now, id), secret };
 }
 
@@ -135,8 +137,7 @@ export async function updateWebhook(ctx: WebhookContext, deps: WebhookDeps, id: 
   await getWebhook(ctx.scoped, now, id, true);
   const changes: Record<string, unknown> = {};
   if (patch.url !== undefined) {
-    checkUrl(patch.url, deps.policy);
-    changes.url = patch.url;
+    changes.url = checkedUrl(patch.url, deps.policy);
   }
   if (patch.events !== undefined) changes.events = [...new Set(patch.events)];
   if (patch.description !== undefined) changes.description = patch.description;

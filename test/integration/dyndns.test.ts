@@ -10,7 +10,9 @@ import { createRecord, createZone, type DnsLab, startDnsLab, validationErrors } 
 import { eventually } from '../helpers/dnsQuery.js';
 import { requireTool } from '../helpers/dnsTools.js';
 import { type FreezableProxy, startFreezableProxy } from '../helpers/freezableProxy.js';
-import { createDatabase } from '../helpers/testService.js';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { createDatabase, startTestService } from '../helpers/testService.js';
 
 interface Nic {
   status: number;
@@ -50,7 +52,9 @@ describe('DynDNS hosts and GET /nic/update', () => {
     proxy = await startFreezableProxy(database.url);
     lab = await startDnsLab({
       databaseUrl: proxy.url,
-      env: { ROLES: 'api,nameserver,worker', DB_STATEMENT_TIMEOUT_MS: '1000', DB_ACQUIRE_TIMEOUT_MS: '1500', DB_CONNECT_TIMEOUT_MS: '1000' },
+      // The test client is a trusted proxy (it connects from the loopback): X-Forwarded-For names
+      // the router's address, so a test can send from the Internet as routers do.
+      env: { ROLES: 'api,nameserver,worker', DB_STATEMENT_TIMEOUT_MS: '1000', DB_ACQUIRE_TIMEOUT_MS: '1500', DB_CONNECT_TIMEOUT_MS: '1000', DYNDNS_TRUSTED_PROXIES: '127.0.0.1' },
     });
     await createZone(lab.customerA, 'dyn-a.example');
     await createZone(lab.customerB, 'dyn-b.example');
@@ -144,11 +148,11 @@ describe('DynDNS hosts and GET /nic/update', () => {
     expect((await nic(`${q}&hostname=home.dyn-a.example&myipv6=2001:db8::13`)).text).toBe('good 2001:db8::13\n');
     const host = (await lab.customerA.get(`/dyndns/hosts/${home.id}`)).body;
     expect([host.ipv4, host.ipv6]).toEqual(['192.0.2.12', '2001:db8::13']);
-    // No address given: the client's own (the loopback here); no hostname: the credentials' host.
-    expect((await nic(q)).text).toBe('good 127.0.0.1\n');
-    // X-Forwarded-For from a peer that is not a trusted proxy is ignored.
-    expect((await nic(q, undefined, { 'x-forwarded-for': '198.51.100.7' })).text).toBe('nochg 127.0.0.1\n');
-    await served('home.dyn-a.example', 'A', ['127.0.0.1']);
+    // No address given: the client's own (from the trusted proxy's X-Forwarded-For); no hostname: the credentials' host.
+    expect((await nic(q, undefined, { 'x-forwarded-for': '198.51.100.7' })).text).toBe('good 198.51.100.7\n');
+    // The right-most address that is not a trusted proxy; what the client wrote before it is not believed.
+    expect((await nic(q, undefined, { 'x-forwarded-for': '192.0.2.250, 198.51.100.7, 127.0.0.1' })).text).toBe('nochg 198.51.100.7\n');
+    await served('home.dyn-a.example', 'A', ['198.51.100.7']);
   });
 
   it('answers one line per host name: nohost for other names, notfqdn for non-names', async () => {
@@ -334,5 +338,97 @@ describe('DynDNS hosts and GET /nic/update', () => {
     });
     // The 911 of the test before was counted too.
     expect(after['911']).toBeGreaterThanOrEqual(1);
+  });
+
+  /** A Prometheus sample of /metrics (0 when absent). */
+  const metric = async (pattern: RegExp) => Number(pattern.exec(await (await fetch(`${lab.url}/metrics`)).text())?.[1] ?? 0);
+  const passwordChecks = () => metric(/^dyndns_password_checks_total (\d+)$/m);
+
+  it('failed logins are counted before the password is checked: of 60 guesses at once from one address, only the limit are checked', async () => {
+    lab.clock.advance(60_000);
+    const limit = lab.service.config.dyndns.authFailuresPerMinute;
+    const target = (await lab.customerA.post('/dyndns/hosts', { zone: 'dyn-a.example', name: 'flooded' })).body;
+    const from = { 'x-forwarded-for': '203.0.113.60' };
+    const checksBefore = await passwordChecks();
+    const answers = await Promise.all(Array.from({ length: 60 }, (_, i) => nic('myip=192.0.2.70', [target.username, `guess-${i}`], from)));
+    const tally: Record<string, number> = {};
+    for (const a of answers) tally[`${a.status} ${a.text.trim()}`] = (tally[`${a.status} ${a.text.trim()}`] ?? 0) + 1;
+    // Exactly the limit heard out (and refused), the rest not checked at all: no 911, no pool exhausted.
+    expect(tally).toEqual({ '401 badauth': limit, '200 abuse': 60 - limit });
+    expect((await passwordChecks()) - checksBefore).toBe(limit);
+    // The right password too is not heard out from that address this minute; from another it is.
+    expect((await nic('myip=192.0.2.70', [target.username, target.password], from)).text).toBe('abuse\n');
+    expect((await nic('myip=192.0.2.70', [target.username, target.password], { 'x-forwarded-for': '203.0.113.61' })).text).toBe('good 192.0.2.70\n');
+    expect((await lab.customerA.delete(`/dyndns/hosts/${target.id}`)).status).toBe(204);
+  });
+
+  it('a right password gives its count back: the limit is on failed logins', async () => {
+    lab.clock.advance(60_000);
+    const limit = lab.service.config.dyndns.authFailuresPerMinute;
+    const target = (await lab.customerA.post('/dyndns/hosts', { zone: 'dyn-a.example', name: 'returned' })).body;
+    const from = { 'x-forwarded-for': '203.0.113.62' };
+    for (let i = 0; i < limit - 1; i++) expect((await nic('myip=192.0.2.71', [target.username, `guess-${i}`], from)).text).toBe('badauth\n');
+    // Checked (it was not proven in this process yet), right, and then not counted as a failure.
+    const checksBefore = await passwordChecks();
+    expect((await nic('myip=192.0.2.71', [target.username, target.password], from)).text).toBe('good 192.0.2.71\n');
+    expect((await passwordChecks()) - checksBefore).toBe(1);
+    expect((await nic('myip=192.0.2.71', [target.username, 'guess-last'], from)).text).toBe('badauth\n');
+    expect((await nic('myip=192.0.2.71', [target.username, 'guess-over'], from)).text).toBe('abuse\n');
+    // A proven password is remembered: it costs no check and is heard out even now.
+    expect((await nic('myip=192.0.2.72', [target.username, target.password], from)).text).toBe('good 192.0.2.72\n');
+    expect((await passwordChecks()) - checksBefore).toBe(2);
+    expect((await lab.customerA.delete(`/dyndns/hosts/${target.id}`)).status).toBe(204);
+  });
+
+  it('refuses addresses no one can reach with 400 dnserr and writes nothing; private addresses and, in the sandbox, documentation ones are published', async () => {
+    lab.clock.advance(60_000);
+    const auth: [string, string] = [home.username, home.password];
+    expect((await nic('myip=192.0.2.80,2001:db8::80', auth)).text).toBe('good 192.0.2.80\n');
+    const before = await changeSets('dyn-a.example');
+    for (const ip of ['0.0.0.0', '0.1.2.3', '255.255.255.255', '240.0.0.1', '127.0.0.1', '127.1.2.3', '169.254.169.254', '224.0.0.1', '::ffff:127.0.0.1', '::', '::1', 'fe80::1', 'fe80::1%eth0', '[fe80::1%25eth0]', '2001:db8::1%eth0', 'ff02::1', '100::1']) {
+      for (const param of ['myip', 'myipv6']) {
+        const res = await nic(`${param}=${encodeURIComponent(ip)}`, auth);
+        expect([res.status, res.text], `${param}=${ip}`).toEqual([400, 'dnserr\n']);
+      }
+    }
+    // One unusable address spoils the request: nothing of it is written.
+    expect((await nic('myip=192.0.2.81,fe80::81', auth)).status).toBe(400);
+    expect(await changeSets('dyn-a.example')).toBe(before);
+    expect(await lab.customerA.get(`/dyndns/hosts/${home.id}`).then((r) => [r.body.ipv4, r.body.ipv6])).toEqual(['192.0.2.80', '2001:db8::80']);
+    await served('home.dyn-a.example', 'A', ['192.0.2.80']);
+    await served('home.dyn-a.example', 'AAAA', ['2001:db8::80']);
+    // No address sent and the client's own unusable (a peer on the loopback, no proxy header): dnserr, nothing written.
+    const own = await nic('', auth);
+    expect([own.status, own.text]).toEqual([200, 'dnserr\n']);
+    expect(await changeSets('dyn-a.example')).toBe(before);
+    // A LAN's or a carrier NAT's address is someone's to reach.
+    expect((await nic('myip=10.0.0.80,fd00::80', auth)).text).toBe('good 10.0.0.80\n');
+    expect((await nic('myip=100.64.0.80', auth)).text).toBe('good 100.64.0.80\n');
+    await served('home.dyn-a.example', 'AAAA', ['fd00::80']);
+  });
+});
+
+describe('GET /nic/update in production', () => {
+  it('refuses the documentation ranges the lab publishes, with the rest of the unreachable addresses', async () => {
+    const prod = await startTestService({ env: { DEPLOYMENT: 'production', ROLES: 'api' } });
+    try {
+      // The operator's way to the first live token (as in labReset.test.ts).
+      const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli/admin.ts', 'create-platform', 'Production Platform'], {
+        env: { ...process.env, DATABASE_URL: prod.databaseUrl, DEPLOYMENT: 'production', DNSSEC_KEY_ENCRYPTION_KEY: '5a'.repeat(32), LOG_LEVEL: 'silent' },
+      });
+      const live = prod.as(JSON.parse(stdout).token);
+      expect((await live.post('/zones', { name: 'dyn-prod.example.com' })).status).toBe(201);
+      const host = await live.post('/dyndns/hosts', { zone: 'dyn-prod.example.com', name: 'home' });
+      expect(host.status, host.text).toBe(201);
+      const nic = async (query: string) => {
+        const res = await fetch(`${prod.url}/nic/update?${query}`, { headers: { authorization: `Basic ${Buffer.from(`${host.body.username}:${host.body.password}`).toString('base64')}` } });
+        return [res.status, await res.text()];
+      };
+      for (const ip of ['192.0.2.1', '198.51.100.1', '203.0.113.1', '2001:db8::1', '127.0.0.1', 'fe80::1']) expect(await nic(`myip=${ip}`), ip).toEqual([400, 'dnserr\n']);
+      expect(await nic('myip=93.184.215.14,2606:2800:21f:cb07:6820:80da:af6b:8b2c')).toEqual([200, 'good 93.184.215.14\n']);
+      expect((await live.get(`/dyndns/hosts/${host.body.id}`)).body).toMatchObject({ ipv4: '93.184.215.14', ipv6: '2606:2800:21f:cb07:6820:80da:af6b:8b2c' });
+    } finally {
+      await prod.stop();
+    }
   });
 });

@@ -9,16 +9,16 @@ const text = (a: { family: 4 | 6; value: bigint } | null) => (a ? formatAddress(
 
 describe('parseDyndns2Request', () => {
   it('reads Basic auth first, else the query’s credentials (a colon may be in the password)', () => {
-    expect(parseDyndns2Request({ username: 'q', password: 'p' }, { authorization: basic('dyn_x', 'a:b') }, null)).toMatchObject({ username: 'dyn_x', password: 'a:b' });
-    expect(parseDyndns2Request({ user: 'dyn_y', pass: 'secret' }, {}, null)).toMatchObject({ username: 'dyn_y', password: 'secret' });
-    expect(parseDyndns2Request({}, { authorization: 'Bearer x' }, null)).toMatchObject({ username: null, password: null });
+    expect(parseDyndns2Request({ username: 'q', password: 'p' }, { authorization: basic('dyn_x', 'a:b') }, null, 'sandbox')).toMatchObject({ username: 'dyn_x', password: 'a:b' });
+    expect(parseDyndns2Request({ user: 'dyn_y', pass: 'secret' }, {}, null, 'sandbox')).toMatchObject({ username: 'dyn_y', password: 'secret' });
+    expect(parseDyndns2Request({}, { authorization: 'Bearer x' }, null, 'sandbox')).toMatchObject({ username: null, password: null });
   });
 
   it('splits host lists, repeated or comma-separated; absent or empty means the credentials’ host', () => {
-    expect(parseDyndns2Request({ hostname: 'a.example, b.example' }, {}, null).hostnames).toEqual(['a.example', 'b.example']);
-    expect(parseDyndns2Request({ hostname: ['a.example', 'c.example'] }, {}, null).hostnames).toEqual(['a.example', 'c.example']);
-    expect(parseDyndns2Request({ hostname: '' }, {}, null).hostnames).toBeNull();
-    expect(parseDyndns2Request({}, {}, null).hostnames).toBeNull();
+    expect(parseDyndns2Request({ hostname: 'a.example, b.example' }, {}, null, 'sandbox').hostnames).toEqual(['a.example', 'b.example']);
+    expect(parseDyndns2Request({ hostname: ['a.example', 'c.example'] }, {}, null, 'sandbox').hostnames).toEqual(['a.example', 'c.example']);
+    expect(parseDyndns2Request({ hostname: '' }, {}, null, 'sandbox').hostnames).toBeNull();
+    expect(parseDyndns2Request({}, {}, null, 'sandbox').hostnames).toBeNull();
   });
 
   it.each([
@@ -29,17 +29,32 @@ describe('parseDyndns2Request', () => {
     [{ myip: '::ffff:192.0.2.9' }, '192.0.2.9', null],
     [{ myip: '' }, null, null],
   ])('reads %j as IPv4 %s and IPv6 %s', (query, v4, v6) => {
-    const r = parseDyndns2Request(query, {}, null);
+    const r = parseDyndns2Request(query, {}, null, 'sandbox');
     expect([text(r.ipv4), text(r.ipv6)]).toEqual([v4, v6]);
   });
 
   it.each([{ myip: 'router' }, { myip: '192.0.2.1,192.0.2.2' }, { myipv6: '2001:db8::1,2001:db8::2' }, { myip: '300.1.1.1' }])('refuses %j', (query) => {
-    expect(() => parseDyndns2Request(query, {}, null)).toThrow(Dyndns2InputError);
+    expect(() => parseDyndns2Request(query, {}, null, 'sandbox')).toThrow(Dyndns2InputError);
+  });
+
+  it.each(['0.0.0.0', '255.255.255.255', '127.0.0.1', '::ffff:127.0.0.1', 'fe80::1', 'fe80::1%eth0', '2001:db8::1%eth0', '[fe80::1%25eth0]', 'ff02::1', '::'])(
+    'refuses the unreachable address %s (myip and myipv6)',
+    (ip) => {
+      expect(() => parseDyndns2Request({ myip: ip }, {}, null, 'sandbox')).toThrow(Dyndns2InputError);
+      expect(() => parseDyndns2Request({ myipv6: ip }, {}, null, 'production')).toThrow(Dyndns2InputError);
+    },
+  );
+
+  it('takes documentation addresses in the sandbox only', () => {
+    expect(text(parseDyndns2Request({ myip: '192.0.2.1' }, {}, null, 'sandbox').ipv4)).toBe('192.0.2.1');
+    expect(() => parseDyndns2Request({ myip: '192.0.2.1' }, {}, null, 'production')).toThrow(/documentation/);
+    expect(() => parseDyndns2Request({ myip: '2001:db8::1' }, {}, null, 'production')).toThrow(Dyndns2InputError);
+    expect(text(parseDyndns2Request({ myip: '93.184.215.14' }, {}, null, 'production').ipv4)).toBe('93.184.215.14');
   });
 
   it('reads offline=YES in the forms clients send, anything else as online', () => {
-    for (const v of ['YES', 'yes', '1', 'true']) expect(parseDyndns2Request({ offline: v }, {}, null).offline).toBe(true);
-    for (const v of ['NO', '', 'maybe']) expect(parseDyndns2Request({ offline: v }, {}, null).offline).toBe(false);
+    for (const v of ['YES', 'yes', '1', 'true']) expect(parseDyndns2Request({ offline: v }, {}, null, 'sandbox').offline).toBe(true);
+    for (const v of ['NO', '', 'maybe']) expect(parseDyndns2Request({ offline: v }, {}, null, 'sandbox').offline).toBe(false);
   });
 });
 

@@ -4,7 +4,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AddressPolicy, guardedLookup, refusedAddress, urlProblem } from '../../src/webhooks/addressPolicy.js';
+import { type AddressPolicy, checkWebhookUrl, guardedLookup, refusedAddress, urlProblem } from '../../src/webhooks/addressPolicy.js';
 import { MAX_ATTEMPTS, nextAttemptAfterFailure, RETRY_DELAYS_MS, signatureHeader } from '../../src/webhooks/deliveryPolicy.js';
 import { createSender } from '../../src/webhooks/send.js';
 import { quotaThresholdCrossed } from '../../src/domain/model/events.js';
@@ -43,6 +43,20 @@ describe('urlProblem', () => {
       expect(urlProblem(url, production)).not.toBeNull();
     },
   );
+});
+
+describe('checkWebhookUrl: normalised before the policy', () => {
+  /** Production's address rules with http allowed: only the address policy can refuse these. */
+  it.each(['http://LOCALHOST./', 'http://localhost./', 'http://LocalHost/', 'http://127.0.0.1./', 'http://[::1]/', 'http://foo.LOCALHOST./x', 'http://0x7f.1/', 'http://[::ffff:127.0.0.1]/', 'http://[::7f00:1]/', 'http://intranet./', 'http://localhost../', 'http://hooks..example.com/'])(
+    'refuses %s with private addresses off',
+    (url) => {
+      expect(checkWebhookUrl(url, strictHttp)).toHaveProperty('problem');
+    },
+  );
+  it('stores the host in lower case without its final dot', () => {
+    expect(checkWebhookUrl('https://Hooks.Example.COM./In?Token=AbC', production)).toEqual({ url: 'https://hooks.example.com/In?Token=AbC' });
+    expect(checkWebhookUrl('http://LOCALHOST.:9000/hook', lab)).toEqual({ url: 'http://localhost:9000/hook' });
+  });
 });
 
 describe('the schedule and the signature', () => {

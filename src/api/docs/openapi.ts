@@ -123,12 +123,14 @@ const NIC_UPDATE: Json = {
       'Without `myip`/`myipv6` the client’s own address is used (behind a trusted proxy: X-Forwarded-For, `DYNDNS_TRUSTED_PROXIES`). ' +
       'A family not given is left as it is. One plain-text line per host name: `good <ip>` (changed: one change set, published like any), ' +
       '`nochg <ip>` (already so; nothing written), `badauth` (HTTP 401), `nohost` (not this host’s name), `notfqdn`, `abuse` (rate limit, or the tenant is suspended), ' +
-      '`dnserr` (the zone refused the records; HTTP 400 when an address cannot be read), `911` (the service failed; try again later). See docs/dyndns.md.',
+      '`dnserr` (the zone refused the records, or the client’s own address cannot be published; HTTP 400 when `myip`/`myipv6` cannot be read or is an address no one can reach: ' +
+      'unspecified, broadcast, reserved, loopback, link-local, multicast, with a zone index, and documentation ranges in production), `911` (the service failed; try again later). ' +
+      'Failed logins are limited per client address, each counted before its password is checked. See docs/dyndns.md.',
     tags: ['Dynamic DNS'],
     security: [{ dyndnsBasic: [] }, {}],
     parameters: [
       { name: 'hostname', in: 'query', required: false, description: 'Comma-separated host names; default: the credentials’ host', schema: { type: 'string' } },
-      { name: 'myip', in: 'query', required: false, description: 'IPv4 or IPv6 address, or one of each comma-separated', schema: { type: 'string' } },
+      { name: 'myip', in: 'query', required: false, description: 'IPv4 or IPv6 address, or one of each comma-separated; one others can reach (docs/dyndns.md "Addresses a router may publish")', schema: { type: 'string' } },
       { name: 'myipv6', in: 'query', required: false, description: 'IPv6 address', schema: { type: 'string' } },
       { name: 'offline', in: 'query', required: false, description: '`YES`: withdraw the host’s addresses until the next update', schema: { type: 'string', enum: ['YES', 'NO'] } },
       { name: 'username', in: 'query', required: false, description: 'Instead of Basic auth', schema: { type: 'string' } },
@@ -136,7 +138,7 @@ const NIC_UPDATE: Json = {
     ],
     responses: {
       200: { description: 'One answer line per host name', content: { 'text/plain': { schema: { type: 'string', examples: ['good 192.0.2.1\n'] } } } },
-      400: { description: '`dnserr`: an address that cannot be read', content: { 'text/plain': { schema: { type: 'string' } } } },
+      400: { description: '`dnserr`: an address that cannot be read or published', content: { 'text/plain': { schema: { type: 'string' } } } },
       401: { description: '`badauth`', content: { 'text/plain': { schema: { type: 'string' } } } },
     },
   },

@@ -31,13 +31,17 @@ const bits = (family: Family) => (family === 4 ? 32 : 128);
 
 const scratch = Buffer.alloc(16);
 
-/** An address in any valid textual form (the codec reads it); IPv4-mapped and -compatible IPv6 are refused (their PTR lives in in-addr.arpa). */
-export function parseAddress(text: string): Address {
+/**
+ * An address in any valid textual form (the codec reads it). IPv4-mapped and -compatible IPv6 are
+ * refused (their PTR lives in in-addr.arpa) unless `mapped: 'keep'`: a check of where an address
+ * leads (addressKind.ts) must see them as they are.
+ */
+export function parseAddress(text: string, options: { mapped: 'refuse' | 'keep' } = { mapped: 'refuse' }): Address {
   const t = text.trim();
   if (writeIpv4(scratch, 0, t)) return { family: 4, value: BigInt(scratch.readUInt32BE(0)) };
   if (!writeIpv6(scratch, 0, t)) throw new AddressError('invalid_ip', `"${text}" is not an IPv4 or IPv6 address.`);
   const value = (scratch.readBigUInt64BE(0) << 64n) | scratch.readBigUInt64BE(8);
-  if (value >> 32n === 0xffffn || (value >> 32n === 0n && value > 1n)) {
+  if (options.mapped === 'refuse' && (value >> 32n === 0xffffn || (value >> 32n === 0n && value > 1n))) {
     throw new AddressError('ipv4_mapped_address', `"${text}" is an IPv4-mapped or IPv4-compatible IPv6 address; give the IPv4 address itself.`);
   }
   return { family: 6, value };

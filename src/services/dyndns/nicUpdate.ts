@@ -6,12 +6,11 @@ import type { Knex } from 'knex';
 import type { Config } from '../../config/index.js';
 import { type DyndnsHost, type DyndnsHostRow, dyndnsHostToDomain, withHostDetails } from '../../db/repositories/dyndnsHostRows.js';
 import { PREPARED } from '../../db/preparedStatements.js';
-import { readWindowCount, windowStartOf } from '../../db/rateLimitWindows.js';
 import { chainFromJson } from '../../db/repositories/identityStore.js';
 import type { Tenant } from '../../db/repositories/tenantRows.js';
 import type { Clock } from '../../domain/clock.js';
 import { DomainError } from '../../domain/errors.js';
-import type { DyndnsAnswer, DyndnsAnswerCode, DyndnsUpdateRequest } from '../../domain/dyndns.js';
+import { type DyndnsAnswer, type DyndnsAnswerCode, type DyndnsUpdateRequest, unpublishableAddress } from '../../domain/dyndns.js';
 import { type Address, formatAddress } from '../../domain/ip/address.js';
 import { NameError, toAsciiName } from '../../domain/names.js';
 import { hasFeature, isEffectivelySuspended } from '../../domain/tenancy.js';
@@ -76,21 +75,22 @@ export async function nicUpdate(deps: NicUpdateDeps, limits: NicUpdateLimits, re
   const now = deps.clock.now();
   const lines = (code: DyndnsAnswerCode) => Array.from({ length: Math.max(1, request.hostnames?.length ?? 1) }, () => answer(code));
   const failureBucket = request.source ? `dyndns-auth:${formatAddress(request.source)}` : null;
-  const failedAuth = async () => {
-    if (failureBucket) await deps.rateLimiter.consume(failureBucket, limits.authFailuresPerMinute, now);
-    return lines('badauth');
-  };
 
   if (!request.username || !request.password) return lines('badauth');
   const found = await loadHost(deps.db, request.username);
   // A host whose zone is on its way out is gone already (its row goes in the same transaction).
-  if (!found || found.host.zoneStatus === 'deleting') return failedAuth();
-  const { host, chain } = found;
-  if (!deps.dyndnsCredentials.isRemembered(request.username, request.password, host.passwordHash)) {
-    // An address that failed too often this minute is not heard out, right or wrong (no scrypt either).
-    if (failureBucket && (await readWindowCount(deps.db, failureBucket, windowStartOf(now))) >= limits.authFailuresPerMinute) return lines('abuse');
-    if (!(await deps.dyndnsCredentials.verify(request.username, request.password, host.passwordHash))) return failedAuth();
+  const live = found && found.host.zoneStatus !== 'deleting' ? found : null;
+  if (!live || !deps.dyndnsCredentials.isRemembered(request.username, request.password, live.host.passwordHash)) {
+    // Counted before it is checked, in one upsert (the window's next number): of N attempts at
+    // once, only those numbered within the limit are checked, in every process. Beyond it the
+    // address is not heard out this minute, right or wrong (and spends no scrypt).
+    if (failureBucket && !(await deps.rateLimiter.consume(failureBucket, limits.authFailuresPerMinute, now)).allowed) return lines('abuse');
+    if (!live || !(await deps.dyndnsCredentials.verify(request.username, request.password, live.host.passwordHash))) return lines('badauth');
+    // The limit is on failed logins: a right password gives its number back (and is remembered
+    // from now on, so it is counted no more).
+    if (failureBucket) await deps.rateLimiter.giveBack(failureBucket, now);
   }
+  const { host, chain } = live;
 
   const named = request.hostnames ?? [host.fqdn];
   const fqdns = named.map(fqdnOf);
@@ -102,6 +102,10 @@ export async function nicUpdate(deps: NicUpdateDeps, limits: NicUpdateLimits, re
     if (isEffectivelySuspended(chain) || !hasFeature(chain, 'dyndns')) return answer('abuse');
     const reading = await deps.rateLimiter.consume(`dyndns-host:${host.id}`, limits.hostUpdatesPerMinute, now);
     if (!reading.allowed) return answer('abuse');
+    // No address sent: the client's own is the one to publish, if others can reach it. One they
+    // cannot (the loopback: a router on this machine, or behind a proxy missing from
+    // DYNDNS_TRUSTED_PROXIES) is the service's setup to fix, not the router's request: dnserr.
+    if (!request.offline && !request.ipv4 && !request.ipv6 && request.source && unpublishableAddress(request.source, deps.config.deployment)) return answer('dnserr');
     return updateHost(deps, host, chain, request, requestId);
   })();
   return named.map((_, i) => (mine[i] ? result : others(i)));

@@ -5,7 +5,7 @@ import type { Context } from 'koa';
 import { DomainError } from '../../../domain/errors.js';
 import { clientAddress, Dyndns2InputError, formatDyndns2Answers, parseDyndns2Request, parseTrustedProxies } from '../../../dyndns/dyndns2.js';
 import type { Logger } from '../../../observability/logger.js';
-import type { Metrics } from '../../../observability/metrics.js';
+import { type Metrics, registerDyndnsMetrics } from '../../../observability/metrics.js';
 import { nicUpdate } from '../../../services/dyndns/nicUpdate.js';
 import type { Services } from '../../../services/index.js';
 
@@ -14,6 +14,7 @@ export const NIC_UPDATE_PATH = '/nic/update';
 export function nicUpdateHandler(services: Services, logger: Logger, metrics: Metrics) {
   const trusted = parseTrustedProxies(services.config.dyndns.trustedProxies);
   const limits = services.config.dyndns;
+  registerDyndnsMetrics(metrics.registry, () => services.dyndnsCredentials.slowVerifications);
   return async (ctx: Context) => {
     ctx.state.route = NIC_UPDATE_PATH;
     // The router answers HEAD with GET's handler; an update writes, so a HEAD must not run one.
@@ -26,7 +27,7 @@ export function nicUpdateHandler(services: Services, logger: Logger, metrics: Me
     const count = (code: string) => metrics.dyndnsAnswers.inc({ code });
     try {
       const source = clientAddress(ctx.req.socket.remoteAddress, ctx.get('X-Forwarded-For') || undefined, trusted);
-      const request = parseDyndns2Request(ctx.query, { authorization: ctx.get('Authorization') || undefined, userAgent: ctx.get('User-Agent') || undefined }, source);
+      const request = parseDyndns2Request(ctx.query, { authorization: ctx.get('Authorization') || undefined, userAgent: ctx.get('User-Agent') || undefined }, source, services.config.deployment);
       const answers = await nicUpdate(services, limits, request, ctx.state.requestId as string);
       for (const a of answers) count(a.code);
       answer = formatDyndns2Answers(answers);

@@ -107,7 +107,7 @@ const presentDelivery = (d: Delivery) => ({
   })),
 });
 
-const urlField = z.string().min(1).max(2000).describe('https (http and loopback only in the sandbox).');
+const urlField = z.string().min(1).max(2000).describe('https (http and loopback only in the sandbox). Stored normalised: scheme and host in lower case, the host without a final dot.');
 const eventsField = z.array(z.enum(SUBSCRIBABLE_KINDS)).min(1).max(SUBSCRIBABLE_KINDS.length);
 const descriptionField = z.string().max(500);
 
