@@ -21,6 +21,7 @@ import { tokenlessWriteContext } from '../writeContext.js';
 import { writeZone } from '../zoneWrite.js';
 import type { CredentialVerifier } from './credentials.js';
 import { addressChanges } from './hosts.js';
+import { transactionWithRetry } from '../../db/transaction.js';
 
 export interface NicUpdateDeps {
   db: Knex;
@@ -139,7 +140,7 @@ async function updateHost(deps: NicUpdateDeps, host: DyndnsHost, chain: Tenant[]
   // A router writes as its host: the audit log and the change set name the host, not an API client.
   const actor = tokenlessActor(host.id, `DynDNS host ${host.fqdn}`, chain, deps.config.deployment, requestId);
   try {
-    return await deps.db.transaction(async (trx) => {
+    return await transactionWithRetry(deps.db, async (trx) => {
       const ctx = tokenlessWriteContext(trx, actor, deps.clock);
       return writeZone(ctx, deps.config, host.zoneName, {}, async (zone) => {
         const asList = (a: Address | null | 'none') => (a === null ? null : a === 'none' ? [] : [a]);
