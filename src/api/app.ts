@@ -79,7 +79,9 @@ export function createApp({ services, logger, metrics, readiness }: AppOptions):
       await next();
     } finally {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      const route = (ctx.state.route as string | undefined) ?? (ctx.status === 404 ? 'unmatched' : ctx.path);
+      // A route's pattern, never the path a client made up: a 405 or 429 on `/api/v1/zones/<anything>`
+      // must not add a series to /metrics per request.
+      const route = (ctx.state.route as string | undefined) ?? (ctx as { _matchedRoute?: string })._matchedRoute ?? 'unmatched';
       metrics.httpRequests.inc({ method: ctx.method, route, status: String(ctx.status) });
       metrics.httpDuration.observe({ method: ctx.method, route }, seconds);
       logger.info(

@@ -150,6 +150,18 @@ describe('hostile requests answer 4xx, never 5xx', () => {
     }
   });
 
+  it('made-up paths add no series to /metrics, whatever they are answered', async () => {
+    const made = `made-up-${Date.now().toString(36)}`;
+    expect((await raw('TRACE', `/api/v1/tenants/${made}`, bearer())).status).toBe(405);
+    expect((await raw('PUT', `/api/v1/tenants/${made}`, bearer())).status).toBe(405);
+    expect((await raw('GET', `/api/v1/${made}`, bearer())).status).toBe(404);
+    expect((await raw('GET', `/${made}`)).status).toBe(404);
+    const metrics = await raw('GET', '/metrics');
+    expect(metrics.status).toBe(200);
+    expect(metrics.body).toMatch(/http_requests_total\{method="TRACE",route="unmatched",status="405"\}/);
+    expect(metrics.body).not.toContain(made);
+  });
+
   it('a CONNECT is answered and its connection closed, not dropped without a word', async () => {
     const res = await raw('CONNECT', '/api/v1/me', bearer());
     expect(res.status).toBe(405);
