@@ -4,6 +4,7 @@ import http from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { createApp, type ReadinessCheck } from './api/app.js';
+import { answerConnectRequests } from './api/connectRequests.js';
 import { type BillingDirectory, noBillingSystem } from './billing/billingDirectory.js';
 import { HttpBillingDirectory } from './billing/httpBillingDirectory.js';
 import type { Config, Role } from './config/index.js';
@@ -472,6 +473,7 @@ async function startApiRole(w: Wiring): Promise<void> {
     app.callback(),
   );
   server.keepAliveTimeout = 5000;
+  answerConnectRequests(server, app.callback());
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.http.port, config.http.host, () => resolve());

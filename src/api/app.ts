@@ -85,7 +85,9 @@ export function createApp({ services, logger, metrics, readiness }: AppOptions):
       await next();
     } finally {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      const route = (ctx.state.route as string | undefined) ?? (ctx.status === 404 ? 'unmatched' : ctx.path);
+      // A route's pattern, never the path a client made up: a 405 or 429 on `/api/v1/zones/<anything>`
+      // must not add a series to /metrics per request.
+      const route = (ctx.state.route as string | undefined) ?? (ctx as { _matchedRoute?: string })._matchedRoute ?? 'unmatched';
       metrics.httpRequests.inc({ method: ctx.method, route, status: String(ctx.status) });
       metrics.httpDuration.observe({ method: ctx.method, route }, seconds);
       logger.info(
@@ -113,7 +115,14 @@ export function createApp({ services, logger, metrics, readiness }: AppOptions):
       if (ctx.body === undefined || ctx.body === null) {
         if (ctx.status === 404) throw new DomainError('not_found', { resource: 'resource' });
         if (ctx.status === 405) throw new DomainError('method_not_allowed', { allowed: ctx.response.get('Allow') });
-        if (ctx.status === 501) throw new DomainError('not_implemented', { reason: 'method_not_supported', method: ctx.method });
+        // The router answers 501 to a method it does not know (TRACE, PROPFIND, CONNECT, …). To
+        // the client that is a method this path does not take, or an unknown path: 501 is kept
+        // for the DNSSEC operations an operator switched off (docs/api-conventions.md).
+        if (ctx.status === 501) {
+          if (ctx.response.get('Allow')) throw new DomainError('method_not_allowed', { allowed: ctx.response.get('Allow') });
+          ctx.remove('Allow');
+          throw new DomainError('not_found', { resource: 'resource' });
+        }
       }
     } catch (err) {
       const known = toDomainError(err, config.maxJsonBodyBytes);
@@ -136,7 +145,11 @@ export function createApp({ services, logger, metrics, readiness }: AppOptions):
   const docsAssets = loadDocsAssets();
   const docsScript = docsInitScript(openApiUrl);
 
-  const router = new Router();
+  // Paths are matched exactly (docs/api-conventions.md "Routing"): case-sensitively, and a
+  // trailing slash is another path. A second spelling of a route would be a second cache key,
+  // ETag scope and idempotency fingerprint for one resource.
+  const exact = { sensitive: true, strict: true };
+  const router = new Router(exact);
   router.get('/healthz', async (ctx) => {
     const results = await Promise.all(
       readiness.map(async (r) => [r.name, await r.check().catch(() => false)] as const),
@@ -175,7 +188,7 @@ export function createApp({ services, logger, metrics, readiness }: AppOptions):
   // dyndns2 routers (docs/dyndns.md): their own authentication and plain-text answers.
   router.get(NIC_UPDATE_PATH, nicUpdateHandler(services, logger, metrics));
 
-  const api = new Router({ prefix: API_BASE });
+  const api = new Router({ ...exact, prefix: API_BASE });
   api.use(
     koaBody({
       json: true,

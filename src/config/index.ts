@@ -3,6 +3,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { Deployment } from '../domain/deployment.js';
 import { parseAddress, parseBlock } from '../domain/ip/address.js';
+import { canonicalName } from '../domain/names.js';
 
 export type { Deployment };
 export type Role = 'api' | 'nameserver' | 'worker';
@@ -194,7 +195,7 @@ const roleList = z
 const hostnameRe = /^(?=.{1,253}$)([a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)(\.[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)*$/;
 const nameList = z
   .string()
-  .transform((s) => s.split(',').map((n) => n.trim().toLowerCase().replace(/\.$/, '')).filter(Boolean))
+  .transform((s) => s.split(',').map(canonicalName).filter(Boolean))
   .pipe(z.array(z.string().regex(hostnameRe, 'must be a comma-separated list of domain names')));
 
 const list = z.string().transform((s) => s.split(',').map((n) => n.trim()).filter(Boolean));
@@ -213,7 +214,7 @@ const tsigKeyList = list.transform((items, ctx) =>
     const [name, secret] = item.split(':');
     const bytes = Buffer.from(secret ?? '', 'base64');
     if (!name || !secret || bytes.length < 16) ctx.addIssue({ code: 'custom', message: `"${name ?? item}:…" must be name:base64-secret of at least 16 bytes` });
-    return { name: (name ?? '').toLowerCase().replace(/\.$/, ''), secret: bytes };
+    return { name: canonicalName(name ?? ''), secret: bytes };
   }),
 );
 

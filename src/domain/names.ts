@@ -5,6 +5,8 @@
 // - toAsciiName:        any name (zone names, owner names once made absolute)
 // - normalizeOwner:     a record's owner, stored zone-relative ('@' = apex)
 // - normalizeHostname:  a target host name inside RDATA (CNAME, MX, SRV, NS, PTR)
+// - canonicalName:      the same spelling for a name that needs no validation (read from DNS
+//                       answers or configuration, or only compared): never spell it by hand
 //
 // Lengths are counted in the text form without the trailing dot: 253 characters there are the
 // 255 wire octets of RFC 1035 §2.3.4 (each label adds one length octet, the root one more).
@@ -96,6 +98,17 @@ export function toAsciiName(input: string): string {
 }
 
 /**
+ * A name in the spelling of responses and stored rows (spec: lower case, no trailing dot) without
+ * validating it: for names a DNS answer or the configuration gives, or that are only compared
+ * with stored ones. Client input is validated with toAsciiName or normalizeHostname instead.
+ * The root stays ".".
+ */
+export function canonicalName(name: string): string {
+  const lower = name.trim().toLowerCase();
+  return lower.length > 1 && lower.endsWith('.') ? lower.slice(0, -1) : lower;
+}
+
+/**
  * A record owner as stored: relative to the zone, '@' for the apex. `www`, `_dmarc`, `*.dev`, `a.b`.
  * Input ending in a dot is absolute and must lie in the zone; otherwise it is relative, except that
  * the zone's own name (with or without the dot) means the apex. `zone` is a stored zone name
@@ -150,6 +163,6 @@ export function normalizeHostname(input: string, opts: { allowRoot?: boolean } =
 
 /** True for in-addr.arpa (RFC 1035 §3.5) and ip6.arpa (RFC 3596 §2.5) and every name below them. */
 export function isReverseZoneName(name: string): boolean {
-  const n = name.trim().toLowerCase().replace(/\.$/, '');
+  const n = canonicalName(name);
   return ['in-addr.arpa', 'ip6.arpa'].some((root) => isAtOrBelow(n, root));
 }

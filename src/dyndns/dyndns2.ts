@@ -6,8 +6,25 @@ import { type DyndnsAnswer, type DyndnsUpdateRequest, unpublishableAddress } fro
 import { type Address, AddressError, type Block, blockContains, parseAddress, parseBlock } from '../domain/ip/address.js';
 import { describeAddressKind } from '../domain/ip/addressKind.js';
 
-/** A request whose addresses cannot be read or published: answered 400 `dnserr`, nothing written. */
-export class Dyndns2InputError extends Error {}
+/**
+ * A request refused as a whole, before its credentials are looked at; nothing written. `dnserr`:
+ * its addresses cannot be read or published. `numhost`: more host names than MAX_HOSTNAMES.
+ */
+export class Dyndns2InputError extends Error {
+  constructor(
+    message: string,
+    readonly answer: 'dnserr' | 'numhost' = 'dnserr',
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Dyn's dyndns2 return codes: at most 20 host names in one update, `numhost` for more.
+ * One set of credentials updates one host here, so a longer list is a broken client (or one
+ * making each request cost a line per name): refused before any name is read.
+ */
+export const MAX_HOSTNAMES = 20;
 
 type Query = Record<string, string | string[] | undefined>;
 
@@ -100,6 +117,7 @@ function addresses(q: Query, deployment: Deployment): { ipv4: Address | null; ip
 export function parseDyndns2Request(q: Query, headers: { authorization?: string; userAgent?: string }, source: Address | null, deployment: Deployment): DyndnsUpdateRequest {
   const hostParams = all(q, 'hostname');
   const hostnames = hostParams.length ? hostParams.flatMap((h) => h.split(',')).map((h) => h.trim()).filter((h) => h !== '') : null;
+  if (hostnames && hostnames.length > MAX_HOSTNAMES) throw new Dyndns2InputError(`${hostnames.length} host names; at most ${MAX_HOSTNAMES}.`, 'numhost');
   return {
     ...credentials(headers.authorization, q),
     hostnames: hostnames?.length ? hostnames : null,
@@ -108,6 +126,15 @@ export function parseDyndns2Request(q: Query, headers: { authorization?: string;
     source,
     client: headers.userAgent?.trim() || null,
   };
+}
+
+/**
+ * The answer to a refused request: one line. `dnserr` is 400 (docs/dyndns.md "Answers");
+ * `numhost` is 200, like the other words of Dyn's return codes that clients read from the body
+ * ("Too many hosts (more than 20) specified in an update"); a 4xx they report as a failed request.
+ */
+export function formatDyndns2Refusal(err: Dyndns2InputError): { status: number; body: string; headers: Record<string, string> } {
+  return { status: err.answer === 'numhost' ? 200 : 400, body: `${err.answer}\n`, headers: {} };
 }
 
 /**

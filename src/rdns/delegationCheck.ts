@@ -7,13 +7,14 @@ import { splitLabels } from '../../nameserver/wire/name.js';
 import type { MessageRecord } from '../../nameserver/wire/parseMessage.js';
 import { rdataToData } from '../../nameserver/wire/rdata.js';
 import type { ObservedDelegation } from '../domain/ip/delegation.js';
+import { canonicalName } from '../domain/names.js';
 import { type DnsServer, queryDns } from '../dnssec/dnsQuery.js';
 
 
-const same = (a: string, b: string) => a.toLowerCase().replace(/\.$/, '') === b.toLowerCase().replace(/\.$/, '');
+const same = (a: string, b: string) => canonicalName(a) === canonicalName(b);
 
 function namesOf(records: MessageRecord[], owner: string, type: number, field: string): string[] {
-  return records.filter((r) => r.type === type && same(r.name, owner)).map((r) => String(rdataToData(type === TYPE.NS ? 'NS' : 'A', r.rdata)?.[field] ?? '').replace(/\.$/, '').toLowerCase());
+  return records.filter((r) => r.type === type && same(r.name, owner)).map((r) => canonicalName(String(rdataToData(type === TYPE.NS ? 'NS' : 'A', r.rdata)?.[field] ?? '')));
 }
 
 /** The observer of production: `resolver` recursive (RD), the parent's servers on `port`. */

@@ -13,6 +13,7 @@ import type { ScopedDb } from '../db/tenantScope.js';
 import type { ChangeItem, LocateItem, Warning } from '../domain/changeSets/planChangeSet.js';
 import { DomainError } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
+import { canonicalName } from '../domain/names.js';
 import { type DomainEvent, quotaThresholdCrossed } from '../domain/model/events.js';
 import type { DnsRecord } from '../domain/model/record.js';
 import type { Zone } from '../domain/model/zone.js';
@@ -246,7 +247,7 @@ export const deleteZone = (
   writeZone(ctx, config, zoneRef, {}, async (zone) => {
     // A prefix's reverse zone goes with its prefix (DELETE /prefixes/{prefix}), never alone.
     if (zone.kind === 'reverse' && !request.withPrefix) throw new DomainError('reverse_zone_managed', { name: zone.name });
-    const confirm = request.confirm.toLowerCase().replace(/\.$/, '');
+    const confirm = canonicalName(request.confirm);
     if (confirm !== zone.name && request.confirm !== (domainToUnicode(zone.name) || zone.name)) {
       throw new DomainError('validation_failed', {}, [
         { in: 'query', pointer: '/confirm', code: 'confirmation_mismatch', detail: `confirm must equal the zone name ${zone.name}.` },

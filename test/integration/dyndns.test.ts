@@ -164,6 +164,25 @@ describe('DynDNS hosts and GET /nic/update', () => {
     await served('www.dyn-a.example', 'A', ['192.0.2.80']);
   });
 
+  it('numhost for more than 20 host names, whatever they are, before the credentials; 20 are answered line by line', async () => {
+    const before = await changeSets('dyn-a.example');
+    const names = (n: number) => Array.from({ length: n }, () => 'home.dyn-a.example').join(',');
+    for (const auth of [[home.username, home.password], [home.username, 'wrong']] as [string, string][]) {
+      const res = await nic(`hostname=${names(21)}&myip=192.0.2.30`, auth);
+      expect([res.status, res.text]).toEqual([200, 'numhost\n']);
+    }
+    // Repeated parameters count like a comma-separated list.
+    const repeated = await nic(`${Array.from({ length: 21 }, (_, i) => `hostname=h${i}.dyn-a.example`).join('&')}&myip=192.0.2.30`, [home.username, home.password]);
+    expect(repeated.text).toBe('numhost\n');
+    expect(await changeSets('dyn-a.example')).toBe(before);
+    await served('home.dyn-a.example', 'A', ['192.0.2.20']);
+
+    const twenty = await nic(`hostname=${names(20)}&myip=192.0.2.30`, [home.username, home.password]);
+    expect(twenty.text).toBe('good 192.0.2.30\n'.repeat(20));
+    await served('home.dyn-a.example', 'A', ['192.0.2.30']);
+    expect(await changeSets('dyn-a.example')).toBe(before + 1);
+  });
+
   it('offline=YES withdraws the addresses until the next update', async () => {
     expect((await nic('hostname=home.dyn-a.example&offline=YES', [home.username, home.password])).text).toBe('good\n');
     await served('home.dyn-a.example', 'A', []);

@@ -73,7 +73,7 @@ describe('reverse DNS: address spaces, assignments and PTRs', () => {
     ids.resellerBlock = toReseller.body.id;
     const handed = await lab.reseller.post('/ips', { cidr: '203.0.113.0/30', tenant_id: customerA, server_name: 'web1.customer-a.example.' });
     expect(handed.status, handed.text).toBe(201);
-    expect(handed.body).toMatchObject({ cidr: '203.0.113.0/30', family: 4, tenant_id: customerA, parent_id: toReseller.body.id, server_name: 'web1.customer-a.example.' });
+    expect(handed.body).toMatchObject({ cidr: '203.0.113.0/30', family: 4, tenant_id: customerA, parent_id: toReseller.body.id, server_name: 'web1.customer-a.example' });
     ids.aV4 = handed.body.id;
     // Outside its own assignment, or overlapping what it handed on: refused.
     expect((await lab.reseller.post('/ips', { cidr: '203.0.113.16/30', tenant_id: customerA })).status).toBe(422);
@@ -114,9 +114,9 @@ describe('reverse DNS: address spaces, assignments and PTRs', () => {
     expect(one.status, one.text).toBe(200);
     expect(one.body).toEqual({
       ip: '203.0.113.1',
-      target: 'static.203-0-113-1.hosting.example.',
+      target: 'static.203-0-113-1.hosting.example',
       source: 'default',
-      default_target: 'static.203-0-113-1.hosting.example.',
+      default_target: 'static.203-0-113-1.hosting.example',
       zone: '113.0.203.in-addr.arpa',
       assignment_id: ids.aV4,
       prefix_id: null,
@@ -132,7 +132,7 @@ describe('reverse DNS: address spaces, assignments and PTRs', () => {
     // The reseller sees its customer's address (and acting for it, as the customer).
     expect((await lab.reseller.get('/ptr/203.0.113.1')).status).toBe(200);
     const v6 = await lab.customerA.get('/ptr/2001:DB8:AB00:1:0::10');
-    expect(v6.body).toMatchObject({ ip: '2001:db8:ab00:1::10', source: 'default', target: 'static.2001-db8-ab00-1--10.hosting.example.' });
+    expect(v6.body).toMatchObject({ ip: '2001:db8:ab00:1::10', source: 'default', target: 'static.2001-db8-ab00-1--10.hosting.example' });
     const v6net = await lab.customerA.get('/ptr/2001:db8:ab00:2::5');
     expect(v6net.body).toMatchObject({ source: null, target: null, default_target: null, assignment_id: ids.aV6Net });
   });
@@ -143,7 +143,7 @@ describe('reverse DNS: address spaces, assignments and PTRs', () => {
 
     const set = await lab.customerA.put('/ptr/203.0.113.2', { target: 'Mail.Customer-A.example.' });
     expect(set.status, set.text).toBe(200);
-    expect(set.body).toMatchObject({ ip: '203.0.113.2', target: 'mail.customer-a.example.', source: 'set', default_target: 'static.203-0-113-2.hosting.example.' });
+    expect(set.body).toMatchObject({ ip: '203.0.113.2', target: 'mail.customer-a.example', source: 'set', default_target: 'static.203-0-113-2.hosting.example' });
     expect(set.body.changeset_id).toMatch(/^chg_/);
     expect(set.body.warnings).toEqual([expect.objectContaining({ code: 'ptr_not_forward_confirmed' })]);
     await servedPtr(dig, '203.0.113.2', 'mail.customer-a.example.');
@@ -159,7 +159,7 @@ describe('reverse DNS: address spaces, assignments and PTRs', () => {
 
     const reset = await lab.customerA.delete('/ptr/203.0.113.2');
     expect(reset.status, reset.text).toBe(200);
-    expect(reset.body).toMatchObject({ source: 'default', target: 'static.203-0-113-2.hosting.example.' });
+    expect(reset.body).toMatchObject({ source: 'default', target: 'static.203-0-113-2.hosting.example' });
     await servedPtr(dig, '203.0.113.2', 'static.203-0-113-2.hosting.example.');
 
     expect((await lab.customerA.put('/ptr/203.0.113.2', { target: '192.0.2.1' })).status).toBe(422);
@@ -184,7 +184,7 @@ describe('reverse DNS: address spaces, assignments and PTRs', () => {
     expect(set.status, set.text).toBe(200);
     await servedPtr(dig, '2001:db8:ab00:2::5', 'v6.customer-a.example.');
     const list = await lab.customerA.get('/ptr?within=2001:db8:ab00:2::/64');
-    expect(list.body.data).toEqual([expect.objectContaining({ ip: '2001:db8:ab00:2::5', source: 'set', target: 'v6.customer-a.example.' })]);
+    expect(list.body.data).toEqual([expect.objectContaining({ ip: '2001:db8:ab00:2::5', source: 'set', target: 'v6.customer-a.example' })]);
     expect((await lab.customerA.delete('/ptr/2001:db8:ab00:2::5')).body).toMatchObject({ source: null, target: null });
     await servedPtr(dig, '2001:db8:ab00:2::5', null);
     expect((await lab.customerA.get('/ptr?within=2001:db8:ab00:2::/64')).body.data).toEqual([]);
@@ -202,7 +202,7 @@ describe('reverse DNS: address spaces, assignments and PTRs', () => {
     expect(space.status, space.text).toBe(201);
     expect((await lab.platform.post('/ips', { cidr: '192.0.2.64/26', tenant_id: customerB })).status).toBe(201);
     const one = await lab.customerB.get('/ptr/192.0.2.65');
-    expect(one.body).toMatchObject({ zone: '64-26.2.0.192.in-addr.arpa', source: 'default', target: 'c192-0-2-65.classless.example.' });
+    expect(one.body).toMatchObject({ zone: '64-26.2.0.192.in-addr.arpa', source: 'default', target: 'c192-0-2-65.classless.example' });
     const ask = (expected: string) =>
       eventually(async () => {
         const r = await digQuery(dig, port(), '65.64-26.2.0.192.in-addr.arpa.', 'PTR');
@@ -237,7 +237,7 @@ describe('reverse DNS: address spaces, assignments and PTRs', () => {
       { name: '5', tenant_id: customerB },
     ]);
     expect((await lab.customerA.put('/ptr/198.51.100.5', { target: 'x.customer-a.example.' })).body.code).toBe('not_owner');
-    expect((await lab.reseller.get('/ptr/198.51.100.5')).body.target).toBe('mx.customer-b.example.');
+    expect((await lab.reseller.get('/ptr/198.51.100.5')).body.target).toBe('mx.customer-b.example');
     const list = await lab.customerB.get('/ptr?within=198.51.100.0/24&limit=500');
     expect(list.body.data).toHaveLength(256);
     expect(list.body.data.filter((p: any) => p.source !== null).map((p: any) => p.ip)).toEqual(['198.51.100.5']);
@@ -317,7 +317,7 @@ describe('reverse DNS: address spaces, assignments and PTRs', () => {
     }
     expect(pages).toBe(3);
     expect(seen).toHaveLength(1024);
-    expect(seen[0]).toMatchObject({ ip: '198.18.0.0', source: 'default', target: 'h-198-18-0-0.pool.example.', zone: '0.18.198.in-addr.arpa' });
+    expect(seen[0]).toMatchObject({ ip: '198.18.0.0', source: 'default', target: 'h-198-18-0-0.pool.example', zone: '0.18.198.in-addr.arpa' });
     expect(seen[1023]).toMatchObject({ ip: '198.18.3.255', zone: '3.18.198.in-addr.arpa' });
     expect(new Set(seen.map((p) => p.ip)).size).toBe(1024);
     console.log(`/22 listing, 3 pages of 500: ${Date.now() - listStarted} ms`);

@@ -1,7 +1,7 @@
 // The dyndns2 protocol as routers send it (docs/dyndns.md): credentials, host lists, addresses,
 // the client's address behind trusted proxies only, and the answers' lines and statuses.
 import { describe, expect, it } from 'vitest';
-import { clientAddress, Dyndns2InputError, formatDyndns2Answers, parseDyndns2Request, parseTrustedProxies } from '../../src/dyndns/dyndns2.js';
+import { clientAddress, Dyndns2InputError, formatDyndns2Answers, formatDyndns2Refusal, MAX_HOSTNAMES, parseDyndns2Request, parseTrustedProxies } from '../../src/dyndns/dyndns2.js';
 import { formatAddress } from '../../src/domain/ip/address.js';
 
 const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
@@ -50,6 +50,24 @@ describe('parseDyndns2Request', () => {
     expect(() => parseDyndns2Request({ myip: '192.0.2.1' }, {}, null, 'production')).toThrow(/documentation/);
     expect(() => parseDyndns2Request({ myip: '2001:db8::1' }, {}, null, 'production')).toThrow(Dyndns2InputError);
     expect(text(parseDyndns2Request({ myip: '93.184.215.14' }, {}, null, 'production').ipv4)).toBe('93.184.215.14');
+  });
+
+  it(`takes ${MAX_HOSTNAMES} host names; more is numhost (200, one line), counted after splitting`, () => {
+    const list = (n: number) => Array.from({ length: n }, (_, i) => `h${i}.example`);
+    expect(parseDyndns2Request({ hostname: list(MAX_HOSTNAMES).join(',') }, {}, null, 'sandbox').hostnames).toHaveLength(MAX_HOSTNAMES);
+    // Empty items are no names: 20 names and a stray comma are 20.
+    expect(parseDyndns2Request({ hostname: `${list(MAX_HOSTNAMES).join(',')},` }, {}, null, 'sandbox').hostnames).toHaveLength(MAX_HOSTNAMES);
+    for (const query of [{ hostname: list(MAX_HOSTNAMES + 1).join(',') }, { hostname: [list(10).join(','), ...list(11)] }]) {
+      let refused: unknown;
+      try {
+        parseDyndns2Request(query, {}, null, 'sandbox');
+      } catch (e) {
+        refused = e;
+      }
+      expect(refused).toBeInstanceOf(Dyndns2InputError);
+      expect(formatDyndns2Refusal(refused as Dyndns2InputError)).toEqual({ status: 200, body: 'numhost\n', headers: {} });
+    }
+    expect(formatDyndns2Refusal(new Dyndns2InputError('bad address'))).toEqual({ status: 400, body: 'dnserr\n', headers: {} });
   });
 
   it('reads offline=YES in the forms clients send, anything else as online', () => {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { absoluteName } from '../../nameserver/wire/name.js';
 import {
   NameError,
+  canonicalName,
   isReverseZoneName,
   normalizeHostname,
   normalizeOwner,
@@ -237,5 +238,25 @@ describe('isReverseZoneName', () => {
     ['xip6.arpa', false],
   ])('%s → %s', (name, expected) => {
     expect(isReverseZoneName(name)).toBe(expected);
+  });
+});
+
+describe('canonicalName', () => {
+  it.each([
+    ['Server.Example.COM.', 'server.example.com'],
+    [' NS1.Lab-DNS.test ', 'ns1.lab-dns.test'],
+    ['server.example.com', 'server.example.com'],
+    // One final dot: the root stays the root.
+    ['.', '.'],
+    ['', ''],
+  ])('%j → %j', (input, expected) => {
+    expect(canonicalName(input)).toBe(expected);
+  });
+
+  it('spells a valid name as toAsciiName and normalizeHostname do', () => {
+    for (const name of ['Mail.Example.NET.', 'WWW.xn--bcher-kva.Example', '_Dmarc.Example.org.']) {
+      expect(canonicalName(name)).toBe(toAsciiName(name));
+      expect(canonicalName(name)).toBe(normalizeHostname(name));
+    }
   });
 });

@@ -128,7 +128,11 @@ const afterRead = (effect: () => void) => effect();
  */
 export function identifyClient(services: Services, metrics: Metrics, basePath: string) {
   return async (ctx: Context, next: Next) => {
-    if (ctx.path !== basePath && !ctx.path.startsWith(`${basePath}/`)) return next();
+    // Routes match exactly, but `/API/V1/…` is still meant for the API: it is counted and gets
+    // its 404 with the headers every API answer carries, and no spelling escapes the limit.
+    // (A CONNECT's target, `host:port`, has no path at all.)
+    const path = ((ctx.path as string | null) ?? '').toLowerCase();
+    if (path !== basePath && !path.startsWith(`${basePath}/`)) return next();
     let identified: Identified;
     try {
       const { token, clientLimit } = await authenticate(services, ctx.get('Authorization') || undefined);

@@ -2,6 +2,7 @@
 // parsed from any valid textual form, written in one form (IPv4 dotted quad, IPv6 RFC 5952),
 // compared as numbers, and mapped to their reverse names (RFC 1035 §3.5, RFC 3596 §2.5).
 import { formatIpv4, formatIpv6, writeIpv4, writeIpv6 } from '../../../nameserver/wire/address.js';
+import { canonicalName } from '../names.js';
 
 export type Family = 4 | 6;
 
@@ -99,7 +100,7 @@ export function reverseName(a: Address): string {
 
 /** The address a reverse name stands for, or null (a name that is not a whole address's). */
 export function addressOfReverseName(name: string): Address | null {
-  const n = name.toLowerCase().replace(/\.$/, '');
+  const n = canonicalName(name);
   const v4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.in-addr\.arpa$/.exec(n);
   if (v4) {
     const octets = v4.slice(1, 5).reverse().map(Number);

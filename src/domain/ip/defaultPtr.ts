@@ -1,6 +1,7 @@
 // Default PTRs (docs/rdns.md "Default PTRs"): the host name an address space's pattern gives an
 // address. Pure, so that the publication build (which renders them) and the PTR reads (which show
 // them) cannot disagree.
+import { canonicalName, NameError, toAsciiName } from '../names.js';
 import { type Address, type Block, dashedAddress, formatAddress, isClasslessZoneName, reverseName } from './address.js';
 
 export const PATTERN_PLACEHOLDERS = ['{dashed}', '{ip}', '{reversed}'] as const;
@@ -8,12 +9,24 @@ export const PATTERN_PLACEHOLDERS = ['{dashed}', '{ip}', '{reversed}'] as const;
 /** The pattern filled for `a`, without the trailing dot (as PTR targets are stored). */
 export function renderDefaultPtr(pattern: string, a: Address): string {
   const reversed = reverseName(a).replace(/\.(in-addr|ip6)\.arpa$/, '');
-  return pattern
-    .replaceAll('{dashed}', dashedAddress(a))
-    .replaceAll('{ip}', formatAddress(a))
-    .replaceAll('{reversed}', reversed)
-    .replace(/\.$/, '')
-    .toLowerCase();
+  return canonicalName(pattern.replaceAll('{dashed}', dashedAddress(a)).replaceAll('{ip}', formatAddress(a)).replaceAll('{reversed}', reversed));
+}
+
+/**
+ * A checked pattern as it is stored: each label without a placeholder spelled as toAsciiName
+ * spells names (lower case, U-labels as A-labels: `Bücher` → `xn--bcher-kva`), labels with one in
+ * lower case, the final dot kept (a pattern is absolute). A label mixing a placeholder with
+ * non-ASCII characters would need another A-label for every address: NameError.
+ */
+export function canonicalPattern(pattern: string): string {
+  const labels = pattern.trim().replace(/\.$/, '').split('.');
+  return `${labels
+    .map((label) => {
+      if (!label.includes('{')) return toAsciiName(label);
+      if (/[^\x00-\x7f]/.test(label)) throw new NameError('invalid_character', `The label "${label}" has a placeholder and characters other than ASCII; write such a label as its A-label.`);
+      return label.toLowerCase();
+    })
+    .join('.')}.`;
 }
 
 /** Why a pattern cannot serve a block, or null: it must name a placeholder that varies per address, and {ip} only for IPv4 (colons are no host-name characters). */
@@ -33,7 +46,7 @@ export function patternProblem(pattern: string, block: Block): string | null {
 export function patternSuffix(pattern: string): string {
   const afterPlaceholder = pattern.slice(pattern.lastIndexOf('}') + 1);
   const dot = afterPlaceholder.indexOf('.');
-  return dot < 0 ? '' : afterPlaceholder.slice(dot + 1).replace(/\.$/, '').toLowerCase();
+  return dot < 0 ? '' : canonicalName(afterPlaceholder.slice(dot + 1));
 }
 
 /** The owner of an address's PTR relative to its reverse zone; in an RFC 2317 classless zone (`0-26.2.0.192.in-addr.arpa`) the last octet. */

@@ -1,6 +1,7 @@
 // A reverse zone's delegation as its parent shows it (docs/rdns.md "Delegation checks"): what a
 // look at the parent found, and the state stored on the zone. Pure: the API's check and the
 // worker's daily one share it.
+import { canonicalName } from '../names.js';
 
 export type DelegationState = 'ok' | 'missing' | 'wrong' | 'unchecked';
 
@@ -16,15 +17,13 @@ export type ObservedDelegation = { delegatedTo: string[] | null } | { unreachabl
 
 export const UNCHECKED: Delegation = { state: 'unchecked', seen: [], checked_at: null };
 
-const bare = (n: string) => n.toLowerCase().replace(/\.$/, '');
-
 /** ok: exactly the service's nameservers (as sets, case and final dot aside); wrong: any other set; missing: none. */
 export function classifyDelegation(observed: ObservedDelegation, nameservers: readonly string[], checkedAt: Date): Delegation {
   const checked_at = checkedAt.toISOString();
   if ('unreachable' in observed) return { state: 'unchecked', seen: [], checked_at };
   if (!observed.delegatedTo?.length) return { state: 'missing', seen: [], checked_at };
-  const seen = [...new Set(observed.delegatedTo.map(bare))].sort();
-  const own = new Set(nameservers.map(bare));
+  const seen = [...new Set(observed.delegatedTo.map(canonicalName))].sort();
+  const own = new Set(nameservers.map(canonicalName));
   const exact = seen.length === own.size && seen.every((n) => own.has(n));
   return { state: exact ? 'ok' : 'wrong', seen, checked_at };
 }

@@ -9,7 +9,7 @@ import { recordAudit } from '../../db/repositories/auditLog.js';
 import { type IpSpace, type IpSpaceRow, ipSpaceToDomain } from '../../db/repositories/rdnsRows.js';
 import { DomainError, validationFailed } from '../../domain/errors.js';
 import { type Block, formatBlock, parseBlock, reverseZonesOf } from '../../domain/ip/address.js';
-import { patternProblem } from '../../domain/ip/defaultPtr.js';
+import { canonicalPattern, patternProblem } from '../../domain/ip/defaultPtr.js';
 import { newId } from '../../domain/ids.js';
 import { DEFAULT_ZONE_TTL } from '../../domain/records/ttl.js';
 import { normalizeHostname, NameError } from '../../domain/names.js';
@@ -55,12 +55,13 @@ export async function getIpSpace(db: Knex | Knex.Transaction, id: string): Promi
   return (await withForwardRecords(db, [ipSpaceToDomain(row)]))[0]!;
 }
 
-/** A default-PTR pattern for the block, or 422 at /ptr_pattern (docs/rdns.md "Default PTRs"). */
-function checkPattern(pattern: string, block: Block): void {
+/** A default-PTR pattern for the block as it is stored, or 422 at /ptr_pattern (docs/rdns.md "Default PTRs"). */
+function checkPattern(pattern: string, block: Block): string {
   const problem = patternProblem(pattern, block);
   if (problem) throw validationFailed([{ pointer: '/ptr_pattern', code: 'invalid_ptr_pattern', detail: problem }]);
   try {
     normalizeHostname(pattern.replaceAll('{dashed}', 'a-b').replaceAll('{ip}', '192.0.2.1').replaceAll('{reversed}', '1.2.0.192'));
+    return canonicalPattern(pattern);
   } catch (e) {
     if (e instanceof NameError) throw validationFailed([{ pointer: '/ptr_pattern', code: 'invalid_ptr_pattern', detail: e.message }]);
     throw e;
@@ -91,8 +92,7 @@ export async function createIpSpace(
 ): Promise<IpSpaceView> {
   assertPlatform(ctx.actor);
   const block = blockInput(request.cidr, '/cidr');
-  checkPattern(request.ptr_pattern, block);
-  const pattern = request.ptr_pattern.toLowerCase();
+  const pattern = checkPattern(request.ptr_pattern, block);
   const forwardZone = request.forward_zone ? await forwardZoneInput(ctx, config, request.forward_zone, pattern, block) : null;
   if (block.family === 4 && block.prefixLength < MIN_IPV4_SPACE) {
     throw validationFailed([{ pointer: '/cidr', code: 'block_too_large', detail: `An IPv4 address space is at most a /${MIN_IPV4_SPACE}; add ${formatBlock(block)} in parts.` }]);
@@ -185,8 +185,7 @@ export async function updateIpSpace(ctx: WriteContext, config: Config, deps: Dns
   const row = (await ctx.trx('ip_spaces').where('id', id).forNoKeyUpdate().first()) as IpSpaceRow | undefined;
   if (!row) throw new DomainError('not_found', { resource: 'address space' });
   const block = parseBlock(row.cidr);
-  const pattern = change.ptr_pattern?.toLowerCase() ?? row.ptr_pattern;
-  if (change.ptr_pattern !== undefined) checkPattern(change.ptr_pattern, block);
+  const pattern = change.ptr_pattern === undefined ? row.ptr_pattern : checkPattern(change.ptr_pattern, block);
   const patternChanged = pattern !== row.ptr_pattern;
   // The pattern's names must lie in the forward zone, whichever of the two changes.
   let forwardZoneId = row.forward_zone_id;

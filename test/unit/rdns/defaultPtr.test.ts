@@ -2,7 +2,8 @@
 // a pattern gives, and the part every one of them ends with, which a forward zone must hold.
 import { describe, expect, it } from 'vitest';
 import { parseAddress } from '../../../src/domain/ip/address.js';
-import { patternSuffix, renderDefaultPtr } from '../../../src/domain/ip/defaultPtr.js';
+import { canonicalPattern, patternSuffix, renderDefaultPtr } from '../../../src/domain/ip/defaultPtr.js';
+import { NameError } from '../../../src/domain/names.js';
 
 describe('default-PTR patterns', () => {
   it.each([
@@ -27,5 +28,18 @@ describe('default-PTR patterns', () => {
       expect(name.endsWith(`.${patternSuffix(pattern)}`), name).toBe(true);
     }
     expect(renderDefaultPtr('static.{dashed}.hosting.example.', parseAddress('2001:db8:100::10'))).toBe('static.2001-db8-100--10.hosting.example');
+  });
+
+  it.each([
+    ['static.{dashed}.hosting.example.', 'static.{dashed}.hosting.example.'],
+    ['Static.{dashed}.Hosting.EXAMPLE.', 'static.{dashed}.hosting.example.'],
+    ['static.{dashed}.Bücher.example.', 'static.{dashed}.xn--bcher-kva.example.'],
+    ['H{ip}.pool.example.', 'h{ip}.pool.example.'],
+  ])('stores %s as %s', (pattern, stored) => {
+    expect(canonicalPattern(pattern)).toBe(stored);
+  });
+
+  it('refuses a placeholder inside a non-ASCII label', () => {
+    expect(() => canonicalPattern('ü{dashed}.example.')).toThrow(NameError);
   });
 });

@@ -3,7 +3,7 @@
 // failure of the service is `911`, never a stack trace, and no input makes it answer 500.
 import type { Context } from 'koa';
 import { DomainError } from '../../../domain/errors.js';
-import { clientAddress, Dyndns2InputError, formatDyndns2Answers, parseDyndns2Request, parseTrustedProxies } from '../../../dyndns/dyndns2.js';
+import { clientAddress, Dyndns2InputError, formatDyndns2Answers, formatDyndns2Refusal, parseDyndns2Request, parseTrustedProxies } from '../../../dyndns/dyndns2.js';
 import type { Logger } from '../../../observability/logger.js';
 import { type Metrics, registerDyndnsMetrics } from '../../../observability/metrics.js';
 import { nicUpdate } from '../../../services/dyndns/nicUpdate.js';
@@ -33,8 +33,8 @@ export function nicUpdateHandler(services: Services, logger: Logger, metrics: Me
       answer = formatDyndns2Answers(answers);
     } catch (err) {
       if (err instanceof Dyndns2InputError) {
-        count('dnserr');
-        answer = { status: 400, body: 'dnserr\n', headers: {} };
+        count(err.answer);
+        answer = formatDyndns2Refusal(err);
       } else {
         // Never the credentials: the error only (the query is not logged either).
         logger.error({ request_id: ctx.state.requestId, err }, 'nic/update failed');

@@ -14,11 +14,9 @@ import { booleanParam } from '../../routing/validate.js';
 
 const TAG = 'Reverse DNS';
 
-const absolute = (name: string | null) => (name === null ? null : `${name}.`);
-
 export const ptrSchema = z.object({
   ip: z.string().describe('IPv4 dotted quad or IPv6 in RFC 5952 form'),
-  target: z.string().nullable().describe('The host name served: the one set, else the default; null when neither'),
+  target: z.string().nullable().describe('The host name served: the one set, else the default; null when neither. Lower case, no trailing dot (as the record API shows the PTR)'),
   source: z.enum(['set', 'default']).nullable().describe('set: written through /ptr; default: from the address space’s pattern; null: no PTR'),
   default_target: z.string().nullable().describe('What the address space’s pattern gives (provider addresses; IPv6 only when assigned alone)'),
   zone: z.string().describe('The reverse zone holding the PTR'),
@@ -28,9 +26,9 @@ export const ptrSchema = z.object({
 
 const presentPtr = (p: PtrView) => ({
   ip: p.ip,
-  target: absolute(p.target),
+  target: p.target,
   source: p.source,
-  default_target: absolute(p.defaultTarget),
+  default_target: p.defaultTarget,
   zone: p.zone,
   assignment_id: p.assignmentId,
   prefix_id: p.prefixId,
@@ -97,7 +95,7 @@ const assignmentSchema = z.object({
   cidr: z.string().describe('The block assigned (a single address as /32 or /128)'),
   family: z.union([z.literal(4), z.literal(6)]),
   tenant_id: z.string(),
-  server_name: z.string().nullable(),
+  server_name: z.string().nullable().describe('Lower case, no trailing dot'),
   space_id: z.string(),
   parent_id: z.string().nullable().describe('The reseller’s assignment this one was handed on from'),
   assigned_by: z.string().describe('The tenant that made the assignment'),
@@ -108,7 +106,7 @@ const presentAssignment = (a: IpAssignment) => ({
   cidr: formatBlock(a.block),
   family: a.block.family,
   tenant_id: a.tenantId,
-  server_name: absolute(a.serverName),
+  server_name: a.serverName,
   space_id: a.spaceId,
   parent_id: a.parentId,
   assigned_by: a.assignedBy,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { canonicalName } from '../../../domain/names.js';
 import { assertProviderStaff, getDeletedZone, listDeletedZones, restoreDeletedZone } from '../../../services/deletedZones.js';
 import { defineRoute, writeContext } from '../../routing/route.js';
 import { iso, timestamp } from '../common.js';
@@ -30,7 +31,7 @@ export const deletedZoneRoutes = [
     responses: { 200: { description: 'Kept exports', schema: z.object({ data: z.array(deletedSchema) }) } },
     handler: async (input) => {
       assertProviderStaff(input.actor);
-      const list = await listDeletedZones(input.scoped, input.services.clock.now(), input.query.name?.toLowerCase().replace(/\.$/, ''));
+      const list = await listDeletedZones(input.scoped, input.services.clock.now(), input.query.name === undefined ? undefined : canonicalName(input.query.name));
       return { status: 200, body: { data: list.map(present) } };
     },
   }),
