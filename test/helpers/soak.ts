@@ -110,3 +110,35 @@ export class LogCapture extends Writable {
     return `${err.code ? `[${err.code}] ` : ''}${(err.message ?? err.type ?? '').split('\n')[0]}`;
   }
 }
+
+/**
+ * Lets a group of clients start each request at the same moment (the issue's reproduction fires
+ * its requests together): each `arrive`s and waits for the others; one that stops `leave`s.
+ */
+export class Barrier {
+  private waiting: (() => void)[] = [];
+  private parties = 0;
+
+  join(): void {
+    this.parties += 1;
+  }
+
+  arrive(): Promise<void> {
+    return new Promise((resolve) => {
+      this.waiting.push(resolve);
+      this.release();
+    });
+  }
+
+  leave(): void {
+    this.parties -= 1;
+    this.release();
+  }
+
+  private release() {
+    if (this.waiting.length === 0 || this.waiting.length < this.parties) return;
+    const released = this.waiting;
+    this.waiting = [];
+    for (const resolve of released) resolve();
+  }
+}
