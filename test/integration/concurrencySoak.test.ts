@@ -573,7 +573,9 @@ describe('concurrency soak: every write endpoint, 30–40 clients of every tenan
     // What the service logged at warn and above, by message and PostgreSQL code (the 5xx below name theirs).
     const logged = new Map<string, number>();
     for (const l of log.lines) {
-      const why = l.err ? ` (${l.err.code ? `${l.err.code} ` : ''}${String(l.err.message ?? '').split('\n')[0]!.slice(0, 100)})` : '';
+      // knex's message is "<statement> - <PostgreSQL's message>": the statement's start and the message.
+      const [statement, ...cause] = String(l.err?.message ?? '').split('\n')[0]!.split(' - ');
+      const why = l.err ? ` (${l.err.code ? `${l.err.code} ` : ''}${cause.length ? `${cause.join(' - ')} in ${statement!.slice(0, 60)}…` : statement!.slice(0, 100)})` : '';
       const key = `${l.level >= 50 ? 'error' : 'warn'} ${String(l.msg).split('\n')[0]!.slice(0, 100)}${why}`;
       logged.set(key, (logged.get(key) ?? 0) + 1);
     }
