@@ -15,7 +15,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAddress, reverseName } from '../../src/domain/ip/address.js';
 import { digQuery } from '../dns/digClient.js';
+import { SCOPES } from '../../src/domain/scopes.js';
 import type { ApiClient, ApiResponse } from '../helpers/apiClient.js';
+import { issueToken } from '../helpers/credentials.js';
 import { createZone, type DnsLab, listAll, newCustomer, startDnsLab } from '../helpers/dnsLab.js';
 import { eventually } from '../helpers/dnsQuery.js';
 import { requireTool } from '../helpers/dnsTools.js';
@@ -44,7 +46,7 @@ const EXPECTED_4XX: Record<string, readonly string[]> = {
   'POST /prefixes': ['409 conflict'],
   // A CNAME beside an A of the same name: the whole change set is refused.
   'POST /zones/{zone}/changesets (invalid)': ['422 validation_failed'],
-  // The host's update limit per minute (the test's clock stands still: once reached, for good).
+  // The host's update limit per minute.
   'GET /nic/update': ['200 abuse'],
   // A wrong password: refused, or `abuse` once this address has failed too often.
   'GET /nic/update (wrong password)': ['401 badauth', '200 abuse'],
@@ -108,6 +110,8 @@ describe('concurrency soak: every write endpoint, 30–40 clients of every tenan
   const sharedZones = {} as Record<'c0' | 'c1' | 'c2', string[]>;
   const tenantIds = {} as Record<TenantKey, string>;
   let templateIds: string[] = [];
+  const staffApis: ApiClient[] = [];
+  let clockTicker: NodeJS.Timeout | undefined;
   const liveReceiver = new WebhookReceiver();
   let deadUrl = '';
 
@@ -428,19 +432,20 @@ describe('concurrency soak: every write endpoint, 30–40 clients of every tenan
     };
     const asCustomer = (key: 'c0' | 'c1' | 'c2') => readers.reseller.with({ 'X-Act-As-Customer': tenantIds[key] });
     const token = (key: 'c0' | 'c1') => lab.as(lab.tokens.customers[key === 'c0' ? 0 : 1]!);
-    const platform = lab.platform;
+    const staff = [...staffApis];
+    const platform = () => staff.shift()!;
 
     // Staff assigning addresses (single /32s of SPACE's upper half, three disjoint pools) — most
     // to c1, whose zones are being created at the same time.
     for (let k = 0; k < 4; k++) {
       const pool = addresses(128 + 32 * k, 32).map((a) => `${a}/32`);
-      add('platform', 'ips', platform, (c) => (c.rng.chance(0.75) ? assignIp(c, pool, ['c1', 'c1', 'c1', 'c0']) : unassignIp(c, pool, ['c1'])), hot[k]);
+      add('platform', 'ips', platform(), (c) => (c.rng.chance(0.75) ? assignIp(c, pool, ['c1', 'c1', 'c1', 'c0']) : unassignIp(c, pool, ['c1'])), hot[k]);
     }
     // The reseller handing on addresses of its own block to c1.
     const handOn = addresses(96, 32).map((a) => `${a}/32`);
     add('reseller', 'resellerIps', readers.reseller, (c) => (c.rng.chance(0.75) ? assignIp(c, handOn, ['c1']) : unassignIp(c, handOn, ['c1'])), hot[4]);
     // Prefixes attached and detached for c0 and c1 (their reverse zones count as zones: tenant locks too).
-    add('platform', 'prefixes', platform, (c) => togglePrefix(c, Array.from({ length: 6 }, (_, i) => `100.64.${i}.0/24`), ['c1', 'c0']));
+    add('platform', 'prefixes', platform(), (c) => togglePrefix(c, Array.from({ length: 6 }, (_, i) => `100.64.${i}.0/24`), ['c1', 'c0']));
     add('reseller', 'prefixes', readers.reseller, (c) => togglePrefix(c, Array.from({ length: 6 }, (_, i) => `100.65.${i}.0/24`), ['c1']));
     // c1's zones created, written and deleted by six clients, own token and acting reseller.
     [token('c1'), token('c1'), token('c1'), asCustomer('c1'), asCustomer('c1'), asCustomer('c1')].forEach((api, j) => {
@@ -504,7 +509,7 @@ describe('concurrency soak: every write endpoint, 30–40 clients of every tenan
       logDestination: log,
       logLevel: 'warn',
     });
-    // The test's clock stands still: the nightly lab reset must not empty the lab mid-soak.
+    // The nightly lab reset must not empty the lab mid-soak.
     lab.service.labReset?.stop();
     tenantIds.platform = lab.tokens.tenants.platform;
     tenantIds.reseller = lab.tokens.tenants.reseller;
@@ -516,6 +521,9 @@ describe('concurrency soak: every write endpoint, 30–40 clients of every tenan
     // Room for every zone the churn makes in the reseller's subtree; the quota customer is the
     // one whose max_zones is meant to be reached.
     expect((await lab.platform.patch(`/tenants/${tenantIds.reseller}`, { limits: { max_zones: 100_000 } })).status).toBe(200);
+    // Staff clients each with a token of their own API client: the platform's limit per API
+    // client (its own tenant's, which nobody above can raise) is then each one's.
+    for (let k = 0; k < 6; k++) staffApis.push(lab.as((await issueToken(lab.platform, tenantIds.platform, SCOPES, `soak staff ${k}`)).token));
     for (const key of ['c0', 'c1'] as const) expect((await lab.reseller.patch(`/tenants/${tenantIds[key]}`, { limits: { max_zones: 10_000 } })).status).toBe(200);
     const quota = await newCustomer(lab, `Soak quota ${SOAK}`, { max_zones: QUOTA });
     tenantIds.c2 = quota.id;
@@ -540,6 +548,15 @@ describe('concurrency soak: every write endpoint, 30–40 clients of every tenan
     expect(template.status, template.text).toBe(201);
     templateIds = [template.body.id];
 
+    // The service's time follows the real one from here, as a deployment's would: rate-limit
+    // windows end, DNSSEC's worker sees time pass.
+    let last = Date.now();
+    clockTicker = setInterval(() => {
+      const now = Date.now();
+      lab.clock.advance(now - last);
+      last = now;
+    }, 200);
+
     await liveReceiver.start();
     const gone = await new WebhookReceiver().start();
     deadUrl = gone.url;
@@ -547,6 +564,7 @@ describe('concurrency soak: every write endpoint, 30–40 clients of every tenan
   });
 
   afterAll(async () => {
+    clearInterval(clockTicker);
     await liveReceiver.stop();
     await lab?.close();
   });
