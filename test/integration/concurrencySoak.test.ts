@@ -14,8 +14,8 @@
 // webhooks), so what the model expects never depends on how the clients interleaved.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAddress, reverseName } from '../../src/domain/ip/address.js';
-import { digQuery } from '../dns/digClient.js';
 import { SCOPES } from '../../src/domain/scopes.js';
+import { digQuery } from '../dns/digClient.js';
 import type { ApiClient, ApiResponse } from '../helpers/apiClient.js';
 import { issueToken } from '../helpers/credentials.js';
 import { createZone, type DnsLab, listAll, newCustomer, startDnsLab } from '../helpers/dnsLab.js';
@@ -128,6 +128,9 @@ describe('concurrency soak: every write endpoint, 30–40 clients of every tenan
   const hosts: (TrackedHost & { tenant: TenantKey })[] = [];
   const webhooks: (Tracked & { id: string; tenant: TenantKey })[] = [];
   const templates: (Tracked & { id: string })[] = [];
+  /** Which client made each DynDNS host and webhook: only that one updates or deletes it. */
+  const hostOwner = new Map<string, string>();
+  const webhookOwner = new Map<string, string>();
   let wrongPasswords = 0;
   let seconds = 0;
 
@@ -245,7 +248,9 @@ describe('concurrency soak: every write endpoint, 30–40 clients of every tenan
 
   /** Zone creations of one customer: the quota lock, beside /ips assigning to the same customer. */
   async function createOwnZone(c: Client) {
-    const name = `${label(c, 'z')}.${SOAK}.example`;
+    // A registrable domain of its own (as the issue's `dl$i-$RANDOM.test`): creations in one
+    // domain family queue on its advisory lock and would never meet at the tenants' rows.
+    const name = `${label(c, 'z')}-${SOAK}.example`;
     const zone: TrackedZone = { name, tenant: c.tenant, owner: c.name, present: false };
     zones.push(zone);
     const res = await call(c, 'POST /zones', '/zones', {
@@ -390,7 +395,6 @@ describe('concurrency soak: every write endpoint, 30–40 clients of every tenan
     host.updates += 1;
     return nicUpdate(c, host);
   }
-  const hostOwner = new Map<string, string>();
 
   async function webhook(c: Client) {
     const mine = webhooks.filter((w) => w.present && !w.unknown && webhookOwner.get(w.id) === c.name);
@@ -411,7 +415,6 @@ describe('concurrency soak: every write endpoint, 30–40 clients of every tenan
     if (ok(res)) w.present = false;
     else if (failed(res)) w.unknown = true;
   }
-  const webhookOwner = new Map<string, string>();
 
   // --- the clients ---
 
@@ -529,9 +532,9 @@ describe('concurrency soak: every write endpoint, 30–40 clients of every tenan
     tenantIds.c2 = quota.id;
     readers.c2 = quota.api;
 
-    sharedZones.c0 = [`shared-a.${SOAK}.example`, `shared-b.${SOAK}.example`, `shared-c.${SOAK}.example`];
-    sharedZones.c1 = [`shared-d.${SOAK}.example`, `shared-e.${SOAK}.example`, `shared-f.${SOAK}.example`];
-    sharedZones.c2 = [`shared-g.${SOAK}.example`];
+    sharedZones.c0 = ['a', 'b', 'c'].map((k) => `shared-${k}-${SOAK}.example`);
+    sharedZones.c1 = ['d', 'e', 'f'].map((k) => `shared-${k}-${SOAK}.example`);
+    sharedZones.c2 = [`shared-g-${SOAK}.example`];
     for (const key of ['c0', 'c1', 'c2'] as const) for (const zone of sharedZones[key]) await createZone(readers[key], zone);
 
     const space = await lab.platform.post('/ip-spaces', { cidr: SPACE, ptr_pattern: `static.{dashed}.${SOAK}.example.` });
