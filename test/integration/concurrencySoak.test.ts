@@ -580,11 +580,15 @@ describe('concurrency soak: every write endpoint, 30–40 clients of every tenan
     const until = started + SECONDS * 1000;
     await Promise.all(
       all.map(async (c) => {
-        while (Date.now() < until) {
-          await c.barrier?.arrive();
-          await c.step();
+        try {
+          while (Date.now() < until) {
+            await c.barrier?.arrive();
+            await c.step();
+          }
+        } finally {
+          // Also when a step throws: the rest of its group must not wait for it.
+          c.barrier?.leave();
         }
-        c.barrier?.leave();
       }),
     );
     seconds = (Date.now() - started) / 1000;
