@@ -11,6 +11,8 @@ export type RequestOptions = {
   body?: unknown;
   /** Send this string as the body, unchanged. */
   rawBody?: string;
+  /** Give up (the fetch rejects) when no answer came within this time. */
+  timeoutMs?: number;
 };
 
 export class ApiClient {
@@ -35,7 +37,8 @@ export class ApiClient {
       headers['content-type'] ??= 'application/json';
     }
     const url = path.startsWith('/api/') || path.startsWith('/healthz') || path.startsWith('/metrics') || path.startsWith('/docs') ? path : `/api/v1${path}`;
-    const res = await fetch(`${this.baseUrl}${url}`, { method, headers, body });
+    const signal = options.timeoutMs ? AbortSignal.timeout(options.timeoutMs) : undefined;
+    const res = await fetch(`${this.baseUrl}${url}`, { method, headers, body, signal });
     const text = await res.text();
     let parsed: unknown = text;
     if ((res.headers.get('content-type') ?? '').includes('json') && text) parsed = JSON.parse(text);

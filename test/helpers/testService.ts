@@ -30,6 +30,9 @@ export interface TestServiceOptions {
   clock?: ManualClock;
   /** Reuse a database (a second process of the same deployment). */
   databaseUrl?: string;
+  /** Where the service's log goes, at `logLevel` (default TEST_LOG_LEVEL, else silent): a test that reads it. */
+  logDestination?: NodeJS.WritableStream;
+  logLevel?: string;
 }
 
 /** A fresh database cloned from the migrated template (or empty: `migrated: false`), and how to drop it. */
@@ -83,7 +86,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
       throw violation;
     },
     clock,
-    logger: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent'),
+    logger: createLogger(options.logLevel ?? process.env.TEST_LOG_LEVEL ?? 'silent', options.logDestination),
     billing: options.billing,
     shutdownGraceMs: 5000,
   });
