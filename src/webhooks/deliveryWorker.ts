@@ -86,35 +86,47 @@ export class DeliveryWorker {
     await this.claim();
   }
 
-  /** Leases due deliveries up to the free room; one lease query at a time, repeated while asked. */
+  /**
+   * Leases due deliveries up to the free room; one lease query at a time, repeated while asked.
+   * `claiming` is cleared by a `.finally` callback, never inside the leasing function: with no
+   * room free that function returns before its first await, and a flag it cleared would be set
+   * again by the assignment after it, leaving every later claim waiting on a finished lease —
+   * the worker then leased nothing ever again (issue 23).
+   */
   claim(): Promise<void> {
-    if (this.claiming) {
-      this.claimAgain = true;
-      return this.claiming;
-    }
-    this.claiming = (async () => {
-      try {
-        do {
-          this.claimAgain = false;
-          if (this.stopped) break;
-          const free = this.heldCap - this.held;
-          if (free <= 0) break;
-          const full = [...this.lines].filter(([, l]) => l.queue.length + l.running >= this.lineCap).map(([id]) => id);
-          const claimed = await claimDueDeliveries(this.o.db, this.o.kek, this.o.clock.now(), { limit: free, perWebhook: this.lineCap, busy: full });
-          for (const d of claimed) {
-            const line = this.lines.get(d.webhookId) ?? { queue: [], running: 0 };
-            line.queue.push(d);
-            this.lines.set(d.webhookId, line);
-          }
-          this.held += claimed.length;
-          this.startAttempts();
-          if (claimed.length === free) this.claimAgain = true;
-        } while (this.claimAgain);
-      } finally {
-        this.claiming = null;
+    this.claimAgain = true;
+    if (this.claiming) return this.claiming;
+    const leasing = this.leaseWhileAsked().finally(() => {
+      this.claiming = null;
+    });
+    this.claiming = leasing;
+    // Asked again after the last look at claimAgain, before `claiming` was cleared: not lost. (After
+    // a failed lease the next tick asks; an immediate retry would spin while the database is away.)
+    leasing.then(
+      () => {
+        if (this.claimAgain && !this.stopped && !this.claiming) void this.claim().catch((err: unknown) => this.o.logger.warn({ err }, 'leasing webhook deliveries failed'));
+      },
+      () => {},
+    );
+    return leasing;
+  }
+
+  private async leaseWhileAsked(): Promise<void> {
+    while (this.claimAgain && !this.stopped) {
+      this.claimAgain = false;
+      const free = this.heldCap - this.held;
+      if (free <= 0) break;
+      const full = [...this.lines].filter(([, l]) => l.queue.length + l.running >= this.lineCap).map(([id]) => id);
+      const claimed = await claimDueDeliveries(this.o.db, this.o.kek, this.o.clock.now(), { limit: free, perWebhook: this.lineCap, busy: full });
+      for (const d of claimed) {
+        const line = this.lines.get(d.webhookId) ?? { queue: [], running: 0 };
+        line.queue.push(d);
+        this.lines.set(d.webhookId, line);
       }
-    })();
-    return this.claiming;
+      this.held += claimed.length;
+      this.startAttempts();
+      if (claimed.length === free) this.claimAgain = true;
+    }
   }
 
   /** Starts waiting attempts while slots are free, one webhook after another (round robin). */
@@ -149,14 +161,22 @@ export class DeliveryWorker {
     const startedAt = clock.now();
     const body = eventBody(d.event);
     // Nothing unsigned ever leaves: a secret this process cannot unseal fails the attempt.
-    const result: AttemptResult = !d.secrets.length
-      ? { outcome: 'internal_error', status: null, durationMs: 0, error: 'the signing secret cannot be decrypted (DNSSEC_KEY_ENCRYPTION_KEY differs between processes?)' }
-      : await sender.send(d.url, body, {
-          'service-delivery': d.id,
-          // t is the receiver's wall clock, never an injected one: receivers reject a t 5 minutes off.
-          'service-signature': signatureHeader(d.secrets, Math.floor(Date.now() / 1000), body),
-          'service-event': d.event.kind,
-        });
+    let result: AttemptResult;
+    try {
+      result = !d.secrets.length
+        ? { outcome: 'internal_error', status: null, durationMs: 0, error: 'the signing secret cannot be decrypted (DNSSEC_KEY_ENCRYPTION_KEY differs between processes?)' }
+        : await sender.send(d.url, body, {
+            'service-delivery': d.id,
+            // t is the receiver's wall clock, never an injected one: receivers reject a t 5 minutes off.
+            'service-signature': signatureHeader(d.secrets, Math.floor(Date.now() / 1000), body),
+            'service-event': d.event.kind,
+          });
+    } catch (err) {
+      // A request that could not even be made is a failed attempt, retried on the schedule, never a
+      // rejection nobody awaits.
+      logger.warn({ err, delivery: d.id }, 'webhook attempt could not be made');
+      result = { outcome: 'internal_error', status: null, durationMs: 0, error: 'the request could not be made' };
+    }
     this.attempts++;
     this.outcomes[result.outcome] = (this.outcomes[result.outcome] ?? 0) + 1;
     try {
