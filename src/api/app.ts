@@ -26,6 +26,11 @@ export interface AppOptions {
   logger: Logger;
   metrics: Metrics;
   readiness: ReadinessCheck[];
+  /**
+   * The periodic jobs of this process by name and state (`ok`, `failing`, `stalled`;
+   * docs/operations.md "Background jobs"). One not `ok` makes /healthz `degraded`, still 200.
+   */
+  jobs?: () => Promise<Record<string, string>>;
 }
 
 /** Maps errors thrown by Koa's parsers and router to the catalogue. */
@@ -65,7 +70,7 @@ function isDatabaseUnavailable(err: unknown): boolean {
   return /Connection terminated|Knex: Timeout acquiring a connection/.test(e?.message ?? '');
 }
 
-export function createApp({ services, logger, metrics, readiness }: AppOptions): Koa {
+export function createApp({ services, logger, metrics, readiness, jobs = async () => ({}) }: AppOptions): Koa {
   const app = new Koa();
   app.proxy = false;
   const { config } = services;
@@ -136,8 +141,17 @@ export function createApp({ services, logger, metrics, readiness }: AppOptions):
       readiness.map(async (r) => [r.name, await r.check().catch(() => false)] as const),
     );
     const ok = results.every(([, up]) => up);
+    // A stalled or failing job leaves the service ready (requests are answered; the job's work
+    // waits): 200, so no load balancer takes the process out, with the job named for the monitor.
+    const jobStates = await jobs().catch((): Record<string, string> => ({}));
+    const degraded = Object.entries(jobStates).filter(([, state]) => state !== 'ok').map(([name]) => name);
     ctx.status = ok ? 200 : 503;
-    ctx.body = { status: ok ? 'ok' : 'unavailable', checks: Object.fromEntries(results.map(([n, up]) => [n, up ? 'ok' : 'down'])) };
+    ctx.body = {
+      status: !ok ? 'unavailable' : degraded.length ? 'degraded' : 'ok',
+      checks: Object.fromEntries(results.map(([n, up]) => [n, up ? 'ok' : 'down'])),
+      jobs: jobStates,
+      ...(degraded.length ? { degraded } : {}),
+    };
   });
   router.get('/metrics', async (ctx) => {
     ctx.type = metrics.registry.contentType;

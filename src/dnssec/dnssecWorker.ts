@@ -76,8 +76,11 @@ interface Seen {
 export class DnssecWorker {
   constructor(private readonly deps: DnssecWorkerDeps) {}
 
-  /** One pass: every zone due for a look (a few at a time; the next pass takes the rest). */
-  async runDue(limit = 20): Promise<number> {
+  /**
+   * One pass: every zone due for a look (a few at a time; the next pass takes the rest). A run
+   * aborted at its bound (a resolver hung) stops between zones.
+   */
+  async runDue(limit = 20, signal?: AbortSignal): Promise<number> {
     const now = this.deps.clock.now();
     const due = (await this.deps.db('zones')
       .whereNot('dnssec_state', 'off')
@@ -85,7 +88,10 @@ export class DnssecWorker {
       .orderBy('dnssec_next_check_at')
       .limit(limit)
       .select('id')) as { id: string }[];
-    for (const { id } of due) await this.checkZone(id);
+    for (const { id } of due) {
+      if (signal?.aborted) break;
+      await this.checkZone(id);
+    }
     return due.length;
   }
 

@@ -25,6 +25,9 @@ export interface DeliveryWorkerOptions {
   pollIntervalMs: number;
 }
 
+/** A tick dispatches, disables and leases (attempts run beside it): a minute is far more than it needs. */
+const TICK_BOUND_MS = 60_000;
+
 interface Line {
   queue: ClaimedDelivery[];
   running: number;
@@ -51,7 +54,7 @@ export class DeliveryWorker {
     // The last of a full line starts within lineCap / perWebhook timeouts: well inside its lease.
     this.lineCap = o.perWebhookConcurrency * Math.max(1, Math.floor(ATTEMPT_LEASE_MS / DELIVERY_TIMEOUT_MS / 2));
     this.heldCap = Math.max(o.concurrency * 4, this.lineCap);
-    this.job = new PeriodicJob({ name: 'webhook deliveries', intervalMs: o.pollIntervalMs, jitter: 0.1, logger: o.logger, failureLevel: 'warn', run: () => this.tick() });
+    this.job = new PeriodicJob({ name: 'webhook deliveries', intervalMs: o.pollIntervalMs, jitter: 0.1, logger: o.logger, failureLevel: 'warn', runBoundMs: TICK_BOUND_MS, run: () => this.tick() });
   }
 
   /** Attempts running now (/metrics). */
