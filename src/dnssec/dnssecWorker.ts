@@ -35,7 +35,7 @@ export interface DnssecWorkerDeps {
   validator: HostPort | null;
   /** DS RDATA of the trust anchor (the root's KSKs). */
   trustAnchors(): Promise<Buffer[]>;
-  registrar: Registrar;
+  registrar: Registrar<Knex.Transaction>;
   dnskeyTtl: number;
   dsTtl: number;
   /** How long a zone in transition waits between checks; an active zone is looked at 30 times less often. */
@@ -227,7 +227,7 @@ export class DnssecWorker {
     const seenDs = observed.seenDs ?? [];
     let next: KskRollover | null | undefined;
     if (rollover.phase === 'published' && observed.observations.keysServed && since >= this.deps.dnskeyTtl && newDs) {
-      if (zone.dnssec_mode === 'automatic') await this.deps.registrar.setDs(zone.name, [newDs]);
+      if (zone.dnssec_mode === 'automatic') await this.deps.registrar.setDs(zone.name, [newDs], trx);
       next = { ...rollover, phase: 'ds_submitted', since: now.toISOString() };
     } else if (rollover.phase === 'ds_submitted' && newDs && seenDs.some((d) => d.equals(newDs)) && !(oldDs && seenDs.some((d) => d.equals(oldDs)))) {
       next = { ...rollover, phase: 'ds_replaced', since: now.toISOString() };
@@ -266,7 +266,7 @@ export class DnssecWorker {
     switch (action) {
       case 'submit_ds': {
         const ksks = keys.filter((k) => k.role === 'ksk' && k.state !== 'retired');
-        await this.deps.registrar.setDs(zone.name, ksks.map((k) => dsOfKey(zone.name, k)));
+        await this.deps.registrar.setDs(zone.name, ksks.map((k) => dsOfKey(zone.name, k)), trx);
         return;
       }
       case 'forget_keys':

@@ -24,7 +24,7 @@ export interface DnssecDeps {
   config: Config;
   /** The key that encrypts private keys at rest (keyEncryptionKey.ts). */
   kek: Buffer;
-  registrar: Registrar;
+  registrar: Registrar<Knex.Transaction>;
   /** Looks now (POST …/check): observes and stores, advancing the state where the table says so (its own transaction). */
   checkNow(zoneId: string): Promise<void>;
 }
@@ -133,14 +133,14 @@ export async function enableDnssec(
     if (DISABLING.includes(state)) throw new DomainError('dnssec_transition_in_progress', { name: zone.name, state });
     if (state !== 'off') return { started: false, view: await dnssecView(ctx.trx, zone) };
 
-    const registered = await deps.registrar.registeredHere(zone.name);
+    const registered = await deps.registrar.registeredHere(zone.name, ctx.trx);
     const mode: DnssecMode = request.mode ?? (registered ? 'automatic' : 'assisted');
     if (mode === 'automatic' && !registered) {
       throw new DomainError('validation_failed', {}, [
         { pointer: '/mode', code: 'ds_not_submittable', detail: `${zone.name} is not registered through the provider, so no DS can be submitted for it; use mode "assisted" and add the DS at your registrar.` },
       ]);
     }
-    if ((await deps.registrar.delegation(zone.name)) === 'elsewhere') {
+    if ((await deps.registrar.delegation(zone.name, ctx.trx)) === 'elsewhere') {
       throw new DomainError('dnssec_not_delegated', { name: zone.name, nameservers: deps.config.zones.nameservers.join(', ') });
     }
     const now = ctx.clock.now();
@@ -167,7 +167,7 @@ export async function disableDnssec(ctx: WriteContext, deps: DnssecDeps, zoneRef
       await recordTransition(ctx.trx, zone, state, 'ds_removing', mode, now);
       // The CDS/CDNSKEY delete form (RFC 8078) goes out with the next version.
       await republish(ctx, zone, 'cds_delete');
-      if (mode === 'automatic') await deps.registrar.setDs(zone.name, []);
+      if (mode === 'automatic') await deps.registrar.setDs(zone.name, [], ctx.trx);
     } else {
       await recordTransition(ctx.trx, zone, state, 'unsigning', mode, now);
       await republish(ctx, zone, 'unsigned');
@@ -210,7 +210,7 @@ export async function prepareDeletion(ctx: WriteContext, deps: DnssecDeps, zone:
   const dsMayBeUp = !(['signing', 'keys_published'] as DnssecState[]).includes(state) && !(mode === 'assisted' && force);
   if (dsMayBeUp) {
     await recordTransition(ctx.trx, zone, state, 'ds_removing', mode, now);
-    if (mode === 'automatic') await deps.registrar.setDs(zone.name, []);
+    if (mode === 'automatic') await deps.registrar.setDs(zone.name, [], ctx.trx);
   } else {
     await recordTransition(ctx.trx, zone, state, 'unsigning', mode, now);
   }
