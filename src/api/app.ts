@@ -1,6 +1,7 @@
 import Router, { type RouterMiddleware } from '@koa/router';
 import Koa, { type Context, type Next } from 'koa';
 import { HttpMethodEnum, koaBody } from 'koa-body';
+import { withDatabaseDeadline } from '../services/requestDeadline.js';
 import { DomainError } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import type { Logger } from '../observability/logger.js';
@@ -65,8 +66,8 @@ function toDomainError(err: unknown, maxJsonBodyBytes: number): DomainError | nu
  */
 function isDatabaseUnavailable(err: unknown): boolean {
   const e = err as { code?: string; message?: string };
-  // 57014: statement_timeout (src/db/knex.ts) — the database did not answer in time.
-  if (typeof e?.code === 'string' && (/^(08|57P)/.test(e.code) || e.code === '55000' || e.code === '57014' || /^(ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT)$/.test(e.code))) return true;
+  // 57014: statement_timeout, 55P03: lock_timeout (src/db/knex.ts) — the database did not answer in time.
+  if (typeof e?.code === 'string' && (/^(08|57P)/.test(e.code) || e.code === '55000' || e.code === '57014' || e.code === '55P03' || /^(ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT)$/.test(e.code))) return true;
   return /Connection terminated|Knex: Timeout acquiring a connection/.test(e?.message ?? '');
 }
 
@@ -197,6 +198,10 @@ export function createApp({ services, logger, metrics, readiness, jobs = async (
       parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
     }) as unknown as RouterMiddleware,
   );
+  // From here on (the body is in: a slow client's upload is HTTP_REQUEST_TIMEOUT_MS's to bound),
+  // all of the request's database work — pool waits, statements, a retried transaction — ends
+  // within DB_REQUEST_TIMEOUT_MS, then 503 (docs/operations.md; a COMMIT is never cut).
+  api.use((_ctx, next) => withDatabaseDeadline(config.database.requestTimeoutMs, next));
   for (const route of routes) {
     const koaPath = route.path.replace(/\{(\w+)\}/g, ':$1');
     api.register(koaPath, [route.method.toUpperCase()], routeMiddleware(route, services, metrics) as unknown as RouterMiddleware, {
