@@ -253,7 +253,7 @@ const variables = {
   DB_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).default(3000),
   DB_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().min(100).default(5000),
   DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).default(5000),
-  DB_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
+  DB_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(15_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   LAB_RESET_TIME: hhmm.default('03:00'),
   LAB_RDNS_SEED: z.enum(['on', 'off']).default('on'),
