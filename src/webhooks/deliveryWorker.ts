@@ -28,6 +28,9 @@ export interface DeliveryWorkerOptions {
 /** A tick dispatches, disables and leases (attempts run beside it): a minute is far more than it needs. */
 const TICK_BOUND_MS = 60_000;
 
+/** Lease queries in one round of leasing (see leaseWhileAsked). */
+const LEASE_PASSES = 8;
+
 interface Line {
   queue: ClaimedDelivery[];
   running: number;
@@ -114,8 +117,12 @@ export class DeliveryWorker {
     return leasing;
   }
 
+  /**
+   * At most LEASE_PASSES lease queries, so that the tick awaiting it ends (its run is bounded) even
+   * while finishing attempts keep asking; one still asked for after them starts a new round.
+   */
   private async leaseWhileAsked(): Promise<void> {
-    while (this.claimAgain && !this.stopped) {
+    for (let pass = 0; pass < LEASE_PASSES && this.claimAgain && !this.stopped; pass++) {
       this.claimAgain = false;
       const free = this.heldCap - this.held;
       if (free <= 0) break;
