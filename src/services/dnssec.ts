@@ -176,20 +176,34 @@ export async function disableDnssec(ctx: WriteContext, deps: DnssecDeps, zoneRef
   });
 }
 
+/** What POST …/check did before the request's transaction: checked, or refused by the per-zone limit. */
+export type DnssecCheckOutcome = { checked: true } | { retryAfter: number };
+
 /**
- * POST …/check: one per zone per minute (docs/dnssec.md; counted like the API's rate limits, in
- * minute windows shared by every API process), then the worker's own check, run now in its own
- * transaction — the request holds no lock on the zone meanwhile.
+ * POST …/check, first step: one per zone per minute (docs/dnssec.md; counted like the API's rate
+ * limits, in minute windows shared by every API process), then the worker's own check in its own
+ * transaction. It runs before the request's transaction (the route's `prepare`): inside it, the
+ * limiter's block and the check's transaction would each want a second pool connection while the
+ * request holds one (issue 23). It never refuses (null: nothing to check; the handler answers).
  */
-export async function checkDnssec(ctx: WriteContext, deps: DnssecDeps, limiter: RateLimiter, zoneRef: string): Promise<DnssecView> {
+export async function runDnssecCheck(scoped: ScopedDb, deps: DnssecDeps, limiter: RateLimiter, zoneRef: string, now: Date): Promise<DnssecCheckOutcome | null> {
+  if (!deps.config.dnssec.available) return null;
+  const zone = await getZone(scoped, deps.config, zoneRef).catch(() => null);
+  if (!zone) return null;
+  const reading = await limiter.consume(`dnssec-check:${zone.id}`, 1, now);
+  if (!reading.allowed) return { retryAfter: reading.resetSeconds };
+  await deps.checkNow(zone.id);
+  return { checked: true };
+}
+
+/** POST …/check, in the request's transaction: the answer to what runDnssecCheck did. */
+export async function checkDnssec(ctx: WriteContext, deps: DnssecDeps, zoneRef: string, outcome: DnssecCheckOutcome | null): Promise<DnssecView> {
   assertAvailable(deps.config);
   const zone = await getZone(ctx.scoped, deps.config, zoneRef);
-  const reading = await limiter.consume(`dnssec-check:${zone.id}`, 1, ctx.clock.now());
-  if (!reading.allowed) {
-    throw new DomainError('rate_limited', { retry_after: reading.resetSeconds }, [], { 'Retry-After': String(reading.resetSeconds) });
+  if (outcome && 'retryAfter' in outcome) {
+    throw new DomainError('rate_limited', { retry_after: outcome.retryAfter }, [], { 'Retry-After': String(outcome.retryAfter) });
   }
-  await deps.checkNow(zone.id);
-  return dnssecView(ctx.trx, await getZone(ctx.scoped, deps.config, zone.name));
+  return dnssecView(ctx.trx, zone);
 }
 
 /**

@@ -134,9 +134,11 @@ export const labRoutes = [
     labOnly: true,
     errors: ['forbidden'],
     responses: { 204: { description: 'Reset' } },
-    handler: async ({ actor, services }) => {
+    handler: async ({ actor, services, trx, afterCommit }) => {
       assertPlatform(actor);
-      await resetLab(services.db, services.clock.now(), services.labResetSteps, () => services.tokens.invalidate());
+      // In the request's transaction (a savepoint), not a second connection beside it; cached
+      // tokens go once it committed.
+      await resetLab(trx ?? services.db, services.clock.now(), services.labResetSteps, () => afterCommit(() => services.tokens.invalidate()));
       return { status: 204 };
     },
   }),
