@@ -7,6 +7,7 @@
 // the processes of a split deployment.
 import { Worker } from 'node:worker_threads';
 import type { NameserverCounters } from './observability/metrics.js';
+import type { JobStatus } from './jobs/jobMonitor.js';
 import type { Logger } from './observability/logger.js';
 import type { Role } from './config/index.js';
 
@@ -16,6 +17,8 @@ export interface RolesCounters {
   nameserver: { ready: boolean; counters: NameserverCounters } | null;
   builds: Record<'unsigned' | 'by_change' | 'whole', number> | null;
   webhooks: { attempts: Record<string, number>; inFlight: number } | null;
+  /** The thread's periodic jobs by name (jobMonitor). */
+  jobs: Record<string, JobStatus>;
 }
 
 export type ToThread = { kind: 'counters'; id: number } | { kind: 'stop' };

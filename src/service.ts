@@ -25,12 +25,13 @@ import { checkDueDelegations } from './rdns/delegationWorker.js';
 import { LabRegistrar } from './lab/registrar.js';
 import { resetLabWebhooks } from './lab/labWebhooks.js';
 import { createLogger, type Logger } from './observability/logger.js';
-import { createMetrics, type NameserverCounters, registerBuildMetrics, registerNameserverMetrics, registerWebhookMetrics } from './observability/metrics.js';
+import { createMetrics, type NameserverCounters, registerBuildMetrics, registerJobMetrics, registerNameserverMetrics, registerWebhookMetrics } from './observability/metrics.js';
 import { MaintenanceLoop } from './maintenance.js';
 import { DnssecWorker } from './dnssec/dnssecWorker.js';
 import { loadKeyEncryptionKey } from './dnssec/keyEncryptionKey.js';
 import { noRegistrar, type Registrar } from './dnssec/registrar.js';
 import { trustAnchorsFor } from './dnssec/trustAnchors.js';
+import { jobMonitor } from './jobs/jobMonitor.js';
 import { PeriodicJob } from './jobs/periodicJob.js';
 import { createServices, type Services } from './services/index.js';
 import type { DnssecDeps } from './services/dnssec.js';
@@ -78,7 +79,11 @@ function threadedRoles(config: Config): Role[] {
 
 /** Readiness and counters of the nameserver and worker roles, wherever they run. */
 async function countersOf(running: Wiring['running']): Promise<RolesCounters> {
-  if (running.rolesThread) return running.rolesThread.counters();
+  if (running.rolesThread) {
+    // This thread's jobs (none today) beside the roles thread's.
+    const theirs = await running.rolesThread.counters();
+    return { ...theirs, jobs: { ...jobMonitor.snapshot(), ...theirs.jobs } };
+  }
   const own = running.nameserver;
   const { publication, webhooks } = running;
   return {
@@ -88,6 +93,7 @@ async function countersOf(running: Wiring['running']): Promise<RolesCounters> {
     },
     builds: publication && { ...publication.builds },
     webhooks: webhooks && { attempts: { ...webhooks.outcomes }, inFlight: webhooks.inFlightCount },
+    jobs: jobMonitor.snapshot(),
   };
 }
 
@@ -433,7 +439,7 @@ async function startWorkerRole(w: Wiring): Promise<void> {
   }
 
   // DNSSEC transitions advance on what the real DNS shows (docs/dnssec.md "States").
-  const dnssecJob = new PeriodicJob({ name: 'dnssec', intervalMs: config.dnssec.checkIntervalMs, jitter: 0.1, logger, failureLevel: 'warn', run: () => w.dnssec.runDue() });
+  const dnssecJob = new PeriodicJob({ name: 'dnssec', intervalMs: config.dnssec.checkIntervalMs, jitter: 0.1, logger, failureLevel: 'warn', run: (signal) => w.dnssec.runDue(undefined, signal) });
   dnssecJob.start();
   w.onStop(() => dnssecJob.stop());
 }
@@ -457,7 +463,9 @@ async function startApiRole(w: Wiring): Promise<void> {
     registerBuildMetrics(metrics.registry, async () => (await counters()).builds!);
     registerWebhookMetrics(metrics.registry, async () => (await counters()).webhooks!.attempts, async () => (await counters()).webhooks!.inFlight);
   }
-  const app = createApp({ services: w.services, logger, metrics, readiness });
+  const jobs = async () => (await counters()).jobs;
+  registerJobMetrics(metrics.registry, jobs);
+  const app = createApp({ services: w.services, logger, metrics, readiness, jobs: async () => Object.fromEntries(Object.entries(await jobs()).map(([name, j]) => [name, j.state])) });
   // Errors outside the middleware (a request cut off by requestTimeout, a client gone while we
   // answered): Koa prints them as console text unless someone listens.
   app.on('error', (err: unknown) => logger.warn({ err }, 'HTTP connection failed'));

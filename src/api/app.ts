@@ -1,6 +1,7 @@
 import Router, { type RouterMiddleware } from '@koa/router';
 import Koa, { type Context, type Next } from 'koa';
 import { HttpMethodEnum, koaBody } from 'koa-body';
+import { withDatabaseDeadline } from '../services/requestDeadline.js';
 import { DomainError } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import type { Logger } from '../observability/logger.js';
@@ -27,6 +28,11 @@ export interface AppOptions {
   logger: Logger;
   metrics: Metrics;
   readiness: ReadinessCheck[];
+  /**
+   * The periodic jobs of this process by name and state (`ok`, `failing`, `stalled`;
+   * docs/operations.md "Background jobs"). One not `ok` makes /healthz `degraded`, still 200.
+   */
+  jobs?: () => Promise<Record<string, string>>;
 }
 
 /** Maps errors thrown by Koa's parsers and router to the catalogue. */
@@ -66,12 +72,12 @@ function toDomainError(err: unknown, maxJsonBodyBytes: number): DomainError | nu
  */
 function isDatabaseUnavailable(err: unknown): boolean {
   const e = err as { code?: string; message?: string };
-  // 57014: statement_timeout (src/db/knex.ts) — the database did not answer in time.
-  if (typeof e?.code === 'string' && (/^(08|57P)/.test(e.code) || e.code === '55000' || e.code === '57014' || /^(ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT)$/.test(e.code))) return true;
+  // 57014: statement_timeout, 55P03: lock_timeout (src/db/knex.ts) — the database did not answer in time.
+  if (typeof e?.code === 'string' && (/^(08|57P)/.test(e.code) || e.code === '55000' || e.code === '57014' || e.code === '55P03' || /^(ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT)$/.test(e.code))) return true;
   return /Connection terminated|Knex: Timeout acquiring a connection/.test(e?.message ?? '');
 }
 
-export function createApp({ services, logger, metrics, readiness }: AppOptions): Koa {
+export function createApp({ services, logger, metrics, readiness, jobs = async () => ({}) }: AppOptions): Koa {
   const app = new Koa();
   app.proxy = false;
   const { config } = services;
@@ -155,8 +161,17 @@ export function createApp({ services, logger, metrics, readiness }: AppOptions):
       readiness.map(async (r) => [r.name, await r.check().catch(() => false)] as const),
     );
     const ok = results.every(([, up]) => up);
+    // A stalled or failing job leaves the service ready (requests are answered; the job's work
+    // waits): 200, so no load balancer takes the process out, with the job named for the monitor.
+    const jobStates = await jobs().catch((): Record<string, string> => ({}));
+    const degraded = Object.entries(jobStates).filter(([, state]) => state !== 'ok').map(([name]) => name);
     ctx.status = ok ? 200 : 503;
-    ctx.body = { status: ok ? 'ok' : 'unavailable', checks: Object.fromEntries(results.map(([n, up]) => [n, up ? 'ok' : 'down'])) };
+    ctx.body = {
+      status: !ok ? 'unavailable' : degraded.length ? 'degraded' : 'ok',
+      checks: Object.fromEntries(results.map(([n, up]) => [n, up ? 'ok' : 'down'])),
+      jobs: jobStates,
+      ...(degraded.length ? { degraded } : {}),
+    };
   });
   router.get('/metrics', async (ctx) => {
     ctx.type = metrics.registry.contentType;
@@ -202,6 +217,10 @@ export function createApp({ services, logger, metrics, readiness }: AppOptions):
       parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
     }) as unknown as RouterMiddleware,
   );
+  // From here on (the body is in: a slow client's upload is HTTP_REQUEST_TIMEOUT_MS's to bound),
+  // all of the request's database work — pool waits, statements, a retried transaction — ends
+  // within DB_REQUEST_TIMEOUT_MS, then 503 (docs/operations.md; a COMMIT is never cut).
+  api.use((_ctx, next) => withDatabaseDeadline(config.database.requestTimeoutMs, next));
   for (const route of routes) {
     const koaPath = route.path.replace(/\{(\w+)\}/g, ':$1');
     api.register(koaPath, [route.method.toUpperCase()], routeMiddleware(route, services, metrics) as unknown as RouterMiddleware, {

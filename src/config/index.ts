@@ -169,6 +169,8 @@ export interface DatabaseTimeouts {
   acquireTimeoutMs: number;
   /** One statement: PostgreSQL cancels it after this; the client gives up a second later. */
   statementTimeoutMs: number;
+  /** All of one API request's database work, pool waits included (a COMMIT excepted): 503 after. */
+  requestTimeoutMs: number;
 }
 
 export interface HostPort {
@@ -252,6 +254,7 @@ const variables = {
   DB_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).default(3000),
   DB_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().min(100).default(5000),
   DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).default(5000),
+  DB_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(15_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   LAB_RESET_TIME: hhmm.default('03:00'),
   LAB_RDNS_SEED: z.enum(['on', 'off']).default('on'),
@@ -348,6 +351,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       connectTimeoutMs: p.DB_CONNECT_TIMEOUT_MS,
       acquireTimeoutMs: p.DB_ACQUIRE_TIMEOUT_MS,
       statementTimeoutMs: p.DB_STATEMENT_TIMEOUT_MS,
+      requestTimeoutMs: p.DB_REQUEST_TIMEOUT_MS,
     },
     logLevel: p.LOG_LEVEL,
     labResetTime: { hour, minute },

@@ -2,6 +2,7 @@ import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import { migrations } from '../../migrations/index.js';
 import { PreparingPgClient } from './preparedStatements.js';
+import { databaseDeadlineError, databaseTimeLeftMs } from './requestDeadline.js';
 
 // pg returns int8 (bigint, count(*)) as strings; every count we read fits a JS number.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
@@ -10,6 +11,7 @@ export type Db = Knex;
 
 interface PgConnection {
   connection?: { stream?: { destroy(): void } };
+  connectionParameters?: { query_timeout?: number };
   __knex__disposed?: unknown;
 }
 
@@ -24,6 +26,17 @@ class BoundedPgClient extends PreparingPgClient {
     // stored" would then be false. Its reply can sit unread while this process is busy (a large
     // zone being signed), and the timer runs before the socket is read; so COMMIT waits longer.
     if (obj.sql === 'COMMIT;') obj.options = { ...obj.options, query_timeout: COMMIT_TIMEOUT_MS };
+    else if (!ENDS_TRANSACTION.test(obj.sql ?? '')) {
+      // Within a request: no longer than what is left of its bound (requestDeadline.ts). A
+      // rollback is never cut: it is what frees the locks.
+      const left = databaseTimeLeftMs();
+      if (left !== null) {
+        if (left <= 0) throw databaseDeadlineError();
+        // pg takes a query's own query_timeout over the connection's: keep the smaller.
+        const own = (connection as PgConnection).connectionParameters?.query_timeout;
+        if (!own || left < own) obj.options = { ...obj.options, query_timeout: Math.ceil(left) };
+      }
+    }
     try {
       return await super._query(connection, obj);
     } catch (err) {
@@ -36,7 +49,33 @@ class BoundedPgClient extends PreparingPgClient {
       throw err;
     }
   }
+
+  /** Waiting for the pool counts against a request's bound too. */
+  override async acquireConnection() {
+    const left = databaseTimeLeftMs();
+    if (left === null) return super.acquireConnection();
+    if (left <= 0) throw databaseDeadlineError();
+    const acquiring = super.acquireConnection();
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(databaseDeadlineError()), left);
+    });
+    try {
+      return await Promise.race([acquiring, late]);
+    } catch (err) {
+      // The connection, when it comes after all, goes back to the pool.
+      acquiring.then(
+        (connection: unknown) => this.releaseConnection(connection),
+        () => {},
+      );
+      throw err;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
 }
+
+const ENDS_TRANSACTION = /^(ROLLBACK|RELEASE)/i;
 
 const migrationSource: Knex.MigrationSource<string> = {
   getMigrations: async () => Object.keys(migrations).sort(),
@@ -52,6 +91,8 @@ export interface DbTimeouts {
   connectTimeoutMs: number;
   acquireTimeoutMs: number;
   statementTimeoutMs: number;
+  /** All of one API request's database work (requestDeadline.ts); the API applies it. */
+  requestTimeoutMs?: number;
 }
 
 /**
@@ -68,6 +109,10 @@ export function knexConfig(connectionString: string, poolMax = 10, timeouts?: Db
     ? {
         connectionTimeoutMillis: timeouts.connectTimeoutMs,
         statement_timeout: timeouts.statementTimeoutMs,
+        // Said outright rather than left to statement_timeout: a wait for a row or advisory lock
+        // ends with 55P03 (503) within the statement bound, also where a session changes
+        // statement_timeout for itself.
+        lock_timeout: timeouts.statementTimeoutMs,
         query_timeout: timeouts.statementTimeoutMs + CLIENT_MARGIN_MS,
       }
     : {};

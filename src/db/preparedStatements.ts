@@ -16,7 +16,11 @@ interface QueryObject {
   options?: Record<string, unknown>;
 }
 
-type PgClientClass = new (config: Knex.Config) => { _query(connection: unknown, obj: QueryObject): Promise<unknown> };
+type PgClientClass = new (config: Knex.Config) => {
+  _query(connection: unknown, obj: QueryObject): Promise<unknown>;
+  acquireConnection(): Promise<unknown>;
+  releaseConnection(connection: unknown): Promise<unknown>;
+};
 
 // Knex's own PostgreSQL client; `client:` in the Knex config accepts a subclass of it.
 const KnexPgClient = createRequire(import.meta.url)('knex/lib/dialects/postgres/index.js') as PgClientClass;

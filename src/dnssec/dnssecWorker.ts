@@ -36,7 +36,7 @@ export interface DnssecWorkerDeps {
   validator: HostPort | null;
   /** DS RDATA of the trust anchor (the root's KSKs). */
   trustAnchors(): Promise<Buffer[]>;
-  registrar: Registrar;
+  registrar: Registrar<Knex.Transaction>;
   dnskeyTtl: number;
   dsTtl: number;
   /** How long a zone in transition waits between checks; an active zone is looked at 30 times less often. */
@@ -77,8 +77,11 @@ interface Seen {
 export class DnssecWorker {
   constructor(private readonly deps: DnssecWorkerDeps) {}
 
-  /** One pass: every zone due for a look (a few at a time; the next pass takes the rest). */
-  async runDue(limit = 20): Promise<number> {
+  /**
+   * One pass: every zone due for a look (a few at a time; the next pass takes the rest). A run
+   * aborted at its bound (a resolver hung) stops between zones.
+   */
+  async runDue(limit = 20, signal?: AbortSignal): Promise<number> {
     const now = this.deps.clock.now();
     const due = (await this.deps.db('zones')
       .whereNot('dnssec_state', 'off')
@@ -86,7 +89,10 @@ export class DnssecWorker {
       .orderBy('dnssec_next_check_at')
       .limit(limit)
       .select('id')) as { id: string }[];
-    for (const { id } of due) await this.checkZone(id);
+    for (const { id } of due) {
+      if (signal?.aborted) break;
+      await this.checkZone(id);
+    }
     return due.length;
   }
 
@@ -222,7 +228,7 @@ export class DnssecWorker {
     const seenDs = observed.seenDs ?? [];
     let next: KskRollover | null | undefined;
     if (rollover.phase === 'published' && observed.observations.keysServed && since >= this.deps.dnskeyTtl && newDs) {
-      if (zone.dnssec_mode === 'automatic') await this.deps.registrar.setDs(zone.name, [newDs]);
+      if (zone.dnssec_mode === 'automatic') await this.deps.registrar.setDs(zone.name, [newDs], trx);
       next = { ...rollover, phase: 'ds_submitted', since: now.toISOString() };
     } else if (rollover.phase === 'ds_submitted' && newDs && seenDs.some((d) => d.equals(newDs)) && !(oldDs && seenDs.some((d) => d.equals(oldDs)))) {
       next = { ...rollover, phase: 'ds_replaced', since: now.toISOString() };
@@ -261,7 +267,7 @@ export class DnssecWorker {
     switch (action) {
       case 'submit_ds': {
         const ksks = keys.filter((k) => k.role === 'ksk' && k.state !== 'retired');
-        await this.deps.registrar.setDs(zone.name, ksks.map((k) => dsOfKey(zone.name, k)));
+        await this.deps.registrar.setDs(zone.name, ksks.map((k) => dsOfKey(zone.name, k)), trx);
         return;
       }
       case 'forget_keys':

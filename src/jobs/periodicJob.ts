@@ -1,9 +1,16 @@
 // Every background loop of the service (publication poll and verification, nameserver catch-up,
-// maintenance, nightly lab reset) is one of these: run every interval, a little jitter so that
-// processes started together do not run in step, never two runs at once, a failure logged and
-// the next run still scheduled, and a stop that waits for the run in flight.
+// webhook deliveries, DNSSEC, maintenance, nightly lab reset) is one of these: run every interval,
+// a little jitter so that processes started together do not run in step, never two runs at once,
+// a failure logged and the next run still scheduled, and a stop that waits for the run in flight.
+// A run has a bound: one that overruns it is abandoned (its signal aborted, an error logged, the job
+// shown `stalled` in /healthz) and the loop goes on — a run that never settles would otherwise stop
+// its loop for good, silently (issue 23). Every run's outcome goes to the thread's JobMonitor.
 import { type Scheduler, systemScheduler } from '../domain/clock.js';
 import type { Logger } from '../observability/logger.js';
+import { type JobMonitor, jobMonitor, type RunOutcome } from './jobMonitor.js';
+
+/** A run's bound unless the job names its own (docs/operations.md "Background jobs"). */
+export const DEFAULT_RUN_BOUND_MS = 5 * 60_000;
 
 export interface PeriodicJobOptions {
   /** For the log: `<name> failed`. */
@@ -11,7 +18,12 @@ export interface PeriodicJobOptions {
   intervalMs: number;
   /** Each wait is intervalMs × (1 ± jitter), uniformly; 0 (default) for a fixed interval. */
   jitter?: number;
-  run(): Promise<unknown>;
+  /** Aborted when the run overran its bound: stop early where that is cheap to check. */
+  run(signal: AbortSignal): Promise<unknown>;
+  /** A run still going after this is abandoned and the next one scheduled; default DEFAULT_RUN_BOUND_MS. */
+  runBoundMs?: number;
+  /** Where the runs' outcomes go; the thread's monitor unless a test brings its own. */
+  monitor?: JobMonitor;
   logger: Pick<Logger, 'warn' | 'error'>;
   /** Level of a failed run's log line (a poll that will be retried is a warning). */
   failureLevel?: 'warn' | 'error';
@@ -25,16 +37,19 @@ export class PeriodicJob {
   private cancel: (() => void) | null = null;
   private inFlight: Promise<void> | null = null;
   private stopped = true;
+  private health: ReturnType<JobMonitor['register']> | null = null;
 
   constructor(private readonly options: PeriodicJobOptions) {
     if (!(options.intervalMs > 0)) throw new RangeError(`${options.name}: interval must be positive`);
     if ((options.jitter ?? 0) < 0 || (options.jitter ?? 0) >= 1) throw new RangeError(`${options.name}: jitter must be in [0, 1)`);
+    if (!((options.runBoundMs ?? DEFAULT_RUN_BOUND_MS) > 0)) throw new RangeError(`${options.name}: run bound must be positive`);
   }
 
   /** The first run comes one interval from now (as setInterval's did). */
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
+    this.health = (this.options.monitor ?? jobMonitor).register(this.options.name);
     this.scheduleNext();
   }
 
@@ -43,6 +58,8 @@ export class PeriodicJob {
     this.stopped = true;
     this.cancel?.();
     this.cancel = null;
+    this.health?.forget();
+    this.health = null;
     await this.inFlight;
   }
 
@@ -68,11 +85,27 @@ export class PeriodicJob {
   }
 
   private async runOnce(): Promise<void> {
-    try {
-      await this.options.run();
-    } catch (err) {
-      const { logger, failureLevel = 'error', name } = this.options;
-      logger[failureLevel]({ err, job: name }, `${name} failed`);
+    const { logger, failureLevel = 'error', name, runBoundMs = DEFAULT_RUN_BOUND_MS } = this.options;
+    const scheduler = this.options.scheduler ?? systemScheduler;
+    const health = this.health;
+    const controller = new AbortController();
+    let cancelBound = () => {};
+    const overrun = new Promise<'overrun'>((resolve) => {
+      cancelBound = scheduler.schedule(runBoundMs, () => resolve('overrun'));
+    });
+    const run = (async () => this.options.run(controller.signal))().then(
+      (): RunOutcome => 'success',
+      (err: unknown): RunOutcome => {
+        if (!controller.signal.aborted) logger[failureLevel]({ err, job: name }, `${name} failed`);
+        return 'failure';
+      },
+    );
+    const outcome = await Promise.race([run, overrun]);
+    cancelBound();
+    if (outcome === 'overrun') {
+      controller.abort(new Error(`${name} overran its bound of ${runBoundMs} ms`));
+      logger.error({ job: name, boundMs: runBoundMs }, `${name} overran its bound of ${runBoundMs / 1000} s; abandoned, the next run is scheduled`);
     }
+    health?.record(outcome);
   }
 }

@@ -75,7 +75,8 @@ export class NightlyLabReset {
     private readonly afterReset: () => void = () => {},
     intervalMs = 60_000,
   ) {
-    this.job = new PeriodicJob({ name: 'lab reset check', intervalMs, jitter: 0.1, logger, run: () => this.tick() });
+    // A reset rebuilds the whole lab: longer than the other jobs' bound.
+    this.job = new PeriodicJob({ name: 'lab reset check', intervalMs, jitter: 0.1, runBoundMs: 30 * 60_000, logger, run: () => this.tick() });
   }
 
   start() {

@@ -45,7 +45,7 @@ const toRegistration = (zone: string, row: RegistrationRow | undefined): LabRegi
  * registered here, delegated to the service), delegations and DS records in the lab parent zones,
  * written through the zone-write seam by syncLabParents.
  */
-export class LabRegistrar implements Registrar {
+export class LabRegistrar implements Registrar<Knex.Transaction> {
   constructor(
     private readonly db: Knex,
     private readonly config: Config,
@@ -56,32 +56,44 @@ export class LabRegistrar implements Registrar {
     return toRegistration(zone, (await db('lab_registrations').where('zone_name', zone).first()) as RegistrationRow | undefined);
   }
 
-  async registeredHere(zoneName: string): Promise<boolean> {
-    return (await this.registration(zoneName)).registeredHere;
+  async registeredHere(zoneName: string, trx?: Knex.Transaction): Promise<boolean> {
+    return (await this.registration(zoneName, trx)).registeredHere;
   }
 
-  async delegation(zoneName: string): Promise<'ours' | 'elsewhere' | 'unknown'> {
-    return (await this.registration(zoneName)).delegation === null ? 'ours' : 'elsewhere';
+  async delegation(zoneName: string, trx?: Knex.Transaction): Promise<'ours' | 'elsewhere' | 'unknown'> {
+    return (await this.registration(zoneName, trx)).delegation === null ? 'ours' : 'elsewhere';
   }
 
-  async setDs(zoneName: string, ds: Buffer[]): Promise<void> {
+  async setDs(zoneName: string, ds: Buffer[], trx?: Knex.Transaction): Promise<void> {
     const presented = dsPresentation(ds);
-    if ((await this.db('zones').where({ name: zoneName, kind: 'lab_parent' }).first('id')) !== undefined) {
-      await this.setParentDs(zoneName, presented);
+    if ((await (trx ?? this.db)('zones').where({ name: zoneName, kind: 'lab_parent' }).first('id')) !== undefined) {
+      await this.setParentDs(zoneName, presented, trx);
       return;
     }
-    await this.update(zoneName, (r) => {
-      if (!r.registeredHere) throw new Error(`${zoneName} is registered at a foreign registrar: its DS records are the customer's to publish`);
-      return { ds: presented };
-    });
+    await this.update(
+      zoneName,
+      (r) => {
+        if (!r.registeredHere) throw new Error(`${zoneName} is registered at a foreign registrar: its DS records are the customer's to publish`);
+        return { ds: presented };
+      },
+      trx,
+    );
+  }
+
+  /**
+   * In the caller's transaction when it has one (never a second pool connection while it holds
+   * one); the registry's lock is then held until the caller commits.
+   */
+  private inTransaction<T>(trx: Knex.Transaction | undefined, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+    return trx ? work(trx) : this.db.transaction(work);
   }
 
   /**
    * A lab parent's own DS: a TLD's goes into the root; the root has no parent, so its DS is the
    * lab's trust anchor, written to DATA_DIR for validators (labTrustAnchors.ts).
    */
-  private async setParentDs(zoneName: string, ds: string[]): Promise<void> {
-    await this.db.transaction(async (trx) => {
+  private async setParentDs(zoneName: string, ds: string[], outer?: Knex.Transaction): Promise<void> {
+    await this.inTransaction(outer, async (trx) => {
       await advisoryLock(trx, 'lab_parents', 'lab-parents');
       await trx('lab_registrations')
         .insert({ zone_name: zoneName, registered_here: true, delegation: null, ds, updated_at: this.clock.now() })
@@ -96,23 +108,27 @@ export class LabRegistrar implements Registrar {
    * Lab: registered through the provider or at a foreign registrar; the delegation pointed at
    * other nameservers or (null) back at the service's. Both in one registry change.
    */
-  changeRegistration(zone: string, change: { registeredHere?: boolean; delegation?: string[] | null }): Promise<LabRegistration> {
-    return this.update(zone, () => Object.fromEntries(Object.entries(change).filter(([, v]) => v !== undefined)));
+  changeRegistration(zone: string, change: { registeredHere?: boolean; delegation?: string[] | null }, trx?: Knex.Transaction): Promise<LabRegistration> {
+    return this.update(zone, () => Object.fromEntries(Object.entries(change).filter(([, v]) => v !== undefined)), trx);
   }
 
   /** Lab: the customer adds or removes DS records at a foreign registrar (any data, right or wrong). */
-  setForeignDs(zone: string, ds: string[]): Promise<LabRegistration> {
+  setForeignDs(zone: string, ds: string[], trx?: Knex.Transaction): Promise<LabRegistration> {
     const presented = dsPresentation(parseDsPresentation(ds));
-    return this.update(zone, (r) => {
-      if (r.registeredHere) throw new DomainError('conflict', { reason: 'lab_registered_here', zone });
-      return { ds: presented };
-    });
+    return this.update(
+      zone,
+      (r) => {
+        if (r.registeredHere) throw new DomainError('conflict', { reason: 'lab_registered_here', zone });
+        return { ds: presented };
+      },
+      trx,
+    );
   }
 
 
   /** One registry change and the parent's change set, in one transaction. */
-  private async update(zone: string, change: (current: LabRegistration) => Partial<LabRegistration>): Promise<LabRegistration> {
-    return this.db.transaction(async (trx) => {
+  private async update(zone: string, change: (current: LabRegistration) => Partial<LabRegistration>, outer?: Knex.Transaction): Promise<LabRegistration> {
+    return this.inTransaction(outer, async (trx) => {
       await advisoryLock(trx, 'lab_parents', 'lab-parents');
       const lab = await trx('zones').where('name', zone).whereNot('kind', 'lab_parent').first('id');
       if (!lab) throw notFound('zone');

@@ -150,3 +150,48 @@ export function registerDyndnsMetrics(registry: Registry, passwordChecks: () => 
     },
   });
 }
+
+/** A periodic job as /metrics shows it (src/jobs/jobMonitor.ts fills it). */
+export interface JobMetrics {
+  state: string;
+  /** Unix seconds; null: no successful run yet. */
+  lastSuccess: number | null;
+  runs: Record<string, number>;
+}
+
+/**
+ * Per periodic job: when it last succeeded, its runs by outcome, and whether it is degraded — an
+ * alert on `time() - job_last_success_timestamp_seconds` finds a loop that stopped (docs/operations.md).
+ */
+export function registerJobMetrics(registry: Registry, jobs: () => Promise<Record<string, JobMetrics>>): void {
+  new Gauge({
+    name: 'job_last_success_timestamp_seconds',
+    help: 'When each periodic job last finished a run without error (Unix seconds); absent before its first.',
+    labelNames: ['job'],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const [job, j] of Object.entries(await jobs())) if (j.lastSuccess !== null) this.set({ job }, j.lastSuccess);
+    },
+  });
+  new Gauge({
+    name: 'job_runs_total',
+    help: 'Runs of each periodic job since start, by outcome: success, failure, overrun (abandoned at its bound).',
+    labelNames: ['job', 'outcome'],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const [job, j] of Object.entries(await jobs())) for (const [outcome, n] of Object.entries(j.runs)) this.set({ job, outcome }, n);
+    },
+  });
+  new Gauge({
+    name: 'job_degraded',
+    help: '1 while a periodic job is failing (3 failed runs in a row) or stalled (its last run overran its bound), else 0; as /healthz names them.',
+    labelNames: ['job'],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const [job, j] of Object.entries(await jobs())) this.set({ job }, j.state === 'ok' ? 0 : 1);
+    },
+  });
+}

@@ -67,7 +67,8 @@ export class PublicationWorker {
     });
     const { logger } = options;
     this.jobs = [
-      new PeriodicJob({ name: 'publication poll', intervalMs: options.pollMs ?? 2000, logger, run: () => this.poll() }),
+      // The poll only reads which zones wait (builds run beside it): a minute is far more than it needs.
+      new PeriodicJob({ name: 'publication poll', intervalMs: options.pollMs ?? 2000, runBoundMs: 60_000, logger, run: () => this.poll() }),
       new PeriodicJob({ name: 'publication verification', intervalMs: options.reconcileMs ?? 30_000, logger, run: () => this.reconcile() }),
     ];
   }

@@ -24,7 +24,7 @@ export interface DnssecDeps {
   config: Config;
   /** The key that encrypts private keys at rest (keyEncryptionKey.ts). */
   kek: Buffer;
-  registrar: Registrar;
+  registrar: Registrar<Knex.Transaction>;
   /** Looks now (POST …/check): observes and stores, advancing the state where the table says so (its own transaction). */
   checkNow(zoneId: string): Promise<void>;
 }
@@ -133,14 +133,14 @@ export async function enableDnssec(
     if (DISABLING.includes(state)) throw new DomainError('dnssec_transition_in_progress', { name: zone.name, state });
     if (state !== 'off') return { started: false, view: await dnssecView(ctx.trx, zone) };
 
-    const registered = await deps.registrar.registeredHere(zone.name);
+    const registered = await deps.registrar.registeredHere(zone.name, ctx.trx);
     const mode: DnssecMode = request.mode ?? (registered ? 'automatic' : 'assisted');
     if (mode === 'automatic' && !registered) {
       throw new DomainError('validation_failed', {}, [
         { pointer: '/mode', code: 'ds_not_submittable', detail: `${zone.name} is not registered through the provider, so no DS can be submitted for it; use mode "assisted" and add the DS at your registrar.` },
       ]);
     }
-    if ((await deps.registrar.delegation(zone.name)) === 'elsewhere') {
+    if ((await deps.registrar.delegation(zone.name, ctx.trx)) === 'elsewhere') {
       throw new DomainError('dnssec_not_delegated', { name: zone.name, nameservers: deps.config.zones.nameservers.join(', ') });
     }
     const now = ctx.clock.now();
@@ -167,7 +167,7 @@ export async function disableDnssec(ctx: WriteContext, deps: DnssecDeps, zoneRef
       await recordTransition(ctx.trx, zone, state, 'ds_removing', mode, now);
       // The CDS/CDNSKEY delete form (RFC 8078) goes out with the next version.
       await republish(ctx, zone, 'cds_delete');
-      if (mode === 'automatic') await deps.registrar.setDs(zone.name, []);
+      if (mode === 'automatic') await deps.registrar.setDs(zone.name, [], ctx.trx);
     } else {
       await recordTransition(ctx.trx, zone, state, 'unsigning', mode, now);
       await republish(ctx, zone, 'unsigned');
@@ -176,20 +176,34 @@ export async function disableDnssec(ctx: WriteContext, deps: DnssecDeps, zoneRef
   });
 }
 
+/** What POST …/check did before the request's transaction: checked, or refused by the per-zone limit. */
+export type DnssecCheckOutcome = { checked: true } | { retryAfter: number };
+
 /**
- * POST …/check: one per zone per minute (docs/dnssec.md; counted like the API's rate limits, in
- * minute windows shared by every API process), then the worker's own check, run now in its own
- * transaction — the request holds no lock on the zone meanwhile.
+ * POST …/check, first step: one per zone per minute (docs/dnssec.md; counted like the API's rate
+ * limits, in minute windows shared by every API process), then the worker's own check in its own
+ * transaction. It runs before the request's transaction (the route's `prepare`): inside it, the
+ * limiter's block and the check's transaction would each want a second pool connection while the
+ * request holds one (issue 23). It never refuses (null: nothing to check; the handler answers).
  */
-export async function checkDnssec(ctx: WriteContext, deps: DnssecDeps, limiter: RateLimiter, zoneRef: string): Promise<DnssecView> {
+export async function runDnssecCheck(scoped: ScopedDb, deps: DnssecDeps, limiter: RateLimiter, zoneRef: string, now: Date): Promise<DnssecCheckOutcome | null> {
+  if (!deps.config.dnssec.available) return null;
+  const zone = await getZone(scoped, deps.config, zoneRef).catch(() => null);
+  if (!zone) return null;
+  const reading = await limiter.consume(`dnssec-check:${zone.id}`, 1, now);
+  if (!reading.allowed) return { retryAfter: reading.resetSeconds };
+  await deps.checkNow(zone.id);
+  return { checked: true };
+}
+
+/** POST …/check, in the request's transaction: the answer to what runDnssecCheck did. */
+export async function checkDnssec(ctx: WriteContext, deps: DnssecDeps, zoneRef: string, outcome: DnssecCheckOutcome | null): Promise<DnssecView> {
   assertAvailable(deps.config);
   const zone = await getZone(ctx.scoped, deps.config, zoneRef);
-  const reading = await limiter.consume(`dnssec-check:${zone.id}`, 1, ctx.clock.now());
-  if (!reading.allowed) {
-    throw new DomainError('rate_limited', { retry_after: reading.resetSeconds }, [], { 'Retry-After': String(reading.resetSeconds) });
+  if (outcome && 'retryAfter' in outcome) {
+    throw new DomainError('rate_limited', { retry_after: outcome.retryAfter }, [], { 'Retry-After': String(outcome.retryAfter) });
   }
-  await deps.checkNow(zone.id);
-  return dnssecView(ctx.trx, await getZone(ctx.scoped, deps.config, zone.name));
+  return dnssecView(ctx.trx, zone);
 }
 
 /**
@@ -210,7 +224,7 @@ export async function prepareDeletion(ctx: WriteContext, deps: DnssecDeps, zone:
   const dsMayBeUp = !(['signing', 'keys_published'] as DnssecState[]).includes(state) && !(mode === 'assisted' && force);
   if (dsMayBeUp) {
     await recordTransition(ctx.trx, zone, state, 'ds_removing', mode, now);
-    if (mode === 'automatic') await deps.registrar.setDs(zone.name, []);
+    if (mode === 'automatic') await deps.registrar.setDs(zone.name, [], ctx.trx);
   } else {
     await recordTransition(ctx.trx, zone, state, 'unsigning', mode, now);
   }

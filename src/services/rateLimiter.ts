@@ -40,7 +40,11 @@ export class RateLimiter {
 
   constructor(private readonly db: Knex) {}
 
-  async consume(bucket: string, limit: number, now: Date): Promise<RateLimitReading> {
+  /**
+   * `trx`: a caller inside a transaction counts on its connection (never a second pool connection
+   * while it holds one); a count it rolls back was not spent.
+   */
+  async consume(bucket: string, limit: number, now: Date, trx?: Knex.Transaction): Promise<RateLimitReading> {
     const start = windowStartOf(now).getTime();
     for (;;) {
       let w = this.windows.get(bucket);
@@ -51,7 +55,7 @@ export class RateLimiter {
       }
       if (w.next <= w.last) return rateLimitReading(w.next++, limit, now);
       // One upsert at a time per bucket; requests arriving meanwhile wait for its block.
-      w.taking ??= this.takeBlock(bucket, w, limit).finally(() => {
+      w.taking ??= this.takeBlock(bucket, w, limit, trx).finally(() => {
         w.taking = null;
       });
       await w.taking;
@@ -66,9 +70,9 @@ export class RateLimiter {
     await returnWindowCount(this.db, bucket, windowStartOf(now));
   }
 
-  private async takeBlock(bucket: string, w: Window, limit: number): Promise<void> {
+  private async takeBlock(bucket: string, w: Window, limit: number, trx?: Knex.Transaction): Promise<void> {
     const size = blockSize(limit, w.last);
-    const last = await takeWindowCounts(this.db, bucket, new Date(w.start), size);
+    const last = await takeWindowCounts(trx ?? this.db, bucket, new Date(w.start), size);
     w.next = last - size + 1;
     w.last = last;
   }

@@ -25,6 +25,12 @@ export interface DeliveryWorkerOptions {
   pollIntervalMs: number;
 }
 
+/** A tick dispatches, disables and leases (attempts run beside it): a minute is far more than it needs. */
+const TICK_BOUND_MS = 60_000;
+
+/** Lease queries in one round of leasing (see leaseWhileAsked). */
+const LEASE_PASSES = 8;
+
 interface Line {
   queue: ClaimedDelivery[];
   running: number;
@@ -51,7 +57,7 @@ export class DeliveryWorker {
     // The last of a full line starts within lineCap / perWebhook timeouts: well inside its lease.
     this.lineCap = o.perWebhookConcurrency * Math.max(1, Math.floor(ATTEMPT_LEASE_MS / DELIVERY_TIMEOUT_MS / 2));
     this.heldCap = Math.max(o.concurrency * 4, this.lineCap);
-    this.job = new PeriodicJob({ name: 'webhook deliveries', intervalMs: o.pollIntervalMs, jitter: 0.1, logger: o.logger, failureLevel: 'warn', run: () => this.tick() });
+    this.job = new PeriodicJob({ name: 'webhook deliveries', intervalMs: o.pollIntervalMs, jitter: 0.1, logger: o.logger, failureLevel: 'warn', runBoundMs: TICK_BOUND_MS, run: () => this.tick() });
   }
 
   /** Attempts running now (/metrics). */
@@ -86,35 +92,51 @@ export class DeliveryWorker {
     await this.claim();
   }
 
-  /** Leases due deliveries up to the free room; one lease query at a time, repeated while asked. */
+  /**
+   * Leases due deliveries up to the free room; one lease query at a time, repeated while asked.
+   * `claiming` is cleared by a `.finally` callback, never inside the leasing function: with no
+   * room free that function returns before its first await, and a flag it cleared would be set
+   * again by the assignment after it, leaving every later claim waiting on a finished lease —
+   * the worker then leased nothing ever again (issue 23).
+   */
   claim(): Promise<void> {
-    if (this.claiming) {
-      this.claimAgain = true;
-      return this.claiming;
-    }
-    this.claiming = (async () => {
-      try {
-        do {
-          this.claimAgain = false;
-          if (this.stopped) break;
-          const free = this.heldCap - this.held;
-          if (free <= 0) break;
-          const full = [...this.lines].filter(([, l]) => l.queue.length + l.running >= this.lineCap).map(([id]) => id);
-          const claimed = await claimDueDeliveries(this.o.db, this.o.kek, this.o.clock.now(), { limit: free, perWebhook: this.lineCap, busy: full });
-          for (const d of claimed) {
-            const line = this.lines.get(d.webhookId) ?? { queue: [], running: 0 };
-            line.queue.push(d);
-            this.lines.set(d.webhookId, line);
-          }
-          this.held += claimed.length;
-          this.startAttempts();
-          if (claimed.length === free) this.claimAgain = true;
-        } while (this.claimAgain);
-      } finally {
-        this.claiming = null;
+    this.claimAgain = true;
+    if (this.claiming) return this.claiming;
+    const leasing = this.leaseWhileAsked().finally(() => {
+      this.claiming = null;
+    });
+    this.claiming = leasing;
+    // Asked again after the last look at claimAgain, before `claiming` was cleared: not lost. (After
+    // a failed lease the next tick asks; an immediate retry would spin while the database is away.)
+    leasing.then(
+      () => {
+        if (this.claimAgain && !this.stopped && !this.claiming) void this.claim().catch((err: unknown) => this.o.logger.warn({ err }, 'leasing webhook deliveries failed'));
+      },
+      () => {},
+    );
+    return leasing;
+  }
+
+  /**
+   * At most LEASE_PASSES lease queries, so that the tick awaiting it ends (its run is bounded) even
+   * while finishing attempts keep asking; one still asked for after them starts a new round.
+   */
+  private async leaseWhileAsked(): Promise<void> {
+    for (let pass = 0; pass < LEASE_PASSES && this.claimAgain && !this.stopped; pass++) {
+      this.claimAgain = false;
+      const free = this.heldCap - this.held;
+      if (free <= 0) break;
+      const full = [...this.lines].filter(([, l]) => l.queue.length + l.running >= this.lineCap).map(([id]) => id);
+      const claimed = await claimDueDeliveries(this.o.db, this.o.kek, this.o.clock.now(), { limit: free, perWebhook: this.lineCap, busy: full });
+      for (const d of claimed) {
+        const line = this.lines.get(d.webhookId) ?? { queue: [], running: 0 };
+        line.queue.push(d);
+        this.lines.set(d.webhookId, line);
       }
-    })();
-    return this.claiming;
+      this.held += claimed.length;
+      this.startAttempts();
+      if (claimed.length === free) this.claimAgain = true;
+    }
   }
 
   /** Starts waiting attempts while slots are free, one webhook after another (round robin). */
@@ -149,14 +171,22 @@ export class DeliveryWorker {
     const startedAt = clock.now();
     const body = eventBody(d.event);
     // Nothing unsigned ever leaves: a secret this process cannot unseal fails the attempt.
-    const result: AttemptResult = !d.secrets.length
-      ? { outcome: 'internal_error', status: null, durationMs: 0, error: 'the signing secret cannot be decrypted (DNSSEC_KEY_ENCRYPTION_KEY differs between processes?)' }
-      : await sender.send(d.url, body, {
-          'service-delivery': d.id,
-          // t is the receiver's wall clock, never an injected one: receivers reject a t 5 minutes off.
-          'service-signature': signatureHeader(d.secrets, Math.floor(Date.now() / 1000), body),
-          'service-event': d.event.kind,
-        });
+    let result: AttemptResult;
+    try {
+      result = !d.secrets.length
+        ? { outcome: 'internal_error', status: null, durationMs: 0, error: 'the signing secret cannot be decrypted (DNSSEC_KEY_ENCRYPTION_KEY differs between processes?)' }
+        : await sender.send(d.url, body, {
+            'service-delivery': d.id,
+            // t is the receiver's wall clock, never an injected one: receivers reject a t 5 minutes off.
+            'service-signature': signatureHeader(d.secrets, Math.floor(Date.now() / 1000), body),
+            'service-event': d.event.kind,
+          });
+    } catch (err) {
+      // A request that could not even be made is a failed attempt, retried on the schedule, never a
+      // rejection nobody awaits.
+      logger.warn({ err, delivery: d.id }, 'webhook attempt could not be made');
+      result = { outcome: 'internal_error', status: null, durationMs: 0, error: 'the request could not be made' };
+    }
     this.attempts++;
     this.outcomes[result.outcome] = (this.outcomes[result.outcome] ?? 0) + 1;
     try {

@@ -58,7 +58,6 @@ export function createSender(policy: AddressPolicy, maxSocketsPerHost: number, t
       const finish = (r: AttemptResult) => {
         if (settled) return;
         settled = true;
-        clearTimeout(timer);
         resolve(r);
       };
       const req = (url.protocol === 'https:' ? https : http).request(url, {
@@ -67,11 +66,15 @@ export function createSender(policy: AddressPolicy, maxSocketsPerHost: number, t
         lookup,
         headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'user-agent': USER_AGENT, ...headers },
       });
-      // One bound on the whole attempt (connect, send, status line): Node's socket timeout is idle time only.
+      // One bound on the whole attempt (connect, send, status line): Node's socket timeout is idle
+      // time only. It also bounds the drain after the status: a body that never ends would keep
+      // the keep-alive socket busy for good, and every later attempt to this receiver would wait
+      // in the agent's queue for it (issue 23). The connection is cut; the verdict stands.
       const timer = setTimeout(() => {
         finish(done('timeout', null, `no response within ${timeoutMs / 1000} s`));
         req.destroy();
       }, timeoutMs);
+      req.on('close', () => clearTimeout(timer));
       req.on('response', (res) => {
         const status = res.statusCode ?? 0;
         finish(isSuccess(status) ? done('success', status, null) : done('http_error', status, `HTTP ${status}`));
@@ -82,6 +85,7 @@ export function createSender(policy: AddressPolicy, maxSocketsPerHost: number, t
           if (read > 65_536) res.destroy();
         });
         res.on('error', () => {});
+        res.on('end', () => clearTimeout(timer));
       });
       req.on('error', (err: NodeJS.ErrnoException) => {
         if (err.code === 'EREFUSEDADDRESS') finish(done('refused_address', null, err.message));

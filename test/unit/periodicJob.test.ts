@@ -2,6 +2,7 @@
 // test says so, so each rule (interval, jitter, no overlap, logged failures, stop) is exact.
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/domain/clock.js';
+import { JobMonitor } from '../../src/jobs/jobMonitor.js';
 import { PeriodicJob, type PeriodicJobOptions } from '../../src/jobs/periodicJob.js';
 
 /** Lets the promise callbacks of a run (and the scheduling after it) happen. */
@@ -14,7 +15,7 @@ function recordingLogger() {
 }
 
 function job(clock: ManualClock, options: Partial<PeriodicJobOptions> & Pick<PeriodicJobOptions, 'run'>) {
-  return new PeriodicJob({ name: 'test job', intervalMs: 1000, logger: recordingLogger().logger, scheduler: clock, ...options });
+  return new PeriodicJob({ name: 'test job', intervalMs: 1000, logger: recordingLogger().logger, scheduler: clock, monitor: new JobMonitor(), ...options });
 }
 
 describe('PeriodicJob', () => {
@@ -50,7 +51,8 @@ describe('PeriodicJob', () => {
     clock.advance(5000);
     await settle();
     expect(started).toBe(1);
-    expect(clock.pending).toBe(0);
+    // Nothing scheduled but the run's bound.
+    expect(clock.pending).toBe(1);
     release();
     await settle();
     clock.advance(999);
@@ -136,9 +138,71 @@ describe('PeriodicJob', () => {
     expect(j.running).toBe(false);
   });
 
-  it('refuses a non-positive interval and a jitter outside [0, 1)', () => {
+  it('refuses a non-positive interval or run bound and a jitter outside [0, 1)', () => {
     const clock = new ManualClock();
     expect(() => job(clock, { intervalMs: 0, run: async () => {} })).toThrow(RangeError);
     expect(() => job(clock, { jitter: 1, run: async () => {} })).toThrow(RangeError);
+    expect(() => job(clock, { runBoundMs: 0, run: async () => {} })).toThrow(RangeError);
+  });
+
+  it('abandons a run that overruns its bound: aborted, logged, shown stalled, and the loop goes on until a run succeeds again', async () => {
+    const clock = new ManualClock();
+    const monitor = new JobMonitor();
+    const { lines, logger } = recordingLogger();
+    const signals: AbortSignal[] = [];
+    let hang = true;
+    const j = job(clock, {
+      logger,
+      monitor,
+      runBoundMs: 3000,
+      run: (signal) => {
+        signals.push(signal);
+        return hang ? new Promise(() => {}) : Promise.resolve();
+      },
+    });
+    j.start();
+    clock.advance(1000);
+    await settle();
+    expect(signals).toHaveLength(1);
+    clock.advance(2999);
+    await settle();
+    expect(signals[0]!.aborted).toBe(false);
+    expect(monitor.snapshot()['test job']!.state).toBe('ok');
+    clock.advance(1);
+    await settle();
+    expect(signals[0]!.aborted).toBe(true);
+    expect(lines).toEqual([expect.objectContaining({ level: 'error', message: 'test job overran its bound of 3 s; abandoned, the next run is scheduled' })]);
+    expect(monitor.snapshot()['test job']).toMatchObject({ state: 'stalled', lastSuccess: null, runs: { success: 0, failure: 0, overrun: 1 } });
+
+    // The next run comes one interval later, although the first never settled.
+    hang = false;
+    clock.advance(1000);
+    await settle();
+    expect(signals).toHaveLength(2);
+    expect(monitor.snapshot()['test job']).toMatchObject({ state: 'ok', lastSuccess: expect.any(Number), runs: { success: 1, overrun: 1 } });
+    await j.stop();
+    expect(monitor.snapshot()).toEqual({});
+  });
+
+  it('counts a job failing after three failed runs in a row, ok again after one success', async () => {
+    const clock = new ManualClock();
+    const monitor = new JobMonitor();
+    let fail = true;
+    const j = job(clock, {
+      monitor,
+      run: async () => {
+        if (fail) throw new Error('database away');
+      },
+    });
+    j.start();
+    const states: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      if (i === 3) fail = false;
+      clock.advance(1000);
+      await settle();
+      states.push(monitor.snapshot()['test job']!.state);
+    }
+    expect(states).toEqual(['ok', 'ok', 'failing', 'ok']);
+    await j.stop();
   });
 });

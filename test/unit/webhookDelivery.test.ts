@@ -157,6 +157,34 @@ describe('one attempt over real sockets', () => {
     expect(r.durationMs).toBeLessThan(5000);
   });
 
+  it('a receiver that sends its status but never the rest of its body does not keep the connection: the next attempt gets one', async () => {
+    // A keep-alive socket still reading a body is never free: with one socket per receiver, every
+    // later attempt would wait in the agent's queue and time out (issue 23).
+    let requests = 0;
+    const endless = http.createServer((req, res) => {
+      requests++;
+      req.resume();
+      res.writeHead(200, { 'content-length': '100' });
+      res.write('x');
+    });
+    await new Promise<void>((r) => endless.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(endless.address() as AddressInfo).port}/`;
+    const sender = createSender(lab, 1, 500);
+    try {
+      const first = await sender.send(url, '{}', {});
+      // The first attempt's bound (500 ms from its start) has passed: its socket must be free.
+      await new Promise((r) => setTimeout(r, 600));
+      const second = await sender.send(url, '{}', {});
+      expect(first).toMatchObject({ outcome: 'success', status: 200 });
+      expect(second).toMatchObject({ outcome: 'success', status: 200 });
+      expect(requests).toBe(2);
+    } finally {
+      sender.close();
+      endless.closeAllConnections();
+      await new Promise<void>((r) => endless.close(() => r()));
+    }
+  });
+
   it('a refused connection fails fast', async () => {
     const closed = http.createServer();
     await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));

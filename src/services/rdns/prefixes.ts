@@ -232,7 +232,7 @@ export async function observePrefixDelegation(scoped: ScopedDb, db: Knex, deps: 
  */
 export async function checkPrefixDelegation(ctx: WriteContext, config: Config, deps: RdnsDeps, limiter: RateLimiter, segment: string, observed: Map<string, ObservedDelegation> | null): Promise<Prefix> {
   const row = await findPrefix(ctx.scoped, blockInPath(segment, '/prefix'));
-  const reading = await limiter.consume(delegationCheckBucket(row.id), 1, ctx.clock.now());
+  const reading = await limiter.consume(delegationCheckBucket(row.id), 1, ctx.clock.now(), ctx.trx);
   if (!reading.allowed) throw new DomainError('rate_limited', { retry_after: reading.resetSeconds }, [], { 'Retry-After': String(reading.resetSeconds) });
   const zones = await reverseZonesOfPrefix(ctx.trx, row.id);
   const seen = new Map(observed ?? []);

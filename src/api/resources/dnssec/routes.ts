@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { presentRdata } from '../../../../nameserver/wire/rdata.js';
 import { dnskeyRdata } from '../../../dnssec/keys.js';
-import { checkDnssec, disableDnssec, type DnssecView, enableDnssec, getDnssec, requestRollover } from '../../../services/dnssec.js';
+import { checkDnssec, disableDnssec, type DnssecCheckOutcome, type DnssecView, enableDnssec, getDnssec, requestRollover, runDnssecCheck } from '../../../services/dnssec.js';
 import { DomainError } from '../../../domain/errors.js';
 import { missingScopes } from '../../../domain/scopes.js';
 import { hasFeature } from '../../../domain/tenancy.js';
@@ -157,7 +157,12 @@ export const dnssecRoutes = [
     params,
     errors: [...DNSSEC_ERRORS],
     responses: { 200: { description: 'The DNSSEC object after the check', schema: dnssecSchema } },
-    handler: async (input) => ({ status: 200, body: presentDnssec(await checkDnssec(writeContext(input), input.services.dnssec, input.services.rateLimiter, input.params.zone)) }),
+    // The check runs before the request's transaction (services/dnssec.ts runDnssecCheck).
+    prepare: (input) => runDnssecCheck(input.scoped, input.services.dnssec, input.services.rateLimiter, input.params.zone, input.services.clock.now()),
+    handler: async (input) => ({
+      status: 200,
+      body: presentDnssec(await checkDnssec(writeContext(input), input.services.dnssec, input.params.zone, input.prepared as DnssecCheckOutcome | null)),
+    }),
   }),
   defineRoute({
     method: 'post',

@@ -98,9 +98,9 @@ export const labRoutes = [
     body: z.strictObject({ name: z.string().min(1).max(200), email: z.email().nullable().default(null), status: z.enum(['active', 'closed']) }),
     errors: ['forbidden'],
     responses: { 200: { description: 'The billing client', schema: billingClientSchema } },
-    handler: async ({ actor, services, params, body }) => {
+    handler: async ({ actor, services, params, body, trx }) => {
       assertPlatform(actor);
-      return { status: 200, body: await new LabBillingDirectory(services.db).upsert({ id: params.client_id, ...body }) };
+      return { status: 200, body: await new LabBillingDirectory(trx ?? services.db).upsert({ id: params.client_id, ...body }) };
     },
   }),
   defineRoute({
@@ -134,9 +134,11 @@ export const labRoutes = [
     labOnly: true,
     errors: ['forbidden'],
     responses: { 204: { description: 'Reset' } },
-    handler: async ({ actor, services }) => {
+    handler: async ({ actor, services, trx, afterCommit }) => {
       assertPlatform(actor);
-      await resetLab(services.db, services.clock.now(), services.labResetSteps, () => services.tokens.invalidate());
+      // In the request's transaction (a savepoint), not a second connection beside it; cached
+      // tokens go once it committed.
+      await resetLab(trx ?? services.db, services.clock.now(), services.labResetSteps, () => afterCommit(() => services.tokens.invalidate()));
       return { status: 204 };
     },
   }),
@@ -173,13 +175,14 @@ export const labRoutes = [
     }),
     errors: ['forbidden'],
     responses: { 200: { description: 'The registration', schema: registrationSchema } },
-    handler: async ({ actor, scoped, services, params, body }) => {
+    handler: async ({ actor, scoped, services, params, body, trx }) => {
       assertPlatform(actor);
       const zone = await getZone(scoped, services.config, params.zone);
-      const registration = await registrar(services).changeRegistration(zone.name, {
-        registeredHere: body.registered_here,
-        delegation: body.delegation && [...new Set(body.delegation)],
-      });
+      const registration = await registrar(services).changeRegistration(
+        zone.name,
+        { registeredHere: body.registered_here, delegation: body.delegation && [...new Set(body.delegation)] },
+        trx ?? undefined,
+      );
       return { status: 200, body: presentRegistration(registration) };
     },
   }),
@@ -197,10 +200,10 @@ export const labRoutes = [
     body: z.strictObject({ ds: z.array(z.string().max(1000).describe('"<key tag> <algorithm> <digest type> <digest hex>"')).max(16) }),
     errors: ['forbidden', 'conflict'],
     responses: { 200: { description: 'The registration', schema: registrationSchema } },
-    handler: async ({ actor, scoped, services, params, body }) => {
+    handler: async ({ actor, scoped, services, params, body, trx }) => {
       assertPlatform(actor);
       const zone = await getZone(scoped, services.config, params.zone);
-      return { status: 200, body: presentRegistration(await registrar(services).setForeignDs(zone.name, body.ds)) };
+      return { status: 200, body: presentRegistration(await registrar(services).setForeignDs(zone.name, body.ds, trx ?? undefined)) };
     },
   }),
   defineRoute({
@@ -217,9 +220,10 @@ export const labRoutes = [
     body: z.strictObject({ state: z.enum(['correct', 'missing', 'wrong']) }),
     errors: ['forbidden'],
     responses: { 200: { description: 'The delegation now', schema: z.object({ prefix: z.string(), state: z.enum(['correct', 'missing', 'wrong']) }) } },
-    handler: async ({ actor, services, params, body }) => {
+    handler: async ({ actor, services, params, body, trx }) => {
       assertPlatform(actor);
-      const set = await setLabPrefixDelegation(services.db, services.config, services.clock, blockInPath(params.prefix, '/prefix'), body.state);
+      // On the request's connection (a savepoint): never a second pool connection while holding one.
+      const set = await setLabPrefixDelegation(trx ?? services.db, services.config, services.clock, blockInPath(params.prefix, '/prefix'), body.state);
       return { status: 200, body: { prefix: set.cidr, state: set.state } };
     },
   }),

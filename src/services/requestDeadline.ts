@@ -1,0 +1,2 @@
+// The API's handle on the request bound (the API layer never imports src/db itself).
+export { withDatabaseDeadline } from '../db/requestDeadline.js';
