@@ -135,6 +135,39 @@ describe('GET /events', () => {
     }
   });
 
+  it('lists a customer’s PTR writes into the provider’s reverse zones to that customer (as its webhooks get them), staff’s and the other customer’s not', async () => {
+    expect((await platform.post('/ip-spaces', { cidr: '198.51.100.0/24', ptr_pattern: 'static.{dashed}.feed.example.' })).status).toBe(201);
+    for (const [cidr, tenant] of [['198.51.100.10/32', ids.customers[0]!], ['198.51.100.11/32', ids.customers[1]!]] as const) {
+      expect((await platform.post('/ips', { cidr, tenant_id: tenant })).status).toBe(201);
+    }
+    const byStaff = await platform.put('/ptr/198.51.100.20', { target: 'staff.feed.example.' });
+    const byA = await customerA.put('/ptr/198.51.100.10', { target: 'www.customer-a.example.' });
+    const byB = await customerB.put('/ptr/198.51.100.11', { target: 'www.customer-b.example.' });
+    for (const r of [byStaff, byA, byB]) expect(r.status, r.text).toBe(200);
+    const changeSets = async (api: ApiClient) => new Set((await poll(api)).map((e) => e.changeset_id));
+    const ofA = await eventually(async () => {
+      const all = await poll(customerA, { type: 'record.published,zone.changed' });
+      return all.filter((e) => e.changeset_id === byA.body.changeset_id).length === 2 ? all : null;
+    }, 20_000, 'A’s PTR write: changed and published');
+    expect(ofA.find((e) => e.changeset_id === byA.body.changeset_id && e.type === 'zone.changed')).toMatchObject({
+      zone: '100.51.198.in-addr.arpa',
+      tenant: { id: ids.platform },
+      acting_tenant_id: ids.customers[0],
+    });
+    const seenByA = await changeSets(customerA);
+    expect(seenByA.has(byB.body.changeset_id)).toBe(false);
+    expect(seenByA.has(byStaff.body.changeset_id)).toBe(false);
+    // The reseller sees both customers' writes once each; the platform its own zones' events once.
+    const ofReseller = await eventually(async () => {
+      const all = await poll(reseller);
+      return all.some((e) => e.changeset_id === byB.body.changeset_id) ? all : null;
+    }, 20_000, 'B’s PTR write at the reseller');
+    expect(ofReseller.filter((e) => e.changeset_id === byA.body.changeset_id && e.type === 'zone.changed')).toHaveLength(1);
+    const ofPlatform = await poll(platform, { type: 'zone.changed' });
+    expect(ofPlatform.filter((e) => e.changeset_id === byA.body.changeset_id)).toHaveLength(1);
+    expect(new Set(ofPlatform.map((e) => e.id)).size).toBe(ofPlatform.length);
+  });
+
   it('refuses an event id it cannot place, also another tenant’s, and a type nobody subscribes to', async () => {
     const zone = await createZone(customerB);
     const ofB = await eventually(async () => (await poll(customerB)).find((e) => e.zone === zone), 10_000, 'B’s event');
