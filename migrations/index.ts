@@ -23,6 +23,9 @@ import * as forwardRecordJobs from './20261125004000_forward_record_jobs.js';
 import * as eventsActingTenant from './20261125004100_events_acting_tenant.js';
 import * as changeSetActingTenant from './20261126000100_change_set_acting_tenant.js';
 import * as retention from './20261126020000_retention.js';
+import * as webhookPauseRedelivery from './20261127002300_webhook_pause_redelivery.js';
+import * as eventFeedPosition from './20261127002305_event_feed_position.js';
+import * as eventFeedIndexes from './20261127002310_event_feed_indexes.js';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -54,4 +57,7 @@ export const migrations: Record<string, Migration> = {
   '20261125004100_events_acting_tenant': eventsActingTenant,
   '20261126000100_change_set_acting_tenant': changeSetActingTenant,
   '20261126020000_retention': retention,
+  '20261127002300_webhook_pause_redelivery': webhookPauseRedelivery,
+  '20261127002305_event_feed_position': eventFeedPosition,
+  '20261127002310_event_feed_indexes': eventFeedIndexes,
 };

@@ -2,6 +2,7 @@
 // only ever handed a ScopedDb, never the raw Knex instance, so a query cannot forget the filter.
 import type { Knex } from 'knex';
 import { DomainError } from '../domain/errors.js';
+import { ACTING_TENANT_EVENT_KINDS } from '../domain/model/events.js';
 
 /** Tenant-owned tables and the column that names the owning tenant. */
 export const TENANT_OWNED = {
@@ -19,6 +20,7 @@ export const TENANT_OWNED = {
   ip_assignments: 'tenant_id',
   dyndns_hosts: 'tenant_id',
   webhooks: 'tenant_id',
+  events: 'tenant_id',
 } as const satisfies Record<string, string>;
 
 export type TenantOwnedTable = keyof typeof TENANT_OWNED;
@@ -42,6 +44,20 @@ export class ScopedDb {
     const ref = alias ?? table;
     const qb = this.runner(alias ? `${table} as ${alias}` : table);
     if (table === 'tenants') return qb.whereRaw(`${ref}.path @> ARRAY[?]::text[]`, [this.rootTenantId]);
+    if (table === 'events') {
+      // An event is also of the tenant a write into another's zone was made for (a customer's PTR
+      // in the provider's reverse zones): its webhooks receive it (docs/webhooks.md "Ownership"),
+      // so whatever reads events through the scope sees the same.
+      return qb.where((q) =>
+        q
+          .whereIn(`${ref}.tenant_id`, this.subtreeIds())
+          .orWhere((acting) =>
+            acting
+              .whereIn(`${ref}.kind`, ACTING_TENANT_EVENT_KINDS)
+              .whereRaw(`(${ref}.payload->>'acting_tenant_id') IN (SELECT id FROM tenants WHERE path @> ARRAY[?]::text[])`, [this.rootTenantId]),
+          ),
+      );
+    }
     return qb.whereIn(`${ref}.${TENANT_OWNED[table]}`, this.subtreeIds());
   }
 

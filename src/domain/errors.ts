@@ -51,6 +51,7 @@ export const resourceNouns = {
   'IP assignment': { en: 'IP assignment', de: noun('f', 'IP-Zuweisung') },
   'DynDNS host': { en: 'DynDNS host', de: noun('m', 'DynDNS-Host') },
   webhook: { en: 'webhook', de: noun('m', 'Webhook') },
+  'webhook delivery': { en: 'webhook delivery', de: noun('f', 'Webhook-Zustellung') },
 } satisfies Record<string, { en: string; de: GermanNoun }>;
 
 export type ResourceNoun = keyof typeof resourceNouns;
@@ -111,6 +112,10 @@ export const problemReasons = {
   lab_registered_here: {
     en: '{zone} is registered through the provider: the service puts its DS records at the parent. Mark it foreign-registered first.',
     de: '{zone} ist über den Anbieter registriert: Der Dienst setzt die DS-Einträge bei der übergeordneten Zone. Markieren Sie sie zuerst als fremd registriert.',
+  },
+  webhook_disabled: {
+    en: 'The webhook {webhook} is disabled: enable it first ("POST /webhooks/{webhook}/enable"); its pending deliveries are then attempted at once.',
+    de: 'Der Webhook {webhook} ist deaktiviert: Aktivieren Sie ihn zuerst ("POST /webhooks/{webhook}/enable"); seine ausstehenden Zustellungen werden dann sofort versucht.',
   },
   template_name_taken: {
     en: 'A template named "{name}" exists already.',

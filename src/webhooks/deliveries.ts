@@ -5,10 +5,12 @@
 // - claim: due deliveries are leased (attempt counted, next_attempt_at moved past the lease);
 // - record: the attempt's outcome, the next attempt or the end, the webhook's failing streak;
 // - disable: webhooks failing for three days, and the mail to the owner's support contact.
+// A webhook its owner paused (disabled_reason 'manual') keeps collecting deliveries; none is
+// attempted until it is enabled (a ping excepted).
 import type { Knex } from 'knex';
 import { decryptPrivateKey as unseal } from '../dnssec/keys.js';
 import { queueMail } from '../db/repositories/mailOutbox.js';
-import { ATTEMPT_LEASE_MS, DISABLE_AFTER_MS, MAX_ATTEMPTS, PING_KIND, type StoredEvent, nextAttemptAfterFailure } from './deliveryPolicy.js';
+import { ATTEMPT_LEASE_MS, DISABLE_AFTER_MS, MAX_ATTEMPTS, PAUSE_QUEUE_MS, PING_KIND, type StoredEvent, nextAttemptAfterFailure } from './deliveryPolicy.js';
 import type { AttemptResult } from './send.js';
 
 /** Events one dispatch takes; the worker dispatches again after a full batch. */
@@ -43,14 +45,17 @@ export async function dispatchEvents(db: Knex, now: Date, batch = DISPATCH_BATCH
          SELECT DISTINCT w.id AS webhook_id, a.id AS event_id, a.kind
          FROM audience a
          JOIN tenants t ON t.id = a.tenant_id
-         JOIN webhooks w ON w.state = 'active' AND a.kind = ANY (w.events) AND w.created_at <= a.occurred_at
+         -- A webhook paused by its owner collects events too (its first PAUSE_QUEUE_MS paused);
+         -- one the service disabled for failing does not (docs/webhooks.md "Pause and redelivery").
+         JOIN webhooks w ON (w.state = 'active' OR (w.disabled_reason = 'manual' AND w.disabled_at > ?))
+           AND a.kind = ANY (w.events) AND w.created_at <= a.occurred_at
            AND ((w.scope = 'subtree' AND t.path @> ARRAY[w.tenant_id]) OR (w.scope = 'tenant' AND w.tenant_id = a.tenant_id))
        ) m
        ON CONFLICT (webhook_id, event_id) DO NOTHING
        RETURNING id
      )
      SELECT (SELECT count(*) FROM marked)::int AS events, (SELECT count(*) FROM fanned)::int AS deliveries`,
-    [batch, now, now],
+    [batch, now, now, new Date(now.getTime() - PAUSE_QUEUE_MS)],
   );
   return result.rows[0]!;
 }
@@ -59,6 +64,8 @@ export interface ClaimedDelivery {
   id: string;
   webhookId: string;
   attempt: number;
+  /** The attempt after which the delivery ends: the schedule's last, or a redelivery's one. */
+  finalAttempt: number;
   url: string;
   /** The current secret, then (during a rotation) the previous one. */
   secrets: string[];
@@ -96,14 +103,15 @@ export async function claimDueDeliveries(
      UPDATE webhook_deliveries d SET attempts = d.attempts + 1, next_attempt_at = ?
      FROM locked l, events e, webhooks w
      WHERE d.id = l.id AND e.id = d.event_id AND w.id = d.webhook_id
-     RETURNING d.id, d.webhook_id, d.attempts, w.url, w.secret, w.previous_secret, w.previous_secret_expires_at,
+     RETURNING d.id, d.webhook_id, d.attempts, coalesce(d.final_attempt, ?::int) AS final_attempt, w.url, w.secret, w.previous_secret, w.previous_secret_expires_at,
                e.id AS event_id, e.kind, e.tenant_id, e.occurred_at, e.payload`,
-    [now, PING_KIND, options.busy, options.perWebhook, options.limit, now, leaseUntil],
+    [now, PING_KIND, options.busy, options.perWebhook, options.limit, now, leaseUntil, MAX_ATTEMPTS],
   );
   return result.rows.map((r) => ({
     id: r.id,
     webhookId: r.webhook_id,
     attempt: r.attempts,
+    finalAttempt: r.final_attempt,
     url: r.url,
     secrets: secretsOf(r, kek, now),
     event: { id: r.event_id, kind: r.kind, tenantId: r.tenant_id, occurredAt: r.occurred_at, payload: r.payload },
@@ -114,6 +122,7 @@ interface ClaimRow {
   id: string;
   webhook_id: string;
   attempts: number;
+  final_attempt: number;
   url: string;
   secret: Buffer;
   previous_secret: Buffer | null;
@@ -143,7 +152,7 @@ function secretsOf(r: ClaimRow, kek: Buffer, now: Date): string[] {
  */
 export async function recordAttempt(db: Knex, claimed: ClaimedDelivery, startedAt: Date, result: AttemptResult, now: Date): Promise<void> {
   const success = result.outcome === 'success';
-  const next = success || claimed.attempt >= MAX_ATTEMPTS ? null : nextAttemptAfterFailure(claimed.attempt, now);
+  const next = success || claimed.attempt >= claimed.finalAttempt ? null : nextAttemptAfterFailure(claimed.attempt, now);
   const state = success ? 'delivered' : next ? 'pending' : 'failed';
   const ping = claimed.event.kind === PING_KIND;
   await db.raw(
@@ -187,9 +196,12 @@ export async function recordAttempt(db: Knex, claimed: ClaimedDelivery, startedA
  * and queues the notice to the owner's support contact in the same transaction (mail to a tenant
  * without one goes to its nearest ancestor's). Returns the webhooks disabled.
  */
-export async function disableFailingWebhooks(db: Knex, now: Date): Promise<string[]> {
+export async function disableFailingWebhooks(db: Knex, now: Date, options: { only?: string } = {}): Promise<string[]> {
   return db.transaction(async (trx) => {
-    const rows = (await trx('webhooks')
+    const due = trx('webhooks');
+    // The lab's stand-in for three days of failures takes this step for its one webhook.
+    if (options.only !== undefined) due.where('id', options.only);
+    const rows = (await due
       .where('state', 'active')
       .where('failing_since', '<=', new Date(now.getTime() - DISABLE_AFTER_MS))
       .forUpdate()

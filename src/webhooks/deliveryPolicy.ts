@@ -13,6 +13,13 @@ export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
 /** A webhook whose deliveries have failed (no success in between) for this long is disabled. */
 export const DISABLE_AFTER_MS = 3 * 86_400_000;
 
+/**
+ * A webhook paused by its owner collects the events of its first 30 days paused: the events'
+ * retention (docs/operations.md), so that a webhook paused and forgotten does not keep a growing
+ * backlog, and its events, for ever. GET /events has the rest.
+ */
+export const PAUSE_QUEUE_MS = 30 * 86_400_000;
+
 /** The old secret keeps signing (a second v1=) this long after a rotation. */
 export const ROTATION_OVERLAP_MS = 86_400_000;
 
@@ -54,9 +61,13 @@ export interface StoredEvent {
 }
 
 /**
- * The JSON body of an event: `id`, `type`, `occurred_at`, `tenant.id`, then the payload the
+ * An event as receivers see it: `id`, `type`, `occurred_at`, `tenant.id`, then the payload the
  * outbox row holds (docs/webhooks.md "Events"; the OpenAPI document's `webhooks` describe each).
+ * A delivery's body and an item of GET /events are this one shape.
  */
-export function eventBody(e: StoredEvent): string {
-  return JSON.stringify({ id: e.id, type: e.kind, occurred_at: e.occurredAt.toISOString(), tenant: { id: e.tenantId }, ...e.payload });
+export function presentEvent(e: StoredEvent): Record<string, unknown> {
+  return { id: e.id, type: e.kind, occurred_at: e.occurredAt.toISOString(), tenant: { id: e.tenantId }, ...e.payload };
 }
+
+/** The JSON body of a delivery. */
+export const eventBody = (e: StoredEvent): string => JSON.stringify(presentEvent(e));

@@ -1,6 +1,6 @@
 // The webhook resources' use cases (spec "Events"; docs/webhooks.md): registration, changes,
-// secret rotation, enabling a disabled webhook, the test ping and the delivery log. Every query
-// goes through the acting tenant's ScopedDb: a webhook outside the subtree does not exist here.
+// secret rotation, pausing and enabling, the test ping, the delivery log and redelivery. Every
+// query goes through the acting tenant's ScopedDb: a webhook outside the subtree does not exist here.
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import { encryptPrivateKey as seal } from '../dnssec/keys.js';
@@ -9,10 +9,11 @@ import { recordEvents } from '../db/repositories/events.js';
 import { paginate } from '../db/paginate.js';
 import type { ScopedDb } from '../db/tenantScope.js';
 import type { Clock } from '../domain/clock.js';
-import { notFound, validationFailed } from '../domain/errors.js';
+import { DomainError, notFound, validationFailed } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import { type AddressPolicy, checkWebhookUrl } from './addressPolicy.js';
-import { PING_KIND, ROTATION_OVERLAP_MS } from './deliveryPolicy.js';
+import { disableFailingWebhooks } from './deliveries.js';
+import { DISABLE_AFTER_MS, PING_KIND, ROTATION_OVERLAP_MS } from './deliveryPolicy.js';
 
 export interface WebhookContext {
   trx: Knex.Transaction;
@@ -26,6 +27,10 @@ export interface WebhookDeps {
   policy: AddressPolicy;
 }
 
+/** Who disabled a webhook: the service after three days of failures, or its owner (a pause). */
+export const DISABLED_REASONS = ['failing_deliveries', 'manual'] as const;
+export type DisabledReason = (typeof DISABLED_REASONS)[number];
+
 export interface Webhook {
   id: string;
   tenantId: string;
@@ -36,7 +41,7 @@ export interface Webhook {
   state: 'active' | 'disabled';
   failingSince: Date | null;
   disabledAt: Date | null;
-  disabledReason: string | null;
+  disabledReason: DisabledReason | null;
   previousSecretExpiresAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
@@ -52,7 +57,7 @@ type WebhookRow = {
   state: 'active' | 'disabled';
   failing_since: Date | null;
   disabled_at: Date | null;
-  disabled_reason: string | null;
+  disabled_reason: DisabledReason | null;
   previous_secret_expires_at: Date | null;
   created_at: Date;
   updated_at: Date;
@@ -189,6 +194,40 @@ export async function enableWebhook(ctx: WebhookContext, id: string): Promise<We
 }
 
 /**
+ * The owner's pause: no attempts until it is enabled again (an attempt under way finishes; pings
+ * still go out). Unlike the automatic disable, its deliveries are kept: those pending wait, and
+ * events that occur meanwhile are queued for it (its first 30 days paused, docs/webhooks.md
+ * "Pause and redelivery"), all attempted at once on enable. Disabling a disabled webhook changes
+ * nothing (the reason stays).
+ */
+export async function disableWebhook(ctx: WebhookContext, id: string): Promise<Webhook> {
+  const now = ctx.clock.now();
+  const webhook = await getWebhook(ctx.scoped, now, id, true);
+  if (webhook.state === 'disabled') return webhook;
+  await ctx.scoped.from('webhooks').where('id', id).update({ state: 'disabled', disabled_at: now, disabled_reason: 'manual' satisfies DisabledReason, updated_at: now });
+  await recordAudit(ctx.trx, ctx.actor, now, { action: 'webhook.disabled', targetType: 'webhook', targetId: id });
+  return getWebhook(ctx.scoped, now, id);
+}
+
+/**
+ * The lab's stand-in for three days of failures (docs/webhooks.md "In the lab"): the webhook's
+ * failing streak is dated back three days, then the worker's own step disables it — the same
+ * statement, reason and mail to the support contact as after real failures.
+ */
+export async function failWebhookNow(ctx: WebhookContext, id: string): Promise<Webhook> {
+  const now = ctx.clock.now();
+  const webhook = await getWebhook(ctx.scoped, now, id, true);
+  if (webhook.state === 'disabled') throw new DomainError('conflict', { reason: 'webhook_disabled', webhook: id });
+  const threeDaysAgo = new Date(now.getTime() - DISABLE_AFTER_MS);
+  if (!webhook.failingSince || webhook.failingSince > threeDaysAgo) {
+    await ctx.scoped.from('webhooks').where('id', id).update({ failing_since: threeDaysAgo });
+  }
+  await disableFailingWebhooks(ctx.trx, now, { only: id });
+  await recordAudit(ctx.trx, ctx.actor, now, { action: 'webhook.lab_failed', targetType: 'webhook', targetId: id });
+  return getWebhook(ctx.scoped, now, id);
+}
+
+/**
  * The test ping: a `webhook.ping` event for this webhook alone, delivered (signed, retried,
  * logged) like any other, also to a disabled webhook (to try a receiver before enabling it).
  */
@@ -226,7 +265,7 @@ export interface Delivery {
  * The webhook's deliveries, newest first, each with its attempts: one statement, so a delivery
  * and its attempts are read in one snapshot (never "8 attempts" beside a state of before the 8th).
  */
-export async function listDeliveries(scoped: ScopedDb, now: Date, webhookId: string, filter: { state?: string }, after: unknown[] | null, limit: number) {
+export async function listDeliveries(scoped: ScopedDb, now: Date, webhookId: string, filter: { state?: string; id?: string }, after: unknown[] | null, limit: number) {
   await getWebhook(scoped, now, webhookId);
   const q = scoped
     .from('webhooks', 'w')
@@ -235,6 +274,7 @@ export async function listDeliveries(scoped: ScopedDb, now: Date, webhookId: str
     .where('w.id', webhookId)
     .select('d.id', 'd.event_id', 'd.kind', 'd.state', 'd.next_attempt_at', 'd.created_at', 'd.completed_at', 'att.attempts');
   if (filter.state) q.where('d.state', filter.state);
+  if (filter.id) q.where('d.id', filter.id);
   const page = await paginate<DeliveryRow>(
     q,
     [
@@ -265,6 +305,44 @@ export async function listDeliveries(scoped: ScopedDb, now: Date, webhookId: str
     })),
   }));
   return { deliveries, next: page.next };
+}
+
+/**
+ * Sends a delivery again now (Stripe's "resend"): the same delivery (Service-Delivery id, event,
+ * body), one more attempt, due at once. A finished one (`delivered`, `failed`) becomes `pending`
+ * for that single attempt, whose outcome is its state again (no retries: redeliver once more); a
+ * `pending` one has its next attempt brought forward (an attempt under way is left to finish).
+ * Refused while the webhook is disabled (409): enable it, and its pending deliveries go at once.
+ */
+export async function redeliver(ctx: WebhookContext, webhookId: string, deliveryId: string): Promise<Delivery> {
+  const now = ctx.clock.now();
+  const webhook = await getWebhook(ctx.scoped, now, webhookId, true);
+  const row = (await ctx.trx('webhook_deliveries')
+    .where({ id: deliveryId, webhook_id: webhookId })
+    .forUpdate()
+    .first('kind', 'state', 'attempts', ctx.trx.raw('(SELECT count(*)::int FROM webhook_attempts a WHERE a.delivery_id = webhook_deliveries.id) AS recorded'))) as
+    | { kind: string; state: Delivery['state']; attempts: number; recorded: number }
+    | undefined;
+  if (!row) throw notFound('webhook delivery');
+  // A ping goes to a disabled webhook too (that is what it is for), so its redelivery does.
+  if (webhook.state === 'disabled' && row.kind !== PING_KIND) throw new DomainError('conflict', { reason: 'webhook_disabled', webhook: webhookId });
+  if (row.state !== 'pending') {
+    await ctx.trx('webhook_deliveries')
+      .where('id', deliveryId)
+      .update({ state: 'pending', next_attempt_at: now, completed_at: null, final_attempt: row.attempts + 1 });
+  } else if (row.recorded === row.attempts) {
+    // Waiting for a retry (no attempt under way: each started attempt is recorded when it ends).
+    await ctx.trx('webhook_deliveries').where('id', deliveryId).update({ next_attempt_at: now });
+  }
+  await recordAudit(ctx.trx, ctx.actor, now, { action: 'webhook.redelivered', targetType: 'webhook', targetId: webhookId, details: { delivery_id: deliveryId } });
+  return getDelivery(ctx.scoped, now, webhookId, deliveryId);
+}
+
+/** One delivery of the webhook, as the delivery log shows it. */
+export async function getDelivery(scoped: ScopedDb, now: Date, webhookId: string, deliveryId: string): Promise<Delivery> {
+  const { deliveries } = await listDeliveries(scoped, now, webhookId, { id: deliveryId }, null, 1);
+  if (!deliveries[0]) throw notFound('webhook delivery');
+  return deliveries[0];
 }
 
 type DeliveryRow = {

@@ -67,6 +67,7 @@ const PARAM_KINDS: Record<
   ip: { table: 'ptr_addresses', missing: '203.0.113.254', denied: { status: 403, code: 'not_owner' }, detailNamesValue: true },
   host: { table: 'dyndns_hosts', missing: `dyn_${'a'.repeat(26)}` },
   webhook: { table: 'webhooks', missing: `whk_${'a'.repeat(26)}` },
+  delivery: { table: 'webhook_deliveries', missing: `dlv_${'a'.repeat(26)}`, parent: 'webhook' },
 };
 
 /** Tables whose objects a tenant may use from its ancestors (PARAM_KINDS.flowsDown). */
@@ -305,7 +306,12 @@ const WRITE_CASES: Record<string, WriteCase> = {
       await db.query(`UPDATE webhooks SET state = 'disabled', disabled_at = now(), disabled_reason = 'failing_deliveries' WHERE id = $1`, [params.webhook]);
     },
   },
+  // Pausing changes an active webhook only; the controls after it need it active again.
+  disableWebhook: {},
   pingWebhook: {},
+  // Refused while the webhook is disabled (409): the control's is made active (the pause's control paused it).
+  redeliverWebhookDelivery: { prepareControl: ({ params }) => activate(params.webhook!) },
+  failLabWebhook: { prepareControl: ({ params }) => activate(params.webhook!) },
   retryChangeSet: {
     // Retry is only allowed from `failed` (409 otherwise): the control's change set is made so.
     prepareControl: async ({ params }) => {
@@ -314,6 +320,10 @@ const WRITE_CASES: Record<string, WriteCase> = {
     },
   },
 };
+
+async function activate(webhookId: string) {
+  await db.query(`UPDATE webhooks SET state = 'active', disabled_at = NULL, disabled_reason = NULL, failing_since = NULL WHERE id = $1`, [webhookId]);
+}
 
 const isWrite = (r: RouteSpec) => r.method !== 'get';
 const paramNames = (r: RouteSpec) => [...r.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
@@ -403,6 +413,9 @@ const OBJECT_QUERIES: Partial<Record<ObjectTable, string>> = {
   change_sets: `SELECT c.id, c.id AS ref, z.tenant_id AS owner, z.name AS parent
                 FROM change_sets c JOIN zones z ON z.id = c.zone_id WHERE z.kind NOT IN ('lab_parent', 'provider_reverse') ORDER BY c.state <> 'failed', c.zone_id, c.seq`,
   ip_assignments: `SELECT id, id AS ref, tenant_id AS owner FROM ip_assignments ORDER BY cidr, id`,
+  // An event is also of the customer a write into the provider's zones was made for (its webhooks
+  // receive it): that customer lies below the zone's owner, so the event is placed with it.
+  events: `SELECT id, id AS ref, coalesce(payload->>'acting_tenant_id', tenant_id) AS owner FROM events`,
 };
 
 async function loadWorld(): Promise<World> {
@@ -431,8 +444,10 @@ async function loadWorld(): Promise<World> {
   );
   for (const r of billing.rows) objects.push({ table: 'lab_billing_clients', id: r.id, ref: r.id, owner: r.owner ?? platformId });
   // A webhook's deliveries are its owner's.
-  const deliveries = await db.query<{ id: string; owner: string }>('SELECT d.id, w.tenant_id AS owner FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id');
-  for (const r of deliveries.rows) objects.push({ table: 'webhook_deliveries', id: r.id, ref: r.id, owner: r.owner });
+  const deliveries = await db.query<{ id: string; owner: string; webhook: string }>(
+    'SELECT d.id, w.tenant_id AS owner, d.webhook_id AS webhook FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id',
+  );
+  for (const r of deliveries.rows) objects.push({ table: 'webhook_deliveries', id: r.id, ref: r.id, owner: r.owner, parent: r.webhook });
   // The first address of each IP assignment, as /ptr/{ip} names it.
   const addresses = await db.query<{ ip: string; owner: string }>('SELECT host(cidr) AS ip, tenant_id AS owner FROM ip_assignments ORDER BY cidr, id');
   for (const r of addresses.rows) objects.push({ table: 'ptr_addresses', id: r.ip, ref: r.ip, owner: r.owner });
@@ -506,8 +521,8 @@ const SNAPSHOT_TABLES = [
   // Written by the publication worker, never by a request; a denied request must not either.
   'published_records',
   'zone_versions',
-  // The outbox: written with every stored change (and by the worker), never by a denied request.
-  'events',
+  // The outbox (`events`, tenant-owned above) is written with every stored change and by the
+  // worker, never by a denied request.
 ];
 /** Tables a denied request may change: bookkeeping of the requests themselves. */
 const SNAPSHOT_EXCLUDED: Record<string, string> = {

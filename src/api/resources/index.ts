@@ -3,6 +3,7 @@ import { auditLogRoutes } from './auditLog/routes.js';
 import { credentialRoutes } from './credentials/routes.js';
 import { dnssecRoutes } from './dnssec/routes.js';
 import { dyndnsRoutes } from './dyndns/routes.js';
+import { eventRoutes } from './events/routes.js';
 import { labRoutes } from './lab/routes.js';
 import { meRoutes } from './me/routes.js';
 import { prefixRoutes } from './prefixes/routes.js';
@@ -33,5 +34,6 @@ export const allRoutes: RouteSpec[] = [
   ...rdnsRoutes,
   ...dyndnsRoutes,
   ...webhookRoutes,
+  ...eventRoutes,
   ...labRoutes,
 ];

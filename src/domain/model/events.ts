@@ -6,6 +6,9 @@ import type { ChangeSetKind } from '../publication.js';
 export const EVENT_KINDS = ['zone.changed', 'record.published', 'record.failed', 'dnssec.state_changed', 'quota.warning', 'webhook.ping'] as const;
 export type EventKind = (typeof EVENT_KINDS)[number];
 
+/** The kinds that name, in `acting_tenant_id`, the customer a write into another's zone was made for. */
+export const ACTING_TENANT_EVENT_KINDS = ['zone.changed', 'record.published', 'record.failed'] as const satisfies readonly EventKind[];
+
 /** `change` of a zone.changed event. The spec names `deleted`; the others are ours (docs/zones.md). */
 export type ZoneChange = 'created' | 'settings' | 'records' | 'deletion_requested' | 'deleted' | 'dnssec';
 

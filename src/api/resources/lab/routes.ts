@@ -13,8 +13,10 @@ import { hostnameField } from '../../../domain/records/fields.js';
 import type { Services } from '../../../services/index.js';
 import type { Actor } from '../../../services/actor.js';
 import { getZone } from '../../../services/zoneReads.js';
-import { defineRoute } from '../../routing/route.js';
+import { failWebhookNow } from '../../../webhooks/webhookAdmin.js';
+import { defineRoute, writeContext } from '../../routing/route.js';
 import { timestamp } from '../common.js';
+import { presentWebhook, webhookIdParam, webhookSchema } from '../webhooks/routes.js';
 
 const TAG = 'Lab (sandbox only)';
 
@@ -123,6 +125,25 @@ export const labRoutes = [
       status: 200,
       body: { data: (await listLabMail(services.db, scoped, query.limit)).map((m) => ({ id: m.id, tenant_id: m.tenantId, to: m.to, subject: m.subject, body: m.body, created_at: m.createdAt.toISOString() })) },
     }),
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/lab/webhooks/{webhook}/fail',
+    operationId: 'failLabWebhook',
+    summary: 'Play three days of failed deliveries: the webhook is disabled as the service would (lab platform token)',
+    description:
+      'Dates the webhook’s failing streak (`failing_since`) back three days, then the delivery worker’s own step disables it: `state: disabled`, `disabled_reason: failing_deliveries`, and the mail to the support contact (GET /lab/mails), so a panel can show that state without waiting. Lab platform token, any tenant’s webhook. `409 conflict` on a disabled webhook.',
+    tag: TAG,
+    scopes: [],
+    labOnly: true,
+    params: z.strictObject({ webhook: webhookIdParam }),
+    errors: ['forbidden', 'conflict'],
+    responses: { 200: { description: 'The webhook, disabled', schema: webhookSchema } },
+    handler: async (input) => {
+      assertPlatform(input.actor);
+      const { trx, scoped, actor, clock } = writeContext(input);
+      return { status: 200, body: presentWebhook(await failWebhookNow({ trx, scoped, actor, clock }, input.params.webhook)) };
+    },
   }),
   defineRoute({
     method: 'post',

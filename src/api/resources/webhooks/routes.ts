@@ -1,5 +1,5 @@
 // Webhooks (spec "Events"; docs/webhooks.md): register, list, change, delete, rotate the secret,
-// enable a disabled one, ping, and read the delivery log. Scope webhooks:manage throughout.
+// pause and enable, ping, read the delivery log and redeliver. Scope webhooks:manage throughout.
 import { z } from 'zod';
 import type { Services } from '../../../services/index.js';
 import { addressPolicyFor } from '../../../webhooks/addressPolicy.js';
@@ -8,11 +8,14 @@ import {
   createWebhook,
   type Delivery,
   deleteWebhook,
+  disableWebhook,
+  DISABLED_REASONS,
   enableWebhook,
   getWebhook,
   listDeliveries,
   listWebhooks,
   pingWebhook,
+  redeliver,
   rotateWebhookSecret,
   updateWebhook,
   type Webhook,
@@ -26,20 +29,26 @@ const TAG = 'Webhooks';
 
 export const webhookIdParam = z.string().regex(/^whk_[a-z2-7]+$/, 'must be a webhook id (whk_…)');
 const params = z.strictObject({ webhook: webhookIdParam });
+const deliveryParams = z.strictObject({ webhook: webhookIdParam, delivery: z.string().regex(/^dlv_[a-z2-7]+$/, 'must be a delivery id (dlv_…)') });
 
-const webhookSchema = z.object({
+export const webhookSchema = z.object({
   id: z.string(),
   url: z.string(),
   events: z.array(z.enum(SUBSCRIBABLE_KINDS)),
   description: z.string(),
-  state: z.enum(['active', 'disabled']).describe('`disabled` after 3 days of failing deliveries; POST …/enable to resume.'),
+  state: z.enum(['active', 'disabled']).describe('`disabled` after 3 days of failing deliveries or paused by POST …/disable (see `disabled_reason`); POST …/enable to resume.'),
   scope: z
     .enum(['subtree', 'tenant'])
     .describe('`subtree`: created without X-Act-As-Customer, receives the events of the owner’s whole subtree; `tenant`: created acting for a customer, that customer’s events only.'),
   tenant_id: z.string().describe('The owner.'),
   failing_since: timestamp.nullable().describe('First failed attempt since the last success.'),
   disabled_at: timestamp.nullable(),
-  disabled_reason: z.enum(['failing_deliveries']).nullable(),
+  disabled_reason: z
+    .enum(DISABLED_REASONS)
+    .nullable()
+    .describe(
+      '`failing_deliveries`: disabled by the service after 3 days of failures (the support contact was mailed); new events are not queued for it. `manual`: paused by POST …/disable; new events are queued (its first 30 days paused) and delivered on enable. null while active.',
+    ),
   previous_secret_expires_at: timestamp.nullable().describe('Until then the previous secret signs too (a second `v1=`).'),
   created_at: timestamp,
   updated_at: timestamp,
@@ -49,7 +58,7 @@ const withSecret = webhookSchema.extend({
   secret: z.string().describe('The signing secret, shown only in this response. The HMAC key is this string’s UTF-8 bytes.'),
 });
 
-const present = (w: Webhook) => ({
+export const presentWebhook = (w: Webhook) => ({
   id: w.id,
   url: w.url,
   events: w.events,
@@ -133,7 +142,7 @@ export const webhookRoutes = [
     responses: { 201: { description: 'Registered', schema: withSecret, headers: ['Location', 'Idempotent-Replayed'] } },
     handler: async (input) => {
       const { webhook, secret } = await createWebhook(ctxOf(input), deps(input.services), input.body);
-      return { status: 201, body: { ...present(webhook), secret }, headers: { Location: location(webhook.id) } };
+      return { status: 201, body: { ...presentWebhook(webhook), secret }, headers: { Location: location(webhook.id) } };
     },
   }),
   defineRoute({
@@ -148,7 +157,7 @@ export const webhookRoutes = [
     handler: async (input) => {
       const { after, limit } = pageRequest(input, 'webhooks');
       const page = await listWebhooks(input.scoped, input.services.clock.now(), after, limit);
-      return listResult(input, 'webhooks', page.webhooks.map(present), page.next);
+      return listResult(input, 'webhooks', page.webhooks.map(presentWebhook), page.next);
     },
   }),
   defineRoute({
@@ -160,7 +169,7 @@ export const webhookRoutes = [
     scopes: ['webhooks:manage'],
     params,
     responses: { 200: { description: 'The webhook', schema: webhookSchema, headers: ['ETag'] } },
-    handler: async (input) => ({ status: 200, body: present(await getWebhook(input.scoped, input.services.clock.now(), input.params.webhook)), etag: true }),
+    handler: async (input) => ({ status: 200, body: presentWebhook(await getWebhook(input.scoped, input.services.clock.now(), input.params.webhook)), etag: true }),
   }),
   defineRoute({
     method: 'patch',
@@ -173,7 +182,7 @@ export const webhookRoutes = [
     params,
     body: z.strictObject({ url: urlField.optional(), events: eventsField.optional(), description: descriptionField.optional() }),
     responses: { 200: { description: 'The webhook', schema: webhookSchema } },
-    handler: async (input) => ({ status: 200, body: present(await updateWebhook(ctxOf(input), deps(input.services), input.params.webhook, input.body)), etag: true }),
+    handler: async (input) => ({ status: 200, body: presentWebhook(await updateWebhook(ctxOf(input), deps(input.services), input.params.webhook, input.body)), etag: true }),
   }),
   defineRoute({
     method: 'delete',
@@ -202,7 +211,7 @@ export const webhookRoutes = [
     responses: { 200: { description: 'The webhook with its new secret', schema: withSecret } },
     handler: async (input) => {
       const { webhook, secret } = await rotateWebhookSecret(ctxOf(input), deps(input.services), input.params.webhook);
-      return { status: 200, body: { ...present(webhook), secret } };
+      return { status: 200, body: { ...presentWebhook(webhook), secret } };
     },
   }),
   defineRoute({
@@ -216,7 +225,21 @@ export const webhookRoutes = [
     scopes: ['webhooks:manage'],
     params,
     responses: { 200: { description: 'The webhook', schema: webhookSchema } },
-    handler: async (input) => ({ status: 200, body: present(await enableWebhook(ctxOf(input), input.params.webhook)) }),
+    handler: async (input) => ({ status: 200, body: presentWebhook(await enableWebhook(ctxOf(input), input.params.webhook)) }),
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/webhooks/{webhook}/disable',
+    operationId: 'disableWebhook',
+    feature: 'webhooks',
+    summary: 'Pause a webhook',
+    description:
+      'No attempts until POST …/enable (one under way finishes; pings still go out). Its deliveries are kept: pending ones wait, events meanwhile are queued for it (its first 30 days paused), and all are attempted at once on enable. `disabled_reason: manual`. On a disabled webhook: 200, nothing changes.',
+    tag: TAG,
+    scopes: ['webhooks:manage'],
+    params,
+    responses: { 200: { description: 'The webhook', schema: webhookSchema } },
+    handler: async (input) => ({ status: 200, body: presentWebhook(await disableWebhook(ctxOf(input), input.params.webhook)) }),
   }),
   defineRoute({
     method: 'post',
@@ -250,5 +273,20 @@ export const webhookRoutes = [
       const page = await listDeliveries(input.scoped, input.services.clock.now(), input.params.webhook, { state: input.query.state }, after, limit);
       return listResult(input, `webhook-deliveries|${input.params.webhook}`, page.deliveries.map(presentDelivery), page.next);
     },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/webhooks/{webhook}/deliveries/{delivery}/redeliver',
+    operationId: 'redeliverWebhookDelivery',
+    feature: 'webhooks',
+    summary: 'Send a delivery again now',
+    description:
+      'One more attempt of the same delivery (same `Service-Delivery`, event and body, freshly signed), due at once. A `delivered` or `failed` one becomes `pending` for that single attempt, whose outcome is its state again (no retries follow); a `pending` one has its next attempt brought forward. `409 conflict` while the webhook is disabled (enable it: its pending deliveries go at once), test pings excepted.',
+    tag: TAG,
+    scopes: ['webhooks:manage'],
+    params: deliveryParams,
+    errors: ['conflict'],
+    responses: { 202: { description: 'Queued: the delivery, `pending`', schema: deliverySchema } },
+    handler: async (input) => ({ status: 202, body: presentDelivery(await redeliver(ctxOf(input), input.params.webhook, input.params.delivery)) }),
   }),
 ];
