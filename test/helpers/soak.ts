@@ -3,18 +3,8 @@
 // log of every request it made (route template, status, problem code, time), kept so that a
 // failure names the requests and the table of the mix can be printed.
 import { Writable } from 'node:stream';
+import { mulberry32 } from './seededRandom.js';
 
-/** mulberry32: a 32-bit state, good enough to pick actions, and the same on every machine. */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export class Rng {
   private readonly next: () => number;

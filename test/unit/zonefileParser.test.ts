@@ -5,6 +5,7 @@ import { presentData } from '../../nameserver/wire/rdata.js';
 import { RECORD_TYPES, RECORD_TYPE_RULES, type RecordType } from '../../src/domain/records/types.js';
 import { soaData, soaPresentation } from '../../src/domain/soa.js';
 import { parseZoneFile, type ZoneFileEntry } from '../../src/domain/zonefile/parseZoneFile.js';
+import { mulberry32 } from '../helpers/seededRandom.js';
 
 const ZONE = 'example.com';
 const sha256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
@@ -749,18 +750,6 @@ describe('our own export parses back to the same data', () => {
   });
 });
 
-/** mulberry32: a small seeded generator, so that a failure is reproducible. */
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 describe('totality: any string gives a result, never an exception', () => {
   const CORPUS = [
     '$ORIGIN example.com.\n$TTL 1h\n@ IN SOA ns1 host ( 1 2 3 4 5 ) ; c\n  NS ns1\nwww 300 IN A 192.0.2.1\n\tAAAA 2001:db8::1',
@@ -790,7 +779,7 @@ describe('totality: any string gives a result, never an exception', () => {
   };
 
   it('4000 random strings of zone-file fragments', () => {
-    const random = rng(1035);
+    const random = mulberry32(1035);
     for (let n = 0; n < 4000; n++) {
       const parts: string[] = [];
       const length = Math.floor(random() * 60);
@@ -800,7 +789,7 @@ describe('totality: any string gives a result, never an exception', () => {
   });
 
   it('4000 mutations of valid files (insert, delete, replace, duplicate, truncate)', () => {
-    const random = rng(3597);
+    const random = mulberry32(3597);
     const pick = <T>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)]!;
     for (let n = 0; n < 4000; n++) {
       let text = pick(CORPUS);
@@ -829,7 +818,7 @@ describe('totality: any string gives a result, never an exception', () => {
   });
 
   it('random bytes decoded as text, and pathological shapes', () => {
-    const random = rng(2181);
+    const random = mulberry32(2181);
     for (let n = 0; n < 500; n++) {
       const bytes = Uint8Array.from({ length: Math.floor(random() * 200) }, () => Math.floor(random() * 256));
       check(new TextDecoder().decode(bytes));

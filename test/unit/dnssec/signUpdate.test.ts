@@ -14,6 +14,7 @@ import { type ChainLookup, signUpdate, updateOwners } from '../../../src/dnssec/
 import { GENERATED, type SignPolicy, type SigningKeys, signZone } from '../../../src/dnssec/signZone.js';
 import { requireTool, runTool, tempFile } from '../../helpers/dnsTools.js';
 import { record, zoneFileText } from './zoneText.js';
+import { mulberry32 } from '../../helpers/seededRandom.js';
 
 const zone = 'update.test';
 const now = Math.floor(Date.now() / 1000);
@@ -28,14 +29,7 @@ const keys: SigningKeys = { ksks: [generateZoneKey('ksk')], zsks: [generateZoneK
 
 /** A small deterministic generator (mulberry32), so a failing sequence can be replayed by its seed. */
 function random(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = mulberry32(seed);
   return { next, pick: <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)]! };
 }
 
