@@ -13,6 +13,8 @@ import { type ClaimedDelivery, claimDueDeliveries, DISPATCH_BATCH, disableFailin
 import { ATTEMPT_LEASE_MS, DELIVERY_TIMEOUT_MS, eventBody, signatureHeader } from './deliveryPolicy.js';
 import type { AttemptResult, Sender } from './send.js';
 
+const FOREIGN_KEY_VIOLATION = '23503';
+
 export interface DeliveryWorkerOptions {
   db: Knex;
   clock: Clock;
@@ -192,6 +194,9 @@ export class DeliveryWorker {
     try {
       await recordAttempt(db, d, startedAt, result, clock.now());
     } catch (err) {
+      // 23503: the webhook was deleted while its attempt ran, and its deliveries with it: there is
+      // nothing left to record the attempt on, and nothing will try it again.
+      if ((err as { code?: string }).code === FOREIGN_KEY_VIOLATION) return;
       // The lease runs out and the delivery is attempted again: at least once.
       logger.warn({ err, delivery: d.id }, 'webhook attempt not recorded');
     }
