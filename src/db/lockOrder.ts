@@ -17,6 +17,8 @@ export const LOCK_ORDER = [
   'deployment',
   /** Advisory: every creation or removal of an address block (spaces, assignments, prefixes). */
   'rdns_blocks',
+  /** Advisory, tried: the forward-record worker's job of one space and zone, before their rows. */
+  'forward_record_job',
   /** Advisory, one per registrable domain: zone creations that could overlap. */
   'zone_family',
   /** Rows of tenants, FOR NO KEY UPDATE, root first: quotas, settings, suspension. */
@@ -33,6 +35,10 @@ export const LOCK_ORDER = [
   'lab_parent_zones',
   /** Rows of change_sets (a retry of a failed one), after its zone. */
   'change_sets',
+  /** Rows of webhooks, FOR UPDATE: their owner's edits, pause, redelivery. */
+  'webhooks',
+  /** Rows of webhook_deliveries, FOR UPDATE: a redelivery, after its webhook. */
+  'webhook_deliveries',
 ] as const;
 
 export type LockClass = (typeof LOCK_ORDER)[number];

@@ -48,3 +48,17 @@ export async function transactionWithRetry<T>(db: Knex, run: (trx: Knex.Transact
     }
   }
 }
+
+/**
+ * Runs `effect` once the transaction `trx` belongs to has committed (never if it rolls back): for
+ * the rare effect outside the database that code deep in a transaction must cause. A failure of
+ * the effect goes to `onError`.
+ */
+export function afterCommitOf(trx: Knex.Transaction, effect: () => Promise<void>, onError: (err: unknown) => void): void {
+  let root = trx as Knex.Transaction & { parentTransaction?: Knex.Transaction };
+  while (root.parentTransaction) root = root.parentTransaction as typeof root;
+  root.executionPromise.then(
+    () => effect().catch(onError),
+    () => {},
+  );
+}

@@ -19,6 +19,7 @@ import { recordTransition } from '../db/repositories/dnssecTransitions.js';
 import type { Registrar } from './registrar.js';
 import { type Action, type DnssecMode, type KskRolloverPhase, type DnssecState, needs, nextStep, type Observations } from './states.js';
 import { transactionWithRetry } from '../db/transaction.js';
+import { noteLock } from '../db/lockOrder.js';
 
 export interface DnssecWorkerDeps {
   db: Knex;
@@ -120,6 +121,7 @@ export class DnssecWorker {
     const q = db('zones').where('id', zoneId).first('id', 'name', 'tenant_id', 'dnssec_state', 'dnssec_mode', 'dnssec_state_changed_at', 'dnssec_status');
     // NO KEY: the row's DNSSEC columns change, never its key, so a version being written (whose
     // rows hold the zone FOR KEY SHARE until their commit) does not keep the worker waiting.
+    if (lock) noteLock(db as Knex.Transaction, 'zones');
     return (await (lock ? q.forNoKeyUpdate() : q)) as ZoneDnssecRow | undefined;
   }
 

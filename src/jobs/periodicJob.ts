@@ -4,13 +4,17 @@
 // a failure logged and the next run still scheduled, and a stop that waits for the run in flight.
 // A run has a bound: one that overruns it is abandoned (its signal aborted, an error logged, the job
 // shown `stalled` in /healthz) and the loop goes on — a run that never settles would otherwise stop
-// its loop for good, silently (issue 23). Every run's outcome goes to the thread's JobMonitor.
+// its loop for good, silently (issue 23). An abandoned run may still be finishing beside the next
+// (its own statement, request and DNS bounds end it): its end is logged, and a stop waits for it
+// too, at most ABANDONED_STOP_WAIT_MS. Every run's outcome goes to the thread's JobMonitor.
 import { type Scheduler, systemScheduler } from '../domain/clock.js';
 import type { Logger } from '../observability/logger.js';
 import { type JobMonitor, jobMonitor, type RunOutcome } from './jobMonitor.js';
 
 /** A run's bound unless the job names its own (docs/operations.md "Background jobs"). */
 export const DEFAULT_RUN_BOUND_MS = 5 * 60_000;
+/** How long a stop waits for runs abandoned at their bound before it returns all the same. */
+export const ABANDONED_STOP_WAIT_MS = 5000;
 
 export interface PeriodicJobOptions {
   /** For the log: `<name> failed`. */
@@ -36,6 +40,7 @@ export interface PeriodicJobOptions {
 export class PeriodicJob {
   private cancel: (() => void) | null = null;
   private inFlight: Promise<void> | null = null;
+  private readonly abandoned = new Set<Promise<unknown>>();
   private stopped = true;
   private health: ReturnType<JobMonitor['register']> | null = null;
 
@@ -61,6 +66,14 @@ export class PeriodicJob {
     this.health?.forget();
     this.health = null;
     await this.inFlight;
+    if (this.abandoned.size === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    const cap = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, ABANDONED_STOP_WAIT_MS);
+      timer.unref();
+    });
+    await Promise.race([Promise.allSettled([...this.abandoned]), cap]);
+    clearTimeout(timer);
   }
 
   get running(): boolean {
@@ -105,6 +118,11 @@ export class PeriodicJob {
     if (outcome === 'overrun') {
       controller.abort(new Error(`${name} overran its bound of ${runBoundMs} ms`));
       logger.error({ job: name, boundMs: runBoundMs }, `${name} overran its bound of ${runBoundMs / 1000} s; abandoned, the next run is scheduled`);
+      this.abandoned.add(run);
+      void run.then((late) => {
+        this.abandoned.delete(run);
+        logger.warn({ job: name, outcome: late }, `${name}: the abandoned run ended`);
+      });
     }
     health?.record(outcome);
   }

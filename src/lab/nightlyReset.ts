@@ -8,7 +8,7 @@ import { LAST_RESET_KEY, readSeedIds, SEED_BILLING_CLIENTS, SEED_TENANTS, seedRo
 
 /** A capability's part of the reset, run in the reset transaction (zones, records, …). */
 import type { LabResetStep } from '../services/index.js';
-import { exemptFromLockOrder } from '../db/lockOrder.js';
+import { exemptFromLockOrder, tryAdvisoryLock } from '../db/lockOrder.js';
 import { transactionWithRetry } from '../db/transaction.js';
 
 /** The latest scheduled reset instant at or before `now` (daily at hour:minute UTC). */
@@ -22,14 +22,21 @@ export function latestScheduledReset(now: Date, at: { hour: number; minute: numb
  * `afterReset` runs once that has committed (cached tokens of this process go).
  */
 export async function resetLab(db: Knex, now: Date, steps: LabResetStep[], afterReset: () => void): Promise<void> {
-  await transactionWithRetry(db, (trx) => {
-    // The reset rewrites the whole lab under the deployment's lock: the seed's zones are made after
-    // the old ones went, so its locks cannot come in the order's sequence (docs/architecture.md).
-    exemptFromLockOrder(trx);
-    return resetLabData(trx, now, steps);
-  });
+  await inResetTransaction(db, (trx) => resetLabData(trx, now, steps));
   afterReset();
 }
+
+/**
+ * The reset's one transaction, for the endpoint and the nightly job alike. It rewrites the whole
+ * lab under the deployment's lock: the seed's zones are made after the old ones went, so its locks
+ * cannot come in the order's sequence (docs/architecture.md "One lock order"); it is exempt from
+ * the check and, as a deadlock victim, run again whole.
+ */
+const inResetTransaction = <T>(db: Knex, run: (trx: Knex.Transaction) => Promise<T>): Promise<T> =>
+  transactionWithRetry(db, (trx) => {
+    exemptFromLockOrder(trx);
+    return run(trx);
+  });
 
 async function resetLabData(trx: Knex.Transaction, now: Date, steps: LabResetStep[]): Promise<void> {
   const ids = await readSeedIds(trx);
@@ -91,9 +98,8 @@ export class NightlyLabReset {
   async tick(): Promise<boolean> {
     const now = this.clock.now();
     const due = latestScheduledReset(now, this.at);
-    const done = await this.db.transaction(async (trx) => {
-      const locked = await trx.raw<{ rows: { ok: boolean }[] }>("SELECT pg_try_advisory_xact_lock(hashtextextended('lab-reset', 0)) AS ok");
-      if (!locked.rows[0]!.ok) return false;
+    const done = await inResetTransaction(this.db, async (trx) => {
+      if (!(await tryAdvisoryLock(trx, 'deployment', 'lab-reset'))) return false;
       const row = await trx('lab_state').where({ key: LAST_RESET_KEY }).first('value');
       const last = row ? new Date(row.value as string) : new Date(0);
       if (last >= due) return false;

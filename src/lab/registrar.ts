@@ -15,6 +15,7 @@ import { syncLabParents } from './labParents.js';
 import { writeLabTrustAnchors } from './labTrustAnchors.js';
 import { labParentOf } from './parentRecords.js';
 import { advisoryLock } from '../db/lockOrder.js';
+import { afterCommitOf } from '../db/transaction.js';
 
 /** A zone's entry in the simulated registry. */
 export interface LabRegistration {
@@ -101,7 +102,12 @@ export class LabRegistrar implements Registrar<Knex.Transaction> {
         .merge();
       if (zoneName !== '') await syncLabParents(trx, this.config, this.clock, ['']);
     });
-    if (zoneName === '') await writeLabTrustAnchors(this.config.dataDir, ds);
+    if (zoneName !== '') return;
+    // The trust anchor validators read: written once the DS is stored, not before (a caller's
+    // transaction may still roll back, or run again).
+    const write = () => writeLabTrustAnchors(this.config.dataDir, ds);
+    if (!outer) await write();
+    else afterCommitOf(outer, write, (err) => process.emitWarning(`lab trust anchors not written: ${(err as Error).message}`));
   }
 
   /**

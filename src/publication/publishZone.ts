@@ -31,6 +31,7 @@ import type { DraftRecord, VersionDraft } from './build/versionDraft.js';
 import { currentRecords, type DraftInputs, draftFrom, type JsonbParam, jsonText, type VersionInputs, type VersionRow, versionRow } from './build/versionFromRead.js';
 import { fromStored, type StoredWireRecord, type WireRecord } from './zoneRecords.js';
 import { transactionWithRetry } from '../db/transaction.js';
+import { noteLock } from '../db/lockOrder.js';
 
 export const PUBLISHED_CHANNEL = 'zone_published';
 /** How long the poll leaves a zone alone after a failed build (writes and retries try at once). */
@@ -286,6 +287,7 @@ function stillApplies(prepared: PreparedVersion, plan: BuildPlan): boolean {
  */
 export async function lockForBuild(trx: Knex.Transaction, zoneId: string, wait = false) {
   type Locked = ZoneLockRow & { locked_version: string; snapshot_version: string | null };
+  noteLock(trx, 'zones');
   const lock = () => {
     const q = trx('zones').where('id', zoneId).forUpdate();
     const versions = [trx.raw('zones.xmin::text AS locked_version'), trx.raw('(SELECT z.xmin::text FROM zones z WHERE z.id = zones.id) AS snapshot_version')];
@@ -577,6 +579,7 @@ async function withdraw(trx: Knex.Transaction, now: Date, zone: ZoneLockRow): Pr
 }
 
 async function markFailed(trx: Knex.Transaction, now: Date, zoneId: string, detail: string): Promise<void> {
+  noteLock(trx, 'zones');
   const zone = (await trx('zones').where('id', zoneId).forUpdate().first('id', 'name', 'published_seq')) as
     | { id: string; name: string; published_seq: number }
     | undefined;

@@ -9,6 +9,7 @@ import type { Clock } from '../domain/clock.js';
 import { serialGreater } from '../../nameserver/wire/serial.js';
 import type { SoaProbe, SoaProbeResult } from './soaProbe.js';
 import { transactionWithRetry } from '../db/transaction.js';
+import { noteLock } from '../db/lockOrder.js';
 
 /** Spec: still `pushed` after 60 minutes → error.code verification_timeout (state unchanged). */
 export const VERIFICATION_TIMEOUT_MS = 60 * 60_000;
@@ -101,6 +102,7 @@ async function markLive(deps: VerifyDeps, zone: ZoneState, serial: number): Prom
 async function removeZone(deps: VerifyDeps, zone: ZoneState): Promise<boolean> {
   const now = deps.clock.now();
   return transactionWithRetry(deps.db, async (trx) => {
+    noteLock(trx, 'zones');
     const locked = await trx('zones').where({ id: zone.id, status: 'deleting' }).whereNull('published_serial').forUpdate().first('id');
     if (!locked) return false;
     await trx('zones').where('id', zone.id).delete();

@@ -14,6 +14,7 @@ import { newId } from '../domain/ids.js';
 import { type AddressPolicy, checkWebhookUrl } from './addressPolicy.js';
 import { disableFailingWebhooks } from './deliveries.js';
 import { DISABLE_AFTER_MS, PING_KIND, ROTATION_OVERLAP_MS } from './deliveryPolicy.js';
+import { noteLock } from '../db/lockOrder.js';
 
 export interface WebhookContext {
   trx: Knex.Transaction;
@@ -124,9 +125,13 @@ export async function createWebhook(ctx: WebhookContext, deps: WebhookDeps, inpu
   return { webhook: await getWebhook(ctx.scoped, now, id), secret };
 }
 
-export async function getWebhook(scoped: ScopedDb, now: Date, id: string, lock = false): Promise<Webhook> {
+/** `lock`: the row locked FOR UPDATE for the rest of that transaction. */
+export async function getWebhook(scoped: ScopedDb, now: Date, id: string, lock: Knex.Transaction | null = null): Promise<Webhook> {
   const q = scoped.from('webhooks').where('id', id).first(COLUMNS);
-  if (lock) q.forUpdate();
+  if (lock) {
+    noteLock(lock, 'webhooks');
+    q.forUpdate();
+  }
   const row = (await q) as WebhookRow | undefined;
   if (!row) throw notFound('webhook');
   return toDomain(row, now);
@@ -139,7 +144,7 @@ export async function listWebhooks(scoped: ScopedDb, now: Date, after: unknown[]
 
 export async function updateWebhook(ctx: WebhookContext, deps: WebhookDeps, id: string, patch: Partial<WebhookInput>): Promise<Webhook> {
   const now = ctx.clock.now();
-  await getWebhook(ctx.scoped, now, id, true);
+  await getWebhook(ctx.scoped, now, id, ctx.trx);
   const changes: Record<string, unknown> = {};
   if (patch.url !== undefined) {
     changes.url = checkedUrl(patch.url, deps.policy);
@@ -156,7 +161,7 @@ export async function updateWebhook(ctx: WebhookContext, deps: WebhookDeps, id: 
 /** Deletes the webhook and its delivery log; attempts in flight end unrecorded. */
 export async function deleteWebhook(ctx: WebhookContext, id: string): Promise<void> {
   const now = ctx.clock.now();
-  await getWebhook(ctx.scoped, now, id, true);
+  await getWebhook(ctx.scoped, now, id, ctx.trx);
   await ctx.scoped.from('webhooks').where('id', id).delete();
   await recordAudit(ctx.trx, ctx.actor, now, { action: 'webhook.deleted', targetType: 'webhook', targetId: id });
 }
@@ -168,7 +173,7 @@ export async function deleteWebhook(ctx: WebhookContext, id: string): Promise<vo
  */
 export async function rotateWebhookSecret(ctx: WebhookContext, deps: WebhookDeps, id: string): Promise<{ webhook: Webhook; secret: string }> {
   const now = ctx.clock.now();
-  await getWebhook(ctx.scoped, now, id, true);
+  await getWebhook(ctx.scoped, now, id, ctx.trx);
   const secret = newSecret();
   await ctx.trx.raw(
     `UPDATE webhooks SET previous_secret = secret, previous_secret_expires_at = ?, secret = ?, updated_at = ? WHERE id = ?`,
@@ -184,7 +189,7 @@ export async function rotateWebhookSecret(ctx: WebhookContext, deps: WebhookDeps
  */
 export async function enableWebhook(ctx: WebhookContext, id: string): Promise<Webhook> {
   const now = ctx.clock.now();
-  const webhook = await getWebhook(ctx.scoped, now, id, true);
+  const webhook = await getWebhook(ctx.scoped, now, id, ctx.trx);
   if (webhook.state === 'active') return webhook;
   await ctx.scoped.from('webhooks').where('id', id).update({ state: 'active', disabled_at: null, disabled_reason: null, failing_since: null, updated_at: now });
   // Pings are left alone: they run while disabled too, and one may be in flight.
@@ -202,7 +207,7 @@ export async function enableWebhook(ctx: WebhookContext, id: string): Promise<We
  */
 export async function disableWebhook(ctx: WebhookContext, id: string): Promise<Webhook> {
   const now = ctx.clock.now();
-  const webhook = await getWebhook(ctx.scoped, now, id, true);
+  const webhook = await getWebhook(ctx.scoped, now, id, ctx.trx);
   if (webhook.state === 'disabled') return webhook;
   await ctx.scoped.from('webhooks').where('id', id).update({ state: 'disabled', disabled_at: now, disabled_reason: 'manual' satisfies DisabledReason, updated_at: now });
   await recordAudit(ctx.trx, ctx.actor, now, { action: 'webhook.disabled', targetType: 'webhook', targetId: id });
@@ -216,7 +221,7 @@ export async function disableWebhook(ctx: WebhookContext, id: string): Promise<W
  */
 export async function failWebhookNow(ctx: WebhookContext, id: string): Promise<Webhook> {
   const now = ctx.clock.now();
-  const webhook = await getWebhook(ctx.scoped, now, id, true);
+  const webhook = await getWebhook(ctx.scoped, now, id, ctx.trx);
   if (webhook.state === 'disabled') throw new DomainError('conflict', { reason: 'webhook_disabled', webhook: id });
   const threeDaysAgo = new Date(now.getTime() - DISABLE_AFTER_MS);
   if (!webhook.failingSince || webhook.failingSince > threeDaysAgo) {
@@ -233,7 +238,7 @@ export async function failWebhookNow(ctx: WebhookContext, id: string): Promise<W
  */
 export async function pingWebhook(ctx: WebhookContext, id: string): Promise<{ deliveryId: string; eventId: string }> {
   const now = ctx.clock.now();
-  const webhook = await getWebhook(ctx.scoped, now, id, true);
+  const webhook = await getWebhook(ctx.scoped, now, id, ctx.trx);
   const [eventId] = await recordEvents(ctx.trx, [{ tenantId: webhook.tenantId, kind: PING_KIND, zoneId: null, payload: { webhook: { id } } }], now, { dispatched: true });
   const deliveryId = newId('dlv');
   await ctx.trx('webhook_deliveries').insert({ id: deliveryId, webhook_id: id, event_id: eventId, kind: PING_KIND, state: 'pending', attempts: 0, next_attempt_at: now, created_at: now });
@@ -316,7 +321,8 @@ export async function listDeliveries(scoped: ScopedDb, now: Date, webhookId: str
  */
 export async function redeliver(ctx: WebhookContext, webhookId: string, deliveryId: string): Promise<Delivery> {
   const now = ctx.clock.now();
-  const webhook = await getWebhook(ctx.scoped, now, webhookId, true);
+  const webhook = await getWebhook(ctx.scoped, now, webhookId, ctx.trx);
+  noteLock(ctx.trx, 'webhook_deliveries');
   const row = (await ctx.trx('webhook_deliveries')
     .where({ id: deliveryId, webhook_id: webhookId })
     .forUpdate()

@@ -184,6 +184,25 @@ describe('PeriodicJob', () => {
     expect(monitor.snapshot()).toEqual({});
   });
 
+  it('logs the end of an abandoned run, and a stop waits for it', async () => {
+    const clock = new ManualClock();
+    const { lines, logger } = recordingLogger();
+    let finish = () => {};
+    const j = job(clock, { logger, monitor: new JobMonitor(), runBoundMs: 3000, run: () => new Promise<void>((resolve) => (finish = resolve)) });
+    j.start();
+    clock.advance(1000);
+    await settle();
+    clock.advance(3000);
+    await settle();
+    let stopped = false;
+    const stopping = j.stop().then(() => (stopped = true));
+    await settle();
+    expect(stopped).toBe(false);
+    finish();
+    await stopping;
+    expect(lines.map((l) => l.message)).toEqual(['test job overran its bound of 3 s; abandoned, the next run is scheduled', 'test job: the abandoned run ended']);
+  });
+
   it('counts a job failing after three failed runs in a row, ok again after one success', async () => {
     const clock = new ManualClock();
     const monitor = new JobMonitor();

@@ -25,7 +25,7 @@ import { tenantWriteContext, type WriteContext } from '../writeContext.js';
 import { findZone } from '../zoneReads.js';
 import { writeZone } from '../zoneWrite.js';
 import { ownerScope } from './reverseZones.js';
-import { noteLock } from '../../db/lockOrder.js';
+import { noteLock, tryAdvisoryLock } from '../../db/lockOrder.js';
 import { transactionWithRetry } from '../../db/transaction.js';
 
 /**
@@ -298,8 +298,7 @@ async function forwardJobChunk(trx: Knex.Transaction, deps: ForwardWorkerDeps, c
   // zone, job row — come in the order the requests take them, so a request never waits on a
   // worker that waits on it.
   const jobKey = `forward-records:${candidate.space_id}:${candidate.zone_id}`;
-  const taken = (await trx.raw('SELECT pg_try_advisory_xact_lock(hashtextextended(?, 0)) AS ok', [jobKey])) as { rows: { ok: boolean }[] };
-  if (!taken.rows[0]!.ok) return 'skipped';
+  if (!(await tryAdvisoryLock(trx, 'forward_record_job', jobKey))) return 'skipped';
   noteLock(trx, 'ip_spaces');
   const space = (await trx('ip_spaces').where('id', candidate.space_id).forShare().first('id', 'cidr', 'ptr_pattern', 'forward_zone_id')) as
     | (SpaceForForward & { forward_zone_id: string | null })
