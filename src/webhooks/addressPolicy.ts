@@ -86,12 +86,6 @@ export function checkWebhookUrl(raw: string, policy: AddressPolicy): { url: stri
   return { url: url.href };
 }
 
-/** Why a URL would be refused at registration, or null. */
-export function urlProblem(raw: string, policy: AddressPolicy): string | null {
-  const checked = checkWebhookUrl(raw, policy);
-  return 'problem' in checked ? checked.problem : null;
-}
-
 export class RefusedAddressError extends Error {
   readonly code = 'EREFUSEDADDRESS';
   constructor(

@@ -4,7 +4,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AddressPolicy, checkWebhookUrl, guardedLookup, refusedAddress, urlProblem } from '../../src/webhooks/addressPolicy.js';
+import { type AddressPolicy, checkWebhookUrl, guardedLookup, refusedAddress } from '../../src/webhooks/addressPolicy.js';
 import { MAX_ATTEMPTS, nextAttemptAfterFailure, RETRY_DELAYS_MS, signatureHeader } from '../../src/webhooks/deliveryPolicy.js';
 import { createSender } from '../../src/webhooks/send.js';
 import { quotaThresholdCrossed } from '../../src/domain/model/events.js';
@@ -31,7 +31,13 @@ describe('refusedAddress (production)', () => {
   });
 });
 
-describe('urlProblem', () => {
+/** Why a URL would be refused at registration, or null. */
+const urlProblem = (raw: string, policy: AddressPolicy) => {
+  const checked = checkWebhookUrl(raw, policy);
+  return 'problem' in checked ? checked.problem : null;
+};
+
+describe('checkWebhookUrl: the policy', () => {
   it('requires https in production, accepts http in the lab', () => {
     expect(urlProblem('http://hooks.example.com/x', production)).toMatch(/https/);
     expect(urlProblem('https://hooks.example.com/x', production)).toBeNull();
