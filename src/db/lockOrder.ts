@@ -43,6 +43,9 @@ export const LOCK_ORDER = [
 
 export type LockClass = (typeof LOCK_ORDER)[number];
 
+/** The key of the lab registry's advisory lock (class lab_parents): its registrar and the DNSSEC worker take it. */
+export const LAB_PARENTS_LOCK = 'lab-parents';
+
 const RANK = new Map<LockClass, number>(LOCK_ORDER.map((name, i) => [name, i]));
 
 export class LockOrderViolation extends Error {

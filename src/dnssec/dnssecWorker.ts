@@ -19,7 +19,7 @@ import { recordTransition } from '../db/repositories/dnssecTransitions.js';
 import type { Registrar } from './registrar.js';
 import { type Action, type DnssecMode, type KskRolloverPhase, type DnssecState, needs, nextStep, type Observations } from './states.js';
 import { transactionWithRetry } from '../db/transaction.js';
-import { noteLock } from '../db/lockOrder.js';
+import { advisoryLock, LAB_PARENTS_LOCK, noteLock } from '../db/lockOrder.js';
 
 export interface DnssecWorkerDeps {
   db: Knex;
@@ -55,6 +55,7 @@ interface ZoneDnssecRow {
   dnssec_mode: DnssecMode | null;
   dnssec_state_changed_at: Date | null;
   dnssec_status: { ksk_rollover?: KskRollover | null } | null;
+  kind: string;
 }
 
 /** A KSK rollover on request (src/services/dnssec.ts requestRollover), kept in dnssec_status. */
@@ -108,7 +109,10 @@ export class DnssecWorker {
       const keys = await zoneKeys(this.deps.db, zoneId);
       const seen = await this.observe(zone, keys);
       const stepped = await transactionWithRetry(this.deps.db, async (trx) => {
-        const locked = await this.zoneRow(trx, zoneId, true);
+        // A lab parent zone (the lab's root, its TLDs) is written under the registry's lock, which
+        // the lock order puts before its row (src/db/lockOrder.ts): take it first, as the registry does.
+        if (zone.kind === 'lab_parent') await advisoryLock(trx, 'lab_parents', LAB_PARENTS_LOCK);
+        const locked = await this.zoneRow(trx, zoneId, zone.kind === 'lab_parent' ? 'lab_parent_zones' : 'zones');
         // Someone (enable, disable, another worker) moved the zone while we looked: look again later.
         if (!locked || locked.dnssec_state !== zone.dnssec_state) return false;
         return this.store(trx, locked, keys, seen);
@@ -117,11 +121,12 @@ export class DnssecWorker {
     }
   }
 
-  private async zoneRow(db: Knex | Knex.Transaction, zoneId: string, lock = false): Promise<ZoneDnssecRow | undefined> {
-    const q = db('zones').where('id', zoneId).first('id', 'name', 'tenant_id', 'dnssec_state', 'dnssec_mode', 'dnssec_state_changed_at', 'dnssec_status');
+  /** `lock`: the row locked FOR NO KEY UPDATE in the transaction `db`, as a lock of that class. */
+  private async zoneRow(db: Knex | Knex.Transaction, zoneId: string, lock: 'zones' | 'lab_parent_zones' | null = null): Promise<ZoneDnssecRow | undefined> {
+    const q = db('zones').where('id', zoneId).first('id', 'name', 'tenant_id', 'dnssec_state', 'dnssec_mode', 'dnssec_state_changed_at', 'dnssec_status', 'kind');
     // NO KEY: the row's DNSSEC columns change, never its key, so a version being written (whose
     // rows hold the zone FOR KEY SHARE until their commit) does not keep the worker waiting.
-    if (lock) noteLock(db as Knex.Transaction, 'zones');
+    if (lock) noteLock(db as Knex.Transaction, lock);
     return (await (lock ? q.forNoKeyUpdate() : q)) as ZoneDnssecRow | undefined;
   }
 

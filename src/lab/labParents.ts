@@ -16,7 +16,7 @@ import { rdataToData } from '../../nameserver/wire/rdata.js';
 import { parseDsPresentation } from './dsPresentation.js';
 import { type DelegatedZone, labParentNames, parentRRsets } from './parentRecords.js';
 import { readSeedIds } from './seed.js';
-import { advisoryLock } from '../db/lockOrder.js';
+import { advisoryLock, LAB_PARENTS_LOCK } from '../db/lockOrder.js';
 
 /** The lab registry writes as the lab platform tenant, without a token (the audit log says so). */
 export async function registrarContext(trx: Knex.Transaction, clock: Clock): Promise<WriteContext | null> {
@@ -72,7 +72,7 @@ async function registeredDs(trx: Knex.Transaction, tlds: string[]): Promise<Map<
  * Serialised by an advisory lock: several workers may run it at once.
  */
 export async function syncLabParents(trx: Knex.Transaction, config: Config, clock: Clock, only?: string[]): Promise<number> {
-  await advisoryLock(trx, 'lab_parents', 'lab-parents');
+  await advisoryLock(trx, 'lab_parents', LAB_PARENTS_LOCK);
   const ctx = await registrarContext(trx, clock);
   if (!ctx) return 0;
   const nameservers = config.zones.nameservers;

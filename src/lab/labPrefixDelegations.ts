@@ -10,7 +10,7 @@ import type { ObservedDelegation } from '../domain/ip/delegation.js';
 import { relativeName } from '../../nameserver/wire/name.js';
 import { syncLabParents } from './labParents.js';
 import { labParentOf } from './parentRecords.js';
-import { advisoryLock } from '../db/lockOrder.js';
+import { advisoryLock, LAB_PARENTS_LOCK } from '../db/lockOrder.js';
 
 export type LabPrefixDelegation = 'correct' | 'missing' | 'wrong';
 
@@ -34,7 +34,7 @@ export const labDelegationObserver =
 /** Sets how the lab registry delegates the prefix's reverse zones; the parents' change sets are stored before it returns. */
 export async function setLabPrefixDelegation(db: Knex, config: Config, clock: Clock, block: Block, state: LabPrefixDelegation): Promise<{ cidr: string; state: LabPrefixDelegation }> {
   return db.transaction(async (trx) => {
-    await advisoryLock(trx, 'lab_parents', 'lab-parents');
+    await advisoryLock(trx, 'lab_parents', LAB_PARENTS_LOCK);
     const cidr = formatBlock(block);
     const prefix = (await trx('prefixes').whereRaw('cidr = ?::cidr', [cidr]).first('id')) as { id: string } | undefined;
     if (!prefix) throw notFound('prefix');

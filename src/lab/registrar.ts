@@ -14,7 +14,7 @@ import { dsPresentation, parseDsPresentation } from './dsPresentation.js';
 import { syncLabParents } from './labParents.js';
 import { writeLabTrustAnchors } from './labTrustAnchors.js';
 import { labParentOf } from './parentRecords.js';
-import { advisoryLock } from '../db/lockOrder.js';
+import { advisoryLock, LAB_PARENTS_LOCK } from '../db/lockOrder.js';
 import { afterCommitOf } from '../db/transaction.js';
 
 /** A zone's entry in the simulated registry. */
@@ -95,7 +95,7 @@ export class LabRegistrar implements Registrar<Knex.Transaction> {
    */
   private async setParentDs(zoneName: string, ds: string[], outer?: Knex.Transaction): Promise<void> {
     await this.inTransaction(outer, async (trx) => {
-      await advisoryLock(trx, 'lab_parents', 'lab-parents');
+      await advisoryLock(trx, 'lab_parents', LAB_PARENTS_LOCK);
       await trx('lab_registrations')
         .insert({ zone_name: zoneName, registered_here: true, delegation: null, ds, updated_at: this.clock.now() })
         .onConflict('zone_name')
@@ -135,7 +135,7 @@ export class LabRegistrar implements Registrar<Knex.Transaction> {
   /** One registry change and the parent's change set, in one transaction. */
   private async update(zone: string, change: (current: LabRegistration) => Partial<LabRegistration>, outer?: Knex.Transaction): Promise<LabRegistration> {
     return this.inTransaction(outer, async (trx) => {
-      await advisoryLock(trx, 'lab_parents', 'lab-parents');
+      await advisoryLock(trx, 'lab_parents', LAB_PARENTS_LOCK);
       const lab = await trx('zones').where('name', zone).whereNot('kind', 'lab_parent').first('id');
       if (!lab) throw notFound('zone');
       const current = await this.registration(zone, trx);
