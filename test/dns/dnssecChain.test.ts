@@ -14,6 +14,7 @@ import { ALL_ROLES, axfr, createActiveZone, delv, dnsPort, dnssecOf, labRootKey,
 import { requireTool, runTool, runToolAsync, tempFile } from '../helpers/dnsTools.js';
 import { type KnotSecondary, startKnotSecondary } from '../helpers/knot.js';
 import { startUnbound, type Unbound } from '../helpers/unbound.js';
+import { portOutsideEphemeralRange } from '../helpers/reservedPort.js';
 
 const required = process.env.REQUIRE_DNS_TOOLS === '1';
 const unboundTool = requireTool('unbound');
@@ -49,7 +50,8 @@ describe.skipIf(!required && (!unboundTool || !knotd))('the lab’s chain of tru
   beforeAll(async () => {
     // Knot is one of every zone's authoritative servers (DNS_SECONDARIES): it must carry the lab
     // root and TLD as well, or their keys would never count as published everywhere.
-    const knotPort = await freePort();
+    // Named before knotd binds it: outside the range outgoing connections take their ports from.
+    const knotPort = await portOutsideEphemeralRange();
     lab = await startDnsLab({ env: { ...ALL_ROLES, DNS_SECONDARIES: `127.0.0.1:${knotPort}`, DNS_TSIG_KEYS: `xfr.lab:${secret.toString('base64')}` } });
     knot = await startKnotSecondary({ port: async () => knotPort, primaryPort: lab.service.nameserver!.server.port, zones: ['.', 'example', SIGNED, WRONG_DS, UNSIGNED], key: { name: 'xfr.lab', secret } });
     await untilLabTrustAnchor(lab);

@@ -3,11 +3,11 @@
 // as one of the zone's authoritative servers. `live` must wait until Knot serves the new serial.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../bench/lib/benchService.js';
 import { createRecord, createZone, type DnsLab, startDnsLab } from '../helpers/dnsLab.js';
 import { eventually, queryDns } from '../helpers/dnsQuery.js';
 import { requireTool } from '../helpers/dnsTools.js';
 import { type KnotSecondary, startKnotSecondary } from '../helpers/knot.js';
+import { portOutsideEphemeralRange } from '../helpers/reservedPort.js';
 
 const knotd = requireTool('knotd');
 const ZONE = 'knot-secondary.example';
@@ -19,8 +19,9 @@ describe.skipIf(!knotd && process.env.REQUIRE_DNS_TOOLS !== '1')('Knot as a seco
   let knotPort: number;
 
   beforeAll(async () => {
-    // Our service must know the secondary's address before it starts (DNS_SECONDARIES).
-    knotPort = await freePort();
+    // Our service must know the secondary's address before it starts (DNS_SECONDARIES), so the
+    // port is chosen before knotd binds it: outside the range outgoing connections take theirs.
+    knotPort = await portOutsideEphemeralRange();
     lab = await startDnsLab({
       env: {
         ROLES: 'api,nameserver,worker',
