@@ -1,13 +1,3 @@
-// One seeded generator for the tests that draw random cases: a failure is replayed from its seed.
-
-/** mulberry32: a 32-bit state, uniform in [0, 1), the same sequence on every machine. */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// One seeded generator for the tests that draw random cases (a failure is replayed from its
+// seed): mulberry32, the one the benchmarks use for their query files.
+export { seededRandom as mulberry32 } from '../../bench/lib/dnsBenchZone.js';

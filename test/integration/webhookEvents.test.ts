@@ -5,6 +5,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiClient } from '../helpers/apiClient.js';
+import { deliveriesOf, registerWebhook } from '../helpers/webhookApi.js';
 import { startTestService, type TestService } from '../helpers/testService.js';
 import { eventually, WebhookReceiver } from '../helpers/webhookReceiver.js';
 
@@ -27,12 +28,6 @@ beforeAll(async () => {
 });
 afterAll(() => lab?.stop());
 
-async function register(api: ApiClient, receiver: WebhookReceiver, events: string[]) {
-  const res = await api.post('/webhooks', { url: receiver.url, events });
-  expect(res.status, res.text).toBe(201);
-  receiver.secrets = [res.body.secret];
-  return res.body as { id: string };
-}
 
 async function createZone(api: ApiClient, name = zoneName()) {
   const res = await api.post('/zones', { name });
@@ -54,17 +49,11 @@ async function poll(api: ApiClient, query: Record<string, string> = {}) {
   return events;
 }
 
-const deliveriesOf = async (api: ApiClient, id: string) => {
-  const res = await api.get(`/webhooks/${id}/deliveries`);
-  expect(res.status, res.text).toBe(200);
-  return res.body.data as any[];
-};
-
 describe('GET /events', () => {
   it('lists the subtree’s events oldest first, each the body a webhook receives; another tenant’s never', async () => {
     const receiver = await new WebhookReceiver().start();
     try {
-      await register(customerA, receiver, ['zone.changed', 'record.published']);
+      await registerWebhook(customerA, receiver, ['zone.changed', 'record.published']);
       const zone = await createZone(customerA);
       const delivered = await eventually(() => receiver.events.find((e) => e.body.zone === zone && e.body.type === 'zone.changed'), 15_000, 'the webhook’s zone.changed');
 
@@ -188,7 +177,7 @@ describe('pause and resume', () => {
   it('a paused webhook gets nothing; its deliveries wait, events meanwhile included, and all arrive on enable', async () => {
     const receiver = await new WebhookReceiver().start();
     try {
-      const hook = await register(customerA, receiver, ['zone.changed']);
+      const hook = await registerWebhook(customerA, receiver, ['zone.changed']);
       const disabled = await customerA.post(`/webhooks/${hook.id}/disable`);
       expect(disabled.status, disabled.text).toBe(200);
       expect(disabled.body).toMatchObject({ state: 'disabled', disabled_reason: 'manual', disabled_at: expect.any(String) });
@@ -223,7 +212,7 @@ describe('redelivery', () => {
   it('sends a delivered event again, signed, under the same delivery id; refused while the webhook is disabled', async () => {
     const receiver = await new WebhookReceiver().start();
     try {
-      const hook = await register(customerB, receiver, ['zone.changed']);
+      const hook = await registerWebhook(customerB, receiver, ['zone.changed']);
       const zone = await createZone(customerB);
       const first = await eventually(() => receiver.events.find((e) => e.body.zone === zone), 10_000, 'first delivery');
       const delivery = await eventually(async () => (await deliveriesOf(customerB, hook.id)).find((d) => d.id === first.deliveryId && d.state === 'delivered'), 5000, 'delivered');
@@ -266,7 +255,7 @@ describe('the lab', () => {
   it('drives a webhook into the automatic disable: reason failing_deliveries, the support contact mailed, no events queued', async () => {
     const receiver = await new WebhookReceiver().start();
     try {
-      const hook = await register(reseller, receiver, ['zone.changed']);
+      const hook = await registerWebhook(reseller, receiver, ['zone.changed']);
       expect((await reseller.post(`/lab/webhooks/${hook.id}/fail`)).status).toBe(403);
       const res = await platform.post(`/lab/webhooks/${hook.id}/fail`);
       expect(res.status, res.text).toBe(200);

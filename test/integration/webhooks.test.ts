@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/domain/clock.js';
 import type { ApiClient } from '../helpers/apiClient.js';
 import { issueToken } from '../helpers/credentials.js';
+import { deliveriesOf, registerWebhook } from '../helpers/webhookApi.js';
 import { createDatabase, startTestService, type TestService } from '../helpers/testService.js';
 import { smtpServer } from '../helpers/smtpServer.js';
 import { eventually, verifySignature, WebhookReceiver } from '../helpers/webhookReceiver.js';
@@ -33,12 +34,6 @@ beforeAll(async () => {
 });
 afterAll(() => lab?.stop());
 
-async function register(api: ApiClient, receiver: WebhookReceiver, events: string[], headers: Record<string, string> = {}) {
-  const res = await api.post('/webhooks', { url: receiver.url, events }, { headers });
-  expect(res.status, res.text).toBe(201);
-  receiver.secrets = [res.body.secret];
-  return res.body as { id: string; secret: string; scope: string };
-}
 
 async function createZone(api: ApiClient, name = zoneName()) {
   const res = await api.post('/zones', { name });
@@ -46,17 +41,11 @@ async function createZone(api: ApiClient, name = zoneName()) {
   return name;
 }
 
-const deliveriesOf = async (api: ApiClient, id: string) => {
-  const res = await api.get(`/webhooks/${id}/deliveries`);
-  expect(res.status, res.text).toBe(200);
-  return res.body.data as any[];
-};
-
 describe('registration', () => {
   it('shows the secret once, and validates URL and events', async () => {
     const receiver = await new WebhookReceiver().start();
     try {
-      const created = await register(reseller, receiver, ['zone.changed']);
+      const created = await registerWebhook(reseller, receiver, ['zone.changed']);
       expect(created.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
       expect(created.scope).toBe('subtree');
       const read = await reseller.get(`/webhooks/${created.id}`);
@@ -103,9 +92,9 @@ describe('delivery and ownership', () => {
     const ofA = await new WebhookReceiver().start();
     const actingForA = await new WebhookReceiver().start();
     try {
-      await register(reseller, subtree, ['zone.changed', 'record.published']);
-      await register(customerA, ofA, ['zone.changed']);
-      const forA = await register(reseller, actingForA, ['zone.changed'], { 'X-Act-As-Customer': ids.customers[0]! });
+      await registerWebhook(reseller, subtree, ['zone.changed', 'record.published']);
+      await registerWebhook(customerA, ofA, ['zone.changed']);
+      const forA = await registerWebhook(reseller, actingForA, ['zone.changed'], { 'X-Act-As-Customer': ids.customers[0]! });
       expect(forA.scope).toBe('tenant');
 
       const zoneA = await createZone(customerA);
@@ -153,10 +142,10 @@ describe('delivery and ownership', () => {
     const subtree = await new WebhookReceiver().start();
     try {
       const kinds = ['zone.changed', 'record.published'];
-      await register(customerA, ofA, kinds);
-      await register(reseller, actingForA, kinds, { 'X-Act-As-Customer': ids.customers[0]! });
-      await register(customerB, ofB, kinds);
-      await register(reseller, subtree, kinds);
+      await registerWebhook(customerA, ofA, kinds);
+      await registerWebhook(reseller, actingForA, kinds, { 'X-Act-As-Customer': ids.customers[0]! });
+      await registerWebhook(customerB, ofB, kinds);
+      await registerWebhook(reseller, subtree, kinds);
       // Platform events in the provider's reverse zones: the space's zones made, a PTR staff set.
       const space = await platform.post('/ip-spaces', { cidr: '198.51.100.0/24', ptr_pattern: 'static.{dashed}.hooks.example.' });
       expect(space.status, space.text).toBe(201);
@@ -204,7 +193,7 @@ describe('delivery and ownership', () => {
   it('the platform’s subtree webhook gets customers’ events but none of the lab’s parent zones', async () => {
     const receiver = await new WebhookReceiver().start();
     try {
-      await register(lab.as(lab.tokens.platform), receiver, ['zone.changed', 'record.published']);
+      await registerWebhook(lab.as(lab.tokens.platform), receiver, ['zone.changed', 'record.published']);
       const zone = await createZone(customerA);
       // The zone goes live, then the lab registry delegates it from `example.` (a change set of a lab parent zone, published).
       await eventually(() => receiver.ofType('record.published').some((e) => e.body.zone === zone), 20_000, 'published');
@@ -222,7 +211,7 @@ describe('delivery and ownership', () => {
   it('signs with both secrets for 24 hours after a rotation, then with the new one only', async () => {
     const receiver = await new WebhookReceiver().start();
     try {
-      const hook = await register(customerB, receiver, ['zone.changed']);
+      const hook = await registerWebhook(customerB, receiver, ['zone.changed']);
       const old = hook.secret;
       const rotated = await customerB.post(`/webhooks/${hook.id}/rotate-secret`);
       expect(rotated.status).toBe(200);
@@ -259,7 +248,7 @@ describe('delivery and ownership', () => {
   it('a receiver rejects a stale t and a changed body; the service sends a fresh t on every attempt', async () => {
     const receiver = await new WebhookReceiver().start();
     try {
-      const hook = await register(customerA, receiver, ['zone.changed']);
+      const hook = await registerWebhook(customerA, receiver, ['zone.changed']);
       await customerA.post(`/webhooks/${hook.id}/ping`);
       const got = await eventually(() => receiver.events[0], 10_000, 'ping');
       const now = Math.floor(Date.now() / 1000);
@@ -280,7 +269,7 @@ describe('retries', () => {
     const receiver = await new WebhookReceiver().start();
     receiver.status = 503;
     try {
-      const hook = await register(reseller, receiver, ['zone.changed']);
+      const hook = await registerWebhook(reseller, receiver, ['zone.changed']);
       const zone = await createZone(customerA);
       const start = lab.clock.now().getTime();
       const delays = [MIN, 5 * MIN, 30 * MIN, 2 * HOUR, 6 * HOUR, 12 * HOUR, 24 * HOUR];
@@ -354,7 +343,7 @@ describe('retries', () => {
     const receiver = await new WebhookReceiver().start();
     const port = receiver.port;
     try {
-      const hook = await register(customerB, receiver, ['zone.changed']);
+      const hook = await registerWebhook(customerB, receiver, ['zone.changed']);
       await receiver.stop();
       const zones = [await createZone(customerB), await createZone(customerB), await createZone(customerB)];
       await eventually(async () => {
@@ -382,8 +371,8 @@ describe('a slow receiver', () => {
     // a fast delivery held behind the slow webhook's attempts would arrive only after one answered.
     slow.delayMs = 8000;
     try {
-      const slowHook = await register(customerA, slow, ['zone.changed']);
-      await register(customerB, fast, ['zone.changed']);
+      const slowHook = await registerWebhook(customerA, slow, ['zone.changed']);
+      await registerWebhook(customerB, fast, ['zone.changed']);
       // Three times the slow webhook's share of slots (4), all due at once.
       for (let i = 0; i < 12; i++) expect((await customerA.post(`/webhooks/${slowHook.id}/ping`)).status).toBe(202);
       await eventually(() => slow.requests.length >= 4, 5000, 'the slow receiver busy');
@@ -449,7 +438,7 @@ describe('quota.warning', () => {
       const tenant = await platform.post('/tenants', { type: 'customer', name: 'Quota GmbH', limits: { max_zones: 5 } });
       expect(tenant.status, tenant.text).toBe(201);
       const acting = platform.with({ 'X-Act-As-Customer': tenant.body.id });
-      await register(acting, receiver, ['quota.warning']);
+      await registerWebhook(acting, receiver, ['quota.warning']);
       for (let i = 0; i < 5; i++) await createZone(acting);
       expect((await acting.post('/zones', { name: zoneName() })).body.code).toBe('quota_exceeded');
       await eventually(() => receiver.events.length === 2, 10_000, 'two warnings');
