@@ -10,8 +10,10 @@ import { HttpBillingDirectory } from './billing/httpBillingDirectory.js';
 import type { Config, Role } from './config/index.js';
 import { lockDataDir } from './db/dataDirLock.js';
 import { startEmbeddedPostgres } from './db/embeddedPostgres.js';
+import { InFlightRequests } from './db/requestActivity.js';
 import { createDb, type Db, migrateToLatest } from './db/knex.js';
 import { sharedSecret } from './db/secrets.js';
+import { watchSlowRequests } from './db/slowRequestWatch.js';
 import { type Clock, systemClock } from './domain/clock.js';
 import { CursorCodec } from './domain/cursor.js';
 import { LabBillingDirectory } from './lab/labBillingDirectory.js';
@@ -465,7 +467,19 @@ async function startApiRole(w: Wiring): Promise<void> {
   }
   const jobs = async () => (await counters()).jobs;
   registerJobMetrics(metrics.registry, jobs);
-  const app = createApp({ services: w.services, logger, metrics, readiness, jobs: async () => Object.fromEntries(Object.entries(await jobs()).map(([name, j]) => [name, j.state])) });
+  const inFlight = new InFlightRequests();
+  const app = createApp({ services: w.services, logger, metrics, readiness, inFlight, jobs: async () => Object.fromEntries(Object.entries(await jobs()).map(([name, j]) => [name, j.state])) });
+  const stopWatch = watchSlowRequests({
+    inFlight,
+    db,
+    connectionString: w.databaseUrl,
+    thresholdMs: config.http.slowRequestLogMs,
+    report: (stage, fields) => {
+      metrics.slowRequests.inc({ stage });
+      logger.warn(fields, 'slow request');
+    },
+  });
+  w.onStop(async () => stopWatch());
   // Errors outside the middleware (a request cut off by requestTimeout, a client gone while we
   // answered): Koa prints them as console text unless someone listens.
   app.on('error', (err: unknown) => logger.warn({ err }, 'HTTP connection failed'));

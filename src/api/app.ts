@@ -1,7 +1,7 @@
 import Router, { type RouterMiddleware } from '@koa/router';
 import Koa, { type Context, type Next } from 'koa';
 import { HttpMethodEnum, koaBody } from 'koa-body';
-import { withDatabaseDeadline } from '../services/requestDeadline.js';
+import { type InFlightRequests, markStage, withDatabaseDeadline } from '../services/requestDeadline.js';
 import { DomainError } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import type { Logger } from '../observability/logger.js';
@@ -33,6 +33,8 @@ export interface AppOptions {
    * docs/operations.md "Background jobs"). One not `ok` makes /healthz `degraded`, still 200.
    */
   jobs?: () => Promise<Record<string, string>>;
+  /** Where each request in flight is, for the slow-request watch (src/db/slowRequestWatch.ts). */
+  inFlight?: InFlightRequests;
 }
 
 /** Maps errors thrown by Koa's parsers and router to the catalogue. */
@@ -77,7 +79,7 @@ function isDatabaseUnavailable(err: unknown): boolean {
   return /Connection terminated|Knex: Timeout acquiring a connection/.test(e?.message ?? '');
 }
 
-export function createApp({ services, logger, metrics, readiness, jobs = async () => ({}) }: AppOptions): Koa {
+export function createApp({ services, logger, metrics, readiness, jobs = async () => ({}), inFlight }: AppOptions): Koa {
   const app = new Koa();
   app.proxy = false;
   const { config } = services;
@@ -88,7 +90,8 @@ export function createApp({ services, logger, metrics, readiness, jobs = async (
     ctx.state.requestId = newId('req', 12);
     ctx.set('X-Request-Id', ctx.state.requestId);
     try {
-      await next();
+      if (inFlight) await inFlight.run({ id: ctx.state.requestId, method: ctx.method, path: ctx.path }, next);
+      else await next();
     } finally {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       // A route's pattern, never the path a client made up: a 405 or 429 on `/api/v1/zones/<anything>`
@@ -220,7 +223,10 @@ export function createApp({ services, logger, metrics, readiness, jobs = async (
   // From here on (the body is in: a slow client's upload is HTTP_REQUEST_TIMEOUT_MS's to bound),
   // all of the request's database work — pool waits, statements, a retried transaction — ends
   // within DB_REQUEST_TIMEOUT_MS, then 503 (docs/operations.md; a COMMIT is never cut).
-  api.use((_ctx, next) => withDatabaseDeadline(config.database.requestTimeoutMs, next));
+  api.use((_ctx, next) => {
+    markStage('body_read');
+    return withDatabaseDeadline(config.database.requestTimeoutMs, next);
+  });
   for (const route of routes) {
     const koaPath = route.path.replace(/\{(\w+)\}/g, ':$1');
     api.register(koaPath, [route.method.toUpperCase()], routeMiddleware(route, services, metrics) as unknown as RouterMiddleware, {

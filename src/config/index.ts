@@ -25,6 +25,8 @@ export interface Config {
     port: number;
     /** Longest a request may take to arrive whole (headers and body); slower clients are cut off. */
     requestTimeoutMs: number;
+    /** An API request unanswered this long is logged as "slow request" with where it waits (src/observability/slowRequestWatch.ts). */
+    slowRequestLogMs: number;
   };
   dns: {
     /** Addresses the nameserver listens on (UDP and TCP), IPv4 and/or IPv6. */
@@ -255,6 +257,7 @@ const variables = {
   DB_ACQUIRE_TIMEOUT_MS: z.coerce.number().int().min(100).default(5000),
   DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).default(5000),
   DB_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).default(15_000),
+  SLOW_REQUEST_LOG_MS: z.coerce.number().int().min(100).default(10_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   LAB_RESET_TIME: hhmm.default('03:00'),
   LAB_RDNS_SEED: z.enum(['on', 'off']).default('on'),
@@ -329,7 +332,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     roles: [...new Set(p.ROLES)] as Role[],
     threadedRoles: p.THREADED_ROLES === 'on',
     source: Object.fromEntries(Object.keys(variables).map((name) => [name, env[name]])),
-    http: { host: p.HTTP_HOST, port: p.HTTP_PORT, requestTimeoutMs: p.HTTP_REQUEST_TIMEOUT_MS },
+    http: { host: p.HTTP_HOST, port: p.HTTP_PORT, requestTimeoutMs: p.HTTP_REQUEST_TIMEOUT_MS, slowRequestLogMs: p.SLOW_REQUEST_LOG_MS },
     dns: {
       hosts: p.DNS_HOST,
       port: p.DNS_PORT,

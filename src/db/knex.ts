@@ -2,6 +2,7 @@ import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import { migrations } from '../../migrations/index.js';
 import { PreparingPgClient } from './preparedStatements.js';
+import { markStage, noteStatement } from './requestActivity.js';
 import { databaseDeadlineError, databaseTimeLeftMs } from './requestDeadline.js';
 
 // pg returns int8 (bigint, count(*)) as strings; every count we read fits a JS number.
@@ -37,6 +38,7 @@ class BoundedPgClient extends PreparingPgClient {
         if (!own || left < own) obj.options = { ...obj.options, query_timeout: Math.ceil(left) };
       }
     }
+    noteStatement(obj.sql ?? '');
     try {
       return await super._query(connection, obj);
     } catch (err) {
@@ -47,11 +49,22 @@ class BoundedPgClient extends PreparingPgClient {
         throw Object.assign(new Error('PostgreSQL did not answer in time (Query read timeout)'), { code: 'ETIMEDOUT' });
       }
       throw err;
+    } finally {
+      noteStatement(null);
     }
   }
 
   /** Waiting for the pool counts against a request's bound too. */
   override async acquireConnection() {
+    markStage('pool_wait');
+    try {
+      return await this.acquireWithinDeadline();
+    } finally {
+      markStage('pool_acquired');
+    }
+  }
+
+  private async acquireWithinDeadline() {
     const left = databaseTimeLeftMs();
     if (left === null) return super.acquireConnection();
     if (left <= 0) throw databaseDeadlineError();

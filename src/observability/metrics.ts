@@ -35,7 +35,13 @@ export function createMetrics() {
     labelNames: ['reason'] as const,
     registers: [registry],
   });
-  return { registry, httpRequests, httpDuration, rateLimited, dyndnsAnswers, transactionRetries };
+  const slowRequests = new Counter({
+    name: 'http_slow_requests_total',
+    help: 'API requests still unanswered after SLOW_REQUEST_LOG_MS, by the step they were at (each logged as "slow request").',
+    labelNames: ['stage'] as const,
+    registers: [registry],
+  });
+  return { registry, httpRequests, httpDuration, rateLimited, dyndnsAnswers, transactionRetries, slowRequests };
 }
 
 /**

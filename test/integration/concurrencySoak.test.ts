@@ -508,7 +508,7 @@ describe('concurrency soak: every write endpoint, 30–40 clients of every tenan
 
   beforeAll(async () => {
     lab = await startDnsLab({
-      env: { ROLES: 'api,nameserver,worker', WEBHOOK_POLL_INTERVAL_MS: '50' },
+      env: { ROLES: 'api,nameserver,worker', WEBHOOK_POLL_INTERVAL_MS: '50', SLOW_REQUEST_LOG_MS: '5000' },
       logDestination: log,
       logLevel: 'warn',
     });
@@ -605,6 +605,8 @@ describe('concurrency soak: every write endpoint, 30–40 clients of every tenan
       logged.set(key, (logged.get(key) ?? 0) + 1);
     }
     console.log(`soak: service log at warn and above:${logged.size ? [...logged].map(([k, c]) => `\n  ${c} × ${k}`).join('') : ' nothing'}`);
+    // A request unanswered after SLOW_REQUEST_LOG_MS, with where it waited (src/db/slowRequestWatch.ts): whole.
+    for (const l of log.lines.filter((line) => line.msg === 'slow request')) console.log(`soak: slow request ${JSON.stringify(l)}`);
     expect(n).toBeGreaterThan(0);
   });
 

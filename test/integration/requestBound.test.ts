@@ -5,14 +5,21 @@
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { ApiClient } from '../helpers/apiClient.js';
+import { LogCapture } from '../helpers/soak.js';
 import { startTestService, type TestService } from '../helpers/testService.js';
 
 const REQUEST_BOUND_MS = 1500;
+const SLOW_AFTER_MS = 400;
 let lab: TestService;
 let api: ApiClient;
+const log = new LogCapture();
 
 beforeAll(async () => {
-  lab = await startTestService({ env: { ROLES: 'api', DB_STATEMENT_TIMEOUT_MS: '8000', DB_REQUEST_TIMEOUT_MS: String(REQUEST_BOUND_MS) } });
+  lab = await startTestService({
+    env: { ROLES: 'api', DB_STATEMENT_TIMEOUT_MS: '8000', DB_REQUEST_TIMEOUT_MS: String(REQUEST_BOUND_MS), SLOW_REQUEST_LOG_MS: String(SLOW_AFTER_MS) },
+    logDestination: log,
+    logLevel: 'warn',
+  });
   api = lab.as(lab.tokens.customers[0]!);
 });
 afterAll(() => lab?.stop());
@@ -34,10 +41,25 @@ it('answers a zone DELETE queued behind a held row lock with 503 at the request 
     expect(ms).toBeGreaterThanOrEqual(REQUEST_BOUND_MS - 100);
     // Far below the 8 s statement bound: the request's own bound cut it.
     expect(ms).toBeLessThan(REQUEST_BOUND_MS + 1500);
+    // Before it was cut, the slow-request watch said where it waited and who held it up.
+    const requestId = res.headers.get('x-request-id');
+    const slow = log.lines.filter((l) => l.msg === 'slow request' && l.request_id === requestId);
+    expect(slow, JSON.stringify(log.lines)).toHaveLength(1);
+    const [report] = slow;
+    expect(report.level).toBe(40);
+    expect(report.stage).toBe('statement');
+    expect(report.sql).toMatch(/zones/);
+    expect(report.elapsed_ms).toBeGreaterThanOrEqual(SLOW_AFTER_MS);
+    expect(report.pool.used).toBeGreaterThanOrEqual(1);
+    const blockerPid = Number((await blocker.query('SELECT pg_backend_pid() AS pid')).rows[0].pid);
+    const waiting = (report.database as { wait_event_type: string; blocked_by: number[] }[]).filter((s) => s.blocked_by.includes(blockerPid));
+    expect(waiting.map((s) => s.wait_event_type), JSON.stringify(report.database)).toEqual(['Lock']);
   } finally {
     await blocker.query('ROLLBACK');
     await blocker.end();
   }
+  const metrics = await (await fetch(`${lab.url}/metrics`)).text();
+  expect(metrics).toMatch(/^http_slow_requests_total\{stage="statement"\} 1$/m);
   // The connection cut off was dropped, not handed on: the pool serves the next requests.
   const burst = await Promise.all(Array.from({ length: 12 }, () => api.get(`/zones/${name}`)));
   expect(burst.map((r) => r.status)).toEqual(Array(12).fill(200));

@@ -17,6 +17,7 @@ import { authenticate } from '../../services/authenticate.js';
 import type { Services } from '../../services/index.js';
 import { type FinalResponse, REPLAYED, runWrite } from '../../services/idempotentWrite.js';
 import { consumeAddressLimit, consumeCustomerLimit, type RateLimitReading } from '../../services/rateLimiter.js';
+import { markStage } from '../../services/requestDeadline.js';
 import { resolveActingTenant } from '../../services/resolveActingTenant.js';
 import { etagOf, noneMatch } from '../etag.js';
 import { negotiateLanguage } from '../language.js';
@@ -143,6 +144,7 @@ export function identifyClient(services: Services, metrics: Metrics, basePath: s
       identified = { token: null, failure: err, reading: await consumeAddressLimit(services.rateLimiter, ctx.ip, services.clock.now()) };
     }
     ctx.state.identified = identified;
+    markStage('identified');
     setRateLimitHeaders(ctx, identified.reading);
     if (!identified.reading.allowed) {
       metrics.rateLimited.inc({ bucket: identified.token ? 'client' : 'address' });
