@@ -25,6 +25,24 @@ export const DISPATCH_BATCH = 500;
  * record.failed, docs/webhooks.md "Ownership"). Returns how many events it took.
  */
 export async function dispatchEvents(db: Knex, now: Date, batch = DISPATCH_BATCH): Promise<{ events: number; deliveries: number }> {
+  // A webhook deleted while the statement ran — after its snapshot, before its insert's foreign
+  // key check, which then waits for the delete and finds the row gone — fails the statement with
+  // 23503 and nothing is taken. The soak saw it beside webhook deletions, and each time the whole
+  // tick (the claims after it too) failed. Run again, the statement's new snapshot no longer sees
+  // the webhook; a third failure in a row is a real one.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await dispatchOnce(db, now, batch);
+    } catch (err) {
+      if ((err as { code?: unknown }).code !== FOREIGN_KEY_VIOLATION || attempt >= DISPATCH_ATTEMPTS) throw err;
+    }
+  }
+}
+
+const FOREIGN_KEY_VIOLATION = '23503';
+const DISPATCH_ATTEMPTS = 3;
+
+async function dispatchOnce(db: Knex, now: Date, batch: number): Promise<{ events: number; deliveries: number }> {
   const result = await db.raw<{ rows: { events: number; deliveries: number }[] }>(
     `WITH batch AS (
        SELECT id, tenant_id, kind, zone_id, occurred_at, payload FROM events
