@@ -17,6 +17,8 @@ export function blockSize(limit: number, counted: number): number {
   return Math.min(MAX_BLOCK, Math.max(1, Math.floor(left / BLOCK_DIVISOR)));
 }
 const MAX_BLOCK = 64;
+/** The most numbers one upsert takes for the requests waiting on it. */
+const MAX_ROUND = 1000;
 // A block is at most 1/16 of what is left: what one process holds unused (its client went to
 // another process) is at most that, and shrinks as the window fills (docs/api-conventions.md).
 const BLOCK_DIVISOR = 16;
@@ -27,6 +29,8 @@ interface Window {
   next: number;
   last: number;
   taking: Promise<void> | null;
+  /** Requests of this process waiting for the bucket's next block. */
+  waiting: number;
 }
 
 /**
@@ -50,15 +54,20 @@ export class RateLimiter {
       let w = this.windows.get(bucket);
       if (!w || w.start !== start) {
         if (!w) this.forgetEndedWindows(start);
-        w = { start, next: 1, last: 0, taking: null };
+        w = { start, next: 1, last: 0, taking: null, waiting: 0 };
         this.windows.set(bucket, w);
       }
       if (w.next <= w.last) return rateLimitReading(w.next++, limit, now);
       // One upsert at a time per bucket; requests arriving meanwhile wait for its block.
+      w.waiting += 1;
       w.taking ??= this.takeBlock(bucket, w, limit, trx).finally(() => {
         w.taking = null;
       });
-      await w.taking;
+      try {
+        await w.taking;
+      } finally {
+        w.waiting -= 1;
+      }
     }
   }
 
@@ -70,8 +79,15 @@ export class RateLimiter {
     await returnWindowCount(this.db, bucket, windowStartOf(now));
   }
 
+  /**
+   * At least one number for every request waiting when it starts: near the limit blocks are of
+   * one, and requests of a busy client were served one upsert each, in turn — each upsert waiting
+   * for a pool connection behind the transactions. Under load that multiplied a 1 s pool wait by
+   * the queue's length: requests unanswered for 20 s before their body was read (issue 23). The
+   * numbers taken for waiting requests are all handed out at once, so none is held unused.
+   */
   private async takeBlock(bucket: string, w: Window, limit: number, trx?: Knex.Transaction): Promise<void> {
-    const size = blockSize(limit, w.last);
+    const size = Math.min(MAX_ROUND, Math.max(blockSize(limit, w.last), w.waiting));
     const last = await takeWindowCounts(trx ?? this.db, bucket, new Date(w.start), size);
     w.next = last - size + 1;
     w.last = last;

@@ -20,11 +20,28 @@ const MAX_ENTRIES = 10_000;
  */
 export class TokenCache {
   private readonly entries = new Map<string, { token: TokenRecord; readAt: number }>();
+  /**
+   * Lookups in flight: the requests of one client that miss together share one (under load each
+   * lookup waits for a pool connection; a busy client's requests each asked once a second).
+   */
+  private readonly loading = new Map<string, { generation: number; token: Promise<TokenRecord | null> }>();
   private generation = 0;
 
   async get(hash: string, load: () => Promise<TokenRecord | null>): Promise<TokenRecord | null> {
     const hit = this.entries.get(hash);
     if (hit && performance.now() - hit.readAt < TTL_MS) return hit.token;
+    const shared = this.loading.get(hash);
+    if (shared && shared.generation === this.generation) return shared.token;
+    const token = this.load(hash, load);
+    this.loading.set(hash, { generation: this.generation, token });
+    try {
+      return await token;
+    } finally {
+      if (this.loading.get(hash)?.token === token) this.loading.delete(hash);
+    }
+  }
+
+  private async load(hash: string, load: () => Promise<TokenRecord | null>): Promise<TokenRecord | null> {
     const generation = this.generation;
     const readAt = performance.now();
     const token = await load();
