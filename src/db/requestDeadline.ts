@@ -7,17 +7,26 @@
 // workers' transactions (a large zone's build) must not share the request bound.
 import { AsyncLocalStorage } from 'node:async_hooks';
 
-const deadlines = new AsyncLocalStorage<number>();
+const deadlines = new AsyncLocalStorage<{ at: number }>();
 
 /** Runs `work` with its database work bounded to `ms` from now (performance.now based). */
 export function withDatabaseDeadline<T>(ms: number, work: () => Promise<T>): Promise<T> {
-  return deadlines.run(performance.now() + ms, work);
+  return deadlines.run({ at: performance.now() + ms }, work);
+}
+
+/**
+ * Moves the current bound `ms` later: the time a request spent reading its body is the client's
+ * (HTTP_REQUEST_TIMEOUT_MS bounds it), not its database time.
+ */
+export function extendDatabaseDeadline(ms: number): void {
+  const deadline = deadlines.getStore();
+  if (deadline) deadline.at += ms;
 }
 
 /** Milliseconds left of the current request's bound; null outside a request (workers, tools). */
 export function databaseTimeLeftMs(): number | null {
   const deadline = deadlines.getStore();
-  return deadline === undefined ? null : deadline - performance.now();
+  return deadline === undefined ? null : deadline.at - performance.now();
 }
 
 /** What a request past its bound gets: the code the API answers 503 for (src/api/app.ts). */

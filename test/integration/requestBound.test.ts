@@ -4,6 +4,7 @@
 // request queued behind a row lock answers 503 at the request's bound, not at the statement's.
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { hashToken } from '../../src/domain/tokens.js';
 import type { ApiClient } from '../helpers/apiClient.js';
 import { LogCapture } from '../helpers/soak.js';
 import { startTestService, type TestService } from '../helpers/testService.js';
@@ -64,4 +65,31 @@ it('answers a zone DELETE queued behind a held row lock with 503 at the request 
   const burst = await Promise.all(Array.from({ length: 12 }, () => api.get(`/zones/${name}`)));
   expect(burst.map((r) => r.status)).toEqual(Array(12).fill(200));
   expect((await api.delete(`/zones/${name}?confirm=${name}`)).status).toBeLessThan(300);
+});
+
+it('bounds the work before the body too: a request whose authentication waits on a held row answers 503 at the request bound', async () => {
+  const token = lab.tokens.customers[1]!;
+  const other = lab.as(token);
+  expect((await other.get('/zones')).status).toBe(200);
+  const blocker = new pg.Client({ connectionString: lab.databaseUrl });
+  await blocker.connect();
+  try {
+    // The token's last use an hour ago: its next request writes last_used_at (after the token
+    // cache's second), and that write waits for the row held here.
+    await blocker.query(`UPDATE api_tokens SET last_used_at = now() - interval '1 hour' WHERE token_hash = $1`, [hashToken(token)]);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await blocker.query('BEGIN');
+    expect((await blocker.query(`SELECT id FROM api_tokens WHERE token_hash = $1 FOR UPDATE`, [hashToken(token)])).rowCount).toBe(1);
+    const started = performance.now();
+    const res = await other.get('/zones');
+    const ms = performance.now() - started;
+    expect(res.status, res.text).toBe(503);
+    expect(res.body.code).toBe('service_unavailable');
+    // The 8 s statement bound would have answered far later.
+    expect(ms).toBeLessThan(REQUEST_BOUND_MS + 1500);
+  } finally {
+    await blocker.query('ROLLBACK');
+    await blocker.end();
+  }
+  expect((await other.get('/zones')).status).toBe(200);
 });
