@@ -89,6 +89,19 @@ export async function getTsigKey(scoped: ScopedDb, id: string): Promise<TsigKey>
   return tsigKeyToDomain(row);
 }
 
+/** Writes columns of a key, with its audit entry (never the secret) and the reload signal. */
+async function changeKey(ctx: WriteContext, current: TsigKey, now: Date, columns: Record<string, unknown>, action: string, details: Record<string, unknown>): Promise<TsigKey> {
+  const [row] = (await ctx.scoped
+    .from('tsig_keys')
+    .where('id', current.id)
+    .update({ ...columns, updated_at: now })
+    .returning(TSIG_KEY_COLUMNS as unknown as string[])) as TsigKeyRow[];
+  if (!row) throw notFound('TSIG key');
+  await recordAudit(ctx.trx, ctx.actor, now, { action, targetType: 'tsig_key', targetId: current.id, details: { name: current.name, ...details } });
+  await notifyKeysChanged(ctx.trx, current.id);
+  return tsigKeyToDomain(row);
+}
+
 /** A new key of the acting tenant; its base64 secret is returned this once. */
 export async function createTsigKey(ctx: WriteContext, deps: TsigKeyDeps, input: TsigKeyInput): Promise<{ key: TsigKey; secret: string }> {
   const name = keyName(input.name);
@@ -131,31 +144,15 @@ export async function rotateTsigKey(ctx: WriteContext, deps: TsigKeyDeps, id: st
   const current = await getTsigKey(ctx.scoped, id);
   const secret = generateTsigSecret(current.algorithm);
   const now = ctx.clock.now();
-  const [row] = (await ctx.scoped
-    .from('tsig_keys')
-    .where('id', id)
-    .update({ secret: seal(secret, deps.kek), updated_at: now, rotated_at: now })
-    .returning(TSIG_KEY_COLUMNS as unknown as string[])) as TsigKeyRow[];
-  if (!row) throw notFound('TSIG key');
-  await recordAudit(ctx.trx, ctx.actor, now, { action: 'tsig_key.rotated', targetType: 'tsig_key', targetId: id, details: { name: row.name } });
-  await notifyKeysChanged(ctx.trx, id);
-  return { key: tsigKeyToDomain(row), secret: secret.toString('base64') };
+  const key = await changeKey(ctx, current, now, { secret: seal(secret, deps.kek), rotated_at: now }, 'tsig_key.rotated', {});
+  return { key, secret: secret.toString('base64') };
 }
 
 /** Replaces the key's policy (null: none, its tenant's zones alone). */
 export async function updateTsigKeyPolicy(ctx: WriteContext, id: string, input: CredentialPolicyInput | null): Promise<TsigKey> {
   const current = await getTsigKey(ctx.scoped, id);
   const policy = policyOf(ctx, input);
-  const now = ctx.clock.now();
-  const [row] = (await ctx.scoped
-    .from('tsig_keys')
-    .where('id', id)
-    .update({ policy: policy ? JSON.stringify(policy) : null, updated_at: now })
-    .returning(TSIG_KEY_COLUMNS as unknown as string[])) as TsigKeyRow[];
-  if (!row) throw notFound('TSIG key');
-  await recordAudit(ctx.trx, ctx.actor, now, { action: 'tsig_key.updated', targetType: 'tsig_key', targetId: id, details: { name: current.name, policy } });
-  await notifyKeysChanged(ctx.trx, id);
-  return tsigKeyToDomain(row);
+  return changeKey(ctx, current, ctx.clock.now(), { policy: policy ? JSON.stringify(policy) : null }, 'tsig_key.updated', { policy });
 }
 
 export async function deleteTsigKey(ctx: WriteContext, id: string): Promise<void> {
