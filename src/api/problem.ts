@@ -1,6 +1,6 @@
 // The one writer of RFC 7807 problem documents.
 import type { Context } from 'koa';
-import { DomainError, type ErrorCode, type ErrorParams, localise } from '../domain/errors.js';
+import { DomainError, errorCatalogue, type ErrorCode, type ErrorParams, localise } from '../domain/errors.js';
 import { negotiateLanguage } from './language.js';
 
 export const PROBLEM_TYPE_BASE = '/docs#problem-';
@@ -20,6 +20,7 @@ export function writeProblem(ctx: Context, error: DomainError): void {
     detail,
     instance: ctx.path,
     request_id: ctx.state.requestId as string,
+    ...Object.fromEntries((errorCatalogue[error.code].members ?? []).map((m) => [m, error.params[m]])),
     ...(error.errors.length ? { errors: error.errors } : {}),
   };
 }

@@ -3,3 +3,9 @@
 
 /** A zone has a new change set (or a retried one) to publish; the payload is the zone id. */
 export const ZONE_CHANNEL = 'zone_changed';
+
+/**
+ * A tenant's TSIG key was created, rotated, deleted or its policy changed; the payload is the
+ * key's id. Nameserver processes reload their tenants' keys (loadTenantTsigKeys) when it arrives.
+ */
+export const TSIG_KEYS_CHANNEL = 'tsig_keys_changed';

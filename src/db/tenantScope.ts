@@ -21,6 +21,7 @@ export const TENANT_OWNED = {
   dyndns_hosts: 'tenant_id',
   webhooks: 'tenant_id',
   events: 'tenant_id',
+  tsig_keys: 'tenant_id',
 } as const satisfies Record<string, string>;
 
 export type TenantOwnedTable = keyof typeof TENANT_OWNED;
@@ -32,6 +33,11 @@ export class ScopedDb {
     private readonly runner: Runner,
     /** Root of the visible subtree: the acting tenant. */
     readonly rootTenantId: string,
+    /**
+     * The zones a credential policy confines the request to (docs/credentials.md), by name; null:
+     * every zone of the subtree. Zone lookups and the zone list apply it (src/services/zoneReads.ts).
+     */
+    readonly zoneNames: readonly string[] | null = null,
   ) {}
 
   /** Subquery of the ids of every tenant in the subtree (the root included). */
@@ -95,6 +101,6 @@ export class ScopedDb {
 
   /** The same scope over another runner (a transaction). */
   within(runner: Runner): ScopedDb {
-    return new ScopedDb(runner, this.rootTenantId);
+    return new ScopedDb(runner, this.rootTenantId, this.zoneNames);
   }
 }

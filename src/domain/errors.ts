@@ -13,9 +13,11 @@ interface CatalogueEntry {
   status: number;
   title: Text;
   detail: Text;
+  /** Params the problem document also carries as extension members (RFC 7807 §3.2), for clients to branch on. */
+  members?: readonly string[];
 }
 
-const entry = (status: number, title: Text, detail: Text): CatalogueEntry => ({ status, title, detail });
+const entry = (status: number, title: Text, detail: Text, members?: readonly string[]): CatalogueEntry => ({ status, title, detail, ...(members ? { members } : {}) });
 
 type Gender = 'm' | 'f' | 'n';
 type Case = 'nom' | 'acc' | 'dat';
@@ -52,6 +54,7 @@ export const resourceNouns = {
   'DynDNS host': { en: 'DynDNS host', de: noun('m', 'DynDNS-Host') },
   webhook: { en: 'webhook', de: noun('m', 'Webhook') },
   'webhook delivery': { en: 'webhook delivery', de: noun('f', 'Webhook-Zustellung') },
+  'TSIG key': { en: 'TSIG key', de: noun('m', 'TSIG-Schlüssel') },
 } satisfies Record<string, { en: string; de: GermanNoun }>;
 
 export type ResourceNoun = keyof typeof resourceNouns;
@@ -74,7 +77,8 @@ export function declineGerman(n: GermanNoun, article: Article, grammaticalCase: 
 
 /**
  * Why a generic problem (`unauthenticated`, `forbidden`, `conflict`, `malformed_request`,
- * `not_implemented`, `service_unavailable`) happened. Placeholders are filled from the same params.
+ * `not_implemented`, `service_unavailable`) happened, and which rule of a credential policy
+ * refused (`credential_policy`). Placeholders are filled from the same params.
  */
 export const problemReasons = {
   no_authorization_header: {
@@ -210,6 +214,26 @@ export const problemReasons = {
     en: 'Concurrent writes kept colliding with this one; nothing was stored. Try again shortly.',
     de: 'Gleichzeitige Schreibvorgänge kollidierten wiederholt mit diesem; es wurde nichts gespeichert. Bitte gleich erneut versuchen.',
   },
+  tsig_key_name_taken: {
+    en: 'A TSIG key named {name} exists already: key names are unique across the service, since a nameserver finds a key by its name alone.',
+    de: 'Einen TSIG-Schlüssel namens {name} gibt es bereits: Schlüsselnamen sind im ganzen Dienst eindeutig, da ein Nameserver einen Schlüssel allein an seinem Namen erkennt.',
+  },
+  policy_expired: { en: 'Its policy expired at {expires_at}.', de: 'Seine Richtlinie ist am {expires_at} abgelaufen.' },
+  policy_source: {
+    en: 'It may not be used from {source}: the address lies outside its "source_cidrs".',
+    de: 'Er darf nicht von {source} aus verwendet werden: Die Adresse liegt außerhalb seiner "source_cidrs".',
+  },
+  policy_zone: { en: 'The zone {zone} is not among its "zones".', de: 'Die Zone {zone} gehört nicht zu seinen "zones".' },
+  policy_name: { en: 'The name {name} matches none of its "names".', de: 'Der Name {name} passt zu keinem seiner "names".' },
+  policy_type: { en: 'The type {type} is not among its "types".', de: 'Der Typ {type} gehört nicht zu seinen "types".' },
+  policy_whole_zone: {
+    en: 'A write to the whole zone {zone} (its settings, creation, deletion or DNSSEC) needs a policy without "names" and "types".',
+    de: 'Eine Änderung der ganzen Zone {zone} (Einstellungen, Anlegen, Löschen oder DNSSEC) setzt eine Richtlinie ohne "names" und "types" voraus.',
+  },
+  policy_wider: {
+    en: 'A credential with a policy issues credentials only within that policy; the new policy allows more under this rule.',
+    de: 'Ein Zugang mit Richtlinie stellt Zugänge nur innerhalb dieser Richtlinie aus; die neue Richtlinie erlaubt unter dieser Regel mehr.',
+  },
   database_unreachable: {
     en: 'The database is not reachable; nothing was stored. Try again shortly.',
     de: 'Die Datenbank ist nicht erreichbar; es wurde nichts gespeichert. Bitte gleich erneut versuchen.',
@@ -287,6 +311,15 @@ export const errorCatalogue = {
       en: 'Records kept by a dynamic DNS host or an address space change only through it; see errors.',
       de: 'Einträge, die ein DynDNS-Host oder ein Adressraum verwaltet, ändern sich nur über diesen; siehe errors.',
     },
+  ),
+  credential_policy: entry(
+    403,
+    { en: 'Outside the credential policy', de: 'Außerhalb der Zugangsrichtlinie' },
+    {
+      en: 'The policy of the credential refuses this request (rule "{rule}"). {reason}',
+      de: 'Die Richtlinie dieses Zugangs lässt die Anfrage nicht zu (Regel "{rule}"). {reason}',
+    },
+    ['rule'],
   ),
   not_owner: entry(
     403,

@@ -1,4 +1,5 @@
-// Scopes of the spec's table, plus the tenant-administration scopes of docs/tenants.md.
+// Scopes of the spec's table, plus the tenant-administration scopes of docs/tenants.md and the
+// TSIG-key scopes of docs/credentials.md.
 // `*:write` never implies `*:read`: each operation names every scope it needs.
 export const SCOPES = [
   'tenant:read',
@@ -17,6 +18,8 @@ export const SCOPES = [
   'act_as',
   'tenants:read',
   'tenants:write',
+  'tsig:read',
+  'tsig:write',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];

@@ -3,10 +3,12 @@ import { recordAudit } from '../db/repositories/auditLog.js';
 import { paginate } from '../db/paginate.js';
 import type { ScopedDb } from '../db/tenantScope.js';
 import type { Deployment } from '../config/index.js';
+import { type CredentialPolicy, type CredentialPolicyInput, normalizeCredentialPolicy } from '../domain/credentialPolicy.js';
 import { DomainError, notFound, validationFailed } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import { missingScopes, type Scope } from '../domain/scopes.js';
 import { displayPrefix, generateToken, hashToken } from '../domain/tokens.js';
+import { assertPolicyWithinActor } from './credentialPolicy.js';
 import { getTenant } from './tenantAdmin.js';
 import type { WriteContext } from './writeContext.js';
 
@@ -30,6 +32,8 @@ export interface ApiToken {
   revokedAt: Date | null;
   lastUsedAt: Date | null;
   createdAt: Date;
+  /** Its credential policy (docs/credentials.md); null: its scopes alone. */
+  policy: CredentialPolicy | null;
 }
 
 export interface User {
@@ -54,6 +58,7 @@ const tokenToDomain = (r: any): ApiToken => ({
   revokedAt: r.revoked_at,
   lastUsedAt: r.last_used_at,
   createdAt: r.created_at,
+  policy: r.policy ?? null,
 });
 const userToDomain = (r: any): User => ({
   id: r.id,
@@ -102,11 +107,13 @@ export interface TokenInput {
   scopes: Scope[];
   expires_at?: Date | null;
   user_id?: string | null;
+  policy?: CredentialPolicyInput | null;
 }
 
 /**
  * Issues a token. The secret is returned once and only its hash is stored. A token can never
- * grant more than the token that created it (no escalation through minting).
+ * grant more than the token that created it (no escalation through minting): neither a scope it
+ * lacks nor more than its own credential policy allows.
  */
 export async function createToken(
   ctx: WriteContext,
@@ -133,6 +140,8 @@ export async function createToken(
   if (input.expires_at && input.expires_at <= ctx.clock.now()) {
     throw validationFailed([{ pointer: '/expires_at', code: 'in_the_past', detail: 'The expiry lies in the past.' }]);
   }
+  const policy = input.policy ? normalizeCredentialPolicy(input.policy, ctx.clock.now()) : null;
+  assertPolicyWithinActor(ctx.actor, policy);
   const secret = generateToken(deployment);
   const now = ctx.clock.now();
   const [row] = await ctx.scoped.insert('api_tokens', {
@@ -146,13 +155,14 @@ export async function createToken(
     display_prefix: displayPrefix(secret),
     scopes: [...new Set(input.scopes)],
     expires_at: input.expires_at ?? null,
+    policy: policy ? JSON.stringify(policy) : null,
     created_at: now,
   });
   await recordAudit(ctx.trx, ctx.actor, now, {
     action: 'token.created',
     targetType: 'token',
     targetId: row.id,
-    details: { api_client_id: client.id, scopes: row.scopes },
+    details: { api_client_id: client.id, scopes: row.scopes, ...(policy ? { policy } : {}) },
   });
   return { token: tokenToDomain(row), secret };
 }

@@ -28,6 +28,8 @@ import { writeZone } from './zoneWrite.js';
 
 import { isSystemRecordId, systemRecordStub } from './systemRecords.js';
 import { noteLock } from '../db/lockOrder.js';
+import { absoluteName } from '../../nameserver/wire/name.js';
+import { assertCredentialAllows } from './credentialPolicy.js';
 
 
 export interface ChangeSetRequest {
@@ -85,6 +87,9 @@ export async function appendChangeSet(
   recordWrites?: (changeSetId: string, now: Date) => Promise<RecordWrite[]>,
 ): Promise<ChangeSet> {
   const now = ctx.clock.now();
+  // A write without touched names covers the whole zone (settings, creation, deletion, DNSSEC):
+  // checked here as such; record writes were checked record by record (assertPlanAllowed).
+  if (!entry.touchedNames) assertCredentialAllows(ctx.actor, { zone: zone.name, name: null, type: null }, now);
   const changeSet: ChangeSet = {
     id: newId('chg'),
     zoneId: zone.id,
@@ -208,6 +213,19 @@ async function recordWrites(ctx: WriteContext, zone: Zone, plan: ChangeSetPlan, 
   return writes;
 }
 
+/**
+ * The actor's credential policy (docs/credentials.md) against every record the plan creates,
+ * changes (before and after) or deletes, at its absolute name: 403 credential_policy before
+ * anything is stored. A plan that touches no record still names its zone.
+ */
+function assertPlanAllowed(ctx: WriteContext, zone: Zone, plan: ChangeSetPlan): void {
+  if (!ctx.actor.token.policy) return;
+  const now = ctx.clock.now();
+  const records = [...plan.created, ...plan.deleted, ...plan.updated.flatMap((u) => [u.before, u.after])];
+  if (records.length === 0) assertCredentialAllows(ctx.actor, { zone: zone.name }, now);
+  for (const r of records) assertCredentialAllows(ctx.actor, { zone: zone.name, name: absoluteName(r.name, zone.name), type: r.type }, now);
+}
+
 /** Owner names whose records a plan changes: what the publisher re-reads for the next version. */
 export const touchedNames = (plan: ChangeSetPlan): string[] => [
   ...new Set([...plan.created, ...plan.deleted, ...plan.updated.flatMap((u) => [u.before, u.after])].map((r) => r.name)),
@@ -268,6 +286,7 @@ export async function applyChangeSet(
   if (unmet.length) throw new DomainError('precondition_failed', {}, unmet);
 
   const plan = planChangeSet({ zone, existing: existing.map(toPlanned), items: request.changes, newId: () => newId('rec'), locate, manager: options.manager });
+  assertPlanAllowed(ctx, zone, plan);
   const growth = plan.created.length - plan.deleted.length;
   if (growth > 0) {
     if (zone.recordCount + growth > MAX_RECORDS_PER_ZONE) {

@@ -60,8 +60,11 @@ export interface Services extends ServiceDeps {
   stats: StatsService;
   usage: UsageContributor[];
   labResetSteps: LabResetStep[];
-  /** Database access confined to a tenant's subtree, optionally inside a transaction. */
-  scopedFor(tenantId: string, trx?: Knex.Transaction): ScopedDb;
+  /**
+   * Database access confined to a tenant's subtree, optionally inside a transaction, and to the
+   * zones a credential policy names (`zoneNames`; absent: every zone of the subtree).
+   */
+  scopedFor(tenantId: string, trx?: Knex.Transaction, zoneNames?: readonly string[] | null): ScopedDb;
 }
 
 /** Zones of the acting tenant against its quota. */
@@ -94,6 +97,6 @@ export function createServices(deps: ServiceDeps): Services {
     ),
     usage: [credentialUsage(deps.clock), ...(deps.usageContributors ?? [])],
     labResetSteps: [deleteLabZones, ...(deps.labResetSteps ?? [])],
-    scopedFor: (tenantId, trx) => new ScopedDb(trx ?? deps.db, tenantId),
+    scopedFor: (tenantId, trx, zoneNames) => new ScopedDb(trx ?? deps.db, tenantId, zoneNames ?? null),
   };
 }

@@ -23,16 +23,19 @@ export async function resolveActingTenant(
   token: TokenRecord,
   header: string | undefined,
   requestId: string,
+  /** The client's address (the TCP peer), for the token's credential policy. */
+  source: string | null,
 ): Promise<Actor> {
   const actorFor = async (acting: Tenant, onBehalfOf: boolean): Promise<Actor> => ({
     requestId,
     token,
+    source,
     acting,
     actingChain: await deps.identity.chain(acting),
     onBehalfOf,
   });
   if (header === undefined || header.trim() === '') {
-    return { requestId, token, acting: token.tenant, actingChain: token.chain, onBehalfOf: false };
+    return { requestId, token, source, acting: token.tenant, actingChain: token.chain, onBehalfOf: false };
   }
   if (!token.scopes.includes('act_as')) throw new DomainError('insufficient_scope', { scopes: 'act_as' });
 
@@ -78,7 +81,7 @@ export async function resolveActingTenant(
   const tenant = await deps.db.transaction(async (trx) => {
     const { tenant, created } = await deps.identity.linkBillingCustomer(trx, token.tenant, client);
     if (created) {
-      const creator: Actor = { requestId, token, acting: token.tenant, actingChain: [], onBehalfOf: false };
+      const creator: Actor = { requestId, token, source, acting: token.tenant, actingChain: [], onBehalfOf: false };
       const now = deps.clock.now();
       await recordAudit(trx, creator, now, {
         action: 'tenant.created',

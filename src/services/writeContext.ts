@@ -21,10 +21,19 @@ export const tokenlessWriteContext = (trx: Knex.Transaction, actor: Actor, clock
 
 /**
  * A part of the service writing in a tenant's name on its own (the lab registry, an address
- * space's forward records): a tokenless actor `as` acting as that tenant; null when it is gone.
+ * space's forward records, an RFC 2136 update signed with the tenant's TSIG key): a tokenless
+ * actor `as` acting as that tenant; null when it is gone. `credential`: the policy and client
+ * address the write seam checks (a TSIG key's; docs/credentials.md).
  */
-export async function tenantWriteContext(trx: Knex.Transaction, clock: Clock, tenantId: string, as: { id: string; name: string }, deployment: Deployment): Promise<WriteContext | null> {
+export async function tenantWriteContext(
+  trx: Knex.Transaction,
+  clock: Clock,
+  tenantId: string,
+  as: { id: string; name: string },
+  deployment: Deployment,
+  credential?: Parameters<typeof tokenlessActor>[5],
+): Promise<WriteContext | null> {
   const row = (await trx('tenants').where('id', tenantId).first()) as TenantRow | undefined;
   if (!row) return null;
-  return tokenlessWriteContext(trx, tokenlessActor(as.id, as.name, [tenantToDomain(row)], deployment, newId('req')), clock);
+  return tokenlessWriteContext(trx, tokenlessActor(as.id, as.name, [tenantToDomain(row)], deployment, newId('req'), credential), clock);
 }

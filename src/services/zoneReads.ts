@@ -10,6 +10,7 @@ import type { DnsRecord } from '../domain/model/record.js';
 import { HIDDEN_ZONE_KINDS, type Zone } from '../domain/model/zone.js';
 import { zoneNameFromPath } from '../domain/zoneName.js';
 import { noteLock } from '../db/lockOrder.js';
+import { zoneOutsidePolicy } from './credentialPolicy.js';
 
 /**
  * Which zones a lookup reaches: the tenants' zones (the API, every service), the lab's parent
@@ -30,6 +31,9 @@ export function zonesQuery(scoped: ScopedDb, protectedNames: string[], reach: Zo
     .select('z.*', 'c.state as publication_state', 'c.updated_at as publication_updated_at');
   if (reach !== 'tenant') return q.where('z.kind', reach);
   q.whereNotIn('z.kind', HIDDEN_ZONE_KINDS);
+  // A credential confined to some zones sees only those (docs/credentials.md).
+  // One array parameter: the statement keeps one shape (findZone's is prepared).
+  if (scoped.zoneNames) q.whereRaw('z.name = any(?::text[])', [[...scoped.zoneNames]]);
   // Protected names are never listed nor reachable (spec "Zone").
   for (const p of protectedNames) q.whereNot('z.name', p).whereNot('z.name', 'like', `%.${p}`);
   return q;
@@ -46,6 +50,7 @@ export function zonesQuery(scoped: ScopedDb, protectedNames: string[], reach: Zo
 export async function findZone(scoped: ScopedDb, config: Config, pathName: string, lock: Knex.Transaction | null, reach: ZoneReach = 'tenant'): Promise<Zone> {
   const name = reach === 'tenant' ? zoneNameFromPath(pathName) : pathName;
   if (name === null) throw notFound('zone');
+  if (reach === 'tenant' && scoped.zoneNames && !scoped.zoneNames.includes(name)) throw zoneOutsidePolicy(name);
   const q = zonesQuery(scoped, config.zones.protectedNames, reach).where('z.name', name).first().options(PREPARED);
   if (lock) {
     noteLock(lock, reach === 'lab_parent' ? 'lab_parent_zones' : 'zones');

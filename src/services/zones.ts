@@ -23,6 +23,7 @@ import { isAtOrBelow } from '../../nameserver/wire/name.js';
 import { ancestorsOf, checkNewZoneName } from '../domain/zoneName.js';
 import { type DnssecDeps, prepareDeletion } from './dnssec.js';
 import { applyChangeSet, appendChangeSet } from './changeSets.js';
+import { assertCredentialAllows } from './credentialPolicy.js';
 import type { WriteContext } from './writeContext.js';
 import { countBackendZones } from './backendQuota.js';
 import { findZone, getZone, recordsQuery, zonesQuery } from './zoneReads.js';
@@ -171,6 +172,9 @@ export async function createZone(
   moreItems?: (zone: Zone) => Promise<ChangeItem[]>,
 ): Promise<{ zone: Zone; warnings: Warning[] }> {
   const name = checkNewZoneName(input.name, config.zones);
+  // A credential confined to some zones creates only those, and one confined to names or types
+  // none (docs/credentials.md): refused before the name is looked up or anything locked.
+  assertCredentialAllows(ctx.actor, { zone: name, name: null, type: null }, ctx.clock.now());
   await lockNameFamily(ctx.trx, name);
   await assertNameFree(ctx.trx, name);
   const quotaWarnings = await assertQuota(ctx);

@@ -67,6 +67,7 @@ const PARAM_KINDS: Record<
   ip: { table: 'ptr_addresses', missing: '203.0.113.254', denied: { status: 403, code: 'not_owner' }, detailNamesValue: true },
   host: { table: 'dyndns_hosts', missing: `dyn_${'a'.repeat(26)}` },
   webhook: { table: 'webhooks', missing: `whk_${'a'.repeat(26)}` },
+  key: { table: 'tsig_keys', missing: `tsk_${'a'.repeat(26)}` },
   delivery: { table: 'webhook_deliveries', missing: `dlv_${'a'.repeat(26)}`, parent: 'webhook' },
 };
 
@@ -300,6 +301,11 @@ const WRITE_CASES: Record<string, WriteCase> = {
   // The victim's main webhook is needed by the controls after this one: delete its spare one.
   deleteWebhook: { controlParams: () => ({ webhook: spareWebhookOfD }) },
   rotateWebhookSecret: {},
+  createTsigKey: { body: () => ({ name: `probe-${unique()}.keys.example` }) },
+  updateTsigKey: { body: () => ({ policy: { types: ['TXT'] } }) },
+  rotateTsigKey: {},
+  // The victim's first key is needed by the controls after this one: delete its spare one.
+  deleteTsigKey: { controlParams: () => ({ key: spareKeyOfD }) },
   enableWebhook: {
     // Enabling changes a disabled webhook only: the control's is made so.
     prepareControl: async ({ params }) => {
@@ -357,6 +363,7 @@ const LIST_CONTENTS: Record<string, ObjectTable> = {
   listIps: 'ip_assignments',
   listDyndnsHosts: 'dyndns_hosts',
   listWebhooks: 'webhooks',
+  listTsigKeys: 'tsig_keys',
 };
 
 /**
@@ -576,6 +583,7 @@ let sparePrefixOfD: string;
 const templateOf = {} as Record<'platform' | 'reseller' | 'reseller2', string>;
 let spareTemplateOfReseller2: string;
 let spareWebhookOfD: string;
+let spareKeyOfD: string;
 let actors: Actor[];
 let platformActor: Actor;
 /** Reseller 2 acting for customer D: the positive control of the PTR writes (a reseller acting for its customer). */
@@ -741,6 +749,12 @@ beforeAll(async () => {
     expectStatus(await lab.as(tokenOf[role]!).post('/dyndns/hosts', { zone: zoneOf[role], name: 'dyn' }), 201, `DynDNS host of ${role}`);
   }
   spareHostOfD = expectStatus(await lab.as(tokenOf.customerD!).post('/dyndns/hosts', { zone: zoneOf.customerD, name: 'dyn-spare' }), 201, 'spare host of D').id;
+
+  // A TSIG key of every tenant (its own token); customer D a spare one, for the deletion control.
+  const createKey = async (role: Role, label: string) =>
+    expectStatus(await lab.as(tokenOf[role]!).post('/tsig-keys', { name: `${label}.${role.toLowerCase()}.keys.example` }), 201, `TSIG key of ${role}`).id as string;
+  for (const role of Object.keys(T) as Role[]) await createKey(role, `fixture-${unique()}`);
+  spareKeyOfD = await createKey('customerD', `spare-${unique()}`);
 
   // Each actor writes something of its own, so its audit log and lists are not empty.
   for (const a of actors) expectStatus(await a.api.post(`/tenants/${a.root}/api-clients`, { name: `Own client of ${a.name}` }), 201, a.name);

@@ -32,7 +32,7 @@ const COMMON_RESPONSE_HEADERS: Json = {
 };
 
 /** Problems every authenticated operation may answer. */
-const ALWAYS: ErrorCode[] = ['unauthenticated', 'insufficient_scope', 'act_as_not_allowed', 'act_as_unknown', 'tenant_suspended', 'rate_limited', 'validation_failed'];
+const ALWAYS: ErrorCode[] = ['unauthenticated', 'insufficient_scope', 'credential_policy', 'act_as_not_allowed', 'act_as_unknown', 'tenant_suspended', 'rate_limited', 'validation_failed'];
 const WRITES: ErrorCode[] = ['idempotency_key_reused', 'idempotency_in_progress', 'payload_too_large', 'malformed_request', 'nesting_too_deep', 'unsupported_media_type'];
 
 function parametersOf(route: RouteSpec): Json[] {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { cursorParam, limitParam } from '../routing/validate.js';
+import { POLICY_RULES } from '../../domain/credentialPolicy.js';
 
 export const timestamp = z.iso.datetime().describe('RFC 3339, UTC');
 export const iso = (d: Date | null) => (d ? d.toISOString() : null);
@@ -17,6 +18,10 @@ export const problemSchema = z
     detail: z.string(),
     instance: z.string(),
     request_id: z.string().describe('Equal to the X-Request-Id response header.'),
+    rule: z
+      .enum(POLICY_RULES)
+      .optional()
+      .describe('`credential_policy` only: the rule of the credential policy that refused the request (docs/credentials.md).'),
     errors: z
       .array(
         z.object({

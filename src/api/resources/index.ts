@@ -16,12 +16,14 @@ import { zoneRoutes } from './zones/routes.js';
 import { zoneFileRoutes } from './zones/zoneFileRoutes.js';
 import { deletedZoneRoutes } from './zones/deletedZoneRoutes.js';
 import { webhookRoutes } from './webhooks/routes.js';
+import { tsigKeyRoutes } from './tsigKeys/routes.js';
 
 /** Every API operation; the router, the OpenAPI document and the isolation test read this list. */
 export const allRoutes: RouteSpec[] = [
   ...meRoutes,
   ...tenantRoutes,
   ...credentialRoutes,
+  ...tsigKeyRoutes,
   ...auditLogRoutes,
   ...zoneRoutes,
   ...recordRoutes,

@@ -4,6 +4,7 @@
 // (writes: transaction + idempotency) → handler → ETag/304 → response.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
+import type { Knex } from 'knex';
 import type { Context, Next } from 'koa';
 import { z } from 'zod';
 import { canonicalJson } from '../../domain/canonicalJson.js';
@@ -14,6 +15,7 @@ import type { Metrics } from '../../observability/metrics.js';
 import type { TokenRecord } from '../../db/repositories/identityStore.js';
 import type { Actor } from '../../services/actor.js';
 import { authenticate } from '../../services/authenticate.js';
+import { assertCredentialAllows, auditCredentialRefusal } from '../../services/credentialPolicy.js';
 import type { Services } from '../../services/index.js';
 import { type FinalResponse, REPLAYED, runWrite } from '../../services/idempotentWrite.js';
 import { consumeAddressLimit, consumeCustomerLimit, type RateLimitReading } from '../../services/rateLimiter.js';
@@ -154,7 +156,27 @@ export function identifyClient(services: Services, metrics: Metrics, basePath: s
   };
 }
 
+/**
+ * A route's operation. A refusal by the credential's policy (403 credential_policy) is audited
+ * here, once for every kind of request, on a connection of its own: the refused write rolled
+ * back with everything it did. A replayed refusal was audited when it was first given.
+ */
 export function routeMiddleware(route: RouteSpec, services: Services, metrics: Metrics) {
+  const serve = serveRoute(route, services, metrics);
+  return async (ctx: Context) => {
+    try {
+      await serve(ctx);
+    } catch (err) {
+      const actor = ctx.state.actor as Actor | undefined;
+      if (actor && err instanceof DomainError && err.code === 'credential_policy' && err.headers[REPLAYED] !== 'true') {
+        await auditCredentialRefusal(services.db, actor, err, services.clock.now(), { request: `${ctx.method} ${ctx.path}` });
+      }
+      throw err;
+    }
+  };
+}
+
+function serveRoute(route: RouteSpec, services: Services, metrics: Metrics) {
   return async (ctx: Context) => {
     ctx.state.route = route.path;
     const { db, clock } = services;
@@ -164,11 +186,19 @@ export function routeMiddleware(route: RouteSpec, services: Services, metrics: M
     const token = identified.token;
     let reading = identified.reading;
 
+    // The credential's own policy, on every request (reads too), before anything else runs: the
+    // addresses it may be used from and its expiry (docs/credentials.md).
+    const own: Actor = { requestId: ctx.state.requestId, token, source: ctx.ip || null, acting: token.tenant, actingChain: token.chain, onBehalfOf: false };
+    ctx.state.actor = own;
+    assertCredentialAllows(own, {}, clock.now());
+
     const missing = missingScopes(token.scopes, route.scopes);
     if (missing.length) throw new DomainError('insufficient_scope', { scopes: missing.join(', ') });
 
-    const actor: Actor = await resolveActingTenant(services, token, ctx.get('X-Act-As-Customer') || undefined, ctx.state.requestId);
+    const actor: Actor = await resolveActingTenant(services, token, ctx.get('X-Act-As-Customer') || undefined, ctx.state.requestId, own.source);
     ctx.state.actor = actor;
+    // A credential confined to some zones: every zone lookup and the zone list see only those.
+    const scopeOf = (trx?: Knex.Transaction) => services.scopedFor(actor.acting.id, trx, token.policy?.zones ?? null);
     if (actor.onBehalfOf) {
       const customer = await consumeCustomerLimit(services.rateLimiter, actor.acting, clock.now());
       reading = tighter(reading, customer);
@@ -211,14 +241,14 @@ export function routeMiddleware(route: RouteSpec, services: Services, metrics: M
         if (!(scope && err instanceof DomainError)) throw err;
         input = err;
       }
-      const prepared = route.prepare && !(input instanceof DomainError) ? await route.prepare({ ...input, scoped: services.scopedFor(actor.acting.id), trx: null, afterCommit: afterRead }) : undefined;
+      const prepared = route.prepare && !(input instanceof DomainError) ? await route.prepare({ ...input, scoped: scopeOf(), trx: null, afterCommit: afterRead }) : undefined;
       response = await runWrite(db, scope, key ? fingerprint(ctx) : '', clock.now(), async (trx, afterCommit) => {
         if (input instanceof DomainError) throw input;
-        return finalize(await route.handler({ ...input, scoped: services.scopedFor(actor.acting.id, trx), trx, afterCommit, prepared }));
+        return finalize(await route.handler({ ...input, scoped: scopeOf(trx), trx, afterCommit, prepared }));
       }, { onRetry: (reason) => metrics.transactionRetries.inc({ reason }) });
     } else {
       // A read has no transaction to wait for.
-      response = finalize(await route.handler({ ...validated(), scoped: services.scopedFor(actor.acting.id), trx: null, afterCommit: afterRead }));
+      response = finalize(await route.handler({ ...validated(), scoped: scopeOf(), trx: null, afterCommit: afterRead }));
     }
     // Spec: the responses that list Idempotent-Replayed carry it whether or not a key was sent.
     if (IDEMPOTENT_METHODS.has(ctx.method) && !(REPLAYED in response.headers) && route.responses[response.status]?.headers?.includes(REPLAYED)) {

@@ -1,6 +1,7 @@
 // Unscoped reads and writes that must happen before an acting tenant is known: authenticating a
 // token and resolving X-Act-As-Customer. Nothing else may use it (see docs/architecture.md).
 import type { Knex } from 'knex';
+import type { CredentialPolicy } from '../../domain/credentialPolicy.js';
 import { newId } from '../../domain/ids.js';
 import { PREPARED } from '../preparedStatements.js';
 import { type Tenant, type TenantRow, TENANT_DEFAULTS, tenantToDomain } from './tenantRows.js';
@@ -20,6 +21,11 @@ export interface TokenRecord {
   /** The token's tenant and its ancestors, root first. */
   chain: Tenant[];
   user: { id: string; email: string; permissions: string[] } | null;
+  /**
+   * The token's credential policy (docs/credentials.md); null: its scopes alone. Fixed at issue,
+   * so a cached record (src/services/tokenCache.ts) never holds a stale one.
+   */
+  policy: CredentialPolicy | null;
 }
 
 /** A tenants row as to_jsonb gives it: timestamps arrive as strings. */
@@ -44,7 +50,7 @@ export class IdentityStore {
     const result = await this.db
       .raw<{ rows: Record<string, any>[] }>(
         `SELECT k.id, k.api_client_id, c.name AS api_client_name, k.name, k.deployment, k.scopes, k.display_prefix,
-                k.expires_at, k.revoked_at, k.last_used_at, k.tenant_id,
+                k.expires_at, k.revoked_at, k.last_used_at, k.tenant_id, k.policy,
                 u.id AS user_id, u.email AS user_email, u.permissions AS user_permissions,
                 (SELECT jsonb_agg(to_jsonb(a.*)) FROM tenants a WHERE a.id = ANY (t.path)) AS chain
          FROM api_tokens k
@@ -74,6 +80,7 @@ export class IdentityStore {
       tenant,
       chain,
       user: row.user_id ? { id: row.user_id, email: row.user_email, permissions: row.user_permissions } : null,
+      policy: row.policy ?? null,
     };
   }
 

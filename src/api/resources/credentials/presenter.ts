@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { credentialPolicySchema } from '../../../domain/credentialPolicy.js';
 import { SCOPES } from '../../../domain/scopes.js';
 import type { ApiClient, ApiToken, User } from '../../../services/apiCredentials.js';
 import { iso, timestamp } from '../common.js';
@@ -19,6 +20,7 @@ export const tokenSchema = z.object({
   expires_at: timestamp.nullable(),
   revoked_at: timestamp.nullable(),
   last_used_at: timestamp.nullable().describe('Updated at most once a minute.'),
+  policy: credentialPolicySchema.nullable().describe('Its credential policy (docs/credentials.md); null: its scopes alone.'),
   created_at: timestamp,
 });
 
@@ -35,6 +37,7 @@ export const presentToken = (t: ApiToken, now: Date) => ({
   expires_at: iso(t.expiresAt),
   revoked_at: iso(t.revokedAt),
   last_used_at: iso(t.lastUsedAt),
+  policy: t.policy,
   created_at: iso(t.createdAt),
 });
 

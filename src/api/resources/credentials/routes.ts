@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { credentialPolicyInput } from '../../../domain/credentialPolicy.js';
 import { SCOPES } from '../../../domain/scopes.js';
 import { USER_PERMISSIONS } from '../../../domain/tenancy.js';
 import {
@@ -90,7 +91,7 @@ export const credentialRoutes = [
     operationId: 'createToken',
     summary: 'Issue a token',
     description:
-      'Returns the secret once, in `token`; only its hash is stored. The token carries the prefix of this deployment. It may hold only scopes the calling token holds. `user_id` ties it to a user of the same tenant, whose permissions then apply (e.g. `tenants.billing_link` for the act-as auto-link).',
+      'Returns the secret once, in `token`; only its hash is stored. The token carries the prefix of this deployment. It may hold only scopes the calling token holds. `user_id` ties it to a user of the same tenant, whose permissions then apply (e.g. `tenants.billing_link` for the act-as auto-link). `policy` confines it further to zones, owner names, record types, client addresses and a time (docs/credentials.md); a calling token with a policy issues only tokens within it (403 `credential_policy`).',
     tag: TAG,
     scopes: ['tenants:write'],
     params: clientParams,
@@ -99,6 +100,7 @@ export const credentialRoutes = [
       scopes: z.array(z.enum(SCOPES)).min(1).max(SCOPES.length),
       expires_at: z.iso.datetime().transform((s) => new Date(s)).nullable().optional(),
       user_id: z.string().regex(/^usr_[a-z2-7]+$/).nullable().optional(),
+      policy: credentialPolicyInput.nullable().optional(),
     }),
     responses: {
       201: { description: 'Issued; `token` is shown only now', schema: tokenSchema.extend({ token: z.string() }), headers: ['Location', 'Idempotent-Replayed'] },

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { FEATURES, isEffectivelySuspended } from '../../../domain/tenancy.js';
+import { credentialPolicySchema } from '../../../domain/credentialPolicy.js';
 import { SCOPES } from '../../../domain/scopes.js';
 import { defineRoute } from '../../routing/route.js';
 import { iso, timestamp } from '../common.js';
@@ -19,6 +20,7 @@ const meSchema = tenantSchema.extend({
     tenant_id: z.string().describe("The token owner's tenant (differs from `id` when acting for a customer)."),
     api_client: z.object({ id: z.string(), name: z.string() }),
     user: z.object({ id: z.string(), email: z.string(), permissions: z.array(z.string()) }).nullable(),
+    policy: credentialPolicySchema.nullable().describe('The credential policy confining the token (docs/credentials.md); null: its scopes alone.'),
     acting_for_customer: z.boolean(),
   }),
 });
@@ -55,6 +57,7 @@ export const meRoutes = [
             tenant_id: token.tenant.id,
             api_client: { id: token.apiClientId, name: token.apiClientName },
             user: token.user,
+            policy: token.policy,
             acting_for_customer: actor.onBehalfOf,
           },
         },
