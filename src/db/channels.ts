@@ -3,3 +3,11 @@
 
 /** A zone has a new change set (or a retried one) to publish; the payload is the zone id. */
 export const ZONE_CHANNEL = 'zone_changed';
+
+/**
+ * Change sets of a zone reached an end of their publication: `live` (the verifier) or `failed`
+ * (the build). The payload is the zone id. Sent in the statement or transaction that moves them,
+ * so it is delivered on commit; API processes waiting for `Prefer: wait` answers LISTEN
+ * (src/services/liveWait.ts).
+ */
+export const CHANGESETS_SETTLED_CHANNEL = 'changesets_settled';
