@@ -75,6 +75,7 @@ export class LiveWaiters {
   private recheck: NodeJS.Timeout | null = null;
   private reading = false;
   private readAll = false;
+  private readNew = false;
   private readonly dueZones = new Set<string>();
   private stopped = false;
   /** The scope the reads and the recheck timer run in: the service's, never a request's. */
@@ -109,7 +110,8 @@ export class LiveWaiters {
       };
       this.waiters.add(waiter);
       this.unplaced.add(waiter);
-      // Registered before its first read: a notification during that read is not missed.
+      // Registered before its first read: a notification that arrives during that read makes
+      // another read follow it.
       const expire = () => {
         if (waiter.read) waiter.finish();
         else waiter.expired = true;
@@ -120,7 +122,7 @@ export class LiveWaiters {
       this.scope.runInAsyncScope(() => {
         this.startListening();
         this.startRecheck();
-        this.readSoon(null);
+        this.readSoon('new');
       });
     });
   }
@@ -139,10 +141,11 @@ export class LiveWaiters {
       url: this.options.databaseUrl,
       channels: [CHANGESETS_SETTLED_CHANNEL],
       onNotification: (_channel, zoneId) => {
-        if (this.byZone.has(zoneId)) this.scope.runInAsyncScope(() => this.readSoon(zoneId));
+        // Waiters whose first read is still out may be of this zone too (readSoon reads them).
+        if (this.byZone.has(zoneId) || this.unplaced.size) this.scope.runInAsyncScope(() => this.readSoon({ zoneId }));
       },
       // Whatever happened while nobody listened is read now.
-      onConnected: () => this.scope.runInAsyncScope(() => this.readSoon(null)),
+      onConnected: () => this.scope.runInAsyncScope(() => this.readSoon('all')),
       onError: (err) => this.options.onError?.(err),
     });
     void this.listener.start();
@@ -150,7 +153,7 @@ export class LiveWaiters {
 
   private startRecheck(): void {
     if (this.recheck) return;
-    this.recheck = setInterval(() => this.readSoon(null), this.options.recheckMs ?? RECHECK_MS);
+    this.recheck = setInterval(() => this.readSoon('all'), this.options.recheckMs ?? RECHECK_MS);
     this.recheck.unref();
   }
 
@@ -159,21 +162,26 @@ export class LiveWaiters {
     this.recheck = null;
   }
 
-  /** Reads the states of one zone's waiters (null: all waiters) — now, or after the read running. */
-  private readSoon(zoneId: string | null): void {
-    if (zoneId === null) this.readAll = true;
-    else this.dueZones.add(zoneId);
+  /**
+   * Reads the states of the waiters not read yet, and of one zone's waiters (`new`: no more; `all`:
+   * every waiter) — now, or after the read running, together with whatever else came due.
+   */
+  private readSoon(which: 'new' | 'all' | { zoneId: string }): void {
+    if (which === 'all') this.readAll = true;
+    else if (which === 'new') this.readNew = true;
+    else this.dueZones.add(which.zoneId);
     if (this.reading) return;
     this.reading = true;
     void this.readLoop().finally(() => (this.reading = false));
   }
 
   private async readLoop(): Promise<void> {
-    while (this.readAll || this.dueZones.size) {
+    while (this.readAll || this.readNew || this.dueZones.size) {
       const due = new Set<Waiter>(this.unplaced);
       if (this.readAll) for (const w of this.waiters) due.add(w);
       else for (const zone of this.dueZones) for (const w of this.byZone.get(zone) ?? []) due.add(w);
       this.readAll = false;
+      this.readNew = false;
       this.dueZones.clear();
       if (!due.size) continue;
       let rows: { id: string; zone_id: string; state: ChangeSetState }[];

@@ -197,19 +197,22 @@ describe('Prefer: wait where nothing publishes (ROLES=api)', () => {
   let lab: DnsLab;
   beforeAll(async () => {
     // A pool wait ends after two seconds: waiters that held connections would starve the others.
-    lab = await startDnsLab({ env: { DB_ACQUIRE_TIMEOUT_MS: '2000' } });
+    // A request must arrive within one second and is slow after 300 ms: neither bounds a wait.
+    lab = await startDnsLab({ env: { DB_ACQUIRE_TIMEOUT_MS: '2000', HTTP_REQUEST_TIMEOUT_MS: '1000', SLOW_REQUEST_LOG_MS: '300' } });
     await createZone(lab.customerA, 'wait-api.example');
   });
   afterAll(async () => lab?.close());
 
-  it('answers after N seconds with the state as it is, and Preference-Applied', async () => {
+  it('answers after N seconds with the state as it is, and Preference-Applied; the wait is neither cut off nor slow', async () => {
     const started = performance.now();
-    const res = await lab.customerA.post('/zones/wait-api.example/records', { name: 'p', type: 'A', data: { address: '192.0.2.1' } }, wait(1));
-    expect(performance.now() - started).toBeGreaterThanOrEqual(950);
+    const res = await lab.customerA.post('/zones/wait-api.example/records', { name: 'p', type: 'A', data: { address: '192.0.2.1' } }, wait(2));
+    expect(performance.now() - started).toBeGreaterThanOrEqual(1950);
     expect(res.status, res.text).toBe(201);
-    expect(applied(res)).toBe('wait=1');
+    expect(applied(res)).toBe('wait=2');
     expect(res.body.publication.state).toBe('pending');
     expect(waiters(lab)).toBe(0);
+    const metrics = await (await fetch(`${lab.url}/metrics`)).text();
+    expect(metrics).not.toMatch(/^http_slow_requests_total\{[^}]*\} [1-9]/m);
   });
 
   it('holds no database connection or transaction while waiting: more waiters than the pool, and reads answered meanwhile', async () => {
@@ -369,6 +372,27 @@ describe('waitUntilLive, the waiter under the API (and later RFC 2136 answers)',
       expect(await deleting).toBe('gone');
     } finally {
       await other.stop();
+    }
+  });
+});
+
+describe('a service stopping with answers waiting', () => {
+  it('answers them at once with the state they have, before it waits for requests in flight', async () => {
+    const lab = await startTestService({ env: { ROLES: 'api' } });
+    try {
+      const api = lab.as(lab.tokens.customers[0]);
+      expect((await api.post('/zones', { name: 'wait-stop.example' })).status).toBe(201);
+      const waiting = api.post('/zones/wait-stop.example/records', { name: 's', type: 'A', data: { address: '192.0.2.1' } }, wait(60));
+      await eventually(async () => (lab.service.services.liveWaiters.waiting === 1 ? true : undefined), 5000, 'the waiter');
+      // The grace period for requests in flight is 5 s here; past it their connections are cut
+      // (the fetch would fail), so an answer means the stop released the wait.
+      await lab.service.stop();
+      const res = await waiting;
+      expect(res.status, res.text).toBe(201);
+      expect(applied(res)).toBe('wait=60');
+      expect(res.body.publication.state).toBe('pending');
+    } finally {
+      await lab.stop().catch(() => {});
     }
   });
 });
