@@ -180,6 +180,8 @@ export async function startService(config: Config, overrides: ServiceOverrides =
       labResetSteps: lab ? [resetLabParents(config, clock), resetLabReverseDns(config, clock, dnssecDeps), resetLabWebhooks] : [],
       liveWaiters: new LiveWaiters({ db, databaseUrl, onError: (err) => logger.warn({ err }, 'waiting until live: a read or the LISTEN connection failed') }),
     });
+    // Its LISTEN connection, in whichever role waited (the API stops it earlier, see startApiRole).
+    stack.push(() => services.liveWaiters.stop());
 
     const wiring: Wiring = {
       config,
