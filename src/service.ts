@@ -27,7 +27,7 @@ import { checkDueDelegations } from './rdns/delegationWorker.js';
 import { LabRegistrar } from './lab/registrar.js';
 import { resetLabWebhooks } from './lab/labWebhooks.js';
 import { createLogger, type Logger } from './observability/logger.js';
-import { createMetrics, type NameserverCounters, registerBuildMetrics, registerJobMetrics, registerNameserverMetrics, registerWebhookMetrics } from './observability/metrics.js';
+import { createMetrics, type NameserverCounters, registerBuildMetrics, registerJobMetrics, registerLiveWaitMetrics, registerNameserverMetrics, registerWebhookMetrics } from './observability/metrics.js';
 import { MaintenanceLoop } from './maintenance.js';
 import { DnssecWorker } from './dnssec/dnssecWorker.js';
 import { loadKeyEncryptionKey } from './dnssec/keyEncryptionKey.js';
@@ -36,6 +36,7 @@ import { trustAnchorsFor } from './dnssec/trustAnchors.js';
 import { jobMonitor } from './jobs/jobMonitor.js';
 import { PeriodicJob } from './jobs/periodicJob.js';
 import { createServices, type Services } from './services/index.js';
+import { LiveWaiters } from './services/liveWait.js';
 import type { DnssecDeps } from './services/dnssec.js';
 import { startDnsServer, sumStats, type DnsServer, type ServerStats } from '../nameserver/server.js';
 import { ZoneStore } from '../nameserver/zone/store.js';
@@ -177,7 +178,10 @@ export async function startService(config: Config, overrides: ServiceOverrides =
       rdns: { observeDelegation: lab ? labDelegationObserver(db) : resolverDelegationObserver(config.dnssec.resolver) },
       statsContributors: [webhookStats],
       labResetSteps: lab ? [resetLabParents(config, clock), resetLabReverseDns(config, clock, dnssecDeps), resetLabWebhooks] : [],
+      liveWaiters: new LiveWaiters({ db, databaseUrl, onError: (err) => logger.warn({ err }, 'waiting until live: a read or the LISTEN connection failed') }),
     });
+    // Its LISTEN connection, in whichever role waited (the API stops it earlier, see startApiRole).
+    stack.push(() => services.liveWaiters.stop());
 
     const wiring: Wiring = {
       config,
@@ -467,6 +471,7 @@ async function startApiRole(w: Wiring): Promise<void> {
   }
   const jobs = async () => (await counters()).jobs;
   registerJobMetrics(metrics.registry, jobs);
+  registerLiveWaitMetrics(metrics.registry, () => w.services.liveWaiters.waiting);
   const inFlight = new InFlightRequests();
   const app = createApp({ services: w.services, logger, metrics, readiness, inFlight, jobs: async () => Object.fromEntries(Object.entries(await jobs()).map(([name, j]) => [name, j.state])) });
   const stopWatch = watchSlowRequests({
@@ -504,6 +509,8 @@ async function startApiRole(w: Wiring): Promise<void> {
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   running.httpUrl = `http://${host}:${address.port}`;
   w.onStop(() => closeGracefully(server, w.shutdownGraceMs, logger));
+  // Before the server waits for requests in flight: answers waiting until live go out now.
+  w.onStop(() => w.services.liveWaiters.stop());
   logger.info({ url: running.httpUrl }, 'HTTP API listening');
 }
 

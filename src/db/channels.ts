@@ -9,3 +9,11 @@ export const ZONE_CHANNEL = 'zone_changed';
  * key's id. Nameserver processes reload their tenants' keys (loadTenantTsigKeys) when it arrives.
  */
 export const TSIG_KEYS_CHANNEL = 'tsig_keys_changed';
+
+/**
+ * Change sets of a zone reached an end of their publication: `live` (the verifier) or `failed`
+ * (the build). The payload is the zone id. Sent in the statement or transaction that moves them,
+ * so it is delivered on commit; API processes waiting for `Prefer: wait` answers LISTEN
+ * (src/services/liveWait.ts).
+ */
+export const CHANGESETS_SETTLED_CHANNEL = 'changesets_settled';

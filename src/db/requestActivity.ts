@@ -18,6 +18,10 @@ export interface InFlightRequest {
   sqlSince: number | null;
   /** Whether the watch has logged this request already. */
   reported: boolean;
+  /** Time spent in waits the client asked for (`Prefer: wait`), which make no request slow. */
+  waitedMs: number;
+  /** performance.now() when such a wait began; null outside one. */
+  waitingSince: number | null;
 }
 
 const current = new AsyncLocalStorage<InFlightRequest>();
@@ -26,7 +30,7 @@ export class InFlightRequests {
   private readonly live = new Set<InFlightRequest>();
 
   async run<T>(request: Pick<InFlightRequest, 'id' | 'method' | 'path'>, work: () => Promise<T>): Promise<T> {
-    const entry: InFlightRequest = { ...request, startedAt: performance.now(), stage: 'received', sql: null, sqlSince: null, reported: false };
+    const entry: InFlightRequest = { ...request, startedAt: performance.now(), stage: 'received', sql: null, sqlSince: null, reported: false, waitedMs: 0, waitingSince: null };
     this.live.add(entry);
     try {
       return await current.run(entry, work);
@@ -35,10 +39,10 @@ export class InFlightRequests {
     }
   }
 
-  /** Requests in flight for at least `ms`, not yet reported. */
+  /** Requests in flight for at least `ms` (not counting waits the client asked for), not yet reported. */
   unreportedOlderThan(ms: number): InFlightRequest[] {
     const before = performance.now() - ms;
-    return [...this.live].filter((r) => !r.reported && r.startedAt <= before);
+    return [...this.live].filter((r) => !r.reported && r.waitingSince === null && r.startedAt + r.waitedMs <= before);
   }
 
   get size(): number {
@@ -50,6 +54,23 @@ export class InFlightRequests {
 export function markStage(stage: string): void {
   const request = current.getStore();
   if (request) request.stage = stage;
+}
+
+/**
+ * Runs a wait the client asked for (`Prefer: wait`) as the current request's stage `stage`: the
+ * slow-request watch does not count it (a request asked to wait 60 s is not slow for it).
+ */
+export async function clientWait<T>(stage: string, wait: () => Promise<T>): Promise<T> {
+  const request = current.getStore();
+  if (!request) return wait();
+  request.stage = stage;
+  request.waitingSince = performance.now();
+  try {
+    return await wait();
+  } finally {
+    request.waitedMs += performance.now() - request.waitingSince;
+    request.waitingSince = null;
+  }
 }
 
 const SQL_SHOWN = 160;

@@ -157,6 +157,18 @@ export function registerDyndnsMetrics(registry: Registry, passwordChecks: () => 
   });
 }
 
+/** API answers waiting until their change sets are live (`Prefer: wait`, docs/api-conventions.md). */
+export function registerLiveWaitMetrics(registry: Registry, waiting: () => number): void {
+  new Gauge({
+    name: 'api_live_waiters',
+    help: 'API requests of this process waiting now until their change sets are live (Prefer: wait); each holds no database connection.',
+    registers: [registry],
+    collect() {
+      this.set(waiting());
+    },
+  });
+}
+
 /** A periodic job as /metrics shows it (src/jobs/jobMonitor.ts fills it). */
 export interface JobMetrics {
   state: string;

@@ -32,6 +32,7 @@ import { currentRecords, type DraftInputs, draftFrom, type JsonbParam, jsonText,
 import { fromStored, type StoredWireRecord, type WireRecord } from './zoneRecords.js';
 import { transactionWithRetry } from '../db/transaction.js';
 import { noteLock } from '../db/lockOrder.js';
+import { CHANGESETS_SETTLED_CHANNEL } from '../db/channels.js';
 
 export const PUBLISHED_CHANNEL = 'zone_published';
 /** How long the poll leaves a zone alone after a failed build (writes and retries try at once). */
@@ -591,6 +592,8 @@ async function markFailed(trx: Knex.Transaction, now: Date, zoneId: string, deta
     .update({ state: 'failed', error: JSON.stringify({ code: 'build_failed', detail }), updated_at: now })
     .returning(['id', 'tenant_id', 'acting_tenant_id'])) as { id: string; tenant_id: string; acting_tenant_id: string | null }[];
   await trx('zones').where('id', zoneId).update({ publish_retry_at: new Date(now.getTime() + FAILED_BUILD_BACKOFF_MS) });
+  // `failed` ends a `Prefer: wait` as `live` does (src/services/liveWait.ts); delivered on commit.
+  if (failed.length) await trx.raw('SELECT pg_notify(?, ?)', [CHANGESETS_SETTLED_CHANNEL, zoneId]);
   await recordEvents(
     trx,
     failed.map((c) => ({

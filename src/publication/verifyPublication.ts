@@ -10,6 +10,7 @@ import { serialGreater } from '../../nameserver/wire/serial.js';
 import type { SoaProbe, SoaProbeResult } from './soaProbe.js';
 import { transactionWithRetry } from '../db/transaction.js';
 import { noteLock } from '../db/lockOrder.js';
+import { CHANGESETS_SETTLED_CHANNEL } from '../db/channels.js';
 
 /** Spec: still `pushed` after 60 minutes → error.code verification_timeout (state unchanged). */
 export const VERIFICATION_TIMEOUT_MS = 60 * 60_000;
@@ -72,9 +73,11 @@ export async function verifyZone(deps: VerifyDeps, zoneId: string): Promise<Veri
 
 /**
  * One statement: the change sets the verified version carries become live (a newer version may be
- * pushed by now: only seq <= published_seq), an activating zone becomes active, and one
+ * pushed by now: only seq <= published_seq), an activating zone becomes active, one
  * record.published event row per change set that this statement moved (ids by the database's
- * new_id, the format of newId: one id format in the events outbox).
+ * new_id, the format of newId: one id format in the events outbox), and, when it moved any, the
+ * NOTIFY that wakes the API's `Prefer: wait` answers (delivered on commit, so a woken waiter reads
+ * them live).
  */
 async function markLive(deps: VerifyDeps, zone: ZoneState, serial: number): Promise<number> {
   const now = deps.clock.now();
@@ -93,8 +96,9 @@ async function markLive(deps: VerifyDeps, zone: ZoneState, serial: number): Prom
        FROM live
        RETURNING id
      )
-     SELECT (SELECT count(*) FROM live) AS n, (SELECT count(*) FROM activated) AS a, (SELECT count(*) FROM events) AS e`,
-    [now, now, zone.id, zone.published_seq, now, zone.id, zone.id, zone.name, serial, now],
+     SELECT (SELECT count(*) FROM live) AS n, (SELECT count(*) FROM activated) AS a, (SELECT count(*) FROM events) AS e,
+            CASE WHEN EXISTS (SELECT 1 FROM live) THEN pg_notify(?, ?) END AS notified`,
+    [now, now, zone.id, zone.published_seq, now, zone.id, zone.id, zone.name, serial, now, CHANGESETS_SETTLED_CHANNEL, zone.id],
   ).options(PREPARED);
   return Number(result.rows[0]!.n);
 }
@@ -106,6 +110,8 @@ async function removeZone(deps: VerifyDeps, zone: ZoneState): Promise<boolean> {
     const locked = await trx('zones').where({ id: zone.id, status: 'deleting' }).whereNull('published_serial').forUpdate().first('id');
     if (!locked) return false;
     await trx('zones').where('id', zone.id).delete();
+    // Its change sets went with it: whoever waits for one of them stops waiting.
+    await trx.raw('SELECT pg_notify(?, ?)', [CHANGESETS_SETTLED_CHANNEL, zone.id]);
     await recordEvents(trx, [{ tenantId: zone.tenant_id, kind: 'zone.changed', zoneId: zone.id, payload: { zone: zone.name, change: 'deleted' } }], now);
     return true;
   });

@@ -16,6 +16,7 @@ import { backendStats } from './backendQuota.js';
 import { CredentialVerifier } from './dyndns/credentials.js';
 import { dyndnsStats } from './dyndns/stats.js';
 import { ipStats } from './ipStats.js';
+import type { LiveWaiters } from './liveWait.js';
 import { recordStats, StatsService, type StatsContributor, tenantStats, tokenStats, whereTokenActive, zoneStats } from './stats.js';
 
 /** One step of the nightly lab reset, run in its transaction with the ids of the seeded tenants. */
@@ -37,6 +38,8 @@ export interface ServiceDeps {
   usageContributors?: UsageContributor[];
   /** Parts of the nightly lab reset contributed by later capabilities. */
   labResetSteps?: LabResetStep[];
+  /** Answers that wait until their change sets are live (`Prefer: wait`, src/services/liveWait.ts). */
+  liveWaiters: LiveWaiters;
 }
 
 export type UsageContributor = (scoped: ScopedDb, acting: Tenant) => Promise<Record<string, unknown>>;

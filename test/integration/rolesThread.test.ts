@@ -2,7 +2,8 @@
 // the main thread, the nameserver and worker roles in a thread of their own. Started in-process
 // with the system clock (an injected clock cannot reach the other thread), the test checks what a
 // user of one process sees: readiness of both, a write published and answered over DNS on the
-// thread's port, /metrics counting the thread's nameserver and builds, and a clean stop.
+// thread's port (also one whose answer waited until live, `Prefer: wait`), /metrics counting the
+// thread's nameserver and builds, and a clean stop.
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -55,6 +56,15 @@ describe('the nameserver and worker roles in their own thread (THREADED_ROLES=on
     const answer = await queryDns(service.rolesThread!.dnsPort!, 'www.threads.example', 'A');
     expect(answer.aa).toBe(true);
     expect(answer.answers.map((a) => a.address)).toEqual(['192.0.2.44']);
+  });
+
+  it('answers a write with Prefer: wait once the thread’s worker made it live (its NOTIFY crosses threads)', async () => {
+    const res = await customer.post('/zones/threads.example/records', { name: 'waited', type: 'A', ttl: 300, data: { address: '192.0.2.45' } }, { headers: { Prefer: 'wait=10' } });
+    expect(res.status, res.text).toBe(201);
+    expect(res.headers.get('preference-applied')).toBe('wait=10');
+    expect(res.body.publication.state).toBe('live');
+    const answer = await queryDns(service.rolesThread!.dnsPort!, 'waited.threads.example', 'A');
+    expect(answer.answers.map((a) => a.address)).toEqual(['192.0.2.45']);
   });
 
   it('shows the thread’s nameserver and builds on /metrics', async () => {

@@ -22,6 +22,20 @@ const HEADER_DOCS: Record<string, Json> = {
     schema: { type: 'string', enum: ['true', 'false'] },
   },
   Link: { description: 'RFC 8288 link to the next page (`rel="next"`).', schema: { type: 'string' } },
+  'Preference-Applied': {
+    description: '`wait=N` (RFC 7240) when the request’s `Prefer: wait=N` was honoured: the answer waited until the change set was `live` (or `failed`), or N seconds (at most 60), and shows the state it had then.',
+    schema: { type: 'string', examples: ['wait=10'] },
+  },
+};
+
+/** `Prefer: wait` on the writes that declare liveWait (docs/api-conventions.md "Waiting until live"). */
+const PREFER_WAIT: Json = {
+  name: 'Prefer',
+  in: 'header',
+  required: false,
+  description:
+    '`wait=N` (RFC 7240, N whole seconds, at most 60 are applied): answer once the write’s change set is `live` or `failed`, or after N seconds, with the publication state as it is then; the status code stays. Other preferences and a malformed `wait` are ignored. Answered with `Preference-Applied: wait=N`.',
+  schema: { type: 'string', examples: ['wait=10'] },
 };
 
 const COMMON_RESPONSE_HEADERS: Json = {
@@ -61,6 +75,7 @@ function parametersOf(route: RouteSpec): Json[] {
   if (route.method === 'post' || route.method === 'patch') {
     out.push({ name: 'Idempotency-Key', in: 'header', required: false, description: 'Up to 255 printable ASCII characters; the first response is replayed for 24 hours.', schema: { type: 'string', maxLength: 255 } });
   }
+  if (route.liveWait) out.push(PREFER_WAIT);
   if (route.method === 'get') out.push({ name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' } });
   if (route.method === 'patch' || route.method === 'delete') out.push({ name: 'If-Match', in: 'header', required: false, schema: { type: 'string' } });
   return out;

@@ -1,7 +1,8 @@
 // Every API operation runs the same pipeline:
 // authenticate → client rate limit (identifyClient, for every path of the API, before the body
 // is read) → scopes → act-as → customer rate limit → suspension and features → validate →
-// (writes: transaction + idempotency) → handler → ETag/304 → response.
+// (writes: transaction + idempotency) → handler → (writes: `Prefer: wait`, after commit) →
+// ETag/304 → response.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import type { Knex } from 'knex';
@@ -23,6 +24,7 @@ import { markStage } from '../../services/requestDeadline.js';
 import { resolveActingTenant } from '../../services/resolveActingTenant.js';
 import { etagOf, noneMatch } from '../etag.js';
 import { negotiateLanguage } from '../language.js';
+import { answerOnceLive } from './liveWait.js';
 import type { HandlerResult, RequestMeta, RouteSpec } from './route.js';
 import { assertNestingDepth, parseOrThrow } from './validate.js';
 
@@ -246,6 +248,10 @@ function serveRoute(route: RouteSpec, services: Services, metrics: Metrics) {
         if (input instanceof DomainError) throw input;
         return finalize(await route.handler({ ...input, scoped: scopeOf(trx), trx, afterCommit, prepared }));
       }, { onRetry: (reason) => metrics.transactionRetries.inc({ reason }) });
+      // Committed (or replayed): `Prefer: wait` waits outside the transaction and its retries.
+      if (route.liveWait && !(input instanceof DomainError)) {
+        response = await answerOnceLive(ctx, route.liveWait, response, { ...input, scoped: services.scopedFor(actor.acting.id), trx: null, afterCommit: afterRead }, finalize);
+      }
     } else {
       // A read has no transaction to wait for.
       response = finalize(await route.handler({ ...validated(), scoped: scopeOf(), trx: null, afterCommit: afterRead }));

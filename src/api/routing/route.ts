@@ -58,6 +58,26 @@ export interface HandlerResult {
   contentType?: string;
 }
 
+/**
+ * How a write's answer waits until its change sets are live (`Prefer: wait=N`, RFC 7240;
+ * docs/api-conventions.md "Waiting until live"). `written` is the answer's JSON body as the write
+ * (or its idempotent replay) gave it.
+ */
+export interface LiveWaitSpec {
+  /** The change sets to wait for; none (a dry run stored nothing): the preference is ignored. */
+  changeSets(written: unknown): string[];
+  /** The body (and ETag) again after the wait: the written resource as it is now, through its presenter. */
+  reread(input: HandlerInput<unknown, unknown, unknown>, written: unknown): Promise<Pick<HandlerResult, 'body' | 'etag'>>;
+}
+
+/** Declares a LiveWaitSpec for answers of the shape `W` (the route's response schema, which the answer was built to). */
+export function liveWaitOn<W>(spec: {
+  changeSets(written: W): string[];
+  reread(input: HandlerInput<unknown, unknown, unknown>, written: W): Promise<Pick<HandlerResult, 'body' | 'etag'>>;
+}): LiveWaitSpec {
+  return spec as unknown as LiveWaitSpec;
+}
+
 export interface RouteSpec<P extends z.ZodType = z.ZodType, Q extends z.ZodType = z.ZodType, B extends z.ZodType = z.ZodType> {
   method: Method;
   /** OpenAPI path template below the base path, e.g. `/tenants/{tenant}`. */
@@ -89,6 +109,8 @@ export interface RouteSpec<P extends z.ZodType = z.ZodType, Q extends z.ZodType 
    * handler, in the transaction, decides (a prepare that finds nothing to do returns null).
    */
   prepare?: (input: HandlerInput<z.output<P>, z.output<Q>, z.output<B>>) => Promise<unknown>;
+  /** A write whose answer may wait until its change sets are live (`Prefer: wait`). */
+  liveWait?: LiveWaitSpec;
 }
 
 /** Declares a route; the identity function keeps the schema-to-handler types connected. */

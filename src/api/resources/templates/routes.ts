@@ -4,6 +4,7 @@ import { applyTemplate, createTemplate, deleteTemplate, getTemplate, listTemplat
 import { listEnvelope } from '../../pagination.js';
 import { defineRoute, writeContext } from '../../routing/route.js';
 import { iso, timestamp } from '../common.js';
+import { changeSetLiveWait } from '../zones/liveWaits.js';
 import { changeSetCreated, changeSetWrittenSchema, dryRunSchema, presentDryRun } from '../zones/presenter.js';
 import { ttlSchema, zoneParam } from '../zones/schemas.js';
 
@@ -154,8 +155,9 @@ export const templateRoutes = [
     errors: ['record_managed', 'conflict'],
     responses: {
       200: { description: 'Dry run: the diff; nothing stored', schema: dryRunSchema },
-      201: { description: 'Applied', schema: changeSetWrittenSchema, headers: ['Location', 'Idempotent-Replayed'] },
+      201: { description: 'Applied', schema: changeSetWrittenSchema, headers: ['Location', 'Idempotent-Replayed', 'Preference-Applied'] },
     },
+    liveWait: changeSetLiveWait,
     handler: async (input) => {
       const { zone, changeSet, plan } = await applyTemplate(writeContext(input), input.services.config, input.params.zone, input.body);
       if (!changeSet) return { status: 200, body: presentDryRun(plan) };

@@ -5,6 +5,7 @@ import { listEnvelope, listResult, pageRequest } from '../../pagination.js';
 import { defineRoute, writeContext } from '../../routing/route.js';
 import { pageQuery } from '../common.js';
 import { changeSetCreated, changeSetSchema, changeSetWrittenSchema, dryRunSchema, presentChangeSet, presentDryRun } from './presenter.js';
+import { changeSetLiveWait } from './liveWaits.js';
 import { changeSetIdParam, changeSetRequestSchema, stateFilter, zoneParam } from './schemas.js';
 
 const TAG = 'Change sets';
@@ -49,8 +50,9 @@ export const changeSetRoutes = [
     errors: ['precondition_failed', 'record_readonly', 'record_managed', 'conflict'],
     responses: {
       200: { description: 'Dry run: the diff; nothing stored', schema: dryRunSchema },
-      201: { description: 'Stored; state pending', schema: changeSetWrittenSchema, headers: ['Location', 'Idempotent-Replayed'] },
+      201: { description: 'Stored; state pending (with `Prefer: wait`, the state after the wait)', schema: changeSetWrittenSchema, headers: ['Location', 'Idempotent-Replayed', 'Preference-Applied'] },
     },
+    liveWait: changeSetLiveWait,
     handler: async (input) => {
       const { zone, changeSet, plan } = await submitChangeSet(writeContext(input), input.services.config, input.params.zone, input.body);
       if (!changeSet) return { status: 200, body: presentDryRun(plan) };

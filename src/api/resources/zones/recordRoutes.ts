@@ -13,6 +13,7 @@ import { defineRoute, writeContext } from '../../routing/route.js';
 import { booleanParam, repeatable } from '../../routing/validate.js';
 import { pageQuery } from '../common.js';
 import { changeSetWrittenSchema, presentChangeSet, presentRecord, presentWrittenRecord, recordSchema, recordWrittenSchema, storedEtag } from './presenter.js';
+import { changeSetLiveWait, recordLiveWait } from './liveWaits.js';
 import { singleRecordItem, recordIdParam, recordInputSchema, recordPatchSchema, zoneParam } from './schemas.js';
 
 const TAG = 'Records';
@@ -75,7 +76,8 @@ export const recordRoutes = [
     params: zoneParams,
     body: recordInputSchema,
     errors: ['record_managed', 'conflict'],
-    responses: { 201: { description: 'Created; `warnings` as in a change set', schema: recordWrittenSchema, headers: ['Location', 'ETag', 'Idempotent-Replayed'] } },
+    responses: { 201: { description: 'Created; `warnings` as in a change set', schema: recordWrittenSchema, headers: ['Location', 'ETag', 'Idempotent-Replayed', 'Preference-Applied'] } },
+    liveWait: recordLiveWait,
     handler: async (input) => {
       const { zone, record, warnings } = await createRecord(writeContext(input), input.services.config, input.params.zone, input.body, { locate: singleRecordItem });
       return {
@@ -112,7 +114,8 @@ export const recordRoutes = [
     params: recordParams,
     body: recordPatchSchema,
     errors: ['record_readonly', 'record_managed', 'precondition_failed', 'conflict'],
-    responses: { 200: { description: 'The record; `warnings` as in a change set', schema: recordWrittenSchema, headers: ['ETag'] } },
+    responses: { 200: { description: 'The record; `warnings` as in a change set', schema: recordWrittenSchema, headers: ['ETag', 'Preference-Applied'] } },
+    liveWait: recordLiveWait,
     handler: async (input) => {
       const { record, warnings } = await updateRecord(writeContext(input), input.services.config, input.params.zone, input.params.record, input.body, {
         locate: singleRecordItem,
@@ -131,7 +134,8 @@ export const recordRoutes = [
     scopes: ['records:write'],
     params: recordParams,
     errors: ['record_readonly', 'record_managed', 'precondition_failed', 'conflict'],
-    responses: { 202: { description: 'The change set', schema: changeSetWrittenSchema, headers: ['Location'] } },
+    responses: { 202: { description: 'The change set (202 also once it is live)', schema: changeSetWrittenSchema, headers: ['Location', 'Preference-Applied'] } },
+    liveWait: changeSetLiveWait,
     handler: async (input) => {
       const { zone, changeSet, warnings } = await deleteRecord(writeContext(input), input.services.config, input.params.zone, input.params.record, {
         locate: singleRecordItem,

@@ -14,6 +14,7 @@ import { defineRoute, writeContext } from '../../routing/route.js';
 import { booleanParam, repeatable } from '../../routing/validate.js';
 import { pageQuery, tenantIdParam } from '../common.js';
 import { presentZone, storedEtag, zoneCreatedSchema, zoneSchema } from './presenter.js';
+import { zoneLiveWait } from './liveWaits.js';
 import { recordInputSchema, ttlSchema, zoneParam } from './schemas.js';
 
 const TAG = 'Zones';
@@ -96,7 +97,8 @@ export const zoneRoutes = [
       records: z.array(recordInputSchema).max(1000).optional(),
     }),
     errors: ['zone_protected', 'reverse_zone_managed', 'zone_exists', 'zone_overlap', 'quota_exceeded', 'backend_capacity_exhausted', 'not_implemented', 'feature_disabled', 'insufficient_scope', 'dnssec_not_delegated'],
-    responses: { 201: { description: 'Created; `warnings` of the initial records and template', schema: zoneCreatedSchema, headers: ['Location', 'ETag', 'Idempotent-Replayed'] } },
+    responses: { 201: { description: 'Created; `warnings` of the initial records and template', schema: zoneCreatedSchema, headers: ['Location', 'ETag', 'Idempotent-Replayed', 'Preference-Applied'] } },
+    liveWait: zoneLiveWait,
     handler: async (input) => {
       const { body, services } = input;
       if (body.dnssec) assertMayWriteDnssec(input.actor);
@@ -143,7 +145,8 @@ export const zoneRoutes = [
     params,
     body: z.strictObject({ default_ttl: ttlSchema.optional(), soa_email: z.email().max(254).optional() }),
     errors: ['precondition_failed', 'conflict', 'dnssec_ds_present'],
-    responses: { 200: { description: 'The zone', schema: zoneSchema, headers: ['ETag'] } },
+    responses: { 200: { description: 'The zone', schema: zoneSchema, headers: ['ETag', 'Preference-Applied'] } },
+    liveWait: zoneLiveWait,
     handler: async (input) => {
       const { services } = input;
       const updated = await updateZone(writeContext(input), services.config, input.params.zone, input.body, input.request.ifMatch);

@@ -5,6 +5,7 @@ import { importZoneFile, MAX_ZONEFILE_BYTES } from '../../../services/zoneImport
 import { defineRoute, writeContext } from '../../routing/route.js';
 import { booleanParam } from '../../routing/validate.js';
 import { changeSetWrittenSchema, dryRunSchema, presentChangeSet, presentDryRun } from './presenter.js';
+import { importLiveWait } from './liveWaits.js';
 import { zoneParam } from './schemas.js';
 
 const TAG = 'Zone files';
@@ -64,9 +65,10 @@ export const zoneFileRoutes = [
       201: {
         description: 'Applied as one change set',
         schema: z.object({ changeset: changeSetWrittenSchema, skipped: skippedSchema, unchanged: z.number().int() }),
-        headers: ['Location', 'Idempotent-Replayed'],
+        headers: ['Location', 'Idempotent-Replayed', 'Preference-Applied'],
       },
     },
+    liveWait: importLiveWait,
     handler: async (input) => {
       const { services, body } = input;
       const result = await importZoneFile(writeContext(input), services.config, input.params.zone, { zonefile: body.zonefile, mode: body.mode, dryRun: body.dry_run });
