@@ -21,9 +21,9 @@ import { spawn, spawnSync } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
 import fs from 'node:fs';
 import https from 'node:https';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from '../../bench/lib/benchService.js';
 import { findTool, requireTool } from './dnsTools.js';
 import type { TsigAlgorithm } from './knot.js';
 
@@ -133,14 +133,6 @@ function run(tool: string, args: string[], options: { env?: NodeJS.ProcessEnv; c
     });
   });
 }
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
 
 /** GET `url` trusting `ca` only; true on a 200. */
 const answers = (url: string, ca: string) =>
