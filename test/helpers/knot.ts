@@ -73,32 +73,65 @@ export async function startKnotSecondary(options: KnotSecondaryOptions): Promise
 /** The same handle: its restart reloads the zone files. */
 export type KnotPrimary = KnotSecondary;
 
+/** Knot's names of the TSIG algorithms (RFC 8945 §6). */
+export type TsigAlgorithm = 'hmac-md5' | 'hmac-sha1' | 'hmac-sha224' | 'hmac-sha256' | 'hmac-sha384' | 'hmac-sha512';
+
+export interface KnotTsigKey {
+  name: string;
+  algorithm: TsigAlgorithm;
+  secret: Buffer;
+}
+
 /** A zone Knot serves from a file of ours, as given (no signing, no journal). */
 export interface KnotPrimaryZone {
   origin: string;
   /** The master file. */
   text: string;
+  /**
+   * Keys allowed to change the zone by RFC 2136 UPDATE from 127.0.0.1 (Knot applies it to the
+   * zone in memory: the file stays as given). With them, anyone on 127.0.0.1 may also transfer
+   * the zone, so a test can read all that the updates left.
+   */
+  updateKeys?: KnotTsigKey[];
 }
 
 /**
  * knotd as a plain primary of zones given as master files (signed zones are served as they are:
- * Knot does not sign unless told to), for comparing its answers with ours.
+ * Knot does not sign unless told to), for comparing its answers with ours; with `updateKeys`, the
+ * dynamic-update server ACME DNS-01 clients are checked against.
  */
 export async function startKnotPrimary(options: { port: () => Promise<number>; zones: KnotPrimaryZone[] }): Promise<KnotPrimary> {
+  const keys = [...new Map(options.zones.flatMap((z) => z.updateKeys ?? []).map((k) => [k.name, k])).values()];
+  const zoneEntry = (z: KnotPrimaryZone) => {
+    const acl = z.updateKeys?.length ? `\n    acl: [update_${z.origin}, transfer_to_local]` : '';
+    return `  - domain: ${z.origin}\n    file: ${z.origin}.zone${acl}`;
+  };
   return startKnotd(options.port, (dir, port) => {
     for (const zone of options.zones) fs.writeFileSync(path.join(dir, 'zones', `${zone.origin}.zone`), zone.text);
+    const updatable = options.zones.filter((z) => z.updateKeys?.length);
     return `server:
     rundir: "${dir}"
     listen: 127.0.0.1@${port}
 database:
     storage: "${dir}/db"
-template:
+${
+  keys.length
+    ? `key:
+${keys.map((k) => `  - id: ${k.name}\n    algorithm: ${k.algorithm}\n    secret: ${k.secret.toString('base64')}`).join('\n')}
+acl:
+${updatable.map((z) => `  - id: update_${z.origin}\n    address: 127.0.0.1\n    key: [${z.updateKeys!.map((k) => k.name).join(', ')}]\n    action: update`).join('\n')}
+  - id: transfer_to_local
+    address: 127.0.0.1
+    action: transfer
+`
+    : ''
+}template:
   - id: default
     storage: "${dir}/zones"
     zonefile-sync: -1
     journal-content: none
 zone:
-${options.zones.map((z) => `  - domain: ${z.origin}\n    file: ${z.origin}.zone`).join('\n')}
+${options.zones.map(zoneEntry).join('\n')}
 log:
   - target: stderr
     any: info
