@@ -6,12 +6,12 @@
 import { CLASS, OPCODE, TYPE } from '../../nameserver/types.js';
 import { MessageWriter } from '../../nameserver/wire/messageWriter.js';
 import { encodeName } from '../../nameserver/wire/name.js';
-import { signMessage } from '../../nameserver/wire/tsig.js';
+import { signMessage, type TsigKey } from '../../nameserver/wire/tsig.js';
 import type { QueryHandler, Reply } from '../../nameserver/server.js';
 import { parseMessage } from '../../nameserver/wire/parseMessage.js';
 import { exampleRecords, reverseRecords, storeWith } from './fixtureZones.js';
 
-export const FUZZ_KEY = { name: 'fuzz.key', secret: Buffer.from('0123456789abcdef0123456789abcdef') };
+export const FUZZ_KEY: TsigKey = { name: 'fuzz.key', algorithm: 'hmac-sha256', secret: Buffer.from('0123456789abcdef0123456789abcdef'), owner: null };
 
 /** xorshift32: small, fast, deterministic. */
 export function prng(seed: number): () => number {
@@ -134,6 +134,7 @@ export interface CheckedReply {
 export function checkReply(handler: QueryHandler, packet: Buffer, transport: 'udp' | 'tcp'): CheckedReply {
   const reply: Reply = handler.handleQuery(packet, { transport, remoteAddress: transport === 'udp' ? '127.0.0.1' : '::ffff:127.0.0.1' });
   if (reply === null) return { messages: 0 };
+  if (reply instanceof Promise) throw new Error(`an answer made later, without an UpdateHandler: query ${packet.toString('hex')}`);
   const messages = Buffer.isBuffer(reply) ? [reply] : [...reply.messages()];
   for (const m of messages) {
     const parsed = parseMessage(m);

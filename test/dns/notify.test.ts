@@ -8,7 +8,7 @@ import type { DnsServer } from '../../nameserver/server.js';
 import { OPCODE, RCODE, TYPE } from '../../nameserver/types.js';
 import { flagsWord } from '../../nameserver/wire/header.js';
 import { parseMessage, type Message } from '../../nameserver/wire/parseMessage.js';
-import { signMessage, verifyTsig } from '../../nameserver/wire/tsig.js';
+import { signMessage, verifyTsig, type TsigKey } from '../../nameserver/wire/tsig.js';
 import type { ZoneStore } from '../../nameserver/zone/store.js';
 import { findTool, requireTool } from '../helpers/dnsTools.js';
 import { eventually } from '../helpers/dnsQuery.js';
@@ -16,7 +16,7 @@ import { type KnotSecondary, startKnotSecondary } from '../helpers/knot.js';
 import { digQuery } from './digClient.js';
 import { EXAMPLE_SERIAL, exampleDiff, exampleRecords, freeDualPort, startTestServer, storeWith } from './fixtureZones.js';
 
-const key = { name: 'notify.key', secret: Buffer.from('an HMAC-SHA256 secret, 32 octets') };
+const key: TsigKey = { name: 'notify.key', algorithm: 'hmac-sha256', secret: Buffer.from('an HMAC-SHA256 secret, 32 octets'), owner: null };
 
 /** A fake secondary: answers each NOTIFY as `respond` says (null: stays silent). */
 async function fakeSecondary(respond: (request: Message, raw: Buffer, index: number) => Buffer | null) {
@@ -96,7 +96,7 @@ describe('notifySecondaries', () => {
   it('signs NOTIFY with the first key and believes only a signed answer (RFC 8945)', async () => {
     store = storeWith({ 'example.com': exampleRecords() });
     ({ server } = await startTestServer(store, { tsigKeys: [key], notify: { attempts: 2, initialTimeoutMs: 100 } }));
-    const keys = new Map([[key.name, key.secret]]);
+    const keys = new Map([[key.name, key]]);
     const signing = await fakeSecondary((m, raw) => {
       expect(verifyTsig(raw, m.tsig!, keys, new Date()).ok).toBe(true);
       return signMessage(acknowledgement(raw), key, { requestMac: m.tsig!.mac, now: new Date() }).message;

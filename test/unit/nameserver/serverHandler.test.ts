@@ -9,13 +9,13 @@ import { CLASS, OPCODE, RCODE, TYPE } from '../../../nameserver/types.js';
 import { MessageWriter } from '../../../nameserver/wire/messageWriter.js';
 import { encodeName } from '../../../nameserver/wire/name.js';
 import { parseMessage, type Message } from '../../../nameserver/wire/parseMessage.js';
-import { signMessage, verifyTsig } from '../../../nameserver/wire/tsig.js';
+import { signMessage, verifyTsig, type TsigKey } from '../../../nameserver/wire/tsig.js';
 import { buildZoneSnapshot } from '../../../nameserver/zone/snapshot.js';
 import type { ZoneStore } from '../../../nameserver/zone/store.js';
 import { EXAMPLE_SERIAL, exampleDiff, exampleRecords, memoryLogger, type RecordSpec, soaData, storeWith, zoneRecord } from '../../dns/fixtureZones.js';
 
-const key = { name: 'query.key', secret: Buffer.from('0123456789abcdef0123456789abcdef') };
-const keys = new Map([[key.name, key.secret]]);
+const key: TsigKey = { name: 'query.key', algorithm: 'hmac-sha256', secret: Buffer.from('0123456789abcdef0123456789abcdef'), owner: null };
+const keys = new Map([[key.name, key]]);
 
 interface QueryOptions {
   id?: number;
@@ -276,7 +276,7 @@ describe('failures inside the handler', () => {
       });
     const { handler } = setup({ store: broken });
     const reply: Reply = handler.handleQuery(query('example.com', TYPE.AXFR), { transport: 'tcp', remoteAddress: '127.0.0.1' });
-    if (reply === null || Buffer.isBuffer(reply)) throw new Error('expected a transfer');
+    if (reply === null || Buffer.isBuffer(reply) || reply instanceof Promise) throw new Error('expected a transfer');
     const messages = [...reply.messages()];
     expect(messages.map((m) => parseMessage(m)!.rcode)).toEqual([RCODE.SERVFAIL]);
     expect(reply.failed).toBe(true);
