@@ -83,6 +83,7 @@ process.on('message', (message: ToHelper, handle?: unknown) => {
         if (forwardUpdates && isUpdate(query)) {
           if (pendingUpdates.size >= MAX_PENDING_UPDATES) return;
           const request = ++updateRequests;
+          if (handler) handler.stats.updates.forwarded++;
           pendingUpdates.set(request, { socket, port: remote.port, address: remote.address });
           tell({ kind: 'update', request, message: query.toString('base64'), remoteAddress: remote.address });
           return;

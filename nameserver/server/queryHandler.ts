@@ -260,6 +260,7 @@ export class QueryHandler {
    * nothing else (§3.8), signed with the request's key.
    */
   private update(buf: Buffer, context: QueryContext): Buffer | Promise<Buffer> | null {
+    this.stats.updates.received++;
     const parsed = parseUpdate(buf);
     if (parsed.kind === 'drop') {
       this.stats.dropped++;
@@ -289,6 +290,7 @@ export class QueryHandler {
       this.logger.info(log, 'unsigned UPDATE refused');
       return this.bare(update, RCODE.REFUSED, null);
     }
+    this.stats.updates.handed++;
     const request: UpdateRequest = { zone: update.zone, prerequisites: update.prerequisites, updates: update.updates, key, transport: context.transport, remoteAddress: context.remoteAddress };
     return this.applyUpdate(this.updates, request, update, log);
   }
