@@ -6,13 +6,18 @@
 // (classes, TTLs, RDATA), SOA discovery without a `zone` line, and each refusal in its order
 // (BADKEY, BADSIG, NOTAUTH for a zone not served, NOTZONE, REFUSED unsigned, NOTIMP without a
 // handler) as the clients report it.
+import dgram from 'node:dgram';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, type TestContext } from 'vitest';
 import type { DnsServer, UpdateRequest } from '../../nameserver/server.js';
-import { CLASS, RCODE, TYPE } from '../../nameserver/types.js';
+import { CLASS, OPCODE, RCODE, TYPE } from '../../nameserver/types.js';
+import { MessageWriter } from '../../nameserver/wire/messageWriter.js';
+import { encodeName } from '../../nameserver/wire/name.js';
+import { parseMessage } from '../../nameserver/wire/parseMessage.js';
 import { encodeRdata } from '../../nameserver/wire/rdata.js';
-import { TSIG_ALGORITHMS, type TsigAlgorithm, type TsigKey } from '../../nameserver/wire/tsig.js';
+import { signMessage, TSIG_ALGORITHMS, type TsigAlgorithm, type TsigKey } from '../../nameserver/wire/tsig.js';
 import { requireTool, runToolAsync } from '../helpers/dnsTools.js';
 import { exampleRecords, startTestServer, storeWith } from './fixtureZones.js';
+import { buildQuery, TcpDnsClient } from './tcpClient.js';
 
 type Client = 'nsupdate' | 'knsupdate';
 
@@ -229,6 +234,83 @@ describe('UPDATE without an UpdateHandler', () => {
       expect(run.output).not.toMatch(/BADSIG|tsig verify failure|expected a TSIG/);
     } finally {
       await server.close();
+    }
+  });
+});
+
+/** Resolves once `condition` holds (checked every 10 ms, at most 5 s). */
+async function until(condition: () => boolean): Promise<void> {
+  for (const deadline = Date.now() + 5000; !condition(); ) {
+    if (Date.now() > deadline) throw new Error('condition not reached in 5 s');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+describe('an answer that waits for the handler', () => {
+  let server: DnsServer;
+  let release: () => void = () => {};
+
+  beforeAll(async () => {
+    ({ server } = await startTestServer(storeWith({ 'example.com': exampleRecords() }), {
+      tcpIdleMs: 150,
+      updates: () =>
+        new Promise<number>((resolve) => {
+          release = () => resolve(RCODE.NOERROR);
+        }),
+    }));
+    server.setTenantTsigKeys([DEFAULT_KEY]);
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  const signedUpdate = (id: number) => {
+    const w = new MessageWriter(512, { id, opcode: OPCODE.UPDATE, rcode: 0 });
+    w.addQuestion({ name: 'example.com', nameWire: encodeName('example.com'), qtype: TYPE.SOA, qclass: CLASS.IN });
+    w.addRecord('authority', { name: 'slow.example.com', type: TYPE.A, ttl: 60, rdata: a('192.0.2.9') });
+    return signMessage(w.finish(), DEFAULT_KEY, { now: new Date() }).message;
+  };
+
+  it('TCP: answers stay in order (the query after an UPDATE waits for it), and the idle timer does not close a connection we owe an answer', async () => {
+    const client = await TcpDnsClient.connect(server.port);
+    try {
+      client.send(signedUpdate(1), buildQuery(2, 'www.example.com', TYPE.A));
+      // Longer than tcpIdleMs: the connection stays open while the handler works.
+      await new Promise((r) => setTimeout(r, 400));
+      expect(client.messages).toHaveLength(0);
+      expect(client.closed).toBe(false);
+      release();
+      const [first, second] = await client.waitFor(2);
+      expect(parseMessage(first!)).toMatchObject({ id: 1, opcode: OPCODE.UPDATE, rcode: RCODE.NOERROR });
+      expect(parseMessage(second!)).toMatchObject({ id: 2, opcode: OPCODE.QUERY, rcode: RCODE.NOERROR });
+      // Idle again once answered: closed by the idle timer.
+      await until(() => client.closed);
+    } finally {
+      client.close();
+    }
+  });
+
+  it('UDP: queries are answered while an UPDATE waits', async () => {
+    const socket = dgram.createSocket('udp4');
+    const replies: { id: number; opcode: number }[] = [];
+    socket.on('message', (m) => {
+      const parsed = parseMessage(m)!;
+      replies.push({ id: parsed.id, opcode: parsed.opcode });
+    });
+    await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
+    try {
+      socket.send(signedUpdate(7), server.port, '127.0.0.1');
+      socket.send(buildQuery(8, 'www.example.com', TYPE.A), server.port, '127.0.0.1');
+      await until(() => replies.length > 0);
+      expect(replies).toEqual([{ id: 8, opcode: OPCODE.QUERY }]);
+      release();
+      await until(() => replies.length > 1);
+      expect(replies).toEqual([
+        { id: 8, opcode: OPCODE.QUERY },
+        { id: 7, opcode: OPCODE.UPDATE },
+      ]);
+    } finally {
+      socket.close();
     }
   });
 });
