@@ -201,7 +201,11 @@ class Connection {
       while (this.queue.length > 0 && !this.socket.destroyed) {
         const frame = this.queue.shift()!;
         let reply = this.handler.handleQuery(frame, context);
-        if (reply instanceof Promise) reply = await this.awaitAnswer(reply);
+        if (reply instanceof Promise) {
+          reply = await this.awaitAnswer(reply);
+          // Closed meanwhile (by the client, a limit, or the server stopping): nothing to write to.
+          if (this.socket.destroyed) break;
+        }
         if (reply === null) continue;
         if (Buffer.isBuffer(reply)) {
           if (!this.write(reply)) await this.drained();

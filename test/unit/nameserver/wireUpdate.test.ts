@@ -7,6 +7,7 @@ import { CLASS, OPCODE, RCODE, TYPE } from '../../../nameserver/types.js';
 import { parseMessage } from '../../../nameserver/wire/parseMessage.js';
 import { encodeError } from '../../../nameserver/wire/response.js';
 import { checkUpdateForm, parseUpdate, type ParsedUpdate, type UpdateMessage, type UpdateRecord } from '../../../nameserver/wire/update.js';
+import { fuzzMessages } from './fuzzMessages.js';
 
 const u16 = (n: number) => Buffer.from([n >> 8, n & 0xff]);
 const u32 = (n: number) => Buffer.from([n >>> 24, (n >> 16) & 0xff, (n >> 8) & 0xff, n & 0xff]);
@@ -159,19 +160,6 @@ describe('checkUpdateForm (RFC 2136 §3.2.1–3.2.3, §3.4.1.3)', () => {
   });
 });
 
-/** xorshift32: a reproducible stream of pseudo-random numbers. */
-function prng(seed: number) {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    x >>>= 0;
-    return x;
-  };
-}
-
 describe('fuzz: nothing an UPDATE datagram holds makes the parser throw', () => {
   it('200k random and mutated buffers through parseUpdate, checkUpdateForm and the error encoder', () => {
     const mx = Buffer.concat([u16(10), Buffer.from([4]), Buffer.from('mail'), Buffer.from([0xc0, 12])]);
@@ -181,28 +169,9 @@ describe('fuzz: nothing an UPDATE datagram holds makes the parser throw', () => 
       message({ updates: [rr('a.example.com', TYPE.ANY, CLASS.ANY, 0), rr('a.example.com', TYPE.A, CLASS.NONE, 0, A)], additional: [tsig()] }),
       message({ prerequisites: [rr('x.example.com', TYPE.SOA, CLASS.IN, 0, Buffer.concat([Buffer.from([0xc0, 12, 0xc0, 12]), Buffer.alloc(20)]))] }),
     ];
-    const next = prng(0x2136);
     let updates = 0;
     let errors = 0;
-    for (let i = 0; i < 200_000; i++) {
-      let buf: Buffer;
-      if (i % 4 === 0) {
-        buf = Buffer.allocUnsafe(next() % 100);
-        for (let j = 0; j < buf.length; j++) buf[j] = next() & 0xff;
-        if (buf.length > 2) buf[2] = UPDATE_FLAGS >> 8; // an UPDATE, so parsing goes deep
-      } else {
-        const seed = seeds[next() % seeds.length]!;
-        buf = Buffer.from(seed);
-        const mutations = 1 + (next() % 4);
-        for (let m = 0; m < mutations; m++) {
-          const kind = next() % 5;
-          if (kind === 0) buf[next() % buf.length] = next() & 0xff;
-          else if (kind === 1) buf = buf.subarray(0, next() % (buf.length + 1));
-          else if (kind === 2) buf = Buffer.concat([buf, Buffer.from([next() & 0xff, next() & 0xff])]);
-          else if (kind === 3 && buf.length >= 12) buf.writeUInt16BE(next() % 4, 4 + 2 * (next() % 4)); // a count
-          else if (buf.length > 14) buf.writeUInt16BE(0xc000 | next() % (buf.length + 8), 12 + (next() % (buf.length - 13))); // a pointer anywhere
-        }
-      }
+    for (const buf of fuzzMessages(seeds, { count: 200_000, seed: 0x2136, randomLength: 100, flags: () => UPDATE_FLAGS >> 8 })) {
       const result = parseUpdate(buf);
       if (result.kind === 'update') {
         updates++;
