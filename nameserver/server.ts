@@ -1,21 +1,27 @@
 // The authoritative nameserver's network side: UDP and TCP listeners on every configured address,
 // all on one port, handing each message to the QueryHandler (server/queryHandler.ts) and sending
-// back what it returns; NOTIFY to secondaries (transfer/notify.ts). Socket errors are logged and
-// never end the process; the handler never throws.
+// back what it returns, now or (an UPDATE) later; NOTIFY to secondaries (transfer/notify.ts).
+// Socket errors are logged and never end the process; the handler never throws.
 import dgram from 'node:dgram';
 import net from 'node:net';
 import type { ZoneStore } from './zone/store.js';
 import type { NameserverLogger } from './server/logger.js';
+import type { TsigKeyConfig } from './server/keyRing.js';
 import { QueryHandler } from './server/queryHandler.js';
 import type { ResponseCacheOptions } from './server/responseCache.js';
 import { copyStats, emptyStats, type ServerStats } from './server/serverStats.js';
 import { TcpConnections } from './server/tcpConnections.js';
+import type { UpdateHandler } from './server/updates.js';
 import { notifyTarget, type NotifyOptions, type NotifyResult, type NotifyTarget } from './transfer/notify.js';
+import type { TsigKey } from './wire/tsig.js';
 
 export type { NameserverLogger } from './server/logger.js';
 export { QueryHandler, type QueryContext, type Reply, type TransferReply } from './server/queryHandler.js';
 export { sumStats, type ServerStats } from './server/serverStats.js';
 export type { NotifyResult, NotifyTarget } from './transfer/notify.js';
+export type { TsigKeyConfig } from './server/keyRing.js';
+export type { UpdateHandler, UpdateRecord, UpdateRequest } from './server/updates.js';
+export { TSIG_ALGORITHMS, type TsigAlgorithm, type TsigKey } from './wire/tsig.js';
 
 export interface DnsServerOptions {
   /** Addresses to listen on, UDP and TCP each ("127.0.0.1", "::1", "0.0.0.0", "::"). */
@@ -32,8 +38,13 @@ export interface DnsServerOptions {
   tcpIoTimeoutMs?: number;
   /** CIDR blocks allowed AXFR/IXFR ("127.0.0.1/32", "::1/128"). */
   transferAllow: string[];
-  /** HMAC-SHA256 keys. When any is set, transfers need a TSIG; NOTIFY is signed with the first. */
-  tsigKeys: { name: string; secret: Buffer }[];
+  /**
+   * The deployment's own TSIG keys (algorithm default hmac-sha256). When any is set, transfers
+   * need a TSIG with one of them; NOTIFY is signed with the first. Tenants' keys: setTenantTsigKeys.
+   */
+  tsigKeys: TsigKeyConfig[];
+  /** Applies RFC 2136 UPDATEs (signed ones, for served zones); without it UPDATE is NOTIMP. */
+  updates?: UpdateHandler;
   logger: NameserverLogger;
   /** Response cache bounds, or false to disable it. */
   cache?: ResponseCacheOptions | false;
@@ -57,6 +68,13 @@ export interface DnsServer {
    * when every target acknowledged or gave up. Never throws.
    */
   notifySecondaries(origin: string, serial: number, targets: NotifyTarget[]): Promise<NotifyResult[]>;
+  /**
+   * Replaces the tenants' TSIG keys at once (each with its owner, the service's credential id) in
+   * this process; UDP helper processes started with this server's handler get them too
+   * (udpProcesses.ts). A deployment key of the same name wins. They sign queries, NOTIFY and
+   * UPDATE, never transfers.
+   */
+  setTenantTsigKeys(keys: TsigKey[]): void;
   /** Counters since start. */
   stats(): ServerStats;
   /** Stops listening, closes open TCP connections and abandons pending NOTIFY retries. */
@@ -83,6 +101,7 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
     store: options.store,
     transferAllow: options.transferAllow,
     tsigKeys: options.tsigKeys,
+    updates: options.updates,
     logger,
     cache: options.cache,
     now: options.now,
@@ -103,7 +122,7 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
   let listening = true;
   let closing: Promise<void> | null = null;
 
-  const notifyKey = options.tsigKeys[0] ? { name: options.tsigKeys[0].name.toLowerCase().replace(/\.$/, ''), secret: options.tsigKeys[0].secret } : null;
+  const notifyKey = handler.keyRing.deploymentKeys[0] ?? null;
 
   return {
     port,
@@ -112,6 +131,9 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
     },
     handler,
     udpSockets: listeners.map((l) => l.udp),
+    setTenantTsigKeys(keys) {
+      handler.setTenantTsigKeys(keys);
+    },
     stats() {
       const copy = copyStats(stats);
       copy.cache.entries = handler.cacheSize;
@@ -216,8 +238,9 @@ function bindUdp(host: string, port: number, handler: QueryHandler, logger: Name
       socket.on('message', (message, remote) => {
         try {
           const reply = handler.handleQuery(message, { transport: 'udp', remoteAddress: remote.address });
-          // Over UDP the handler returns single messages only (transfers need TCP).
-          if (reply !== null && Buffer.isBuffer(reply)) socket.send(reply, remote.port, remote.address);
+          // Over UDP the handler returns single messages only (transfers need TCP), some later (UPDATE).
+          if (reply instanceof Promise) void reply.then((answer) => sendUdp(socket, answer, remote, logger));
+          else if (reply !== null && Buffer.isBuffer(reply)) socket.send(reply, remote.port, remote.address);
         } catch (err) {
           // handleQuery does not throw; send might, for an address it cannot use.
           logger.error({ err, remote: remote.address }, 'UDP reply failed');
@@ -226,6 +249,15 @@ function bindUdp(host: string, port: number, handler: QueryHandler, logger: Name
       resolve(socket);
     });
   });
+}
+
+/** Sends an answer made later; by then the socket may be closed (the server stopping): logged, never thrown. */
+export function sendUdp(socket: dgram.Socket, answer: Buffer, remote: { address: string; port: number }, logger: NameserverLogger): void {
+  try {
+    socket.send(answer, remote.port, remote.address);
+  } catch (err) {
+    logger.debug({ err, remote: remote.address }, 'UDP reply failed');
+  }
 }
 
 async function closeListener(listener: Listener): Promise<void> {

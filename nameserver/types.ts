@@ -17,12 +17,16 @@ export const RCODE = {
   NXDOMAIN: 3,
   NOTIMP: 4,
   REFUSED: 5,
+  YXDOMAIN: 6,
+  YXRRSET: 7,
+  NXRRSET: 8,
   NOTAUTH: 9,
   NOTZONE: 10,
   BADVERS: 16,
   BADSIG: 16,
   BADKEY: 17,
   BADTIME: 18,
+  BADTRUNC: 22,
 } as const;
 
 /** One resource record as a zone holds it: RDATA already in (uncompressed) wire form. */

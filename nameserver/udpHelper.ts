@@ -1,17 +1,36 @@
 // A helper process of the nameserver (udpProcesses.ts): keeps a copy of the main process's zones,
 // fed over the IPC channel, and answers UDP queries on the sockets the main process hands over.
-// It ends with its parent.
+// UPDATEs it passes to the main process (when told to: `forwardUpdates`), which alone applies
+// them, and sends back the main process's answer. It ends with its parent.
 import type dgram from 'node:dgram';
 import { silentLogger } from './server/logger.js';
 import { QueryHandler } from './server/queryHandler.js';
 import { copyStats, emptyStats } from './server/serverStats.js';
-import { type FromHelper, fromWire, type ToHelper } from './udpProcesses.js';
+import { OPCODE } from './types.js';
+import { type FromHelper, fromWire, keyFromWire, type ToHelper } from './udpProcesses.js';
 import { buildZoneSnapshot } from './zone/snapshot.js';
 import { ZoneStore } from './zone/store.js';
 
+/** UPDATEs waiting for the main process's answer beyond this are dropped (the client retries). */
+const MAX_PENDING_UPDATES = 1000;
+
 const store = new ZoneStore();
 let handler: QueryHandler | null = null;
+let forwardUpdates = false;
+let updateRequests = 0;
+const pendingUpdates = new Map<number, { socket: dgram.Socket; port: number; address: string }>();
 const tell = (m: FromHelper) => process.send?.(m);
+
+/** QR clear and opcode UPDATE (RFC 1035 §4.1.1: octet 2 is QR, OPCODE, AA, TC, RD). */
+const isUpdate = (message: Buffer) => message.length >= 12 && (message[2]! & 0xf8) === OPCODE.UPDATE << 3;
+
+function send(socket: dgram.Socket, message: Buffer, port: number, address: string): void {
+  try {
+    socket.send(message, port, address);
+  } catch {
+    // a socket closing as the process ends
+  }
+}
 
 process.on('message', (message: ToHelper, handle?: unknown) => {
   switch (message.kind) {
@@ -19,10 +38,20 @@ process.on('message', (message: ToHelper, handle?: unknown) => {
       handler = new QueryHandler({
         store,
         transferAllow: message.transferAllow,
-        tsigKeys: message.tsigKeys.map((k) => ({ name: k.name, secret: Buffer.from(k.secret, 'base64') })),
+        tsigKeys: message.tsigKeys.map(keyFromWire),
         logger: silentLogger,
       });
+      forwardUpdates = message.forwardUpdates;
       return;
+    case 'tenantKeys':
+      handler?.setTenantTsigKeys(message.keys.map(keyFromWire));
+      return;
+    case 'updateAnswer': {
+      const client = pendingUpdates.get(message.request);
+      pendingUpdates.delete(message.request);
+      if (client && message.message !== null) send(client.socket, Buffer.from(message.message, 'base64'), client.port, client.address);
+      return;
+    }
     case 'set': {
       const snapshot = buildZoneSnapshot(message.origin, message.records.map(fromWire));
       store.set(snapshot);
@@ -51,8 +80,17 @@ process.on('message', (message: ToHelper, handle?: unknown) => {
       const socket = handle as dgram.Socket;
       socket.on('error', () => {});
       socket.on('message', (query, remote) => {
+        if (forwardUpdates && isUpdate(query)) {
+          if (pendingUpdates.size >= MAX_PENDING_UPDATES) return;
+          const request = ++updateRequests;
+          if (handler) handler.stats.updates.forwarded++;
+          pendingUpdates.set(request, { socket, port: remote.port, address: remote.address });
+          tell({ kind: 'update', request, message: query.toString('base64'), remoteAddress: remote.address });
+          return;
+        }
         const reply = handler?.handleQuery(query, { transport: 'udp', remoteAddress: remote.address }) ?? null;
-        if (reply !== null && Buffer.isBuffer(reply)) socket.send(reply, remote.port, remote.address);
+        if (reply instanceof Promise) void reply.then((answer) => send(socket, answer, remote.port, remote.address));
+        else if (reply !== null && Buffer.isBuffer(reply)) socket.send(reply, remote.port, remote.address);
       });
       return;
     }

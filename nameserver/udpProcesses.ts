@@ -4,19 +4,37 @@
 // work. The main process stays the one that follows PostgreSQL: every change to its ZoneStore is
 // sent to each helper, in order, and each helper acknowledges the serial it serves, so that
 // `servingSerial` tells the publication verifier when every process answers a version.
+//
+// Helpers given the main process's QueryHandler (startHelpers' `handler`) also get the tenants'
+// TSIG keys whenever they change, and hand every UPDATE they receive to the main process, which
+// alone applies updates; its answer goes back to the client from the helper's socket.
 import { type ChildProcess, fork } from 'node:child_process';
 import type dgram from 'node:dgram';
 import { fileURLToPath } from 'node:url';
+import type { TsigKeyConfig } from './server/keyRing.js';
+import type { QueryHandler } from './server/queryHandler.js';
 import { emptyStats, type ServerStats } from './server/serverStats.js';
 import type { ZoneDiff, ZoneRecord } from './types.js';
+import { DEFAULT_TSIG_ALGORITHM, type TsigAlgorithm, type TsigKey } from './wire/tsig.js';
 import type { ZoneSnapshot } from './zone/snapshot.js';
 import { ZoneStore } from './zone/store.js';
 
 /** A record on the IPC channel: rdata as base64 (Buffers do not survive JSON serialisation). */
 export type WireRecord = [name: string, type: number, ttl: number, rdata: string];
 
+/** A TSIG key on the IPC channel (secret as base64). */
+export interface WireTsigKey {
+  name: string;
+  algorithm: TsigAlgorithm;
+  secret: string;
+  owner: string | null;
+}
+
 export type ToHelper =
-  | { kind: 'config'; transferAllow: string[]; tsigKeys: { name: string; secret: string }[] }
+  | { kind: 'config'; transferAllow: string[]; tsigKeys: WireTsigKey[]; forwardUpdates: boolean }
+  | { kind: 'tenantKeys'; keys: WireTsigKey[] }
+  /** The main process's response to a forwarded UPDATE (base64), null when there is none. */
+  | { kind: 'updateAnswer'; request: number; message: string | null }
   | { kind: 'set'; origin: string; records: WireRecord[] }
   | { kind: 'diff'; origin: string; fromSerial: number; toSerial: number; removed: WireRecord[]; added: WireRecord[] }
   | { kind: 'remove'; origin: string }
@@ -27,13 +45,24 @@ export type FromHelper =
   | { kind: 'ready' }
   | { kind: 'serving'; origin: string; serial: number | null }
   | { kind: 'resync'; origin: string }
-  | { kind: 'stats'; request: number; stats: ServerStats };
+  | { kind: 'stats'; request: number; stats: ServerStats }
+  /** An UPDATE datagram (base64) for the main process to answer. */
+  | { kind: 'update'; request: number; message: string; remoteAddress: string };
 
 /** How long helperStats waits for the helpers' counters before it reports the last ones known. */
 const STATS_TIMEOUT_MS = 1000;
 
 export const toWire = (r: ZoneRecord): WireRecord => [r.name, r.type, r.ttl, r.rdata.toString('base64')];
 export const fromWire = ([name, type, ttl, rdata]: WireRecord): ZoneRecord => ({ name, type, ttl, rdata: Buffer.from(rdata, 'base64') });
+export const keyToWire = (k: TsigKey): WireTsigKey => ({ name: k.name, algorithm: k.algorithm, secret: k.secret.toString('base64'), owner: k.owner });
+export const keyFromWire = (k: WireTsigKey): TsigKey => ({ name: k.name, algorithm: k.algorithm, secret: Buffer.from(k.secret, 'base64'), owner: k.owner });
+
+/** The answer of `handler` to an UPDATE a helper forwarded, as base64; null when there is none. Never rejects. */
+async function answerForwarded(handler: QueryHandler, message: string, remoteAddress: string): Promise<string | null> {
+  const reply = handler.handleQuery(Buffer.from(message, 'base64'), { transport: 'udp', remoteAddress });
+  const answer = reply instanceof Promise ? await reply : reply;
+  return Buffer.isBuffer(answer) ? answer.toString('base64') : null;
+}
 
 interface Helper {
   child: ChildProcess;
@@ -48,6 +77,7 @@ interface Helper {
 export class MirroredZoneStore extends ZoneStore {
   private readonly helpers: Helper[] = [];
   private statsRequests = 0;
+  private unsubscribeKeys: (() => void) | null = null;
 
   override set(snapshot: ZoneSnapshot, history: readonly ZoneDiff[] = []): void {
     super.set(snapshot, history);
@@ -87,9 +117,18 @@ export class MirroredZoneStore extends ZoneStore {
 
   /**
    * Starts `count` helpers answering on `sockets`. Each gets every zone first and the sockets only
-   * once it has acknowledged them all: a helper never answers from a partial store.
+   * once it has acknowledged them all: a helper never answers from a partial store. With the main
+   * process's `handler`, helpers follow its tenant TSIG keys and forward UPDATEs to it; without
+   * one they answer UPDATE themselves (NOTIMP: they have no UpdateHandler).
    */
-  async startHelpers(count: number, sockets: dgram.Socket[], config: { transferAllow: string[]; tsigKeys: { name: string; secret: Buffer }[] }, onServing?: (origin: string) => void): Promise<void> {
+  async startHelpers(
+    count: number,
+    sockets: dgram.Socket[],
+    config: { transferAllow: string[]; tsigKeys: TsigKeyConfig[]; handler?: QueryHandler },
+    onServing?: (origin: string) => void,
+  ): Promise<void> {
+    const { handler } = config;
+    if (handler && !this.unsubscribeKeys) this.unsubscribeKeys = handler.keyRing.onTenantKeys((keys) => this.post({ kind: 'tenantKeys', keys: keys.map(keyToWire) }));
     const entry = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? './udpHelper.ts' : './udpHelper.js', import.meta.url));
     await Promise.all(
       Array.from({ length: count }, async () => {
@@ -110,13 +149,17 @@ export class MirroredZoneStore extends ZoneStore {
           } else if (m.kind === 'stats') {
             helper.stats = m.stats;
             for (const wake of helper.statsWaiters.splice(0)) wake();
+          } else if (m.kind === 'update' && handler) {
+            void answerForwarded(handler, m.message, m.remoteAddress).then((message) => this.post({ kind: 'updateAnswer', request: m.request, message }, helper));
           } else if (m.kind === 'resync') {
             const snapshot = this.get(m.origin);
             if (snapshot) this.post({ kind: 'set', origin: m.origin, records: [...snapshot.records()].map(toWire) }, helper);
             else this.post({ kind: 'remove', origin: m.origin }, helper);
           }
         });
-        this.post({ kind: 'config', transferAllow: config.transferAllow, tsigKeys: config.tsigKeys.map((k) => ({ name: k.name, secret: k.secret.toString('base64') })) }, helper);
+        const tsigKeys = config.tsigKeys.map((k) => ({ name: k.name, algorithm: k.algorithm ?? DEFAULT_TSIG_ALGORITHM, secret: k.secret.toString('base64'), owner: null }));
+        this.post({ kind: 'config', transferAllow: config.transferAllow, tsigKeys, forwardUpdates: Boolean(handler) }, helper);
+        if (handler) this.post({ kind: 'tenantKeys', keys: handler.keyRing.tenantKeys.map(keyToWire) }, helper);
         // Registered and replayed in one tick: later changes follow the replay on the same channel.
         this.helpers.push(helper);
         const origins = this.origins();
@@ -155,6 +198,8 @@ export class MirroredZoneStore extends ZoneStore {
   }
 
   async stopHelpers(): Promise<void> {
+    this.unsubscribeKeys?.();
+    this.unsubscribeKeys = null;
     const helpers = this.helpers.splice(0);
     await Promise.all(
       helpers.map(

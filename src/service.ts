@@ -339,7 +339,7 @@ async function startNameserverRole(w: Wiring): Promise<void> {
   const listening = server;
   w.onStop(() => listening.close());
   if (store instanceof MirroredZoneStore) {
-    await store.startHelpers(config.dns.udpProcesses - 1, listening.udpSockets, { transferAllow: config.dns.transferAllow, tsigKeys: config.dns.tsigKeys });
+    await store.startHelpers(config.dns.udpProcesses - 1, listening.udpSockets, { transferAllow: config.dns.transferAllow, tsigKeys: config.dns.tsigKeys, handler: listening.handler });
     w.onStop(() => store.stopHelpers());
   }
   running.nameserver = { server: listening, store, feed };

@@ -2,25 +2,30 @@
 // read. No I/O here, so the whole path can be driven (and fuzzed) in-process.
 //
 // The order: drop what must get no answer (quickCheck); serve from the response cache when the
-// message is a plain query asked before; otherwise parse, check the TSIG (RFC 8945 §5.2: before
-// anything else of the request), the EDNS version, and dispatch on opcode and type — QUERY to
-// the answer logic, AXFR/IXFR to the transfer code, NOTIFY acknowledged. Anything thrown on the
-// way becomes SERVFAIL and a log line (the CoreDNS rule: nothing reaches the socket as an
-// exception).
+// message is a plain unsigned query asked before; otherwise parse, check the TSIG (RFC 8945 §5.2:
+// before anything else of the request) against the key ring (deployment keys, then tenant keys),
+// the EDNS version, and dispatch on opcode and type — QUERY to the answer logic (answered signed
+// when asked signed), AXFR/IXFR to the transfer code, NOTIFY acknowledged, UPDATE (RFC 2136) to
+// the UpdateHandler the service plugs in (server/updates.ts), whose answer comes later: the one
+// reply that is a Promise. Anything thrown on the way becomes SERVFAIL and a log line (the
+// CoreDNS rule: nothing reaches the socket as an exception).
 import { answerQuery } from '../answer/answerQuery.js';
 import { CLASS, OPCODE, RCODE, TYPE, type Answer } from '../types.js';
 import { SERVER_UDP_PAYLOAD } from '../wire/edns.js';
-import { FLAG, HEADER_OCTETS } from '../wire/header.js';
+import { FLAG, HEADER_OCTETS, opcodeOf } from '../wire/header.js';
 import { parseQuery, quickCheck, type Query } from '../wire/query.js';
 import { encodeError, encodeResponse, type ErrorSource } from '../wire/response.js';
-import { appendTsigError, signBadTime, signMessage, tsigRecordSize, verifyTsig, type TsigKey } from '../wire/tsig.js';
+import { appendTsigError, signBadTime, signMessage, tsigRecordSize, verifyTsig, type TsigKey, type TsigRecord } from '../wire/tsig.js';
+import { checkUpdateForm, parseUpdate, type UpdateMessage } from '../wire/update.js';
 import type { ZoneStore } from '../zone/store.js';
 import { axfrRecords, ixfrRecords, packMessages, soaOnly, StreamSigner } from '../transfer/zoneTransfer.js';
 import { serialGreater } from '../wire/serial.js';
 import { AddressList } from './addressList.js';
+import { TsigKeyRing, type TsigKeyConfig } from './keyRing.js';
 import type { NameserverLogger } from './logger.js';
 import { cacheProbe, ResponseCache, type CacheProbe, type ResponseCacheOptions } from './responseCache.js';
 import { countResponse, emptyStats, type ServerStats } from './serverStats.js';
+import type { UpdateHandler, UpdateRequest } from './updates.js';
 
 export interface QueryContext {
   transport: 'udp' | 'tcp';
@@ -40,14 +45,23 @@ export interface TransferReply {
   readonly failed: boolean;
 }
 
-export type Reply = Buffer | TransferReply | null;
+/** A Promise only for an UPDATE handed to the UpdateHandler: it resolves (never rejects) to the response. */
+export type Reply = Buffer | Promise<Buffer> | TransferReply | null;
+
+/** A request that may carry a TSIG: a query or an UPDATE. */
+type SignableRequest = ErrorSource & { raw: Buffer; tsig: TsigRecord | null; edns: Query['edns']; ednsError: string | null };
 
 export interface QueryHandlerOptions {
   store: ZoneStore;
   /** CIDR blocks allowed AXFR/IXFR. */
   transferAllow: readonly string[];
-  /** When non-empty, transfers need a valid TSIG with one of these keys. */
-  tsigKeys: readonly { name: string; secret: Buffer }[];
+  /**
+   * The deployment's own keys (DNS_TSIG_KEYS). When any is set, transfers need a valid TSIG with
+   * one of them. Tenants' keys come and go at run time: setTenantTsigKeys.
+   */
+  tsigKeys: readonly TsigKeyConfig[];
+  /** Applies RFC 2136 UPDATEs; without it they are answered NOTIMP. */
+  updates?: UpdateHandler;
   logger: NameserverLogger;
   /** Response cache bounds, or false to answer every query from the store. */
   cache?: ResponseCacheOptions | false;
@@ -63,7 +77,9 @@ export class QueryHandler {
   readonly stats: ServerStats;
   private readonly store: ZoneStore;
   private readonly allow: AddressList;
-  private readonly keys: ReadonlyMap<string, Buffer>;
+  /** The keys TSIG is checked against: the deployment's, and the tenants' (setTenantTsigKeys). */
+  readonly keyRing: TsigKeyRing;
+  private readonly updates: UpdateHandler | null;
   private readonly logger: NameserverLogger;
   private readonly cache: ResponseCache | null;
   private readonly now: () => Date;
@@ -71,11 +87,22 @@ export class QueryHandler {
   constructor(options: QueryHandlerOptions) {
     this.store = options.store;
     this.allow = new AddressList(options.transferAllow);
-    this.keys = new Map(options.tsigKeys.map((k) => [k.name.toLowerCase().replace(/\.$/, ''), k.secret]));
+    this.keyRing = new TsigKeyRing(options.tsigKeys);
+    this.updates = options.updates ?? null;
     this.logger = options.logger;
     this.cache = options.cache === false ? null : new ResponseCache(options.store, options.cache ?? {});
     this.now = options.now ?? (() => new Date());
     this.stats = options.stats ?? emptyStats();
+  }
+
+  /**
+   * Replaces the tenants' TSIG keys at once (each with its owner: the service's credential id).
+   * A name one of the deployment's keys holds stays the deployment's; such names, and names given
+   * twice, are logged and left out.
+   */
+  setTenantTsigKeys(keys: readonly TsigKey[]): void {
+    const { shadowed, duplicates } = this.keyRing.setTenantKeys(keys);
+    if (shadowed.length > 0 || duplicates.length > 0) this.logger.warn({ shadowed, duplicates }, 'tenant TSIG keys left out: name of a deployment key, or given twice');
   }
 
   /** Entries in the response cache. */
@@ -84,8 +111,9 @@ export class QueryHandler {
   }
 
   /**
-   * The reply to one message: a response, a transfer stream (AXFR/IXFR over TCP), or null for a
-   * message that gets no answer (shorter than a header, or a response). Never throws.
+   * The reply to one message: a response, a transfer stream (AXFR/IXFR over TCP), a promise of
+   * the response (an UPDATE handed to the UpdateHandler; it never rejects), or null for a message
+   * that gets no answer (shorter than a header, or a response). Never throws.
    */
   handleQuery(buf: Buffer, context: QueryContext): Reply {
     this.stats.queries[context.transport]++;
@@ -114,6 +142,8 @@ export class QueryHandler {
   }
 
   private answer(buf: Buffer, context: QueryContext, probe: CacheProbe | null): Reply {
+    // UPDATE has its own sections (cacheProbe let it by: its opcode is not QUERY).
+    if (opcodeOf(buf.readUInt16BE(2)) === OPCODE.UPDATE) return this.update(buf, context);
     const parsed = parseQuery(buf);
     if (parsed.kind === 'drop') {
       this.stats.dropped++;
@@ -125,25 +155,20 @@ export class QueryHandler {
     }
     const query = parsed.query;
 
-    let key: TsigKey | null = null;
-    if (query.tsig) {
-      const check = verifyTsig(query.raw, query.tsig, this.keys, this.now());
-      if (!check.ok) return this.tsigError(query, check.error, context);
-      key = check.key;
-    }
-    // RFC 6891 §7: a malformed OPT is FORMERR; RFC 6891 §6.1.3: a version we do not speak, BADVERS.
-    if (query.ednsError) return this.error(query, RCODE.FORMERR, key);
-    if (query.edns && query.edns.version !== 0) return this.error(query, RCODE.BADVERS, key);
+    const key = this.verified(query, context);
+    if (Buffer.isBuffer(key)) return key;
+    const ednsProblem = this.ednsProblem(query, key);
+    if (ednsProblem) return ednsProblem;
     if (query.opcode === OPCODE.NOTIFY) return this.notifyReceived(query, key, context);
 
     const { qtype, qclass, name } = query.question;
     if (qtype === TYPE.AXFR || qtype === TYPE.IXFR) return this.transfer(query, key, context);
     // Only class IN is served; CHAOS (version.bind) and the rest are not ours to answer.
-    if (qclass !== CLASS.IN) return this.error(query, RCODE.REFUSED, key);
+    if (qclass !== CLASS.IN) return this.bare(query, RCODE.REFUSED, key);
 
     const answer: Answer = answerQuery(this.store, { name, type: qtype }, { dnssecOk: query.edns?.dnssecOk ?? false });
     const tcp = context.transport === 'tcp';
-    const response = encodeResponse(query, answer, { maxSize: tcp ? TCP_MAX : SERVER_UDP_PAYLOAD, tcp, reserve: key ? tsigRecordSize(key.name) : 0 });
+    const response = encodeResponse(query, answer, { maxSize: tcp ? TCP_MAX : SERVER_UDP_PAYLOAD, tcp, reserve: key ? tsigRecordSize(key) : 0 });
     countResponse(this.stats, answer.rcode);
     if (key) return this.sign(response, query, key);
     if (probe && this.cache) this.cache.remember(probe, name, qtype, response);
@@ -156,17 +181,18 @@ export class QueryHandler {
     const { name, qtype, qclass } = query.question;
     const zone = qtype === TYPE.SOA && qclass === CLASS.IN ? this.store.get(name) : undefined;
     this.logger.info({ remote: context.remoteAddress, zone: name, serial: query.notifySerial, served: Boolean(zone) }, 'NOTIFY received (we are the primary: nothing to do)');
-    if (!zone) return this.error(query, RCODE.NOTAUTH, key);
+    if (!zone) return this.bare(query, RCODE.NOTAUTH, key);
     const answer: Answer = { rcode: RCODE.NOERROR, aa: true, answer: [], authority: [], additional: [] };
     const tcp = context.transport === 'tcp';
-    const response = encodeResponse(query, answer, { maxSize: tcp ? TCP_MAX : SERVER_UDP_PAYLOAD, tcp, reserve: key ? tsigRecordSize(key.name) : 0 });
+    const response = encodeResponse(query, answer, { maxSize: tcp ? TCP_MAX : SERVER_UDP_PAYLOAD, tcp, reserve: key ? tsigRecordSize(key) : 0 });
     countResponse(this.stats, RCODE.NOERROR);
     return key ? this.sign(response, query, key) : response;
   }
 
   /**
    * AXFR (RFC 5936) and IXFR (RFC 1995). Refused (REFUSED) unless the client's address is in
-   * transferAllow and, when keys are configured, the request carries a valid TSIG. AXFR over UDP
+   * transferAllow and, when deployment keys are configured, the request carries a valid TSIG with
+   * one of them; a tenant's key never authorizes a transfer, keys configured or not. AXFR over UDP
    * is FORMERR, after the access check, as BIND's xfrout answers it ("attempted AXFR over UDP";
    * Knot 3.2 answers NOTIMP). IXFR over UDP gets the current SOA alone (RFC 1995
    * §2), after which the client comes back over TCP.
@@ -178,18 +204,19 @@ export class QueryHandler {
     const refuse = (reason: string) => {
       this.stats.transfers.refused++;
       this.logger.warn({ ...log, reason }, 'zone transfer refused');
-      return this.error(query, RCODE.REFUSED, key);
+      return this.bare(query, RCODE.REFUSED, key);
     };
     if (!this.allow.includes(context.remoteAddress)) return refuse('address not in transferAllow');
-    if (this.keys.size > 0 && !key) return refuse('no TSIG (keys are configured)');
+    if (key && !this.keyRing.isDeploymentKey(key)) return refuse("signed with a tenant's key");
+    if (this.keyRing.hasDeploymentKeys && !key) return refuse('no TSIG (keys are configured)');
     if (kind === 'AXFR' && context.transport === 'udp') {
       this.logger.info(log, 'AXFR over UDP');
-      return this.error(query, RCODE.FORMERR, key);
+      return this.bare(query, RCODE.FORMERR, key);
     }
     const zone = qclass === CLASS.IN ? this.store.get(name) : undefined;
     if (!zone) {
       this.logger.info(log, 'zone transfer of a zone not served here');
-      return this.error(query, RCODE.NOTAUTH, key);
+      return this.bare(query, RCODE.NOTAUTH, key);
     }
     const signer = key ? new StreamSigner(key, query.tsig!.mac, this.now) : null;
     const tcp = context.transport === 'tcp';
@@ -225,18 +252,94 @@ export class QueryHandler {
     return new TransferStream(messages, query, this.logger, log, () => this.stats.errors++);
   }
 
-  /** RFC 8945 §5.2: BADKEY and BADSIG unsigned, BADTIME signed; the rcode is NOTAUTH. */
-  private tsigError(query: Query, error: number, context: QueryContext): Buffer {
-    const tsig = query.tsig!;
-    this.logger.info({ remote: context.remoteAddress, key: tsig.keyName, error: error === RCODE.BADTIME ? 'BADTIME' : error === RCODE.BADKEY ? 'BADKEY' : 'BADSIG' }, 'TSIG verification failed');
-    const response = encodeError(query, RCODE.NOTAUTH);
-    countResponse(this.stats, RCODE.NOTAUTH);
-    const secret = this.keys.get(tsig.keyName);
-    if (error === RCODE.BADTIME && secret) return signBadTime(response, { name: tsig.keyName, secret }, tsig, this.now()).message;
-    return appendTsigError(response, tsig, error);
+  /**
+   * RFC 2136 UPDATE, in this order: the message must read (FORMERR); its TSIG must verify (as for
+   * queries); without an UpdateHandler, NOTIMP; a zone not served here, NOTAUTH (§3.1.1); the
+   * checks of the message alone (checkUpdateForm: FORMERR, NOTZONE); unsigned, REFUSED (only
+   * signed updates are taken); then the handler decides. The response repeats the zone section,
+   * nothing else (§3.8), signed with the request's key.
+   */
+  private update(buf: Buffer, context: QueryContext): Buffer | Promise<Buffer> | null {
+    this.stats.updates.received++;
+    const parsed = parseUpdate(buf);
+    if (parsed.kind === 'drop') {
+      this.stats.dropped++;
+      return null;
+    }
+    if (parsed.kind === 'error') {
+      this.logger.debug({ remote: context.remoteAddress, transport: context.transport, reason: parsed.reason }, 'malformed UPDATE');
+      return this.counted(encodeError(parsed, parsed.rcode), parsed.rcode);
+    }
+    const update = parsed.update;
+    const key = this.verified(update, context);
+    if (Buffer.isBuffer(key)) return key;
+    const ednsProblem = this.ednsProblem(update, key);
+    if (ednsProblem) return ednsProblem;
+    const log = { remote: context.remoteAddress, transport: context.transport, zone: update.zone, key: key?.name };
+    if (!this.updates) return this.bare(update, RCODE.NOTIMP, key);
+    if (!this.store.get(update.zone)) {
+      this.logger.info(log, 'UPDATE for a zone not served here');
+      return this.bare(update, RCODE.NOTAUTH, key);
+    }
+    const form = checkUpdateForm(update);
+    if (form) {
+      this.logger.info({ ...log, reason: form.reason }, 'UPDATE refused by its form');
+      return this.bare(update, form.rcode, key);
+    }
+    if (!key) {
+      this.logger.info(log, 'unsigned UPDATE refused');
+      return this.bare(update, RCODE.REFUSED, null);
+    }
+    this.stats.updates.handed++;
+    const request: UpdateRequest = { zone: update.zone, prerequisites: update.prerequisites, updates: update.updates, key, transport: context.transport, remoteAddress: context.remoteAddress };
+    return this.applyUpdate(this.updates, request, update, log);
   }
 
-  private error(source: ErrorSource & { tsig?: Query['tsig'] }, rcode: number, key: TsigKey | null): Buffer {
+  /** The handler's rcode as the response; a rejection or an rcode that is not one (0–15) is SERVFAIL. */
+  private async applyUpdate(handler: UpdateHandler, request: UpdateRequest, update: UpdateMessage, log: object): Promise<Buffer> {
+    let rcode: number;
+    try {
+      rcode = await handler(request);
+      if (!Number.isInteger(rcode) || rcode < 0 || rcode > 15) throw new RangeError(`the update handler answered rcode ${String(rcode)}`);
+    } catch (err) {
+      this.stats.errors++;
+      this.logger.error({ ...log, err }, 'UPDATE handler failed; SERVFAIL');
+      rcode = RCODE.SERVFAIL;
+    }
+    try {
+      return this.bare(update, rcode, request.key);
+    } catch (err) {
+      return this.serverFailure(update.raw, request, err);
+    }
+  }
+
+  /**
+   * The request's verified key, null when it is unsigned, or the response to send when its TSIG
+   * does not verify (RFC 8945 §5.2): BADKEY and BADSIG unsigned, BADTIME signed, with rcode
+   * NOTAUTH; a MAC size §5.2.2.1 does not allow, FORMERR.
+   */
+  private verified(request: SignableRequest, context: QueryContext): TsigKey | null | Buffer {
+    const tsig = request.tsig;
+    if (!tsig) return null;
+    const check = verifyTsig(request.raw, tsig, this.keyRing, this.now());
+    if (check.ok) return check.key;
+    const name = { [RCODE.FORMERR]: 'MAC size', [RCODE.BADKEY]: 'BADKEY', [RCODE.BADSIG]: 'BADSIG', [RCODE.BADTIME]: 'BADTIME' }[check.error] ?? String(check.error);
+    this.logger.info({ remote: context.remoteAddress, key: tsig.keyName, algorithm: tsig.algorithm, error: name }, 'TSIG verification failed');
+    if (check.error === RCODE.FORMERR) return this.counted(encodeError(request, RCODE.FORMERR), RCODE.FORMERR);
+    const response = this.counted(encodeError(request, RCODE.NOTAUTH), RCODE.NOTAUTH);
+    if (check.error === RCODE.BADTIME && check.key) return signBadTime(response, check.key, tsig, this.now()).message;
+    return appendTsigError(response, tsig, check.error);
+  }
+
+  /** RFC 6891 §7: a malformed OPT is FORMERR; RFC 6891 §6.1.3: a version we do not speak, BADVERS. */
+  private ednsProblem(request: SignableRequest, key: TsigKey | null): Buffer | null {
+    if (request.ednsError) return this.bare(request, RCODE.FORMERR, key);
+    if (request.edns && request.edns.version !== 0) return this.bare(request, RCODE.BADVERS, key);
+    return null;
+  }
+
+  /** A response of the header, the question (or zone section) and OPT alone; signed when `key` is given. */
+  private bare(source: ErrorSource & { tsig?: TsigRecord | null }, rcode: number, key: TsigKey | null): Buffer {
     const response = this.counted(encodeError(source, rcode), rcode);
     return key && source.tsig ? signMessage(response, key, { requestMac: source.tsig.mac, now: this.now() }).message : response;
   }

@@ -8,6 +8,9 @@ export const RCODE_NAMES: Readonly<Record<number, string>> = {
   3: 'NXDOMAIN',
   4: 'NOTIMP',
   5: 'REFUSED',
+  6: 'YXDOMAIN',
+  7: 'YXRRSET',
+  8: 'NXRRSET',
   9: 'NOTAUTH',
   10: 'NOTZONE',
   16: 'BADVERS',
@@ -30,6 +33,11 @@ export interface ServerStats {
    */
   tcp: { open: number; accepted: number; idleClosed: number; slowClosed: number; evicted: number };
   notify: { received: number; sent: number; acknowledged: number; failed: number };
+  /**
+   * RFC 2136 UPDATE: messages handled here (those UDP helpers forwarded count in the main
+   * process), handed to the UpdateHandler, and (in a helper) forwarded to the main process.
+   */
+  updates: { received: number; handed: number; forwarded: number };
 }
 
 export function emptyStats(): ServerStats {
@@ -42,6 +50,7 @@ export function emptyStats(): ServerStats {
     transfers: { axfr: 0, ixfr: 0, refused: 0 },
     tcp: { open: 0, accepted: 0, idleClosed: 0, slowClosed: 0, evicted: 0 },
     notify: { received: 0, sent: 0, acknowledged: 0, failed: 0 },
+    updates: { received: 0, handed: 0, forwarded: 0 },
   };
 }
 

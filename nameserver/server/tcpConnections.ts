@@ -1,7 +1,9 @@
 // DNS over TCP (RFC 1035 §4.2.2, RFC 7766): each message preceded by its length in two octets,
 // any number of messages per connection. Queries are answered in the order they arrive (a zone
-// transfer streams all its messages before the next query's answer); replies go out as soon as
-// they are made. A client that sends faster than it reads is paused.
+// transfer streams all its messages before the next query's answer; an UPDATE's answer, which
+// waits for the service, holds back the answers to messages sent after it on the same
+// connection: RFC 7766 §6.2.1.1 allows answering out of order, we do not); replies go out as soon
+// as they are made. A client that sends faster than it reads is paused.
 //
 // Holding a connection must not be free (RFC 7766 §6.2.3), or a few clients that open many
 // connections, or trickle a byte now and then, keep every slot and real queries get no answer:
@@ -198,7 +200,12 @@ class Connection {
     try {
       while (this.queue.length > 0 && !this.socket.destroyed) {
         const frame = this.queue.shift()!;
-        const reply = this.handler.handleQuery(frame, context);
+        let reply = this.handler.handleQuery(frame, context);
+        if (reply instanceof Promise) {
+          reply = await this.awaitAnswer(reply);
+          // Closed meanwhile (by the client, a limit, or the server stopping): nothing to write to.
+          if (this.socket.destroyed) break;
+        }
         if (reply === null) continue;
         if (Buffer.isBuffer(reply)) {
           if (!this.write(reply)) await this.drained();
@@ -223,6 +230,19 @@ class Connection {
     if (this.socket.destroyed) return;
     if (this.socket.isPaused()) this.resume();
     if (this.ended && this.queue.length === 0) this.socket.end();
+  }
+
+  /**
+   * An answer the handler makes later (an UPDATE): the connection is not idle while we owe it
+   * one, so the idle timer stops meanwhile.
+   */
+  private async awaitAnswer(reply: Promise<Buffer>): Promise<Buffer> {
+    this.socket.setTimeout(0);
+    try {
+      return await reply;
+    } finally {
+      if (!this.socket.destroyed) this.socket.setTimeout(this.limits.idleMs);
+    }
   }
 
   private write(message: Buffer): boolean {

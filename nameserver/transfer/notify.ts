@@ -151,8 +151,7 @@ function notifyOnce(
       if (reply.questions.length > 0 && (!question || question.name.toLowerCase() !== origin || question.type !== TYPE.SOA)) return;
       if (key && requestMac) {
         // RFC 8945 §5.3: a response to a signed request is only believed when it is signed too.
-        const keys = new Map([[key.name, key.secret]]);
-        const check = reply.tsig ? verifyTsig(buf, reply.tsig, keys, now(), { requestMac }) : null;
+        const check = reply.tsig ? verifyTsig(buf, reply.tsig, new Map([[key.name, key]]), now(), { requestMac }) : null;
         if (!check?.ok) {
           finish({ rcode: null, problem: reply.tsig ? `response TSIG does not verify (rcode ${reply.rcode})` : `unsigned response (rcode ${reply.rcode})` });
           return;

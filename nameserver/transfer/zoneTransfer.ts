@@ -56,7 +56,10 @@ export function ixfrRecords(zone: ZoneSnapshot, diffs: readonly ZoneDiff[]): Ite
   })();
 }
 
-/** Signs each message of a stream: the first with the request's MAC, later ones chained (RFC 8945 §5.3.1). */
+/**
+ * Signs each message of a stream: the first with the request's MAC, later ones chained (RFC 8945
+ * §5.3.1), each MAC as long as the request's (signMessage follows a truncated one).
+ */
 export class StreamSigner {
   private previousMac: Buffer | null = null;
 
@@ -89,7 +92,7 @@ export interface PackOptions {
  */
 export function* packMessages(query: Query, records: Iterable<RecordToWrite>, options: PackOptions): Generator<Buffer> {
   const maxSize = responseSizeLimit(query, { maxSize: options.tcp ? MAX_MESSAGE : SERVER_UDP_PAYLOAD, tcp: options.tcp });
-  const reserve = options.signer ? tsigRecordSize(options.signer.key.name) : 0;
+  const reserve = options.signer ? tsigRecordSize(options.signer.key) : 0;
   const recordLimit = maxSize - reserve - (query.edns ? OPT_RECORD_OCTETS : 0);
   // One working buffer per transfer: the generator pauses between messages, while other queries
   // use the shared buffers of response.ts.

@@ -1,5 +1,6 @@
 // Decoding a whole message, any kind, for the code that reads replies (NOTIFY acknowledgements,
-// SOA checks of secondaries) and for tests. Not the query fast path: that is query.ts.
+// SOA checks of secondaries) and for tests. Not the query fast path: that is query.ts; UPDATE
+// requests are update.ts's, which reads their records with uncompressedRdata below.
 import { TYPE } from '../types.js';
 import { ednsFromOpt, type Edns } from './edns.js';
 import { FLAG, HEADER_OCTETS, opcodeOf } from './header.js';
@@ -59,7 +60,7 @@ const COMPRESSIBLE: ReadonlyMap<number, { before: number; names: number; after: 
 ]);
 
 /** The RDATA at `buf[start, end)` with its names decompressed, or null when malformed. */
-function uncompressedRdata(buf: Buffer, type: number, start: number, end: number): Buffer | null {
+export function uncompressedRdata(buf: Buffer, type: number, start: number, end: number): Buffer | null {
   const layout = COMPRESSIBLE.get(type);
   if (!layout) return buf.subarray(start, end);
   if (start + layout.before > end) return null;

@@ -60,8 +60,11 @@ export function quickCheck(buf: Buffer): boolean {
   return buf.length >= HEADER_OCTETS && (buf[2]! & 0x80) === 0;
 }
 
-/** The question at offset 12: an uncompressed name (nothing precedes it to point to) and 4 octets. */
-function readQuestion(buf: Buffer): { question: Question; end: number } | null {
+/**
+ * The question at offset 12 (or an UPDATE's zone section, of the same form): an uncompressed
+ * name (nothing precedes it to point to) and 4 octets.
+ */
+export function readQuestion(buf: Buffer): { question: Question; end: number } | null {
   let pos = HEADER_OCTETS;
   for (;;) {
     if (pos >= buf.length) return null;
@@ -87,7 +90,7 @@ function readQuestion(buf: Buffer): { question: Question; end: number } | null {
 }
 
 /** What an error result repeats from the request. */
-interface RequestHeader {
+export interface RequestHeader {
   id: number;
   opcode: number;
   rd: boolean;
@@ -95,13 +98,59 @@ interface RequestHeader {
   question: Question | null;
 }
 
-function queryError(header: RequestHeader, rcode: number, reason: string, question: Question | null = header.question): QueryError {
+export function queryError(header: RequestHeader, rcode: number, reason: string, question: Question | null = header.question): QueryError {
   return { kind: 'error', rcode, reason, id: header.id, opcode: header.opcode, rd: header.rd, cd: header.cd, question, edns: null };
+}
+
+/** What a request's additional section holds (readAdditional). */
+export interface AdditionalSection {
+  edns: Edns | null;
+  /** Why the EDNS part is malformed, or null (see Query.ednsError). */
+  ednsError: string | null;
+  tsig: TsigRecord | null;
+}
+
+// parseQuery's, reused: parsing is synchronous, and the fast path allocates nothing it need not.
+const additional: AdditionalSection = { edns: null, ednsError: null, tsig: null };
+
+/**
+ * Reads the `count` additional RRs of a request starting at `pos` into `out`: at most one OPT
+ * (RFC 6891; a second one, one not owned by the root or malformed options set `ednsError`) and
+ * a TSIG, which must be the last (RFC 8945 §5.1), class ANY, TTL 0. Returns where the section
+ * ends, or the reason for a FORMERR (a string) — any other type is one.
+ */
+export function readAdditional(buf: Buffer, pos: number, count: number, out: AdditionalSection): number | string {
+  out.edns = null;
+  out.ednsError = null;
+  out.tsig = null;
+  for (let i = 0; i < count; i++) {
+    const rr = readRecord(buf, pos);
+    if (!rr) return 'malformed additional record';
+    if (out.tsig) return 'TSIG is not the last record';
+    if (rr.type === TYPE.OPT) {
+      if (out.edns) out.ednsError = 'more than one OPT record';
+      else {
+        out.edns = ednsFromOpt(buf, rr.klass, rr.ttl, rr.rdataStart, rr.rdataEnd);
+        // RFC 6891 §6.1.2: the OPT owner is the root.
+        if (buf[rr.offset] !== 0) out.ednsError = 'OPT record not owned by the root';
+        else if (!wellFormedOptions(out.edns.options)) out.ednsError = 'malformed EDNS options';
+      }
+    } else if (rr.type === TYPE.TSIG) {
+      // RFC 8945 §4.2: class ANY, TTL 0.
+      if (rr.klass !== CLASS.ANY || rr.ttl !== 0) return 'TSIG with a class other than ANY or a TTL';
+      const owner = decodeName(buf, rr.offset, true);
+      out.tsig = owner && readTsigRdata(buf, owner.name, rr.offset, rr.rdataStart, rr.rdataEnd);
+      if (!out.tsig) return 'malformed TSIG record';
+    } else return `unexpected type ${rr.type} in the additional section`;
+    pos = rr.rdataEnd;
+  }
+  return pos;
 }
 
 /**
  * Parses a request. Drops what quickCheck drops; answers NOTIMP to opcodes other than QUERY and
- * NOTIFY (RFC 1035 §4.1.1); FORMERR to anything that is not exactly: one question; no answer RR
+ * NOTIFY (RFC 1035 §4.1.1; UPDATE messages are update.ts's to read, and the server sends them
+ * there before this); FORMERR to anything that is not exactly: one question; no answer RR
  * except one SOA in a NOTIFY; no authority RR except the client's SOA in an IXFR (RFC 1995 §3);
  * at most two additional RRs, an OPT and a TSIG, the TSIG last (RFC 8945 §5.1); nothing after.
  */
@@ -153,31 +202,10 @@ export function parseQuery(buf: Buffer): ParsedQuery {
     pos = rr.rdataEnd;
   }
 
-  let edns: Edns | null = null;
-  let ednsError: string | null = null;
-  let tsig: TsigRecord | null = null;
-  for (let i = 0; i < arCount; i++) {
-    const rr = readRecord(buf, pos);
-    if (!rr) return queryError(header, RCODE.FORMERR, 'malformed additional record');
-    if (tsig) return queryError(header, RCODE.FORMERR, 'TSIG is not the last record');
-    if (rr.type === TYPE.OPT) {
-      if (edns) ednsError = 'more than one OPT record';
-      else {
-        edns = ednsFromOpt(buf, rr.klass, rr.ttl, rr.rdataStart, rr.rdataEnd);
-        // RFC 6891 §6.1.2: the OPT owner is the root.
-        if (buf[rr.offset] !== 0) ednsError = 'OPT record not owned by the root';
-        else if (!wellFormedOptions(edns.options)) ednsError = 'malformed EDNS options';
-      }
-    } else if (rr.type === TYPE.TSIG) {
-      // RFC 8945 §4.2: class ANY, TTL 0.
-      if (rr.klass !== CLASS.ANY || rr.ttl !== 0) return queryError(header, RCODE.FORMERR, 'TSIG with a class other than ANY or a TTL');
-      const owner = decodeName(buf, rr.offset, true);
-      tsig = owner && readTsigRdata(buf, owner.name, rr.offset, rr.rdataStart, rr.rdataEnd);
-      if (!tsig) return queryError(header, RCODE.FORMERR, 'malformed TSIG record');
-    } else return queryError(header, RCODE.FORMERR, `unexpected type ${rr.type} in the additional section`);
-    pos = rr.rdataEnd;
-  }
-  if (pos !== buf.length) return queryError(header, RCODE.FORMERR, `${buf.length - pos} octets after the last record`);
+  const end = readAdditional(buf, pos, arCount, additional);
+  if (typeof end === 'string') return queryError(header, RCODE.FORMERR, end);
+  if (end !== buf.length) return queryError(header, RCODE.FORMERR, `${buf.length - end} octets after the last record`);
+  const { edns, ednsError, tsig } = additional;
 
   return {
     kind: 'query',

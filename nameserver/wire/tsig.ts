@@ -1,30 +1,82 @@
-// TSIG (RFC 8945) with HMAC-SHA256: verifying signed requests and signing responses, including
-// the chained MACs of multi-message zone transfers (RFC 8945 §5.3.1).
+// TSIG (RFC 8945): verifying signed messages and signing responses, including the chained MACs
+// of multi-message zone transfers (RFC 8945 §5.3.1), with the six HMAC algorithms of RFC 8945 §6
+// (HMAC-MD5 under its historic name, HMAC-SHA1, -SHA224, -SHA256, -SHA384, -SHA512) and truncated
+// MACs (§5.2.2.1). A key carries its algorithm: a message naming another is BADKEY.
 //
 // A server's use:
 //   const check = verifyTsig(query.raw, query.tsig, keys, now);
+//   FORMERR         → encodeError(query, RCODE.FORMERR)   (a MAC size §5.2.2.1 does not allow)
 //   BADKEY / BADSIG → appendTsigError(encodeError(query, RCODE.NOTAUTH), query.tsig, check.error)
 //                     (unsigned, RFC 8945 §5.3.2)
-//   BADTIME         → signBadTime(encodeError(query, RCODE.NOTAUTH), key, query.tsig, now)
+//   BADTIME         → signBadTime(encodeError(query, RCODE.NOTAUTH), check.key, query.tsig, now)
 //                     (signed, RFC 8945 §5.2.3)
 //   ok              → signMessage(response, key, { requestMac: query.tsig.mac, now })
 // and for an AXFR/IXFR stream, message 1 as above, then every later message with
 //   signMessage(next, key, { previousMac: previous.mac, timersOnly: true, now }).
-// Encode responses with `reserve: tsigRecordSize(keyName)` so the appended record still fits.
+// A response to a request with a truncated MAC is truncated to the same length (signMessage
+// does it: the MAC's length follows `requestMac`/`previousMac`).
+// Encode responses with `reserve: tsigRecordSize(key)` so the appended record still fits.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { CLASS, RCODE, TYPE } from '../types.js';
 import { decodeName, encodeName } from './name.js';
 
-/** The one algorithm we speak (RFC 8945 §6: HMAC-SHA256 is mandatory to implement). */
-export const TSIG_ALGORITHM = 'hmac-sha256';
+export type TsigAlgorithm = 'hmac-md5' | 'hmac-sha1' | 'hmac-sha224' | 'hmac-sha256' | 'hmac-sha384' | 'hmac-sha512';
+
+interface AlgorithmSpec {
+  /** node:crypto's name of the hash. */
+  hash: string;
+  /** Octets of the untruncated MAC. */
+  macOctets: number;
+  /** The algorithm's name in a TSIG RR (RFC 8945 §6), lower case, and in wire form. */
+  wireName: string;
+  wire: Buffer;
+}
+
+const spec = (hash: string, macOctets: number, wireName: string): AlgorithmSpec => ({ hash, macOctets, wireName, wire: encodeName(wireName) });
+
+const ALGORITHMS: Readonly<Record<TsigAlgorithm, AlgorithmSpec>> = {
+  // RFC 8945 §6: HMAC-MD5 keeps the name it had in RFC 2845.
+  'hmac-md5': spec('md5', 16, 'hmac-md5.sig-alg.reg.int'),
+  'hmac-sha1': spec('sha1', 20, 'hmac-sha1'),
+  'hmac-sha224': spec('sha224', 28, 'hmac-sha224'),
+  'hmac-sha256': spec('sha256', 32, 'hmac-sha256'),
+  'hmac-sha384': spec('sha384', 48, 'hmac-sha384'),
+  'hmac-sha512': spec('sha512', 64, 'hmac-sha512'),
+};
+
+export const TSIG_ALGORITHMS = Object.keys(ALGORITHMS) as readonly TsigAlgorithm[];
+/** RFC 8945 §6: HMAC-SHA256 is mandatory to implement; keys without an algorithm use it. */
+export const DEFAULT_TSIG_ALGORITHM: TsigAlgorithm = 'hmac-sha256';
 /** RFC 8945 §10: 300 seconds is the recommended fudge. */
 export const DEFAULT_FUDGE = 300;
-const MAC_OCTETS = 32;
-const ALGORITHM_WIRE = encodeName(TSIG_ALGORITHM);
+
+const BY_WIRE_NAME: ReadonlyMap<string, TsigAlgorithm> = new Map(TSIG_ALGORITHMS.map((a) => [ALGORITHMS[a].wireName, a]));
+
+export const isTsigAlgorithm = (s: string): s is TsigAlgorithm => Object.hasOwn(ALGORITHMS, s);
+
+/** The algorithm a TSIG RR names (its algorithm field, lower case, no trailing dot); null for one we do not implement. */
+export function tsigAlgorithmOf(wireName: string): TsigAlgorithm | null {
+  return BY_WIRE_NAME.get(wireName) ?? null;
+}
+
+/**
+ * RFC 8945 §5.2.2.1: the shortest MAC accepted is the larger of 10 octets and half the hash
+ * output; anything shorter (other than the empty MAC of an error response), or longer than the
+ * hash output, is a format error.
+ */
+export function minimumMacOctets(algorithm: TsigAlgorithm): number {
+  return Math.max(10, Math.ceil(ALGORITHMS[algorithm].macOctets / 2));
+}
+
+/** Octets of `algorithm`'s untruncated MAC. */
+export function fullMacOctets(algorithm: TsigAlgorithm): number {
+  return ALGORITHMS[algorithm].macOctets;
+}
 
 /** A TSIG RR as read from a message (names lower case, without the trailing dot). */
 export interface TsigRecord {
   keyName: string;
+  /** The algorithm's name as sent (lower case): see tsigAlgorithmOf. */
   algorithm: string;
   /** Seconds since the epoch (48 bits). */
   timeSigned: number;
@@ -40,7 +92,18 @@ export interface TsigRecord {
 export interface TsigKey {
   /** Lower case, without the trailing dot. */
   name: string;
+  algorithm: TsigAlgorithm;
   secret: Buffer;
+  /**
+   * Whose key it is: the service's credential id for a tenant's key, null for the deployment's own
+   * keys (DNS_TSIG_KEYS), the only ones that may authorize zone transfers.
+   */
+  owner: string | null;
+}
+
+/** Where verifyTsig finds the key a message names (a Map, or the server's key ring). */
+export interface TsigKeyFinder {
+  get(name: string): TsigKey | undefined;
 }
 
 /**
@@ -85,10 +148,12 @@ interface TsigVariables {
   otherData: Buffer;
 }
 
-/** The MAC over `chain` prefix, the unsigned message and the TSIG variables (RFC 8945 §4.3). */
-function computeMac(secret: Buffer, header: Buffer, body: Buffer, v: TsigVariables, chain: TsigChain): Buffer {
-  const hmac = createHmac('sha256', secret);
+/** The MAC over `chain` prefix, the unsigned message and the TSIG variables (RFC 8945 §4.3), untruncated. */
+function computeMac(key: TsigKey, header: Buffer, body: Buffer, v: TsigVariables, chain: TsigChain): Buffer {
+  const algorithm = ALGORITHMS[key.algorithm];
+  const hmac = createHmac(algorithm.hash, key.secret);
   const prior = chain.previousMac ?? chain.requestMac;
+  // A truncated prior MAC is covered as it was sent (RFC 8945 §5.2.2.1).
   if (prior) hmac.update(u16(prior.length)).update(prior);
   hmac.update(header).update(body);
   const timers = Buffer.allocUnsafe(8);
@@ -105,7 +170,7 @@ function computeMac(secret: Buffer, header: Buffer, body: Buffer, v: TsigVariabl
   return hmac
     .update(encodeName(v.keyName, true))
     .update(classTtl)
-    .update(ALGORITHM_WIRE)
+    .update(algorithm.wire)
     .update(timers)
     .update(errorOther)
     .update(v.otherData)
@@ -118,27 +183,37 @@ function u16(value: number): Buffer {
   return b;
 }
 
-export type TsigVerification = { ok: true; key: TsigKey } | { ok: false; error: number };
+/**
+ * The outcome of verifyTsig. `error` is a TSIG error (BADKEY, BADSIG, BADTIME: answer NOTAUTH) or
+ * FORMERR (a MAC size RFC 8945 §5.2.2.1 does not allow: answer FORMERR, unsigned). BADTIME names
+ * the key, which signs that answer.
+ */
+export type TsigVerification = { ok: true; key: TsigKey } | { ok: false; error: number; key?: TsigKey };
 
 /**
  * Checks the TSIG RR `tsig` read from `message` (RFC 8945 §5.2, in its order: key, then MAC, then
- * time). The MAC is recomputed over the message as it was before signing — TSIG RR removed,
- * ARCOUNT one less, the original ID restored — and compared in constant time. Truncated MACs
- * (RFC 8945 §5.2.2.1) are not accepted. Errors are the TSIG error codes BADKEY, BADSIG, BADTIME.
- * `keys` maps key names (lower case, no trailing dot) to secrets. On a reply, `chain` names the
- * MAC it covers, and the reply's own TSIG error field (tsig.error) is the caller's to read.
+ * time). The key is found by name in `keys` and must be of the algorithm the RR names (else
+ * BADKEY). The MAC is recomputed over the message as it was before signing — TSIG RR removed,
+ * ARCOUNT one less, the original ID restored — and compared in constant time; a truncated MAC
+ * (RFC 8945 §5.2.2.1) is compared with as many leading octets, down to minimumMacOctets; a
+ * shorter one, or one longer than the hash, is FORMERR; an empty one BADSIG. The local policy for
+ * truncation (§5.2.4, BADTRUNC) is the RFC's own minimum, so BADTRUNC never arises here. On a
+ * reply, `chain` names the MAC it covers, and the reply's own TSIG error field (tsig.error) is
+ * the caller's to read.
  */
-export function verifyTsig(message: Buffer, tsig: TsigRecord, keys: ReadonlyMap<string, Buffer>, now: Date, chain: TsigChain = {}): TsigVerification {
-  const secret = keys.get(tsig.keyName);
-  if (!secret || tsig.algorithm !== TSIG_ALGORITHM) return { ok: false, error: RCODE.BADKEY };
-  if (tsig.mac.length !== MAC_OCTETS || tsig.offset < 12 || tsig.offset > message.length) return { ok: false, error: RCODE.BADSIG };
+export function verifyTsig(message: Buffer, tsig: TsigRecord, keys: TsigKeyFinder, now: Date, chain: TsigChain = {}): TsigVerification {
+  const key = keys.get(tsig.keyName);
+  if (!key || tsigAlgorithmOf(tsig.algorithm) !== key.algorithm) return { ok: false, error: RCODE.BADKEY };
+  const size = tsig.mac.length;
+  if (size > fullMacOctets(key.algorithm) || (size > 0 && size < minimumMacOctets(key.algorithm))) return { ok: false, error: RCODE.FORMERR };
+  if (size === 0 || tsig.offset < 12 || tsig.offset > message.length) return { ok: false, error: RCODE.BADSIG };
   const header = Buffer.from(message.subarray(0, 12));
   header.writeUInt16BE(tsig.originalId, 0);
   header.writeUInt16BE((header.readUInt16BE(10) - 1) & 0xffff, 10);
-  const expected = computeMac(secret, header, message.subarray(12, tsig.offset), tsig, chain);
-  if (!timingSafeEqual(expected, tsig.mac)) return { ok: false, error: RCODE.BADSIG };
-  if (Math.abs(Math.floor(now.getTime() / 1000) - tsig.timeSigned) > tsig.fudge) return { ok: false, error: RCODE.BADTIME };
-  return { ok: true, key: { name: tsig.keyName, secret } };
+  const expected = computeMac(key, header, message.subarray(12, tsig.offset), tsig, chain);
+  if (!timingSafeEqual(expected.subarray(0, size), tsig.mac)) return { ok: false, error: RCODE.BADSIG };
+  if (Math.abs(Math.floor(now.getTime() / 1000) - tsig.timeSigned) > tsig.fudge) return { ok: false, error: RCODE.BADTIME, key };
+  return { ok: true, key };
 }
 
 export interface SignOptions extends TsigChain {
@@ -151,9 +226,13 @@ export interface SignOptions extends TsigChain {
   fudge?: number;
 }
 
-/** Octets of the TSIG RR we append for `keyName` (with room for a BADTIME's 6 octets of other data). */
-export function tsigRecordSize(keyName: string): number {
-  return encodeName(keyName).length + 10 + ALGORITHM_WIRE.length + 10 + MAC_OCTETS + 6 + 6;
+/**
+ * Octets of the TSIG RR we append for `key` (an untruncated MAC, and room for a BADTIME's 6
+ * octets of other data).
+ */
+export function tsigRecordSize(key: Pick<TsigKey, 'name' | 'algorithm'>): number {
+  const algorithm = ALGORITHMS[key.algorithm];
+  return encodeName(key.name).length + 10 + algorithm.wire.length + 10 + algorithm.macOctets + 6 + 6;
 }
 
 /** `message` with a TSIG RR appended and ARCOUNT incremented. */
@@ -187,8 +266,9 @@ function appendTsig(
 
 /**
  * Signs `message` (complete, unsigned) with `key`: returns it with the TSIG RR appended and the
- * MAC, which the next message of a stream chains from (RFC 8945 §5.3.1: `previousMac` and
- * `timersOnly: true` for every message after the first).
+ * MAC as sent, which the next message of a stream chains from (RFC 8945 §5.3.1: `previousMac`
+ * and `timersOnly: true` for every message after the first). When the MAC chained from was
+ * truncated (a request signed with, say, hmac-sha256-128), this one is truncated to its length.
  */
 export function signMessage(message: Buffer, key: TsigKey, options: SignOptions): { message: Buffer; mac: Buffer } {
   const v: TsigVariables = {
@@ -198,8 +278,10 @@ export function signMessage(message: Buffer, key: TsigKey, options: SignOptions)
     error: options.error ?? 0,
     otherData: options.otherData ?? Buffer.alloc(0),
   };
-  const mac = computeMac(key.secret, message.subarray(0, 12), message.subarray(12), v, options);
-  return { message: appendTsig(message, key.name, ALGORITHM_WIRE, { ...v, mac }), mac };
+  const full = computeMac(key, message.subarray(0, 12), message.subarray(12), v, options);
+  const prior = options.previousMac ?? options.requestMac;
+  const mac = prior && prior.length < full.length && prior.length >= minimumMacOctets(key.algorithm) ? full.subarray(0, prior.length) : full;
+  return { message: appendTsig(message, key.name, ALGORITHMS[key.algorithm].wire, { ...v, mac }), mac };
 }
 
 /**

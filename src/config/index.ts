@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { Deployment } from '../domain/deployment.js';
 import { parseAddress, parseBlock } from '../domain/ip/address.js';
 import { canonicalName } from '../domain/names.js';
+import { isTsigAlgorithm, TSIG_ALGORITHMS, type TsigAlgorithm } from '../../nameserver/wire/tsig.js';
 
 export type { Deployment };
 export type Role = 'api' | 'nameserver' | 'worker';
@@ -40,8 +41,8 @@ export interface Config {
     tcpIoTimeoutMs: number;
     /** Clients allowed AXFR/IXFR (CIDR). */
     transferAllow: string[];
-    /** TSIG keys (HMAC-SHA256), name → secret; when any is set, transfers must be signed. */
-    tsigKeys: { name: string; secret: Buffer }[];
+    /** The deployment's TSIG keys (algorithm absent: HMAC-SHA256); when any is set, transfers must be signed with one. */
+    tsigKeys: { name: string; secret: Buffer; algorithm?: TsigAlgorithm }[];
     /** Standard secondaries: sent NOTIFY on every new serial, and asked before a version is live. */
     secondaries: HostPort[];
     /**
@@ -213,12 +214,17 @@ const hostPortList = list.transform((items, ctx) =>
   }),
 );
 const cidrList = list.pipe(z.array(z.string().regex(/^[0-9a-fA-F:.]+\/\d{1,3}$/, 'must be a comma-separated list of CIDR blocks (192.0.2.0/24, ::1/128)')));
+// [algorithm:]name:base64-secret; without the algorithm, HMAC-SHA256 (the nameserver's default).
 const tsigKeyList = list.transform((items, ctx) =>
   items.map((item) => {
-    const [name, secret] = item.split(':');
+    const parts = item.split(':');
+    const algorithm = parts.length === 3 ? parts.shift()!.toLowerCase() : undefined;
+    const [name, secret] = parts;
     const bytes = Buffer.from(secret ?? '', 'base64');
-    if (!name || !secret || bytes.length < 16) ctx.addIssue({ code: 'custom', message: `"${name ?? item}:…" must be name:base64-secret of at least 16 bytes` });
-    return { name: canonicalName(name ?? ''), secret: bytes };
+    if (!name || !secret || parts.length !== 2 || bytes.length < 16) ctx.addIssue({ code: 'custom', message: `"${name ?? item}:…" must be [algorithm:]name:base64-secret of at least 16 bytes` });
+    if (algorithm !== undefined && !isTsigAlgorithm(algorithm)) ctx.addIssue({ code: 'custom', message: `"${algorithm}" is not a TSIG algorithm (${TSIG_ALGORITHMS.join(', ')})` });
+    const key = { name: canonicalName(name ?? ''), secret: bytes };
+    return algorithm !== undefined && isTsigAlgorithm(algorithm) ? { ...key, algorithm } : key;
   }),
 );
 

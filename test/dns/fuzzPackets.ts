@@ -1,17 +1,17 @@
 // Random and mutated DNS messages for fuzzing the query handler (test/dns/fuzz.test.ts and
 // bench/fuzzNameserver.ts): real queries of every kind the server handles — plain, EDNS with
-// options, DO, TSIG-signed, AXFR, IXFR, NOTIFY — with bits flipped, cut short, extended, counts
+// options, DO, TSIG-signed, AXFR, IXFR, NOTIFY, UPDATE — with bits flipped, cut short, extended, counts
 // replaced, compression pointers planted (loops included), or wholly random octets. Deterministic
 // for a seed, so a failure can be replayed.
 import { CLASS, OPCODE, TYPE } from '../../nameserver/types.js';
 import { MessageWriter } from '../../nameserver/wire/messageWriter.js';
 import { encodeName } from '../../nameserver/wire/name.js';
-import { signMessage } from '../../nameserver/wire/tsig.js';
+import { signMessage, type TsigKey } from '../../nameserver/wire/tsig.js';
 import type { QueryHandler, Reply } from '../../nameserver/server.js';
 import { parseMessage } from '../../nameserver/wire/parseMessage.js';
 import { exampleRecords, reverseRecords, storeWith } from './fixtureZones.js';
 
-export const FUZZ_KEY = { name: 'fuzz.key', secret: Buffer.from('0123456789abcdef0123456789abcdef') };
+export const FUZZ_KEY: TsigKey = { name: 'fuzz.key', algorithm: 'hmac-sha256', secret: Buffer.from('0123456789abcdef0123456789abcdef'), owner: null };
 
 /** xorshift32: small, fast, deterministic. */
 export function prng(seed: number): () => number {
@@ -65,11 +65,29 @@ export function seedMessages(): Buffer[] {
     query(16, 'example.com', TYPE.DS, { edns: { size: 1232, do: true } }),
   ];
   const signed = [
+    signMessage(updateMessage(20), FUZZ_KEY, { now: new Date() }).message,
     signMessage(query(17, 'www.example.com', TYPE.A), FUZZ_KEY, { now: new Date() }).message,
     signMessage(query(18, 'example.com', TYPE.AXFR, { edns: { size: 1232 } }), FUZZ_KEY, { now: new Date() }).message,
     signMessage(query(19, 'example.com', TYPE.IXFR, { soa: 'authority' }), FUZZ_KEY, { now: new Date() }).message,
   ];
-  return [...seeds, ...signed];
+  return [...seeds, updateMessage(21), ...signed];
+}
+
+/** An RFC 2136 UPDATE of example.com: a prerequisite of each class, an add, the three deletes. */
+function updateMessage(id: number): Buffer {
+  const w = new MessageWriter(4096, { id, opcode: OPCODE.UPDATE, rcode: 0 });
+  w.addQuestion({ name: 'example.com', nameWire: encodeName('example.com'), qtype: TYPE.SOA, qclass: CLASS.IN });
+  const none = Buffer.alloc(0);
+  const address = Buffer.from([192, 0, 2, 1]);
+  w.addRecord('answer', { name: 'new.example.com', type: TYPE.ANY, klass: CLASS.NONE, ttl: 0, rdata: none });
+  w.addRecord('answer', { name: 'www.example.com', type: TYPE.A, klass: CLASS.ANY, ttl: 0, rdata: none });
+  w.addRecord('answer', { name: 'www.example.com', type: TYPE.A, ttl: 0, rdata: Buffer.from([192, 0, 2, 10]) });
+  w.addRecord('authority', { name: 'new.example.com', type: TYPE.A, ttl: 300, rdata: address });
+  w.addRecord('authority', { name: 'new.example.com', type: TYPE.MX, ttl: 300, rdata: Buffer.concat([Buffer.from([0, 10]), encodeName('mail.example.com')]) });
+  w.addRecord('authority', { name: 'txt.example.com', type: TYPE.ANY, klass: CLASS.ANY, ttl: 0, rdata: none });
+  w.addRecord('authority', { name: 'www.example.com', type: TYPE.AAAA, klass: CLASS.ANY, ttl: 0, rdata: none });
+  w.addRecord('authority', { name: 'www.example.com', type: TYPE.A, klass: CLASS.NONE, ttl: 0, rdata: Buffer.from([192, 0, 2, 10]) });
+  return w.finish();
 }
 
 /** One fuzz packet: a mutated seed most of the time, sometimes random octets. */
@@ -124,6 +142,8 @@ export function fuzzPacket(random: () => number, seeds: readonly Buffer[]): Buff
 export interface CheckedReply {
   /** Messages the reply consisted of (a transfer: every message). */
   messages: number;
+  /** For an answer made later (an UPDATE handed to the handler): its check, rejecting on a violation. */
+  later?: Promise<void>;
 }
 
 /**
@@ -134,13 +154,16 @@ export interface CheckedReply {
 export function checkReply(handler: QueryHandler, packet: Buffer, transport: 'udp' | 'tcp'): CheckedReply {
   const reply: Reply = handler.handleQuery(packet, { transport, remoteAddress: transport === 'udp' ? '127.0.0.1' : '::ffff:127.0.0.1' });
   if (reply === null) return { messages: 0 };
+  if (reply instanceof Promise) return { messages: 1, later: reply.then((m) => checkMessage(packet, m, transport)) };
   const messages = Buffer.isBuffer(reply) ? [reply] : [...reply.messages()];
-  for (const m of messages) {
-    const parsed = parseMessage(m);
-    if (!parsed) throw new Error(`reply does not parse: query ${packet.toString('hex')} reply ${m.toString('hex')}`);
-    if (!parsed.qr) throw new Error(`reply without QR: query ${packet.toString('hex')}`);
-    if (parsed.id !== packet.readUInt16BE(0)) throw new Error(`reply ID ${parsed.id} for query ${packet.toString('hex')}`);
-    if (transport === 'udp' && m.length > 1232) throw new Error(`UDP reply of ${m.length} octets: query ${packet.toString('hex')}`);
-  }
+  for (const m of messages) checkMessage(packet, m, transport);
   return { messages: messages.length };
+}
+
+function checkMessage(packet: Buffer, m: Buffer, transport: 'udp' | 'tcp'): void {
+  const parsed = parseMessage(m);
+  if (!parsed) throw new Error(`reply does not parse: query ${packet.toString('hex')} reply ${m.toString('hex')}`);
+  if (!parsed.qr) throw new Error(`reply without QR: query ${packet.toString('hex')}`);
+  if (parsed.id !== packet.readUInt16BE(0)) throw new Error(`reply ID ${parsed.id} for query ${packet.toString('hex')}`);
+  if (transport === 'udp' && m.length > 1232) throw new Error(`UDP reply of ${m.length} octets: query ${packet.toString('hex')}`);
 }

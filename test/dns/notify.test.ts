@@ -8,7 +8,7 @@ import type { DnsServer } from '../../nameserver/server.js';
 import { OPCODE, RCODE, TYPE } from '../../nameserver/types.js';
 import { flagsWord } from '../../nameserver/wire/header.js';
 import { parseMessage, type Message } from '../../nameserver/wire/parseMessage.js';
-import { signMessage, verifyTsig } from '../../nameserver/wire/tsig.js';
+import { signMessage, verifyTsig, type TsigKey } from '../../nameserver/wire/tsig.js';
 import type { ZoneStore } from '../../nameserver/zone/store.js';
 import { findTool, requireTool } from '../helpers/dnsTools.js';
 import { eventually } from '../helpers/dnsQuery.js';
@@ -16,7 +16,7 @@ import { type KnotSecondary, startKnotSecondary } from '../helpers/knot.js';
 import { digQuery } from './digClient.js';
 import { EXAMPLE_SERIAL, exampleDiff, exampleRecords, freeDualPort, startTestServer, storeWith } from './fixtureZones.js';
 
-const key = { name: 'notify.key', secret: Buffer.from('an HMAC-SHA256 secret, 32 octets') };
+const key: TsigKey = { name: 'notify.key', algorithm: 'hmac-sha256', secret: Buffer.from('an HMAC-SHA256 secret, 32 octets'), owner: null };
 
 /** A fake secondary: answers each NOTIFY as `respond` says (null: stays silent). */
 async function fakeSecondary(respond: (request: Message, raw: Buffer, index: number) => Buffer | null) {
@@ -93,22 +93,29 @@ describe('notifySecondaries', () => {
     expect(server.stats().notify).toMatchObject({ sent: 3, acknowledged: 0, failed: 3 });
   });
 
-  it('signs NOTIFY with the first key and believes only a signed answer (RFC 8945)', async () => {
+  it.each(['hmac-sha256', 'hmac-md5', 'hmac-sha512'] as const)('signs NOTIFY with the first key (%s) and believes only a signed answer (RFC 8945)', async (algorithm) => {
     store = storeWith({ 'example.com': exampleRecords() });
-    ({ server } = await startTestServer(store, { tsigKeys: [key], notify: { attempts: 2, initialTimeoutMs: 100 } }));
-    const keys = new Map([[key.name, key.secret]]);
+    const first = { ...key, algorithm };
+    ({ server } = await startTestServer(store, { tsigKeys: [first, { name: 'second.key', secret: Buffer.alloc(32, 2) }], notify: { attempts: 2, initialTimeoutMs: 100 } }));
+    const keys = new Map([[first.name, first]]);
     const signing = await fakeSecondary((m, raw) => {
       expect(verifyTsig(raw, m.tsig!, keys, new Date()).ok).toBe(true);
-      return signMessage(acknowledgement(raw), key, { requestMac: m.tsig!.mac, now: new Date() }).message;
+      return signMessage(acknowledgement(raw), first, { requestMac: m.tsig!.mac, now: new Date() }).message;
     });
     const unsigned = await fakeSecondary((_m, raw) => acknowledgement(raw));
-    closers.push(signing.close, unsigned.close);
+    // Signed, but with the key's secret under another algorithm: not believed either.
+    const otherAlgorithm = await fakeSecondary((m, raw) => {
+      const other = { ...first, algorithm: algorithm === 'hmac-md5' ? ('hmac-sha1' as const) : ('hmac-md5' as const) };
+      return signMessage(acknowledgement(raw), other, { requestMac: m.tsig!.mac, now: new Date() }).message;
+    });
+    closers.push(signing.close, unsigned.close, otherAlgorithm.close);
     const results = await server.notifySecondaries('example.com', EXAMPLE_SERIAL, [
       { host: '127.0.0.1', port: signing.port },
       { host: '127.0.0.1', port: unsigned.port },
+      { host: '127.0.0.1', port: otherAlgorithm.port },
     ]);
-    expect(results.map((r) => r.acknowledged)).toEqual([true, false]);
-    expect(signing.received[0]!.message.tsig?.keyName).toBe(key.name);
+    expect(results.map((r) => r.acknowledged)).toEqual([true, false, false]);
+    expect(signing.received[0]!.message.tsig).toMatchObject({ keyName: key.name, algorithm: algorithm === 'hmac-md5' ? 'hmac-md5.sig-alg.reg.int' : algorithm });
   });
 
   it('close() cuts the retries short', async () => {

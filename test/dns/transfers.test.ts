@@ -11,14 +11,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DnsServer } from '../../nameserver/server.js';
 import { RCODE, TYPE } from '../../nameserver/types.js';
 import { parseMessage } from '../../nameserver/wire/parseMessage.js';
-import { signMessage, verifyTsig } from '../../nameserver/wire/tsig.js';
+import { signMessage, verifyTsig, type TsigKey } from '../../nameserver/wire/tsig.js';
 import type { ZoneStore } from '../../nameserver/zone/store.js';
 import { requireTool } from '../helpers/dnsTools.js';
 import { normalise, runAsync } from './digClient.js';
 import { EXAMPLE_SERIAL, exampleDiff, exampleRecords, hasIpv6Loopback, type RecordSpec, soaData, startTestServer, storeWith } from './fixtureZones.js';
 import { buildQuery, TcpDnsClient } from './tcpClient.js';
 
-const key = { name: 'xfr.key', secret: randomBytes(32) };
+const key: TsigKey = { name: 'xfr.key', algorithm: 'hmac-sha256', secret: randomBytes(32), owner: null };
 const keyArg = `hmac-sha256:${key.name}:${key.secret.toString('base64')}`;
 
 /** 6,000 names: about 150 KB of records, so an AXFR takes several 64 KB messages. */
@@ -343,7 +343,7 @@ describe('transfers with TSIG keys configured (RFC 8945)', () => {
     const client = await TcpDnsClient.connect(server.port);
     try {
       client.send(signed.message);
-      const keys = new Map([[key.name, key.secret]]);
+      const keys = new Map([[key.name, key]]);
       let previous: Buffer | null = null;
       let soas = 0;
       for (let n = 1; soas < 2; n++) {

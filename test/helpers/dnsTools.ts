@@ -15,6 +15,8 @@ const PACKAGE_OF: Record<string, string> = {
   kzonecheck: 'knot-dnssecutils',
   kdig: 'knot-dnsutils',
   dig: 'dnsutils',
+  nsupdate: 'dnsutils',
+  knsupdate: 'knot-dnsutils',
   knotd: 'knot',
   unbound: 'unbound',
   delv: 'dnsutils',
@@ -72,15 +74,17 @@ export function runTool(tool: string, args: string[], options: { input?: string;
 
 /**
  * Runs a tool without blocking the test process: for clients of a server that lives in the test
- * process (a synchronous spawn would stop it from answering).
+ * process (a synchronous spawn would stop it from answering). `input` is written to its stdin
+ * (nsupdate's script), which is otherwise closed.
  */
-export function runToolAsync(tool: string, args: string[], timeoutMs = 20_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runToolAsync(tool: string, args: string[], timeoutMs = 20_000, input?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(tool, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(tool, args, { stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+    if (input !== undefined) child.stdin!.end(input);
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
+    child.stdout!.on('data', (d) => (stdout += d));
+    child.stderr!.on('data', (d) => (stderr += d));
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
     child.on('error', (err) => {
       clearTimeout(timer);

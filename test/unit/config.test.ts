@@ -30,6 +30,16 @@ describe('loadConfig', () => {
     expect(c.dns.tsigKeys).toEqual([{ name: 'xfr.example', secret: Buffer.alloc(32, 7) }]);
   });
 
+  it('DNS_TSIG_KEYS takes an algorithm before the name ([algorithm:]name:secret)', () => {
+    const secret = Buffer.alloc(16, 1).toString('base64');
+    const c = loadConfig({ DNS_TSIG_KEYS: `HMAC-MD5:md5.key:${secret},sha.key:${secret},hmac-sha512:Big.Key.:${secret}` });
+    expect(c.dns.tsigKeys).toEqual([
+      { name: 'md5.key', algorithm: 'hmac-md5', secret: Buffer.alloc(16, 1) },
+      { name: 'sha.key', secret: Buffer.alloc(16, 1) },
+      { name: 'big.key', algorithm: 'hmac-sha512', secret: Buffer.alloc(16, 1) },
+    ]);
+  });
+
   it.each([
     ['HTTP_PORT', 'eighty'],
     ['HTTP_PORT', '70000'],
@@ -44,6 +54,8 @@ describe('loadConfig', () => {
     ['DNS_VERIFY_SERVERS', 'ns1:port'],
     ['DNS_TRANSFER_ALLOW', '127.0.0.1'],
     ['DNS_TSIG_KEYS', 'xfr:c2hvcnQ='],
+    ['DNS_TSIG_KEYS', `hmac-sha3:xfr:${Buffer.alloc(16).toString('base64')}`],
+    ['DNS_TSIG_KEYS', `a:b:c:${Buffer.alloc(16).toString('base64')}`],
     ['THREADED_ROLES', 'yes'],
   ])('names the bad variable %s=%s', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrowError(ConfigError);

@@ -2,20 +2,21 @@
 // rcodes, TSIG on queries (RFC 8945 §5.2), exceptions turned into SERVFAIL, transfer streams that
 // fail, and the small pieces (CIDR matching, serial arithmetic, cache keys).
 import { describe, expect, it } from 'vitest';
-import { QueryHandler, type Reply } from '../../../nameserver/server.js';
+import { QueryHandler, type Reply, type UpdateHandler, type UpdateRequest } from '../../../nameserver/server.js';
+import { TsigKeyRing } from '../../../nameserver/server/keyRing.js';
 import { AddressList } from '../../../nameserver/server/addressList.js';
 import { cacheProbe } from '../../../nameserver/server/responseCache.js';
 import { CLASS, OPCODE, RCODE, TYPE } from '../../../nameserver/types.js';
-import { MessageWriter } from '../../../nameserver/wire/messageWriter.js';
+import { MessageWriter, type RecordToWrite } from '../../../nameserver/wire/messageWriter.js';
 import { encodeName } from '../../../nameserver/wire/name.js';
 import { parseMessage, type Message } from '../../../nameserver/wire/parseMessage.js';
-import { signMessage, verifyTsig } from '../../../nameserver/wire/tsig.js';
+import { signMessage, verifyTsig, type TsigKey } from '../../../nameserver/wire/tsig.js';
 import { buildZoneSnapshot } from '../../../nameserver/zone/snapshot.js';
 import type { ZoneStore } from '../../../nameserver/zone/store.js';
 import { EXAMPLE_SERIAL, exampleDiff, exampleRecords, memoryLogger, type RecordSpec, soaData, storeWith, zoneRecord } from '../../dns/fixtureZones.js';
 
-const key = { name: 'query.key', secret: Buffer.from('0123456789abcdef0123456789abcdef') };
-const keys = new Map([[key.name, key.secret]]);
+const key: TsigKey = { name: 'query.key', algorithm: 'hmac-sha256', secret: Buffer.from('0123456789abcdef0123456789abcdef'), owner: null };
+const keys = new Map([[key.name, key]]);
 
 interface QueryOptions {
   id?: number;
@@ -276,7 +277,7 @@ describe('failures inside the handler', () => {
       });
     const { handler } = setup({ store: broken });
     const reply: Reply = handler.handleQuery(query('example.com', TYPE.AXFR), { transport: 'tcp', remoteAddress: '127.0.0.1' });
-    if (reply === null || Buffer.isBuffer(reply)) throw new Error('expected a transfer');
+    if (reply === null || Buffer.isBuffer(reply) || reply instanceof Promise) throw new Error('expected a transfer');
     const messages = [...reply.messages()];
     expect(messages.map((m) => parseMessage(m)!.rcode)).toEqual([RCODE.SERVFAIL]);
     expect(reply.failed).toBe(true);
@@ -313,5 +314,151 @@ describe('AddressList (transferAllow)', () => {
     expect(new AddressList(['::ffff:0:0/96']).includes('203.0.113.1')).toBe(true);
     expect(new AddressList(['0.0.0.0/0']).includes('203.0.113.1')).toBe(true);
     expect(new AddressList(['0.0.0.0/0']).includes('2001:db8::1')).toBe(false);
+  });
+});
+
+describe('RFC 2136 UPDATE: the order of checks and the handler', () => {
+  const tenant: TsigKey = { name: 'tenant.key', algorithm: 'hmac-sha1', secret: Buffer.from('a tenant secret of some length'), owner: 'credential-7' };
+  const A = Buffer.from([192, 0, 2, 7]);
+
+  /** An UPDATE: the zone section, then prerequisites and updates ({ name, type, ttl, rdata, klass }). */
+  function updateMessage(zone: string, o: { prerequisites?: RecordToWrite[]; updates?: RecordToWrite[]; edns?: { version?: number }; id?: number } = {}): Buffer {
+    const w = new MessageWriter(4096, { id: o.id ?? 0x2136, opcode: OPCODE.UPDATE, rcode: 0 });
+    w.addQuestion({ name: zone, nameWire: encodeName(zone), qtype: TYPE.SOA, qclass: CLASS.IN });
+    for (const r of o.prerequisites ?? []) w.addRecord('answer', r);
+    for (const r of o.updates ?? []) w.addRecord('authority', r);
+    if (o.edns) w.addOpt({ udpSize: 1232, version: o.edns.version });
+    return w.finish();
+  }
+  const add: RecordToWrite = { name: 'new.example.com', type: TYPE.A, ttl: 300, rdata: A };
+
+  function updateSetup(handler: UpdateHandler | undefined, now?: () => Date) {
+    const store = storeWith({ 'example.com': exampleRecords() });
+    const logger = memoryLogger();
+    const h = new QueryHandler({ store, transferAllow: [], tsigKeys: [key], logger, updates: handler, now });
+    h.setTenantTsigKeys([tenant]);
+    /** The reply, waited for when it comes later. */
+    const send = async (buf: Buffer, transport: 'udp' | 'tcp' = 'udp'): Promise<Buffer> => {
+      const reply = h.handleQuery(buf, { transport, remoteAddress: '192.0.2.99' });
+      const answer = reply instanceof Promise ? await reply : reply;
+      if (!Buffer.isBuffer(answer)) throw new Error('expected one message');
+      return answer;
+    };
+    return { handler: h, logger, send };
+  }
+
+  function recording(rcode: number = RCODE.NOERROR) {
+    const requests: UpdateRequest[] = [];
+    const handler: UpdateHandler = async (request) => {
+      requests.push(request);
+      return rcode;
+    };
+    return { requests, handler };
+  }
+
+  it('a signed UPDATE reaches the handler parsed; the answer echoes the zone section only, signed, with the handler rcode', async () => {
+    const { requests, handler } = recording(RCODE.YXRRSET);
+    const { send, handler: h } = updateSetup(handler);
+    const request = signMessage(
+      updateMessage('Example.Com', { prerequisites: [{ name: 'new.example.com', type: TYPE.ANY, klass: CLASS.NONE, ttl: 0, rdata: Buffer.alloc(0) }], updates: [add], edns: {} }),
+      tenant,
+      { now: new Date() },
+    );
+    const reply = await send(request.message, 'tcp');
+    expect(requests).toEqual([
+      {
+        zone: 'example.com',
+        prerequisites: [{ name: 'new.example.com', type: TYPE.ANY, klass: CLASS.NONE, ttl: 0, rdata: Buffer.alloc(0) }],
+        updates: [{ name: 'new.example.com', type: TYPE.A, klass: CLASS.IN, ttl: 300, rdata: A }],
+        key: tenant,
+        transport: 'tcp',
+        remoteAddress: '192.0.2.99',
+      },
+    ]);
+    const m = parseMessage(reply)!;
+    expect(m).toMatchObject({ id: 0x2136, qr: true, opcode: OPCODE.UPDATE, rcode: RCODE.YXRRSET, answer: [], authority: [] });
+    expect(m.questions).toEqual([{ name: 'Example.Com', type: TYPE.SOA, klass: CLASS.IN }]);
+    expect(m.edns).not.toBeNull();
+    expect(verifyTsig(reply, m.tsig!, new Map([[tenant.name, tenant]]), new Date(), { requestMac: request.mac })).toMatchObject({ ok: true });
+    expect(h.stats.updates).toEqual({ received: 1, handed: 1, forwarded: 0 });
+    expect(h.stats.responses).toMatchObject({ YXRRSET: 1 });
+  });
+
+  it('FORMERR first, then TSIG (BADKEY, BADSIG, BADTIME), then NOTIMP without a handler, NOTAUTH, the form, REFUSED unsigned', async () => {
+    const { requests, handler } = recording();
+    const serverNow = new Date('2030-01-01T00:00:00Z');
+    const { send } = updateSetup(handler, () => serverNow);
+    const signed = (buf: Buffer, k: TsigKey = tenant, at = serverNow) => signMessage(buf, k, { now: at }).message;
+    const rcodeOf = async (buf: Buffer) => {
+      const m = parseMessage(await send(buf))!;
+      return [m.rcode, m.tsig?.error ?? null];
+    };
+    // A malformed message is FORMERR whatever its signature (nothing after the TSIG may follow).
+    expect(await rcodeOf(Buffer.concat([signed(updateMessage('example.com', { updates: [add] })), Buffer.from([0])]))).toEqual([RCODE.FORMERR, null]);
+    expect(await rcodeOf(signed(updateMessage('example.com', { updates: [add] }), { ...tenant, name: 'who.key' }))).toEqual([RCODE.NOTAUTH, RCODE.BADKEY]);
+    expect(await rcodeOf(signed(updateMessage('example.com', { updates: [add] }), { ...tenant, secret: Buffer.from('wrong') }))).toEqual([RCODE.NOTAUTH, RCODE.BADSIG]);
+    expect(await rcodeOf(signed(updateMessage('example.com', { updates: [add] }), tenant, new Date('2030-01-01T01:00:00Z')))).toEqual([RCODE.NOTAUTH, RCODE.BADTIME]);
+    // A zone not served here, checked before the form; the form before the signature's absence.
+    expect(await rcodeOf(signed(updateMessage('example.org', { updates: [{ ...add, name: 'x.example.net' }] })))).toEqual([RCODE.NOTAUTH, 0]);
+    expect(await rcodeOf(signed(updateMessage('example.com', { updates: [{ ...add, name: 'x.example.net' }] })))).toEqual([RCODE.NOTZONE, 0]);
+    expect(await rcodeOf(updateMessage('example.com', { updates: [{ ...add, name: 'x.example.net' }] }))).toEqual([RCODE.NOTZONE, null]);
+    expect(await rcodeOf(updateMessage('example.com', { updates: [{ ...add, ttl: 5, klass: CLASS.NONE }] }))).toEqual([RCODE.FORMERR, null]);
+    expect(await rcodeOf(updateMessage('example.com', { updates: [add] }))).toEqual([RCODE.REFUSED, null]);
+    // EDNS as for queries: version 1 is BADVERS (signed).
+    expect(await rcodeOf(signed(updateMessage('example.com', { updates: [add], edns: { version: 1 } })))).toEqual([RCODE.BADVERS, 0]);
+    expect(requests).toEqual([]);
+
+    const noHandler = updateSetup(undefined, () => serverNow);
+    const m = parseMessage(await noHandler.send(signed(updateMessage('example.org', { updates: [add] }))))!;
+    expect([m.rcode, m.tsig?.error]).toEqual([RCODE.NOTIMP, 0]);
+  });
+
+  it('a handler that rejects, or answers what is no rcode, is SERVFAIL (logged); the promise never rejects', async () => {
+    for (const failing of [async () => Promise.reject(new Error('gone')), async () => 99, async () => Number.NaN] as UpdateHandler[]) {
+      const { send, logger, handler } = updateSetup(failing);
+      const m = parseMessage(await send(signMessage(updateMessage('example.com', { updates: [add] }), tenant, { now: new Date() }).message))!;
+      expect(m.rcode).toBe(RCODE.SERVFAIL);
+      expect(m.tsig?.error).toBe(0);
+      expect(logger.lines.filter((l) => l.level === 'error').map((l) => l.msg)).toEqual(['UPDATE handler failed; SERVFAIL']);
+      expect(handler.stats.errors).toBe(1);
+    }
+  });
+
+  it('the deployment key may sign UPDATEs too (owner null); the handler sees which', async () => {
+    const { requests, handler } = recording();
+    const { send } = updateSetup(handler);
+    await send(signMessage(updateMessage('example.com', { updates: [add] }), key, { now: new Date() }).message);
+    expect(requests.map((r) => r.key)).toEqual([key]);
+  });
+});
+
+describe('the TSIG key ring', () => {
+  const tenant = (name: string, owner: string | null = 'c1'): TsigKey => ({ name, algorithm: 'hmac-sha256', secret: Buffer.from(name), owner: owner as string });
+
+  it('deployment keys first: a tenant key of the same name is left out and reported; names canonical', () => {
+    const ring = new TsigKeyRing([{ name: 'XFR.Key.', secret: Buffer.from('d') }]);
+    expect(ring.get('xfr.key')).toEqual({ name: 'xfr.key', algorithm: 'hmac-sha256', secret: Buffer.from('d'), owner: null });
+    expect(ring.setTenantKeys([tenant('Xfr.key'), tenant('A.Key.'), tenant('a.key', 'c2')])).toEqual({ shadowed: ['xfr.key'], duplicates: ['a.key'] });
+    expect(ring.get('xfr.key')!.owner).toBeNull();
+    expect(ring.get('a.key')).toMatchObject({ name: 'a.key', owner: 'c1' });
+    expect(ring.isDeploymentKey(ring.get('xfr.key')!)).toBe(true);
+    expect(ring.isDeploymentKey(ring.get('a.key')!)).toBe(false);
+    // A look-alike object is not the deployment key.
+    expect(ring.isDeploymentKey({ ...ring.get('xfr.key')! })).toBe(false);
+  });
+
+  it('replaces the tenant set whole, tells subscribers, and refuses a tenant key without owner', () => {
+    const ring = new TsigKeyRing([]);
+    const seen: string[][] = [];
+    const unsubscribe = ring.onTenantKeys((keys) => seen.push(keys.map((k) => k.name)));
+    ring.setTenantKeys([tenant('a.key'), tenant('b.key')]);
+    ring.setTenantKeys([tenant('c.key')]);
+    expect(ring.get('a.key')).toBeUndefined();
+    expect(ring.tenantKeys.map((k) => k.name)).toEqual(['c.key']);
+    unsubscribe();
+    ring.setTenantKeys([]);
+    expect(seen).toEqual([['a.key', 'b.key'], ['c.key']]);
+    expect(() => ring.setTenantKeys([tenant('d.key', null)])).toThrow(RangeError);
+    expect(ring.get('c.key')).toBeUndefined();
   });
 });

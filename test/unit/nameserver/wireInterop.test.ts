@@ -9,10 +9,11 @@ import { promisify } from 'node:util';
 import { afterEach, describe, expect, it, type TestContext } from 'vitest';
 import { CLASS, OPCODE, RCODE, TYPE, type Answer } from '../../../nameserver/types.js';
 import { MessageWriter } from '../../../nameserver/wire/messageWriter.js';
+import { parseMessage } from '../../../nameserver/wire/parseMessage.js';
 import { parseQuery, type ParsedQuery, type Query } from '../../../nameserver/wire/query.js';
 import { encodeRdata } from '../../../nameserver/wire/rdata.js';
 import { encodeError, encodeResponse } from '../../../nameserver/wire/response.js';
-import { appendTsigError, signBadTime, signMessage, tsigRecordSize, verifyTsig, type TsigVerification } from '../../../nameserver/wire/tsig.js';
+import { appendTsigError, signBadTime, signMessage, TSIG_ALGORITHMS, tsigRecordSize, verifyTsig, type TsigAlgorithm, type TsigKey, type TsigVerification } from '../../../nameserver/wire/tsig.js';
 import { requireTool } from '../../helpers/dnsTools.js';
 
 const run = promisify(execFile);
@@ -123,6 +124,11 @@ function onlyQuery(seen: ParsedQuery[]): Query {
   return first.query;
 }
 
+/** The MAC length of a signed reply's TSIG (-1 without one). */
+function parseQueryTsigMacLength(reply: Buffer): number {
+  return parseMessage(reply)?.tsig?.mac.length ?? -1;
+}
+
 /** Option codes in an EDNS options field. */
 function optionCodes(options: Buffer): number[] {
   const codes: number[] = [];
@@ -211,12 +217,18 @@ describe('parseQuery reads what dig and kdig send', () => {
 
 describe('TSIG with dig and kdig (RFC 8945)', () => {
   const SECRET = Buffer.from('0123456789abcdef0123456789abcdef');
-  const keyArg = (name = 'xfr.key', secret = SECRET) => ['-y', `hmac-sha256:${name}:${secret.toString('base64')}`];
-  const keys = new Map([['xfr.key', SECRET]]);
+  const keyArg = (name = 'xfr.key', secret: Buffer = SECRET, algorithm: string = 'hmac-sha256') => ['-y', `${algorithm}:${name}:${secret.toString('base64')}`];
+  const XFR_KEY: TsigKey = { name: 'xfr.key', algorithm: 'hmac-sha256', secret: SECRET, owner: null };
+  /** xfr.key, and one key per algorithm named after it ("hmac-md5.key", …), each with its own secret. */
+  const keys = new Map<string, TsigKey>([
+    [XFR_KEY.name, XFR_KEY],
+    ...TSIG_ALGORITHMS.map((algorithm, i): [string, TsigKey] => [`${algorithm}.key`, { name: `${algorithm}.key`, algorithm, secret: Buffer.alloc(32 + i, `secret of ${algorithm}`), owner: null }]),
+  ]);
+  const keyOf = (algorithm: TsigAlgorithm) => keys.get(`${algorithm}.key`)!;
 
   interface TsigServerOptions {
     /** Key the server believes in (to provoke BADSIG). */
-    serverKeys?: Map<string, Buffer>;
+    serverKeys?: Map<string, TsigKey>;
     /** Secret used to sign responses (to show the client notices a wrong one). */
     signingSecret?: Buffer;
     /** Server clock offset in seconds (to provoke BADTIME). */
@@ -236,27 +248,28 @@ describe('TSIG with dig and kdig (RFC 8945)', () => {
       const check = verifyTsig(msg, tsig, options.serverKeys ?? keys, now);
       results.push(check);
       if (!check.ok) {
+        if (check.error === RCODE.FORMERR) return [encodeError(q, RCODE.FORMERR)];
         const refusal = encodeError(q, RCODE.NOTAUTH);
-        if (check.error === RCODE.BADTIME) return [signBadTime(refusal, { name: tsig.keyName, secret: options.signingSecret ?? SECRET }, tsig, now).message];
+        if (check.error === RCODE.BADTIME) return [signBadTime(refusal, { ...check.key!, secret: options.signingSecret ?? check.key!.secret }, tsig, now).message];
         return [appendTsigError(refusal, tsig, check.error)];
       }
-      const key = { name: tsig.keyName, secret: options.signingSecret ?? check.key.secret };
+      const key = { ...check.key, secret: options.signingSecret ?? check.key.secret };
       if (q.question.qtype === TYPE.AXFR) return axfrStream(q, key, options.breakChain ?? false);
-      const reserve = tsigRecordSize(key.name);
+      const reserve = tsigRecordSize(key);
       const response = encodeResponse(q, answerFor(q), { maxSize: transport === 'tcp' ? 65535 : 1232, tcp: transport === 'tcp', reserve });
       return [signMessage(response, key, { requestMac: tsig.mac, now }).message];
     };
   }
 
   /** An AXFR of 402 records in messages of at most 8 KiB, each signed, chained (RFC 8945 §5.3.1). */
-  function axfrStream(q: Query, key: { name: string; secret: Buffer }, breakChain: boolean): Buffer[] {
+  function axfrStream(q: Query, key: TsigKey, breakChain: boolean): Buffer[] {
     const records = [
       { name: 'example.com', type: TYPE.SOA, ttl: 300, rdata: SOA },
       ...Array.from({ length: 400 }, (_, i) => ({ name: `host${i}.example.com`, type: TYPE.TXT, ttl: 300, rdata: encodeRdata('TXT', { text: `record ${i} ${'p'.repeat(80)}` }) })),
       { name: 'example.com', type: TYPE.SOA, ttl: 300, rdata: SOA },
     ];
     const header = { id: q.id, opcode: OPCODE.QUERY, qr: true, aa: true, rcode: RCODE.NOERROR };
-    const size = 8192 - tsigRecordSize(key.name);
+    const size = 8192 - tsigRecordSize(key);
     const unsigned: Buffer[] = [];
     let writer = new MessageWriter(size, header);
     writer.addQuestion(q.question);
@@ -281,7 +294,7 @@ describe('TSIG with dig and kdig (RFC 8945)', () => {
     const results: TsigVerification[] = [];
     const port = await serve(tsigHandler(results));
     const out = await ask(ctx, 'dig', port, [...keyArg('XFR.Key'), 'www.example.com', 'A']);
-    expect(results).toEqual([{ ok: true, key: { name: 'xfr.key', secret: SECRET } }]);
+    expect(results).toEqual([{ ok: true, key: XFR_KEY }]);
     expect(out).toMatch(/status: NOERROR/);
     expect(out).toMatch(/TSIG PSEUDOSECTION/);
     expect(out).not.toMatch(/Couldn't verify|could not be validated/);
@@ -316,7 +329,7 @@ describe('TSIG with dig and kdig (RFC 8945)', () => {
     const results: TsigVerification[] = [];
     const port = await serve(tsigHandler(results, { skew: 3600 }));
     const out = await ask(ctx, 'dig', port, [...keyArg(), 'www.example.com', 'A']);
-    expect(results).toEqual([{ ok: false, error: RCODE.BADTIME }]);
+    expect(results).toMatchObject([{ ok: false, error: RCODE.BADTIME }]);
     expect(out).toMatch(/clocks are unsynchronized/);
     expect(out).toMatch(/BADTIME 6 /);
     // Negative control: the same reply signed with a wrong secret fails verification instead.
@@ -331,6 +344,64 @@ describe('TSIG with dig and kdig (RFC 8945)', () => {
     expect(out).not.toMatch(/failed to verify|WARNING/);
     const badPort = await serve(tsigHandler([], { signingSecret: Buffer.from('some other secret') }));
     expect(await ask(ctx, 'kdig', badPort, [...keyArg(), 'www.example.com', 'A'])).toMatch(/failed to verify TSIG/);
+  });
+
+  // Each algorithm both ways: the tool's MAC verified by verifyTsig, ours by the tool — with a
+  // negative control per algorithm (a response signed with another secret), so a tool that did
+  // not check could not pass.
+  for (const algorithm of TSIG_ALGORITHMS) {
+    for (const tool of ['dig', 'kdig'] as const) {
+      it(`${tool} -y ${algorithm}: its MAC verifies here, ours there, over UDP and TCP`, async (ctx) => {
+        const key = keyOf(algorithm);
+        const results: TsigVerification[] = [];
+        const port = await serve(tsigHandler(results));
+        for (const transport of ['+notcp', '+tcp']) {
+          const out = await ask(ctx, tool, port, [transport, ...keyArg(key.name, key.secret, algorithm), 'www.example.com', 'A']);
+          expect(out).toMatch(/status: NOERROR/);
+          expect(out).toMatch(tool === 'dig' ? /TSIG PSEUDOSECTION/ : /TSIG PSEUDOSECTION|;; TSIG/);
+          expect(out).not.toMatch(/tsig verify failure|Couldn't verify|failed to verify/);
+        }
+        expect(results).toEqual([
+          { ok: true, key },
+          { ok: true, key },
+        ]);
+        const bad = await serve(tsigHandler([], { signingSecret: Buffer.from('not the secret of this key') }));
+        expect(await ask(ctx, tool, bad, [...keyArg(key.name, key.secret, algorithm), 'www.example.com', 'A'])).toMatch(tool === 'dig' ? /tsig verify failure/ : /failed to verify TSIG/);
+      });
+    }
+  }
+
+  it('dig -y hmac-sha256-128 (a truncated MAC, RFC 8945 §5.2.2.1): accepted, answered with a 16-octet MAC dig verifies', async (ctx) => {
+    const key = keyOf('hmac-sha256');
+    const results: TsigVerification[] = [];
+    const port = await serve(tsigHandler(results));
+    const seen: number[] = [];
+    const spy = await serve((msg, transport) => {
+      const replies = tsigHandler(results)(msg, transport);
+      for (const r of replies) seen.push(parseQueryTsigMacLength(r));
+      return replies;
+    });
+    for (const [algorithm, octets] of [
+      ['hmac-sha256-128', 16],
+      ['hmac-sha512-256', 32],
+      ['hmac-sha1-80', 10],
+      ['hmac-md5-80', 10],
+    ] as const) {
+      const base = algorithm.replace(/-\d+$/, '') as TsigAlgorithm;
+      const k = keyOf(base);
+      results.length = 0;
+      seen.length = 0;
+      const out = await ask(ctx, 'dig', spy, [...keyArg(k.name, k.secret, algorithm), 'www.example.com', 'A']);
+      expect(results, algorithm).toEqual([{ ok: true, key: k }]);
+      expect(seen, algorithm).toEqual([octets]);
+      expect(out, algorithm).toMatch(/status: NOERROR/);
+      expect(out, algorithm).not.toMatch(/tsig verify failure|Couldn't verify/);
+    }
+    // Below the RFC's minimum (half of SHA-256's 32 octets): FORMERR, unsigned.
+    results.length = 0;
+    const short = await ask(ctx, 'dig', port, [...keyArg(key.name, key.secret, 'hmac-sha256-120'), 'www.example.com', 'A']);
+    expect(results).toEqual([{ ok: false, error: RCODE.FORMERR }]);
+    expect(short).toMatch(/FORMERR/);
   });
 
   it('AXFR over TCP: every message of the stream verifies in dig (chained MACs, RFC 8945 §5.3.1)', async (ctx) => {

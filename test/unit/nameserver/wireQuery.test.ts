@@ -5,6 +5,7 @@ import { CLASS, OPCODE, RCODE, TYPE } from '../../../nameserver/types.js';
 import { parseMessage } from '../../../nameserver/wire/parseMessage.js';
 import { parseQuery, quickCheck, type ParsedQuery, type Query, type QueryError } from '../../../nameserver/wire/query.js';
 import { encodeError, encodeResponse } from '../../../nameserver/wire/response.js';
+import { fuzzMessages } from './fuzzMessages.js';
 
 // An independent, deliberately naive message builder, so the parser is not tested against the
 // writer it shares code with.
@@ -184,19 +185,6 @@ describe('NOTIMP for opcodes other than QUERY and NOTIFY (RFC 1035 §4.1.1)', ()
   });
 });
 
-/** xorshift32: a reproducible stream of pseudo-random numbers. */
-function prng(seed: number) {
-  let x = seed >>> 0 || 1;
-  return () => {
-    x ^= x << 13;
-    x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    x >>>= 0;
-    return x;
-  };
-}
-
 describe('fuzz: nothing a datagram holds makes the parser throw', () => {
   it('200k random and mutated buffers through quickCheck, parseQuery, the encoders and parseMessage', () => {
     const seeds = [
@@ -207,7 +195,6 @@ describe('fuzz: nothing a datagram holds makes the parser throw', () => {
       message({ flags: opcodeFlags(OPCODE.NOTIFY), questions: [question('example.com', TYPE.SOA)], answer: [rr('example.com', TYPE.SOA, CLASS.IN, 0, soaRdata(3))] }),
       message({ questions: [question('a.b.c.d.e.f.g.h.example.com', TYPE.ANY)], additional: [opt(), opt()] }),
     ];
-    const next = prng(0x5eed);
     const answer = {
       rcode: RCODE.NOERROR,
       aa: true,
@@ -217,24 +204,8 @@ describe('fuzz: nothing a datagram holds makes the parser throw', () => {
     };
     let queries = 0;
     let errors = 0;
-    for (let i = 0; i < 200_000; i++) {
-      let buf: Buffer;
-      if (i % 4 === 0) {
-        buf = Buffer.allocUnsafe(next() % 80);
-        for (let j = 0; j < buf.length; j++) buf[j] = next() & 0xff;
-        if (buf.length > 2) buf[2]! &= 0x7f; // mostly queries, so parsing goes deep
-      } else {
-        const seed = seeds[next() % seeds.length]!;
-        buf = Buffer.from(seed);
-        const mutations = 1 + (next() % 4);
-        for (let m = 0; m < mutations; m++) {
-          const kind = next() % 4;
-          if (kind === 0) buf[next() % buf.length] = next() & 0xff;
-          else if (kind === 1) buf = buf.subarray(0, next() % (buf.length + 1));
-          else if (kind === 2) buf = Buffer.concat([buf, Buffer.from([next() & 0xff, next() & 0xff])]);
-          else if (buf.length >= 12) buf.writeUInt16BE(next() % 4, 4 + 2 * (next() % 4)); // a count
-        }
-      }
+    // Random octets mostly with QR clear (queries), so parsing goes deep.
+    for (const buf of fuzzMessages(seeds, { count: 200_000, seed: 0x5eed, randomLength: 80, flags: (octet) => octet & 0x7f })) {
       const pass = quickCheck(buf);
       const result = parseQuery(buf);
       if (!pass && result.kind !== 'drop') throw new Error(`quickCheck dropped what parseQuery answers: ${buf.toString('hex')}`);
