@@ -12,7 +12,13 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
-import { TSIG_ALGORITHMS, type TsigAlgorithm } from '../../nameserver/wire/tsig.js';
+import dgram from 'node:dgram';
+import { CLASS, OPCODE, RCODE, TYPE } from '../../nameserver/types.js';
+import { MessageWriter } from '../../nameserver/wire/messageWriter.js';
+import { encodeName } from '../../nameserver/wire/name.js';
+import { parseMessage } from '../../nameserver/wire/parseMessage.js';
+import { encodeRdata } from '../../nameserver/wire/rdata.js';
+import { signMessage, TSIG_ALGORITHMS, type TsigAlgorithm } from '../../nameserver/wire/tsig.js';
 import { loadConfig } from '../../src/config/index.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { type RunningService, startService } from '../../src/service.js';
@@ -24,6 +30,8 @@ import { failedWith, runUpdate, type UpdateClient, type UpdateRunOptions } from 
 import { createDatabase } from '../helpers/testService.js';
 
 const ZONE = 'upd.example';
+/** The deployment's own key (DNS_TSIG_KEYS, for its secondaries): it signs transfers, never updates. */
+const DEPLOYMENT_KEY = { id: '', name: 'xfr.provider.example', algorithm: 'hmac-sha256' as const, secret: Buffer.alloc(32, 9) };
 const OTHER_ZONE = 'upd-other.example';
 
 interface Key {
@@ -79,7 +87,7 @@ async function records(api: ApiClient, zone = ZONE): Promise<string[]> {
 
 describe.skipIf(CLIENTS_MISSING && process.env.REQUIRE_DNS_TOOLS !== '1')('RFC 2136 UPDATE against the service', () => {
   beforeAll(async () => {
-    lab = await startDnsLab({ env: { ROLES: 'api,nameserver,worker' } });
+    lab = await startDnsLab({ env: { ROLES: 'api,nameserver,worker', DNS_TSIG_KEYS: `hmac-sha256:${DEPLOYMENT_KEY.name}:${DEPLOYMENT_KEY.secret.toString('base64')}` } });
     port = lab.service.nameserver!.server.port;
     await createZone(lab.customerA, ZONE);
     await createZone(lab.customerB, OTHER_ZONE);
@@ -144,6 +152,31 @@ describe.skipIf(CLIENTS_MISSING && process.env.REQUIRE_DNS_TOOLS !== '1')('RFC 2
       // An add with another TTL changes the whole RRset's TTL (RFC 2181 §5.2).
       expect((await update(ctx, 'nsupdate', key, [`update add ${name} 300 TXT "second"`])).code).toBe(0);
       expect((await records(lab.customerA)).filter((r) => r.startsWith('_acme-challenge.swap '))).toEqual(['_acme-challenge.swap TXT 300 "new"', '_acme-challenge.swap TXT 300 "second"']);
+    });
+
+    it('a copy of an UPDATE sent again over UDP while the first is applied gets the first’s answer; it is applied once', async (ctx) => {
+      const key = await createKey(lab.customerA);
+      const name = `copy.${ZONE}`;
+      // `prereq nxdomain` then an add: a copy applied after the first would answer YXDOMAIN.
+      const w = new MessageWriter(512, { id: 4242, opcode: OPCODE.UPDATE, rcode: 0 });
+      w.addQuestion({ name: ZONE, nameWire: encodeName(ZONE), qtype: TYPE.SOA, qclass: CLASS.IN });
+      w.addRecord('answer', { name, type: TYPE.ANY, klass: CLASS.NONE, ttl: 0, rdata: Buffer.alloc(0) });
+      w.addRecord('authority', { name, type: TYPE.A, ttl: 300, rdata: encodeRdata('A', { address: '192.0.2.42' }) });
+      const message = signMessage(w.finish(), { name: key.name, algorithm: key.algorithm, secret: key.secret, owner: null }, { now: new Date() }).message;
+      const socket = dgram.createSocket('udp4');
+      const rcodes: number[] = [];
+      socket.on('message', (m) => rcodes.push(parseMessage(m)!.rcode));
+      await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
+      try {
+        socket.send(message, port, '127.0.0.1');
+        socket.send(message, port, '127.0.0.1');
+        await eventually(async () => (rcodes.length === 2 ? true : undefined), 10_000, 'two answers');
+      } finally {
+        socket.close();
+      }
+      expect(rcodes).toEqual([RCODE.NOERROR, RCODE.NOERROR]);
+      expect(await answer(name, 'A')).toEqual(['192.0.2.42']);
+      expect((await changeSets(lab.customerA)).filter((c) => c.source_id === key.id)).toHaveLength(1);
     });
 
     it('finds the zone without a zone line: nsupdate by a signed SOA query, UDP and TCP', async (ctx) => {
@@ -322,6 +355,12 @@ describe.skipIf(CLIENTS_MISSING && process.env.REQUIRE_DNS_TOOLS !== '1')('RFC 2
       const written = await update(ctx, 'nsupdate', resellers, [`update add by-reseller.${OTHER_ZONE} 300 A 192.0.2.2`], { zone: OTHER_ZONE });
       expect(written.code, written.output).toBe(0);
       expect(await answer(`by-reseller.${OTHER_ZONE}`, 'A')).toEqual(['192.0.2.2']);
+    });
+
+    it('the deployment’s own key (DNS_TSIG_KEYS) is REFUSED: it is for transfers, not updates', async (ctx) => {
+      const run = await update(ctx, 'nsupdate', DEPLOYMENT_KEY, [`update add xfr-key.${ZONE} 300 A 192.0.2.1`]);
+      expect(run.output).toMatch(failedWith('nsupdate', 'REFUSED'));
+      expect(await answer(`xfr-key.${ZONE}`, 'A')).toEqual([]);
     });
 
     it('an unknown key is NOTAUTH (BADKEY); a key deleted through the API stops working at once, without a restart', async (ctx) => {
