@@ -26,6 +26,7 @@ import { ApiClient } from '../helpers/apiClient.js';
 import { createRecord, createZone, type DnsLab, listAll, newCustomer, startDnsLab } from '../helpers/dnsLab.js';
 import { eventually } from '../helpers/dnsQuery.js';
 import { requireTool, runToolAsync } from '../helpers/dnsTools.js';
+import { type FreezableProxy, startFreezableProxy } from '../helpers/freezableProxy.js';
 import { failedWith, runUpdate, type UpdateClient, type UpdateRunOptions } from '../helpers/nsupdate.js';
 import { createDatabase } from '../helpers/testService.js';
 
@@ -460,4 +461,50 @@ describe.skipIf(CLIENTS_MISSING && process.env.REQUIRE_DNS_TOOLS !== '1')('RFC 2
     const sets = (await listAll(customer, '/zones/threads-upd.example/changesets')).filter((c) => c.source === 'rfc2136');
     expect(sets.map((c) => c.state)).toEqual(Array(16).fill('live'));
   }, 60_000);
+});
+
+// PostgreSQL that stops answering (test/integration/databaseOutage.test.ts): an UPDATE cannot be
+// applied, and says so within the database bounds — SERVFAIL, nothing half done — while the
+// nameserver keeps answering; once the path is back the same UPDATE applies.
+describe.skipIf(CLIENTS_MISSING && process.env.REQUIRE_DNS_TOOLS !== '1')('RFC 2136 UPDATE while PostgreSQL does not answer', () => {
+  let database: Awaited<ReturnType<typeof createDatabase>>;
+  let proxy: FreezableProxy;
+  let outage: DnsLab;
+  beforeAll(async () => {
+    database = await createDatabase();
+    proxy = await startFreezableProxy(database.url);
+    outage = await startDnsLab({ databaseUrl: proxy.url, env: { ROLES: 'api,nameserver,worker' } });
+  }, 60_000);
+  afterAll(async () => {
+    proxy?.thaw();
+    await outage?.close();
+    await proxy?.close();
+    await database?.drop();
+  });
+
+  it('answers SERVFAIL within the bounds, and applies the UPDATE once PostgreSQL is back', async (ctx) => {
+    const dnsPort = outage.service.nameserver!.server.port;
+    await createZone(outage.customerA, 'outage-upd.example');
+    await eventually(async () => ((await outage.customerA.get('/zones/outage-upd.example')).body.publication.state === 'live' ? true : undefined), 20_000, 'zone live');
+    const created = await outage.customerA.post('/tsig-keys', { name: 'outage.keys.example' });
+    expect(created.status, created.text).toBe(201);
+    const key = { name: created.body.name as string, algorithm: 'hmac-sha256', secret: Buffer.from(created.body.secret, 'base64') };
+    const send = () => runUpdate(ctx, 'knsupdate', dnsPort, ['update add w.outage-upd.example 300 A 192.0.2.1'], { zone: 'outage-upd.example', key, tcp: true });
+    await eventually(async () => ((await runToolAsync(DIG!, ['@127.0.0.1', '-p', String(dnsPort), 'outage-upd.example', 'SOA', '-y', `${key.algorithm}:${key.name}:${key.secret.toString('base64')}`])).stdout.includes('status: NOERROR') ? true : undefined), 10_000, 'key known');
+
+    proxy.freeze();
+    const started = performance.now();
+    const failed = await send();
+    // The database bounds (pool 5 s, statement 5 s + 1 s), with room for a loaded machine.
+    expect(performance.now() - started).toBeLessThan(6000 + 2500);
+    expect(failed.output).toMatch(/status: SERVFAIL/);
+    proxy.thaw();
+    const applied = await eventually(async () => {
+      const run = await send();
+      return run.output.includes('status: NOERROR') ? run : undefined;
+    }, 30_000, 'the UPDATE applied once PostgreSQL is back');
+    expect(applied.output).toMatch(/status: NOERROR/);
+    const sets = (await listAll(outage.customerA, '/zones/outage-upd.example/changesets')).filter((c) => c.source === 'rfc2136');
+    expect(sets).toHaveLength(1);
+  }, 90_000);
 });
