@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AcmeClientOptions, CLIENT_DEFAULT_ALGORITHM, type TsigAlgorithm, type Issuance, missingAcmeTools, obtainWithCertbot, obtainWithLego, type Pebble, startPebble } from '../helpers/acme.js';
 import { createRecord, createZone, type DnsLab, listAll, startDnsLab } from '../helpers/dnsLab.js';
 import { eventually } from '../helpers/dnsQuery.js';
-import { describeMessage, type DnsTap, startDnsTap, type TappedMessage } from '../helpers/dnsTap.js';
+import { expectCleanIssuance } from '../helpers/acmeChecks.js';
+import { describeMessage, type DnsTap, startDnsTap } from '../helpers/dnsTap.js';
 import { requireTool, runToolAsync } from '../helpers/dnsTools.js';
 
 const kdig = requireTool('kdig');
@@ -97,18 +98,9 @@ describe.skipIf((!kdig || missing.length > 0) && process.env.REQUIRE_DNS_TOOLS !
     return { sent, asked, after: await zoneNow(), changeSets, transcript };
   };
 
-  const updatesOf = (sent: TappedMessage[], from: 'client' | 'server') => sent.filter((m) => m.opcode === 'UPDATE' && m.from === from);
-
-  /** Each UPDATE signed with the client's default algorithm and accepted; pebble saw the TXT; none left; two change sets by the key. */
-  const expectCleanIssuance = (o: Awaited<ReturnType<typeof issue>>, label: KeyLabel, algorithm: string) => {
-    const updates = updatesOf(o.sent, 'client');
-    expect(updates.length, o.transcript).toBe(2); // publish, clean up
-    for (const u of updates) expect(u.tsig?.algorithm.toLowerCase(), o.transcript).toBe(algorithm);
-    expect(updates[0]!.authority.some((r) => r.name === CHALLENGE && r.type === 'TXT' && r.class === 'IN'), o.transcript).toBe(true);
-    expect(updatesOf(o.sent, 'server').map((m) => m.rcode)).toEqual(['NOERROR', 'NOERROR']);
-    const validated = o.asked.filter((m) => m.from === 'server' && m.question?.name.toLowerCase() === CHALLENGE && m.question.type === 'TXT');
-    expect(validated.some((m) => m.answer.some((r) => r.type === 'TXT')), o.transcript).toBe(true);
-    expect(o.after.filter((l) => l.toLowerCase().includes('_acme-challenge'))).toEqual([]);
+  /** Each UPDATE signed with `algorithm` and accepted; pebble saw the TXT; none left; two live change sets by the key. */
+  const expectServiceIssuance = (o: Awaited<ReturnType<typeof issue>>, label: KeyLabel, algorithm: string) => {
+    expectCleanIssuance(o, CHALLENGE, algorithm);
     expect(o.changeSets.map((c) => [c.source, c.source_id, c.state])).toEqual([
       ['rfc2136', keys[label].id, 'live'],
       ['rfc2136', keys[label].id, 'live'],
@@ -117,7 +109,7 @@ describe.skipIf((!kdig || missing.length > 0) && process.env.REQUIRE_DNS_TOOLS !
 
   it('lego --dns rfc2136 with its default algorithm (HMAC-SHA1) obtains a certificate and leaves no challenge behind', async () => {
     const o = await issue('lego', obtainWithLego);
-    expectCleanIssuance(o, 'lego', 'hmac-sha1.');
+    expectServiceIssuance(o, 'lego', 'hmac-sha1.');
     // lego finds the zone by unsigned SOA queries up the labels (RD set); below the apex it gets
     // NXDOMAIN or NODATA, at the apex the SOA in the answer — never REFUSED, which stops it.
     const soa = o.sent.filter((m) => m.opcode === 'QUERY' && m.question?.type === 'SOA');
@@ -134,7 +126,7 @@ describe.skipIf((!kdig || missing.length > 0) && process.env.REQUIRE_DNS_TOOLS !
 
   it('certbot --authenticator dns-rfc2136 with no algorithm in its INI (HMAC-MD5) obtains a certificate and leaves no challenge behind', async () => {
     const o = await issue('certbot', obtainWithCertbot);
-    expectCleanIssuance(o, 'certbot', 'hmac-md5.sig-alg.reg.int.');
+    expectServiceIssuance(o, 'certbot', 'hmac-md5.sig-alg.reg.int.');
     // certbot signs its SOA queries (RD clear, over TCP) and accepts only the apex's SOA in the
     // answer with AA; our answers are signed with its key (it checks them).
     const soa = o.sent.filter((m) => m.from === 'client' && m.opcode === 'QUERY' && m.question?.type === 'SOA');
@@ -150,7 +142,7 @@ describe.skipIf((!kdig || missing.length > 0) && process.env.REQUIRE_DNS_TOOLS !
   }, 90_000);
 
   it('each with an HMAC-SHA256 key named in its configuration (certbot: HMAC-SHA256 in upper case, lego: hmac-sha256.) obtains a certificate', async () => {
-    expectCleanIssuance(await issue('sha256', obtainWithCertbot, true), 'sha256', 'hmac-sha256.');
-    expectCleanIssuance(await issue('sha256', obtainWithLego, true), 'sha256', 'hmac-sha256.');
+    expectServiceIssuance(await issue('sha256', obtainWithCertbot, true), 'sha256', 'hmac-sha256.');
+    expectServiceIssuance(await issue('sha256', obtainWithLego, true), 'sha256', 'hmac-sha256.');
   }, 120_000);
 });
