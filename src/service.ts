@@ -349,6 +349,8 @@ async function startNameserverRole(w: Wiring): Promise<void> {
   const listening = server;
   listening.setTenantTsigKeys(tenantKeys);
   w.onStop(() => listening.close());
+  // Before the sockets close: UPDATEs waiting until live are answered now (they are committed).
+  w.onStop(() => w.services.liveWaiters.stop());
   await followTenantTsigKeys(w, (keys) => listening.setTenantTsigKeys(keys));
   if (store instanceof MirroredZoneStore) {
     await store.startHelpers(config.dns.udpProcesses - 1, listening.udpSockets, { transferAllow: config.dns.transferAllow, tsigKeys: config.dns.tsigKeys, handler: listening.handler });

@@ -28,6 +28,7 @@ import { eventually } from '../helpers/dnsQuery.js';
 import { requireTool, runToolAsync } from '../helpers/dnsTools.js';
 import { type FreezableProxy, startFreezableProxy } from '../helpers/freezableProxy.js';
 import { failedWith, runUpdate, type UpdateClient, type UpdateRunOptions } from '../helpers/nsupdate.js';
+import { portOutsideEphemeralRange } from '../helpers/reservedPort.js';
 import { createDatabase } from '../helpers/testService.js';
 
 const ZONE = 'upd.example';
@@ -507,4 +508,50 @@ describe.skipIf(CLIENTS_MISSING && process.env.REQUIRE_DNS_TOOLS !== '1')('RFC 2
     const sets = (await listAll(outage.customerA, '/zones/outage-upd.example/changesets')).filter((c) => c.source === 'rfc2136');
     expect(sets).toHaveLength(1);
   }, 90_000);
+});
+
+// A change that is not live in time: a secondary that never answers (DNS_SECONDARIES naming a
+// port nobody listens on) keeps every version `pushed` — served by our nameserver, never `live`.
+// The UPDATE is committed all the same: its answer is NOERROR at DNS_UPDATE_WAIT_MS, and a
+// stopping service answers the UPDATEs still waiting at once, before its sockets close.
+describe.skipIf(CLIENTS_MISSING && process.env.REQUIRE_DNS_TOOLS !== '1')('RFC 2136 UPDATE whose change is not live in time', () => {
+  const WAIT_MS = 3000;
+  let slow: DnsLab;
+  let dnsPort: number;
+  let key: UpdateRunOptions['key'];
+  beforeAll(async () => {
+    const silent = await portOutsideEphemeralRange();
+    slow = await startDnsLab({ env: { ROLES: 'api,nameserver,worker', DNS_SECONDARIES: `127.0.0.1:${silent}`, DNS_UPDATE_WAIT_MS: String(WAIT_MS) } });
+    dnsPort = slow.service.nameserver!.server.port;
+    await createZone(slow.customerA, 'slow-upd.example');
+    const created = await slow.customerA.post('/tsig-keys', { name: 'slow.keys.example' });
+    expect(created.status, created.text).toBe(201);
+    key = { name: created.body.name, algorithm: 'hmac-sha256', secret: Buffer.from(created.body.secret, 'base64') };
+    const signedSoa = ['@127.0.0.1', '-p', String(dnsPort), 'slow-upd.example', 'SOA', '-y', `hmac-sha256:${key.name}:${key.secret.toString('base64')}`];
+    await eventually(async () => ((await runToolAsync(DIG!, signedSoa)).stdout.includes('status: NOERROR') ? true : undefined), 20_000, 'zone served and key known');
+  }, 60_000);
+  afterAll(async () => slow?.close());
+
+  it('answers NOERROR once DNS_UPDATE_WAIT_MS is over; the change is stored and served by our nameserver', async (ctx) => {
+    const started = performance.now();
+    const run = await runUpdate(ctx, 'knsupdate', dnsPort, ['update add late.slow-upd.example 300 A 192.0.2.5'], { zone: 'slow-upd.example', key, tcp: true });
+    expect(run.output).toMatch(/status: NOERROR/);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(WAIT_MS);
+    const [latest] = await listAll(slow.customerA, '/zones/slow-upd.example/changesets');
+    expect(latest).toMatchObject({ source: 'rfc2136', state: 'pushed' });
+    expect((await runToolAsync(DIG!, ['@127.0.0.1', '-p', String(dnsPort), 'late.slow-upd.example', 'A', '+short'])).stdout.trim()).toBe('192.0.2.5');
+  });
+
+  it('a stopping service answers the UPDATEs still waiting (NOERROR), before its sockets close', async (ctx) => {
+    const started = performance.now();
+    const pending = runUpdate(ctx, 'knsupdate', dnsPort, ['update add at-stop.slow-upd.example 300 A 192.0.2.6'], { zone: 'slow-upd.example', key, tcp: true });
+    // Once it is stored (and waiting), stop.
+    await eventually(async () => ((await slow.sql.query("SELECT 1 FROM records WHERE name = 'at-stop'")).rowCount ? true : undefined), 5000, 'the UPDATE stored');
+    const stopping = slow.service.stop();
+    const run = await pending;
+    expect(run.output).toMatch(/status: NOERROR/);
+    // Answered by the stop, not by the end of the wait.
+    expect(performance.now() - started).toBeLessThan(WAIT_MS);
+    await stopping;
+  });
 });
