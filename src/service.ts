@@ -38,7 +38,13 @@ import { PeriodicJob } from './jobs/periodicJob.js';
 import { createServices, type Services } from './services/index.js';
 import { LiveWaiters } from './services/liveWait.js';
 import type { DnssecDeps } from './services/dnssec.js';
-import { startDnsServer, sumStats, type DnsServer, type ServerStats } from '../nameserver/server.js';
+import { startDnsServer, sumStats, type DnsServer, type ServerStats, type UpdateHandler } from '../nameserver/server.js';
+import { RCODE } from '../nameserver/types.js';
+import type { TsigKey } from '../nameserver/wire/tsig.js';
+import { TSIG_KEYS_CHANNEL } from './db/channels.js';
+import { NotificationListener } from './db/notificationListener.js';
+import { applyDnsUpdate } from './services/dnsUpdate/dnsUpdate.js';
+import { loadTenantTsigKeys } from './services/tsigKeys.js';
 import { ZoneStore } from '../nameserver/zone/store.js';
 import { NameserverFeed } from './publication/nameserverFeed.js';
 import { PublicationWorker } from './publication/publicationWorker.js';
@@ -324,6 +330,8 @@ async function startNameserverRole(w: Wiring): Promise<void> {
   });
   await feed.start();
   w.onStop(() => feed.stop());
+  // The tenants' keys are read before the server listens and set before it answers anything.
+  const tenantKeys = await tenantTsigKeysOf(w);
   server = await startDnsServer({
     hosts: config.dns.hosts,
     port: config.dns.port,
@@ -334,16 +342,85 @@ async function startNameserverRole(w: Wiring): Promise<void> {
     tcpIoTimeoutMs: config.dns.tcpIoTimeoutMs,
     transferAllow: config.dns.transferAllow,
     tsigKeys: config.dns.tsigKeys,
+    updates: dnsUpdateHandler(w),
     logger,
   });
   const listening = server;
+  listening.setTenantTsigKeys(tenantKeys);
   w.onStop(() => listening.close());
+  await followTenantTsigKeys(w, (keys) => listening.setTenantTsigKeys(keys));
   if (store instanceof MirroredZoneStore) {
     await store.startHelpers(config.dns.udpProcesses - 1, listening.udpSockets, { transferAllow: config.dns.transferAllow, tsigKeys: config.dns.tsigKeys, handler: listening.handler });
     w.onStop(() => store.stopHelpers());
   }
   running.nameserver = { server: listening, store, feed };
   logger.info({ hosts: config.dns.hosts, port: listening.port }, 'nameserver listening (UDP and TCP)');
+}
+
+/** Every tenant's TSIG key as the nameserver's key ring holds it (owner: the key's id). */
+const tenantTsigKeysOf = async (w: Wiring): Promise<TsigKey[]> =>
+  (await loadTenantTsigKeys(w.db, w.kek)).map((k) => ({ name: k.name, algorithm: k.algorithm, secret: k.secret, owner: k.id }));
+
+/** How often the tenants' keys are read again without a notification (one lost while the LISTEN connection was away). */
+const TSIG_KEYS_RELOAD_MS = 60_000;
+
+/**
+ * Keeps the nameserver's tenant keys current (docs/credentials.md "For the nameservers"): read
+ * again on every TSIG_KEYS_CHANNEL notification (the commit of a key's creation, rotation, policy
+ * change or deletion), after every (re)connection of the LISTEN connection, and every minute.
+ * Reads that overlap are coalesced: one more read follows the one in flight.
+ */
+async function followTenantTsigKeys(w: Wiring, apply: (keys: TsigKey[]) => void): Promise<void> {
+  let inFlight: Promise<void> | null = null;
+  let again = false;
+  const reload = (): Promise<void> => {
+    if (inFlight) {
+      again = true;
+      return inFlight;
+    }
+    inFlight = (async () => {
+      do {
+        again = false;
+        apply(await tenantTsigKeysOf(w));
+      } while (again);
+    })().finally(() => (inFlight = null));
+    return inFlight;
+  };
+  const reloadLogged = () => void reload().catch((err: unknown) => w.logger.warn({ err }, 'reading the tenants’ TSIG keys failed; the nameserver keeps the keys it has'));
+  const listener = new NotificationListener({
+    url: w.databaseUrl,
+    channels: [TSIG_KEYS_CHANNEL],
+    onNotification: reloadLogged,
+    onConnected: reloadLogged,
+    onError: (err) => w.logger.warn({ err }, 'the TSIG key listener lost its database connection; keys are read again when it is back'),
+  });
+  await listener.start();
+  w.onStop(() => listener.stop());
+  const job = new PeriodicJob({ name: 'tenant TSIG keys', intervalMs: TSIG_KEYS_RELOAD_MS, jitter: 0.1, logger: w.logger, failureLevel: 'warn', run: reload });
+  job.start();
+  w.onStop(() => job.stop());
+}
+
+/**
+ * RFC 2136 UPDATEs the nameserver verified (signed, for a served zone, well formed), applied by
+ * the service (src/services/dnsUpdate/dnsUpdate.ts); every outcome is logged. A failure of the
+ * service itself (the database, its deadline) answers SERVFAIL.
+ */
+function dnsUpdateHandler(w: Wiring): UpdateHandler {
+  return async (request) => {
+    const fields = { zone: request.zone, key: request.key?.name ?? null, transport: request.transport, client: request.remoteAddress };
+    try {
+      const result = await applyDnsUpdate(w.services, request);
+      const logged = { ...fields, keyId: result.keyId, requestId: result.requestId, rcode: result.rcode, changeSet: result.changeSetId, live: result.live, reason: result.reason };
+      if (result.rcode !== 'NOERROR') w.logger.info(logged, 'dynamic update not applied');
+      else if (result.live !== null && result.live !== 'live') w.logger.warn(logged, 'dynamic update committed; answered before it was live');
+      else w.logger.info(logged, 'dynamic update applied');
+      return RCODE[result.rcode];
+    } catch (err) {
+      w.logger.error({ ...fields, err }, 'dynamic update failed; answered SERVFAIL');
+      return RCODE.SERVFAIL;
+    }
+  };
 }
 
 /** The background work: nightly lab reset, maintenance, publication. */

@@ -143,3 +143,39 @@ export function checkUpdateForm(update: Pick<UpdateMessage, 'zone' | 'prerequisi
   }
   return null;
 }
+
+/** What a prerequisite asks (RFC 2136 §2.4), once checkUpdateForm passed. */
+export type PrerequisiteKind =
+  /** §2.4.4, CLASS ANY, TYPE ANY: at least one RR at the name. */
+  | 'name_in_use'
+  /** §2.4.5, CLASS NONE, TYPE ANY: no RR at the name. */
+  | 'name_not_in_use'
+  /** §2.4.1, CLASS ANY: an RRset of the type at the name, whatever its records. */
+  | 'rrset_exists'
+  /** §2.4.3, CLASS NONE: no RRset of the type at the name. */
+  | 'rrset_does_not_exist'
+  /** §2.4.2, CLASS IN: the RRset is exactly the records of this class, name and type the prerequisites list. */
+  | 'rrset_equals';
+
+export function prerequisiteKind(rr: Pick<UpdateRecord, 'type' | 'klass'>): PrerequisiteKind {
+  if (rr.klass === CLASS.ANY) return rr.type === TYPE.ANY ? 'name_in_use' : 'rrset_exists';
+  if (rr.klass === CLASS.NONE) return rr.type === TYPE.ANY ? 'name_not_in_use' : 'rrset_does_not_exist';
+  return 'rrset_equals';
+}
+
+/** What an update record does (RFC 2136 §2.5), once checkUpdateForm passed. */
+export type UpdateKind =
+  /** §2.5.1, CLASS IN: add the record to its RRset. */
+  | 'add'
+  /** §2.5.2, CLASS ANY: delete the RRset of the type. */
+  | 'delete_rrset'
+  /** §2.5.3, CLASS ANY, TYPE ANY: delete every RRset at the name. */
+  | 'delete_name'
+  /** §2.5.4, CLASS NONE: delete the one record with this RDATA. */
+  | 'delete_record';
+
+export function updateKind(rr: Pick<UpdateRecord, 'type' | 'klass'>): UpdateKind {
+  if (rr.klass === CLASS.ANY) return rr.type === TYPE.ANY ? 'delete_name' : 'delete_rrset';
+  if (rr.klass === CLASS.NONE) return 'delete_record';
+  return 'add';
+}

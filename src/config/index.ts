@@ -51,6 +51,11 @@ export interface Config {
      * Absent in a process without its own nameserver: DNS_HOST:DNS_PORT.
      */
     verifyServers: HostPort[] | null;
+    /**
+     * How long an RFC 2136 UPDATE's answer waits, after the commit, for the change to be served
+     * by every nameserver (`live`); 0 answers at the commit (docs/dynamic-update.md).
+     */
+    updateWaitMs: number;
   };
   dataDir: string;
   /** Absent: the service starts an embedded PostgreSQL under dataDir. */
@@ -253,6 +258,7 @@ const variables = {
   DNS_TSIG_KEYS: tsigKeyList.optional(),
   DNS_SECONDARIES: hostPortList.optional(),
   DNS_VERIFY_SERVERS: hostPortList.optional(),
+  DNS_UPDATE_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(10_000),
   DATA_DIR: z.string().min(1).default('./.data'),
   DATABASE_URL: z
     .string()
@@ -352,6 +358,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       tsigKeys: p.DNS_TSIG_KEYS ?? [],
       secondaries: p.DNS_SECONDARIES ?? [],
       verifyServers: p.DNS_VERIFY_SERVERS ?? null,
+      updateWaitMs: p.DNS_UPDATE_WAIT_MS,
     },
     dataDir: path.resolve(p.DATA_DIR),
     databaseUrl: p.DATABASE_URL ?? null,

@@ -16,10 +16,11 @@ import { parseMessage } from '../../nameserver/wire/parseMessage.js';
 import { encodeRdata } from '../../nameserver/wire/rdata.js';
 import { signMessage, TSIG_ALGORITHMS, type TsigAlgorithm, type TsigKey } from '../../nameserver/wire/tsig.js';
 import { requireTool, runToolAsync } from '../helpers/dnsTools.js';
+import { failedWith, runUpdate, type UpdateClient, type UpdateRunOptions } from '../helpers/nsupdate.js';
 import { exampleRecords, startTestServer, storeWith } from './fixtureZones.js';
 import { buildQuery, TcpDnsClient } from './tcpClient.js';
 
-type Client = 'nsupdate' | 'knsupdate';
+type Client = UpdateClient;
 
 /** One tenant key per algorithm ("hmac-sha1.tenant", …), each its own secret and owner. */
 const tenantKeys: TsigKey[] = TSIG_ALGORITHMS.map((algorithm, i) => ({
@@ -31,36 +32,9 @@ const tenantKeys: TsigKey[] = TSIG_ALGORITHMS.map((algorithm, i) => ({
 const keyOf = (algorithm: TsigAlgorithm) => tenantKeys.find((k) => k.algorithm === algorithm)!;
 const DEFAULT_KEY = keyOf('hmac-sha256');
 
-interface RunOptions {
-  /** Sign with this key (name, algorithm, secret as given); unsigned without. */
-  key?: Pick<TsigKey, 'name' | 'algorithm' | 'secret'>;
-  tcp?: boolean;
-  /** Leave out the `zone` line: the client finds the zone by an SOA query (signed when a key is). */
-  noZone?: boolean;
-}
-
-/**
- * Runs `client` with the script `lines` (after `server` and, unless noZone, `zone example.com`),
- * then `send`. nsupdate takes the key as `-y`, knsupdate as the script's `key` line.
- */
-async function update(ctx: TestContext, client: Client, port: number, lines: string[], options: RunOptions = {}) {
-  const tool = requireTool(client, ctx);
-  const key = options.key;
-  const script = [
-    `server 127.0.0.1 ${port}`,
-    ...(client === 'knsupdate' && key ? [`key ${key.algorithm}:${key.name} ${key.secret.toString('base64')}`] : []),
-    ...(options.noZone ? [] : ['zone example.com.']),
-    ...lines,
-    'send',
-    ...(client === 'knsupdate' ? ['answer'] : []),
-  ].join('\n');
-  const args = [...(options.tcp ? ['-v'] : []), ...(client === 'nsupdate' && key ? ['-y', `${key.algorithm}:${key.name}:${key.secret.toString('base64')}`] : []), '-t', '10'];
-  const run = await runToolAsync(tool, args, 30_000, `${script}\n`);
-  return { code: run.code, output: `${run.stdout}${run.stderr}` };
-}
-
-/** What a client prints for an rcode it got: nsupdate "update failed: X", knsupdate "status: X". */
-const failedWith = (client: Client, rcode: string) => (client === 'nsupdate' ? new RegExp(`update failed: ${rcode}`) : new RegExp(`status: ${rcode}`));
+/** Runs `client` with the script `lines` (after `server` and, unless noZone, `zone example.com`), then `send`. */
+const update = (ctx: TestContext, client: Client, port: number, lines: string[], options: Omit<UpdateRunOptions, 'zone'> & { noZone?: boolean } = {}) =>
+  runUpdate(ctx, client, port, lines, { ...options, zone: options.noZone ? null : 'example.com' });
 
 const empty = Buffer.alloc(0);
 const rr = (name: string, type: number, klass: number, ttl: number, rdata: Buffer = empty) => ({ name, type, klass, ttl, rdata });

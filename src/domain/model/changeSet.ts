@@ -24,3 +24,17 @@ export interface ChangeSet {
   createdAt: Date;
   updatedAt: Date;
 }
+
+/**
+ * Who wrote a change set, by the kind of its writer's id (the change set's api_client_id): an API
+ * client (`cli_`), a DynDNS host's router (`dyn_`, /nic/update), a TSIG key's RFC 2136 UPDATE
+ * (`tsk_`), or the service itself (the lab registry, address spaces' forward records, DNSSEC).
+ */
+export type ChangeSetSource = 'api' | 'dyndns' | 'rfc2136' | 'service';
+
+const SOURCE_OF_PREFIX: Readonly<Record<string, ChangeSetSource>> = { cli: 'api', dyn: 'dyndns', tsk: 'rfc2136' };
+
+export function changeSetSource(writerId: string | null): { source: ChangeSetSource; sourceId: string | null } {
+  const source = writerId === null ? undefined : SOURCE_OF_PREFIX[writerId.slice(0, writerId.indexOf('_'))];
+  return source ? { source, sourceId: writerId } : { source: 'service', sourceId: null };
+}

@@ -65,6 +65,26 @@ function rrsigTime(text: string): number | null {
 }
 
 /**
+ * Our `data` object for wire RDATA of a type with a codec (the RFC 3597 generic form of a zone
+ * file, the records of an RFC 2136 UPDATE): the codec reads it, and a name holding a dot or an
+ * octet our names cannot hold inside a label is refused here, as in the presentation form.
+ * `what` names the RDATA in the problem's detail.
+ */
+export function rdataFromWire(type: string, wire: Uint8Array, what: string = type): RdataResult {
+  const codec = CODEC_BY_TYPE.get(type);
+  if (!codec) return invalid(`${type} records cannot be read.`);
+  const data = rdataToData(type, wire);
+  if (!data) return invalid(`${what}: the RDATA does not have the fields of ${type} (${codec.fields.map(([f]) => f).join(', ')}).`);
+  for (const [field, kind] of codec.fields) {
+    // The name module writes a dot or an octet outside a–z, 0–9, "-", "_", "*" inside a label as an escape.
+    if (kind === 'name' && String(data[field]).includes('\\')) {
+      return { ok: false, code: 'invalid_character', detail: `${what} "${field}": a label contains a dot or an octet other than a-z, 0-9, "-" and "_".` };
+    }
+  }
+  return { ok: true, value: data };
+}
+
+/**
  * Our `data` object for RDATA tokens of a type with a codec (its field layout is the codec's,
  * nameserver/wire/types/), in the type's presentation form or the RFC 3597 generic form (read by
  * the same codec). Errors are `invalid_rdata` (detail names the field), `invalid_escape`, name
@@ -75,16 +95,7 @@ export function rdataFromPresentation(type: string, tokens: readonly Token[], or
   if (!codec) return invalid(`${type} records cannot be read.`);
   if (isGenericRdata(tokens)) {
     const wire = genericRdata(tokens, type);
-    if (!wire.ok) return wire;
-    const data = rdataToData(type, wire.value);
-    if (!data) return invalid(`${type} (generic \\# form): the RDATA does not have the fields of ${type} (${codec.fields.map(([f]) => f).join(', ')}).`);
-    for (const [field, kind] of codec.fields) {
-      // The name module writes a dot or an octet outside a–z, 0–9, "-", "_", "*" inside a label as an escape.
-      if (kind === 'name' && String(data[field]).includes('\\')) {
-        return { ok: false, code: 'invalid_character', detail: `${type} (generic \\# form) "${field}": a label contains a dot or an octet other than a-z, 0-9, "-" and "_".` };
-      }
-    }
-    return { ok: true, value: data };
+    return wire.ok ? rdataFromWire(type, wire.value, `${type} (generic \\# form)`) : wire;
   }
   const layout = codec.fields;
   const data: Record<string, unknown> = {};

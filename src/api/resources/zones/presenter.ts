@@ -2,7 +2,7 @@ import { domainToUnicode } from 'node:url';
 import { z } from 'zod';
 import type { Config } from '../../../config/index.js';
 import type { ChangeSetPlan, PlannedRecord, Warning } from '../../../domain/changeSets/planChangeSet.js';
-import type { ChangeSet } from '../../../domain/model/changeSet.js';
+import { type ChangeSet, changeSetSource } from '../../../domain/model/changeSet.js';
 import { rowEtag } from '../../../domain/model/etag.js';
 import type { DnsRecord } from '../../../domain/model/record.js';
 import type { Zone } from '../../../domain/model/zone.js';
@@ -120,9 +120,18 @@ export const changeSetSchema = z.object({
   items: z.number().int(),
   summary: z.record(z.string(), z.number().int()).describe('created, updated, deleted'),
   results: z.array(z.unknown()).optional().describe('Per-item results; omitted in lists.'),
+  source: z
+    .enum(['api', 'dyndns', 'rfc2136', 'service'])
+    .describe('Who wrote it: the API, a DynDNS router (`GET /nic/update`), an RFC 2136 UPDATE signed with a TSIG key (docs/dynamic-update.md), or the service itself (DNSSEC, the lab registry, forward records of address spaces).'),
+  source_id: z.string().nullable().describe('The API client (`cli_…`), DynDNS host (`dyn_…`) or TSIG key (`tsk_…`) that wrote it; null for the service\'s own writes.'),
   created_at: timestamp,
   updated_at: timestamp,
 });
+
+const presentSource = (writerId: string | null) => {
+  const { source, sourceId } = changeSetSource(writerId);
+  return { source, source_id: sourceId };
+};
 
 export const presentChangeSet = (c: ChangeSet, withResults = true) => ({
   id: c.id,
@@ -137,6 +146,7 @@ export const presentChangeSet = (c: ChangeSet, withResults = true) => ({
   items: c.itemCount,
   summary: c.summary,
   ...(withResults ? { results: c.results } : {}),
+  ...presentSource(c.apiClientId),
   created_at: iso(c.createdAt),
   updated_at: iso(c.updatedAt),
 });
