@@ -111,6 +111,8 @@ async function ourTarget(name: 'ours' | 'ours-nowait'): Promise<UpdateTarget> {
 }
 
 interface PhaseResult {
+  /** Updates sent. */
+  offered: number;
   accepted: number;
   seconds: number;
   /** Send → acknowledged (NOERROR), ms. */
@@ -127,7 +129,7 @@ interface PhaseResult {
 const usedNames = new Set<string>();
 
 async function updatePhase(target: UpdateTarget, label: string, follow: boolean, count: number): Promise<PhaseResult> {
-  const out: PhaseResult = { accepted: 0, seconds: 0, acks: [], answered: [], atFirstQuery: 0, failures: new Map() };
+  const out: PhaseResult = { offered: target.keys.length * count, accepted: 0, seconds: 0, acks: [], answered: [], atFirstQuery: 0, failures: new Map() };
   const fail = (why: string) => out.failures.set(why, (out.failures.get(why) ?? 0) + 1);
   const started = performance.now();
   await Promise.all(
@@ -198,29 +200,25 @@ console.log(`${new Date().toISOString()}; ${os.cpus().length} × ${cpu}, Node ${
 console.log(`${clients} clients over ${zoneCount} zone(s), TCP, TSIG hmac-sha256; ${perClient} updates per client per phase; targets ${targetNames.join(', ')}; ${rounds} round(s)`);
 
 const targets: UpdateTarget[] = [];
-/** What each measurement adds up to over the rounds, by `target\twhat`. */
-interface Pooled {
-  offered: number;
-  accepted: number;
-  seconds: number;
-  acks: number[];
-  answered: number[];
-  atFirstQuery: number;
-  failures: Map<string, number>;
-}
-const pooled = new Map<string, Pooled>();
+/** Each measurement's phases added up over the rounds, by `target\twhat`. */
+const pooled = new Map<string, PhaseResult>();
 const rows: string[] = [];
-const row = (cells: (string | number)[]) => rows.push(`| ${cells.join(' | ')} |`);
-/** Records one phase's result as a row (and into the pool, except in the warm-up round 0). */
-function record(round: number, target: string, what: string, follow: boolean, r: Omit<Pooled, 'offered'>, count: number): void {
+/** A table row of one phase's (or the pooled phases') result. */
+function rowOf(round: string | number, target: string, what: string, r: PhaseResult): string {
   const failures = [...r.failures].map(([why, n]) => `${n} ${why}`).join(', ') || '–';
   const isUpdate = what.startsWith('UPDATE');
-  row([round || 'warm-up', target, what, `${r.accepted}/${clients * count}`, (r.accepted / r.seconds).toFixed(0), isUpdate ? spread(r.acks) : '–', follow ? spread(r.answered) : '–', isUpdate && follow ? `${r.atFirstQuery}/${r.answered.length}` : '–', failures]);
+  const follow = what.endsWith('follow');
+  const cells = [round, target, what, `${r.accepted}/${r.offered}`, (r.accepted / r.seconds).toFixed(0), isUpdate ? spread(r.acks) : '–', follow ? spread(r.answered) : '–', isUpdate && follow ? `${r.atFirstQuery}/${r.answered.length}` : '–', failures];
+  return `| ${cells.join(' | ')} |`;
+}
+/** Records one phase's result as a row (and into the pool, except in the warm-up round 0). */
+function record(round: number, target: string, what: string, r: PhaseResult): void {
+  rows.push(rowOf(round || 'warm-up', target, what, r));
   console.log(rows.at(-1));
   if (round === 0) return;
   const key = `${target}\t${what}`;
-  const p: Pooled = pooled.get(key) ?? { offered: 0, accepted: 0, seconds: 0, acks: [], answered: [], atFirstQuery: 0, failures: new Map() };
-  p.offered += clients * count;
+  const p = pooled.get(key) ?? { offered: 0, accepted: 0, seconds: 0, acks: [], answered: [], atFirstQuery: 0, failures: new Map<string, number>() };
+  p.offered += r.offered;
   p.accepted += r.accepted;
   p.seconds += r.seconds;
   p.acks.push(...r.acks);
@@ -243,7 +241,7 @@ try {
       const updates = async () => {
         for (const [n, follow] of phases.entries()) {
           const phase = follow ? 'follow' : 'flat';
-          record(round, target.name, `UPDATE ${phase}`, follow, await updatePhase(target, `r${round}${phase}${n}-`, follow, count), count);
+          record(round, target.name, `UPDATE ${phase}`, await updatePhase(target, `r${round}${phase}${n}-`, follow, count));
         }
       };
       const nic = async () => {
@@ -252,7 +250,7 @@ try {
           const started = performance.now();
           const r = await nicUpdatePhase({ base: target.nic.base, dnsPort: target.dnsPort, hosts: target.nic.hosts, perClient: count, follow });
           const seconds = (performance.now() - started) / 1000;
-          record(round, target.name, `/nic/update ${follow ? 'follow' : 'flat'}`, follow, { accepted: r.accepted.length, seconds, acks: [], answered: r.latencies, atFirstQuery: 0, failures: r.other }, count);
+          record(round, target.name, `/nic/update ${follow ? 'follow' : 'flat'}`, { offered: target.nic.hosts.length * count, accepted: r.accepted.length, seconds, acks: [], answered: r.latencies, atFirstQuery: 0, failures: r.other });
         }
       };
       // UPDATE and /nic/update take turns going first, so what one leaves behind weighs on both alike.
@@ -270,8 +268,5 @@ console.log(`\nAll ${rounds} round(s) together (accepted /s: all accepted over t
 console.log(`${header}\n|---|---|---|---|---|---|---|---|---|`);
 for (const [key, p] of pooled) {
   const [target, what] = key.split('\t') as [string, string];
-  const follow = what.endsWith('follow');
-  const isUpdate = what.startsWith('UPDATE');
-  const failures = [...p.failures].map(([why, n]) => `${n} ${why}`).join(', ') || '–';
-  console.log(`| all | ${target} | ${what} | ${p.accepted}/${p.offered} | ${(p.accepted / p.seconds).toFixed(0)} | ${isUpdate ? spread(p.acks) : '–'} | ${follow ? spread(p.answered) : '–'} | ${isUpdate && follow ? `${p.atFirstQuery}/${p.answered.length}` : '–'} | ${failures} |`);
+  console.log(rowOf('all', target, what, p));
 }
