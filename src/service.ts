@@ -44,6 +44,7 @@ import type { TsigKey } from '../nameserver/wire/tsig.js';
 import { TSIG_KEYS_CHANNEL } from './db/channels.js';
 import { NotificationListener } from './db/notificationListener.js';
 import { applyDnsUpdate } from './services/dnsUpdate/dnsUpdate.js';
+import { UpdatesInFlight } from './services/dnsUpdate/retransmissions.js';
 import { loadTenantTsigKeys } from './services/tsigKeys.js';
 import { ZoneStore } from '../nameserver/zone/store.js';
 import { NameserverFeed } from './publication/nameserverFeed.js';
@@ -348,6 +349,8 @@ async function startNameserverRole(w: Wiring): Promise<void> {
   const listening = server;
   listening.setTenantTsigKeys(tenantKeys);
   w.onStop(() => listening.close());
+  // Before the sockets close: UPDATEs waiting until live are answered now (they are committed).
+  w.onStop(() => w.services.liveWaiters.stop());
   await followTenantTsigKeys(w, (keys) => listening.setTenantTsigKeys(keys));
   if (store instanceof MirroredZoneStore) {
     await store.startHelpers(config.dns.udpProcesses - 1, listening.udpSockets, { transferAllow: config.dns.transferAllow, tsigKeys: config.dns.tsigKeys, handler: listening.handler });
@@ -407,12 +410,14 @@ async function followTenantTsigKeys(w: Wiring, apply: (keys: TsigKey[]) => void)
  * service itself (the database, its deadline) answers SERVFAIL.
  */
 function dnsUpdateHandler(w: Wiring): UpdateHandler {
+  const inFlight = new UpdatesInFlight();
   return async (request) => {
     const fields = { zone: request.zone, key: request.key?.name ?? null, transport: request.transport, client: request.remoteAddress };
     try {
-      const result = await applyDnsUpdate(w.services, request);
+      const { value: result, copy } = await inFlight.run(request, () => applyDnsUpdate(w.services, request));
       const logged = { ...fields, keyId: result.keyId, requestId: result.requestId, rcode: result.rcode, changeSet: result.changeSetId, live: result.live, reason: result.reason };
-      if (result.rcode !== 'NOERROR') w.logger.info(logged, 'dynamic update not applied');
+      if (copy) w.logger.info(logged, 'dynamic update sent again while applied: answered as the first');
+      else if (result.rcode !== 'NOERROR') w.logger.info(logged, 'dynamic update not applied');
       else if (result.live !== null && result.live !== 'live') w.logger.warn(logged, 'dynamic update committed; answered before it was live');
       else w.logger.info(logged, 'dynamic update applied');
       return RCODE[result.rcode];

@@ -154,7 +154,7 @@ export async function applyDnsUpdate(deps: DnsUpdateDeps, request: DnsUpdateRequ
       if (err instanceof Answered) return answer(err.rcode, err.reason);
       if (!(err instanceof DomainError)) throw err;
       if (err.code === 'credential_policy') return refused(err);
-      // Not a zone of the key's tenant (or going away): not ours to update for this key (§3.2).
+      // Not a zone of the key's tenant (or going away): not one this key may update here (§3.1.2).
       if (err.code === 'not_found' || (err.code === 'conflict' && err.params.reason === 'zone_being_deleted')) return answer('NOTAUTH', `zone ${request.zone} is not a zone of the key's tenant`);
       // The API's refusals: invalid data, managed and system records, quotas. The write contention
       // 503 (still aborted after every retry) is the service's failure: thrown on.
