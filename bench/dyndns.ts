@@ -16,10 +16,10 @@
 //   createdb mdns_bench_dyndns
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/mdns_bench_dyndns node --import tsx bench/dyndns.ts [--seconds 20] [--clients 10] [--zones 10] [--pause 150] [--nameserver-process]
 //   dropdb mdns_bench_dyndns
-import dgram from 'node:dgram';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
-import { liftRateLimits, startBenchService } from './lib/benchService.js';
+import { benchApi, liftRateLimits, startBenchService } from './lib/benchService.js';
+import { createDyndnsHosts, nicUpdatePhase, percentile } from './lib/dyndnsLoad.js';
 import { topProcessesNamed, treeCpuSeconds } from './lib/procCpu.js';
 
 const { values: opts } = parseArgs({ options: { seconds: { type: 'string', default: '20' }, clients: { type: 'string', default: '10' }, zones: { type: 'string', default: '10' }, 'nameserver-process': { type: 'boolean', default: false }, pause: { type: 'string', default: '150' } } });
@@ -31,107 +31,23 @@ const zoneCount = Math.min(Number(opts.zones), clients);
 const url = process.env.DATABASE_URL ?? '';
 if (!url || /\/(postgres|test)$/.test(url)) throw new Error('DATABASE_URL must name a scratch database');
 
-/** The IPv4 addresses of `name`'s A RRset as the nameserver answers now (one UDP query). */
-function queryA(socket: dgram.Socket, port: number, name: string, id: number): Promise<string[]> {
-  const labels = name.split('.').flatMap((l) => [Buffer.from([l.length]), Buffer.from(l)]);
-  const query = Buffer.concat([Buffer.from([id >> 8, id & 255, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0]), ...labels, Buffer.from([0, 0, 1, 0, 1])]);
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      socket.off('message', onMessage);
-      reject(new Error('DNS timeout'));
-    }, 1000);
-    const onMessage = (msg: Buffer) => {
-      if (msg.readUInt16BE(0) !== id) return;
-      clearTimeout(timer);
-      socket.off('message', onMessage);
-      const answers = msg.readUInt16BE(6);
-      let o = 12;
-      const skipName = () => {
-        while (msg[o]! !== 0) {
-          if ((msg[o]! & 0xc0) === 0xc0) return void (o += 2);
-          o += msg[o]! + 1;
-        }
-        o += 1;
-      };
-      skipName();
-      o += 4;
-      const out: string[] = [];
-      for (let i = 0; i < answers; i++) {
-        skipName();
-        const type = msg.readUInt16BE(o);
-        const length = msg.readUInt16BE(o + 8);
-        if (type === 1 && length === 4) out.push([...msg.subarray(o + 10, o + 14)].join('.'));
-        o += 10 + length;
-      }
-      resolve(out);
-    };
-    socket.on('message', onMessage);
-    socket.send(query, port, '127.0.0.1');
-  });
-}
-
 const split = opts['nameserver-process'];
 const service = await startBenchService({ env: { DYNDNS_HOST_UPDATES_PER_MINUTE: '1000000' }, nodeArgs: process.env.BENCH_SERVICE_NODE_ARGS?.split(' ').filter(Boolean), secondProcess: split ? 'nameserver' : undefined });
 try {
   await liftRateLimits(service);
   const { base, tokens, dnsPort } = service;
-  const api = async (method: string, p: string, body?: unknown) => {
-    const r = await fetch(`${base}/api/v1${p}`, {
-      method,
-      headers: { authorization: `Bearer ${tokens.customers[0]}`, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    if (r.status >= 300) throw new Error(`${method} ${p}: ${r.status} ${await r.text()}`);
-    return r.json() as Promise<any>;
-  };
+  const api = benchApi(base, tokens.customers[0]);
   const stamp = Date.now().toString(36);
   const zones = Array.from({ length: zoneCount }, (_, i) => `dyndns-${stamp}-${i}.example`);
   for (const zone of zones) await api('POST', '/zones', { name: zone });
   for (const zone of zones) while ((await api('GET', `/zones/${zone}`)).status !== 'active') await new Promise((r) => setTimeout(r, 100));
-  const hosts = await Promise.all(Array.from({ length: clients }, (_, i) => api('POST', '/dyndns/hosts', { zone: zones[i % zoneCount], name: `router${i}` })));
-
+  const hosts = await createDyndnsHosts(api, zones, clients);
   const other = new Map<string, number>();
-  let n = 0;
-  /**
-   * Each client updates its own host until the deadline; `follow`: after each good, wait for the
-   * nameserver to answer it, then `pauseMs` before the next update.
-   */
+  /** Each client updates its own host until the deadline; `follow`: see nicUpdatePhase. */
   const phase = async (until: number, follow: boolean, pauseMs = 0) => {
-    const accepted: number[] = [];
-    const latencies: number[] = [];
-    await Promise.all(
-      hosts.map(async (host: { username: string; password: string; hostname: string }, c: number) => {
-        const auth = `Basic ${Buffer.from(`${host.username}:${host.password}`).toString('base64')}`;
-        const socket = dgram.createSocket('udp4');
-        await new Promise<void>((r) => socket.bind(0, '127.0.0.1', () => r()));
-        try {
-          while (performance.now() < until) {
-            n++;
-            // A new address every time: 198.18.0.0/15 (RFC 2544), never the host's current one.
-            const ip = `198.${18 + ((n >> 16) & 1)}.${(n >> 8) & 255}.${n & 255}`;
-            const r = await fetch(`${base}/nic/update?hostname=${host.hostname}&myip=${ip}`, { headers: { authorization: auth, 'user-agent': 'bench/dyndns' } });
-            const text = (await r.text()).trim();
-            if (text !== `good ${ip}`) {
-              other.set(text, (other.get(text) ?? 0) + 1);
-              continue;
-            }
-            const at = performance.now();
-            accepted.push(at);
-            if (!follow) continue;
-            for (let q = 1; ; q++) {
-              if ((await queryA(socket, dnsPort, host.hostname, (c << 12) | (q & 0xfff))).includes(ip)) break;
-              if (performance.now() - at > 30_000) throw new Error(`${host.hostname} never answered ${ip}`);
-              await new Promise((res) => setTimeout(res, 2));
-            }
-            latencies.push(performance.now() - at);
-            if (pauseMs) await new Promise((res) => setTimeout(res, pauseMs));
-          }
-        } finally {
-          socket.close();
-        }
-      }),
-    );
-    return { accepted, latencies };
+    const run = await nicUpdatePhase({ base, dnsPort, hosts, until, follow, pauseMs });
+    for (const [text, count] of run.other) other.set(text, (other.get(text) ?? 0) + count);
+    return run;
   };
   // CPU seconds of the service, of PostgreSQL (every backend) and of this client during phase 1.
   const postgres = topProcessesNamed('postgres');
@@ -159,13 +75,12 @@ try {
   const { latencies } = await phase(performance.now() + seconds * 1000, true);
   const pause = Number(opts.pause);
   const paused = (await phase(performance.now() + seconds * 1000, true, pause)).latencies;
-  const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)]!;
   console.log(`\n${new Date().toISOString()}, nproc ${os.cpus().length}, ${os.cpus()[0]?.model}, Node ${process.version}; ${clients} clients over ${zoneCount} zone(s), ${seconds} s; ${split ? 'two processes: ROLES=api,worker and ROLES=nameserver' : 'one process, all roles'}`);
   console.log('| what | figure | target |');
   console.log('|---|---|---|');
   console.log(`| updates accepted (good), per second while the clients ran | ${(accepted.length / ran).toFixed(0)} /s (${accepted.length} in ${ran.toFixed(1)} s) | ≥ 300 /s |`);
   console.log(`| after the run, until every change set is live | ${drained.toFixed(2)} s; ${(accepted.length / (ran + drained)).toFixed(0)} /s run + drain | each live |`);
-  const spread = (xs: number[]) => `${pct(xs, 50).toFixed(0)} / ${pct(xs, 90).toFixed(0)} / ${pct(xs, 99).toFixed(0)} / ${Math.max(...xs).toFixed(0)} ms`;
+  const spread = (xs: number[]) => `${percentile(xs, 50).toFixed(0)} / ${percentile(xs, 90).toFixed(0)} / ${percentile(xs, 99).toFixed(0)} / ${Math.max(...xs).toFixed(0)} ms`;
   console.log(`| good → the nameserver answers the new address (phase 2, next update at once, ${latencies.length} updates) p50 / p90 / p99 / max | ${spread(latencies)} | p50 < 100 ms |`);
   console.log(`| same, each client pausing ${pause} ms after the answer (phase 3, ${paused.length} updates) p50 / p90 / p99 / max | ${spread(paused)} | p50 < 100 ms |`);
   console.log(

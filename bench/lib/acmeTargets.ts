@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { CLIENT_DEFAULT_ALGORITHM, type TsigAlgorithm } from '../../test/helpers/acme.js';
 import { startKnotPrimary } from '../../test/helpers/knot.js';
 import { portOutsideEphemeralRange } from '../../test/helpers/reservedPort.js';
-import { benchApi, liftRateLimits, startBenchService } from './benchService.js';
+import { benchApi, createLiveZone, liftRateLimits, startBenchService } from './benchService.js';
 
 export type AcmeClient = keyof typeof CLIENT_DEFAULT_ALGORITHM;
 export const ACME_CLIENTS = Object.keys(CLIENT_DEFAULT_ALGORITHM) as AcmeClient[];
@@ -31,11 +31,13 @@ export function suppliedTarget(o: { name: string; dnsPort: number; zone: string;
   return { ...o, close: o.close ?? (async () => undefined) };
 }
 
+/** The master file Knot starts a benchmark's zone from: SOA, NS, the name server's and `www`'s addresses. */
+export const knotZoneText = (zone: string): string => `$ORIGIN ${zone}.\n$TTL 300\n@ SOA ns1 hostmaster 1 3600 600 86400 60\n@ NS ns1\nns1 A 127.0.0.1\nwww A 127.0.0.1\n`;
+
 /** The anchor: knotd as the zone's primary, its update ACL naming the two keys. */
 export async function knotTarget(zone: string): Promise<AcmeDnsTarget> {
   const keys = Object.fromEntries(ACME_CLIENTS.map((c) => [c, { name: `${c}.${zone}.`, algorithm: CLIENT_DEFAULT_ALGORITHM[c], secret: randomBytes(32) }]));
-  const text = `$ORIGIN ${zone}.\n$TTL 300\n@ SOA ns1 hostmaster 1 3600 600 86400 60\n@ NS ns1\nns1 A 127.0.0.1\nwww A 127.0.0.1\n`;
-  const knot = await startKnotPrimary({ port: portOutsideEphemeralRange, zones: [{ origin: zone, text, updateKeys: Object.values(keys) }] });
+  const knot = await startKnotPrimary({ port: portOutsideEphemeralRange, zones: [{ origin: zone, text: knotZoneText(zone), updateKeys: Object.values(keys) }] });
   return suppliedTarget({
     name: 'knot',
     dnsPort: knot.port,
@@ -57,11 +59,7 @@ export async function serviceTarget(zone: string): Promise<AcmeDnsTarget> {
   try {
     await liftRateLimits(service);
     const api = benchApi(service.base, service.tokens.customers[0]);
-    await api('POST', '/zones', { name: zone });
-    for (let i = 0; (await api('GET', `/zones/${zone}`)).publication?.state !== 'live'; i++) {
-      if (i > 300) throw new Error(`zone ${zone} did not become live`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await createLiveZone(api, zone);
     const keys = {} as Record<AcmeClient, AcmeTargetKey>;
     for (const client of ACME_CLIENTS) {
       const policy = { zones: [zone], names: ['_acme-challenge.*'], types: ['TXT'] };

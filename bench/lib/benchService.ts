@@ -121,3 +121,12 @@ export const benchApi =
     if (r.status >= 300) throw new Error(`${method} ${p}: ${r.status} ${await r.text()}`);
     return r.status === 204 ? null : r.json();
   };
+
+/** Creates `zone` through the API and waits until its first version is served (publication `live`). */
+export async function createLiveZone(api: ReturnType<typeof benchApi>, zone: string): Promise<void> {
+  await api('POST', '/zones', { name: zone });
+  for (let i = 0; (await api('GET', `/zones/${zone}`)).publication?.state !== 'live'; i++) {
+    if (i > 300) throw new Error(`zone ${zone} did not become live`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
