@@ -24,7 +24,7 @@ import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '../../bench/lib/benchService.js';
-import { findTool, requireTool } from './dnsTools.js';
+import { findTool, requireTool, runToolAsync } from './dnsTools.js';
 import type { TsigAlgorithm } from './knot.js';
 
 export type { TsigAlgorithm } from './knot.js';
@@ -114,24 +114,10 @@ interface Run {
 }
 
 /** Runs a program without blocking the event loop (the DNS server under test may live in this process). */
-function run(tool: string, args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number } = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const child = spawn(tool, args, { env: options.env ?? process.env, cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
-    child.on('error', (err) => {
-      clearTimeout(timer);
-      reject(err);
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr, ms: performance.now() - started });
-    });
-  });
+async function run(tool: string, args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number } = {}): Promise<Run> {
+  const started = performance.now();
+  const result = await runToolAsync(tool, args, options.timeoutMs ?? 60_000, undefined, { env: options.env, cwd: options.cwd });
+  return { ...result, ms: performance.now() - started };
 }
 
 /** GET `url` trusting `ca` only; true on a 200. */

@@ -77,9 +77,15 @@ export function runTool(tool: string, args: string[], options: { input?: string;
  * process (a synchronous spawn would stop it from answering). `input` is written to its stdin
  * (nsupdate's script), which is otherwise closed.
  */
-export function runToolAsync(tool: string, args: string[], timeoutMs = 20_000, input?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runToolAsync(
+  tool: string,
+  args: string[],
+  timeoutMs = 20_000,
+  input?: string,
+  options: { env?: NodeJS.ProcessEnv; cwd?: string } = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(tool, args, { stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+    const child = spawn(tool, args, { env: options.env ?? process.env, cwd: options.cwd, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
     if (input !== undefined) child.stdin!.end(input);
     let stdout = '';
     let stderr = '';

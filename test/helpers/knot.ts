@@ -4,6 +4,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { TsigAlgorithm } from '../../nameserver/wire/tsig.js';
 import { requireTool } from './dnsTools.js';
 
 export interface KnotSecondaryOptions {
@@ -73,8 +74,8 @@ export async function startKnotSecondary(options: KnotSecondaryOptions): Promise
 /** The same handle: its restart reloads the zone files. */
 export type KnotPrimary = KnotSecondary;
 
-/** Knot's names of the TSIG algorithms (RFC 8945 §6). */
-export type TsigAlgorithm = 'hmac-md5' | 'hmac-sha1' | 'hmac-sha224' | 'hmac-sha256' | 'hmac-sha384' | 'hmac-sha512';
+/** The TSIG algorithms, as the codec names them (Knot uses the same names). */
+export type { TsigAlgorithm };
 
 export interface KnotTsigKey {
   name: string;

@@ -250,7 +250,7 @@ function serveRoute(route: RouteSpec, services: Services, metrics: Metrics) {
       }, { onRetry: (reason) => metrics.transactionRetries.inc({ reason }) });
       // Committed (or replayed): `Prefer: wait` waits outside the transaction and its retries.
       if (route.liveWait && !(input instanceof DomainError)) {
-        response = await answerOnceLive(ctx, route.liveWait, response, { ...input, scoped: services.scopedFor(actor.acting.id), trx: null, afterCommit: afterRead }, finalize);
+        response = await answerOnceLive(ctx, route.liveWait, response, { ...input, scoped: scopeOf(), trx: null, afterCommit: afterRead }, finalize);
       }
     } else {
       // A read has no transaction to wait for.
