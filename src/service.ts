@@ -30,8 +30,8 @@ import { createLogger, type Logger } from './observability/logger.js';
 import { createMetrics, type NameserverCounters, registerBuildMetrics, registerJobMetrics, registerLiveWaitMetrics, registerNameserverMetrics, registerWebhookMetrics } from './observability/metrics.js';
 import { MaintenanceLoop } from './maintenance.js';
 import { DnssecWorker } from './dnssec/dnssecWorker.js';
-import { loadKeyEncryptionKey } from './dnssec/keyEncryptionKey.js';
-import { noRegistrar, type Registrar } from './dnssec/registrar.js';
+import { loadKeyEncryptionKey } from './db/sealedSecrets.js';
+import { noRegistrar, type Registrar } from './domain/dnssec/registrar.js';
 import { trustAnchorsFor } from './dnssec/trustAnchors.js';
 import { jobMonitor } from './jobs/jobMonitor.js';
 import { PeriodicJob } from './jobs/periodicJob.js';
@@ -151,7 +151,7 @@ export async function startService(config: Config, overrides: ServiceOverrides =
 
     const cursors = new CursorCodec(await sharedSecret(db, 'cursor_hmac'), clock);
     const lab = config.deployment === 'sandbox';
-    const kek = await loadKeyEncryptionKey(config);
+    const kek = await loadKeyEncryptionKey(config.dnssec.keyEncryptionKey, config.dataDir);
     const registrar: Registrar = lab ? new LabRegistrar(db, config, clock) : noRegistrar;
     // Filled in by the nameserver role; until then (and without it) DNS_HOST:DNS_PORT.
     const running: Wiring['running'] = { lab: null, labReset: null, nameserver: null, publication: null, webhooks: null, rolesThread: null, httpUrl: null, registrar };
