@@ -151,7 +151,7 @@ export async function startService(config: Config, overrides: ServiceOverrides =
 
     const cursors = new CursorCodec(await sharedSecret(db, 'cursor_hmac'), clock);
     const lab = config.deployment === 'sandbox';
-    const kek = await loadKeyEncryptionKey(config.dnssec.keyEncryptionKey, config.dataDir);
+    const kek = await loadKeyEncryptionKey(config.keyEncryptionKey, config.dataDir);
     const registrar: Registrar = lab ? new LabRegistrar(db, config, clock) : noRegistrar;
     // Filled in by the nameserver role; until then (and without it) DNS_HOST:DNS_PORT.
     const running: Wiring['running'] = { lab: null, labReset: null, nameserver: null, publication: null, webhooks: null, rolesThread: null, httpUrl: null, registrar };
