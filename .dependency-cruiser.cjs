@@ -50,6 +50,8 @@ module.exports = {
       'Use cases: domain rules over repositories. No HTTP, no workers, no lab, no nameserver beyond the codec and the DNSSEC library (keys, signing).'),
     only('dnssec-is-a-pure-library', DNSSEC_LIBRARY, [DNSSEC_LIBRARY, '^nameserver/wire/', '^nameserver/zone/canonicalOrder\\.ts$', '^nameserver/zone/steps\\.ts$', '^nameserver/types\\.ts$'],
       'The DNSSEC library (keys, signatures, signZone, signUpdate) is handed records and keys: node:crypto and the codec, nothing that stores, serves or decides. The state machine and rollover rules are domain (src/domain/dnssec/); the worker, its checks and key storage are the background feature src/dnssec/.'),
+    only('dns-client-on-the-codec', '^nameserver/client/', ['^nameserver/client/', '^nameserver/wire/', '^nameserver/types\\.ts$'],
+      'The one DNS client (the SOA probe, the DNSSEC checks, the delegation check ask through it) speaks the codec over node:dgram and node:net, nothing more.'),
     {
       name: 'dnssec-no-packages',
       comment: 'Of outside code the DNSSEC library uses only node builtins (node:crypto): no package at all.',

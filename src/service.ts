@@ -51,7 +51,7 @@ import { NameserverFeed } from './publication/nameserverFeed.js';
 import { PublicationWorker } from './publication/publicationWorker.js';
 import { BACKEND_QUOTA_INTERVAL_MS, readBackendQuota } from './services/backendQuota.js';
 import { writeDueForwardRecords } from './services/rdns/forwardRecords.js';
-import { dns2SoaProbe, withHelperProcesses } from './publication/soaProbe.js';
+import { dnsSoaProbe, withHelperProcesses } from './publication/soaProbe.js';
 import { MirroredZoneStore } from '../nameserver/udpProcesses.js';
 import { addressPolicyFor } from './webhooks/addressPolicy.js';
 import { DeliveryWorker } from './webhooks/deliveryWorker.js';
@@ -458,8 +458,8 @@ async function startWorkerRole(w: Wiring): Promise<void> {
   const store = own?.store;
   const probe =
     own && store instanceof MirroredZoneStore
-      ? withHelperProcesses(dns2SoaProbe(), (s) => s.port === own.server.port && config.dns.hosts.includes(s.host), (zone) => store.servingSerial(zone))
-      : dns2SoaProbe();
+      ? withHelperProcesses(dnsSoaProbe(), (s) => s.port === own.server.port && config.dns.hosts.includes(s.host), (zone) => store.servingSerial(zone))
+      : dnsSoaProbe();
   const publication = new PublicationWorker({
     db: w.db,
     databaseUrl: w.databaseUrl,

@@ -12,7 +12,7 @@ import type { Logger } from '../observability/logger.js';
 import { TYPE } from '../../nameserver/types.js';
 import { presentRdata } from '../../nameserver/wire/rdata.js';
 import { validateChain } from './chain.js';
-import { queryDns } from './dnsQuery.js';
+import { queryDns } from '../../nameserver/client/dnsQuery.js';
 import { dnskeyRdata, dsOfKey, sealedZoneKey } from '../../nameserver/dnssec/keys.js';
 import { sealSecret } from '../db/sealedSecrets.js';
 import { zskRolloverStep } from '../domain/dnssec/rollover.js';
