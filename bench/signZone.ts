@@ -15,8 +15,8 @@ import { TYPE, type ZoneRecord } from '../nameserver/types.js';
 import { encodeRdata } from '../nameserver/wire/rdata.js';
 import { decodeRdata } from '../nameserver/wire/rdataPresentation.js';
 import { typeName } from '../nameserver/wire/rrTypes.js';
-import { generateZoneKey } from '../src/dnssec/keys.js';
-import { signZone, type SignPolicy } from '../src/dnssec/signZone.js';
+import { generateZoneKey } from '../nameserver/dnssec/keys.js';
+import { signZone, type SignPolicy } from '../nameserver/dnssec/signZone.js';
 
 const args = process.argv.slice(2);
 const option = (name: string, fallback: string) => {

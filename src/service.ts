@@ -30,8 +30,8 @@ import { createLogger, type Logger } from './observability/logger.js';
 import { createMetrics, type NameserverCounters, registerBuildMetrics, registerJobMetrics, registerLiveWaitMetrics, registerNameserverMetrics, registerWebhookMetrics } from './observability/metrics.js';
 import { MaintenanceLoop } from './maintenance.js';
 import { DnssecWorker } from './dnssec/dnssecWorker.js';
-import { loadKeyEncryptionKey } from './dnssec/keyEncryptionKey.js';
-import { noRegistrar, type Registrar } from './dnssec/registrar.js';
+import { loadKeyEncryptionKey } from './db/sealedSecrets.js';
+import { noRegistrar, type Registrar } from './domain/dnssec/registrar.js';
 import { trustAnchorsFor } from './dnssec/trustAnchors.js';
 import { jobMonitor } from './jobs/jobMonitor.js';
 import { PeriodicJob } from './jobs/periodicJob.js';
@@ -51,7 +51,7 @@ import { NameserverFeed } from './publication/nameserverFeed.js';
 import { PublicationWorker } from './publication/publicationWorker.js';
 import { BACKEND_QUOTA_INTERVAL_MS, readBackendQuota } from './services/backendQuota.js';
 import { writeDueForwardRecords } from './services/rdns/forwardRecords.js';
-import { dns2SoaProbe, withHelperProcesses } from './publication/soaProbe.js';
+import { dnsSoaProbe, withHelperProcesses } from './publication/soaProbe.js';
 import { MirroredZoneStore } from '../nameserver/udpProcesses.js';
 import { addressPolicyFor } from './webhooks/addressPolicy.js';
 import { DeliveryWorker } from './webhooks/deliveryWorker.js';
@@ -151,7 +151,7 @@ export async function startService(config: Config, overrides: ServiceOverrides =
 
     const cursors = new CursorCodec(await sharedSecret(db, 'cursor_hmac'), clock);
     const lab = config.deployment === 'sandbox';
-    const kek = await loadKeyEncryptionKey(config);
+    const kek = await loadKeyEncryptionKey(config.keyEncryptionKey, config.dataDir);
     const registrar: Registrar = lab ? new LabRegistrar(db, config, clock) : noRegistrar;
     // Filled in by the nameserver role; until then (and without it) DNS_HOST:DNS_PORT.
     const running: Wiring['running'] = { lab: null, labReset: null, nameserver: null, publication: null, webhooks: null, rolesThread: null, httpUrl: null, registrar };
@@ -458,8 +458,8 @@ async function startWorkerRole(w: Wiring): Promise<void> {
   const store = own?.store;
   const probe =
     own && store instanceof MirroredZoneStore
-      ? withHelperProcesses(dns2SoaProbe(), (s) => s.port === own.server.port && config.dns.hosts.includes(s.host), (zone) => store.servingSerial(zone))
-      : dns2SoaProbe();
+      ? withHelperProcesses(dnsSoaProbe(), (s) => s.port === own.server.port && config.dns.hosts.includes(s.host), (zone) => store.servingSerial(zone))
+      : dnsSoaProbe();
   const publication = new PublicationWorker({
     db: w.db,
     databaseUrl: w.databaseUrl,

@@ -46,7 +46,7 @@ export async function startBenchService(options: { env?: Record<string, string>;
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'mdns-bench-'));
   const second = options.secondProcess;
   // Two processes of one lab must share its key-encryption key (each would make its own under DATA_DIR).
-  const sharedKek = second ? { DNSSEC_KEY_ENCRYPTION_KEY: crypto.randomBytes(32).toString('hex') } : {};
+  const sharedKek = second ? { SECRET_KEY_ENCRYPTION_KEY: crypto.randomBytes(32).toString('hex') } : {};
   const port = await freePort();
   const dnsPort = Number(options.env?.DNS_PORT ?? (await freePort()));
   const spawnService = async (dir: string, httpPort: number, env: Record<string, string>) =>

@@ -58,6 +58,12 @@ export interface Config {
     updateWaitMs: number;
   };
   dataDir: string;
+  /**
+   * The key that seals secrets at rest (DNSSEC private keys, TSIG and webhook secrets; AES-256-GCM),
+   * 32 bytes. Production refuses to start without it; the lab makes one under DATA_DIR (null here:
+   * the service reads or creates DATA_DIR/dnssec-kek at start).
+   */
+  keyEncryptionKey: Buffer | null;
   /** Absent: the service starts an embedded PostgreSQL under dataDir. */
   databaseUrl: string | null;
   embeddedPostgresPort: number;
@@ -109,12 +115,6 @@ export interface DyndnsConfig {
 export interface DnssecConfig {
   /** DNSSEC_SIGNING=off: enable, disable and check answer 501 (operators who sign elsewhere). */
   available: boolean;
-  /**
-   * The key that encrypts zone private keys at rest (AES-256-GCM), 32 bytes. Production refuses
-   * to start without DNSSEC_KEY_ENCRYPTION_KEY; the lab makes one under DATA_DIR (null here: the
-   * service reads or creates DATA_DIR/dnssec-kek at start).
-   */
-  keyEncryptionKey: Buffer | null;
   /** Algorithm of new keys: 13 (ECDSAP256SHA256, default) or 15 (ED25519). */
   algorithm: 13 | 15;
   /** Days a ZSK signs before the automatic pre-publish rollover replaces it. */
@@ -209,6 +209,12 @@ const nameList = z
   .pipe(z.array(z.string().regex(hostnameRe, 'must be a comma-separated list of domain names')));
 
 const list = z.string().transform((s) => s.split(',').map((n) => n.trim()).filter(Boolean));
+/** 32 bytes as 64 hex digits or base64. */
+const keyEncryptionKey = z
+  .string()
+  .transform((s) => Buffer.from(s, /^[0-9a-fA-F]{64}$/.test(s) ? 'hex' : 'base64'))
+  .refine((b) => b.length === 32, 'must be 32 bytes, as 64 hex digits or base64')
+  .optional();
 const hostPortList = list.transform((items, ctx) =>
   items.map((item) => {
     // host:port, [v6]:port; the port defaults to 53.
@@ -282,11 +288,9 @@ const variables = {
   DEFAULT_SOA_EMAIL: z.email().default('hostmaster@lab-dns.test'),
   BACKEND_ZONE_CAPACITY: z.coerce.number().int().min(1).default(100_000),
   DNSSEC_SIGNING: z.enum(['on', 'off']).default('on'),
-  DNSSEC_KEY_ENCRYPTION_KEY: z
-    .string()
-    .transform((s) => Buffer.from(s, /^[0-9a-fA-F]{64}$/.test(s) ? 'hex' : 'base64'))
-    .refine((b) => b.length === 32, 'must be 32 bytes, as 64 hex digits or base64')
-    .optional(),
+  SECRET_KEY_ENCRYPTION_KEY: keyEncryptionKey,
+  /** The former name of SECRET_KEY_ENCRYPTION_KEY, still read so that existing deployments start unchanged. */
+  DNSSEC_KEY_ENCRYPTION_KEY: keyEncryptionKey,
   DNSSEC_ALGORITHM: z.enum(['13', '15']).transform(Number).default(13),
   DNSSEC_ZSK_LIFETIME_DAYS: z.coerce.number().int().min(1).default(90),
   DNSSEC_TRUST_ANCHORS: list.optional(),
@@ -324,8 +328,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (p.DEPLOYMENT === 'production' && !p.DATABASE_URL) {
     throw new ConfigError('DATABASE_URL', 'is required when DEPLOYMENT=production');
   }
-  if (p.DEPLOYMENT === 'production' && !p.DNSSEC_KEY_ENCRYPTION_KEY) {
-    throw new ConfigError('DNSSEC_KEY_ENCRYPTION_KEY', 'is required when DEPLOYMENT=production (it encrypts the zones\' private keys at rest)');
+  const kek = p.SECRET_KEY_ENCRYPTION_KEY ?? p.DNSSEC_KEY_ENCRYPTION_KEY ?? null;
+  if (p.DEPLOYMENT === 'production' && !kek) {
+    throw new ConfigError('SECRET_KEY_ENCRYPTION_KEY', 'is required when DEPLOYMENT=production (it encrypts DNSSEC private keys, TSIG and webhook secrets at rest; DNSSEC_KEY_ENCRYPTION_KEY, its former name, is read too)');
+  }
+  if (p.SECRET_KEY_ENCRYPTION_KEY && p.DNSSEC_KEY_ENCRYPTION_KEY && !p.SECRET_KEY_ENCRYPTION_KEY.equals(p.DNSSEC_KEY_ENCRYPTION_KEY)) {
+    throw new ConfigError('SECRET_KEY_ENCRYPTION_KEY', 'differs from DNSSEC_KEY_ENCRYPTION_KEY, its former name: set one of them');
   }
   if (p.BILLING_API_TOKEN && !p.BILLING_API_URL) {
     throw new ConfigError('BILLING_API_URL', 'is required when BILLING_API_TOKEN is set');
@@ -361,6 +369,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       updateWaitMs: p.DNS_UPDATE_WAIT_MS,
     },
     dataDir: path.resolve(p.DATA_DIR),
+    keyEncryptionKey: kek,
     databaseUrl: p.DATABASE_URL ?? null,
     embeddedPostgresPort: p.EMBEDDED_PG_PORT,
     database: {
@@ -376,7 +385,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxJsonBodyBytes: p.MAX_JSON_BODY_BYTES,
     dnssec: {
       available: p.DNSSEC_SIGNING === 'on',
-      keyEncryptionKey: p.DNSSEC_KEY_ENCRYPTION_KEY ?? null,
       algorithm: p.DNSSEC_ALGORITHM as 13 | 15,
       zskLifetimeDays: p.DNSSEC_ZSK_LIFETIME_DAYS,
       // RFC 6781 §4.1.4: the DNSKEY RRset's TTL bounds how long a resolver may hold the old keys.

@@ -6,9 +6,9 @@
 import { TYPE } from '../../nameserver/types.js';
 import { splitLabels } from '../../nameserver/wire/name.js';
 import type { MessageRecord } from '../../nameserver/wire/parseMessage.js';
-import type { DnsReply } from './dnsQuery.js';
-import { dsRdata, keyTag } from './keys.js';
-import { verifyRRsig } from './sign.js';
+import type { DnsReply } from '../../nameserver/client/dnsQuery.js';
+import { dsRdata, keyTag } from '../../nameserver/dnssec/keys.js';
+import { verifyRRsig } from '../../nameserver/dnssec/sign.js';
 
 export type Ask = (name: string, type: number) => Promise<DnsReply>;
 

@@ -12,12 +12,13 @@ import type { Logger } from '../observability/logger.js';
 import { TYPE } from '../../nameserver/types.js';
 import { presentRdata } from '../../nameserver/wire/rdata.js';
 import { validateChain } from './chain.js';
-import { queryDns } from './dnsQuery.js';
-import { dnskeyRdata, dsOfKey, sealedZoneKey } from './keys.js';
-import { zskRolloverStep } from './rollover.js';
+import { queryDns } from '../../nameserver/client/dnsQuery.js';
+import { dnskeyRdata, dsOfKey, sealedZoneKey } from '../../nameserver/dnssec/keys.js';
+import { sealSecret } from '../db/sealedSecrets.js';
+import { zskRolloverStep } from '../domain/dnssec/rollover.js';
 import { recordTransition } from '../db/repositories/dnssecTransitions.js';
-import type { Registrar } from './registrar.js';
-import { type Action, type DnssecMode, type KskRolloverPhase, type DnssecState, needs, nextStep, type Observations } from './states.js';
+import type { Registrar } from '../domain/dnssec/registrar.js';
+import { type Action, type DnssecMode, type KskRolloverPhase, type DnssecState, needs, nextStep, type Observations } from '../domain/dnssec/states.js';
 import { transactionWithRetry } from '../db/transaction.js';
 import { advisoryLock, LAB_PARENTS_LOCK, noteLock } from '../db/lockOrder.js';
 
@@ -261,7 +262,7 @@ export class DnssecWorker {
     if (!step) return;
     if (step.kind === 'prepublish') {
       const current = keys.find((k) => k.role === 'zsk' && k.state === 'active')!;
-      await insertKey(trx, zone.id, sealedZoneKey('zsk', current.algorithm, this.deps.kek), 'published', now);
+      await insertKey(trx, zone.id, sealedZoneKey('zsk', current.algorithm, (pkcs8) => sealSecret(pkcs8, this.deps.kek)), 'published', now);
     } else if (step.kind === 'activate') {
       await activateKey(trx, step.successor, step.predecessor, now);
     } else {

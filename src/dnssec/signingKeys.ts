@@ -2,8 +2,9 @@
 // the others are only published (a pre-published ZSK, a retiring key). Private halves are
 // decrypted here, in memory, for the one build.
 import type { KeyRow } from '../db/repositories/dnssecKeys.js';
-import { type DnssecAlgorithm, decryptPrivateKey, dnskeyRdata } from './keys.js';
-import type { SigningKeys } from './signZone.js';
+import { unsealSecret } from '../db/sealedSecrets.js';
+import { type DnssecAlgorithm, dnskeyRdata } from '../../nameserver/dnssec/keys.js';
+import type { SigningKeys } from '../../nameserver/dnssec/signZone.js';
 
 export function signingKeys(rows: readonly KeyRow[], kek: Buffer): SigningKeys {
   const keys: SigningKeys = { ksks: [], zsks: [], publishedOnly: [] };
@@ -14,7 +15,7 @@ export function signingKeys(rows: readonly KeyRow[], kek: Buffer): SigningKeys {
       keys.publishedOnly!.push(dnskeyRdata({ flags, algorithm, publicKey: r.public_key }));
       continue;
     }
-    const key = { role: r.role, algorithm, flags, publicKey: r.public_key, privateKey: decryptPrivateKey(r.private_key, kek), keyTag: r.key_tag };
+    const key = { role: r.role, algorithm, flags, publicKey: r.public_key, privateKey: unsealSecret(r.private_key, kek), keyTag: r.key_tag };
     (r.role === 'ksk' ? keys.ksks : keys.zsks).push(key);
   }
   return keys;

@@ -4,7 +4,7 @@
 import type { Knex } from 'knex';
 import type { Config } from '../config/index.js';
 import { zoneKeys } from '../db/repositories/dnssecKeys.js';
-import { dsOfKey } from './keys.js';
+import { dsOfKey } from '../../nameserver/dnssec/keys.js';
 import { rdataFromText } from '../domain/zonefile/rdataFromPresentation.js';
 
 /** "<tag> <algorithm> <digest type> <hex digest>" → DS RDATA (RFC 4034 §5.1), through the codec. */

@@ -3,12 +3,12 @@
 // at a foreign registrar (assisted: the customer does), and the DS set at the parent.
 //
 // The Registrar interface and production's (nothing is registered here) are DNSSEC's
-// (src/dnssec/registrar.ts); this is the sandbox lab's simulated registry, whose parent zones the
+// (src/domain/dnssec/registrar.ts); this is the sandbox lab's simulated registry, whose parent zones the
 // lab serves itself. src/service.ts chooses by DEPLOYMENT.
 import type { Knex } from 'knex';
 import type { Config } from '../config/index.js';
 import type { Clock } from '../domain/clock.js';
-import type { Registrar } from '../dnssec/registrar.js';
+import type { Registrar } from '../domain/dnssec/registrar.js';
 import { DomainError, notFound } from '../domain/errors.js';
 import { dsPresentation, parseDsPresentation } from './dsPresentation.js';
 import { syncLabParents } from './labParents.js';

@@ -17,10 +17,10 @@ import { recordEvents } from '../db/repositories/events.js';
 import type { Clock } from '../domain/clock.js';
 import { initialSerial, nextSerial } from '../domain/soa.js';
 import { type KeyRow, keyRowsOf } from '../db/repositories/dnssecKeys.js';
-import { updateOwners } from '../dnssec/signUpdate.js';
+import { updateOwners } from '../../nameserver/dnssec/signUpdate.js';
 import { absoluteName, relativeName } from '../../nameserver/wire/name.js';
 import { signingFingerprint, signingKeys } from '../dnssec/signingKeys.js';
-import { cdsPolicy, type DnssecState, isSigned } from '../dnssec/states.js';
+import { cdsPolicy, type DnssecState, isSigned } from '../domain/dnssec/states.js';
 import { BuildError, collectTouched, type StoredRecord } from './build/collectTouched.js';
 import { servedChain } from './build/servedChain.js';
 import { isDnssecRecord, signChange } from './build/signDraft.js';
@@ -59,7 +59,7 @@ export interface PublishDeps {
   /** The configured NAMESERVERS: the apex NS set of every zone, the SOA MNAME the first. */
   nameservers: readonly string[];
   dnssec: {
-    /** Decrypts the zone keys for the sign step (src/dnssec/keyEncryptionKey.ts). */
+    /** Decrypts the zone keys for the sign step (src/db/sealedSecrets.ts). */
     kek: Buffer;
     dnskeyTtl: number;
     /** When a zone signed whole is made in a thread of its own. */

@@ -1,7 +1,8 @@
 // Asks one authoritative server for a zone's SOA over DNS, the way a resolver or a monitoring
-// check would. dns2 is the client here (see docs/nameserver.md for where dns2 is and is not used).
-import net from 'node:net';
-import dns2 from 'dns2';
+// check would, through the service's DNS client (nameserver/client/dnsQuery.ts).
+import { queryDns } from '../../nameserver/client/dnsQuery.js';
+import { TYPE } from '../../nameserver/types.js';
+import { rdataToData } from '../../nameserver/wire/rdata.js';
 import type { HostPort } from '../config/index.js';
 
 export type SoaProbeResult =
@@ -12,27 +13,14 @@ export type SoaProbeResult =
 
 export type SoaProbe = (server: HostPort, zone: string) => Promise<SoaProbeResult>;
 
-interface Dns2Response {
-  header: { rcode: number; aa: number };
-  answers: { type: number; serial?: number }[];
-}
-
-export function dns2SoaProbe(timeoutMs = 1000): SoaProbe {
+export function dnsSoaProbe(timeoutMs = 1000): SoaProbe {
   return async (server, zone) => {
-    const query = dns2.UDPClient({ dns: server.host, port: server.port, timeout: timeoutMs, socketType: net.isIPv6(server.host) ? 'udp6' : 'udp4', retryOverTCP: true } as never) as unknown as (
-      name: string,
-      type: string,
-      cls?: number,
-      options?: { recursive?: boolean },
-    ) => Promise<Dns2Response>;
-    try {
-      const response = await query(zone, 'SOA', 1, { recursive: false });
-      const soa = response.answers.find((a) => a.type === 6 && typeof a.serial === 'number');
-      if (response.header.rcode === 0 && response.header.aa && soa) return { kind: 'serial', serial: soa.serial! };
-      return { kind: 'not_served', rcode: response.header.rcode };
-    } catch (err) {
-      return { kind: 'unreachable', message: (err as Error).message };
-    }
+    const reply = await queryDns(server, zone, TYPE.SOA, { timeoutMs });
+    if (reply.kind === 'unreachable') return reply;
+    const soa = reply.answer.find((r) => r.type === TYPE.SOA);
+    const serial = soa && rdataToData('SOA', soa.rdata)?.serial;
+    if (reply.rcode === 0 && reply.aa && typeof serial === 'number') return { kind: 'serial', serial };
+    return { kind: 'not_served', rcode: reply.rcode };
   };
 }
 

@@ -8,7 +8,7 @@ import type { MessageRecord } from '../../nameserver/wire/parseMessage.js';
 import { rdataToData } from '../../nameserver/wire/rdata.js';
 import type { ObservedDelegation } from '../domain/ip/delegation.js';
 import { canonicalName } from '../domain/names.js';
-import { type DnsServer, queryDns } from '../dnssec/dnsQuery.js';
+import { type DnsServer, queryDns } from '../../nameserver/client/dnsQuery.js';
 
 
 const same = (a: string, b: string) => canonicalName(a) === canonicalName(b);

@@ -7,10 +7,11 @@ import type { Knex } from 'knex';
 import type { Config } from '../config/index.js';
 import { insertKey, type KeyRole, keysOfZones, type StoredKey, zoneKeys } from '../db/repositories/dnssecKeys.js';
 import type { ScopedDb } from '../db/tenantScope.js';
-import { dsOfKey, sealedZoneKey } from '../dnssec/keys.js';
-import type { Registrar } from '../dnssec/registrar.js';
+import { dsOfKey, sealedZoneKey } from '../../nameserver/dnssec/keys.js';
+import { sealSecret } from '../db/sealedSecrets.js';
+import type { Registrar } from '../domain/dnssec/registrar.js';
 import { recordTransition } from '../db/repositories/dnssecTransitions.js';
-import { type DenialMethod, type KskRolloverPhase, DISABLING, type DnssecMode, type DnssecState, nextAction, type NextAction, type Observations } from '../dnssec/states.js';
+import { type DenialMethod, type KskRolloverPhase, DISABLING, type DnssecMode, type DnssecState, nextAction, type NextAction, type Observations } from '../domain/dnssec/states.js';
 import { DomainError } from '../domain/errors.js';
 import type { Zone } from '../domain/model/zone.js';
 import { appendChangeSet } from './changeSets.js';
@@ -22,7 +23,7 @@ import { writeZone } from './zoneWrite.js';
 /** What the feature needs from outside the database: the registrar, and a look at the delegation. */
 export interface DnssecDeps {
   config: Config;
-  /** The key that encrypts private keys at rest (keyEncryptionKey.ts). */
+  /** The key that encrypts private keys at rest (src/db/sealedSecrets.ts). */
   kek: Buffer;
   registrar: Registrar<Knex.Transaction>;
   /** Looks now (POST …/check): observes and stores, advancing the state where the table says so (its own transaction). */
@@ -145,7 +146,7 @@ export async function enableDnssec(
     }
     const now = ctx.clock.now();
     // A zone's first keys, both signing at once: nothing to roll from.
-    for (const role of ['ksk', 'zsk'] as const) await insertKey(ctx.trx, zone.id, sealedZoneKey(role, deps.config.dnssec.algorithm, deps.kek), 'active', now);
+    for (const role of ['ksk', 'zsk'] as const) await insertKey(ctx.trx, zone.id, sealedZoneKey(role, deps.config.dnssec.algorithm, (pkcs8) => sealSecret(pkcs8, deps.kek)), 'active', now);
     await recordTransition(ctx.trx, zone, 'off', 'signing', mode, now, { dnssec_denial: request.denial ?? 'nsec3', dnssec_status: '{}' });
     await republish(ctx, zone, 'keys_published');
     return { started: true, view: await dnssecView(ctx.trx, zone) };
@@ -250,7 +251,7 @@ export async function requestRollover(ctx: WriteContext, deps: DnssecDeps, zoneR
     const now = ctx.clock.now();
     const current = keys.find((k) => k.role === key && k.state === 'active')!;
     // A ZSK successor is published first (the worker activates it); a new KSK signs at once beside the old.
-    const id = await insertKey(ctx.trx, zone.id, sealedZoneKey(key, current.algorithm, deps.kek), key === 'ksk' ? 'active' : 'published', now);
+    const id = await insertKey(ctx.trx, zone.id, sealedZoneKey(key, current.algorithm, (pkcs8) => sealSecret(pkcs8, deps.kek)), key === 'ksk' ? 'active' : 'published', now);
     if (key === 'ksk') {
       const rollover = { old_key: current.id, new_key: id, phase: 'published', since: now.toISOString() };
       await ctx.trx('zones')

@@ -2,7 +2,7 @@
 // the policy, delete; and the decrypted list the nameservers verify signatures with.
 //
 // - The secret is generated here (the algorithm's hash length, RFC 8945 §6), returned once on
-//   creation and on rotation, and stored sealed the way DNSSEC private keys are (encryptPrivateKey
+//   creation and on rotation, and stored sealed the way DNSSEC private keys are (sealSecret
 //   under the key-encryption key). It never reaches a log, an audit entry or an event.
 // - A key's name is unique in the deployment, the deployment's own keys (DNS_TSIG_KEYS) included:
 //   a nameserver finds a key by its name alone.
@@ -16,7 +16,7 @@ import { paginate } from '../db/paginate.js';
 import { recordAudit } from '../db/repositories/auditLog.js';
 import { allTsigKeyRows, TSIG_KEY_COLUMNS, type TsigKey, type TsigKeyRow, tsigKeyToDomain } from '../db/repositories/tsigKeyRows.js';
 import type { ScopedDb } from '../db/tenantScope.js';
-import { decryptPrivateKey as unseal, encryptPrivateKey as seal } from '../dnssec/keys.js';
+import { sealSecret, unsealSecret } from '../db/sealedSecrets.js';
 import { type CredentialPolicy, type CredentialPolicyInput, normalizeCredentialPolicy } from '../domain/credentialPolicy.js';
 import { DomainError, notFound, validationFailed } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
@@ -28,7 +28,7 @@ import type { WriteContext } from './writeContext.js';
 export type { TsigKey };
 
 export interface TsigKeyDeps {
-  /** The key-encryption key (src/dnssec/keyEncryptionKey.ts): seals the secrets. */
+  /** The key-encryption key (src/db/sealedSecrets.ts): seals the secrets. */
   kek: Buffer;
   config: Pick<Config, 'dns'>;
 }
@@ -120,7 +120,7 @@ export async function createTsigKey(ctx: WriteContext, deps: TsigKeyDeps, input:
       tenant_id: ctx.actor.acting.id,
       name,
       algorithm,
-      secret: seal(secret, deps.kek),
+      secret: sealSecret(secret, deps.kek),
       policy: policy ? JSON.stringify(policy) : null,
       created_at: now,
       updated_at: now,
@@ -144,7 +144,7 @@ export async function rotateTsigKey(ctx: WriteContext, deps: TsigKeyDeps, id: st
   const current = await getTsigKey(ctx.scoped, id);
   const secret = generateTsigSecret(current.algorithm);
   const now = ctx.clock.now();
-  const key = await changeKey(ctx, current, now, { secret: seal(secret, deps.kek), rotated_at: now }, 'tsig_key.rotated', {});
+  const key = await changeKey(ctx, current, now, { secret: sealSecret(secret, deps.kek), rotated_at: now }, 'tsig_key.rotated', {});
   return { key, secret: secret.toString('base64') };
 }
 
@@ -173,7 +173,7 @@ export async function loadTenantTsigKeys(db: Knex, kek: Buffer): Promise<TenantT
     tenantId: r.tenant_id,
     name: r.name,
     algorithm: r.algorithm,
-    secret: unseal(r.secret, kek),
+    secret: unsealSecret(r.secret, kek),
     policy: r.policy ?? null,
   }));
 }

@@ -8,7 +8,7 @@
 // A webhook its owner paused (disabled_reason 'manual') keeps collecting deliveries; none is
 // attempted until it is enabled (a ping excepted).
 import type { Knex } from 'knex';
-import { decryptPrivateKey as unseal } from '../dnssec/keys.js';
+import { unsealSecret } from '../db/sealedSecrets.js';
 import { queueMail } from '../db/repositories/mailOutbox.js';
 import { ATTEMPT_LEASE_MS, DISABLE_AFTER_MS, MAX_ATTEMPTS, PAUSE_QUEUE_MS, PING_KIND, type StoredEvent, nextAttemptAfterFailure } from './deliveryPolicy.js';
 import type { AttemptResult } from './send.js';
@@ -152,12 +152,11 @@ interface ClaimRow {
   payload: Record<string, unknown>;
 }
 
-const unsealSecret = (sealed: Buffer, kek: Buffer) => unseal(sealed, kek).toString('utf8');
 
 /** The signing secrets; none when they cannot be unsealed (a process with another key-encryption key). */
 function secretsOf(r: ClaimRow, kek: Buffer, now: Date): string[] {
   try {
-    return [unsealSecret(r.secret, kek), ...(r.previous_secret && r.previous_secret_expires_at && r.previous_secret_expires_at > now ? [unsealSecret(r.previous_secret, kek)] : [])];
+    return [unsealSecret(r.secret, kek).toString('utf8'), ...(r.previous_secret && r.previous_secret_expires_at && r.previous_secret_expires_at > now ? [unsealSecret(r.previous_secret, kek).toString('utf8')] : [])];
   } catch {
     return [];
   }

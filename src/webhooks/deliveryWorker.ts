@@ -176,7 +176,7 @@ export class DeliveryWorker {
     let result: AttemptResult;
     try {
       result = !d.secrets.length
-        ? { outcome: 'internal_error', status: null, durationMs: 0, error: 'the signing secret cannot be decrypted (DNSSEC_KEY_ENCRYPTION_KEY differs between processes?)' }
+        ? { outcome: 'internal_error', status: null, durationMs: 0, error: 'the signing secret cannot be decrypted (SECRET_KEY_ENCRYPTION_KEY differs between processes?)' }
         : await sender.send(d.url, body, {
             'service-delivery': d.id,
             // t is the receiver's wall clock, never an injected one: receivers reject a t 5 minutes off.

@@ -3,7 +3,7 @@
 // query goes through the acting tenant's ScopedDb: a webhook outside the subtree does not exist here.
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
-import { encryptPrivateKey as seal } from '../dnssec/keys.js';
+import { sealSecret } from '../db/sealedSecrets.js';
 import { type AuditActor, recordAudit } from '../db/repositories/auditLog.js';
 import { recordEvents } from '../db/repositories/events.js';
 import { paginate } from '../db/paginate.js';
@@ -85,7 +85,6 @@ const toDomain = (r: WebhookRow, now: Date): Webhook => ({
 /** A new signing secret: shown once, stored sealed. */
 const newSecret = () => `whsec_${randomBytes(32).toString('base64url')}`;
 
-const sealSecret = (secret: string, kek: Buffer) => seal(Buffer.from(secret, 'utf8'), kek);
 
 /** The URL as stored (normalised: addressPolicy.ts), or a 422 for /url. */
 function checkedUrl(url: string, policy: AddressPolicy): string {

@@ -69,7 +69,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     DATA_DIR: dataDir,
     LOG_LEVEL: 'silent',
     // Production refuses to start without one; tests of a production deployment get this one.
-    DNSSEC_KEY_ENCRYPTION_KEY: options.env?.DEPLOYMENT === 'production' ? '5a'.repeat(32) : '',
+    SECRET_KEY_ENCRYPTION_KEY: options.env?.DEPLOYMENT === 'production' ? '5a'.repeat(32) : '',
     // The lab's reverse-DNS seed only where a test asks for it (test/integration/labReverseDns.test.ts):
     // the other tests count what a fresh lab holds.
     LAB_RDNS_SEED: 'off',

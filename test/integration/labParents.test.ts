@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createZone, type DnsLab, startDnsLab } from '../helpers/dnsLab.js';
 import { createDatabase, startTestService } from '../helpers/testService.js';
-import { noRegistrar as productionRegistrar } from '../../src/dnssec/registrar.js';
+import { noRegistrar as productionRegistrar } from '../../src/domain/dnssec/registrar.js';
 import { eventually } from '../helpers/dnsQuery.js';
 import { requireTool, runTool, tempFile } from '../helpers/dnsTools.js';
 import { digQuery, normalise, runAsync } from '../dns/digClient.js';

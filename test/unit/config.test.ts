@@ -67,17 +67,27 @@ describe('loadConfig', () => {
     }
   });
 
-  it('requires DATABASE_URL and the DNSSEC key-encryption key in production', () => {
+  it('requires DATABASE_URL and the key-encryption key in production', () => {
     const KEK = 'ab'.repeat(32);
-    expect(() => loadConfig({ DEPLOYMENT: 'production', DNSSEC_KEY_ENCRYPTION_KEY: KEK })).toThrowError(/DATABASE_URL/);
-    expect(() => loadConfig({ DEPLOYMENT: 'production', DATABASE_URL: 'postgres://db/x' })).toThrowError(/DNSSEC_KEY_ENCRYPTION_KEY/);
-    expect(() => loadConfig({ DEPLOYMENT: 'production', DATABASE_URL: 'postgres://db/x', DNSSEC_KEY_ENCRYPTION_KEY: 'abcd' })).toThrowError(/32 bytes/);
-    const production = loadConfig({ DEPLOYMENT: 'production', DATABASE_URL: 'postgres://db/x', DNSSEC_KEY_ENCRYPTION_KEY: KEK });
+    expect(() => loadConfig({ DEPLOYMENT: 'production', SECRET_KEY_ENCRYPTION_KEY: KEK })).toThrowError(/DATABASE_URL/);
+    expect(() => loadConfig({ DEPLOYMENT: 'production', DATABASE_URL: 'postgres://db/x' })).toThrowError(/SECRET_KEY_ENCRYPTION_KEY/);
+    expect(() => loadConfig({ DEPLOYMENT: 'production', DATABASE_URL: 'postgres://db/x', SECRET_KEY_ENCRYPTION_KEY: 'abcd' })).toThrowError(/32 bytes/);
+    const production = loadConfig({ DEPLOYMENT: 'production', DATABASE_URL: 'postgres://db/x', SECRET_KEY_ENCRYPTION_KEY: KEK });
     expect(production.deployment).toBe('production');
-    expect(production.dnssec.keyEncryptionKey).toEqual(Buffer.from(KEK, 'hex'));
-    expect(loadConfig({ DEPLOYMENT: 'production', DATABASE_URL: 'postgres://db/x', DNSSEC_KEY_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') }).dnssec.keyEncryptionKey).toEqual(Buffer.alloc(32, 7));
+    expect(production.keyEncryptionKey).toEqual(Buffer.from(KEK, 'hex'));
+    expect(loadConfig({ DEPLOYMENT: 'production', DATABASE_URL: 'postgres://db/x', SECRET_KEY_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') }).keyEncryptionKey).toEqual(Buffer.alloc(32, 7));
     // The lab makes its own under DATA_DIR.
-    expect(loadConfig({}).dnssec.keyEncryptionKey).toBeNull();
+    expect(loadConfig({}).keyEncryptionKey).toBeNull();
+  });
+
+  it('still reads the key-encryption key under its former name, DNSSEC_KEY_ENCRYPTION_KEY', () => {
+    const KEK = 'cd'.repeat(32);
+    const production = { DEPLOYMENT: 'production', DATABASE_URL: 'postgres://db/x' };
+    expect(loadConfig({ ...production, DNSSEC_KEY_ENCRYPTION_KEY: KEK }).keyEncryptionKey).toEqual(Buffer.from(KEK, 'hex'));
+    expect(() => loadConfig({ ...production, DNSSEC_KEY_ENCRYPTION_KEY: 'abcd' })).toThrowError(/DNSSEC_KEY_ENCRYPTION_KEY.*32 bytes/);
+    // Both names for the same key are fine; two different keys are a mistake to refuse.
+    expect(loadConfig({ ...production, DNSSEC_KEY_ENCRYPTION_KEY: KEK, SECRET_KEY_ENCRYPTION_KEY: KEK }).keyEncryptionKey).toEqual(Buffer.from(KEK, 'hex'));
+    expect(() => loadConfig({ ...production, DNSSEC_KEY_ENCRYPTION_KEY: KEK, SECRET_KEY_ENCRYPTION_KEY: 'ab'.repeat(32) })).toThrowError(/differs from DNSSEC_KEY_ENCRYPTION_KEY/);
   });
 
   it('reads roles as a comma-separated list', () => {

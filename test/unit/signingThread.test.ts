@@ -4,8 +4,8 @@
 // signatures; a record that cannot be published fails the build as it would in the build's
 // thread; a thread that dies answers with an error instead of leaving the build waiting.
 import { describe, expect, it } from 'vitest';
-import { generateZoneKey } from '../../src/dnssec/keys.js';
-import type { SignPolicy, SigningKeys } from '../../src/dnssec/signZone.js';
+import { generateZoneKey } from '../../nameserver/dnssec/keys.js';
+import type { SignPolicy, SigningKeys } from '../../nameserver/dnssec/signZone.js';
 import { BuildError, type StoredRecord } from '../../src/publication/build/collectTouched.js';
 import { type SigningThreadOptions, usesSigningThread, versionInSigningThread } from '../../src/publication/build/signingThread.js';
 import type { DraftRecord } from '../../src/publication/build/versionDraft.js';

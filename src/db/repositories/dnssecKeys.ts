@@ -29,7 +29,7 @@ export interface KeyRow {
   flags: number;
   key_tag: number;
   public_key: Buffer;
-  /** Encrypted (src/dnssec/keys.ts encryptPrivateKey). */
+  /** Encrypted (src/db/sealedSecrets.ts sealSecret). */
   private_key: Buffer;
   state: KeyState;
   created_at: Date;
@@ -67,7 +67,7 @@ export async function keysOfZones(db: Knex | Knex.Transaction, zoneIds: string[]
   return byZone;
 }
 
-/** A new key, its private half already sealed (src/dnssec/keys.ts sealedZoneKey). */
+/** A new key, its private half already sealed (nameserver/dnssec/keys.ts sealedZoneKey). */
 export interface NewKey {
   role: KeyRole;
   algorithm: 13 | 15;

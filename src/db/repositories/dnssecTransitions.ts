@@ -11,7 +11,7 @@ import { recordEvents } from './events.js';
 export async function recordTransition(
   trx: Knex.Transaction,
   zone: { id: string; tenantId: string; name: string },
-  /** States and modes of src/dnssec/states.ts (this layer does not know the table). */
+  /** States and modes of src/domain/dnssec/states.ts (this layer does not know the table). */
   from: string,
   to: string,
   mode: string | null,

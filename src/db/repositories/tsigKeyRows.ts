@@ -9,7 +9,7 @@ export interface TsigKeyRow {
   tenant_id: string;
   name: string;
   algorithm: TsigAlgorithm;
-  /** Sealed: src/dnssec/keys.ts encryptPrivateKey. */
+  /** Sealed: src/db/sealedSecrets.ts sealSecret. */
   secret: Buffer;
   policy: CredentialPolicy | null;
   created_at: Date;

@@ -1,4 +1,4 @@
-// What the incremental signer (src/dnssec/signUpdate.ts) asks of the zone beyond the names a
+// What the incremental signer (nameserver/dnssec/signUpdate.ts) asks of the zone beyond the names a
 // change touched, answered from the database inside the build's transaction: whether anything is
 // left below a name (the zone's stored records, as this version will serve them), and the NSEC3
 // records that precede a hash in the served chain. NSEC3 owners are stored by their hash label
@@ -7,7 +7,7 @@
 import type { Knex } from 'knex';
 import { TYPE, type ZoneRecord } from '../../../nameserver/types.js';
 import { absoluteName, relativeName } from '../../../nameserver/wire/name.js';
-import type { ChainLookup } from '../../dnssec/signUpdate.js';
+import type { ChainLookup } from '../../../nameserver/dnssec/signUpdate.js';
 import { PREPARED } from '../../db/preparedStatements.js';
 
 /** Above every base32hex label (its alphabet is 0-9 and a-v): where the chain wraps around. */

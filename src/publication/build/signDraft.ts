@@ -11,8 +11,8 @@ import { createHash } from 'node:crypto';
 import { TYPE } from '../../../nameserver/types.js';
 import { inTurns } from '../../../nameserver/zone/steps.js';
 import { absoluteName, relativeName } from '../../../nameserver/wire/name.js';
-import { type ChainLookup, signUpdate } from '../../dnssec/signUpdate.js';
-import { type SignPolicy, type SigningKeys, signZoneSteps } from '../../dnssec/signZone.js';
+import { type ChainLookup, signUpdate } from '../../../nameserver/dnssec/signUpdate.js';
+import { type SignPolicy, type SigningKeys, signZoneSteps } from '../../../nameserver/dnssec/signZone.js';
 import type { WireRecord } from '../zoneRecords.js';
 import type { DraftRecord } from './versionDraft.js';
 

@@ -8,7 +8,7 @@
 // A worker thread cannot load TypeScript by itself: signingThread.mjs registers tsx, under
 // `npm start` (tsx) as under vitest, then calls serveSigningThread.
 import { parentPort, Worker } from 'node:worker_threads';
-import type { SigningKeys } from '../../dnssec/signZone.js';
+import type { SigningKeys } from '../../../nameserver/dnssec/signZone.js';
 import { BuildError, type StoredRecord } from './collectTouched.js';
 import type { DraftRecord } from './versionDraft.js';
 import { type DraftInputs, draftFrom, type JsonbParam, type VersionInputs, type VersionRow, versionRow } from './versionFromRead.js';

@@ -2,7 +2,7 @@
 // database access and nothing that cannot cross to another thread: a version signed whole runs
 // this in the signing thread (signingThread.ts), every other build in the build's own thread.
 import { isDnssecRecord, signDraft } from './signDraft.js';
-import type { SignPolicy, SigningKeys } from '../../dnssec/signZone.js';
+import type { SignPolicy, SigningKeys } from '../../../nameserver/dnssec/signZone.js';
 import { collectTouched, type StoredRecord } from './collectTouched.js';
 import { type DefaultPtrInputs, synthesizeSystemRecords } from './synthesizeSystemRecords.js';
 import { type DraftRecord, draftDiff, type VersionDraft } from './versionDraft.js';

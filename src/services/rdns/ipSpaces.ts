@@ -22,7 +22,7 @@ import { type DnssecDeps, type DnssecView, disableDnssec, dnssecViews, enableDns
 import { paginate } from '../../db/paginate.js';
 import { type ZoneRow, zoneToDomain } from '../../db/repositories/zoneRows.js';
 import type { ScopedDb } from '../../db/tenantScope.js';
-import { DISABLING, type DnssecState } from '../../dnssec/states.js';
+import { DISABLING, type DnssecState } from '../../domain/dnssec/states.js';
 import type { Knex } from 'knex';
 import { writeZone } from '../zoneWrite.js';
 import { type ForwardRecordsState, forwardRecordsStates, forwardZoneInput, syncForwardRecords } from './forwardRecords.js';

@@ -1,6 +1,6 @@
 // ZSK rollover by pre-publication (RFC 6781 §4.1.1.1): every step of the decision.
 import { describe, expect, it } from 'vitest';
-import { type RolloverKey, zskRolloverStep } from '../../../src/dnssec/rollover.js';
+import { type RolloverKey, zskRolloverStep } from '../../../src/domain/dnssec/rollover.js';
 
 const DAY = 86_400_000;
 const t0 = new Date('2026-01-01T00:00:00Z');

@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { TYPE } from '../../../nameserver/types.js';
 import { encodeName } from '../../../nameserver/wire/name.js';
 import { encodeRdata, rdataToData } from '../../../nameserver/wire/rdata.js';
-import { dnskeyRdata, generateZoneKey, type DnssecAlgorithm } from '../../../src/dnssec/keys.js';
-import { signRRset, verifyRRsig } from '../../../src/dnssec/sign.js';
+import { dnskeyRdata, generateZoneKey, type DnssecAlgorithm } from '../../../nameserver/dnssec/keys.js';
+import { signRRset, verifyRRsig } from '../../../nameserver/dnssec/sign.js';
 
 const zone = 'example.test';
 const window = { inception: 1_800_000_000, expiration: 1_800_000_000 + 14 * 86400 };

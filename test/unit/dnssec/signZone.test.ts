@@ -5,10 +5,10 @@ import { describe, expect, it } from 'vitest';
 import { TYPE, type ZoneRecord } from '../../../nameserver/types.js';
 import { rdataToData } from '../../../nameserver/wire/rdata.js';
 import { typeCode } from '../../../nameserver/wire/rrTypes.js';
-import { dnskeyRdata, generateZoneKey, keyTag, type DnssecAlgorithm } from '../../../src/dnssec/keys.js';
+import { dnskeyRdata, generateZoneKey, keyTag, type DnssecAlgorithm } from '../../../nameserver/dnssec/keys.js';
 import { nsec3HashLabel as nsec3Label } from '../../../nameserver/wire/nsec3Hash.js';
-import { verifyRRsig } from '../../../src/dnssec/sign.js';
-import { signZone, type SignPolicy, type SigningKeys } from '../../../src/dnssec/signZone.js';
+import { verifyRRsig } from '../../../nameserver/dnssec/sign.js';
+import { signZone, type SignPolicy, type SigningKeys } from '../../../nameserver/dnssec/signZone.js';
 import { requireTool, runTool, tempFile } from '../../helpers/dnsTools.js';
 import { record, variedZone, zoneFileText } from './zoneText.js';
 

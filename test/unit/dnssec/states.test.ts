@@ -1,7 +1,7 @@
 // The spec's DNSSEC state table (docs/dnssec.md "States"), row by row: what the worker does for
 // each state given what it saw over DNS.
 import { describe, expect, it } from 'vitest';
-import { cdsPolicy, DISABLING, DNSSEC_STATES, ENABLING, isSigned, needs, nextAction, nextStep, type Observations, type Situation } from '../../../src/dnssec/states.js';
+import { cdsPolicy, DISABLING, DNSSEC_STATES, ENABLING, isSigned, needs, nextAction, nextStep, type Observations, type Situation } from '../../../src/domain/dnssec/states.js';
 
 const nothing: Observations = { keysServed: null, dsAtParent: null, chainValid: null, unsignedServed: null };
 const at = (state: Situation['state'], extra: Partial<Situation> = {}): Situation => ({ state, mode: 'automatic', sinceSeconds: 0, dnskeyTtl: 10, dsTtl: 10, ...extra });

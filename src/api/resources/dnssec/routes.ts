@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { presentRdata } from '../../../../nameserver/wire/rdata.js';
-import { dnskeyRdata } from '../../../dnssec/keys.js';
+import { dnskeyRdata } from '../../../../nameserver/dnssec/keys.js';
 import { checkDnssec, disableDnssec, type DnssecCheckOutcome, type DnssecView, enableDnssec, getDnssec, requestRollover, runDnssecCheck } from '../../../services/dnssec.js';
 import { DomainError } from '../../../domain/errors.js';
 import { missingScopes } from '../../../domain/scopes.js';

@@ -2,7 +2,7 @@
 // document's `webhooks` section. Every body has id, type, occurred_at and tenant.id; the rest is
 // the outbox row's payload as its writer stored it (src/db/repositories/events.ts callers).
 import { z } from 'zod';
-import { DNSSEC_STATES } from '../../../dnssec/states.js';
+import { DNSSEC_STATES } from '../../../domain/dnssec/states.js';
 import { timestamp } from '../common.js';
 
 const envelope = <T extends string>(type: T) => ({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DNSSEC_STATES } from '../../../dnssec/states.js';
+import { DNSSEC_STATES } from '../../../domain/dnssec/states.js';
 import { DomainError } from '../../../domain/errors.js';
 import { CHANGESET_STATES } from '../../../domain/publication.js';
 import { hasFeature } from '../../../domain/tenancy.js';

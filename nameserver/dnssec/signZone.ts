@@ -5,14 +5,14 @@
 // everything below a zone cut (glue, occluded data) is not authoritative; the DS set at a cut is.
 // Denial of existence is an NSEC chain (RFC 4035 §2.3) or an NSEC3 chain with RFC 9276's
 // parameters (SHA-1, no extra iterations, no salt, no opt-out), both with the TTL of RFC 9077.
-import { TYPE, type ZoneRecord } from '../../nameserver/types.js';
-import { encodeBase32Hex } from '../../nameserver/wire/base32hex.js';
-import { isAtOrBelow, parentName } from '../../nameserver/wire/name.js';
-import { encodeRdata, rdataToData } from '../../nameserver/wire/rdata.js';
-import { compareCanonical } from '../../nameserver/zone/canonicalOrder.js';
-import { finish } from '../../nameserver/zone/steps.js';
+import { TYPE, type ZoneRecord } from '../types.js';
+import { encodeBase32Hex } from '../wire/base32hex.js';
+import { isAtOrBelow, parentName } from '../wire/name.js';
+import { encodeRdata, rdataToData } from '../wire/rdata.js';
+import { compareCanonical } from '../zone/canonicalOrder.js';
+import { finish } from '../zone/steps.js';
 import { dnskeyRdata, dsRdata, type ZoneKey } from './keys.js';
-import { nsec3Digest } from '../../nameserver/wire/nsec3Hash.js';
+import { nsec3Digest } from '../wire/nsec3Hash.js';
 import { canonicalRdatas, signRRset, type SignatureWindow } from './sign.js';
 
 export interface SignPolicy {

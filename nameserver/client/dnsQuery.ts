@@ -1,14 +1,15 @@
-// One DNS question to one server, the way a resolver asks it: non-recursive, EDNS with DO set
-// (RFC 3225) so that signatures come back, over UDP and again over TCP when the answer was
-// truncated. The DNSSEC worker observes the real DNS with it — keys served, DS at the parent, the
-// chain — and hands the records on in wire form (our codec encodes the question and decodes the
-// reply; dns2, the SOA probe's client, does not decode DNSSEC types).
+// The service's one DNS client: one question to one server, the way a resolver asks it —
+// non-recursive unless told, EDNS with DO set (RFC 3225) so that signatures come back, over UDP and
+// again over TCP when the answer was truncated. Our codec encodes the question and decodes the
+// reply, so every type (the DNSSEC ones included) comes back in wire form. Its users: the
+// publication's SOA probe, the DNSSEC worker's checks (keys served, DS at the parent, the chain)
+// and the reverse-DNS delegation check.
 import dgram from 'node:dgram';
 import { randomInt } from 'node:crypto';
 import net from 'node:net';
-import { CLASS, OPCODE } from '../../nameserver/types.js';
-import { MessageWriter } from '../../nameserver/wire/messageWriter.js';
-import { type Message, type MessageRecord, parseMessage } from '../../nameserver/wire/parseMessage.js';
+import { CLASS, OPCODE } from '../types.js';
+import { MessageWriter } from '../wire/messageWriter.js';
+import { type Message, type MessageRecord, parseMessage } from '../wire/parseMessage.js';
 
 export interface DnsServer {
   host: string;

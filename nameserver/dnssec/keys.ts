@@ -1,9 +1,9 @@
-// Zone keys: generation, the DNSKEY and DS RDATA they publish, key tags, and the sealing of the
-// private half at rest. Two algorithms: 13, ECDSA P-256 with SHA-256 (RFC 6605, the default: what
+// Zone keys: generation, the DNSKEY and DS RDATA they publish, key tags. How the private half is
+// kept at rest is the caller's (src/db/sealedSecrets.ts). Two algorithms: 13, ECDSA P-256 with SHA-256 (RFC 6605, the default: what
 // every validator supports) and 15, Ed25519 (RFC 8080). No RSA: nothing is to be signed with it.
-import { createCipheriv, createDecipheriv, createHash, createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
-import { encodeName } from '../../nameserver/wire/name.js';
-import { encodeRdata, rdataToData } from '../../nameserver/wire/rdata.js';
+import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { encodeName } from '../wire/name.js';
+import { encodeRdata, rdataToData } from '../wire/rdata.js';
 
 export type DnssecAlgorithm = 13 | 15; // ECDSAP256SHA256 (default), ED25519
 export type KeyRole = 'ksk' | 'zsk';
@@ -16,7 +16,7 @@ export interface ZoneKey {
   flags: 256 | 257;
   /** The DNSKEY public-key field: RFC 6605 §4, 64 octets x||y; RFC 8080 §3, 32 octets. */
   publicKey: Buffer;
-  /** PKCS#8 DER, in memory only (at rest: encryptPrivateKey). */
+  /** PKCS#8 DER, in memory only (at rest: sealed by the caller). */
   privateKey: Buffer;
   keyTag: number;
 }
@@ -36,10 +36,10 @@ function publicKeyField(key: KeyObject, algorithm: DnssecAlgorithm): Buffer {
   return Buffer.from(jwk.x!, 'base64url');
 }
 
-/** A new key as the service stores it: the private half sealed under `kek` (encryptPrivateKey). */
-export function sealedZoneKey(role: KeyRole, algorithm: DnssecAlgorithm, kek: Buffer) {
+/** A new key as the service stores it: the private half only as `seal` returns it (the library keeps no secrets). */
+export function sealedZoneKey(role: KeyRole, algorithm: DnssecAlgorithm, seal: (pkcs8: Buffer) => Buffer) {
   const key = generateZoneKey(role, algorithm);
-  return { role, algorithm: key.algorithm, flags: key.flags, keyTag: key.keyTag, publicKey: key.publicKey, sealedPrivateKey: encryptPrivateKey(key.privateKey, kek) };
+  return { role, algorithm: key.algorithm, flags: key.flags, keyTag: key.keyTag, publicKey: key.publicKey, sealedPrivateKey: seal(key.privateKey) };
 }
 
 /** The DS (SHA-256) of a key of the zone `owner`. */
@@ -94,41 +94,4 @@ export function publicKeyObject(dnskeyRdata: Buffer): KeyObject | null {
     // not a point on the curve
   }
   return null;
-}
-
-// ---- private keys at rest ----------------------------------------------------------------------
-
-/** The first octet of a sealed key: which layout follows, so the format can change later. */
-const SEAL_VERSION = 1;
-const IV_OCTETS = 12;
-const TAG_OCTETS = 16;
-
-function checkKek(kek: Buffer): void {
-  if (kek.length !== 32) throw new RangeError(`the key-encryption key must be 32 octets (AES-256), got ${kek.length}`);
-}
-
-/**
- * Seals a PKCS#8 private key with AES-256-GCM under `kek`: version || iv (12, random) || tag (16)
- * || ciphertext. The version octet is authenticated too (additional data).
- */
-export function encryptPrivateKey(pkcs8: Buffer, kek: Buffer): Buffer {
-  checkKek(kek);
-  const version = Buffer.of(SEAL_VERSION);
-  const iv = randomBytes(IV_OCTETS);
-  const cipher = createCipheriv('aes-256-gcm', kek, iv);
-  cipher.setAAD(version);
-  const ciphertext = Buffer.concat([cipher.update(pkcs8), cipher.final()]);
-  return Buffer.concat([version, iv, cipher.getAuthTag(), ciphertext]);
-}
-
-/** The PKCS#8 key sealed by encryptPrivateKey; throws for a wrong `kek` or any changed octet. */
-export function decryptPrivateKey(blob: Buffer, kek: Buffer): Buffer {
-  checkKek(kek);
-  if (blob.length < 1 + IV_OCTETS + TAG_OCTETS || blob[0] !== SEAL_VERSION) throw new RangeError('not a sealed private key of a known version');
-  const iv = blob.subarray(1, 1 + IV_OCTETS);
-  const tag = blob.subarray(1 + IV_OCTETS, 1 + IV_OCTETS + TAG_OCTETS);
-  const decipher = createDecipheriv('aes-256-gcm', kek, iv);
-  decipher.setAAD(blob.subarray(0, 1));
-  decipher.setAuthTag(tag);
-  return Buffer.concat([decipher.update(blob.subarray(1 + IV_OCTETS + TAG_OCTETS)), decipher.final()]);
 }

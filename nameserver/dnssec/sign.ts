@@ -3,10 +3,10 @@
 // lower case and wire form, original TTL, RDATA names lower case for the types RFC 6840 §5.1
 // lists) and canonical order (§6.3: RDATA as octet strings, duplicates dropped).
 import { sign, verify } from 'node:crypto';
-import { TYPE } from '../../nameserver/types.js';
-import { encodeName, isAtOrBelow, splitLabels } from '../../nameserver/wire/name.js';
-import { encodeRdata, rdataToData } from '../../nameserver/wire/rdata.js';
-import { typeCode, typeName } from '../../nameserver/wire/rrTypes.js';
+import { TYPE } from '../types.js';
+import { encodeName, isAtOrBelow, splitLabels } from '../wire/name.js';
+import { encodeRdata, rdataToData } from '../wire/rdata.js';
+import { typeCode, typeName } from '../wire/rrTypes.js';
 import { keyTag, privateKeyObject, publicKeyObject, type ZoneKey } from './keys.js';
 
 /** Seconds since the epoch. */

@@ -11,10 +11,10 @@
 // the zone whole: a name becoming or ceasing to be a zone cut (every name below changes role), a
 // changed denial TTL (every NSEC/NSEC3 changes), and a name entering or leaving an NSEC chain (its
 // predecessor in canonical order is not found by a lookup here).
-import { TYPE, type ZoneRecord } from '../../nameserver/types.js';
-import { decodeBase32Hex, encodeBase32Hex } from '../../nameserver/wire/base32hex.js';
-import { decodeUncompressedName, parentName } from '../../nameserver/wire/name.js';
-import { finish } from '../../nameserver/zone/steps.js';
+import { TYPE, type ZoneRecord } from '../types.js';
+import { decodeBase32Hex, encodeBase32Hex } from '../wire/base32hex.js';
+import { decodeUncompressedName, parentName } from '../wire/name.js';
+import { finish } from '../zone/steps.js';
 import {
   addApexSets,
   addRRset,

@@ -1,5 +1,5 @@
 // The spec's DNSSEC state machine (docs/dnssec.md "States"), as data and one pure function: what
-// the worker does next for a zone, given what it saw over DNS. The worker (./dnssecWorker.ts)
+// the worker does next for a zone, given what it saw over DNS. The worker (src/dnssec/dnssecWorker.ts)
 // observes and stores; this module only decides, so every row of the spec's table is a unit test.
 
 export const DNSSEC_STATES = ['off', 'signing', 'keys_published', 'ds_submitted', 'awaiting_ds', 'ds_published', 'validated', 'active', 'ds_removing', 'unsigning'] as const;
