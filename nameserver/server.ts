@@ -11,6 +11,8 @@ import { QueryHandler } from './server/queryHandler.js';
 import type { ResponseCacheOptions } from './server/responseCache.js';
 import { copyStats, emptyStats, type ServerStats } from './server/serverStats.js';
 import { TcpConnections } from './server/tcpConnections.js';
+import { serveUdp } from './server/udpLoop.js';
+import { dgramTransport } from './server/udpTransport.js';
 import type { UpdateHandler } from './server/updates.js';
 import { notifyTarget, type NotifyOptions, type NotifyResult, type NotifyTarget } from './transfer/notify.js';
 import type { TsigKey } from './wire/tsig.js';
@@ -228,36 +230,15 @@ function bindUdp(host: string, port: number, handler: QueryHandler, logger: Name
     socket.once('error', reject);
     socket.bind({ address: host, port, exclusive: true }, () => {
       socket.off('error', reject);
-      // Sending errors (an unreachable client, a full buffer) and the like: logged, never fatal.
-      socket.on('error', (err) => logger.debug({ err, host }, 'UDP socket error'));
       try {
         socket.setRecvBufferSize(UDP_RECEIVE_BUFFER);
       } catch {
         // capped by the system (net.core.rmem_max): the default stays
       }
-      socket.on('message', (message, remote) => {
-        try {
-          const reply = handler.handleQuery(message, { transport: 'udp', remoteAddress: remote.address });
-          // Over UDP the handler returns single messages only (transfers need TCP), some later (UPDATE).
-          if (reply instanceof Promise) void reply.then((answer) => sendUdp(socket, answer, remote, logger));
-          else if (reply !== null && Buffer.isBuffer(reply)) socket.send(reply, remote.port, remote.address);
-        } catch (err) {
-          // handleQuery does not throw; send might, for an address it cannot use.
-          logger.error({ err, remote: remote.address }, 'UDP reply failed');
-        }
-      });
+      serveUdp(dgramTransport(socket, logger), (query) => handler.handleQuery(query.message, { transport: 'udp', remoteAddress: query.address }));
       resolve(socket);
     });
   });
-}
-
-/** Sends an answer made later; by then the socket may be closed (the server stopping): logged, never thrown. */
-export function sendUdp(socket: dgram.Socket, answer: Buffer, remote: { address: string; port: number }, logger: NameserverLogger): void {
-  try {
-    socket.send(answer, remote.port, remote.address);
-  } catch (err) {
-    logger.debug({ err, remote: remote.address }, 'UDP reply failed');
-  }
 }
 
 async function closeListener(listener: Listener): Promise<void> {

@@ -6,6 +6,8 @@ import type dgram from 'node:dgram';
 import { silentLogger } from './server/logger.js';
 import { QueryHandler } from './server/queryHandler.js';
 import { copyStats, emptyStats } from './server/serverStats.js';
+import { serveUdp } from './server/udpLoop.js';
+import { dgramTransport, type UdpTransport } from './server/udpTransport.js';
 import { OPCODE } from './types.js';
 import { type FromHelper, fromWire, keyFromWire, type ToHelper } from './udpProcesses.js';
 import { buildZoneSnapshot } from './zone/snapshot.js';
@@ -18,19 +20,11 @@ const store = new ZoneStore();
 let handler: QueryHandler | null = null;
 let forwardUpdates = false;
 let updateRequests = 0;
-const pendingUpdates = new Map<number, { socket: dgram.Socket; port: number; address: string }>();
+const pendingUpdates = new Map<number, { transport: UdpTransport; address: string; port: number }>();
 const tell = (m: FromHelper) => process.send?.(m);
 
 /** QR clear and opcode UPDATE (RFC 1035 §4.1.1: octet 2 is QR, OPCODE, AA, TC, RD). */
 const isUpdate = (message: Buffer) => message.length >= 12 && (message[2]! & 0xf8) === OPCODE.UPDATE << 3;
-
-function send(socket: dgram.Socket, message: Buffer, port: number, address: string): void {
-  try {
-    socket.send(message, port, address);
-  } catch {
-    // a socket closing as the process ends
-  }
-}
 
 process.on('message', (message: ToHelper, handle?: unknown) => {
   switch (message.kind) {
@@ -49,7 +43,7 @@ process.on('message', (message: ToHelper, handle?: unknown) => {
     case 'updateAnswer': {
       const client = pendingUpdates.get(message.request);
       pendingUpdates.delete(message.request);
-      if (client && message.message !== null) send(client.socket, Buffer.from(message.message, 'base64'), client.port, client.address);
+      if (client && message.message !== null) client.transport.send([{ message: Buffer.from(message.message, 'base64'), address: client.address, port: client.port }]);
       return;
     }
     case 'set': {
@@ -77,20 +71,17 @@ process.on('message', (message: ToHelper, handle?: unknown) => {
       return;
     }
     case 'socket': {
-      const socket = handle as dgram.Socket;
-      socket.on('error', () => {});
-      socket.on('message', (query, remote) => {
-        if (forwardUpdates && isUpdate(query)) {
-          if (pendingUpdates.size >= MAX_PENDING_UPDATES) return;
+      const transport = dgramTransport(handle as dgram.Socket, silentLogger);
+      serveUdp(transport, (query) => {
+        if (forwardUpdates && isUpdate(query.message)) {
+          if (pendingUpdates.size >= MAX_PENDING_UPDATES) return null;
           const request = ++updateRequests;
           if (handler) handler.stats.updates.forwarded++;
-          pendingUpdates.set(request, { socket, port: remote.port, address: remote.address });
-          tell({ kind: 'update', request, message: query.toString('base64'), remoteAddress: remote.address });
-          return;
+          pendingUpdates.set(request, { transport, address: query.address, port: query.port });
+          tell({ kind: 'update', request, message: query.message.toString('base64'), remoteAddress: query.address });
+          return null;
         }
-        const reply = handler?.handleQuery(query, { transport: 'udp', remoteAddress: remote.address }) ?? null;
-        if (reply instanceof Promise) void reply.then((answer) => send(socket, answer, remote.port, remote.address));
-        else if (reply !== null && Buffer.isBuffer(reply)) socket.send(reply, remote.port, remote.address);
+        return handler?.handleQuery(query.message, { transport: 'udp', remoteAddress: query.address }) ?? null;
       });
       return;
     }

@@ -20,7 +20,7 @@ import type { ZoneSnapshot } from './zone/snapshot.js';
 import { ZoneStore } from './zone/store.js';
 
 /** A record on the IPC channel: rdata as base64 (Buffers do not survive JSON serialisation). */
-export type WireRecord = [name: string, type: number, ttl: number, rdata: string];
+export type IpcRecord = [name: string, type: number, ttl: number, rdata: string];
 
 /** A TSIG key on the IPC channel (secret as base64). */
 export interface WireTsigKey {
@@ -35,8 +35,8 @@ export type ToHelper =
   | { kind: 'tenantKeys'; keys: WireTsigKey[] }
   /** The main process's response to a forwarded UPDATE (base64), null when there is none. */
   | { kind: 'updateAnswer'; request: number; message: string | null }
-  | { kind: 'set'; origin: string; records: WireRecord[] }
-  | { kind: 'diff'; origin: string; fromSerial: number; toSerial: number; removed: WireRecord[]; added: WireRecord[] }
+  | { kind: 'set'; origin: string; records: IpcRecord[] }
+  | { kind: 'diff'; origin: string; fromSerial: number; toSerial: number; removed: IpcRecord[]; added: IpcRecord[] }
   | { kind: 'remove'; origin: string }
   | { kind: 'socket' }
   | { kind: 'stats'; request: number };
@@ -52,8 +52,8 @@ export type FromHelper =
 /** How long helperStats waits for the helpers' counters before it reports the last ones known. */
 const STATS_TIMEOUT_MS = 1000;
 
-export const toWire = (r: ZoneRecord): WireRecord => [r.name, r.type, r.ttl, r.rdata.toString('base64')];
-export const fromWire = ([name, type, ttl, rdata]: WireRecord): ZoneRecord => ({ name, type, ttl, rdata: Buffer.from(rdata, 'base64') });
+export const toWire = (r: ZoneRecord): IpcRecord => [r.name, r.type, r.ttl, r.rdata.toString('base64')];
+export const fromWire = ([name, type, ttl, rdata]: IpcRecord): ZoneRecord => ({ name, type, ttl, rdata: Buffer.from(rdata, 'base64') });
 export const keyToWire = (k: TsigKey): WireTsigKey => ({ name: k.name, algorithm: k.algorithm, secret: k.secret.toString('base64'), owner: k.owner });
 export const keyFromWire = (k: WireTsigKey): TsigKey => ({ name: k.name, algorithm: k.algorithm, secret: Buffer.from(k.secret, 'base64'), owner: k.owner });
 

@@ -6,33 +6,10 @@
 // threads share nothing but these messages; everything else goes through PostgreSQL, as between
 // the processes of a split deployment.
 import { Worker } from 'node:worker_threads';
-import type { NameserverCounters } from './observability/metrics.js';
-import type { JobStatus } from './jobs/jobMonitor.js';
 import type { Logger } from './observability/logger.js';
-import type { Role } from './config/index.js';
+import type { FromThread, RolesCounters, RolesThreadData, ToThread } from './rolesThreadMessages.js';
 
-/** What the main thread reads of the roles' thread: readiness and the counters /metrics shows. */
-export interface RolesCounters {
-  /** Null without the nameserver role. */
-  nameserver: { ready: boolean; counters: NameserverCounters } | null;
-  builds: Record<'unsigned' | 'by_change' | 'whole', number> | null;
-  webhooks: { attempts: Record<string, number>; inFlight: number } | null;
-  /** The thread's periodic jobs by name (jobMonitor). */
-  jobs: Record<string, JobStatus>;
-}
-
-export type ToThread = { kind: 'counters'; id: number } | { kind: 'stop' };
-export type FromThread =
-  | { kind: 'ready'; dnsPort: number | null }
-  | { kind: 'counters'; id: number; counters: RolesCounters }
-  | { kind: 'countersFailed'; id: number; message: string };
-
-export interface RolesThreadData {
-  /** Config.source: the thread reads its Config from the same variables. */
-  source: Record<string, string | undefined>;
-  roles: Role[];
-  databaseUrl: string;
-}
+export type { FromThread, RolesCounters, RolesThreadData, ToThread } from './rolesThreadMessages.js';
 
 export interface RolesThread {
   /** The port the thread's nameserver listens on (DNS_PORT=0 picks one); null without the nameserver role. */

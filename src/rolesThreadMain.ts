@@ -2,8 +2,7 @@
 // starts the service with the roles it was given and answers the main thread's messages.
 import { parentPort, workerData } from 'node:worker_threads';
 import { loadConfig } from './config/index.js';
-import type { FromThread, RolesThreadData, ToThread } from './rolesThread.js';
-import { startService } from './service.js';
+import type { FromThread, RolesServiceModule, RolesThreadData, ToThread } from './rolesThreadMessages.js';
 
 export async function serveRolesThread(): Promise<void> {
   const port = parentPort!;
@@ -11,6 +10,7 @@ export async function serveRolesThread(): Promise<void> {
   const data = workerData as RolesThreadData;
   // A failed start throws: the main thread gets the error (its 'error' event) and startService rejects.
   const config = loadConfig({ ...data.source, ROLES: data.roles.join(','), DATABASE_URL: data.databaseUrl, THREADED_ROLES: 'off' });
+  const { startService } = (await import(data.serviceModule)) as RolesServiceModule;
   const running = await startService(config, { prepared: true });
   port.on('message', (m: ToThread) => {
     if (m.kind === 'counters') {

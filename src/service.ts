@@ -217,7 +217,7 @@ export async function startService(config: Config, overrides: ServiceOverrides =
     if (threaded.length) {
       // A clock injected here cannot reach another thread: such tests run every role here.
       if (overrides.clock) throw new Error('an injected clock needs THREADED_ROLES=off');
-      const thread = await startRolesThread({ source: { ...config.source }, roles: threaded, databaseUrl }, logger, overrides.onFatal ?? exitForSupervisor(logger, 'the roles thread stopped'));
+      const thread = await startRolesThread({ source: { ...config.source }, roles: threaded, databaseUrl, serviceModule: import.meta.url }, logger, overrides.onFatal ?? exitForSupervisor(logger, 'the roles thread stopped'));
       stack.push(() => thread.stop());
       wiring.running.rolesThread = thread;
     }

@@ -13,6 +13,7 @@ import { compareCanonical } from '../zone/canonicalOrder.js';
 import { finish } from '../zone/steps.js';
 import { dnskeyRdata, dsRdata, type ZoneKey } from './keys.js';
 import { nsec3Digest } from '../wire/nsec3Hash.js';
+import { DNSSEC_TYPE_CODES } from '../wire/rrTypes.js';
 import { canonicalRdatas, signRRset, type SignatureWindow } from './sign.js';
 
 export interface SignPolicy {
@@ -35,7 +36,7 @@ export interface SigningKeys {
 }
 
 /** The types the signer makes: any in the input are dropped and made anew. */
-export const GENERATED: ReadonlySet<number> = new Set([TYPE.DNSKEY, TYPE.RRSIG, TYPE.NSEC, TYPE.NSEC3, TYPE.NSEC3PARAM, TYPE.CDS, TYPE.CDNSKEY]);
+export const GENERATED: ReadonlySet<number> = DNSSEC_TYPE_CODES;
 /** Signed by the KSKs at the apex (RFC 6781 §3.1, RFC 7344 §4.1); all else by the ZSKs. */
 const KSK_SIGNED: ReadonlySet<number> = new Set([TYPE.DNSKEY, TYPE.CDS, TYPE.CDNSKEY]);
 

@@ -29,7 +29,10 @@ export type ApiRecordType = (typeof API_RECORD_TYPES)[number];
  * Types only the zone's signer produces (RFC 4034, RFC 5155, RFC 7344): never written by users.
  * DS is not one: it is the parent's data about a child, written at a delegation like its NS.
  */
-export const DNSSEC_TYPES: ReadonlySet<string> = new Set<TypeMnemonic>(['DNSKEY', 'RRSIG', 'NSEC', 'NSEC3', 'NSEC3PARAM', 'CDS', 'CDNSKEY']);
+const SIGNER_ONLY: readonly TypeMnemonic[] = ['DNSKEY', 'RRSIG', 'NSEC', 'NSEC3', 'NSEC3PARAM', 'CDS', 'CDNSKEY'];
+export const DNSSEC_TYPES: ReadonlySet<string> = new Set<string>(SIGNER_ONLY);
+/** DNSSEC_TYPES by type code, for code that holds records rather than mnemonics (the signer, the build). */
+export const DNSSEC_TYPE_CODES: ReadonlySet<number> = new Set(SIGNER_ONLY.map((t) => TYPE[t]));
 
 /** Types that exist only in queries, transfers and message security, never in a zone (RFC 6895 §3.1). */
 export const META_TYPES: ReadonlySet<string> = new Set<TypeMnemonic>(['OPT', 'TKEY', 'TSIG', 'IXFR', 'AXFR', 'MAILB', 'MAILA', 'ANY']);

@@ -80,7 +80,7 @@ describe('the nameserver and worker roles in their own thread (THREADED_ROLES=on
 
   it('fails the start with the thread’s own reason when its roles cannot start', async () => {
     const exited: Error[] = [];
-    const start = startRolesThread({ source: {}, roles: ['worker'], databaseUrl: 'http://not-postgres' }, createLogger('silent'), (err) => exited.push(err));
+    const start = startRolesThread({ source: {}, roles: ['worker'], databaseUrl: 'http://not-postgres', serviceModule: new URL('../../src/service.ts', import.meta.url).href }, createLogger('silent'), (err) => exited.push(err));
     await expect(start).rejects.toThrow(/DATABASE_URL .*must be a postgres/);
     // A failed start is the caller's to report, not a thread that stopped later.
     expect(exited).toEqual([]);

@@ -11,13 +11,14 @@ import { createHash } from 'node:crypto';
 import { TYPE } from '../../../nameserver/types.js';
 import { inTurns } from '../../../nameserver/zone/steps.js';
 import { absoluteName, relativeName } from '../../../nameserver/wire/name.js';
+import { DNSSEC_TYPE_CODES } from '../../../nameserver/wire/rrTypes.js';
 import { type ChainLookup, signUpdate } from '../../../nameserver/dnssec/signUpdate.js';
 import { type SignPolicy, type SigningKeys, signZoneSteps } from '../../../nameserver/dnssec/signZone.js';
 import type { WireRecord } from '../zoneRecords.js';
 import type { DraftRecord } from './versionDraft.js';
 
 /** The types only the sign step writes; user records of these types do not exist. */
-export const DNSSEC_TYPES: ReadonlySet<number> = new Set([TYPE.DNSKEY, TYPE.RRSIG, TYPE.NSEC, TYPE.NSEC3, TYPE.NSEC3PARAM, TYPE.CDS, TYPE.CDNSKEY]);
+export const DNSSEC_TYPES: ReadonlySet<number> = DNSSEC_TYPE_CODES;
 
 /** Rows of published_records the sign step wrote: ids of their own, made from the record. */
 export const DNSSEC_RECORD_PREFIX = 'dnssec:';
