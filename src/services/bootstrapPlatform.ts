@@ -41,6 +41,8 @@ export async function bootstrapPlatform(pool: Pool, deployment: Deployment, name
       { id: apiClientId, tenantId, name: 'Platform administration', createdAt: now },
       {
         id: newId('tok'),
+        apiClientId,
+        tenantId,
         userId: null,
         name: 'Bootstrap token',
         deployment,
@@ -49,6 +51,7 @@ export async function bootstrapPlatform(pool: Pool, deployment: Deployment, name
         scopes: [...SCOPES],
         expiresAt: null,
         policy: null,
+        createdAt: now,
       },
     );
     return { tenantId, apiClientId, token };

@@ -87,36 +87,25 @@ export async function findToken(scoped: ScopedDb, id: string): Promise<ApiToken 
   return row ? tokenToDomain(row) : null;
 }
 
-export interface NewToken {
-  id: string;
-  apiClientId: string;
-  tenantId: string;
-  userId: string | null;
-  name: string;
-  deployment: Deployment;
+/** A token to store: its hash, never the secret. */
+export type NewToken = Pick<ApiToken, 'id' | 'apiClientId' | 'tenantId' | 'userId' | 'name' | 'deployment' | 'displayPrefix' | 'scopes' | 'expiresAt' | 'policy' | 'createdAt'> & {
   tokenHash: string;
-  displayPrefix: string;
-  scopes: string[];
-  expiresAt: Date | null;
-  policy: CredentialPolicy | null;
-  createdAt: Date;
-}
+};
+
+const tokenColumns = ({ apiClientId, tenantId, userId, tokenHash, displayPrefix, expiresAt, createdAt, policy, ...same }: NewToken) => ({
+  ...same,
+  api_client_id: apiClientId,
+  tenant_id: tenantId,
+  user_id: userId,
+  token_hash: tokenHash,
+  display_prefix: displayPrefix,
+  expires_at: expiresAt,
+  policy: policy ? JSON.stringify(policy) : null,
+  created_at: createdAt,
+});
 
 export async function insertToken(scoped: ScopedDb, t: NewToken): Promise<ApiToken> {
-  const [row] = await scoped.insert('api_tokens', {
-    id: t.id,
-    api_client_id: t.apiClientId,
-    tenant_id: t.tenantId,
-    user_id: t.userId,
-    name: t.name,
-    deployment: t.deployment,
-    token_hash: t.tokenHash,
-    display_prefix: t.displayPrefix,
-    scopes: t.scopes,
-    expires_at: t.expiresAt,
-    policy: t.policy ? JSON.stringify(t.policy) : null,
-    created_at: t.createdAt,
-  });
+  const [row] = await scoped.insert('api_tokens', tokenColumns(t));
   return tokenToDomain(row);
 }
 
@@ -141,20 +130,7 @@ export async function insertUser(scoped: ScopedDb, user: { id: string; tenantId:
 }
 
 /** The platform's first client and token, before any acting tenant exists to scope them. */
-export async function insertBootstrapCredentials(trx: Transaction, client: { id: string; tenantId: string; name: string; createdAt: Date }, token: Omit<NewToken, 'apiClientId' | 'tenantId' | 'createdAt'>): Promise<void> {
+export async function insertBootstrapCredentials(trx: Transaction, client: { id: string; tenantId: string; name: string; createdAt: Date }, token: NewToken): Promise<void> {
   await trx('api_clients').insert({ id: client.id, tenant_id: client.tenantId, name: client.name, created_at: client.createdAt });
-  await trx('api_tokens').insert({
-    id: token.id,
-    api_client_id: client.id,
-    tenant_id: client.tenantId,
-    user_id: token.userId,
-    name: token.name,
-    deployment: token.deployment,
-    token_hash: token.tokenHash,
-    display_prefix: token.displayPrefix,
-    scopes: token.scopes,
-    expires_at: token.expiresAt,
-    policy: token.policy ? JSON.stringify(token.policy) : null,
-    created_at: client.createdAt,
-  });
+  await trx('api_tokens').insert(tokenColumns(token));
 }
