@@ -1,8 +1,9 @@
 // Production has no seed: the operator creates the platform tenant and its first token once,
 // with `npm run admin -- create-platform "<name>"`. Everything else is then done over the API.
-import type { Knex } from 'knex';
 import type { Deployment } from '../config/index.js';
-import { TENANT_DEFAULTS } from '../db/repositories/tenantRows.js';
+import type { Pool } from '../db/context.js';
+import { insertBootstrapCredentials } from '../db/repositories/apiCredentialRows.js';
+import { insertPlatformTenant, platformTenantExists, TENANT_DEFAULTS } from '../db/repositories/tenantRows.js';
 import { DomainError } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import { SCOPES } from '../domain/scopes.js';
@@ -15,15 +16,13 @@ export interface BootstrappedPlatform {
   token: string;
 }
 
-export async function bootstrapPlatform(db: Knex, deployment: Deployment, name: string, now: Date): Promise<BootstrappedPlatform> {
-  return db.transaction(async (trx) => {
+export async function bootstrapPlatform(pool: Pool, deployment: Deployment, name: string, now: Date): Promise<BootstrappedPlatform> {
+  return pool.transaction(async (trx) => {
     await advisoryLock(trx, 'deployment', 'bootstrap-platform');
-    if (await trx('tenants').where({ type: 'platform' }).first('id')) {
-      throw new DomainError('conflict', { reason: 'platform_exists' });
-    }
+    if (await platformTenantExists(trx)) throw new DomainError('conflict', { reason: 'platform_exists' });
     const tenantId = newId('ten');
     const defaults = TENANT_DEFAULTS.platform;
-    await trx('tenants').insert({
+    await insertPlatformTenant(trx, {
       id: tenantId,
       parent_id: null,
       type: 'platform',
@@ -36,19 +35,25 @@ export async function bootstrapPlatform(db: Knex, deployment: Deployment, name: 
       updated_at: now,
     });
     const apiClientId = newId('cli');
-    await trx('api_clients').insert({ id: apiClientId, tenant_id: tenantId, name: 'Platform administration', created_at: now });
     const token = generateToken(deployment);
-    await trx('api_tokens').insert({
-      id: newId('tok'),
-      api_client_id: apiClientId,
-      tenant_id: tenantId,
-      name: 'Bootstrap token',
-      deployment,
-      token_hash: hashToken(token),
-      display_prefix: displayPrefix(token),
-      scopes: [...SCOPES],
-      created_at: now,
-    });
+    await insertBootstrapCredentials(
+      trx,
+      { id: apiClientId, tenantId, name: 'Platform administration', createdAt: now },
+      {
+        id: newId('tok'),
+        apiClientId,
+        tenantId,
+        userId: null,
+        name: 'Bootstrap token',
+        deployment,
+        tokenHash: hashToken(token),
+        displayPrefix: displayPrefix(token),
+        scopes: [...SCOPES],
+        expiresAt: null,
+        policy: null,
+        createdAt: now,
+      },
+    );
     return { tenantId, apiClientId, token };
   });
 }

@@ -3,14 +3,14 @@
 // one write seam (writeZone), stored with its dnssec.state_changed event in the same transaction;
 // when what is served changes (keys in, signing off) it is also a change set of kind `dnssec`
 // that the publication build signs (or stops signing) and publishes like any other.
-import type { Knex } from 'knex';
 import type { Config } from '../config/index.js';
+import type { Runner, Transaction } from '../db/context.js';
 import { insertKey, type KeyRole, keysOfZones, type StoredKey, zoneKeys } from '../db/repositories/dnssecKeys.js';
 import type { ScopedDb } from '../db/tenantScope.js';
 import { dsOfKey, sealedZoneKey } from '../../nameserver/dnssec/keys.js';
 import { sealSecret } from '../db/sealedSecrets.js';
 import type { Registrar } from '../domain/dnssec/registrar.js';
-import { recordTransition } from '../db/repositories/dnssecTransitions.js';
+import { recordKskRollover, recordTransition, zoneDnssecRows, zoneDnssecStatus } from '../db/repositories/dnssecTransitions.js';
 import { type DenialMethod, type KskRolloverPhase, DISABLING, type DnssecMode, type DnssecState, nextAction, type NextAction, type Observations } from '../domain/dnssec/states.js';
 import { DomainError } from '../domain/errors.js';
 import type { Zone } from '../domain/model/zone.js';
@@ -25,7 +25,7 @@ export interface DnssecDeps {
   config: Config;
   /** The key that encrypts private keys at rest (src/db/sealedSecrets.ts). */
   kek: Buffer;
-  registrar: Registrar<Knex.Transaction>;
+  registrar: Registrar<Transaction>;
   /** Looks now (POST …/check): observes and stores, advancing the state where the table says so (its own transaction). */
   checkNow(zoneId: string): Promise<void>;
 }
@@ -73,10 +73,10 @@ function validationOf(state: DnssecState, status: DnssecStatus): DnssecView['val
 }
 
 /** The DNSSEC objects of zones already found (their reach checked by the caller), in two queries. */
-export async function dnssecViews(db: Knex | Knex.Transaction, zones: Zone[]): Promise<DnssecView[]> {
+export async function dnssecViews(db: Runner, zones: Zone[]): Promise<DnssecView[]> {
   if (!zones.length) return [];
   const ids = zones.map((z) => z.id);
-  const rows = (await db('zones').whereIn('id', ids).select('id', 'dnssec_state', 'dnssec_mode', 'dnssec_denial', 'dnssec_state_changed_at', 'dnssec_status')) as (DnssecRow & { id: string })[];
+  const rows = await zoneDnssecRows<DnssecRow>(db, ids);
   const rowOf = new Map(rows.map((r) => [r.id, r]));
   const keysOf = await keysOfZones(db, ids);
   return zones.map((zone) => {
@@ -99,9 +99,9 @@ export async function dnssecViews(db: Knex | Knex.Transaction, zones: Zone[]): P
 }
 
 /** The DNSSEC object of a zone already found. */
-export const dnssecView = async (db: Knex | Knex.Transaction, zone: Zone): Promise<DnssecView> => (await dnssecViews(db, [zone]))[0]!;
+export const dnssecView = async (db: Runner, zone: Zone): Promise<DnssecView> => (await dnssecViews(db, [zone]))[0]!;
 
-export async function getDnssec(db: Knex | Knex.Transaction, scoped: ScopedDb, config: Config, zoneRef: string): Promise<DnssecView> {
+export async function getDnssec(db: Runner, scoped: ScopedDb, config: Config, zoneRef: string): Promise<DnssecView> {
   return dnssecView(db, await getZone(scoped, config, zoneRef));
 }
 
@@ -218,8 +218,7 @@ export async function prepareDeletion(ctx: WriteContext, deps: DnssecDeps, zone:
   const state = zone.dnssec.state as DnssecState;
   if (state === 'off' || DISABLING.includes(state)) return;
   const mode = zone.dnssec.mode as DnssecMode;
-  const row = (await ctx.trx('zones').where('id', zone.id).first('dnssec_status')) as { dnssec_status: DnssecStatus };
-  const dsSeen = row.dnssec_status?.ds_at_parent?.state;
+  const dsSeen = (await zoneDnssecStatus<DnssecStatus | null>(ctx.trx, zone.id))?.ds_at_parent?.state;
   if (mode === 'assisted' && (dsSeen === 'matching' || dsSeen === 'mismatch') && !force) throw new DomainError('dnssec_ds_present', { name: zone.name });
   const now = ctx.clock.now();
   const dsMayBeUp = !(['signing', 'keys_published'] as DnssecState[]).includes(state) && !(mode === 'assisted' && force);
@@ -245,8 +244,8 @@ export async function requestRollover(ctx: WriteContext, deps: DnssecDeps, zoneR
     if (ctx.actor.token.tenant.type !== 'platform') throw new DomainError('forbidden', { reason: 'rollover_for_platform' });
     const state = zone.dnssec.state as DnssecState;
     const keys = await zoneKeys(ctx.trx, zone.id);
-    const row = (await ctx.trx('zones').where('id', zone.id).first('dnssec_status')) as { dnssec_status: DnssecStatus & { ksk_rollover?: unknown } };
-    const running = key === 'ksk' ? row.dnssec_status?.ksk_rollover != null : keys.some((k) => k.role === 'zsk' && k.state !== 'active');
+    const status = await zoneDnssecStatus<(DnssecStatus & { ksk_rollover?: unknown }) | null>(ctx.trx, zone.id);
+    const running = key === 'ksk' ? status?.ksk_rollover != null : keys.some((k) => k.role === 'zsk' && k.state !== 'active');
     if (state !== 'active' || running) throw new DomainError('conflict', { reason: 'dnssec_rollover_needs_active', name: zone.name, state });
     const now = ctx.clock.now();
     const current = keys.find((k) => k.role === key && k.state === 'active')!;
@@ -254,9 +253,7 @@ export async function requestRollover(ctx: WriteContext, deps: DnssecDeps, zoneR
     const id = await insertKey(ctx.trx, zone.id, sealedZoneKey(key, current.algorithm, (pkcs8) => sealSecret(pkcs8, deps.kek)), key === 'ksk' ? 'active' : 'published', now);
     if (key === 'ksk') {
       const rollover = { old_key: current.id, new_key: id, phase: 'published', since: now.toISOString() };
-      await ctx.trx('zones')
-        .where('id', zone.id)
-        .update({ dnssec_status: ctx.trx.raw(`dnssec_status || jsonb_build_object('ksk_rollover', ?::jsonb)`, [JSON.stringify(rollover)]), dnssec_next_check_at: now });
+      await recordKskRollover(ctx.trx, zone.id, rollover, now);
     }
     await republish(ctx, zone, `${key}_rollover`);
     return dnssecView(ctx.trx, zone);

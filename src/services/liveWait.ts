@@ -15,7 +15,8 @@
 // database deadline and the slow-request watch do not count them against whoever happened to start
 // the timer).
 import { AsyncResource } from 'node:async_hooks';
-import type { Knex } from 'knex';
+import type { Pool } from '../db/context.js';
+import { changeSetStates } from '../db/repositories/changeSetStates.js';
 import { CHANGESETS_SETTLED_CHANNEL } from '../db/channels.js';
 import { NotificationListener } from '../db/notificationListener.js';
 import { type ChangeSetState, combinedLiveWaitState, isSettled, type LiveWaitState } from '../domain/publication.js';
@@ -28,7 +29,7 @@ export const MAX_LIVE_WAIT_MS = 60_000;
 export const RECHECK_MS = 500;
 
 export interface LiveWaitersOptions {
-  db: Knex;
+  db: Pool;
   /** For the LISTEN connection (the pool's connections come and go). */
   databaseUrl: string;
   recheckMs?: number;
@@ -187,7 +188,7 @@ export class LiveWaiters {
       let rows: { id: string; zone_id: string; state: ChangeSetState }[];
       try {
         const ids = [...new Set([...due].flatMap((w) => w.ids))];
-        rows = await this.options.db('change_sets').whereRaw('id = ANY(?)', [ids]).select('id', 'zone_id', 'state');
+        rows = await changeSetStates(this.options.db, ids);
       } catch (err) {
         // The next recheck reads again; a wait whose time is up answers what it knows.
         this.options.onError?.(err);

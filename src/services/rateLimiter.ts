@@ -1,4 +1,4 @@
-import type { Knex } from 'knex';
+import type { Pool, Transaction } from '../db/context.js';
 import type { Tenant } from '../db/repositories/tenantRows.js';
 import { type RateLimitReading, rateLimitReading, returnWindowCount, takeWindowCounts, windowStartOf } from '../db/rateLimitWindows.js';
 
@@ -42,13 +42,13 @@ interface Window {
 export class RateLimiter {
   private readonly windows = new Map<string, Window>();
 
-  constructor(private readonly db: Knex) {}
+  constructor(private readonly db: Pool) {}
 
   /**
    * `trx`: a caller inside a transaction counts on its connection (never a second pool connection
    * while it holds one); a count it rolls back was not spent.
    */
-  async consume(bucket: string, limit: number, now: Date, trx?: Knex.Transaction): Promise<RateLimitReading> {
+  async consume(bucket: string, limit: number, now: Date, trx?: Transaction): Promise<RateLimitReading> {
     const start = windowStartOf(now).getTime();
     for (;;) {
       let w = this.windows.get(bucket);
@@ -86,7 +86,7 @@ export class RateLimiter {
    * the queue's length: requests unanswered for 20 s before their body was read (issue 23). The
    * numbers taken for waiting requests are all handed out at once, so none is held unused.
    */
-  private async takeBlock(bucket: string, w: Window, limit: number, trx?: Knex.Transaction): Promise<void> {
+  private async takeBlock(bucket: string, w: Window, limit: number, trx?: Transaction): Promise<void> {
     const size = Math.min(MAX_ROUND, Math.max(blockSize(limit, w.last), w.waiting));
     const last = await takeWindowCounts(trx ?? this.db, bucket, new Date(w.start), size);
     w.next = last - size + 1;

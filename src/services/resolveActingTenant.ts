@@ -1,6 +1,6 @@
-import type { Knex } from 'knex';
 import { type BillingDirectory, BillingUnavailableError } from '../billing/billingDirectory.js';
 import type { Config } from '../config/index.js';
+import type { Pool } from '../db/context.js';
 import { recordAudit } from '../db/repositories/auditLog.js';
 import type { IdentityStore, TokenRecord } from '../db/repositories/identityStore.js';
 import type { Tenant } from '../db/repositories/tenantRows.js';
@@ -10,7 +10,7 @@ import { assertMayActFor, autoLinkDecision, parseActAsHeader } from '../domain/t
 import type { Actor } from './actor.js';
 
 export interface ActAsDeps {
-  db: Knex;
+  db: Pool;
   identity: IdentityStore;
   billing: BillingDirectory;
   clock: Clock;

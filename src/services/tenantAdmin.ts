@@ -1,16 +1,23 @@
 // Provider staff and resellers administer the tenants below them (docs/tenants.md).
-import type { Knex } from 'knex';
 import { recordAudit } from '../db/repositories/auditLog.js';
-import { type Tenant, type TenantRow, TENANT_DEFAULTS, tenantToDomain } from '../db/repositories/tenantRows.js';
-import { likeEscape } from '../db/like.js';
-import { paginate } from '../db/paginate.js';
+import type { Transaction } from '../db/context.js';
+import {
+  billingClientLinked,
+  findTenant,
+  insertTenant,
+  pageTenants,
+  type Tenant,
+  type TenantListFilter,
+  type TenantRow,
+  TENANT_DEFAULTS,
+  updateTenantRow,
+} from '../db/repositories/tenantRows.js';
 import type { ScopedDb } from '../db/tenantScope.js';
 import { DomainError, notFound, validationFailed } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import { CHILD_TYPES, type TenantType } from '../domain/tenancy.js';
 import type { Actor } from './actor.js';
 import type { WriteContext } from './writeContext.js';
-import { noteLock } from '../db/lockOrder.js';
 
 
 export interface TenantSettings {
@@ -23,31 +30,15 @@ export interface TenantSettings {
 }
 
 /** `lock`: the row locked for the rest of that transaction (FOR NO KEY UPDATE: src/db/lockOrder.ts). */
-export async function getTenant(scoped: ScopedDb, id: string, lock: Knex.Transaction | null = null): Promise<Tenant> {
-  const q = scoped.from('tenants').where('id', id).first();
-  if (lock) {
-    noteLock(lock, 'tenants');
-    q.forNoKeyUpdate();
-  }
-  const row = (await q) as TenantRow | undefined;
-  if (!row) throw notFound('tenant');
-  return tenantToDomain(row);
+export async function getTenant(scoped: ScopedDb, id: string, lock: Transaction | null = null): Promise<Tenant> {
+  const tenant = await findTenant(scoped, id, lock);
+  if (!tenant) throw notFound('tenant');
+  return tenant;
 }
 
-export interface TenantListFilter {
-  type?: TenantType[];
-  parentId?: string;
-  q?: string;
-}
+export type { TenantListFilter };
 
-export async function listTenants(scoped: ScopedDb, filter: TenantListFilter, after: unknown[] | null, limit: number) {
-  const q = scoped.from('tenants').select('*');
-  if (filter.type?.length) q.whereIn('type', filter.type);
-  if (filter.parentId) q.where('parent_id', filter.parentId);
-  if (filter.q) q.whereILike('name', `%${likeEscape(filter.q)}%`);
-  const page = await paginate<TenantRow & Record<string, unknown>>(q, [{ column: 'id', direction: 'asc', field: 'id' }], after, limit);
-  return { items: page.rows.map(tenantToDomain), next: page.next };
-}
+export const listTenants = (scoped: ScopedDb, filter: TenantListFilter, after: unknown[] | null, limit: number) => pageTenants(scoped, filter, after, limit);
 
 /** Administration acts strictly below the acting tenant: nobody raises their own limits. */
 function assertBelowActing(actor: Actor, tenant: Tenant) {
@@ -56,11 +47,9 @@ function assertBelowActing(actor: Actor, tenant: Tenant) {
   }
 }
 
-async function assertBillingClientFree(trx: Knex.Transaction, billingClientId: string | null | undefined, except?: string) {
+async function assertBillingClientFree(trx: Transaction, billingClientId: string | null | undefined, except?: string) {
   if (!billingClientId) return;
-  const q = trx('tenants').where('billing_client_id', billingClientId);
-  if (except) q.whereNot('id', except);
-  if (await q.first('id')) {
+  if (await billingClientLinked(trx, billingClientId, except)) {
     throw validationFailed([
       { pointer: '/billing_client_id', code: 'already_linked', detail: 'Another tenant is linked to this billing client.' },
     ]);
@@ -85,7 +74,7 @@ export async function createTenant(
   const defaults = TENANT_DEFAULTS[input.type];
   const id = newId('ten');
   const now = ctx.clock.now();
-  const [row] = (await ctx.scoped.insert('tenants', {
+  const tenant = await insertTenant(ctx.scoped, {
     id,
     parent_id: parent.id,
     type: input.type,
@@ -94,13 +83,12 @@ export async function createTenant(
     api_rate_limit_per_minute: input.limits?.api_rate_limit_per_minute ?? defaults.apiRateLimitPerMinute,
     max_zones: input.limits?.max_zones ?? defaults.maxZones,
     features: input.features ?? defaults.features,
-    branding: JSON.stringify(input.branding ?? {}),
+    branding: input.branding ?? {},
     support_email: input.support_email ?? null,
     billing_client_id: input.billing_client_id ?? null,
     created_at: now,
     updated_at: now,
-  })) as TenantRow[];
-  const tenant = tenantToDomain(row!);
+  });
   await recordAudit(ctx.trx, ctx.actor, now, {
     action: 'tenant.created',
     targetType: 'tenant',
@@ -133,17 +121,13 @@ export async function updateTenant(
   if (patch.limits?.api_rate_limit_per_minute !== undefined) changes.api_rate_limit_per_minute = patch.limits.api_rate_limit_per_minute;
   if (patch.limits?.max_zones !== undefined) changes.max_zones = patch.limits.max_zones;
   if (patch.features !== undefined) changes.features = patch.features;
-  if (patch.branding !== undefined) changes.branding = JSON.stringify(patch.branding);
+  if (patch.branding !== undefined) changes.branding = patch.branding;
   if (patch.support_email !== undefined) changes.support_email = patch.support_email;
   if (patch.billing_client_id !== undefined) changes.billing_client_id = patch.billing_client_id;
   if (Object.keys(changes).length === 0) return current;
   ctx.identityChanged();
   const now = ctx.clock.now();
-  const [row] = (await ctx.scoped
-    .from('tenants')
-    .where('id', id)
-    .update({ ...changes, version: ctx.trx.raw('version + 1'), updated_at: now })
-    .returning('*')) as TenantRow[];
+  const updated = await updateTenantRow(ctx.scoped, ctx.trx, id, changes, now);
   await recordAudit(ctx.trx, ctx.actor, now, {
     action: 'tenant.updated',
     targetType: 'tenant',
@@ -158,7 +142,7 @@ export async function updateTenant(
       details: { billing_client_id: patch.billing_client_id },
     });
   }
-  return tenantToDomain(row!);
+  return updated;
 }
 
 export async function setSuspension(
@@ -172,21 +156,12 @@ export async function setSuspension(
   if (current.suspended === suspend) return current;
   ctx.identityChanged();
   const now = ctx.clock.now();
-  const [row] = (await ctx.scoped
-    .from('tenants')
-    .where('id', id)
-    .update({
-      suspended_at: suspend ? now : null,
-      suspension_reason: suspend ? reason : null,
-      version: ctx.trx.raw('version + 1'),
-      updated_at: now,
-    })
-    .returning('*')) as TenantRow[];
+  const updated = await updateTenantRow(ctx.scoped, ctx.trx, id, { suspended_at: suspend ? now : null, suspension_reason: suspend ? reason : null }, now);
   await recordAudit(ctx.trx, ctx.actor, now, {
     action: suspend ? 'tenant.suspended' : 'tenant.unsuspended',
     targetType: 'tenant',
     targetId: id,
     details: reason ? { reason } : {},
   });
-  return tenantToDomain(row!);
+  return updated;
 }

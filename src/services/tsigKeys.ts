@@ -7,14 +7,22 @@
 // - A key's name is unique in the deployment, the deployment's own keys (DNS_TSIG_KEYS) included:
 //   a nameserver finds a key by its name alone.
 // - Every change NOTIFYs TSIG_KEYS_CHANNEL on commit, so nameserver processes reload the list.
-import type { Knex } from 'knex';
 import type { Config } from '../config/index.js';
-import { TSIG_KEYS_CHANNEL } from '../db/channels.js';
-import { countRows } from '../db/count.js';
-import { noteLock } from '../db/lockOrder.js';
-import { paginate } from '../db/paginate.js';
+import type { Runner } from '../db/context.js';
 import { recordAudit } from '../db/repositories/auditLog.js';
-import { allTsigKeyRows, TSIG_KEY_COLUMNS, type TsigKey, type TsigKeyRow, tsigKeyToDomain } from '../db/repositories/tsigKeyRows.js';
+import { lockTenantRow } from '../db/repositories/tenantRows.js';
+import {
+  allTsigKeyRows,
+  countTenantTsigKeys,
+  deleteTsigKeyRow,
+  findTsigKey,
+  insertTsigKey,
+  notifyTsigKeysChanged,
+  pageTsigKeys,
+  type TsigKey,
+  type TsigKeyRow,
+  updateTsigKeyRow,
+} from '../db/repositories/tsigKeyRows.js';
 import type { ScopedDb } from '../db/tenantScope.js';
 import { sealSecret, unsealSecret } from '../db/sealedSecrets.js';
 import { type CredentialPolicy, type CredentialPolicyInput, normalizeCredentialPolicy } from '../domain/credentialPolicy.js';
@@ -49,13 +57,6 @@ export interface TenantTsigKey {
   policy: CredentialPolicy | null;
 }
 
-const byId = [{ column: 'id', direction: 'asc' as const, field: 'id' }];
-
-const keysOf = (scoped: ScopedDb) => scoped.from('tsig_keys').select(...TSIG_KEY_COLUMNS);
-
-/** Tells the nameserver processes, on commit, that the key list changed. */
-const notifyKeysChanged = (trx: Knex.Transaction, id: string) => trx.raw('SELECT pg_notify(?, ?)', [TSIG_KEYS_CHANNEL, id]);
-
 function keyName(input: string): string {
   try {
     return normalizeTsigKeyName(input);
@@ -73,33 +74,25 @@ const policyOf = (ctx: WriteContext, input: CredentialPolicyInput | null | undef
 
 /** Room for one more key of the acting tenant, its row locked so parallel creations queue. */
 async function assertKeyQuota(ctx: WriteContext): Promise<void> {
-  noteLock(ctx.trx, 'tenants');
-  await ctx.trx('tenants').where('id', ctx.actor.acting.id).forNoKeyUpdate().first('id');
-  if ((await countRows(ctx.trx('tsig_keys').where('tenant_id', ctx.actor.acting.id))) >= MAX_TSIG_KEYS_PER_TENANT) throw new DomainError('quota_exceeded', { quota: 'max_tsig_keys', limit: MAX_TSIG_KEYS_PER_TENANT });
+  await lockTenantRow(ctx.trx, ctx.actor.acting.id);
+  if ((await countTenantTsigKeys(ctx.trx, ctx.actor.acting.id)) >= MAX_TSIG_KEYS_PER_TENANT) throw new DomainError('quota_exceeded', { quota: 'max_tsig_keys', limit: MAX_TSIG_KEYS_PER_TENANT });
 }
 
-export async function listTsigKeys(scoped: ScopedDb, after: unknown[] | null, limit: number) {
-  const page = await paginate<TsigKeyRow & Record<string, unknown>>(keysOf(scoped), byId, after, limit);
-  return { items: page.rows.map(tsigKeyToDomain), next: page.next };
-}
+export const listTsigKeys = (scoped: ScopedDb, after: unknown[] | null, limit: number) => pageTsigKeys(scoped, after, limit);
 
 export async function getTsigKey(scoped: ScopedDb, id: string): Promise<TsigKey> {
-  const row = (await keysOf(scoped).where('id', id).first()) as TsigKeyRow | undefined;
-  if (!row) throw notFound('TSIG key');
-  return tsigKeyToDomain(row);
+  const key = await findTsigKey(scoped, id);
+  if (!key) throw notFound('TSIG key');
+  return key;
 }
 
 /** Writes columns of a key, with its audit entry (never the secret) and the reload signal. */
-async function changeKey(ctx: WriteContext, current: TsigKey, now: Date, columns: Record<string, unknown>, action: string, details: Record<string, unknown>): Promise<TsigKey> {
-  const [row] = (await ctx.scoped
-    .from('tsig_keys')
-    .where('id', current.id)
-    .update({ ...columns, updated_at: now })
-    .returning(TSIG_KEY_COLUMNS as unknown as string[])) as TsigKeyRow[];
-  if (!row) throw notFound('TSIG key');
+async function changeKey(ctx: WriteContext, current: TsigKey, now: Date, columns: Parameters<typeof updateTsigKeyRow>[2], action: string, details: Record<string, unknown>): Promise<TsigKey> {
+  const key = await updateTsigKeyRow(ctx.scoped, current.id, columns, now);
+  if (!key) throw notFound('TSIG key');
   await recordAudit(ctx.trx, ctx.actor, now, { action, targetType: 'tsig_key', targetId: current.id, details: { name: current.name, ...details } });
-  await notifyKeysChanged(ctx.trx, current.id);
-  return tsigKeyToDomain(row);
+  await notifyTsigKeysChanged(ctx.trx, current.id);
+  return key;
 }
 
 /** A new key of the acting tenant; its base64 secret is returned this once. */
@@ -113,30 +106,25 @@ export async function createTsigKey(ctx: WriteContext, deps: TsigKeyDeps, input:
   const now = ctx.clock.now();
   await ctx.scoped.assertInSubtree([ctx.actor.acting.id]);
   // The unique name decides between parallel creations: the loser inserts nothing.
-  const [row] = (await ctx
-    .trx('tsig_keys')
-    .insert({
-      id: newId('tsk'),
-      tenant_id: ctx.actor.acting.id,
-      name,
-      algorithm,
-      secret: sealSecret(secret, deps.kek),
-      policy: policy ? JSON.stringify(policy) : null,
-      created_at: now,
-      updated_at: now,
-    })
-    .onConflict('name')
-    .ignore()
-    .returning(TSIG_KEY_COLUMNS as unknown as string[])) as TsigKeyRow[];
-  if (!row) throw new DomainError('conflict', { reason: 'tsig_key_name_taken', name });
+  const key = await insertTsigKey(ctx.trx, {
+    id: newId('tsk'),
+    tenant_id: ctx.actor.acting.id,
+    name,
+    algorithm,
+    secret: sealSecret(secret, deps.kek),
+    policy,
+    created_at: now,
+    updated_at: now,
+  });
+  if (!key) throw new DomainError('conflict', { reason: 'tsig_key_name_taken', name });
   await recordAudit(ctx.trx, ctx.actor, now, {
     action: 'tsig_key.created',
     targetType: 'tsig_key',
-    targetId: row.id,
+    targetId: key.id,
     details: { name, algorithm, ...(policy ? { policy } : {}) },
   });
-  await notifyKeysChanged(ctx.trx, row.id);
-  return { key: tsigKeyToDomain(row), secret: secret.toString('base64') };
+  await notifyTsigKeysChanged(ctx.trx, key.id);
+  return { key, secret: secret.toString('base64') };
 }
 
 /** A new secret for the key (same name and algorithm), returned this once; the old one stops working. */
@@ -152,14 +140,14 @@ export async function rotateTsigKey(ctx: WriteContext, deps: TsigKeyDeps, id: st
 export async function updateTsigKeyPolicy(ctx: WriteContext, id: string, input: CredentialPolicyInput | null): Promise<TsigKey> {
   const current = await getTsigKey(ctx.scoped, id);
   const policy = policyOf(ctx, input);
-  return changeKey(ctx, current, ctx.clock.now(), { policy: policy ? JSON.stringify(policy) : null }, 'tsig_key.updated', { policy });
+  return changeKey(ctx, current, ctx.clock.now(), { policy }, 'tsig_key.updated', { policy });
 }
 
 export async function deleteTsigKey(ctx: WriteContext, id: string): Promise<void> {
   const current = await getTsigKey(ctx.scoped, id);
-  await ctx.scoped.from('tsig_keys').where('id', id).delete();
+  await deleteTsigKeyRow(ctx.scoped, id);
   await recordAudit(ctx.trx, ctx.actor, ctx.clock.now(), { action: 'tsig_key.deleted', targetType: 'tsig_key', targetId: id, details: { name: current.name } });
-  await notifyKeysChanged(ctx.trx, id);
+  await notifyTsigKeysChanged(ctx.trx, id);
 }
 
 /**
@@ -167,7 +155,7 @@ export async function deleteTsigKey(ctx: WriteContext, id: string): Promise<void
  * signed messages with (by the key's name) and, for an RFC 2136 update, whose tenant and policy
  * the update is checked against. Reload on TSIG_KEYS_CHANNEL.
  */
-export async function loadTenantTsigKeys(db: Knex, kek: Buffer): Promise<TenantTsigKey[]> {
+export async function loadTenantTsigKeys(db: Runner, kek: Buffer): Promise<TenantTsigKey[]> {
   return (await allTsigKeyRows(db)).map((r) => ({
     id: r.id,
     tenantId: r.tenant_id,

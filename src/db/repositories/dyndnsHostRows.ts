@@ -1,6 +1,8 @@
 // Rows of dyndns_hosts (migration 20261125000800) with the zone's name and the host's current
 // addresses (its A and AAAA records), mapped to what the DynDNS services work with.
 import type { Knex } from 'knex';
+import { countRows } from '../count.js';
+import type { ScopedDb } from '../tenantScope.js';
 
 export interface DyndnsHostRow {
   id: string;
@@ -70,3 +72,10 @@ export const withHostDetails = (db: Knex | Knex.Transaction, from: Knex.QueryBui
   from
     .join('zones as z', 'z.id', 'h.zone_id')
     .select('h.*', 'z.name as zone_name', 'z.status as zone_status', addressOf(db, 'A'), addressOf(db, 'AAAA'));
+
+/** The hosts of the subtree, and how many of them have an address now (GET /stats). */
+export async function dyndnsHostCounts(scoped: ScopedDb): Promise<{ hosts: number; withAddress: number }> {
+  const hosts = scoped.from('dyndns_hosts', 'h');
+  const withAddress = scoped.from('dyndns_hosts', 'h').whereExists((q) => q.from('records as r').whereRaw('r.managed_by = h.id'));
+  return { hosts: await countRows(hosts), withAddress: await countRows(withAddress) };
+}

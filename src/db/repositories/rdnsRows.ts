@@ -1,6 +1,8 @@
 // Rows of the provider's address spaces and IP assignments (migration 20261125000400), mapped to
 // the domain's blocks: PostgreSQL's cidr text is parsed once here.
-import { type Block, parseBlock } from '../../domain/ip/address.js';
+import { type Address, type Block, formatAddress, formatBlock, parseBlock } from '../../domain/ip/address.js';
+import type { ZoneKind } from '../../domain/model/zone.js';
+import type { Runner } from '../context.js';
 
 export interface IpSpaceRow {
   id: string;
@@ -65,3 +67,34 @@ export const ipAssignmentToDomain = (r: IpAssignmentRow): IpAssignment => ({
   assignedBy: r.assigned_by,
   createdAt: r.created_at,
 });
+
+export interface ReverseZoneRow {
+  id: string;
+  name: string;
+  kind: ZoneKind;
+  tenant_id: string;
+  ip_space_id: string | null;
+  prefix_id: string | null;
+  reverse_block: string;
+}
+
+/** The most specific reverse zone holding the address (an RFC 2317 zone before its /24's). */
+export async function reverseZoneOf(db: Runner, a: Address, kinds: ZoneKind[] = ['provider_reverse', 'reverse']): Promise<ReverseZoneRow | undefined> {
+  return (await db('zones')
+    .whereIn('kind', kinds)
+    .whereNot('status', 'deleting')
+    .whereRaw('reverse_block >>= ?::inet', [formatAddress(a)])
+    .orderByRaw('masklen(reverse_block) desc')
+    .first('id', 'name', 'kind', 'tenant_id', 'ip_space_id', 'prefix_id', db.raw('reverse_block::text as reverse_block'))) as ReverseZoneRow | undefined;
+}
+
+export type BlockTable = 'ip_spaces' | 'ip_assignments' | 'prefixes';
+
+/** The first block of `tables` (in that order) overlapping `block`, or null. */
+export async function overlappingBlock(db: Runner, block: Block, tables: readonly BlockTable[]): Promise<{ table: BlockTable; cidr: string } | null> {
+  for (const table of tables) {
+    const other = (await db(table).whereRaw('cidr && ?::cidr', [formatBlock(block)]).first('cidr')) as { cidr: string } | undefined;
+    if (other) return { table, cidr: String(other.cidr) };
+  }
+  return null;
+}

@@ -1,8 +1,12 @@
 // TSIG keys of tenants (docs/credentials.md): the row and its mapper. The secret stays sealed in
 // the row (AES-256-GCM under the key-encryption key); the domain object never carries it.
-import type { Knex } from 'knex';
 import type { CredentialPolicy } from '../../domain/credentialPolicy.js';
 import type { TsigAlgorithm } from '../../domain/tsigKeys.js';
+import { TSIG_KEYS_CHANNEL } from '../channels.js';
+import type { Runner, Transaction } from '../context.js';
+import { countRows } from '../count.js';
+import { paginate } from '../paginate.js';
+import type { ScopedDb } from '../tenantScope.js';
 
 export interface TsigKeyRow {
   id: string;
@@ -47,4 +51,50 @@ export const tsigKeyToDomain = (r: Omit<TsigKeyRow, 'secret'>): TsigKey => ({
  * Every tenant's key with its sealed secret, by name. Unscoped like the publication's reads of
  * every zone: the nameservers serve every tenant, and find a key by its name alone.
  */
-export const allTsigKeyRows = (db: Knex): Promise<TsigKeyRow[]> => db<TsigKeyRow>('tsig_keys').select('*').orderBy('name');
+export const allTsigKeyRows = (db: Runner): Promise<TsigKeyRow[]> => db<TsigKeyRow>('tsig_keys').select('*').orderBy('name');
+
+const byId = [{ column: 'id', direction: 'asc' as const, field: 'id' }];
+
+const keysOf = (scoped: ScopedDb) => scoped.from('tsig_keys').select(...TSIG_KEY_COLUMNS);
+
+export async function pageTsigKeys(scoped: ScopedDb, after: unknown[] | null, limit: number) {
+  const page = await paginate<TsigKeyRow & Record<string, unknown>>(keysOf(scoped), byId, after, limit);
+  return { items: page.rows.map(tsigKeyToDomain), next: page.next };
+}
+
+export async function findTsigKey(scoped: ScopedDb, id: string): Promise<TsigKey | null> {
+  const row = (await keysOf(scoped).where('id', id).first()) as TsigKeyRow | undefined;
+  return row ? tsigKeyToDomain(row) : null;
+}
+
+export const countTenantTsigKeys = (db: Runner, tenantId: string): Promise<number> => countRows(db('tsig_keys').where('tenant_id', tenantId));
+
+/** Tells the nameserver processes, on commit, that the key list changed. */
+export const notifyTsigKeysChanged = async (trx: Transaction, id: string): Promise<void> => {
+  await trx.raw('SELECT pg_notify(?, ?)', [TSIG_KEYS_CHANNEL, id]);
+};
+
+/** The new key, or null when its name is taken (names are unique in the deployment). */
+export async function insertTsigKey(trx: Transaction, row: Omit<TsigKeyRow, 'rotated_at'>): Promise<TsigKey | null> {
+  const [inserted] = (await trx('tsig_keys')
+    .insert({ ...row, policy: row.policy ? JSON.stringify(row.policy) : null })
+    .onConflict('name')
+    .ignore()
+    .returning(TSIG_KEY_COLUMNS as unknown as string[])) as TsigKeyRow[];
+  return inserted ? tsigKeyToDomain(inserted) : null;
+}
+
+/** Changes columns of a key of the subtree; null when it is gone. */
+export async function updateTsigKeyRow(scoped: ScopedDb, id: string, columns: Partial<Pick<TsigKeyRow, 'secret' | 'policy' | 'rotated_at'>>, now: Date): Promise<TsigKey | null> {
+  const set = { ...columns, ...('policy' in columns ? { policy: columns.policy ? JSON.stringify(columns.policy) : null } : {}), updated_at: now };
+  const [row] = (await scoped
+    .from('tsig_keys')
+    .where('id', id)
+    .update(set)
+    .returning(TSIG_KEY_COLUMNS as unknown as string[])) as TsigKeyRow[];
+  return row ? tsigKeyToDomain(row) : null;
+}
+
+export async function deleteTsigKeyRow(scoped: ScopedDb, id: string): Promise<void> {
+  await scoped.from('tsig_keys').where('id', id).delete();
+}

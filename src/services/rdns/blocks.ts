@@ -2,7 +2,8 @@
 // assignments, customer prefixes — never overlap but as docs/rdns.md allows (an assignment inside
 // its space, a handed-on one inside its parent). Every creation of a block takes one lock and asks
 // this one overlap check; each caller answers with its own documented error.
-import { type Block, formatBlock } from '../../domain/ip/address.js';
+import { type BlockTable, overlappingBlock as overlappingBlockRow } from '../../db/repositories/rdnsRows.js';
+import type { Block } from '../../domain/ip/address.js';
 import type { WriteContext } from '../writeContext.js';
 import { advisoryLock } from '../../db/lockOrder.js';
 
@@ -10,13 +11,7 @@ import { advisoryLock } from '../../db/lockOrder.js';
 export const lockBlocks = (ctx: WriteContext) => advisoryLock(ctx.trx, 'rdns_blocks', BLOCKS_LOCK);
 export const BLOCKS_LOCK = 'rdns-blocks';
 
-export type BlockTable = 'ip_spaces' | 'ip_assignments' | 'prefixes';
+export type { BlockTable };
 
 /** The first block of `tables` (in that order) overlapping `block`, or null. */
-export async function overlappingBlock(ctx: WriteContext, block: Block, tables: readonly BlockTable[]): Promise<{ table: BlockTable; cidr: string } | null> {
-  for (const table of tables) {
-    const other = (await ctx.trx(table).whereRaw('cidr && ?::cidr', [formatBlock(block)]).first('cidr')) as { cidr: string } | undefined;
-    if (other) return { table, cidr: String(other.cidr) };
-  }
-  return null;
-}
+export const overlappingBlock = (ctx: WriteContext, block: Block, tables: readonly BlockTable[]) => overlappingBlockRow(ctx.trx, block, tables);
