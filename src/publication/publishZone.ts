@@ -21,14 +21,14 @@ import { updateOwners } from '../dnssec/signUpdate.js';
 import { absoluteName, relativeName } from '../../nameserver/wire/name.js';
 import { signingFingerprint, signingKeys } from '../dnssec/signingKeys.js';
 import { cdsPolicy, type DnssecState, isSigned } from '../dnssec/states.js';
-import { BuildError, collectTouched, type StoredRecord } from './build/collectTouched.js';
-import { servedChain } from './build/servedChain.js';
-import { isDnssecRecord, signChange } from './build/signDraft.js';
-import { type SigningThreadOptions, usesSigningThread, versionInSigningThread } from './build/signingThread.js';
-import { type DefaultPtrInputs, synthesizeSystemRecords } from './build/synthesizeSystemRecords.js';
+import { BuildError, collectTouched, type StoredRecord } from './version/collectTouched.js';
+import { servedChain } from './version/servedChain.js';
+import { isDnssecRecord, signChange } from './version/signDraft.js';
+import { type SigningThreadOptions, usesSigningThread, versionInSigningThread } from './version/signingThread.js';
+import { type DefaultPtrInputs, synthesizeSystemRecords } from './version/synthesizeSystemRecords.js';
 import { parseAddress } from '../domain/ip/address.js';
-import type { DraftRecord, VersionDraft } from './build/versionDraft.js';
-import { currentRecords, type DraftInputs, draftFrom, type JsonbParam, jsonText, type VersionInputs, type VersionRow, versionRow } from './build/versionFromRead.js';
+import type { DraftRecord, VersionDraft } from './version/versionDraft.js';
+import { currentRecords, type DraftInputs, draftFrom, type JsonbParam, jsonText, type VersionInputs, type VersionRow, versionRow } from './version/versionFromRead.js';
 import { fromStored, type StoredWireRecord, type WireRecord } from './zoneRecords.js';
 import { transactionWithRetry } from '../db/transaction.js';
 import { noteLock } from '../db/lockOrder.js';
@@ -114,7 +114,7 @@ export async function publishZone(deps: PublishDeps, zoneId: string): Promise<Pu
   try {
     // A signed zone is read and signed before its row is locked (writes to it go on meanwhile),
     // from one snapshot of it (a large one signed whole in the signing thread,
-    // build/signingThread.ts), and committed if nothing was published since: its writers wait
+    // version/signingThread.ts), and committed if nothing was published since: its writers wait
     // only for the version's pointer and commit. The build under the lock says when
     // (SIGN_OUTSIDE); the third attempt signs under the lock.
     let prepared: PreparedVersion | null = null;

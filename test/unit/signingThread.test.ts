@@ -6,10 +6,10 @@
 import { describe, expect, it } from 'vitest';
 import { generateZoneKey } from '../../src/dnssec/keys.js';
 import type { SignPolicy, SigningKeys } from '../../src/dnssec/signZone.js';
-import { BuildError, type StoredRecord } from '../../src/publication/build/collectTouched.js';
-import { type SigningThreadOptions, usesSigningThread, versionInSigningThread } from '../../src/publication/build/signingThread.js';
-import type { DraftRecord } from '../../src/publication/build/versionDraft.js';
-import { type DraftInputs, draftFrom, type JsonbParam, type VersionInputs, type VersionRow, versionRow } from '../../src/publication/build/versionFromRead.js';
+import { BuildError, type StoredRecord } from '../../src/publication/version/collectTouched.js';
+import { type SigningThreadOptions, usesSigningThread, versionInSigningThread } from '../../src/publication/version/signingThread.js';
+import type { DraftRecord } from '../../src/publication/version/versionDraft.js';
+import { type DraftInputs, draftFrom, type JsonbParam, type VersionInputs, type VersionRow, versionRow } from '../../src/publication/version/versionFromRead.js';
 import { fromStored, type StoredWireRecord } from '../../src/publication/zoneRecords.js';
 
 const now = Math.floor(Date.now() / 1000);
