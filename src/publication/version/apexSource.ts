@@ -6,9 +6,8 @@ import { systemRecords } from '../../domain/soa.js';
 import { encodeRecord } from '../zoneRecords.js';
 import type { RecordSource } from './recordSource.js';
 
-export const apexSource: RecordSource<Record<string, never>> = {
+export const apexSource: RecordSource<undefined> = {
   name: 'apex',
   appliesTo: () => true,
-  read: async () => ({}),
   render: ({ zone, serial, nameservers }) => systemRecords(nameservers, zone.soaEmail, serial).map((r) => encodeRecord({ ...r, ttl: zone.defaultTtl })),
 };

@@ -25,8 +25,8 @@ export interface RecordSource<Inputs = unknown> {
   readonly name: string;
   /** Whether the source renders records in this zone (no read happens where it does not). */
   appliesTo(zone: BuildZone): boolean;
-  /** Its inputs for this zone, read in the build's transaction; null: nothing to render. */
-  read(trx: Transaction, zone: BuildZone): Promise<Inputs | null>;
+  /** Its inputs for this zone, read in the build's transaction; null: nothing to render. Absent: it renders in every zone from the RenderContext alone. */
+  read?(trx: Transaction, zone: BuildZone): Promise<Inputs | null>;
   /** Its records for this version (zone-relative owners, wire form). */
   render(ctx: RenderContext, inputs: Inputs): WireRecord[];
 }

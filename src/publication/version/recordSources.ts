@@ -9,11 +9,11 @@ import type { RecordSource, RenderedInputs } from './recordSource.js';
 
 export const RECORD_SOURCES: readonly RecordSource[] = [apexSource, defaultPtrSource];
 
-/** Each applying source's inputs for this zone, by name (a source with nothing to render is left out). */
+/** Each applying source's inputs for this zone, by name (a source with nothing to render, or nothing to read, is left out). */
 export async function readRenderedInputs(trx: Transaction, zone: BuildZone): Promise<RenderedInputs> {
   const inputs: RenderedInputs = {};
   for (const source of RECORD_SOURCES) {
-    if (!source.appliesTo(zone)) continue;
+    if (!source.read || !source.appliesTo(zone)) continue;
     const read = await source.read(trx, zone);
     if (read !== null) inputs[source.name] = read;
   }

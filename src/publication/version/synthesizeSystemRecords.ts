@@ -3,23 +3,19 @@
 // …), compared with those the served version rendered. They are stored nowhere else, so that the
 // nameserver serves (and the signer signs) exactly what the build rendered.
 import type { WireRecord } from '../zoneRecords.js';
-import { apexSource } from './apexSource.js';
 import type { RenderedInputs } from './recordSource.js';
 import { RECORD_SOURCES } from './recordSources.js';
 import type { VersionDraft } from './versionDraft.js';
 
-/** Inputs of a zone that only the apex source applies to (it reads nothing). */
-const APEX_ONLY: RenderedInputs = { [apexSource.name]: {} };
-
-/** The version's rendered records: each source's, in the list's order, that has inputs (readRenderedInputs). */
+/** The version's rendered records, in the list's order: each source that reads nothing, each other one with inputs (readRenderedInputs). */
 export function synthesizeSystemRecords(
   zone: VersionDraft['zone'],
   serial: number,
   nameservers: readonly string[],
   before: WireRecord[],
-  inputs: RenderedInputs = APEX_ONLY,
+  inputs: RenderedInputs = {},
 ): VersionDraft['system'] {
   const ctx = { zone, serial, nameservers };
-  const after = RECORD_SOURCES.flatMap((source) => (inputs[source.name] === undefined ? [] : source.render(ctx, inputs[source.name])));
+  const after = RECORD_SOURCES.flatMap((source) => (!source.read ? source.render(ctx, undefined) : inputs[source.name] === undefined ? [] : source.render(ctx, inputs[source.name])));
   return { before, after, nameservers: [...nameservers] };
 }
