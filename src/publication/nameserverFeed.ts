@@ -14,7 +14,7 @@ import { NotificationListener } from '../db/notificationListener.js';
 import { PREPARED } from '../db/preparedStatements.js';
 import { PeriodicJob } from '../jobs/periodicJob.js';
 import type { Logger } from '../observability/logger.js';
-import { PUBLISHED_CHANNEL } from './publishZone.js';
+import { PUBLISHED_CHANNEL } from '../db/repositories/versionStore.js';
 import { absoluteName } from '../../nameserver/wire/name.js';
 import { fromStored, type StoredWireRecord, toZoneRecord, type WireRecord } from './zoneRecords.js';
 

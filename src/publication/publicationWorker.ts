@@ -8,7 +8,8 @@ import type { Clock } from '../domain/clock.js';
 import { PeriodicJob } from '../jobs/periodicJob.js';
 import type { Logger } from '../observability/logger.js';
 import { ZONE_CHANNEL } from '../db/channels.js';
-import { type PublishDeps, publishZone, zonesRenderedElsewise } from './publishZone.js';
+import { zonesRenderedElsewise } from '../db/repositories/versionStore.js';
+import { type PublishDeps, publishZone } from './publishZone.js';
 import { markVerificationTimeouts, type VerifyDeps, verifyZone } from './verifyPublication.js';
 
 /**

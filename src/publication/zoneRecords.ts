@@ -4,6 +4,7 @@
 import { absoluteName } from '../../nameserver/wire/name.js';
 import { encodeRdata } from '../../nameserver/wire/rdata.js';
 import { TYPE, type ZoneRecord } from '../../nameserver/types.js';
+import type { StoredWireRecord } from '../db/repositories/versionStore.js';
 
 export interface WireRecord {
   name: string;
@@ -12,14 +13,7 @@ export interface WireRecord {
   rdata: Buffer;
 }
 
-/** How a version row (zone_versions.added/removed/system, jsonb) carries a record. */
-export interface StoredWireRecord {
-  name: string;
-  type: number;
-  ttl: number;
-  /** base64 */
-  rdata: string;
-}
+export type { StoredWireRecord };
 
 /** Throws (RangeError) when the data cannot be put on the wire: a build failure. */
 export function encodeRecord(r: { name: string; type: string; ttl: number; data: Record<string, unknown> }): WireRecord {

@@ -14,7 +14,7 @@ import { recordKskRollover, recordTransition, zoneDnssecRows, zoneDnssecStatus }
 import { type DenialMethod, type KskRolloverPhase, DISABLING, type DnssecMode, type DnssecState, nextAction, type NextAction, type Observations } from '../domain/dnssec/states.js';
 import { DomainError } from '../domain/errors.js';
 import type { Zone } from '../domain/model/zone.js';
-import { appendChangeSet } from './changeSets.js';
+import { requestRebuild } from './requestRebuild.js';
 import type { RateLimiter } from './rateLimiter.js';
 import type { WriteContext } from './writeContext.js';
 import { getZone, type ZoneReach } from './zoneReads.js';
@@ -105,9 +105,8 @@ export async function getDnssec(db: Runner, scoped: ScopedDb, config: Config, zo
   return dnssecView(db, await getZone(scoped, config, zoneRef));
 }
 
-/** A change set that republishes the whole zone: keys in or out, signing on or off. */
-export const republish = (ctx: WriteContext, zone: Zone, what: string) =>
-  appendChangeSet(ctx, zone, { kind: 'dnssec', itemCount: 0, summary: { created: 0, updated: 0, deleted: 0 }, results: [{ dnssec: what }] });
+/** The whole zone built again: keys in or out, signing on or off. */
+export const republish = (ctx: WriteContext, zone: Zone, what: string) => requestRebuild(ctx, zone, { kind: 'dnssec', step: what }, null);
 
 function assertAvailable(config: Config): void {
   if (!config.dnssec.available) throw new DomainError('not_implemented', { reason: 'dnssec_switched_off' });

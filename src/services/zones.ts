@@ -23,6 +23,7 @@ import { isAtOrBelow } from '../../nameserver/wire/name.js';
 import { ancestorsOf, checkNewZoneName } from '../domain/zoneName.js';
 import { type DnssecDeps, prepareDeletion } from './dnssec.js';
 import { applyChangeSet, appendChangeSet } from './changeSets.js';
+import { requestRebuild } from './requestRebuild.js';
 import { assertCredentialAllows } from './credentialPolicy.js';
 import type { WriteContext } from './writeContext.js';
 import { countBackendZones } from './backendQuota.js';
@@ -284,13 +285,7 @@ export async function requestZoneDeletion(ctx: WriteContext, zone: Zone, now: Da
   // Spec "DELETE zone rules" 2: the zone's DynDNS hosts go with it, at once: their routers get
   // badauth from now on (their records go with the zone's).
   await ctx.trx('dyndns_hosts').where('zone_id', zone.id).delete();
-  await appendChangeSet(ctx, zone, {
-    kind: 'zone_delete',
-    itemCount: 0,
-    summary: { created: 0, updated: 0, deleted: 0 },
-    results: [],
-    zoneColumns: { status: 'deleting', deletion_requested_at: now, ...columns },
-  });
+  await requestRebuild(ctx, zone, { kind: 'zone_delete', zoneColumns: { status: 'deleting', deletion_requested_at: now, ...columns } }, null);
 }
 
 export interface RecordListFilter {

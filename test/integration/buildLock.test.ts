@@ -1,4 +1,4 @@
-// The build's lock of a zone row (publishZone.ts lockForBuild): a write that commits after the
+// The build's lock of a zone row (versionStore.ts lockForBuild): a write that commits after the
 // build's statement took its snapshot but before it locked the row is in the row it locks, and
 // must be in the touched names it builds from too, or that change set is marked published without
 // its names ever being served (seen in bench/rdns.ts: a chunk of a /16's forward-record rename
@@ -8,7 +8,7 @@
 // its own lock statement.
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { lockForBuild } from '../../src/publication/publishZone.js';
+import { lockForBuild } from '../../src/db/repositories/versionStore.js';
 import { startTestService, type TestService } from '../helpers/testService.js';
 
 let lab: TestService;

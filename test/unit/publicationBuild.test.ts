@@ -1,10 +1,10 @@
 // The steps of one publication build over a draft (docs/publication.md): collect the touched
 // records in wire form, synthesize the SOA and apex NS set, and the diff the sign step receives.
 import { describe, expect, it } from 'vitest';
-import { BuildError, collectTouched } from '../../src/publication/build/collectTouched.js';
-import { signDraft } from '../../src/publication/build/signDraft.js';
-import { synthesizeSystemRecords } from '../../src/publication/build/synthesizeSystemRecords.js';
-import { draftDiff, type VersionDraft } from '../../src/publication/build/versionDraft.js';
+import { BuildError, collectTouched } from '../../src/publication/version/collectTouched.js';
+import { signDraft } from '../../src/publication/version/signDraft.js';
+import { synthesizeSystemRecords } from '../../src/publication/version/synthesizeSystemRecords.js';
+import { draftDiff, type VersionDraft } from '../../src/publication/version/versionDraft.js';
 import { encodeRecord } from '../../src/publication/zoneRecords.js';
 
 const zone = { id: 'zon_x', name: 'example.com', defaultTtl: 3600, soaEmail: 'hostmaster@example.com' };

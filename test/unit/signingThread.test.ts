@@ -6,10 +6,10 @@
 import { describe, expect, it } from 'vitest';
 import { generateZoneKey } from '../../nameserver/dnssec/keys.js';
 import type { SignPolicy, SigningKeys } from '../../nameserver/dnssec/signZone.js';
-import { BuildError, type StoredRecord } from '../../src/publication/build/collectTouched.js';
-import { type SigningThreadOptions, usesSigningThread, versionInSigningThread } from '../../src/publication/build/signingThread.js';
-import type { DraftRecord } from '../../src/publication/build/versionDraft.js';
-import { type DraftInputs, draftFrom, type JsonbParam, type VersionInputs, type VersionRow, versionRow } from '../../src/publication/build/versionFromRead.js';
+import { BuildError, type StoredRecord } from '../../src/publication/version/collectTouched.js';
+import { type SigningThreadOptions, usesSigningThread, versionInSigningThread } from '../../src/publication/version/signingThread.js';
+import type { DraftRecord } from '../../src/publication/version/versionDraft.js';
+import { type DraftInputs, draftFrom, type JsonbParam, type VersionInputs, type VersionRow, versionRow } from '../../src/publication/version/versionFromRead.js';
 import { fromStored, type StoredWireRecord } from '../../src/publication/zoneRecords.js';
 
 const now = Math.floor(Date.now() / 1000);
@@ -51,7 +51,7 @@ const inThisThread = async (v: VersionInputs, read: DraftInputs) => versionRow(a
 
 describe('the signing thread', () => {
   it('makes the very version the build makes in its own thread: a first signing, then one that keeps earlier signatures', async () => {
-    const first: DraftInputs = { stored: storedZone(3000), served: [], system: [], defaults: null };
+    const first: DraftInputs = { stored: storedZone(3000), served: [], system: [], rendered: {} };
     const draft = await draftFrom(inputs(2026112500, null), first);
     const here = await versionRow(draft, 'fingerprint');
     const there = await versionInSigningThread(inputs(2026112500, null), first, 'fingerprint', always);
@@ -68,7 +68,7 @@ describe('the signing thread', () => {
     // A record changed and one removed, the keys kept: every other signature stands (refresh not due).
     const stored = storedZone(3000).filter((r) => r.recordId !== 'rec_7');
     stored[10] = { ...stored[10]!, data: { address: '198.51.100.10' } };
-    const next: DraftInputs = { stored, served: servedAfter(here), system: JSON.parse(here.system!).map(fromStored), defaults: null };
+    const next: DraftInputs = { stored, served: servedAfter(here), system: JSON.parse(here.system!).map(fromStored), rendered: {} };
     const hereNext = await inThisThread(inputs(2026112501, 2026112500), next);
     const thereNext = await versionInSigningThread(inputs(2026112501, 2026112500), next, 'fingerprint', always);
     expect(asText(thereNext)).toEqual(asText(hereNext));
@@ -76,7 +76,7 @@ describe('the signing thread', () => {
   });
 
   it('is used from DNSSEC_SIGNING_THREAD_FROM records read on, in a thread with a heap of its own', async () => {
-    const read: DraftInputs = { stored: storedZone(10), served: [], system: [], defaults: null };
+    const read: DraftInputs = { stored: storedZone(10), served: [], system: [], rendered: {} };
     expect(usesSigningThread(read, { fromRecords: 15, heapMb: null })).toBe(false);
     expect(usesSigningThread(read, { fromRecords: 14, heapMb: null })).toBe(true);
     // A heap too small for the thread to load in: the thread dies of it, this one is told.
@@ -84,7 +84,7 @@ describe('the signing thread', () => {
   });
 
   it('fails the build with a BuildError for a record that cannot be published, as the build thread does', async () => {
-    const read: DraftInputs = { stored: [...storedZone(5), { recordId: 'rec_bad', name: 'bad', type: 'A', ttl: 60, data: { address: 'not-an-address' } }], served: [], system: [], defaults: null };
+    const read: DraftInputs = { stored: [...storedZone(5), { recordId: 'rec_bad', name: 'bad', type: 'A', ttl: 60, data: { address: 'not-an-address' } }], served: [], system: [], rendered: {} };
     await expect(inThisThread(inputs(1, null), read)).rejects.toBeInstanceOf(BuildError);
     const failure = versionInSigningThread(inputs(1, null), read, null, always);
     await expect(failure).rejects.toBeInstanceOf(BuildError);
@@ -93,7 +93,7 @@ describe('the signing thread', () => {
 
   it('answers with an error when signing throws in the thread (an RRset with two TTLs)', async () => {
     const stored = [...storedZone(5), { recordId: 'rec_ttl', name: 'h1.deep', type: 'A', ttl: 60, data: { address: '192.0.2.9' } }];
-    const read: DraftInputs = { stored, served: [], system: [], defaults: null };
+    const read: DraftInputs = { stored, served: [], system: [], rendered: {} };
     await expect(inThisThread(inputs(1, null), read)).rejects.toThrow(/different TTLs/);
     await expect(versionInSigningThread(inputs(1, null), read, null, always)).rejects.toThrow(/^signing thread: .*different TTLs/);
   });

@@ -14,9 +14,9 @@ import { DomainError, validationFailed } from '../../domain/errors.js';
 import { addressOfReverseName, type Block, formatAddress, formatBlock, reverseNameOfOwner } from '../../domain/ip/address.js';
 import { newId } from '../../domain/ids.js';
 import { NameError, normalizeHostname } from '../../domain/names.js';
-import { appendChangeSet } from '../changeSets.js';
+import { requestRebuild } from '../requestRebuild.js';
+import { writeZone } from '../zoneWrite.js';
 import type { WriteContext } from '../writeContext.js';
-import { findZone } from '../zoneReads.js';
 import { blockInput } from './addressInput.js';
 import { syncSpaceForwardRecords } from './forwardRecords.js';
 import { ownerScope, reverseZoneOf } from './reverseZones.js';
@@ -158,13 +158,7 @@ async function republishSingleAddress(ctx: WriteContext, config: Config, block: 
   const zoneRow = await reverseZoneOf(ctx.trx, address, ['provider_reverse']);
   if (!zoneRow) return;
   const owned = ownerScope(ctx, zoneRow.tenant_id);
-  const zone = await findZone(owned.scoped, config, zoneRow.name, ctx.trx, 'provider_reverse');
-  await appendChangeSet(owned, zone, {
-    kind: 'records',
-    comment: `${formatBlock(block)} ${what}: default PTR`,
-    itemCount: 0,
-    summary: { created: 0, updated: 0, deleted: 0 },
-    results: [],
-    touchedNames: [ownerOfAddress(address, zoneRow.name)],
-  });
+  await writeZone(owned, config, zoneRow.name, { reach: 'provider_reverse' }, (zone) =>
+    requestRebuild(owned, zone, { kind: 'records', comment: `${formatBlock(block)} ${what}: default PTR` }, [ownerOfAddress(address, zoneRow.name)]),
+  );
 }

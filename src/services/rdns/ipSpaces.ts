@@ -14,10 +14,10 @@ import { newId } from '../../domain/ids.js';
 import { DEFAULT_ZONE_TTL } from '../../domain/records/ttl.js';
 import { normalizeHostname, NameError } from '../../domain/names.js';
 import type { Actor } from '../actor.js';
-import { appendChangeSet } from '../changeSets.js';
+import { requestRebuild } from '../requestRebuild.js';
 import { requestZoneDeletion } from '../zones.js';
 import type { WriteContext } from '../writeContext.js';
-import { findZone, zonesQuery } from '../zoneReads.js';
+import { zonesQuery } from '../zoneReads.js';
 import { type DnssecDeps, type DnssecView, disableDnssec, dnssecViews, enableDnssec, prepareDeletion } from '../dnssec.js';
 import { paginate } from '../../db/paginate.js';
 import { type ZoneRow, zoneToDomain } from '../../db/repositories/zoneRows.js';
@@ -126,8 +126,7 @@ export async function createIpSpace(
       created_at: now,
       updated_at: now,
     });
-    const zone = await findZone(ctx.scoped, config, z.name, ctx.trx, 'provider_reverse');
-    await appendChangeSet(ctx, zone, { kind: 'zone_create', comment: `address space ${formatBlock(block)}`, itemCount: 0, summary: {}, results: [] });
+    await writeZone(ctx, config, z.name, { reach: 'provider_reverse' }, (zone) => requestRebuild(ctx, zone, { kind: 'zone_create', comment: `address space ${formatBlock(block)}` }, null));
   }
   if (request.dnssec) await applySpaceDnssec(ctx, requireDnssec(dnssec), id, true);
   if (forwardZone) await syncForwardRecords(ctx, config, space, block, forwardZone.id, true, `address space ${space.cidr}: forward records of its default PTRs`);
@@ -214,9 +213,7 @@ export async function updateIpSpace(ctx: WriteContext, config: Config, deps: Dns
 async function republishSpaceZones(ctx: WriteContext, config: Config, spaceId: string, comment: string): Promise<void> {
   const names = (await liveSpaceZones(ctx.trx, spaceId).pluck('name')) as string[];
   for (const name of names) {
-    await writeZone(ctx, config, name, { reach: 'provider_reverse' }, (zone) =>
-      appendChangeSet(ctx, zone, { kind: 'records', comment, itemCount: 0, summary: { created: 0, updated: 0, deleted: 0 }, results: [] }),
-    );
+    await writeZone(ctx, config, name, { reach: 'provider_reverse' }, (zone) => requestRebuild(ctx, zone, { kind: 'records', comment }, null));
   }
 }
 
@@ -259,9 +256,10 @@ export async function deleteIpSpace(ctx: WriteContext, config: Config, deps: Dns
   const now = ctx.clock.now();
   const names = (await liveSpaceZones(ctx.trx, id).pluck('name')) as string[];
   for (const name of names) {
-    const zone = await findZone(ctx.scoped, config, name, ctx.trx, 'provider_reverse');
-    await prepareDeletion(ctx, deps, zone, force);
-    await requestZoneDeletion(ctx, zone, now, { ip_space_id: null });
+    await writeZone(ctx, config, name, { reach: 'provider_reverse' }, async (zone) => {
+      await prepareDeletion(ctx, deps, zone, force);
+      await requestZoneDeletion(ctx, zone, now, { ip_space_id: null });
+    });
   }
   if (space.forward_zone_id) {
     await syncForwardRecords(ctx, config, space, parseBlock(space.cidr), space.forward_zone_id, false, `address space ${space.cidr} removed: its forward records`);

@@ -4,17 +4,21 @@
 import { isDnssecRecord, signDraft } from './signDraft.js';
 import type { SignPolicy, SigningKeys } from '../../../nameserver/dnssec/signZone.js';
 import { collectTouched, type StoredRecord } from './collectTouched.js';
-import { type DefaultPtrInputs, synthesizeSystemRecords } from './synthesizeSystemRecords.js';
+import type { JsonbParam, VersionRow } from '../../db/repositories/versionStore.js';
+import type { RenderedInputs } from './recordSource.js';
+import { synthesizeSystemRecords } from './synthesizeSystemRecords.js';
 import { type DraftRecord, draftDiff, type VersionDraft } from './versionDraft.js';
 import { toStored, type WireRecord } from '../zoneRecords.js';
 
-/** What the build read: stored records and served ones at the names it read, the served version's system records. */
+/** What the build read: stored records and served ones at the names it read, the served version's rendered records, the record sources' inputs. */
 export interface DraftInputs {
   stored: StoredRecord[];
   served: DraftRecord[];
   system: WireRecord[];
-  defaults: DefaultPtrInputs | null;
+  rendered: RenderedInputs;
 }
+
+export type { JsonbParam, VersionRow };
 
 /** The version to make, decided by the build under the zone's row (keys already decrypted). */
 export interface VersionInputs {
@@ -31,7 +35,7 @@ export async function draftFrom(v: VersionInputs, read: DraftInputs): Promise<Ve
   const servedDnssec = read.served.filter(isDnssecRecord);
   const servedOwn = servedDnssec.length === 0 ? read.served : read.served.filter((r) => !isDnssecRecord(r));
   const records = collectTouched(read.stored, servedOwn);
-  const system = synthesizeSystemRecords(v.zone, v.serial, v.nameservers, read.system, read.defaults);
+  const system = synthesizeSystemRecords(v.zone, v.serial, v.nameservers, read.system, read.rendered);
   const draft: VersionDraft = { zone: v.zone, serial: v.serial, fromSerial: v.fromSerial, records, system, signatures: { removed: [], added: [] } };
   if (v.signing !== null || servedDnssec.length > 0) {
     draft.signatures = await signDraft({
@@ -48,32 +52,6 @@ export async function draftFrom(v: VersionInputs, read: DraftInputs): Promise<Ve
 export function currentRecords(served: DraftRecord[], records: VersionDraft['records']): DraftRecord[] {
   const removed = new Set(records.removed.map((r) => r.recordId));
   return [...served.filter((r) => !removed.has(r.recordId)), ...records.added];
-}
-
-/**
- * A jsonb parameter: text, or jsonb's binary form (a version octet, then the text) in a Buffer,
- * which a large version is handed over in from the signing thread without being copied into a
- * string (pg sends a Buffer parameter in binary form).
- */
-export type JsonbParam = string | Buffer;
-
-/** A jsonb parameter's JSON text (a Buffer without the version octet: a text parameter in binary form). */
-export const jsonText = (p: JsonbParam): string | Buffer => (typeof p === 'string' ? p : p.subarray(1));
-
-export interface VersionRow {
-  serial: number;
-  fromSerial: number | null;
-  /** The version's diff: JSON arrays, one for a version made in one statement, several for a large one (concatenated in the database). */
-  removed: JsonbParam[];
-  added: JsonbParam[];
-  system: string | null;
-  nameservers: string[] | null;
-  withdrawn: boolean;
-  /** published_records: rows no longer served (a text[] parameter, or its literal), and rows new or changed (jsonb arrays, one statement each). */
-  gone: string[] | string;
-  upserted: JsonbParam[];
-  /** signingFingerprint of the version; null: unsigned. */
-  signing: string | null;
 }
 
 /**

@@ -38,7 +38,7 @@ const SLICE = 2000;
 const ROWS_PER_STATEMENT = 20_000;
 
 type ToThread =
-  | { kind: 'version'; inputs: VersionInputs; fingerprint: string | null; system: DraftInputs['system']; defaults: DraftInputs['defaults']; rowsPerStatement: number }
+  | { kind: 'version'; inputs: VersionInputs; fingerprint: string | null; system: DraftInputs['system']; rendered: DraftInputs['rendered']; rowsPerStatement: number }
   | { kind: 'stored'; records: StoredRecord[] }
   | { kind: 'served'; records: DraftRecord[] }
   | { kind: 'end' };
@@ -66,7 +66,7 @@ export async function versionInSigningThread(inputs: VersionInputs, read: DraftI
   answer.catch(() => undefined); // awaited below, unless handing over failed first
   try {
     const post = (m: ToThread) => worker.postMessage(m);
-    post({ kind: 'version', inputs, fingerprint, system: read.system, defaults: read.defaults, rowsPerStatement: options.rowsPerStatement ?? ROWS_PER_STATEMENT });
+    post({ kind: 'version', inputs, fingerprint, system: read.system, rendered: read.rendered, rowsPerStatement: options.rowsPerStatement ?? ROWS_PER_STATEMENT });
     for (const [kind, records] of [['stored', read.stored], ['served', read.served]] as const) {
       for (let i = 0; i < records.length; i += SLICE) {
         post({ kind, records: records.slice(i, i + SLICE) } as ToThread);
@@ -100,7 +100,7 @@ export function serveSigningThread(): void {
 async function answer(v: Extract<ToThread, { kind: 'version' }>, stored: StoredRecord[], served: DraftRecord[]): Promise<FromThread> {
   try {
     const inputs: VersionInputs = { ...v.inputs, signing: v.inputs.signing && { ...v.inputs.signing, keys: keysAsBuffers(v.inputs.signing.keys) } };
-    const read: DraftInputs = { stored, served, system: v.system.map((r) => ({ ...r, rdata: asBuffer(r.rdata) })), defaults: v.defaults };
+    const read: DraftInputs = { stored, served, system: v.system.map((r) => ({ ...r, rdata: asBuffer(r.rdata) })), rendered: v.rendered };
     const row = await versionRow(await draftFrom(inputs, read), v.fingerprint, v.rowsPerStatement);
     return { kind: 'row', row: { ...row, removed: row.removed.map(jsonbBinary), added: row.added.map(jsonbBinary), upserted: row.upserted.map(jsonbBinary), gone: textArrayLiteral(row.gone) } };
   } catch (err) {

@@ -1,0 +1,21 @@
+// Build step 2: the records the service renders for this version, from each record source that
+// applies to the zone (recordSources.ts: the apex SOA/NS, a provider reverse zone's default PTRs,
+// …), compared with those the served version rendered. They are stored nowhere else, so that the
+// nameserver serves (and the signer signs) exactly what the build rendered.
+import type { WireRecord } from '../zoneRecords.js';
+import type { RenderedInputs } from './recordSource.js';
+import { RECORD_SOURCES } from './recordSources.js';
+import type { VersionDraft } from './versionDraft.js';
+
+/** The version's rendered records, in the list's order: each source that reads nothing, each other one with inputs (readRenderedInputs). */
+export function synthesizeSystemRecords(
+  zone: VersionDraft['zone'],
+  serial: number,
+  nameservers: readonly string[],
+  before: WireRecord[],
+  inputs: RenderedInputs = {},
+): VersionDraft['system'] {
+  const ctx = { zone, serial, nameservers };
+  const after = RECORD_SOURCES.flatMap((source) => (!source.read ? source.render(ctx, undefined) : inputs[source.name] === undefined ? [] : source.render(ctx, inputs[source.name])));
+  return { before, after, nameservers: [...nameservers] };
+}
