@@ -23,3 +23,14 @@ export interface DbContext {
   /** The acting tenant's subtree over the same runner (and the credential's zones). */
   readonly scoped: ScopedDb;
 }
+
+/** A DbContext inside a transaction: what a write runs in (src/services/writeContext.ts adds who and when). */
+export interface TransactionContext extends DbContext {
+  readonly db: Transaction;
+}
+
+export type { ScopedDb };
+
+/** Runs `run` in a savepoint of `tx`: a failure rolls back what `run` did, and only that. */
+export const inSavepoint = <T>(tx: TransactionContext, run: (savepoint: TransactionContext) => Promise<T>): Promise<T> =>
+  tx.db.transaction((savepoint) => run({ db: savepoint, scoped: tx.scoped.within(savepoint) }));

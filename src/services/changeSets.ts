@@ -23,7 +23,7 @@ import type { Zone } from '../domain/model/zone.js';
 import type { ChangeSetKind, ChangeSetState } from '../domain/publication.js';
 import { MAX_RECORDS_PER_ZONE } from '../domain/records/ttl.js';
 import type { WriteContext } from './writeContext.js';
-import { withPublicationState } from './zoneReads.js';
+import { withPublicationState } from '../db/repositories/zoneQueries.js';
 import { writeZone } from './zoneWrite.js';
 
 import { isSystemRecordId, systemRecordStub } from './systemRecords.js';
