@@ -9,6 +9,9 @@ export type Pool = Knex;
 /** A transaction in progress (the request's, or a worker's). */
 export type Transaction = Knex.Transaction;
 
+/** A statement built by a repository and not yet run (sent with others in one round trip). */
+export type Statement = Knex.QueryBuilder | Knex.Raw;
+
 /** Whatever a repository may run statements on: the pool or a transaction. */
 export type Runner = Pool | Transaction;
 

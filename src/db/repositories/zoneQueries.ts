@@ -57,6 +57,15 @@ export async function zoneRowByName(scoped: ScopedDb, protectedNames: string[], 
 export const withPublicationState = (records: Knex.QueryBuilder): Knex.QueryBuilder =>
   records.leftJoin('change_sets as c', 'c.id', 'r.last_changeset_id').select('r.*', records.client.raw("coalesce(c.state, 'live') as publication_state"));
 
+/**
+ * Records of a zone the caller has already found through its tenant scope and locked: by zone
+ * id alone. A tenant condition here adds nothing, and with it the prepared statement's generic
+ * plan intersected the tenant and zone indexes (every record of the zone) instead of using
+ * (zone_id, name).
+ */
+export const lockedZoneRecords = (trx: Transaction, zoneId: string): Knex.QueryBuilder =>
+  withPublicationState(trx.from('records as r')).where('r.zone_id', zoneId);
+
 /** Records of the tenant's subtree with the state of their last change set. */
 export const recordsQuery = (scoped: ScopedDb): Knex.QueryBuilder => withPublicationState(scoped.from('records', 'r'));
 
