@@ -9,6 +9,9 @@ export type Pool = Knex;
 /** A transaction in progress (the request's, or a worker's). */
 export type Transaction = Knex.Transaction;
 
+/** A statement built by a repository and not yet run (sent with others in one round trip). */
+export type Statement = Knex.QueryBuilder | Knex.Raw;
+
 /** Whatever a repository may run statements on: the pool or a transaction. */
 export type Runner = Pool | Transaction;
 
@@ -23,3 +26,14 @@ export interface DbContext {
   /** The acting tenant's subtree over the same runner (and the credential's zones). */
   readonly scoped: ScopedDb;
 }
+
+/** A DbContext inside a transaction: what a write runs in (src/services/writeContext.ts adds who and when). */
+export interface TransactionContext extends DbContext {
+  readonly db: Transaction;
+}
+
+export type { ScopedDb };
+
+/** Runs `run` in a savepoint of `tx`: a failure rolls back what `run` did, and only that. */
+export const inSavepoint = <T>(tx: TransactionContext, run: (savepoint: TransactionContext) => Promise<T>): Promise<T> =>
+  tx.db.transaction((savepoint) => run({ db: savepoint, scoped: tx.scoped.within(savepoint) }));

@@ -1,7 +1,7 @@
 // The backend's zone quota as stats show it (spec "Stats object": "a backend zone-quota reading
 // (last reading, refreshed every 15 minutes, never a live call)"): the worker takes a reading on
 // a schedule and stores it; /stats reads the stored one.
-import type { Knex } from 'knex';
+import type { Pool, Runner } from '../db/context.js';
 import { countRows } from '../db/count.js';
 import type { Clock } from '../domain/clock.js';
 import type { StatsContributor } from './stats.js';
@@ -16,10 +16,10 @@ export interface ZoneQuotaReading {
 }
 
 /** The zones the backend serves: the lab's parents are not counted (zone creation's capacity check and the reading share this). */
-export const countBackendZones = (db: Knex | Knex.Transaction): Promise<number> => countRows(db('zones').whereNot('kind', 'lab_parent'));
+export const countBackendZones = (db: Runner): Promise<number> => countRows(db('zones').whereNot('kind', 'lab_parent'));
 
 /** Takes and stores a reading: the zones the backend serves (the lab's parents not counted, as in creation's capacity check) against its capacity. */
-export async function readBackendQuota(db: Knex, clock: Clock, capacity: number): Promise<ZoneQuotaReading> {
+export async function readBackendQuota(db: Pool, clock: Clock, capacity: number): Promise<ZoneQuotaReading> {
   const zones = await countBackendZones(db);
   const value: ZoneQuotaReading = { zones, capacity, available: Math.max(0, capacity - zones) };
   await db('backend_readings')
@@ -30,7 +30,7 @@ export async function readBackendQuota(db: Knex, clock: Clock, capacity: number)
 }
 
 /** The platform's stats carry the last reading (null before the first); other scopes do not. */
-export const backendStats = (db: Knex): StatsContributor => ({
+export const backendStats = (db: Pool): StatsContributor => ({
   name: 'backend',
   platformOnly: true,
   async collect() {

@@ -2,7 +2,7 @@
 // with its zone.changed event in the caller's transaction, then NOTIFYs the publication workers.
 // Writes reach here through the write seam (writeZone, src/services/zoneWrite.ts), which has
 // locked the zone and checked the zone's If-Match header.
-import type { Knex } from 'knex';
+import type { Statement } from '../db/context.js';
 import type { Config } from '../config/index.js';
 import { auditRow, recordAudit } from '../db/repositories/auditLog.js';
 import { type ChangeSetRow, changeSetToDomain, changeSetToRow } from '../db/repositories/changeSetRows.js';
@@ -23,7 +23,7 @@ import type { Zone } from '../domain/model/zone.js';
 import type { ChangeSetKind, ChangeSetState } from '../domain/publication.js';
 import { MAX_RECORDS_PER_ZONE } from '../domain/records/ttl.js';
 import type { WriteContext } from './writeContext.js';
-import { withPublicationState } from './zoneReads.js';
+import { lockedZoneRecords } from '../db/repositories/zoneQueries.js';
 import { writeZone } from './zoneWrite.js';
 
 import { isSystemRecordId, systemRecordStub } from './systemRecords.js';
@@ -39,14 +39,6 @@ export interface ChangeSetRequest {
   zone_if_match?: string;
 }
 
-/**
- * Records of a zone the caller has already found through its tenant scope and locked: by zone
- * id alone. A tenant condition here adds nothing, and with it the prepared statement's generic
- * plan intersected the tenant and zone indexes (every record of the zone) instead of using
- * (zone_id, name).
- */
-const lockedZoneRecords = (trx: Knex.Transaction, zone: Zone): Knex.QueryBuilder =>
-  withPublicationState(trx.from('records as r')).where('r.zone_id', zone.id);
 
 const toPlanned = (r: DnsRecord): PlannedRecord => ({
   id: r.id,
@@ -60,7 +52,7 @@ const toPlanned = (r: DnsRecord): PlannedRecord => ({
   managedBy: r.managedBy ?? null,
 });
 
-type RecordWrite = Knex.QueryBuilder | Knex.Raw;
+type RecordWrite = Statement;
 
 /**
  * Writes one change set row, its audit entry and its zone.changed event, and moves the zone's
@@ -277,7 +269,7 @@ export async function applyChangeSet(
     : [];
   const names = [...new Set([...refs.names, ...idNames])];
   const existing: DnsRecord[] = names.length
-    ? ((await lockedZoneRecords(ctx.trx, zone).whereRaw('r.name = any(?::text[])', [names]).options(PREPARED)) as RecordRow[]).map(recordToDomain)
+    ? ((await lockedZoneRecords(ctx.trx, zone.id).whereRaw('r.name = any(?::text[])', [names]).options(PREPARED)) as RecordRow[]).map(recordToDomain)
     : [];
   // The SOA and apex NS are rendered, not stored (systemRecords.ts): named by id they are
   // read-only, answered by the planner's record_readonly guard.

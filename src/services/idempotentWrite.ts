@@ -1,6 +1,6 @@
 // Writes run in one transaction; with an Idempotency-Key the stored response commits with the
 // effect, and a refusal is stored as well (docs/api-conventions.md).
-import type { Knex } from 'knex';
+import { type DbContext, inSavepoint, type TransactionContext } from '../db/context.js';
 import { type RetryOptions, retryableReason, transactionWithRetry } from '../db/transaction.js';
 import { findStoredResponse, type IdempotencyScope, type StoredResponse, storeResponse, tryLockIdempotencyKey } from '../db/idempotencyRecords.js';
 import { DomainError, type ErrorCode, errorCatalogue, type FieldError } from '../domain/errors.js';
@@ -60,7 +60,9 @@ function replay(stored: StoredResponse): FinalResponse {
 }
 
 /**
- * Runs a write in one transaction and, after it committed, the effects `run` registered.
+ * Runs a write in one transaction of `pool`'s runner and, after it committed, the effects `run`
+ * registered. `run` gets the transaction confined like `pool` (the acting tenant's subtree, a
+ * credential's zones): the caller never opens a transaction itself.
  *
  * With a key, the transaction first takes the key's advisory lock (held by another request →
  * 409 idempotency_in_progress) and replays a stored response or refusal (different request → 422
@@ -74,18 +76,19 @@ function replay(stored: StoredResponse): FinalResponse {
  * failed attempt dropped; the client sees one answer.
  */
 export async function runWrite(
-  db: Knex,
+  pool: DbContext,
   key: IdempotencyScope | null,
   fingerprint: string,
   now: Date,
-  run: (trx: Knex.Transaction, afterCommit: AfterCommit) => Promise<FinalResponse>,
+  run: (tx: TransactionContext, afterCommit: AfterCommit) => Promise<FinalResponse>,
   retry: RetryOptions = {},
 ): Promise<FinalResponse> {
   let effects: (() => void)[] = [];
   const afterCommit: AfterCommit = (effect) => effects.push(effect);
-  const outcome = await transactionWithRetry(db, async (trx): Promise<FinalResponse | DomainError> => {
+  const outcome = await transactionWithRetry(pool.db, async (trx): Promise<FinalResponse | DomainError> => {
     effects = [];
-    if (!key) return run(trx, afterCommit);
+    const tx: TransactionContext = { db: trx, scoped: pool.scoped.within(trx) };
+    if (!key) return run(tx, afterCommit);
     if (!(await tryLockIdempotencyKey(trx, key))) throw new DomainError('idempotency_in_progress');
     const stored = await findStoredResponse(trx, key, now);
     if (stored) {
@@ -93,7 +96,7 @@ export async function runWrite(
       return replay(stored);
     }
     try {
-      const response = await trx.transaction((savepoint) => run(savepoint, afterCommit));
+      const response = await inSavepoint(tx, (savepoint) => run(savepoint, afterCommit));
       response.headers[REPLAYED] = 'false';
       await storeResponse(trx, key, { fingerprint, status: response.status, headers: { ...response.headers, 'content-type': response.contentType }, body: response.body }, now);
       return response;

@@ -1,6 +1,6 @@
-import type { Knex } from 'knex';
 import type { BillingDirectory } from '../billing/billingDirectory.js';
 import type { Config } from '../config/index.js';
+import type { DbContext, Pool, Transaction } from '../db/context.js';
 import { countRows } from '../db/count.js';
 import { IdentityStore } from '../db/repositories/identityStore.js';
 import type { Tenant } from '../db/repositories/tenantRows.js';
@@ -11,7 +11,7 @@ import type { DnssecDeps } from './dnssec.js';
 import type { RdnsDeps } from './rdns/prefixes.js';
 import { RateLimiter } from './rateLimiter.js';
 import { TokenCache } from './tokenCache.js';
-import { tenantZones } from './zoneReads.js';
+import { tenantZones } from '../db/repositories/zoneQueries.js';
 import { backendStats } from './backendQuota.js';
 import { CredentialVerifier } from './dyndns/credentials.js';
 import { dyndnsStats } from './dyndns/stats.js';
@@ -20,10 +20,10 @@ import type { LiveWaiters } from './liveWait.js';
 import { recordStats, StatsService, type StatsContributor, tenantStats, tokenStats, whereTokenActive, zoneStats } from './stats.js';
 
 /** One step of the nightly lab reset, run in its transaction with the ids of the seeded tenants. */
-export type LabResetStep = (trx: Knex.Transaction, seedTenantIds: string[]) => Promise<void>;
+export type LabResetStep = (trx: Transaction, seedTenantIds: string[]) => Promise<void>;
 
 export interface ServiceDeps {
-  db: Knex;
+  db: Pool;
   clock: Clock;
   config: Config;
   billing: BillingDirectory;
@@ -64,10 +64,11 @@ export interface Services extends ServiceDeps {
   usage: UsageContributor[];
   labResetSteps: LabResetStep[];
   /**
-   * Database access confined to a tenant's subtree, optionally inside a transaction, and to the
-   * zones a credential policy names (`zoneNames`; absent: every zone of the subtree).
+   * The pool confined to a tenant's subtree and to the zones a credential policy names
+   * (`zoneNames`; null: every zone of the subtree): a request's reads, and where its write
+   * transaction starts (runWrite).
    */
-  scopedFor(tenantId: string, trx?: Knex.Transaction, zoneNames?: readonly string[] | null): ScopedDb;
+  contextFor(tenantId: string, zoneNames: readonly string[] | null): DbContext;
 }
 
 /** Zones of the acting tenant against its quota. */
@@ -100,6 +101,6 @@ export function createServices(deps: ServiceDeps): Services {
     ),
     usage: [credentialUsage(deps.clock), ...(deps.usageContributors ?? [])],
     labResetSteps: [deleteLabZones, ...(deps.labResetSteps ?? [])],
-    scopedFor: (tenantId, trx, zoneNames) => new ScopedDb(trx ?? deps.db, tenantId, zoneNames ?? null),
+    contextFor: (tenantId, zoneNames) => ({ db: deps.db, scoped: new ScopedDb(deps.db, tenantId, zoneNames) }),
   };
 }

@@ -2,7 +2,7 @@
 // `ip.ipv6`: "IPv6 networks, prefixes and addresses handed out per source, IPv6 PTRs; no address
 // percentages"). Per family: the assignments and prefixes of the acting subtree, the IPv4
 // addresses they hold, and the PTRs set in them (defaults are not counted: they are rendered).
-import type { Knex } from 'knex';
+import type { Pool } from '../db/context.js';
 import { type Block, blockSize, blockWithin, formatBlock, parseBlock } from '../domain/ip/address.js';
 import type { StatsContributor } from './stats.js';
 
@@ -11,7 +11,7 @@ interface BlockRow {
   parent_id?: string | null;
 }
 
-export const ipStats = (db: Knex): StatsContributor => ({
+export const ipStats = (db: Pool): StatsContributor => ({
   name: 'ip',
   async collect(scoped, acting) {
     const parsed = (rows: BlockRow[]) => rows.map((r) => ({ ...r, block: parseBlock(r.cidr) }));
@@ -48,7 +48,7 @@ export const ipStats = (db: Knex): StatsContributor => ({
  * address's (the zone's depth of numeric or nibble labels) count, each record once however many
  * blocks hold it; zones being deleted are no longer served and do not count.
  */
-async function setPtrsIn(db: Knex, blocks: Block[]): Promise<Record<4 | 6, number>> {
+async function setPtrsIn(db: Pool, blocks: Block[]): Promise<Record<4 | 6, number>> {
   const counts = { 4: 0, 6: 0 } as Record<4 | 6, number>;
   if (blocks.length === 0) return counts;
   const cidrs = blocks.map(formatBlock);

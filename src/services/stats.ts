@@ -4,7 +4,7 @@ import { countRows } from '../db/count.js';
 import type { ScopedDb } from '../db/tenantScope.js';
 import type { Clock } from '../domain/clock.js';
 import type { Tenant } from '../db/repositories/tenantRows.js';
-import { tenantZones } from './zoneReads.js';
+import { tenantZones } from '../db/repositories/zoneQueries.js';
 
 export type StatsSection = Record<string, unknown>;
 

@@ -14,7 +14,7 @@ import { BUILTIN_TEMPLATES } from '../domain/templates/builtin.js';
 import { type RenderedRecord, renderTemplate, type Template, type TemplateRecord, type TemplateVariable, undeclaredPlaceholders } from '../domain/templates/template.js';
 import type { Actor } from './actor.js';
 import { applyChangeSet } from './changeSets.js';
-import { recordsQuery } from './zoneReads.js';
+import { recordsQuery } from '../db/repositories/zoneQueries.js';
 import type { WriteContext } from './writeContext.js';
 import { writeZone } from './zoneWrite.js';
 import { recordAudit } from '../db/repositories/auditLog.js';

@@ -1,5 +1,5 @@
-import type { Knex } from 'knex';
-import { type TenantRow, tenantToDomain } from '../db/repositories/tenantRows.js';
+import type { Transaction, TransactionContext } from '../db/context.js';
+import { IdentityStore } from '../db/repositories/identityStore.js';
 import { ScopedDb } from '../db/tenantScope.js';
 import type { Clock } from '../domain/clock.js';
 import type { Deployment } from '../domain/deployment.js';
@@ -8,16 +8,20 @@ import type { WriteContext as DomainWriteContext } from '../domain/model/writeCo
 import { type Actor, tokenlessActor } from './actor.js';
 
 /** The write context of every service that writes: the request transaction, its scope, actor, clock. */
-export type WriteContext = DomainWriteContext<Knex.Transaction, ScopedDb, Actor>;
+export type WriteContext = DomainWriteContext<Transaction, ScopedDb, Actor>;
 
-/** The context of a write made without an API token (tokenlessActor): no API identity to change. */
-export const tokenlessWriteContext = (trx: Knex.Transaction, actor: Actor, clock: Clock): WriteContext => ({
-  trx,
-  scoped: new ScopedDb(trx, actor.acting.id),
+/** The write context of a request's transaction (runWrite's), in the actor's name. */
+export const writeContextIn = (tx: TransactionContext, actor: Actor, clock: Clock, identityChanged: () => void): WriteContext => ({
+  trx: tx.db,
+  scoped: tx.scoped,
   actor,
   clock,
-  identityChanged: () => {},
+  identityChanged,
 });
+
+/** The context of a write made without an API token (tokenlessActor): no API identity to change. */
+export const tokenlessWriteContext = (trx: Transaction, actor: Actor, clock: Clock): WriteContext =>
+  writeContextIn({ db: trx, scoped: new ScopedDb(trx, actor.acting.id) }, actor, clock, () => {});
 
 /**
  * A part of the service writing in a tenant's name on its own (the lab registry, an address
@@ -26,14 +30,14 @@ export const tokenlessWriteContext = (trx: Knex.Transaction, actor: Actor, clock
  * address the write seam checks (a TSIG key's; docs/credentials.md).
  */
 export async function tenantWriteContext(
-  trx: Knex.Transaction,
+  trx: Transaction,
   clock: Clock,
   tenantId: string,
   as: { id: string; name: string },
   deployment: Deployment,
   credential?: Parameters<typeof tokenlessActor>[5],
 ): Promise<WriteContext | null> {
-  const row = (await trx('tenants').where('id', tenantId).first()) as TenantRow | undefined;
-  if (!row) return null;
-  return tokenlessWriteContext(trx, tokenlessActor(as.id, as.name, [tenantToDomain(row)], deployment, newId('req'), credential), clock);
+  const tenant = await new IdentityStore(trx).tenantById(tenantId);
+  if (!tenant) return null;
+  return tokenlessWriteContext(trx, tokenlessActor(as.id, as.name, [tenant], deployment, newId('req'), credential), clock);
 }

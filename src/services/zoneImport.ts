@@ -11,7 +11,7 @@ import { RECORD_TYPE_RULES } from '../domain/records/types.js';
 import { type SkippedEntry, parseZoneFile, type ZoneFileEntry } from '../domain/zonefile/parseZoneFile.js';
 import type { ChangeSet } from '../domain/model/changeSet.js';
 import { applyChangeSet } from './changeSets.js';
-import { recordsQuery } from './zoneReads.js';
+import { recordsQuery } from '../db/repositories/zoneQueries.js';
 import type { WriteContext } from './writeContext.js';
 import { writeZone } from './zoneWrite.js';
 import type { ScopedDb } from '../db/tenantScope.js';

@@ -1,6 +1,6 @@
 // Zones: creation with the spec's ordered checks, settings, deletion, reading and listing.
 import { domainToUnicode } from 'node:url';
-import type { Knex } from 'knex';
+import type { Transaction } from '../db/context.js';
 import type { Config } from '../config/index.js';
 import { countRows } from '../db/count.js';
 import { likeEscape } from '../db/like.js';
@@ -27,7 +27,8 @@ import { requestRebuild } from './requestRebuild.js';
 import { assertCredentialAllows } from './credentialPolicy.js';
 import type { WriteContext } from './writeContext.js';
 import { countBackendZones } from './backendQuota.js';
-import { findZone, getZone, recordsQuery, zonesQuery } from './zoneReads.js';
+import { recordsQuery, zonesQuery } from '../db/repositories/zoneQueries.js';
+import { findZone, getZone } from './zoneReads.js';
 import { assertZoneMatches, writeZone } from './zoneWrite.js';
 import { exportZoneFile } from './zoneExport.js';
 import { lastSystemWrite, renderSystemRecords } from './systemRecords.js';
@@ -88,16 +89,16 @@ const nameFamily = (name: string) => `zone-family|${name.split('.').slice(-2).jo
  * transaction that creates several zones takes all their families first (lockNameFamilies), in
  * order, before any zone's row (src/db/lockOrder.ts); this one then finds its family held.
  */
-export async function lockNameFamily(trx: Knex.Transaction, name: string) {
+export async function lockNameFamily(trx: Transaction, name: string) {
   await advisoryLock(trx, 'zone_family', nameFamily(name));
 }
 
 /** The families of all of `names`, in ascending order: for a transaction that creates several zones. */
-export async function lockNameFamilies(trx: Knex.Transaction, names: readonly string[]) {
+export async function lockNameFamilies(trx: Transaction, names: readonly string[]) {
   for (const family of [...new Set(names.map(nameFamily))].sort()) await advisoryLock(trx, 'zone_family', family);
 }
 
-export async function assertNameFree(trx: Knex.Transaction, name: string) {
+export async function assertNameFree(trx: Transaction, name: string) {
   if (await trx('zones').where({ name }).whereNot('kind', 'lab_parent').first('id')) throw new DomainError('zone_exists', { name });
   // Overlap (spec, docs/zones.md): a zone inside or above any existing zone, the tenant's own
   // included: records of the parent at or below the child's apex would never be served.
@@ -148,7 +149,7 @@ async function assertQuota(ctx: WriteContext): Promise<DomainEvent[]> {
   return warnings;
 }
 
-export async function assertBackendCapacity(trx: Knex.Transaction, capacity: number) {
+export async function assertBackendCapacity(trx: Transaction, capacity: number) {
   if ((await countBackendZones(trx)) >= capacity) throw new DomainError('backend_capacity_exhausted', {}, [], { 'Retry-After': '3600' });
 }
 

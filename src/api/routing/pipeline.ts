@@ -5,7 +5,6 @@
 // ETag/304 → response.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
-import type { Knex } from 'knex';
 import type { Context, Next } from 'koa';
 import { z } from 'zod';
 import { canonicalJson } from '../../domain/canonicalJson.js';
@@ -13,7 +12,7 @@ import { DomainError } from '../../domain/errors.js';
 import { missingScopes } from '../../domain/scopes.js';
 import { hasFeature, isEffectivelySuspended } from '../../domain/tenancy.js';
 import type { Metrics } from '../../observability/metrics.js';
-import type { TokenRecord } from '../../db/repositories/identityStore.js';
+import type { TokenRecord } from '../../services/storedShapes.js';
 import type { Actor } from '../../services/actor.js';
 import { authenticate } from '../../services/authenticate.js';
 import { assertCredentialAllows, auditCredentialRefusal } from '../../services/credentialPolicy.js';
@@ -22,6 +21,7 @@ import { type FinalResponse, REPLAYED, runWrite } from '../../services/idempoten
 import { consumeAddressLimit, consumeCustomerLimit, type RateLimitReading } from '../../services/rateLimiter.js';
 import { markStage } from '../../services/requestDeadline.js';
 import { resolveActingTenant } from '../../services/resolveActingTenant.js';
+import { writeContextIn } from '../../services/writeContext.js';
 import { etagOf, noneMatch } from '../etag.js';
 import { negotiateLanguage } from '../language.js';
 import { answerOnceLive } from './liveWait.js';
@@ -171,7 +171,8 @@ export function routeMiddleware(route: RouteSpec, services: Services, metrics: M
     } catch (err) {
       const actor = ctx.state.actor as Actor | undefined;
       if (actor && err instanceof DomainError && err.code === 'credential_policy' && err.headers[REPLAYED] !== 'true') {
-        await auditCredentialRefusal(services.db, actor, err, services.clock.now(), { request: `${ctx.method} ${ctx.path}` });
+        // On the pool: the refused write's transaction rolled back.
+        await auditCredentialRefusal(services.contextFor(actor.acting.id, null).db, actor, err, services.clock.now(), { request: `${ctx.method} ${ctx.path}` });
       }
       throw err;
     }
@@ -181,7 +182,7 @@ export function routeMiddleware(route: RouteSpec, services: Services, metrics: M
 function serveRoute(route: RouteSpec, services: Services, metrics: Metrics) {
   return async (ctx: Context) => {
     ctx.state.route = route.path;
-    const { db, clock } = services;
+    const { clock } = services;
     const identified = ctx.state.identified as Identified | undefined;
     if (!identified) throw new Error('identifyClient must run before the routes');
     if (!identified.token) throw identified.failure!;
@@ -200,7 +201,7 @@ function serveRoute(route: RouteSpec, services: Services, metrics: Metrics) {
     const actor: Actor = await resolveActingTenant(services, token, ctx.get('X-Act-As-Customer') || undefined, ctx.state.requestId, own.source);
     ctx.state.actor = actor;
     // A credential confined to some zones: every zone lookup and the zone list see only those.
-    const scopeOf = (trx?: Knex.Transaction) => services.scopedFor(actor.acting.id, trx, token.policy?.zones ?? null);
+    const reads = services.contextFor(actor.acting.id, token.policy?.zones ?? null);
     if (actor.onBehalfOf) {
       const customer = await consumeCustomerLimit(services.rateLimiter, actor.acting, clock.now());
       reading = tighter(reading, customer);
@@ -243,18 +244,19 @@ function serveRoute(route: RouteSpec, services: Services, metrics: Metrics) {
         if (!(scope && err instanceof DomainError)) throw err;
         input = err;
       }
-      const prepared = route.prepare && !(input instanceof DomainError) ? await route.prepare({ ...input, scoped: scopeOf(), trx: null, afterCommit: afterRead }) : undefined;
-      response = await runWrite(db, scope, key ? fingerprint(ctx) : '', clock.now(), async (trx, afterCommit) => {
+      const prepared = route.prepare && !(input instanceof DomainError) ? await route.prepare({ ...input, context: reads, write: null, afterCommit: afterRead }) : undefined;
+      response = await runWrite(reads, scope, key ? fingerprint(ctx) : '', clock.now(), async (tx, afterCommit) => {
         if (input instanceof DomainError) throw input;
-        return finalize(await route.handler({ ...input, scoped: scopeOf(trx), trx, afterCommit, prepared }));
+        const write = writeContextIn(tx, actor, clock, () => afterCommit(() => services.tokens.invalidate()));
+        return finalize(await route.handler({ ...input, context: tx, write, afterCommit, prepared }));
       }, { onRetry: (reason) => metrics.transactionRetries.inc({ reason }) });
       // Committed (or replayed): `Prefer: wait` waits outside the transaction and its retries.
       if (route.liveWait && !(input instanceof DomainError)) {
-        response = await answerOnceLive(ctx, route.liveWait, response, { ...input, scoped: scopeOf(), trx: null, afterCommit: afterRead }, finalize);
+        response = await answerOnceLive(ctx, route.liveWait, response, { ...input, context: reads, write: null, afterCommit: afterRead }, finalize);
       }
     } else {
       // A read has no transaction to wait for.
-      response = finalize(await route.handler({ ...validated(), scoped: scopeOf(), trx: null, afterCommit: afterRead }));
+      response = finalize(await route.handler({ ...validated(), context: reads, write: null, afterCommit: afterRead }));
     }
     // Spec: the responses that list Idempotent-Replayed carry it whether or not a key was sent.
     if (IDEMPOTENT_METHODS.has(ctx.method) && !(REPLAYED in response.headers) && route.responses[response.status]?.headers?.includes(REPLAYED)) {

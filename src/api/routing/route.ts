@@ -1,14 +1,14 @@
 // A route is declared once: its schemas validate requests, describe responses in the OpenAPI
 // document, and type the handler's input.
-import type { Knex } from 'knex';
 import type { z } from 'zod';
 import type { ErrorCode, Language } from '../../domain/errors.js';
 import type { Scope } from '../../domain/scopes.js';
 import type { Feature } from '../../domain/tenancy.js';
-import type { ScopedDb } from '../../db/tenantScope.js';
+import type { DbContext } from '../../db/context.js';
 import type { Actor } from '../../services/actor.js';
 import type { AfterCommit } from '../../services/idempotentWrite.js';
 import type { Services } from '../../services/index.js';
+import type { WriteContext } from '../../services/writeContext.js';
 
 export type Method = 'get' | 'post' | 'patch' | 'put' | 'delete';
 
@@ -34,10 +34,13 @@ export interface HandlerInput<P, Q, B> {
   query: Q;
   body: B;
   actor: Actor;
-  /** Confined to the acting tenant's subtree; inside the request transaction for writes. */
-  scoped: ScopedDb;
-  /** The request transaction (writes only). */
-  trx: Knex.Transaction | null;
+  /**
+   * Where the services the handler calls read, confined to the acting tenant's subtree (and a
+   * credential's zones): the request transaction for writes, the pool otherwise. Opaque here.
+   */
+  context: DbContext;
+  /** The request transaction's write context (writes only; null in reads and `prepare`). */
+  write: WriteContext | null;
   /** What the route's `prepare` returned (writes with a prepare step only). */
   prepared?: unknown;
   /** Runs an effect once the write committed (never if it rolled back); at once for reads. */
@@ -120,15 +123,8 @@ export function defineRoute<P extends z.ZodType = z.ZodType, Q extends z.ZodType
   return spec as unknown as RouteSpec;
 }
 
-/** The write context services take, from a write handler's input (the pipeline opened trx). */
-export function writeContext(input: HandlerInput<unknown, unknown, unknown>) {
-  if (!input.trx) throw new Error('writeContext used outside a write request');
-  const { afterCommit, services } = input;
-  return {
-    scoped: input.scoped,
-    trx: input.trx,
-    actor: input.actor,
-    clock: services.clock,
-    identityChanged: () => afterCommit(() => services.tokens.invalidate()),
-  };
+/** The write context services take, from a write handler's input (the pipeline opened the transaction). */
+export function writeContext(input: HandlerInput<unknown, unknown, unknown>): WriteContext {
+  if (!input.write) throw new Error('writeContext used outside a write request');
+  return input.write;
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { DyndnsHost } from '../../../db/repositories/dyndnsHostRows.js';
+import type { DyndnsHost } from '../../../services/storedShapes.js';
 import { DEFAULT_DYNDNS_TTL, createHost, deleteHost, getHost, listHosts, rotatePassword } from '../../../services/dyndns/hosts.js';
 import { TTL_BOUNDS } from '../../../domain/records/ttl.js';
 import { listEnvelope, listResult, pageRequest } from '../../pagination.js';
@@ -60,7 +60,7 @@ export const dyndnsRoutes = [
     handler: async (input) => {
       const list = `dyndns_hosts:${input.query.zone ?? ''}`;
       const { after, limit } = pageRequest(input, list);
-      const page = await listHosts(input.scoped, input.services.db, { zone: input.query.zone }, after, limit);
+      const page = await listHosts(input.context.scoped, input.context.db, { zone: input.query.zone }, after, limit);
       return listResult(input, list, page.items.map(present), page.next);
     },
   }),
@@ -99,7 +99,7 @@ export const dyndnsRoutes = [
     feature: 'dyndns',
     params: hostParam,
     responses: { 200: { description: 'The host', schema: hostSchema } },
-    handler: async (input) => ({ status: 200, body: present(await getHost(input.scoped, input.services.db, input.params.host)) }),
+    handler: async (input) => ({ status: 200, body: present(await getHost(input.context.scoped, input.context.db, input.params.host)) }),
   }),
   defineRoute({
     method: 'delete',

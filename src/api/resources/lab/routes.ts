@@ -10,6 +10,7 @@ import { setLabPrefixDelegation } from '../../../lab/labPrefixDelegations.js';
 import { listLabMail } from '../../../lab/labWebhooks.js';
 import { blockInPath } from '../../../services/rdns/addressInput.js';
 import { hostnameField } from '../../../domain/records/fields.js';
+import type { DbContext } from '../../../db/context.js';
 import type { Services } from '../../../services/index.js';
 import type { Actor } from '../../../services/actor.js';
 import { getZone } from '../../../services/zoneReads.js';
@@ -38,7 +39,8 @@ const zoneParam = z.strictObject({ zone: z.string().max(300).describe('The lab z
 
 const presentRegistration = (r: LabRegistration) => ({ zone: r.zone, registered_here: r.registeredHere, delegation: r.delegation, ds: r.ds });
 
-const registrar = (services: Services) => new LabRegistrar(services.db, services.config, services.clock);
+// In a write, the registrar's own transactions are savepoints of the request's.
+const registrar = (services: Services, context: DbContext) => new LabRegistrar(context.db, services.config, services.clock);
 
 function assertPlatform(actor: Actor) {
   if (actor.token.tenant.type !== 'platform' || actor.onBehalfOf) {
@@ -83,9 +85,9 @@ export const labRoutes = [
     scopes: [],
     labOnly: true,
     responses: { 200: { description: 'The visible simulated billing clients', schema: z.object({ data: z.array(billingClientSchema) }) } },
-    handler: async ({ actor, scoped, services }) => ({
+    handler: async ({ actor, context, services }) => ({
       status: 200,
-      body: { data: await new LabBillingDirectory(services.db).listVisibleTo(scoped, actor.acting.type) },
+      body: { data: await new LabBillingDirectory(context.db).listVisibleTo(context.scoped, actor.acting.type) },
     }),
   }),
   defineRoute({
@@ -100,9 +102,9 @@ export const labRoutes = [
     body: z.strictObject({ name: z.string().min(1).max(200), email: z.email().nullable().default(null), status: z.enum(['active', 'closed']) }),
     errors: ['forbidden'],
     responses: { 200: { description: 'The billing client', schema: billingClientSchema } },
-    handler: async ({ actor, services, params, body, trx }) => {
+    handler: async ({ actor, services, params, body, context }) => {
       assertPlatform(actor);
-      return { status: 200, body: await new LabBillingDirectory(trx ?? services.db).upsert({ id: params.client_id, ...body }) };
+      return { status: 200, body: await new LabBillingDirectory(context.db).upsert({ id: params.client_id, ...body }) };
     },
   }),
   defineRoute({
@@ -121,9 +123,9 @@ export const labRoutes = [
         schema: z.object({ data: z.array(z.object({ id: z.string(), tenant_id: z.string(), to: z.string(), subject: z.string(), body: z.string(), created_at: timestamp })) }),
       },
     },
-    handler: async ({ scoped, services, query }) => ({
+    handler: async ({ context, query }) => ({
       status: 200,
-      body: { data: (await listLabMail(services.db, scoped, query.limit)).map((m) => ({ id: m.id, tenant_id: m.tenantId, to: m.to, subject: m.subject, body: m.body, created_at: m.createdAt.toISOString() })) },
+      body: { data: (await listLabMail(context.db, context.scoped, query.limit)).map((m) => ({ id: m.id, tenant_id: m.tenantId, to: m.to, subject: m.subject, body: m.body, created_at: m.createdAt.toISOString() })) },
     }),
   }),
   defineRoute({
@@ -141,8 +143,7 @@ export const labRoutes = [
     responses: { 200: { description: 'The webhook, disabled', schema: webhookSchema } },
     handler: async (input) => {
       assertPlatform(input.actor);
-      const { trx, scoped, actor, clock } = writeContext(input);
-      return { status: 200, body: presentWebhook(await failWebhookNow({ trx, scoped, actor, clock }, input.params.webhook)) };
+      return { status: 200, body: presentWebhook(await failWebhookNow(writeContext(input), input.params.webhook)) };
     },
   }),
   defineRoute({
@@ -155,11 +156,11 @@ export const labRoutes = [
     labOnly: true,
     errors: ['forbidden'],
     responses: { 204: { description: 'Reset' } },
-    handler: async ({ actor, services, trx, afterCommit }) => {
+    handler: async ({ actor, services, context, afterCommit }) => {
       assertPlatform(actor);
       // In the request's transaction (a savepoint), not a second connection beside it; cached
       // tokens go once it committed.
-      await resetLab(trx ?? services.db, services.clock.now(), services.labResetSteps, () => afterCommit(() => services.tokens.invalidate()));
+      await resetLab(context.db, services.clock.now(), services.labResetSteps, () => afterCommit(() => services.tokens.invalidate()));
       return { status: 204 };
     },
   }),
@@ -174,9 +175,9 @@ export const labRoutes = [
     labOnly: true,
     params: zoneParam,
     responses: { 200: { description: 'The registration', schema: registrationSchema } },
-    handler: async ({ scoped, services, params }) => {
-      const zone = await getZone(scoped, services.config, params.zone);
-      return { status: 200, body: presentRegistration(await registrar(services).registration(zone.name)) };
+    handler: async ({ context, services, params }) => {
+      const zone = await getZone(context.scoped, services.config, params.zone);
+      return { status: 200, body: presentRegistration(await registrar(services, context).registration(zone.name)) };
     },
   }),
   defineRoute({
@@ -196,14 +197,13 @@ export const labRoutes = [
     }),
     errors: ['forbidden'],
     responses: { 200: { description: 'The registration', schema: registrationSchema } },
-    handler: async ({ actor, scoped, services, params, body, trx }) => {
+    handler: async ({ actor, context, services, params, body }) => {
       assertPlatform(actor);
-      const zone = await getZone(scoped, services.config, params.zone);
-      const registration = await registrar(services).changeRegistration(
-        zone.name,
-        { registeredHere: body.registered_here, delegation: body.delegation && [...new Set(body.delegation)] },
-        trx ?? undefined,
-      );
+      const zone = await getZone(context.scoped, services.config, params.zone);
+      const registration = await registrar(services, context).changeRegistration(zone.name, {
+        registeredHere: body.registered_here,
+        delegation: body.delegation && [...new Set(body.delegation)],
+      });
       return { status: 200, body: presentRegistration(registration) };
     },
   }),
@@ -221,10 +221,10 @@ export const labRoutes = [
     body: z.strictObject({ ds: z.array(z.string().max(1000).describe('"<key tag> <algorithm> <digest type> <digest hex>"')).max(16) }),
     errors: ['forbidden', 'conflict'],
     responses: { 200: { description: 'The registration', schema: registrationSchema } },
-    handler: async ({ actor, scoped, services, params, body, trx }) => {
+    handler: async ({ actor, context, services, params, body }) => {
       assertPlatform(actor);
-      const zone = await getZone(scoped, services.config, params.zone);
-      return { status: 200, body: presentRegistration(await registrar(services).setForeignDs(zone.name, body.ds, trx ?? undefined)) };
+      const zone = await getZone(context.scoped, services.config, params.zone);
+      return { status: 200, body: presentRegistration(await registrar(services, context).setForeignDs(zone.name, body.ds)) };
     },
   }),
   defineRoute({
@@ -241,10 +241,10 @@ export const labRoutes = [
     body: z.strictObject({ state: z.enum(['correct', 'missing', 'wrong']) }),
     errors: ['forbidden'],
     responses: { 200: { description: 'The delegation now', schema: z.object({ prefix: z.string(), state: z.enum(['correct', 'missing', 'wrong']) }) } },
-    handler: async ({ actor, services, params, body, trx }) => {
+    handler: async ({ actor, services, params, body, context }) => {
       assertPlatform(actor);
       // On the request's connection (a savepoint): never a second pool connection while holding one.
-      const set = await setLabPrefixDelegation(trx ?? services.db, services.config, services.clock, blockInPath(params.prefix, '/prefix'), body.state);
+      const set = await setLabPrefixDelegation(context.db, services.config, services.clock, blockInPath(params.prefix, '/prefix'), body.state);
       return { status: 200, body: { prefix: set.cidr, state: set.state } };
     },
   }),

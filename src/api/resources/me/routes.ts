@@ -36,7 +36,7 @@ export const meRoutes = [
     scopes: ['tenant:read'],
     allowSuspended: true,
     responses: { 200: { description: 'The acting tenant', schema: meSchema, headers: ['ETag'] } },
-    handler: async ({ actor, scoped, services }) => {
+    handler: async ({ actor, context: { scoped }, services }) => {
       const { acting, actingChain, token } = actor;
       const usage = Object.assign({}, ...(await Promise.all(services.usage.map((u) => u(scoped, acting)))));
       return {
@@ -108,6 +108,6 @@ export const meRoutes = [
           .catchall(z.unknown()),
       },
     },
-    handler: async ({ actor, scoped, services }) => ({ status: 200, body: await services.stats.forTenant(scoped, actor.acting) }),
+    handler: async ({ actor, context: { scoped }, services }) => ({ status: 200, body: await services.stats.forTenant(scoped, actor.acting) }),
   }),
 ];

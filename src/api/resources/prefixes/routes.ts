@@ -73,7 +73,7 @@ export const prefixRoutes = [
         ]);
       }
       const { after, limit } = pageRequest(input, 'prefixes');
-      const page = await listPrefixes(input.scoped, { family: query.family ? (Number(query.family) as 4 | 6) : undefined, tenantId: query.tenant_id }, after, limit);
+      const page = await listPrefixes(input.context.scoped, { family: query.family ? (Number(query.family) as 4 | 6) : undefined, tenantId: query.tenant_id }, after, limit);
       return listResult(input, 'prefixes', page.items.map(present), page.next);
     },
   }),
@@ -108,7 +108,7 @@ export const prefixRoutes = [
     feature: 'rdns',
     params,
     responses: { 200: { description: 'The prefix', schema: prefixSchema } },
-    handler: async (input) => ({ status: 200, body: present(await getPrefix(input.scoped, input.params.prefix)) }),
+    handler: async (input) => ({ status: 200, body: present(await getPrefix(input.context.scoped, input.params.prefix)) }),
   }),
   defineRoute({
     method: 'delete',
@@ -139,7 +139,7 @@ export const prefixRoutes = [
     feature: 'rdns',
     params,
     responses: { 200: { description: 'The prefix after the check', schema: prefixSchema } },
-    prepare: (input) => observePrefixDelegation(input.scoped, input.services.db, input.services.rdns, input.params.prefix, input.services.clock.now()),
+    prepare: (input) => observePrefixDelegation(input.context.scoped, input.context.db, input.services.rdns, input.params.prefix, input.services.clock.now()),
     handler: async (input) => ({
       status: 200,
       body: present(

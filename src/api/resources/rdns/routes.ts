@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { IpAssignment } from '../../../db/repositories/rdnsRows.js';
+import type { IpAssignment } from '../../../services/storedShapes.js';
 import { formatBlock } from '../../../domain/ip/address.js';
 import { createAssignment, deleteAssignment, listAssignments } from '../../../services/rdns/assignments.js';
 import { blockInput } from '../../../services/rdns/addressInput.js';
@@ -115,7 +115,7 @@ const presentAssignment = (a: IpAssignment) => ({
 
 const ipParam = z.string().min(1).max(100).describe('An IPv4 or IPv6 address in any valid textual form');
 const cidrText = z.string().min(3).max(100);
-const readContext = (input: HandlerInput<unknown, unknown, unknown>) => ({ db: input.trx ?? input.services.db, scoped: input.scoped, actor: input.actor });
+const readContext = (input: HandlerInput<unknown, unknown, unknown>) => ({ ...input.context, actor: input.actor });
 
 export const rdnsRoutes = [
   defineRoute({
@@ -129,7 +129,7 @@ export const rdnsRoutes = [
     errors: ['forbidden'],
     responses: { 200: { description: 'Every address space (one page)', schema: listEnvelope(ipSpaceSchema) } },
     handler: async (input) => {
-      const all = await listIpSpaces(input.trx ?? input.services.db, input.actor);
+      const all = await listIpSpaces(input.context.db, input.actor);
       return { status: 200, body: { data: all.map(presentSpace), pagination: { next_cursor: null, has_more: false } } };
     },
   }),
@@ -187,7 +187,7 @@ export const rdnsRoutes = [
     responses: { 200: { description: 'The address space', schema: ipSpaceSchema } },
     handler: async (input) => {
       assertPlatform(input.actor);
-      return { status: 200, body: presentSpace(await getIpSpace(input.trx ?? input.services.db, input.params.space)) };
+      return { status: 200, body: presentSpace(await getIpSpace(input.context.db, input.params.space)) };
     },
   }),
   defineRoute({
@@ -224,7 +224,7 @@ export const rdnsRoutes = [
     handler: async (input) => {
       const list = `ip-space-zones:${input.params.space}`;
       const { after, limit } = pageRequest(input, list);
-      const page = await listIpSpaceZones(input.trx ?? input.services.db, input.scoped, input.services.config, input.actor, input.params.space, after, limit);
+      const page = await listIpSpaceZones(input.context.db, input.context.scoped, input.services.config, input.actor, input.params.space, after, limit);
       return listResult(input, list, page.items.map(presentSpaceZone), page.next);
     },
   }),
@@ -247,7 +247,7 @@ export const rdnsRoutes = [
     handler: async (input) => {
       const { after, limit } = pageRequest(input, 'ips');
       const within = input.query.within ? blockInput(input.query.within, '/within', 'query') : undefined;
-      const page = await listAssignments(input.scoped, input.trx ?? input.services.db, { family: input.query.family, q: input.query.q, within }, after, limit);
+      const page = await listAssignments(input.context.scoped, input.context.db, { family: input.query.family, q: input.query.q, within }, after, limit);
       return listResult(input, 'ips', page.items.map(presentAssignment), page.next);
     },
   }),

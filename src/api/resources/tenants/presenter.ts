@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Tenant } from '../../../db/repositories/tenantRows.js';
+import type { Tenant } from '../../../services/storedShapes.js';
 import { FEATURES } from '../../../domain/tenancy.js';
 import { iso, timestamp } from '../common.js';
 

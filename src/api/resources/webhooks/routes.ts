@@ -121,10 +121,7 @@ const eventsField = z.array(z.enum(SUBSCRIBABLE_KINDS)).min(1).max(SUBSCRIBABLE_
 const descriptionField = z.string().max(500);
 
 const deps = (services: Services) => ({ kek: services.dnssec.kek, policy: addressPolicyFor(services.config) });
-const ctxOf = (input: HandlerInput<unknown, unknown, unknown>): WebhookContext => {
-  const { trx, scoped, actor, clock } = writeContext(input);
-  return { trx, scoped, actor, clock };
-};
+const ctxOf = (input: HandlerInput<unknown, unknown, unknown>): WebhookContext => writeContext(input);
 const location = (id: string) => `/api/v1/webhooks/${id}`;
 
 export const webhookRoutes = [
@@ -156,7 +153,7 @@ export const webhookRoutes = [
     responses: { 200: { description: 'A page of webhooks', schema: listEnvelope(webhookSchema) } },
     handler: async (input) => {
       const { after, limit } = pageRequest(input, 'webhooks');
-      const page = await listWebhooks(input.scoped, input.services.clock.now(), after, limit);
+      const page = await listWebhooks(input.context.scoped, input.services.clock.now(), after, limit);
       return listResult(input, 'webhooks', page.webhooks.map(presentWebhook), page.next);
     },
   }),
@@ -169,7 +166,7 @@ export const webhookRoutes = [
     scopes: ['webhooks:manage'],
     params,
     responses: { 200: { description: 'The webhook', schema: webhookSchema, headers: ['ETag'] } },
-    handler: async (input) => ({ status: 200, body: presentWebhook(await getWebhook(input.scoped, input.services.clock.now(), input.params.webhook)), etag: true }),
+    handler: async (input) => ({ status: 200, body: presentWebhook(await getWebhook(input.context.scoped, input.services.clock.now(), input.params.webhook)), etag: true }),
   }),
   defineRoute({
     method: 'patch',
@@ -270,7 +267,7 @@ export const webhookRoutes = [
     responses: { 200: { description: 'A page of deliveries', schema: listEnvelope(deliverySchema) } },
     handler: async (input) => {
       const { after, limit } = pageRequest(input, `webhook-deliveries|${input.params.webhook}`);
-      const page = await listDeliveries(input.scoped, input.services.clock.now(), input.params.webhook, { state: input.query.state }, after, limit);
+      const page = await listDeliveries(input.context.scoped, input.services.clock.now(), input.params.webhook, { state: input.query.state }, after, limit);
       return listResult(input, `webhook-deliveries|${input.params.webhook}`, page.deliveries.map(presentDelivery), page.next);
     },
   }),

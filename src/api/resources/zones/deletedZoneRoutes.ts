@@ -31,7 +31,7 @@ export const deletedZoneRoutes = [
     responses: { 200: { description: 'Kept exports', schema: z.object({ data: z.array(deletedSchema) }) } },
     handler: async (input) => {
       assertProviderStaff(input.actor);
-      const list = await listDeletedZones(input.scoped, input.services.clock.now(), input.query.name === undefined ? undefined : canonicalName(input.query.name));
+      const list = await listDeletedZones(input.context.scoped, input.services.clock.now(), input.query.name === undefined ? undefined : canonicalName(input.query.name));
       return { status: 200, body: { data: list.map(present) } };
     },
   }),
@@ -47,7 +47,7 @@ export const deletedZoneRoutes = [
     responses: { 200: { description: 'The zone file', contentType: 'text/dns', schema: z.string() } },
     handler: async (input) => {
       assertProviderStaff(input.actor);
-      const kept = await getDeletedZone(input.scoped, input.services.clock.now(), input.params.deleted_zone);
+      const kept = await getDeletedZone(input.context.scoped, input.services.clock.now(), input.params.deleted_zone);
       return { status: 200, body: kept.zonefile, contentType: 'text/dns; charset=utf-8', etag: true };
     },
   }),

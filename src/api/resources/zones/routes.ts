@@ -61,7 +61,7 @@ export const zoneRoutes = [
       const list = `zones:${query.sort}`;
       const { after, limit } = pageRequest(input, list);
       const page = await listZones(
-        input.scoped,
+        input.context.scoped,
         input.services.config,
         {
           q: query.q ? searchTerm(query.q) : undefined,
@@ -130,7 +130,7 @@ export const zoneRoutes = [
     params,
     responses: { 200: { description: 'The zone', schema: zoneSchema, headers: ['ETag'] }, 304: { description: 'Not modified' } },
     handler: async (input) => {
-      const zone = await getZone(input.scoped, input.services.config, input.params.zone);
+      const zone = await getZone(input.context.scoped, input.services.config, input.params.zone);
       return { status: 200, body: presentZone(zone, input.services.config), etag: storedEtag(zone) };
     },
   }),
