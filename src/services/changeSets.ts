@@ -5,12 +5,10 @@
 import type { Statement } from '../db/context.js';
 import type { Config } from '../config/index.js';
 import { auditRow, recordAudit } from '../db/repositories/auditLog.js';
-import { type ChangeSetRow, changeSetToDomain, changeSetToRow } from '../db/repositories/changeSetRows.js';
+import { changeSetToDomain, changeSetToRow } from '../db/repositories/changeSetRows.js';
+import { bumpZoneVersion, changeSetPage, changeSetRowById, recordNamesByIds, recordWriteStatements, requeueChangeSet, restateChangeSet, storeChangeSet } from '../db/repositories/changeSetStore.js';
 import { eventRow } from '../db/repositories/events.js';
-import { type RecordRow, recordDataToRow, recordToDomain, storedRecord } from '../db/repositories/recordRows.js';
-import { paginate } from '../db/paginate.js';
-import { ZONE_CHANNEL } from '../db/channels.js';
-import { PREPARED } from '../db/preparedStatements.js';
+import { recordDataToRow, recordToDomain, storedRecord } from '../db/repositories/recordRows.js';
 import type { ScopedDb } from '../db/tenantScope.js';
 import { type ChangeItem, type ChangeSetPlan, changeSetItem, type LocateItem, type PlannedRecord, planChangeSet, referencesOf } from '../domain/changeSets/planChangeSet.js';
 import { DomainError, type FieldError, notFound } from '../domain/errors.js';
@@ -23,11 +21,10 @@ import type { Zone } from '../domain/model/zone.js';
 import type { ChangeSetKind, ChangeSetState } from '../domain/publication.js';
 import { MAX_RECORDS_PER_ZONE } from '../domain/records/ttl.js';
 import type { WriteContext } from './writeContext.js';
-import { lockedZoneRecords } from '../db/repositories/zoneQueries.js';
+import { lockedRecordsAtNames } from '../db/repositories/zoneQueries.js';
 import { writeZone } from './zoneWrite.js';
 
 import { isSystemRecordId, systemRecordStub } from './systemRecords.js';
-import { noteLock } from '../db/lockOrder.js';
 import { absoluteName } from '../../nameserver/wire/name.js';
 import { assertCredentialAllows } from './credentialPolicy.js';
 
@@ -114,29 +111,15 @@ export async function appendChangeSet(
     details: { zone: zone.name, kind: entry.kind, ...entry.summary },
   });
   const actingCustomer = actingCustomerOf(zone, ctx.actor.acting.id);
-  const statement = ctx.trx
-    .with('cs', ctx.trx('change_sets').insert(changeSetToRow(changeSet, zone.tenantId, actingCustomer)))
-    .with('a', ctx.trx('audit_log').insert(audit))
-    .with('e', ctx.trx('events').insert(eventRow(zoneChangedEvent(zone, changeSet, actingCustomer), now)))
-    // record_count moves with the records the same statement writes: the plan's growth. (Statement
-    // triggers over transition tables counted it too, and cost a third of the single-record write
-    // throughput: bench/RESULTS.md.)
-    .with(
-      'z',
-      ctx.scoped
-        .from('zones')
-        .where('id', zone.id)
-        .update({
-          ...entry.zoneColumns,
-          changeset_seq: changeSet.seq,
-          last_changeset_id: changeSet.id,
-          updated_at: now,
-          version: ctx.trx.raw('version + 1'),
-          record_count: ctx.trx.raw('record_count + ?', [entry.growth ?? 0]),
-        }),
-    );
-  for (const [i, write] of ((await recordWrites?.(changeSet.id, now)) ?? []).entries()) statement.with(`w${i}`, write);
-  await statement.select(ctx.trx.raw('pg_notify(?, ?)', [ZONE_CHANNEL, zone.id])).options(PREPARED);
+  // record_count moves with the records the same statement writes: the plan's growth. (Statement
+  // triggers over transition tables counted it too, and cost a third of the single-record write
+  // throughput: bench/RESULTS.md.)
+  await storeChangeSet(
+    ctx,
+    { changeSet: changeSetToRow(changeSet, zone.tenantId, actingCustomer), audit, event: eventRow(zoneChangedEvent(zone, changeSet, actingCustomer), now) },
+    { id: zone.id, columns: { ...entry.zoneColumns, changeset_seq: changeSet.seq, last_changeset_id: changeSet.id, updated_at: now }, growth: entry.growth ?? 0 },
+    (await recordWrites?.(changeSet.id, now)) ?? [],
+  );
   zone.changesetSeq = changeSet.seq;
   zone.recordCount += entry.growth ?? 0;
   zone.version += 1;
@@ -169,41 +152,14 @@ function preconditionErrors(zone: Zone, existing: DnsRecord[], request: ChangeSe
 }
 
 /** The statements that store a plan's records: deletes, one update, one insert, as needed. */
-async function recordWrites(ctx: WriteContext, zone: Zone, plan: ChangeSetPlan, changeSetId: string, now: Date): Promise<RecordWrite[]> {
-  const { trx } = ctx;
-  const writes: RecordWrite[] = [];
-  if (plan.deleted.length) writes.push(ctx.scoped.from('records').where('zone_id', zone.id).whereRaw('id = any(?::text[])', [plan.deleted.map((r) => r.id)]).delete());
-  if (plan.updated.length) {
-    // One statement for every changed record; each write of a row moves its version (its ETag).
-    const rows = plan.updated.map(({ after }) => recordDataToRow(after));
-    writes.push(
-      trx.raw(
-        `UPDATE records AS r SET name = x.name, name_sort = x.name_sort, ttl = x.ttl, data = x.data, content = x.content,
-           comment = x.comment, last_changeset_id = ?, updated_at = ?, version = r.version + 1
-         FROM jsonb_to_recordset(?::jsonb) AS x(id text, name text, name_sort text, ttl int, data jsonb, content text, comment text)
-         WHERE r.id = x.id AND r.zone_id = ?`,
-        [changeSetId, now, JSON.stringify(rows), zone.id],
-      ),
-    );
-  }
-  if (plan.created.length) {
-    // One statement for every new record, like the update above: the rows travel as one jsonb
-    // parameter (an import creates tens of thousands; 1000-row INSERTs with 14 parameters per row
-    // and RETURNING * cost more in building and parsing than the database spends storing them).
-    // The owner is the zone's tenant, checked like ScopedDb.insert checks it. Version: 1 (default).
-    await ctx.scoped.assertInSubtree([zone.tenantId]);
-    const rows = plan.created.map(recordDataToRow);
-    writes.push(
-      trx.raw(
-        `INSERT INTO records (id, zone_id, tenant_id, name, name_sort, type, ttl, data, content, comment, managed_by, last_changeset_id, created_at, updated_at)
-         SELECT x.id, ?, ?, x.name, x.name_sort, x.type, x.ttl, x.data, x.content, x.comment, x.managed_by, ?, ?, ?
-         FROM jsonb_to_recordset(?::jsonb) AS x(id text, name text, name_sort text, type text, ttl int, data jsonb, content text, comment text, managed_by text)`,
-        [zone.id, zone.tenantId, changeSetId, now, now, JSON.stringify(rows)],
-      ),
-    );
-  }
-  return writes;
-}
+const recordWrites = (ctx: WriteContext, zone: Zone, plan: ChangeSetPlan, changeSetId: string, now: Date): Promise<RecordWrite[]> =>
+  recordWriteStatements(
+    ctx,
+    zone,
+    { deletedIds: plan.deleted.map((r) => r.id), updated: plan.updated.map(({ after }) => recordDataToRow(after)), created: plan.created.map(recordDataToRow) },
+    changeSetId,
+    now,
+  );
 
 /**
  * The actor's credential policy (docs/credentials.md) against every record the plan creates,
@@ -264,12 +220,10 @@ export async function applyChangeSet(
   // index; one with `OR name IN (subquery)` read every record of the zone on every write. Each
   // list is ONE array parameter (`= any(?)`): an import names tens of thousands of owners, more
   // than the 65,535 parameters a PostgreSQL statement may have.
-  const idNames = refs.ids.length
-    ? ((await ctx.scoped.from('records').where('zone_id', zone.id).whereRaw('id = any(?::text[])', [refs.ids]).distinct('name')) as { name: string }[]).map((r) => r.name)
-    : [];
+  const idNames = refs.ids.length ? await recordNamesByIds(ctx.scoped, zone.id, refs.ids) : [];
   const names = [...new Set([...refs.names, ...idNames])];
   const existing: DnsRecord[] = names.length
-    ? ((await lockedZoneRecords(ctx.trx, zone.id).whereRaw('r.name = any(?::text[])', [names]).options(PREPARED)) as RecordRow[]).map(recordToDomain)
+    ? (await lockedRecordsAtNames(ctx.trx, zone.id, names)).map(recordToDomain)
     : [];
   // The SOA and apex NS are rendered, not stored (systemRecords.ts): named by id they are
   // read-only, answered by the planner's record_readonly guard.
@@ -304,10 +258,8 @@ export async function applyChangeSet(
     changeSet.itemCount = entry.itemCount;
     changeSet.summary = entry.summary;
     changeSet.results = entry.results;
-    await ctx.trx('change_sets')
-      .where('id', changeSet.id)
-      .update({ item_count: entry.itemCount, summary: JSON.stringify(entry.summary), results: JSON.stringify(entry.results) });
-    await ctx.scoped.from('zones').where('id', zone.id).update({ version: ctx.trx.raw('version + 1'), record_count: ctx.trx.raw('record_count + ?', [growth]) });
+    await restateChangeSet(ctx.trx, changeSet.id, entry);
+    await bumpZoneVersion(ctx, zone.id, growth);
     zone.recordCount += growth;
     zone.version += 1;
     const storedAt = ctx.clock.now();
@@ -327,7 +279,7 @@ export const createdRecord = (zone: Zone, planned: PlannedRecord, changeSet: Cha
   storedRecord(zone.id, planned, { version: 1, changeSet, at: storedAt });
 
 export async function getChangeSet(scoped: ScopedDb, zone: Zone, id: string): Promise<ChangeSet> {
-  const row = (await scoped.from('change_sets').where({ zone_id: zone.id, id }).first()) as ChangeSetRow | undefined;
+  const row = await changeSetRowById(scoped, zone.id, id);
   if (!row) throw notFound('change set');
   return changeSetToDomain(row, zone.name);
 }
@@ -339,10 +291,7 @@ export async function listChangeSets(
   after: unknown[] | null,
   limit: number,
 ) {
-  const q = scoped.from('change_sets').where('zone_id', zone.id).select('*');
-  if (filter.state?.length) q.whereIn('state', filter.state);
-  if (filter.since) q.where('created_at', '>=', filter.since);
-  const page = await paginate<ChangeSetRow & Record<string, unknown>>(q, [{ column: 'seq', direction: 'desc', field: 'seq' }], after, limit);
+  const page = await changeSetPage(scoped, zone.id, filter, after, limit);
   return { items: page.rows.map((r) => changeSetToDomain(r, zone.name)), next: page.next };
 }
 
@@ -352,19 +301,13 @@ export async function listChangeSets(
  */
 export const retryChangeSet = (ctx: WriteContext, config: Config, zoneRef: string, id: string): Promise<ChangeSet> =>
   writeZone(ctx, config, zoneRef, {}, async (zone) => {
-    noteLock(ctx.trx, 'change_sets');
-    const row = (await ctx.scoped.from('change_sets').where({ zone_id: zone.id, id }).forUpdate().first()) as ChangeSetRow | undefined;
+    const row = await changeSetRowById(ctx.scoped, zone.id, id, ctx.trx);
     if (!row) throw notFound('change set');
     if (row.state !== 'failed') {
       throw new DomainError('conflict', { reason: 'retry_needs_failed_change_set', state: row.state });
     }
     const now = ctx.clock.now();
-    const [updated] = (await ctx.scoped
-      .from('change_sets')
-      .where('id', id)
-      .update({ state: 'pending', error: null, updated_at: now })
-      .returning('*')) as ChangeSetRow[];
-    await ctx.trx.raw('SELECT pg_notify(?, ?)', [ZONE_CHANNEL, zone.id]);
+    const updated = await requeueChangeSet(ctx, zone.id, id, now);
     await recordAudit(ctx.trx, ctx.actor, now, { action: 'changeset.retried', targetType: 'changeset', targetId: id, details: { zone: zone.name } });
-    return changeSetToDomain(updated!, zone.name);
+    return changeSetToDomain(updated, zone.name);
   });

@@ -66,6 +66,10 @@ export const withPublicationState = (records: Knex.QueryBuilder): Knex.QueryBuil
 export const lockedZoneRecords = (trx: Transaction, zoneId: string): Knex.QueryBuilder =>
   withPublicationState(trx.from('records as r')).where('r.zone_id', zoneId);
 
+/** The records at these owner names of a zone found and locked through the scope (prepared; one array parameter). */
+export const lockedRecordsAtNames = async (trx: Transaction, zoneId: string, names: string[]): Promise<RecordRow[]> =>
+  (await lockedZoneRecords(trx, zoneId).whereRaw('r.name = any(?::text[])', [names]).options(PREPARED)) as RecordRow[];
+
 /** Records of the tenant's subtree with the state of their last change set. */
 export const recordsQuery = (scoped: ScopedDb): Knex.QueryBuilder => withPublicationState(scoped.from('records', 'r'));
 
