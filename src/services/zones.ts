@@ -2,13 +2,11 @@
 import { domainToUnicode } from 'node:url';
 import type { Transaction } from '../db/context.js';
 import type { Config } from '../config/index.js';
-import { countRows } from '../db/count.js';
-import { likeEscape } from '../db/like.js';
 import { recordAudit } from '../db/repositories/auditLog.js';
 import { recordEvents } from '../db/repositories/events.js';
-import { nameSortKey, type RecordRow, recordToDomain } from '../db/repositories/recordRows.js';
-import { type ZoneRow, zoneToDomain } from '../db/repositories/zoneRows.js';
-import { paginate, type SortKey } from '../db/paginate.js';
+import { nameSortKey, recordToDomain } from '../db/repositories/recordRows.js';
+import { zoneToDomain } from '../db/repositories/zoneRows.js';
+import type { SortKey } from '../db/paginate.js';
 import type { ScopedDb } from '../db/tenantScope.js';
 import type { ChangeItem, LocateItem, Warning } from '../domain/changeSets/planChangeSet.js';
 import { DomainError } from '../domain/errors.js';
@@ -20,19 +18,19 @@ import type { Zone } from '../domain/model/zone.js';
 import type { ChangeSetState } from '../domain/publication.js';
 import { DEFAULT_ZONE_TTL } from '../domain/records/ttl.js';
 import { isAtOrBelow } from '../../nameserver/wire/name.js';
-import { ancestorsOf, checkNewZoneName } from '../domain/zoneName.js';
+import { checkNewZoneName } from '../domain/zoneName.js';
 import { type DnssecDeps, prepareDeletion } from './dnssec.js';
 import { applyChangeSet, appendChangeSet } from './changeSets.js';
 import { requestRebuild } from './requestRebuild.js';
 import { assertCredentialAllows } from './credentialPolicy.js';
 import type { WriteContext } from './writeContext.js';
 import { countBackendZones } from './backendQuota.js';
-import { recordsQuery, zonesQuery } from '../db/repositories/zoneQueries.js';
+import { deleteZoneDyndnsHosts, insertDeletedZoneExport, insertZone, lockedTenantQuotas, recordPage, subtreeZoneCount, zoneNameTaken, zoneOverlaps, zonePage } from '../db/repositories/zoneStore.js';
 import { findZone, getZone } from './zoneReads.js';
 import { assertZoneMatches, writeZone } from './zoneWrite.js';
 import { exportZoneFile } from './zoneExport.js';
 import { lastSystemWrite, renderSystemRecords } from './systemRecords.js';
-import { advisoryLock, noteLock } from '../db/lockOrder.js';
+import { advisoryLock } from '../db/lockOrder.js';
 
 
 export const DELETED_EXPORT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
@@ -60,21 +58,10 @@ const SORTS: Record<ZoneListFilter['sort'], SortKey[]> = {
 };
 
 export async function listZones(scoped: ScopedDb, config: Config, filter: ZoneListFilter, after: unknown[] | null, limit: number) {
-  const q = zonesQuery(scoped, config.zones.protectedNames);
-  if (filter.q) {
-    // Names are stored lower case; the U-label form only for IDN zones (null: same as the name).
-    const pattern = `%${likeEscape(filter.q)}%`;
-    q.where((w) => w.where('z.name', 'like', pattern).orWhere('z.unicode_name', 'like', pattern));
-  }
-  if (filter.kind) q.where('z.kind', filter.kind);
-  if (filter.dnssecState?.length) q.whereIn('z.dnssec_state', filter.dnssecState);
-  if (filter.publicationState?.length) q.whereIn('c.state', filter.publicationState);
-  if (filter.tenantId) q.where('z.tenant_id', filter.tenantId);
-  const total = await countRows(q.clone());
   const sort = SORTS[filter.sort];
   // Cursor values of timestamps travel as ISO strings.
   const decoded = after?.map((v, i) => (sort[i]!.field === 'created_at' ? new Date(v as string) : v)) ?? null;
-  const page = await paginate<ZoneRow & Record<string, unknown>>(q, sort, decoded, limit);
+  const { total, ...page } = await zonePage(scoped, config.zones.protectedNames, filter, sort, decoded, limit);
   return {
     items: page.rows.map(zoneToDomain),
     next: page.next?.map((v) => (v instanceof Date ? v.toISOString() : v)) ?? null,
@@ -99,15 +86,11 @@ export async function lockNameFamilies(trx: Transaction, names: readonly string[
 }
 
 export async function assertNameFree(trx: Transaction, name: string) {
-  if (await trx('zones').where({ name }).whereNot('kind', 'lab_parent').first('id')) throw new DomainError('zone_exists', { name });
+  if (await zoneNameTaken(trx, name)) throw new DomainError('zone_exists', { name });
   // Overlap (spec, docs/zones.md): a zone inside or above any existing zone, the tenant's own
   // included: records of the parent at or below the child's apex would never be served.
   // The lab's parent zones (the root, TLDs) lie above every zone by design: they delegate them.
-  const overlapping = await trx('zones')
-    .whereNot('kind', 'lab_parent')
-    .where((q) => q.whereIn('name', ancestorsOf(name)).orWhere('name', 'like', `%.${likeEscape(name)}`))
-    .first('name');
-  if (overlapping) throw new DomainError('zone_overlap', { name });
+  if (await zoneOverlaps(trx, name)) throw new DomainError('zone_overlap', { name });
 }
 
 /**
@@ -119,20 +102,10 @@ async function assertQuota(ctx: WriteContext): Promise<DomainEvent[]> {
   // Every tenant of the chain must have room: a reseller's quota covers its whole subtree. The
   // rows are locked root first, so concurrent creations queue instead of overshooting; FOR NO KEY
   // UPDATE, so that inserts referencing a tenant (its FOR KEY SHARE) pass (src/db/lockOrder.ts).
-  noteLock(ctx.trx, 'tenants');
-  const chain = (await ctx.trx('tenants')
-    .whereIn('id', ctx.actor.acting.path)
-    .orderByRaw('cardinality(path)')
-    .forNoKeyUpdate()
-    .select('id', 'max_zones', 'path')) as {
-    id: string;
-    max_zones: number;
-  }[];
+  const chain = await lockedTenantQuotas(ctx.trx, ctx.actor.acting.path);
   const warnings: DomainEvent[] = [];
   for (const tenant of chain) {
-    const count = await countRows(
-      ctx.trx('zones').whereNot('kind', 'lab_parent').whereIn('tenant_id', ctx.trx('tenants').select('id').whereRaw('path @> ARRAY[?]::text[]', [tenant.id])),
-    );
+    const count = await subtreeZoneCount(ctx.trx, tenant.id);
     if (count >= tenant.max_zones) {
       throw new DomainError('quota_exceeded', { quota: 'max_zones', limit: tenant.max_zones });
     }
@@ -184,7 +157,7 @@ export async function createZone(
 
   const now = ctx.clock.now();
   const id = newId('zon');
-  await ctx.scoped.insert('zones', {
+  await insertZone(ctx.scoped, {
     id,
     tenant_id: ctx.actor.acting.id,
     name,
@@ -263,7 +236,7 @@ export const deleteZone = (
     if (zone.status === 'deleting') throw new DomainError('conflict', { reason: 'zone_deletion_running', zone: zone.name });
     await prepareDeletion(ctx, dnssec, zone, request.force ?? false);
     const now = ctx.clock.now();
-    await ctx.trx('deleted_zone_exports').insert({
+    await insertDeletedZoneExport(ctx.trx, {
       id: newId('zon'),
       zone_id: zone.id,
       zone_name: zone.name,
@@ -285,7 +258,7 @@ export async function requestZoneDeletion(ctx: WriteContext, zone: Zone, now: Da
   zone.status = 'deleting';
   // Spec "DELETE zone rules" 2: the zone's DynDNS hosts go with it, at once: their routers get
   // badauth from now on (their records go with the zone's).
-  await ctx.trx('dyndns_hosts').where('zone_id', zone.id).delete();
+  await deleteZoneDyndnsHosts(ctx.trx, zone.id);
   await requestRebuild(ctx, zone, { kind: 'zone_delete', zoneColumns: { status: 'deleting', deletion_requested_at: now, ...columns } }, null);
 }
 
@@ -324,15 +297,7 @@ export async function listRecords(
   limit: number,
   nameservers: readonly string[],
 ) {
-  const q = recordsQuery(scoped).where('r.zone_id', zone.id);
-  if (filter.type?.length) q.whereIn('r.type', filter.type);
-  if (filter.name !== undefined) q.where('r.name', filter.name);
-  if (filter.q) {
-    const like = `%${likeEscape(filter.q)}%`;
-    q.andWhere((w) => w.whereILike('r.name', like).orWhereILike('r.content', like));
-  }
-  if (filter.publicationState?.length) q.whereIn('c.state', filter.publicationState);
-  const page = await paginate<RecordRow & Record<string, unknown>>(q, RECORD_SORT, after, limit);
+  const page = await recordPage(scoped, zone.id, filter, RECORD_SORT, after, limit);
   if (!filter.includeSystem) return { items: page.rows.map(recordToDomain) as DnsRecord[], next: page.next };
 
   const system = renderSystemRecords(zone, nameservers, await lastSystemWrite(scoped, zone))

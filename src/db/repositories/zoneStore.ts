@@ -1,0 +1,97 @@
+// The statements of zone creation, deletion and the zone and record lists (src/services/zones.ts):
+// one function per question. Lock notes stay with the statements that take the locks.
+import type { Transaction } from '../context.js';
+import { countRows } from '../count.js';
+import { likeEscape } from '../like.js';
+import { noteLock } from '../lockOrder.js';
+import { paginate, type SortKey } from '../paginate.js';
+import type { ScopedDb } from '../tenantScope.js';
+import type { ChangeSetState } from '../../domain/publication.js';
+import { ancestorsOf } from '../../domain/zoneName.js';
+import type { RecordRow } from './recordRows.js';
+import type { ZoneRow } from './zoneRows.js';
+import { recordsQuery, zonesQuery } from './zoneQueries.js';
+
+export interface ZonePageFilter {
+  q?: string;
+  kind?: string;
+  dnssecState?: string[];
+  publicationState?: ChangeSetState[];
+  tenantId?: string;
+}
+
+/** A page of the scope's zones and the count of all that match. */
+export async function zonePage(scoped: ScopedDb, protectedNames: string[], filter: ZonePageFilter, sort: SortKey[], after: unknown[] | null, limit: number) {
+  const q = zonesQuery(scoped, protectedNames);
+  if (filter.q) {
+    // Names are stored lower case; the U-label form only for IDN zones (null: same as the name).
+    const pattern = `%${likeEscape(filter.q)}%`;
+    q.where((w) => w.where('z.name', 'like', pattern).orWhere('z.unicode_name', 'like', pattern));
+  }
+  if (filter.kind) q.where('z.kind', filter.kind);
+  if (filter.dnssecState?.length) q.whereIn('z.dnssec_state', filter.dnssecState);
+  if (filter.publicationState?.length) q.whereIn('c.state', filter.publicationState);
+  if (filter.tenantId) q.where('z.tenant_id', filter.tenantId);
+  const total = await countRows(q.clone());
+  const page = await paginate<ZoneRow & Record<string, unknown>>(q, sort, after, limit);
+  return { ...page, total };
+}
+
+/** Whether any tenant's zone has this name (the lab's parent zones aside). */
+export const zoneNameTaken = async (trx: Transaction, name: string): Promise<boolean> =>
+  Boolean(await trx('zones').where({ name }).whereNot('kind', 'lab_parent').first('id'));
+
+/** Whether any tenant's zone lies above or inside `name` (the lab's parent zones aside). */
+export const zoneOverlaps = async (trx: Transaction, name: string): Promise<boolean> =>
+  Boolean(
+    await trx('zones')
+      .whereNot('kind', 'lab_parent')
+      .where((q) => q.whereIn('name', ancestorsOf(name)).orWhere('name', 'like', `%.${likeEscape(name)}`))
+      .first('name'),
+  );
+
+/**
+ * The tenants of an ancestry path with their zone quota, locked root first FOR NO KEY UPDATE:
+ * concurrent creations queue instead of overshooting, inserts referencing a tenant still pass.
+ */
+export async function lockedTenantQuotas(trx: Transaction, path: readonly string[]): Promise<{ id: string; max_zones: number }[]> {
+  noteLock(trx, 'tenants');
+  return (await trx('tenants')
+    .whereIn('id', path)
+    .orderByRaw('cardinality(path)')
+    .forNoKeyUpdate()
+    .select('id', 'max_zones', 'path')) as { id: string; max_zones: number }[];
+}
+
+/** The zones of a tenant's whole subtree (the lab's parent zones aside). */
+export const subtreeZoneCount = (trx: Transaction, tenantId: string): Promise<number> =>
+  countRows(trx('zones').whereNot('kind', 'lab_parent').whereIn('tenant_id', trx('tenants').select('id').whereRaw('path @> ARRAY[?]::text[]', [tenantId])));
+
+/** A new zone row, its owner checked against the scope. */
+export const insertZone = (scoped: ScopedDb, row: Record<string, unknown>) => scoped.insert('zones', row);
+
+/** A deleted zone's export, kept for restore. */
+export const insertDeletedZoneExport = (trx: Transaction, row: Record<string, unknown>) => trx('deleted_zone_exports').insert(row);
+
+/** The zone's DynDNS hosts go (with the zone). */
+export const deleteZoneDyndnsHosts = (trx: Transaction, zoneId: string) => trx('dyndns_hosts').where('zone_id', zoneId).delete();
+
+export interface RecordPageFilter {
+  type?: string[];
+  name?: string;
+  q?: string;
+  publicationState?: ChangeSetState[];
+}
+
+/** A page of a zone's stored records with their publication state. */
+export function recordPage(scoped: ScopedDb, zoneId: string, filter: RecordPageFilter, sort: SortKey[], after: unknown[] | null, limit: number) {
+  const q = recordsQuery(scoped).where('r.zone_id', zoneId);
+  if (filter.type?.length) q.whereIn('r.type', filter.type);
+  if (filter.name !== undefined) q.where('r.name', filter.name);
+  if (filter.q) {
+    const like = `%${likeEscape(filter.q)}%`;
+    q.andWhere((w) => w.whereILike('r.name', like).orWhereILike('r.content', like));
+  }
+  if (filter.publicationState?.length) q.whereIn('c.state', filter.publicationState);
+  return paginate<RecordRow & Record<string, unknown>>(q, sort, after, limit);
+}
