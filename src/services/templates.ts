@@ -1,6 +1,6 @@
 // Templates: the built-ins, and those platform and reseller tenants define for their subtree.
 import type { Config } from '../config/index.js';
-import { type RecordRow, recordToDomain } from '../db/repositories/recordRows.js';
+import { recordToDomain } from '../db/repositories/recordRows.js';
 import type { DnsRecord } from '../domain/model/record.js';
 import type { Zone } from '../domain/model/zone.js';
 import type { ScopedDb } from '../db/tenantScope.js';
@@ -14,12 +14,12 @@ import { BUILTIN_TEMPLATES } from '../domain/templates/builtin.js';
 import { type RenderedRecord, renderTemplate, type Template, type TemplateRecord, type TemplateVariable, undeclaredPlaceholders } from '../domain/templates/template.js';
 import type { Actor } from './actor.js';
 import { applyChangeSet } from './changeSets.js';
-import { recordsQuery } from '../db/repositories/zoneQueries.js';
+import { recordRowsAtNames } from '../db/repositories/zoneQueries.js';
 import type { WriteContext } from './writeContext.js';
 import { writeZone } from './zoneWrite.js';
 import { recordAudit } from '../db/repositories/auditLog.js';
 import { type StoredTemplate, type TemplateRow, templateToDomain } from '../db/repositories/templateRows.js';
-import { noteLock } from '../db/lockOrder.js';
+import { ancestryTemplateRow, ancestryTemplateRows, deleteTemplateRow, insertTemplate, lockedOwnTemplate, subtreeTemplateRow, templateNameTaken, updateTemplateRow } from '../db/repositories/templateStore.js';
 
 export type { StoredTemplate } from '../db/repositories/templateRows.js';
 
@@ -29,7 +29,7 @@ const ancestry = (actor: Actor) => actor.actingChain.map((t) => t.id);
 
 /** Built-ins first, then the templates of the acting tenant's ancestors and its own. */
 export async function listTemplates(scoped: ScopedDb, actor: Actor): Promise<StoredTemplate[]> {
-  const rows = (await scoped.fromAncestry('templates', ancestry(actor)).orderBy(['name', 'id'])) as TemplateRow[];
+  const rows = await ancestryTemplateRows(scoped, ancestry(actor));
   return [...builtins, ...rows.map(templateToDomain)];
 }
 
@@ -40,8 +40,7 @@ export async function listTemplates(scoped: ScopedDb, actor: Actor): Promise<Sto
 export async function getTemplate(scoped: ScopedDb, actor: Actor, id: string, options: { readSubtree?: boolean } = {}): Promise<StoredTemplate> {
   const builtin = builtins.find((t) => t.id === id);
   if (builtin) return builtin;
-  const row = ((await scoped.fromAncestry('templates', ancestry(actor)).where('id', id).first()) ??
-    (options.readSubtree ? await scoped.from('templates').where('id', id).first() : undefined)) as TemplateRow | undefined;
+  const row = (await ancestryTemplateRow(scoped, ancestry(actor), id)) ?? (options.readSubtree ? await subtreeTemplateRow(scoped, id) : undefined);
   if (!row) throw notFound('template');
   return templateToDomain(row);
 }
@@ -98,9 +97,8 @@ export async function createTemplate(ctx: WriteContext, input: TemplateInput): P
   assertMayDefine(ctx.actor);
   checkDefinition(input);
   const now = ctx.clock.now();
-  const taken = await ctx.scoped.from('templates').where({ tenant_id: ctx.actor.acting.id, name: input.name }).first('id');
-  if (taken) throw new DomainError('conflict', { reason: 'template_name_taken', name: input.name });
-  const [row] = (await ctx.scoped.insert('templates', {
+  if (await templateNameTaken(ctx.scoped, ctx.actor.acting.id, input.name)) throw new DomainError('conflict', { reason: 'template_name_taken', name: input.name });
+  const row = await insertTemplate(ctx.scoped, {
     id: newId('tpl'),
     tenant_id: ctx.actor.acting.id,
     name: input.name,
@@ -109,15 +107,14 @@ export async function createTemplate(ctx: WriteContext, input: TemplateInput): P
     records: JSON.stringify(input.records),
     created_at: now,
     updated_at: now,
-  })) as TemplateRow[];
-  await recordAudit(ctx.trx, ctx.actor, now, { action: 'template.created', targetType: 'template', targetId: row!.id, details: { name: input.name } });
-  return templateToDomain(row!);
+  });
+  await recordAudit(ctx.trx, ctx.actor, now, { action: 'template.created', targetType: 'template', targetId: row.id, details: { name: input.name } });
+  return templateToDomain(row);
 }
 
 /** Only the owning tenant changes or deletes a template; others see it read-only (404 here). */
 async function ownTemplate(ctx: WriteContext, id: string): Promise<TemplateRow> {
-  noteLock(ctx.trx, 'templates');
-  const row = (await ctx.scoped.from('templates').where({ id, tenant_id: ctx.actor.acting.id }).forUpdate().first()) as TemplateRow | undefined;
+  const row = await lockedOwnTemplate(ctx.trx, ctx.scoped, ctx.actor.acting.id, id);
   if (!row) throw notFound('template');
   return row;
 }
@@ -129,25 +126,21 @@ export async function updateTemplate(ctx: WriteContext, id: string, patch: Parti
   const next = { variables: patch.variables ?? current.variables, records: patch.records ?? current.records };
   checkDefinition(next);
   const now = ctx.clock.now();
-  const [row] = (await ctx.scoped
-    .from('templates')
-    .where('id', id)
-    .update({
-      name: patch.name ?? current.name,
-      description: patch.description ?? current.description,
-      variables: JSON.stringify(next.variables),
-      records: JSON.stringify(next.records),
-      updated_at: now,
-    })
-    .returning('*')) as TemplateRow[];
+  const row = await updateTemplateRow(ctx.scoped, id, {
+    name: patch.name ?? current.name,
+    description: patch.description ?? current.description,
+    variables: JSON.stringify(next.variables),
+    records: JSON.stringify(next.records),
+    updated_at: now,
+  });
   await recordAudit(ctx.trx, ctx.actor, now, { action: 'template.updated', targetType: 'template', targetId: id });
-  return templateToDomain(row!);
+  return templateToDomain(row);
 }
 
 export async function deleteTemplate(ctx: WriteContext, id: string): Promise<void> {
   await ownTemplate(ctx, id);
   assertMayDefine(ctx.actor);
-  await ctx.scoped.from('templates').where('id', id).delete();
+  await deleteTemplateRow(ctx.scoped, id);
   await recordAudit(ctx.trx, ctx.actor, ctx.clock.now(), { action: 'template.deleted', targetType: 'template', targetId: id });
 }
 
@@ -220,7 +213,7 @@ export async function templateChangeItems(
   });
   const rendered = renderTemplate(template, request.variables, zone.name);
   const names = [...new Set(rendered.map((r) => normalizeOwner(r.name, zone.name)))];
-  const existing = names.length ? ((await recordsQuery(scoped).where('r.zone_id', zone.id).whereIn('r.name', names)) as RecordRow[]).map(recordToDomain) : [];
+  const existing = names.length ? (await recordRowsAtNames(scoped, zone.id, names)).map(recordToDomain) : [];
   return { template, items: templateItems(rendered, existing, zone, request.on_conflict) };
 }
 

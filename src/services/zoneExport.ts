@@ -1,5 +1,5 @@
 // A zone in RFC 1035 master-file format, as stored: absolute names, $TTL for the zone default.
-import type { RecordRow } from '../db/repositories/recordRows.js';
+import { zoneRecordRowsInOrder } from '../db/repositories/zoneQueries.js';
 import type { DnsRecord } from '../domain/model/record.js';
 import type { Zone } from '../domain/model/zone.js';
 import type { ScopedDb } from '../db/tenantScope.js';
@@ -13,7 +13,7 @@ export interface ExportOptions {
 }
 
 export async function exportZoneFile(scoped: ScopedDb, zone: Zone, options: ExportOptions): Promise<string> {
-  const rows = (await scoped.from('records').where('zone_id', zone.id).orderBy(['name_sort', 'type', 'content'])) as RecordRow[];
+  const rows = await zoneRecordRowsInOrder(scoped, zone.id);
   // The SOA first (RFC 1035 §5.2), then the apex NS set (in list order: by content), then every
   // stored record in list order.
   const system = options.includeSystem ? renderSystemRecords(zone, options.nameservers) : [];

@@ -11,7 +11,7 @@ import { RECORD_TYPE_RULES } from '../domain/records/types.js';
 import { type SkippedEntry, parseZoneFile, type ZoneFileEntry } from '../domain/zonefile/parseZoneFile.js';
 import type { ChangeSet } from '../domain/model/changeSet.js';
 import { applyChangeSet } from './changeSets.js';
-import { recordsQuery } from '../db/repositories/zoneQueries.js';
+import { zoneRecordRows } from '../db/repositories/zoneQueries.js';
 import type { WriteContext } from './writeContext.js';
 import { writeZone } from './zoneWrite.js';
 import type { ScopedDb } from '../db/tenantScope.js';
@@ -98,7 +98,7 @@ export async function zoneFileChangeItems(scoped: ScopedDb, zone: Zone, zonefile
   const all = [...parsed.errors.map((e) => lineError(e.line, e.code, e.detail)), ...desired.errors].sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
   if (all.length) throw new DomainError('validation_failed', {}, all);
 
-  const stored = (await recordsQuery(scoped).where('r.zone_id', zone.id)) as RecordRow[];
+  const stored = await zoneRecordRows(scoped, zone.id);
   // RRsets kept by another object (a dynamic DNS host's address) are not the file's to change:
   // an import leaves them as they are, in both modes, and reports the file's lines for them.
   const kept = new Set(stored.filter((r) => r.managed_by).map((r) => `${r.name}\u0000${r.type}`));

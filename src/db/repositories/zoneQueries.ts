@@ -75,3 +75,15 @@ export const recordsQuery = (scoped: ScopedDb): Knex.QueryBuilder => withPublica
 
 export const recordRowById = async (scoped: ScopedDb, zoneId: string, id: string): Promise<RecordRow | undefined> =>
   (await recordsQuery(scoped).where('r.zone_id', zoneId).andWhere('r.id', id).first()) as RecordRow | undefined;
+
+/** The zone's records at these owner names. */
+export const recordRowsAtNames = async (scoped: ScopedDb, zoneId: string, names: string[]): Promise<RecordRow[]> =>
+  (await recordsQuery(scoped).where('r.zone_id', zoneId).whereIn('r.name', names)) as RecordRow[];
+
+/** Every record of the zone, with its publication state. */
+export const zoneRecordRows = async (scoped: ScopedDb, zoneId: string): Promise<RecordRow[]> =>
+  (await recordsQuery(scoped).where('r.zone_id', zoneId)) as RecordRow[];
+
+/** Every stored record of the zone, in zone-file order. */
+export const zoneRecordRowsInOrder = async (scoped: ScopedDb, zoneId: string): Promise<RecordRow[]> =>
+  (await scoped.from('records').where('zone_id', zoneId).orderBy(['name_sort', 'type', 'content'])) as RecordRow[];
