@@ -1,7 +1,7 @@
 import type { BillingDirectory } from '../billing/billingDirectory.js';
 import type { Config } from '../config/index.js';
 import type { DbContext, Pool, Transaction } from '../db/context.js';
-import { countRows } from '../db/count.js';
+import { tenantCredentialCounts, zoneCount } from '../db/repositories/statsCounts.js';
 import { IdentityStore } from '../db/repositories/identityStore.js';
 import type { Tenant } from '../db/repositories/tenantRows.js';
 import { ScopedDb } from '../db/tenantScope.js';
@@ -11,13 +11,13 @@ import type { DnssecDeps } from './dnssec.js';
 import type { RdnsDeps } from './rdns/prefixes.js';
 import { RateLimiter } from './rateLimiter.js';
 import { TokenCache } from './tokenCache.js';
-import { tenantZones } from '../db/repositories/zoneQueries.js';
+import { deleteLabZoneData } from '../db/repositories/zoneStore.js';
 import { backendStats } from './backendQuota.js';
 import { CredentialVerifier } from './dyndns/credentials.js';
 import { dyndnsStats } from './dyndns/stats.js';
 import { ipStats } from './ipStats.js';
 import type { LiveWaiters } from './liveWait.js';
-import { recordStats, StatsService, type StatsContributor, tenantStats, tokenStats, whereTokenActive, zoneStats } from './stats.js';
+import { recordStats, StatsService, type StatsContributor, tenantStats, tokenStats, zoneStats } from './stats.js';
 
 /** One step of the nightly lab reset, run in its transaction with the ids of the seeded tenants. */
 export type LabResetStep = (trx: Transaction, seedTenantIds: string[]) => Promise<void>;
@@ -45,10 +45,7 @@ export interface ServiceDeps {
 export type UsageContributor = (scoped: ScopedDb, acting: Tenant) => Promise<Record<string, unknown>>;
 
 const credentialUsage = (clock: Clock): UsageContributor => async (scoped, acting) => {
-  return {
-    api_clients: await countRows(scoped.from('api_clients').where('tenant_id', acting.id)),
-    active_tokens: await countRows(whereTokenActive(scoped.from('api_tokens').where('tenant_id', acting.id), clock.now())),
-  };
+  return tenantCredentialCounts(scoped, acting.id, clock.now());
 };
 
 /** What route handlers reach: the dependencies and the long-lived service objects. */
@@ -73,20 +70,14 @@ export interface Services extends ServiceDeps {
 
 /** Zones of the acting tenant against its quota. */
 const zoneUsage: UsageContributor = async (scoped, acting) => ({
-  zones: { count: await countRows(tenantZones(scoped)), max: acting.limits.maxZones },
+  zones: { count: await zoneCount(scoped), max: acting.limits.maxZones },
 });
 
 /**
  * Lab zones go with the nightly reset (their records and change sets cascade); the lab's parent
  * zones stay, and the lab registry's reset step (src/lab/labParents.ts) brings them in line.
  */
-const deleteLabZones: LabResetStep = async (trx) => {
-  await trx('zones').whereNot('kind', 'lab_parent').delete();
-  // Customer prefixes go with their reverse zones.
-  await trx('prefixes').delete();
-  await trx('deleted_zone_exports').delete();
-  await trx('templates').delete();
-};
+const deleteLabZones: LabResetStep = (trx) => deleteLabZoneData(trx);
 
 export function createServices(deps: ServiceDeps): Services {
   return {

@@ -1,10 +1,9 @@
 // GET /stats: counts for the acting subtree. Each capability contributes its own section, so the
 // stats grow with the service without this file knowing every table.
-import { countRows } from '../db/count.js';
 import type { ScopedDb } from '../db/tenantScope.js';
 import type { Clock } from '../domain/clock.js';
 import type { Tenant } from '../db/repositories/tenantRows.js';
-import { tenantZones } from '../db/repositories/zoneQueries.js';
+import { credentialCounts, recordCountsByType, subtenantCounts, zoneCountsBy } from '../db/repositories/statsCounts.js';
 
 export type StatsSection = Record<string, unknown>;
 
@@ -16,32 +15,18 @@ export interface StatsContributor {
   collect(scoped: ScopedDb, acting: Tenant, now: Date): Promise<StatsSection>;
 }
 
-const countBy = async (q: ReturnType<ScopedDb['from']>, column: string) => {
-  const rows = (await q.select(column).count({ n: '*' }).groupBy(column)) as Record<string, unknown>[];
-  return Object.fromEntries(rows.map((r) => [String(r[column]), Number(r.n)]));
-};
-
 export const tenantStats: StatsContributor = {
   name: 'tenants',
   async collect(scoped, acting) {
-    const byType = await countBy(scoped.from('tenants').whereNot('id', acting.id), 'type');
-    const suspended = await countRows(scoped.from('tenants').whereNot('id', acting.id).whereNotNull('suspended_at'));
+    const { byType, suspended } = await subtenantCounts(scoped, acting.id);
     return { resellers: byType.reseller ?? 0, customers: byType.customer ?? 0, suspended };
   },
 };
 
-/** Tokens that still authenticate: neither revoked nor expired (the token's `status: active`). */
-export const whereTokenActive = (q: ReturnType<ScopedDb['from']>, now: Date) =>
-  q.whereNull('revoked_at').andWhere((w) => w.whereNull('expires_at').orWhere('expires_at', '>', now));
-
 export const tokenStats: StatsContributor = {
   name: 'api_tokens',
   async collect(scoped, _acting, now) {
-    return {
-      active: await countRows(whereTokenActive(scoped.from('api_tokens'), now)),
-      revoked: await countRows(scoped.from('api_tokens').whereNotNull('revoked_at')),
-      api_clients: await countRows(scoped.from('api_clients')),
-    };
+    return credentialCounts(scoped, now);
   },
 };
 
@@ -79,10 +64,10 @@ export class StatsService {
 export const zoneStats: StatsContributor = {
   name: 'zones',
   async collect(scoped) {
-    const byKind = await countBy(tenantZones(scoped), 'kind');
-    const byStatus = await countBy(tenantZones(scoped), 'status');
+    const byKind = await zoneCountsBy(scoped, 'kind');
+    const byStatus = await zoneCountsBy(scoped, 'status');
     // DNSSEC states of the spec's machine ("off" included): how many zones are signed, on their way, or failing to get a DS.
-    const byDnssecState = await countBy(tenantZones(scoped), 'dnssec_state');
+    const byDnssecState = await zoneCountsBy(scoped, 'dnssec_state');
     return { total: Object.values(byKind).reduce((a, b) => a + b, 0), by_kind: byKind, by_status: byStatus, by_dnssec_state: byDnssecState };
   },
 };
@@ -91,8 +76,8 @@ export const zoneStats: StatsContributor = {
 export const recordStats = (nameservers: readonly string[]): StatsContributor => ({
   name: 'records',
   async collect(scoped) {
-    const byType = await countBy(scoped.from('records').whereIn('zone_id', tenantZones(scoped).select('id')), 'type');
-    const zones = Object.values(await countBy(tenantZones(scoped), 'kind')).reduce((a, b) => a + b, 0);
+    const byType = await recordCountsByType(scoped);
+    const zones = Object.values(await zoneCountsBy(scoped, 'kind')).reduce((a, b) => a + b, 0);
     if (zones) {
       byType.SOA = (byType.SOA ?? 0) + zones;
       byType.NS = (byType.NS ?? 0) + zones * nameservers.length;

@@ -95,3 +95,14 @@ export function recordPage(scoped: ScopedDb, zoneId: string, filter: RecordPageF
   if (filter.publicationState?.length) q.whereIn('c.state', filter.publicationState);
   return paginate<RecordRow & Record<string, unknown>>(q, sort, after, limit);
 }
+
+/**
+ * The lab's nightly reset: every tenant zone (records and change sets cascade), customer prefixes
+ * (with their reverse zones), kept exports and templates. The lab's parent zones stay.
+ */
+export async function deleteLabZoneData(trx: Transaction): Promise<void> {
+  await trx('zones').whereNot('kind', 'lab_parent').delete();
+  await trx('prefixes').delete();
+  await trx('deleted_zone_exports').delete();
+  await trx('templates').delete();
+}
