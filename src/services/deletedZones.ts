@@ -1,6 +1,7 @@
 // The last export of a deleted zone, kept 30 days (spec), for provider staff to read and restore.
 import type { Config } from '../config/index.js';
-import { type DeletedZone, type DeletedZoneRow, deletedZoneToDomain } from '../db/repositories/deletedZoneRows.js';
+import { type DeletedZone, deletedZoneToDomain } from '../db/repositories/deletedZoneRows.js';
+import { keptExportRow, keptExportRows } from '../db/repositories/zoneStore.js';
 import type { ScopedDb } from '../db/tenantScope.js';
 import { DomainError, notFound } from '../domain/errors.js';
 import type { Actor } from './actor.js';
@@ -18,13 +19,11 @@ export function assertProviderStaff(actor: Actor) {
 }
 
 export async function listDeletedZones(scoped: ScopedDb, now: Date, name?: string): Promise<DeletedZone[]> {
-  const q = scoped.from('deleted_zone_exports').where('expires_at', '>', now).orderBy([{ column: 'deleted_at', order: 'desc' }, 'id']).limit(500);
-  if (name) q.where('zone_name', name);
-  return ((await q) as DeletedZoneRow[]).map(deletedZoneToDomain);
+  return (await keptExportRows(scoped, now, name)).map(deletedZoneToDomain);
 }
 
 export async function getDeletedZone(scoped: ScopedDb, now: Date, id: string): Promise<DeletedZone> {
-  const row = (await scoped.from('deleted_zone_exports').where('id', id).where('expires_at', '>', now).first()) as DeletedZoneRow | undefined;
+  const row = await keptExportRow(scoped, now, id);
   if (!row) throw notFound('deleted zone');
   return deletedZoneToDomain(row);
 }

@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { DnsRecord } from '../domain/model/record.js';
 import type { Zone } from '../domain/model/zone.js';
+import { lastChangeSetOfKinds } from '../db/repositories/changeSetStore.js';
 import type { ScopedDb } from '../db/tenantScope.js';
 import type { ChangeSetState } from '../domain/publication.js';
 import { type SystemRecord, systemPresentation, systemRecords } from '../domain/soa.js';
@@ -31,12 +32,7 @@ export interface SystemRecordsWrite {
 }
 
 export async function lastSystemWrite(scoped: ScopedDb, zone: Zone): Promise<SystemRecordsWrite | null> {
-  const row = (await scoped
-    .from('change_sets')
-    .where('zone_id', zone.id)
-    .whereIn('kind', ['zone_create', 'zone_settings'])
-    .orderBy('seq', 'desc')
-    .first('id', 'state', 'created_at')) as { id: string; state: ChangeSetState; created_at: Date } | undefined;
+  const row = await lastChangeSetOfKinds(scoped, zone.id, ['zone_create', 'zone_settings']);
   return row ? { changesetId: row.id, state: row.state, at: row.created_at } : null;
 }
 

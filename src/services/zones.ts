@@ -24,7 +24,7 @@ import { applyChangeSet, appendChangeSet } from './changeSets.js';
 import { requestRebuild } from './requestRebuild.js';
 import { assertCredentialAllows } from './credentialPolicy.js';
 import type { WriteContext } from './writeContext.js';
-import { countBackendZones } from './backendQuota.js';
+import { countBackendZones } from '../db/repositories/backendReadings.js';
 import { deleteZoneDyndnsHosts, insertDeletedZoneExport, insertZone, lockedTenantQuotas, recordPage, subtreeZoneCount, zoneNameTaken, zoneOverlaps, zonePage } from '../db/repositories/zoneStore.js';
 import { findZone, getZone } from './zoneReads.js';
 import { assertZoneMatches, writeZone } from './zoneWrite.js';

@@ -126,3 +126,9 @@ export async function requeueChangeSet(ctx: WriteRunner, zoneId: string, id: str
   await ctx.trx.raw('SELECT pg_notify(?, ?)', [ZONE_CHANNEL, zoneId]);
   return updated!;
 }
+
+/** The zone's newest change set of these kinds. */
+export const lastChangeSetOfKinds = async (scoped: ScopedDb, zoneId: string, kinds: string[]) =>
+  (await scoped.from('change_sets').where('zone_id', zoneId).whereIn('kind', kinds).orderBy('seq', 'desc').first('id', 'state', 'created_at')) as
+    | { id: string; state: ChangeSetState; created_at: Date }
+    | undefined;

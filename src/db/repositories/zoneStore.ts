@@ -8,6 +8,7 @@ import { paginate, type SortKey } from '../paginate.js';
 import type { ScopedDb } from '../tenantScope.js';
 import type { ChangeSetState } from '../../domain/publication.js';
 import { ancestorsOf } from '../../domain/zoneName.js';
+import type { DeletedZoneRow } from './deletedZoneRows.js';
 import type { RecordRow } from './recordRows.js';
 import type { ZoneRow } from './zoneRows.js';
 import { recordsQuery, zonesQuery } from './zoneQueries.js';
@@ -72,6 +73,17 @@ export const insertZone = (scoped: ScopedDb, row: Record<string, unknown>) => sc
 
 /** A deleted zone's export, kept for restore. */
 export const insertDeletedZoneExport = (trx: Transaction, row: Record<string, unknown>) => trx('deleted_zone_exports').insert(row);
+
+/** Unexpired kept exports, newest first (at most 500), of one zone name or all. */
+export async function keptExportRows(scoped: ScopedDb, now: Date, name?: string): Promise<DeletedZoneRow[]> {
+  const q = scoped.from('deleted_zone_exports').where('expires_at', '>', now).orderBy([{ column: 'deleted_at', order: 'desc' }, 'id']).limit(500);
+  if (name) q.where('zone_name', name);
+  return (await q) as DeletedZoneRow[];
+}
+
+/** An unexpired kept export. */
+export const keptExportRow = async (scoped: ScopedDb, now: Date, id: string): Promise<DeletedZoneRow | undefined> =>
+  (await scoped.from('deleted_zone_exports').where('id', id).where('expires_at', '>', now).first()) as DeletedZoneRow | undefined;
 
 /** The zone's DynDNS hosts go (with the zone). */
 export const deleteZoneDyndnsHosts = (trx: Transaction, zoneId: string) => trx('dyndns_hosts').where('zone_id', zoneId).delete();
