@@ -86,7 +86,7 @@ module.exports = {
         path: '^src/services/',
         // Until converted: the services another change moves onto the repositories.
         pathNot: [
-          '^src/services/(apiCredentials|auditLog|authenticate|tokenCache|bootstrapPlatform|credentialPolicy|tenantAdmin|resolveActingTenant|rateLimiter|tsigKeys|liveWait|dnssec)\\.ts$',
+          '^src/services/(apiCredentials|authenticate|tokenCache|bootstrapPlatform|credentialPolicy|tenantAdmin|resolveActingTenant|rateLimiter|tsigKeys|liveWait|dnssec)\\.ts$',
           '^src/services/(dnsUpdate|dyndns|rdns)/',
         ],
       },

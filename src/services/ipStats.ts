@@ -3,20 +3,17 @@
 // percentages"). Per family: the assignments and prefixes of the acting subtree, the IPv4
 // addresses they hold, and the PTRs set in them (defaults are not counted: they are rendered).
 import type { Pool } from '../db/context.js';
+import { type IpBlockRow, ipSpaceBlocks, ptrCountsByFamily, reverseZonesHolding, subtreeAssignmentBlocks, subtreePrefixBlocks } from '../db/repositories/ipStatsCounts.js';
 import { type Block, blockSize, blockWithin, formatBlock, parseBlock } from '../domain/ip/address.js';
 import type { StatsContributor } from './stats.js';
 
-interface BlockRow {
-  cidr: string;
-  parent_id?: string | null;
-}
 
 export const ipStats = (db: Pool): StatsContributor => ({
   name: 'ip',
   async collect(scoped, acting) {
-    const parsed = (rows: BlockRow[]) => rows.map((r) => ({ ...r, block: parseBlock(r.cidr) }));
-    const assignments = parsed((await db('ip_assignments').whereIn('tenant_id', scoped.subtreeIds()).select('cidr', 'parent_id')) as BlockRow[]);
-    const prefixes = parsed((await db('prefixes').whereIn('tenant_id', scoped.subtreeIds()).select('cidr')) as BlockRow[]);
+    const parsed = (rows: IpBlockRow[]) => rows.map((r) => ({ ...r, block: parseBlock(r.cidr) }));
+    const assignments = parsed(await subtreeAssignmentBlocks(db, scoped));
+    const prefixes = parsed(await subtreePrefixBlocks(db, scoped));
     const ptrs = await setPtrsIn(db, [...assignments, ...prefixes].map((r) => r.block));
     const family = (f: 4 | 6) => {
       const own = assignments.filter((a) => a.block.family === f);
@@ -30,7 +27,7 @@ export const ipStats = (db: Pool): StatsContributor => ({
     const section: Record<string, unknown> = { ipv4: family(4), ipv6: family(6) };
     if (acting.type === 'platform') {
       const v6 = assignments.filter((a) => a.block.family === 6);
-      const spaces = parsed((await db('ip_spaces').select('cidr')) as BlockRow[]);
+      const spaces = parsed(await ipSpaceBlocks(db));
       section.ipv6 = {
         ...(section.ipv6 as object),
         networks: spaces.filter((s) => s.block.family === 6).length,
@@ -44,46 +41,20 @@ export const ipStats = (db: Pool): StatsContributor => ({
 /**
  * PTR records set in `blocks`, counted by the database: every PTR of a reverse zone inside a
  * block, and in a zone holding a block (a provider /24 and an assigned /29, a provider /48 and a
- * /64) those whose owner lies inside the block (ownersWithin). Only owners that are one whole
- * address's (the zone's depth of numeric or nibble labels) count, each record once however many
- * blocks hold it; zones being deleted are no longer served and do not count.
+ * /64) those whose owner lies inside the block (ownersWithin).
  */
 async function setPtrsIn(db: Pool, blocks: Block[]): Promise<Record<4 | 6, number>> {
   const counts = { 4: 0, 6: 0 } as Record<4 | 6, number>;
   if (blocks.length === 0) return counts;
   const cidrs = blocks.map(formatBlock);
-  const holding = (await db('zones')
-    .whereIn('kind', ['reverse', 'provider_reverse'])
-    .whereNot('status', 'deleting')
-    .whereRaw('reverse_block >> any(?::cidr[])', [cidrs])
-    .select('id', db.raw('reverse_block::text AS block'))) as { id: string; block: string }[];
+  const holding = await reverseZonesHolding(db, cidrs);
   const partial = holding.flatMap((z) => {
     const zone = parseBlock(z.block);
     return blocks.filter((b) => blockWithin(b, zone) && b.prefixLength > zone.prefixLength).map((b) => ({ zoneId: z.id, ...ownersWithin(zone, b) }));
   });
-  const rows = (await db('records as r')
-    .join('zones as z', 'z.id', 'r.zone_id')
-    .whereIn('z.kind', ['reverse', 'provider_reverse'])
-    .whereNot('z.status', 'deleting')
-    .where('r.type', 'PTR')
-    .whereRaw(WHOLE_ADDRESS_OWNER)
-    .where((q) => {
-      q.whereRaw('z.reverse_block <<= any(?::cidr[])', [cidrs]);
-      for (const p of partial) q.orWhere((w) => w.where('z.id', p.zoneId).where((n) => n.whereIn('r.name', p.names).orWhereRaw('r.name like any(?::text[])', [p.suffixes])));
-    })
-    .groupByRaw('family(z.reverse_block)')
-    .select(db.raw('family(z.reverse_block) AS family'), db.raw('count(DISTINCT r.id)::int AS n'))) as { family: 4 | 6; n: number }[];
-  for (const row of rows) counts[row.family] = row.n;
+  for (const row of await ptrCountsByFamily(db, cidrs, partial)) counts[row.family] = row.n;
   return counts;
 }
-
-/**
- * The owner of a whole address in its reverse zone: as many labels as the zone leaves of the
- * address (IPv4 octets below the zone's, one below an RFC 2317 zone's /24; IPv6 nibbles).
- */
-const WHOLE_ADDRESS_OWNER = `r.name ~ CASE WHEN family(z.reverse_block) = 4
-  THEN '^[0-9]{1,3}(\\.[0-9]{1,3}){' || ((24 - least(masklen(z.reverse_block), 24)) / 8) || '}$'
-  ELSE '^[0-9a-f](\\.[0-9a-f]){' || ((124 - masklen(z.reverse_block)) / 4) || '}$' END`;
 
 /**
  * The owners (relative to the zone) of the addresses of `block`, inside `zone`: the block cut on

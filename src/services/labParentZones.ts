@@ -3,7 +3,7 @@
 // (appendChangeSet for the creation, writeZone + applyChangeSet for their records). The API never
 // reaches them (zoneReads' ZoneReach).
 import type { Config } from '../config/index.js';
-import type { RecordRow } from '../db/repositories/recordRows.js';
+import { insertZone, labParentNames, zoneRRsetKeys } from '../db/repositories/zoneStore.js';
 import type { ChangeItem } from '../domain/changeSets/planChangeSet.js';
 import { newId } from '../domain/ids.js';
 import type { ChangeSet } from '../domain/model/changeSet.js';
@@ -24,13 +24,13 @@ export interface ParentRRset {
 
 /** Names of the lab parent zones that exist ('' the root). */
 export async function labParentZoneNames(ctx: WriteContext): Promise<string[]> {
-  return ctx.trx('zones').where('kind', 'lab_parent').pluck('name');
+  return labParentNames(ctx.trx);
 }
 
 /** Creates the parent zone `name` for the acting (platform) tenant, as createZone stores a zone. */
 export async function createLabParentZone(ctx: WriteContext, config: Config, name: string): Promise<void> {
   const now = ctx.clock.now();
-  await ctx.scoped.insert('zones', {
+  await insertZone(ctx.scoped, {
     id: newId('zon'),
     tenant_id: ctx.actor.acting.id,
     name,
@@ -54,7 +54,7 @@ export async function setLabParentRecords(ctx: WriteContext, config: Config, nam
   return writeZone(ctx, config, name, { reach: 'lab_parent' }, async (zone) => {
     const key = (owner: string, type: string) => `${owner}\u0000${type}`;
     const wanted = new Set(rrsets.map((s) => key(s.name, s.type)));
-    const stored = (await ctx.trx('records').where('zone_id', zone.id).distinct('name', 'type')) as Pick<RecordRow, 'name' | 'type'>[];
+    const stored = await zoneRRsetKeys(ctx.trx, zone.id);
     const changes: ChangeItem[] = [
       ...rrsets.map((s): ChangeItem => ({ op: 'replace_rrset', name: s.name, type: s.type, ttl: null, records: s.records })),
       ...stored.filter((r) => !wanted.has(key(r.name, r.type))).map((r): ChangeItem => ({ op: 'replace_rrset', name: r.name, type: r.type, records: [] })),

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { paginate } from '../paginate.js';
 import { newId } from '../../domain/ids.js';
 import type { ScopedDb } from '../tenantScope.js';
 
@@ -115,3 +116,7 @@ export function auditQuery(scoped: ScopedDb, filter: AuditFilter): Knex.QueryBui
 
 export const auditRowToDomain = toDomain;
 export type { AuditRow };
+
+/** A page of the acting subtree's audit log, newest first. */
+export const auditPage = (scoped: ScopedDb, filter: AuditFilter, after: unknown[] | null, limit: number) =>
+  paginate<AuditRow & Record<string, unknown>>(auditQuery(scoped, filter).select('*'), [{ column: 'seq', direction: 'desc', field: 'seq' }], after, limit);

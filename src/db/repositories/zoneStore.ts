@@ -71,6 +71,13 @@ export const subtreeZoneCount = (trx: Transaction, tenantId: string): Promise<nu
 /** A new zone row, its owner checked against the scope. */
 export const insertZone = (scoped: ScopedDb, row: Record<string, unknown>) => scoped.insert('zones', row);
 
+/** Names of the lab's parent zones ('' the root). */
+export const labParentNames = (trx: Transaction): Promise<string[]> => trx('zones').where('kind', 'lab_parent').pluck('name');
+
+/** The owner name and type of every RRset stored in the zone. */
+export const zoneRRsetKeys = async (trx: Transaction, zoneId: string): Promise<Pick<RecordRow, 'name' | 'type'>[]> =>
+  (await trx('records').where('zone_id', zoneId).distinct('name', 'type')) as Pick<RecordRow, 'name' | 'type'>[];
+
 /** A deleted zone's export, kept for restore. */
 export const insertDeletedZoneExport = (trx: Transaction, row: Record<string, unknown>) => trx('deleted_zone_exports').insert(row);
 
