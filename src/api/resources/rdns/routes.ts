@@ -247,7 +247,7 @@ export const rdnsRoutes = [
     handler: async (input) => {
       const { after, limit } = pageRequest(input, 'ips');
       const within = input.query.within ? blockInput(input.query.within, '/within', 'query') : undefined;
-      const page = await listAssignments(input.context.scoped, input.context.db, { family: input.query.family, q: input.query.q, within }, after, limit);
+      const page = await listAssignments(input.context, { family: input.query.family, q: input.query.q, within }, after, limit);
       return listResult(input, 'ips', page.items.map(presentAssignment), page.next);
     },
   }),
