@@ -224,7 +224,7 @@ export const rdnsRoutes = [
     handler: async (input) => {
       const list = `ip-space-zones:${input.params.space}`;
       const { after, limit } = pageRequest(input, list);
-      const page = await listIpSpaceZones(input.context.db, input.context.scoped, input.services.config, input.actor, input.params.space, after, limit);
+      const page = await listIpSpaceZones(input.context, input.services.config, input.actor, input.params.space, after, limit);
       return listResult(input, list, page.items.map(presentSpaceZone), page.next);
     },
   }),
