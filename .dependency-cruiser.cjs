@@ -87,7 +87,7 @@ module.exports = {
         // Until converted: the services another change moves onto the repositories.
         pathNot: [
           '^src/services/(apiCredentials|auditLog|authenticate|tokenCache|bootstrapPlatform|credentialPolicy|tenantAdmin|resolveActingTenant|rateLimiter|tsigKeys|liveWait|dnssec)\\.ts$',
-          '^src/services/rdns/(forwardRecords|ipSpaces|ptr)\\.ts$',
+          '^src/services/rdns/forwardRecords\\.ts$',
         ],
       },
       // Also where node_modules is a link to another checkout's (resolved as ../<checkout>/node_modules).
