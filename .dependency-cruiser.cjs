@@ -84,11 +84,6 @@ module.exports = {
       severity: 'error',
       from: {
         path: '^src/services/',
-        // Until converted: the services another change moves onto the repositories.
-        pathNot: [
-          '^src/services/(apiCredentials|authenticate|tokenCache|bootstrapPlatform|credentialPolicy|tenantAdmin|resolveActingTenant|rateLimiter|tsigKeys|liveWait|dnssec)\\.ts$',
-          '^src/services/(dnsUpdate|dyndns|rdns)/',
-        ],
       },
       // Also where node_modules is a link to another checkout's (resolved as ../<checkout>/node_modules).
       to: { path: '(^|/)node_modules/(knex|pg)/' },

@@ -9,7 +9,7 @@ const ROOT = join(import.meta.dirname, '..', '..');
 const SERVICES = join(ROOT, 'src', 'services');
 
 /** Until converted: services another change moves onto the repositories. Empty it, never grow it. */
-const ALLOWED = ['src/services/dnsUpdate/', 'src/services/dyndns/', 'src/services/rdns/'];
+const ALLOWED = ['src/services/dyndns/hosts.ts', 'src/services/rdns/assignments.ts', 'src/services/rdns/ipSpaces.ts', 'src/services/rdns/prefixes.ts'];
 
 // A statement starts on a handle (`trx(`, `db(`, `scoped.from(`, `.fromAncestry(`, `.raw(`), or
 // is built by a query method on a chain (`.where(`, `.whereIn(`, `.insert(` on a handle …).

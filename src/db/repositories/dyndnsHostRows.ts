@@ -1,8 +1,12 @@
 // Rows of dyndns_hosts (migration 20261125000800) with the zone's name and the host's current
 // addresses (its A and AAAA records), mapped to what the DynDNS services work with.
 import type { Knex } from 'knex';
+import type { Runner, Transaction } from '../context.js';
 import { countRows } from '../count.js';
+import { PREPARED } from '../preparedStatements.js';
 import type { ScopedDb } from '../tenantScope.js';
+import { chainFromJson } from './identityStore.js';
+import type { Tenant } from './tenantRows.js';
 
 export interface DyndnsHostRow {
   id: string;
@@ -78,4 +82,27 @@ export async function dyndnsHostCounts(scoped: ScopedDb): Promise<{ hosts: numbe
   const hosts = scoped.from('dyndns_hosts', 'h');
   const withAddress = scoped.from('dyndns_hosts', 'h').whereExists((q) => q.from('records as r').whereRaw('r.managed_by = h.id'));
   return { hosts: await countRows(hosts), withAddress: await countRows(withAddress) };
+}
+
+/**
+ * The host named by a router's username, with its tenant and that tenant's ancestors (root
+ * first), in one round trip: this runs for every request a router makes.
+ */
+export async function dyndnsHostWithChain(db: Runner, id: string): Promise<{ host: DyndnsHost; chain: Tenant[] } | null> {
+  const row = (await withHostDetails(db, db('dyndns_hosts as h'))
+    .select(db.raw('(SELECT jsonb_agg(to_jsonb(a.*)) FROM tenants t JOIN tenants a ON a.id = ANY (t.path) WHERE t.id = h.tenant_id) AS chain'))
+    .where('h.id', id)
+    .first()
+    .options(PREPARED)) as (DyndnsHostRow & { chain: Record<string, unknown>[] | null }) | undefined;
+  if (!row) return null;
+  const host = dyndnsHostToDomain(row);
+  return { host, chain: chainFromJson(host.tenantId, row.chain) };
+}
+
+/** Notes a router's update on its host; false when the host is gone from that zone (deleted under the same lock). */
+export async function markDyndnsHostUpdated(trx: Transaction, hostId: string, zoneId: string, update: { ip: string | null; client: string | null }, now: Date): Promise<boolean> {
+  const kept = await trx('dyndns_hosts')
+    .where({ id: hostId, zone_id: zoneId })
+    .update({ last_update_at: now, last_update_ip: update.ip, last_update_client: update.client, updated_at: now });
+  return kept > 0;
 }

@@ -2,6 +2,7 @@
 // every read and by the write seam's statements.
 import type { DnsRecord, RecordData } from '../../domain/model/record.js';
 import type { ChangeSetState } from '../../domain/publication.js';
+import type { Runner } from '../context.js';
 
 export interface RecordRow {
   id: string;
@@ -70,3 +71,7 @@ export const storedRecord = (
   createdAt: stored.createdAt ?? stored.at,
   updatedAt: stored.at,
 });
+
+/** A zone's stored records under the given names (relative, '@' for the apex), as an RFC 2136 update reads them. */
+export const recordsNamed = (db: Runner, zoneId: string, names: string[]): Promise<Pick<RecordRow, 'name' | 'type' | 'ttl' | 'data'>[]> =>
+  db('records').where('zone_id', zoneId).whereRaw('name = any(?::text[])', [names]).select('name', 'type', 'ttl', 'data');

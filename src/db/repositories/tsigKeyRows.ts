@@ -6,7 +6,10 @@ import { TSIG_KEYS_CHANNEL } from '../channels.js';
 import type { Runner, Transaction } from '../context.js';
 import { countRows } from '../count.js';
 import { paginate } from '../paginate.js';
+import { PREPARED } from '../preparedStatements.js';
 import type { ScopedDb } from '../tenantScope.js';
+import { chainFromJson } from './identityStore.js';
+import type { Tenant } from './tenantRows.js';
 
 export interface TsigKeyRow {
   id: string;
@@ -97,4 +100,16 @@ export async function updateTsigKeyRow(scoped: ScopedDb, id: string, columns: Pa
 
 export async function deleteTsigKeyRow(scoped: ScopedDb, id: string): Promise<void> {
   await scoped.from('tsig_keys').where('id', id).delete();
+}
+
+/** A tenant's key as an RFC 2136 update signs with it: its policy and its tenant's chain (root first), in one round trip. */
+export async function tsigKeyWithChain(db: Runner, id: string): Promise<{ id: string; name: string; tenantId: string; policy: CredentialPolicy | null; chain: Tenant[] } | null> {
+  const row = (await db('tsig_keys as k')
+    .select('k.id', 'k.name', 'k.tenant_id', 'k.policy')
+    .select(db.raw('(SELECT jsonb_agg(to_jsonb(a.*)) FROM tenants t JOIN tenants a ON a.id = ANY (t.path) WHERE t.id = k.tenant_id) AS chain'))
+    .where('k.id', id)
+    .first()
+    .options(PREPARED)) as { id: string; name: string; tenant_id: string; policy: CredentialPolicy | null; chain: Record<string, unknown>[] | null } | undefined;
+  if (!row) return null;
+  return { id: row.id, name: row.name, tenantId: row.tenant_id, policy: row.policy ?? null, chain: chainFromJson(row.tenant_id, row.chain) };
 }

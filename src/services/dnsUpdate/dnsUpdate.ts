@@ -21,11 +21,11 @@
 //   6. the update section (§3.4, applyUpdates) in memory, then the changed RRsets as replace_rrset
 //      items through applyChangeSet: the API's rules and the policy's names and types decide
 //      (REFUSED, the credential's refusals audited); a message that changes nothing stores nothing.
-import type { Knex } from 'knex';
 import type { Config } from '../../config/index.js';
-import { PREPARED } from '../../db/preparedStatements.js';
-import { chainFromJson } from '../../db/repositories/identityStore.js';
+import type { Pool } from '../../db/context.js';
+import { recordsNamed } from '../../db/repositories/recordRows.js';
 import type { Tenant } from '../../db/repositories/tenantRows.js';
+import { tsigKeyWithChain } from '../../db/repositories/tsigKeyRows.js';
 import { transactionWithRetry } from '../../db/transaction.js';
 import type { Clock } from '../../domain/clock.js';
 import type { CredentialPolicy } from '../../domain/credentialPolicy.js';
@@ -51,7 +51,7 @@ import { tokenlessWriteContext } from '../writeContext.js';
 import { writeZone } from '../zoneWrite.js';
 
 export interface DnsUpdateDeps extends LiveWaitDeps {
-  db: Knex;
+  db: Pool;
   config: Config;
   clock: Clock;
   rateLimiter: RateLimiter;
@@ -90,18 +90,6 @@ interface UpdateKey {
   chain: Tenant[];
 }
 
-/** The key with its tenant and that tenant's ancestors (root first), in one round trip. */
-async function loadKey(db: Knex, id: string): Promise<UpdateKey | null> {
-  const row = (await db('tsig_keys as k')
-    .select('k.id', 'k.name', 'k.tenant_id', 'k.policy')
-    .select(db.raw('(SELECT jsonb_agg(to_jsonb(a.*)) FROM tenants t JOIN tenants a ON a.id = ANY (t.path) WHERE t.id = k.tenant_id) AS chain'))
-    .where('k.id', id)
-    .first()
-    .options(PREPARED)) as { id: string; name: string; tenant_id: string; policy: CredentialPolicy | null; chain: Record<string, unknown>[] | null } | undefined;
-  if (!row) return null;
-  return { id: row.id, name: row.name, tenantId: row.tenant_id, policy: row.policy ?? null, chain: chainFromJson(row.tenant_id, row.chain) };
-}
-
 /** What a refusal of the write seam says in the log: its code and each problem's detail. */
 const describe = (err: DomainError) => [err.message, ...err.errors.map((e) => e.detail)].join('; ');
 
@@ -126,7 +114,7 @@ export async function applyDnsUpdate(deps: DnsUpdateDeps, request: DnsUpdateRequ
   if (!request.key || keyId === null) return answer('REFUSED', `the deployment's key ${request.key?.name ?? '(none)'} is for transfers and NOTIFY, not for updates`);
 
   const written = await withDatabaseDeadline(deps.config.database.requestTimeoutMs, async () => {
-    const key = await loadKey(deps.db, keyId);
+    const key: UpdateKey | null = await tsigKeyWithChain(deps.db, keyId);
     // Deleted since the nameserver's key list was loaded: unknown now.
     if (!key || !key.chain.length) return answer('NOTAUTH', `the TSIG key ${request.key!.name} no longer exists`);
     const tenant = key.chain[key.chain.length - 1]!;
@@ -175,10 +163,7 @@ async function writeUpdate(deps: DnsUpdateDeps, actor: Actor, key: UpdateKey, re
     const ctx = tokenlessWriteContext(trx, actor, deps.clock);
     return writeZone(ctx, deps.config, request.zone, {}, async (zone) => {
       const names = [...new Set([...prerequisites, ...updates].map((r) => relativeName(r.name, zone.name)))];
-      const stored = (await trx('records')
-        .where('zone_id', zone.id)
-        .whereRaw('name = any(?::text[])', [names])
-        .select('name', 'type', 'ttl', 'data')) as Omit<ZoneRecordInput, 'system'>[];
+      const stored = (await recordsNamed(trx, zone.id, names)) as Omit<ZoneRecordInput, 'system'>[];
       const system = names.includes('@') ? renderSystemRecords(zone, deps.config.zones.nameservers) : [];
       const rrsets = new ZoneRRsets(zone, [...stored.map((r) => ({ ...r, system: false })), ...system]);
 

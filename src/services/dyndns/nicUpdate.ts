@@ -2,11 +2,9 @@
 // own credentials. An update that changes an address is ONE change set through the zone-write
 // seam, published like any other; the same address again is `nochg` and writes nothing (it reads
 // the host outside any transaction and never locks the zone).
-import type { Knex } from 'knex';
 import type { Config } from '../../config/index.js';
-import { type DyndnsHost, type DyndnsHostRow, dyndnsHostToDomain, withHostDetails } from '../../db/repositories/dyndnsHostRows.js';
-import { PREPARED } from '../../db/preparedStatements.js';
-import { chainFromJson } from '../../db/repositories/identityStore.js';
+import type { Pool } from '../../db/context.js';
+import { type DyndnsHost, dyndnsHostWithChain, markDyndnsHostUpdated } from '../../db/repositories/dyndnsHostRows.js';
 import type { Tenant } from '../../db/repositories/tenantRows.js';
 import type { Clock } from '../../domain/clock.js';
 import { DomainError } from '../../domain/errors.js';
@@ -24,7 +22,7 @@ import { addressChanges } from './hosts.js';
 import { transactionWithRetry } from '../../db/transaction.js';
 
 export interface NicUpdateDeps {
-  db: Knex;
+  db: Pool;
   config: Config;
   clock: Clock;
   rateLimiter: RateLimiter;
@@ -44,20 +42,10 @@ function fqdnOf(raw: string): string | null {
   }
 }
 
-/**
- * The host named by a username, with its tenant and that tenant's ancestors (root first), in one
- * round trip: this runs for every request a router makes.
- */
-async function loadHost(db: Knex, id: string): Promise<{ host: DyndnsHost; chain: Tenant[] } | null> {
+/** The host named by a username (with its tenant's chain); null for a username no host could have. */
+async function loadHost(db: Pool, id: string): Promise<{ host: DyndnsHost; chain: Tenant[] } | null> {
   if (!/^dyn_[a-z2-7]{26}$/.test(id)) return null;
-  const row = (await withHostDetails(db, db('dyndns_hosts as h'))
-    .select(db.raw('(SELECT jsonb_agg(to_jsonb(a.*)) FROM tenants t JOIN tenants a ON a.id = ANY (t.path) WHERE t.id = h.tenant_id) AS chain'))
-    .where('h.id', id)
-    .first()
-    .options(PREPARED)) as (DyndnsHostRow & { chain: Record<string, unknown>[] | null }) | undefined;
-  if (!row) return null;
-  const host = dyndnsHostToDomain(row);
-  return { host, chain: chainFromJson(host.tenantId, row.chain) };
+  return dyndnsHostWithChain(db, id);
 }
 
 /** The host was deleted between its reading and the zone's lock: nothing of the update is kept. */
@@ -151,9 +139,7 @@ async function updateHost(deps: NicUpdateDeps, host: DyndnsHost, chain: Tenant[]
         const ip = shown(want, host);
         if (!changeSet) return answer('nochg', ip);
         const now = deps.clock.now();
-        const kept = await trx('dyndns_hosts')
-          .where({ id: host.id, zone_id: zone.id })
-          .update({ last_update_at: now, last_update_ip: request.offline ? null : (ip ?? null), last_update_client: request.client?.slice(0, 200) ?? null, updated_at: now });
+        const kept = await markDyndnsHostUpdated(trx, host.id, zone.id, { ip: request.offline ? null : (ip ?? null), client: request.client?.slice(0, 200) ?? null }, now);
         // Its deletion (under the same lock) came first: roll the records back with the rest.
         if (!kept) throw new HostGone();
         return answer('good', ip);

@@ -9,7 +9,22 @@
 // the rest for the worker (writeDueForwardRecords), which writes one chunk per
 // transaction until nothing differs. A chunk recomputes the difference from what is stored, so a
 // crash, a second worker or a change in between never writes a record twice.
-import type { Knex } from 'knex';
+import type { Pool, Runner, Transaction } from '../../db/context.js';
+import {
+  deleteForwardJob,
+  dueForwardJobs,
+  forwardJobExists,
+  forwardJobsOf,
+  forwardZoneRow,
+  keptForwardRecordCount,
+  keptForwardRecords,
+  recordForwardJobFailure,
+  shareSpaceForForward,
+  singleAssignmentCounts,
+  spaceSingleAddresses,
+  upsertForwardJob,
+  zoneTenantId,
+} from '../../db/repositories/forwardRecordRows.js';
 import type { Config } from '../../config/index.js';
 import type { Clock } from '../../domain/clock.js';
 import { DomainError, localise, validationFailed } from '../../domain/errors.js';
@@ -25,7 +40,7 @@ import { tenantWriteContext, type WriteContext } from '../writeContext.js';
 import { findZone } from '../zoneReads.js';
 import { writeZone } from '../zoneWrite.js';
 import { ownerScope } from './reverseZones.js';
-import { noteLock, tryAdvisoryLock } from '../../db/lockOrder.js';
+import { tryAdvisoryLock } from '../../db/lockOrder.js';
 import { transactionWithRetry } from '../../db/transaction.js';
 
 /**
@@ -57,7 +72,7 @@ export async function forwardZoneInput(ctx: WriteContext, config: Config, name: 
   }
   // Checked whole here: the chunks after the request's first would meet the limit only later, in the worker.
   if (block.family === 4) {
-    const room = MAX_RECORDS_PER_ZONE - (zone.recordCount - (spaceId ? await keptCount(ctx.trx, spaceId, zone.id) : 0));
+    const room = MAX_RECORDS_PER_ZONE - (zone.recordCount - (spaceId ? await keptForwardRecordCount(ctx.trx, spaceId, zone.id) : 0));
     if (Number(blockSize(block)) > room) {
       throw problem('too_many_records', `${zone.name} has room for ${room} more records; the space's ${blockSize(block)} forward records do not fit (a zone holds at most ${MAX_RECORDS_PER_ZONE}).`);
     }
@@ -103,8 +118,8 @@ async function defaultNames(ctx: WriteContext, space: SpaceForForward, block: Bl
     );
   };
   if (block.family === 6) {
-    const singles = (await ctx.trx('ip_assignments').where('space_id', space.id).whereRaw('masklen(cidr) = 128').distinct(ctx.trx.raw('host(cidr) AS ip'))) as { ip: string }[];
-    return keyed(singles.map((r) => parseAddress(r.ip)));
+    const singles = await spaceSingleAddresses(ctx.trx, space.id);
+    return keyed(singles.map((ip) => parseAddress(ip)));
   }
   const cacheKey = `${space.cidr}|${space.ptr_pattern}|${zoneName}`;
   const wanted = wantedIpv4.get(cacheKey) ?? keyed(Array.from({ length: Number(blockSize(block)) }, (_, i) => ({ family: 4, value: block.network + BigInt(i) })));
@@ -116,9 +131,6 @@ async function defaultNames(ctx: WriteContext, space: SpaceForForward, block: Bl
 }
 
 
-/** The records a space keeps in a zone. */
-const keptCount = async (db: Knex | Knex.Transaction, spaceId: string, zoneId: string) =>
-  Number(((await db('records').where({ zone_id: zoneId, managed_by: spaceId }).count({ n: '*' }).first()) as { n: string | number }).n);
 
 /** What a zone still lacks after a chunk: the space's names there, those not stored yet, and the space's records there that should go. */
 export interface ForwardProgress {
@@ -142,19 +154,14 @@ async function writeForwardChunk(
   zoneId: string,
   comment: string,
 ): Promise<ForwardProgress | null> {
-  const row = (await ctx.trx('zones').where('id', zoneId).first('name', 'tenant_id', 'status')) as { name: string; tenant_id: string; status: string } | undefined;
+  const row = await forwardZoneRow(ctx.trx, zoneId);
   if (!row || row.status === 'deleting') return null;
   // The zone is the platform's; a reseller's assignment of a /128 writes there too.
   const owner = ownerScope(ctx, row.tenant_id);
   return writeZone(owner, config, row.name, {}, async (zone) => {
     const names = wanted ? await wanted(zone.name) : new Map<string, ForwardRecord>();
     const missing = new Map(names);
-    const kept = (await ctx.trx('records').where({ zone_id: zone.id, managed_by: spaceId }).select('id', 'name', 'type', ctx.trx.raw("data->>'address' AS address"))) as {
-      id: string;
-      name: string;
-      type: string;
-      address: string;
-    }[];
+    const kept = await keptForwardRecords(ctx.trx, zone.id, spaceId);
     const stale: string[] = [];
     for (const r of kept) if (!missing.delete(recordKey(r.name, r.type, r.address))) stale.push(r.id);
     const creates = Math.min(missing.size, stale.length ? FORWARD_CHUNK / 2 : FORWARD_CHUNK);
@@ -181,17 +188,10 @@ export async function syncForwardRecords(ctx: WriteContext, config: Config, spac
 }
 
 /** What remains after a chunk: the job row updated, or gone once nothing does. */
-async function storeForwardJob(trx: Knex.Transaction, spaceId: string, zoneId: string, progress: ForwardProgress | null, now: Date): Promise<void> {
-  const job = trx('forward_record_jobs').where({ space_id: spaceId, zone_id: zoneId });
-  if (!progress || (progress.missing === 0 && progress.stale === 0)) {
-    await job.delete();
-    return;
-  }
-  const counts = { total: progress.total, missing: progress.missing, stale: progress.stale, attempts: 0, last_error: null, run_after: now };
-  await trx('forward_record_jobs')
-    .insert({ space_id: spaceId, zone_id: zoneId, ...counts, created_at: now })
-    .onConflict(['space_id', 'zone_id'])
-    .merge(counts);
+async function storeForwardJob(trx: Transaction, spaceId: string, zoneId: string, progress: ForwardProgress | null, now: Date): Promise<void> {
+  const job = { space_id: spaceId, zone_id: zoneId };
+  if (!progress || (progress.missing === 0 && progress.stale === 0)) return deleteForwardJob(trx, job);
+  await upsertForwardJob(trx, job, { total: progress.total, missing: progress.missing, stale: progress.stale }, now);
 }
 
 /**
@@ -201,8 +201,7 @@ async function storeForwardJob(trx: Knex.Transaction, spaceId: string, zoneId: s
  */
 export async function syncSpaceForwardRecords(ctx: WriteContext, config: Config, spaceId: string, comment: string): Promise<void> {
   // FOR SHARE: a PATCH of the pattern or the zone (FOR UPDATE) commits first, and its names are the ones kept.
-  noteLock(ctx.trx, 'ip_spaces');
-  const row = (await ctx.trx('ip_spaces').where('id', spaceId).forShare().first('id', 'cidr', 'ptr_pattern', 'forward_zone_id')) as (SpaceForForward & { forward_zone_id: string | null }) | undefined;
+  const row = await shareSpaceForForward(ctx.trx, spaceId);
   if (!row?.forward_zone_id) return;
   await syncForwardRecords(ctx, config, row, parseBlock(row.cidr), row.forward_zone_id, true, comment);
 }
@@ -218,22 +217,12 @@ export interface ForwardRecordsState {
   error: { code: string; detail: string; at: string } | null;
 }
 
-interface ForwardJobRow {
-  space_id: string;
-  zone_id: string;
-  total: number;
-  missing: number;
-  stale: number;
-  attempts: number;
-  last_error: { code: string; detail: string; at: string } | null;
-}
-
 /** The forward-record state of each space: from its job rows, or complete without any. */
-export async function forwardRecordsStates(db: Knex | Knex.Transaction, spaces: { id: string; block: Block; forwardZoneId: string | null }[]): Promise<Map<string, ForwardRecordsState>> {
+export async function forwardRecordsStates(db: Runner, spaces: { id: string; block: Block; forwardZoneId: string | null }[]): Promise<Map<string, ForwardRecordsState>> {
   const ids = spaces.map((s) => s.id);
-  const jobs = ids.length ? ((await db('forward_record_jobs').whereIn('space_id', ids).select('*')) as ForwardJobRow[]) : [];
+  const jobs = ids.length ? await forwardJobsOf(db, ids) : [];
   const singles = ids.length
-    ? ((await db('ip_assignments').whereIn('space_id', ids).whereRaw('masklen(cidr) = 128').groupBy('space_id').select('space_id', db.raw('count(DISTINCT cidr)::int AS n'))) as { space_id: string; n: number }[])
+    ? await singleAssignmentCounts(db, ids)
     : [];
   const states = new Map<string, ForwardRecordsState>();
   for (const s of spaces) {
@@ -254,7 +243,7 @@ export async function forwardRecordsStates(db: Knex | Knex.Transaction, spaces: 
 }
 
 export interface ForwardWorkerDeps {
-  db: Knex;
+  db: Pool;
   config: Config;
   clock: Clock;
 }
@@ -280,7 +269,7 @@ export async function writeDueForwardRecords(deps: ForwardWorkerDeps, stopping: 
  */
 export async function runForwardChunk(deps: ForwardWorkerDeps): Promise<'written' | 'idle' | 'failed'> {
   const now = deps.clock.now();
-  const due = (await deps.db('forward_record_jobs').where('run_after', '<=', now).orderBy('run_after').limit(20).select('space_id', 'zone_id')) as { space_id: string; zone_id: string }[];
+  const due = await dueForwardJobs(deps.db, now);
   for (const candidate of due) {
     try {
       const outcome = await transactionWithRetry(deps.db, (trx) => forwardJobChunk(trx, deps, candidate));
@@ -293,25 +282,22 @@ export async function runForwardChunk(deps: ForwardWorkerDeps): Promise<'written
   return 'idle';
 }
 
-async function forwardJobChunk(trx: Knex.Transaction, deps: ForwardWorkerDeps, candidate: { space_id: string; zone_id: string }): Promise<'written' | 'skipped'> {
+async function forwardJobChunk(trx: Transaction, deps: ForwardWorkerDeps, candidate: { space_id: string; zone_id: string }): Promise<'written' | 'skipped'> {
   // Workers take a job by this lock (requests never do): the locks a chunk then takes — space,
   // zone, job row — come in the order the requests take them, so a request never waits on a
   // worker that waits on it.
   const jobKey = `forward-records:${candidate.space_id}:${candidate.zone_id}`;
   if (!(await tryAdvisoryLock(trx, 'forward_record_job', jobKey))) return 'skipped';
-  noteLock(trx, 'ip_spaces');
-  const space = (await trx('ip_spaces').where('id', candidate.space_id).forShare().first('id', 'cidr', 'ptr_pattern', 'forward_zone_id')) as
-    | (SpaceForForward & { forward_zone_id: string | null })
-    | undefined;
-  const zone = (await trx('zones').where('id', candidate.zone_id).first('tenant_id')) as { tenant_id: string } | undefined;
+  const space = await shareSpaceForForward(trx, candidate.space_id);
+  const zoneTenant = await zoneTenantId(trx, candidate.zone_id);
   // The worker writes as the zone's tenant (the platform), without a token: the audit log names it.
-  const ctx = zone ? await tenantWriteContext(trx, deps.clock, zone.tenant_id, { id: 'rdns-forward-records', name: 'address space forward records' }, deps.config.deployment) : null;
+  const ctx = zoneTenant ? await tenantWriteContext(trx, deps.clock, zoneTenant, { id: 'rdns-forward-records', name: 'address space forward records' }, deps.config.deployment) : null;
   if (!ctx) {
-    await trx('forward_record_jobs').where(candidate).delete();
+    await deleteForwardJob(trx, candidate);
     return 'skipped';
   }
   // Between the pick and the lock a request may have finished the job.
-  if (!(await trx('forward_record_jobs').where(candidate).first('space_id'))) return 'skipped';
+  if (!(await forwardJobExists(trx, candidate))) return 'skipped';
   const keep = space !== undefined && space.forward_zone_id === candidate.zone_id;
   const comment = space ? `address space ${space.cidr}: forward records of its default PTRs` : 'removed address space: its forward records';
   const progress = await writeForwardChunk(ctx, deps.config, candidate.space_id, keep ? (zoneName) => defaultNames(ctx, space, parseBlock(space.cidr), zoneName) : null, candidate.zone_id, comment);
@@ -325,13 +311,6 @@ async function recordFailure(deps: ForwardWorkerDeps, job: { space_id: string; z
     err instanceof DomainError
       ? { code: err.errors[0]?.code ?? err.code, detail: err.errors[0]?.detail ?? localise(err.code, 'en', err.params).detail, at: now.toISOString() }
       : { code: 'internal_error', detail: err instanceof Error ? err.message : String(err), at: now.toISOString() };
-  // One statement: the back-off doubles with the attempts the row holds (a job gone meanwhile: no row).
-  await deps.db('forward_record_jobs')
-    .where(job)
-    .update({
-      attempts: deps.db.raw('attempts + 1'),
-      last_error: JSON.stringify(error),
-      run_after: deps.db.raw("?::timestamptz + least(? * power(2, attempts), ?) * interval '1 millisecond'", [now, RETRY_FIRST_MS, RETRY_MAX_MS]),
-    });
+  await recordForwardJobFailure(deps.db, job, error, now, RETRY_FIRST_MS, RETRY_MAX_MS);
   if (!(err instanceof DomainError)) throw err;
 }

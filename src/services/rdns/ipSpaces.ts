@@ -17,40 +17,35 @@ import type { Actor } from '../actor.js';
 import { requestRebuild } from '../requestRebuild.js';
 import { requestZoneDeletion } from '../zones.js';
 import type { WriteContext } from '../writeContext.js';
-import { zonesQuery } from '../zoneReads.js';
 import { type DnssecDeps, type DnssecView, disableDnssec, dnssecViews, enableDnssec, prepareDeletion } from '../dnssec.js';
-import { paginate } from '../../db/paginate.js';
 import { type ZoneRow, zoneToDomain } from '../../db/repositories/zoneRows.js';
 import type { ScopedDb } from '../../db/tenantScope.js';
 import { DISABLING, type DnssecState } from '../../domain/dnssec/states.js';
-import type { Knex } from 'knex';
+import type { DbContext, Runner } from '../../db/context.js';
+import { allIpSpaceRows, deleteIpSpaceRow, insertIpSpaceRow, ipSpaceRow, liveSpaceZoneNames, liveSpaceZoneStates, lockIpSpaceForChange, lockIpSpaceForDeletion, pageSpaceZoneRows, spaceHasAssignments, takenZoneName, updateIpSpaceRow, zoneNameById } from '../../db/repositories/ipSpaceRows.js';
 import { writeZone } from '../zoneWrite.js';
 import { type ForwardRecordsState, forwardRecordsStates, forwardZoneInput, syncForwardRecords } from './forwardRecords.js';
-import { noteLock } from '../../db/lockOrder.js';
 
 /** Address spaces and assignments from the provider are the platform's (403 for everyone else). */
 export function assertPlatform(actor: Actor): void {
   if (actor.acting.type !== 'platform') throw new DomainError('forbidden', { reason: 'ip_spaces_for_platform' });
 }
 
-/** Spaces with the name of their forward zone. */
-const spacesQuery = (db: Knex | Knex.Transaction) => db('ip_spaces as s').leftJoin('zones as fz', 'fz.id', 's.forward_zone_id').select('s.*', 'fz.name as forward_zone_name');
-
 /** A space as the API shows it: with how far its forward records are. */
 export type IpSpaceView = IpSpace & { forwardRecords: ForwardRecordsState };
 
-async function withForwardRecords(db: Knex | Knex.Transaction, spaces: IpSpace[]): Promise<IpSpaceView[]> {
+async function withForwardRecords(db: Runner, spaces: IpSpace[]): Promise<IpSpaceView[]> {
   const states = await forwardRecordsStates(db, spaces.map((s) => ({ id: s.id, block: s.block, forwardZoneId: s.forwardZone?.id ?? null })));
   return spaces.map((s) => ({ ...s, forwardRecords: states.get(s.id)! }));
 }
 
-export async function listIpSpaces(db: Knex | Knex.Transaction, actor: Actor): Promise<IpSpaceView[]> {
+export async function listIpSpaces(db: Runner, actor: Actor): Promise<IpSpaceView[]> {
   assertPlatform(actor);
-  return withForwardRecords(db, ((await spacesQuery(db).orderBy('s.cidr')) as IpSpaceRow[]).map(ipSpaceToDomain));
+  return withForwardRecords(db, (await allIpSpaceRows(db)).map(ipSpaceToDomain));
 }
 
-export async function getIpSpace(db: Knex | Knex.Transaction, id: string): Promise<IpSpaceView> {
-  const row = (await spacesQuery(db).where('s.id', id).first()) as IpSpaceRow | undefined;
+export async function getIpSpace(db: Runner, id: string): Promise<IpSpaceView> {
+  const row = await ipSpaceRow(db, id);
   if (!row) throw new DomainError('not_found', { resource: 'address space' });
   return (await withForwardRecords(db, [ipSpaceToDomain(row)]))[0]!;
 }
@@ -104,13 +99,13 @@ export async function createIpSpace(
   await lockBlocks(ctx);
   const other = await overlappingBlock(ctx, block, ['ip_spaces', 'prefixes']);
   if (other) throw new DomainError('conflict', { reason: 'ip_block_overlap', cidr: formatBlock(block), other: other.cidr });
-  const taken = await ctx.trx('zones').whereIn('name', zones.map((z) => z.name)).first('name');
-  if (taken) throw new DomainError('zone_exists', { name: taken.name });
+  const taken = await takenZoneName(ctx.trx, zones.map((z) => z.name));
+  if (taken) throw new DomainError('zone_exists', { name: taken });
 
   const now = ctx.clock.now();
   const id = newId('spc');
   const space = { id, cidr: formatBlock(block), ptr_pattern: pattern };
-  await ctx.trx('ip_spaces').insert({ ...space, dnssec: request.dnssec === true, forward_zone_id: forwardZone?.id ?? null, created_at: now });
+  await insertIpSpaceRow(ctx.trx, { ...space, dnssec: request.dnssec === true, forward_zone_id: forwardZone?.id ?? null, created_at: now });
   for (const z of zones) {
     await ctx.scoped.insert('zones', {
       id: newId('zon'),
@@ -144,10 +139,6 @@ function requireDnssec(deps: DnssecDeps | null): DnssecDeps {
   return deps;
 }
 
-/** The space's reverse zones not being deleted, by name. */
-const liveSpaceZones = (trx: Knex.Transaction, spaceId: string) =>
-  trx('zones').where({ ip_space_id: spaceId, kind: 'provider_reverse' }).whereNot('status', 'deleting').orderBy('name');
-
 /**
  * Brings every reverse zone of the space to `on` through the DNSSEC service, as the zone's own
  * enable or disable would (keys, `dnssec.state_changed`, a `dnssec` change set, the worker's
@@ -155,10 +146,7 @@ const liveSpaceZones = (trx: Knex.Transaction, spaceId: string) =>
  * still being disabled is 409 `dnssec_transition_in_progress`, as for any zone.
  */
 async function applySpaceDnssec(ctx: WriteContext, deps: DnssecDeps, spaceId: string, on: boolean): Promise<void> {
-  const zones = (await liveSpaceZones(ctx.trx, spaceId).select('name', 'dnssec_state')) as {
-    name: string;
-    dnssec_state: DnssecState;
-  }[];
+  const zones = await liveSpaceZoneStates<DnssecState>(ctx.trx, spaceId);
   for (const z of zones) {
     if (on) await enableDnssec(ctx, deps, z.name, {}, 'provider_reverse');
     else if (z.dnssec_state !== 'off' && !DISABLING.includes(z.dnssec_state)) await disableDnssec(ctx, deps, z.name, 'provider_reverse');
@@ -179,9 +167,7 @@ export interface IpSpaceChange {
  */
 export async function updateIpSpace(ctx: WriteContext, config: Config, deps: DnssecDeps, id: string, change: IpSpaceChange): Promise<IpSpaceView> {
   assertPlatform(ctx.actor);
-  // FOR NO KEY UPDATE: assignments inserted into the space meanwhile (FOR KEY SHARE) need not wait.
-  noteLock(ctx.trx, 'ip_spaces');
-  const row = (await ctx.trx('ip_spaces').where('id', id).forNoKeyUpdate().first()) as IpSpaceRow | undefined;
+  const row = await lockIpSpaceForChange(ctx.trx, id);
   if (!row) throw new DomainError('not_found', { resource: 'address space' });
   const block = parseBlock(row.cidr);
   const pattern = change.ptr_pattern === undefined ? row.ptr_pattern : checkPattern(change.ptr_pattern, block);
@@ -189,12 +175,12 @@ export async function updateIpSpace(ctx: WriteContext, config: Config, deps: Dns
   // The pattern's names must lie in the forward zone, whichever of the two changes.
   let forwardZoneId = row.forward_zone_id;
   if (change.forward_zone !== undefined || (patternChanged && row.forward_zone_id)) {
-    const name = change.forward_zone === undefined ? ((await ctx.trx('zones').where('id', row.forward_zone_id).first('name')) as { name: string }).name : change.forward_zone;
+    const name = change.forward_zone === undefined ? await zoneNameById(ctx.trx, row.forward_zone_id!) : change.forward_zone;
     forwardZoneId = name ? (await forwardZoneInput(ctx, config, name, pattern, block, id)).id : null;
   }
 
   const space = { id, cidr: row.cidr, ptr_pattern: pattern };
-  await ctx.trx('ip_spaces').where('id', id).update({ ptr_pattern: pattern, forward_zone_id: forwardZoneId, ...(change.dnssec !== undefined ? { dnssec: change.dnssec } : {}) });
+  await updateIpSpaceRow(ctx.trx, id, { ptr_pattern: pattern, forward_zone_id: forwardZoneId, ...(change.dnssec !== undefined ? { dnssec: change.dnssec } : {}) });
   // Applied even when the flag already says so: a zone left behind (a transition refused earlier) follows now.
   if (change.dnssec !== undefined) await applySpaceDnssec(ctx, deps, id, change.dnssec);
   if (patternChanged) await republishSpaceZones(ctx, config, id, `address space ${row.cidr}: default PTR pattern ${pattern}`);
@@ -211,7 +197,7 @@ export async function updateIpSpace(ctx: WriteContext, config: Config, deps: Dns
 
 /** Every reverse zone of the space built anew (its defaults rendered from the pattern now stored): a whole-zone change set each. */
 async function republishSpaceZones(ctx: WriteContext, config: Config, spaceId: string, comment: string): Promise<void> {
-  const names = (await liveSpaceZones(ctx.trx, spaceId).pluck('name')) as string[];
+  const names = await liveSpaceZoneNames(ctx.trx, spaceId);
   for (const name of names) {
     await writeZone(ctx, config, name, { reach: 'provider_reverse' }, (zone) => requestRebuild(ctx, zone, { kind: 'records', comment }, null));
   }
@@ -224,19 +210,13 @@ export interface SpaceZone {
   dnssec: DnssecView;
 }
 
-const SPACE_ZONE_SORT = [
-  { column: 'z.reverse_block', direction: 'asc' as const, field: 'reverse_block_text' },
-  { column: 'z.id', direction: 'asc' as const, field: 'id' },
-];
-
 /** The reverse zones of a space with their DNSSEC object, by block: what staff read to follow or hand on the DS. */
-export async function listIpSpaceZones(db: Knex | Knex.Transaction, scoped: ScopedDb, config: Config, actor: Actor, id: string, after: unknown[] | null, limit: number) {
+export async function listIpSpaceZones(ctx: DbContext, config: Config, actor: Actor, id: string, after: unknown[] | null, limit: number) {
   assertPlatform(actor);
-  await getIpSpace(db, id);
-  const qb = zonesQuery(scoped, config.zones.protectedNames, 'provider_reverse').where('z.ip_space_id', id).select(db.raw('z.reverse_block::text as reverse_block_text'));
-  const page = await paginate<ZoneRow & { reverse_block_text: string } & Record<string, unknown>>(qb, SPACE_ZONE_SORT, after, limit);
+  await getIpSpace(ctx.db, id);
+  const page = await pageSpaceZoneRows(ctx, config.zones.protectedNames, id, after, limit);
   const zones = page.rows.map(zoneToDomain);
-  const views = await dnssecViews(db, zones);
+  const views = await dnssecViews(ctx.db, zones);
   const items: SpaceZone[] = page.rows.map((row, i) => ({ name: zones[i]!.name, block: row.reverse_block_text, status: zones[i]!.status, dnssec: views[i]! }));
   return { items, next: page.next };
 }
@@ -248,13 +228,11 @@ export async function listIpSpaceZones(db: Knex | Knex.Transaction, scoped: Scop
  */
 export async function deleteIpSpace(ctx: WriteContext, config: Config, deps: DnssecDeps, id: string, force = false): Promise<void> {
   assertPlatform(ctx.actor);
-  noteLock(ctx.trx, 'ip_spaces');
-  const space = (await ctx.trx('ip_spaces').where('id', id).forUpdate().first()) as IpSpaceRow | undefined;
+  const space = await lockIpSpaceForDeletion(ctx.trx, id);
   if (!space) throw new DomainError('not_found', { resource: 'address space' });
-  const assigned = await ctx.trx('ip_assignments').where('space_id', id).first('id');
-  if (assigned) throw new DomainError('conflict', { reason: 'ip_space_has_assignments', cidr: space.cidr });
+  if (await spaceHasAssignments(ctx.trx, id)) throw new DomainError('conflict', { reason: 'ip_space_has_assignments', cidr: space.cidr });
   const now = ctx.clock.now();
-  const names = (await liveSpaceZones(ctx.trx, id).pluck('name')) as string[];
+  const names = await liveSpaceZoneNames(ctx.trx, id);
   for (const name of names) {
     await writeZone(ctx, config, name, { reach: 'provider_reverse' }, async (zone) => {
       await prepareDeletion(ctx, deps, zone, force);
@@ -264,7 +242,6 @@ export async function deleteIpSpace(ctx: WriteContext, config: Config, deps: Dns
   if (space.forward_zone_id) {
     await syncForwardRecords(ctx, config, space, parseBlock(space.cidr), space.forward_zone_id, false, `address space ${space.cidr} removed: its forward records`);
   }
-  await ctx.trx('zones').where('ip_space_id', id).update({ ip_space_id: null });
-  await ctx.trx('ip_spaces').where('id', id).delete();
+  await deleteIpSpaceRow(ctx.trx, id);
   await recordAudit(ctx.trx, ctx.actor, now, { action: 'ip_space.deleted', targetType: 'ip_space', targetId: id, details: { cidr: space.cidr, zones: names } });
 }

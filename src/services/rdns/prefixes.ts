@@ -2,12 +2,12 @@
 // staff or the customer's reseller, each with its reverse zones created at once — zones of kind
 // 'reverse' owned by the customer, stored like every zone creation (appendChangeSet), published
 // and served like any zone, deleted through the normal zone deletion when the prefix goes.
-import type { Knex } from 'knex';
 import { blockInPath, blockInput } from './addressInput.js';
 import { type BlockTable, lockBlocks, overlappingBlock } from './blocks.js';
 import type { Config } from '../../config/index.js';
 import { recordAudit } from '../../db/repositories/auditLog.js';
-import { paginate, type SortKey } from '../../db/paginate.js';
+import type { DbContext } from '../../db/context.js';
+import { deletePrefixRow, pagePrefixRows, prefixByCidr, type PrefixRow, prefixZoneRows, reverseZonesOfPrefix, scopedTenantType, storeZoneDelegation, zoneNameStillDeleting } from '../../db/repositories/prefixRows.js';
 import { readWindowCount, windowStartOf } from '../../db/rateLimitWindows.js';
 import type { ScopedDb } from '../../db/tenantScope.js';
 import { DomainError, notFound } from '../../domain/errors.js';
@@ -45,12 +45,6 @@ export interface Prefix {
   zones: PrefixZone[];
 }
 
-interface PrefixRow {
-  id: string;
-  tenant_id: string;
-  cidr: string;
-  created_at: Date;
-}
 
 /** At most this many reverse zones per prefix (an IPv4 /9 is 128 /16 zones, an IPv6 /45 eight /48s). */
 export const MAX_ZONES_PER_PREFIX = 256;
@@ -59,11 +53,7 @@ export const MAX_ZONES_PER_PREFIX = 256;
 const cutOf = (block: Block): PrefixZone['kind'] => (block.family === 6 ? 'nibble' : block.prefixLength > 24 ? 'classless' : 'octet');
 
 async function zonesOf(scoped: ScopedDb, prefixIds: string[]): Promise<Map<string, PrefixZone[]>> {
-  const rows = (await scoped
-    .from('zones')
-    .whereIn('prefix_id', prefixIds)
-    .orderBy('reverse_block')
-    .select('name', 'prefix_id', 'reverse_block', 'delegation')) as { name: string; prefix_id: string; reverse_block: string; delegation: Delegation | null }[];
+  const rows = await prefixZoneRows(scoped, prefixIds);
   const byPrefix = new Map<string, PrefixZone[]>();
   for (const r of rows) {
     const block = parseBlock(r.reverse_block);
@@ -78,7 +68,7 @@ const toPrefix = (r: PrefixRow, zones: PrefixZone[]): Prefix => ({ id: r.id, blo
 
 /** The prefix `block` exactly, as the scope sees it (another tenant's: 404). */
 async function findPrefix(scoped: ScopedDb, block: Block): Promise<PrefixRow> {
-  const row = (await scoped.from('prefixes').whereRaw('cidr = ?::cidr', [formatBlock(block)]).first()) as PrefixRow | undefined;
+  const row = await prefixByCidr(scoped, formatBlock(block));
   if (!row) throw notFound('prefix');
   return row;
 }
@@ -88,14 +78,9 @@ export async function getPrefix(scoped: ScopedDb, segment: string): Promise<Pref
   return toPrefix(row, (await zonesOf(scoped, [row.id])).get(row.id) ?? []);
 }
 
-const SORT: SortKey[] = [{ column: 'p.cidr', direction: 'asc', field: 'cidr' }];
-
 /** The acting tenant's prefixes and those of the tenants below it, IPv4 before IPv6, by address. */
 export async function listPrefixes(scoped: ScopedDb, filter: { family?: Family; tenantId?: string }, after: unknown[] | null, limit: number) {
-  const q = scoped.from('prefixes', 'p').select('p.*');
-  if (filter.family) q.whereRaw('family(p.cidr) = ?', [filter.family]);
-  if (filter.tenantId) q.where('p.tenant_id', filter.tenantId);
-  const page = await paginate<PrefixRow & Record<string, unknown>>(q, SORT, after, limit);
+  const page = await pagePrefixRows(scoped, filter, after, limit);
   const zones = await zonesOf(scoped, page.rows.map((r) => r.id));
   return { items: page.rows.map((r) => toPrefix(r, zones.get(r.id) ?? [])), next: page.next };
 }
@@ -121,8 +106,7 @@ async function assertNoOverlap(ctx: WriteContext, block: Block) {
  */
 async function createReverseZone(ctx: WriteContext, config: Config, tenantId: string, prefixId: string, zone: ReverseZone): Promise<void> {
   await lockNameFamily(ctx.trx, zone.name);
-  const old = (await ctx.trx('zones').where({ name: zone.name, status: 'deleting' }).first('id')) as { id: string } | undefined;
-  if (old) throw new DomainError('conflict', { reason: 'reverse_zone_still_deleting', zone: zone.name });
+  if (await zoneNameStillDeleting(ctx.trx, zone.name)) throw new DomainError('conflict', { reason: 'reverse_zone_still_deleting', zone: zone.name });
   await assertNameFree(ctx.trx, zone.name);
   await assertBackendCapacity(ctx.trx, config.zones.backendCapacity);
   const now = ctx.clock.now();
@@ -156,7 +140,7 @@ export const lockPrefixZoneFamilies = (ctx: WriteContext, block: Block) =>
 
 export async function attachPrefix(ctx: WriteContext, config: Config, input: { cidr: string; tenant_id: string }): Promise<Prefix> {
   // A tenant outside the subtree is missing for everyone (404); one inside it, for a customer token, 403.
-  const tenant = (await ctx.scoped.from('tenants').where('id', input.tenant_id).first('id', 'type')) as { id: string; type: string } | undefined;
+  const tenant = await scopedTenantType(ctx.scoped, input.tenant_id);
   if (!tenant) throw notFound('tenant');
   assertStaff(ctx);
   const block = blockInput(input.cidr, '/cidr');
@@ -196,16 +180,13 @@ export async function detachPrefix(ctx: WriteContext, config: Config, dnssec: Dn
   const row = await findPrefix(ctx.scoped, block);
   assertStaff(ctx);
   await lockBlocks(ctx);
-  const zones = (await ctx.trx('zones').where('prefix_id', row.id).whereNot('status', 'deleting').pluck('name')) as string[];
+  const zones = await reverseZonesOfPrefix(ctx.trx, row.id);
   for (const name of zones) await deleteZone(ctx, config, name, { confirm: name, ifMatch: null, withPrefix: true }, dnssec);
-  await ctx.trx('zones').where('prefix_id', row.id).update({ prefix_id: null });
-  await ctx.trx('prefixes').where('id', row.id).delete();
+  await deletePrefixRow(ctx.trx, row.id);
   await recordAudit(ctx.trx, ctx.actor, ctx.clock.now(), { action: 'prefix.detached', targetType: 'prefix', targetId: row.id, details: { cidr: row.cidr, tenant_id: row.tenant_id } });
 }
 
 const delegationCheckBucket = (prefixId: string) => `delegation-check:${prefixId}`;
-const reverseZonesOfPrefix = async (db: Knex, prefixId: string) =>
-  (await db('zones').where('prefix_id', prefixId).whereNot('status', 'deleting').pluck('name')) as string[];
 
 /**
  * The delegation check's lookups, made before its request transaction opens (the route's prepare
@@ -213,7 +194,7 @@ const reverseZonesOfPrefix = async (db: Knex, prefixId: string) =>
  * prefix's reverse zones shows. Null when the check will be refused anyway (no such prefix, or
  * this minute's check made) — checkPrefixDelegation decides, in the transaction.
  */
-export async function observePrefixDelegation(scoped: ScopedDb, db: Knex, deps: RdnsDeps, segment: string, now: Date): Promise<Map<string, ObservedDelegation> | null> {
+export async function observePrefixDelegation({ scoped, db }: DbContext, deps: RdnsDeps, segment: string, now: Date): Promise<Map<string, ObservedDelegation> | null> {
   let row: PrefixRow;
   try {
     row = await findPrefix(scoped, blockInPath(segment, '/prefix'));
@@ -240,7 +221,7 @@ export async function checkPrefixDelegation(ctx: WriteContext, config: Config, d
   if (unseen.length) for (const [name, o] of await observeDelegations(unseen, deps.observeDelegation)) seen.set(name, o);
   for (const name of zones) {
     const delegation = classifyDelegation(seen.get(name)!, config.zones.nameservers, ctx.clock.now());
-    await ctx.trx('zones').where({ prefix_id: row.id, name }).update({ delegation: JSON.stringify(delegation) });
+    await storeZoneDelegation(ctx.trx, row.id, name, delegation);
   }
   return getPrefix(ctx.scoped, formatBlock(parseBlock(row.cidr)));
 }

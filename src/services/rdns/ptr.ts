@@ -4,7 +4,8 @@
 // is published, evented and audited like any record. Default PTRs are never stored: they are
 // computed from the space's pattern here and rendered by the publication build (defaultPtr.ts).
 import { addressInput } from './addressInput.js';
-import type { Knex } from 'knex';
+import type { Runner } from '../../db/context.js';
+import { assignedSingles, blockHeld, forwardAddressRecords, ptrOwnersWithin, reverseZonesHolding, scopedAssignmentsHolding, singleAssignmentsWithin, spacePtrPatterns, storedPtrs, subtreePrefixIds } from '../../db/repositories/ptrRows.js';
 import type { Config } from '../../config/index.js';
 import type { ScopedDb } from '../../db/tenantScope.js';
 import type { Warning } from '../../domain/changeSets/planChangeSet.js';
@@ -29,7 +30,7 @@ export interface PtrView {
 }
 
 export interface ReadContext {
-  db: Knex | Knex.Transaction;
+  db: Runner;
   scoped: ScopedDb;
   actor: Actor;
 }
@@ -55,20 +56,13 @@ const zoneBlock = (z: ReverseZoneRow) => parseBlock(z.reverse_block);
 async function resolve(rc: ReadContext, addresses: Address[]): Promise<Resolved[]> {
   if (addresses.length === 0) return [];
   const texts = addresses.map(formatAddress);
-  const zones = (await rc.db('zones')
-    .whereIn('kind', ['provider_reverse', 'reverse'])
-    .whereNot('status', 'deleting')
-    .whereRaw('reverse_block >>= any(?::inet[])', [texts])
-    .select('id', 'name', 'kind', 'tenant_id', 'ip_space_id', 'prefix_id', rc.db.raw('reverse_block::text as reverse_block'))) as ReverseZoneRow[];
+  const zones = await reverseZonesHolding(rc.db, texts);
   const zoneBlocks = zones.map((z) => ({ z, b: zoneBlock(z) })).sort((x, y) => y.b.prefixLength - x.b.prefixLength);
-  const assignments = (await rc.scoped
-    .from('ip_assignments', 'a')
-    .whereRaw('a.cidr >>= any(?::inet[])', [texts])
-    .select('a.id', rc.db.raw('a.cidr::text as cidr'))) as { id: string; cidr: string }[];
+  const assignments = await scopedAssignmentsHolding(rc, texts);
   const assignmentBlocks = assignments.map((a) => ({ id: a.id, b: parseBlock(a.cidr) })).sort((x, y) => y.b.prefixLength - x.b.prefixLength);
   const prefixIds = [...new Set(zones.flatMap((z) => (z.prefix_id ? [z.prefix_id] : [])))];
   const ownPrefixes = new Set(
-    prefixIds.length ? ((await rc.db('prefixes').whereIn('id', prefixIds).whereIn('tenant_id', rc.scoped.subtreeIds()).pluck('id')) as string[]) : [],
+    prefixIds.length ? await subtreePrefixIds(rc, prefixIds) : [],
   );
   const platform = rc.actor.acting.type === 'platform';
   return addresses.map((address) => {
@@ -84,12 +78,7 @@ async function resolve(rc: ReadContext, addresses: Address[]): Promise<Resolved[
 async function views(rc: ReadContext, resolved: Resolved[]): Promise<PtrView[]> {
   if (resolved.length === 0) return [];
   const zoneIds = [...new Set(resolved.map((r) => r.zone.id))];
-  const set = (await rc.db('records')
-    .whereIn('zone_id', zoneIds)
-    .andWhere('type', 'PTR')
-    .whereRaw('name = any(?::text[])', [[...new Set(resolved.map((r) => r.owner))]])
-    .orderBy('id')
-    .select('zone_id', 'name', 'data')) as { zone_id: string; name: string; data: { target: string } }[];
+  const set = await storedPtrs(rc.db, zoneIds, [...new Set(resolved.map((r) => r.owner))]);
   const targets = new Map<string, string>();
   for (const r of set) if (!targets.has(`${r.zone_id} ${r.name}`)) targets.set(`${r.zone_id} ${r.name}`, r.data.target);
   const defaults = await defaultTargets(rc.db, resolved);
@@ -109,13 +98,13 @@ async function views(rc: ReadContext, resolved: Resolved[]): Promise<PtrView[]> 
 }
 
 /** Default PTRs: provider reverse zones only; every IPv4 address, IPv6 only when assigned alone (/128). */
-async function defaultTargets(db: Knex | Knex.Transaction, resolved: Resolved[]): Promise<(string | null)[]> {
+async function defaultTargets(db: Runner, resolved: Resolved[]): Promise<(string | null)[]> {
   const spaceIds = [...new Set(resolved.flatMap((r) => (r.zone.kind === 'provider_reverse' && r.zone.ip_space_id ? [r.zone.ip_space_id] : [])))];
   if (spaceIds.length === 0) return resolved.map(() => null);
-  const patterns = new Map(((await db('ip_spaces').whereIn('id', spaceIds).select('id', 'ptr_pattern')) as { id: string; ptr_pattern: string }[]).map((s) => [s.id, s.ptr_pattern]));
+  const patterns = new Map((await spacePtrPatterns(db, spaceIds)).map((s) => [s.id, s.ptr_pattern]));
   const v6 = resolved.filter((r) => r.address.family === 6).map((r) => `${formatAddress(r.address)}/128`);
   const single = new Set(
-    v6.length ? ((await db('ip_assignments').whereRaw('cidr = any(?::cidr[])', [v6]).select(db.raw('host(cidr) as ip'))) as { ip: string }[]).map((r) => formatAddress(parseAddress(r.ip))) : [],
+    v6.length ? (await assignedSingles(db, v6)).map((ip) => formatAddress(parseAddress(ip))) : [],
   );
   return resolved.map((r) => {
     const pattern = r.zone.ip_space_id ? patterns.get(r.zone.ip_space_id) : undefined;
@@ -154,33 +143,23 @@ export async function listPtrs(rc: ReadContext, within: Block, after: unknown[] 
 }
 
 /** Addresses of an IPv6 block with a stored PTR or a /128 assignment (a default), ascending. */
-async function ipv6WithPtr(db: Knex | Knex.Transaction, within: Block): Promise<bigint[]> {
+async function ipv6WithPtr(db: Runner, within: Block): Promise<bigint[]> {
   const cidr = formatBlock(within);
-  const stored = (await db('records as r')
-    .join('zones as z', 'z.id', 'r.zone_id')
-    .whereIn('z.kind', ['provider_reverse', 'reverse'])
-    .whereNot('z.status', 'deleting')
-    .andWhere('r.type', 'PTR')
-    .whereRaw('z.reverse_block && ?::cidr', [cidr])
-    .select('r.name', 'z.name as zone')) as { name: string; zone: string }[];
-  const singles = (await db('ip_assignments').whereRaw('masklen(cidr) = 128 and cidr <<= ?::cidr', [cidr]).select(db.raw('host(cidr) as ip'))) as { ip: string }[];
+  const stored = await ptrOwnersWithin(db, cidr);
+  const singles = await singleAssignmentsWithin(db, cidr);
   const values = new Set<bigint>();
   for (const r of stored) {
     const a = addressOfReverseName(reverseNameOfOwner(r.name, r.zone));
     if (a && blockContains(within, a)) values.add(a.value);
   }
-  for (const s of singles) values.add(parseAddress(s.ip).value);
+  for (const ip of singles) values.add(parseAddress(ip).value);
   return [...values].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
 /** A listed block lies inside one assignment or prefix of the tenant (provider staff: one address space). */
 async function assertBlockOwned(rc: ReadContext, within: Block): Promise<void> {
   const cidr = formatBlock(within);
-  const assignment = await rc.scoped.from('ip_assignments', 'a').whereRaw('a.cidr >>= ?::cidr', [cidr]).first('a.id');
-  if (assignment) return;
-  const prefix = await rc.db('prefixes').whereRaw('cidr >>= ?::cidr', [cidr]).whereIn('tenant_id', rc.scoped.subtreeIds()).first('id');
-  if (prefix) return;
-  if (rc.actor.acting.type === 'platform' && (await rc.db('ip_spaces').whereRaw('cidr >>= ?::cidr', [cidr]).first('id'))) return;
+  if (await blockHeld(rc, cidr, rc.actor.acting.type === 'platform')) return;
   throw new DomainError('not_owner', { ip: cidr });
 }
 
@@ -254,17 +233,11 @@ export async function writePtrs(ctx: WriteContext, config: Config, writes: PtrWr
  * service's forward zones, holds the address. Unconfirmed is a warning, never a refusal: the
  * forward zone may be hosted elsewhere or written next.
  */
-async function forwardConfirmation(db: Knex | Knex.Transaction, items: PtrView[], setTargets: (string | null)[]): Promise<Warning[]> {
+async function forwardConfirmation(db: Runner, items: PtrView[], setTargets: (string | null)[]): Promise<Warning[]> {
   const checks = items.flatMap((item, index) => (setTargets[index] ? [{ index, item, target: setTargets[index]! }] : []));
   if (checks.length === 0) return [];
   const suffixes = [...new Set(checks.flatMap((c) => c.target.split('.').map((_, i, labels) => labels.slice(i).join('.'))))];
-  const rows = (await db('records as r')
-    .join('zones as z', 'z.id', 'r.zone_id')
-    .where('z.kind', 'forward')
-    .whereNot('z.status', 'deleting')
-    .whereRaw('z.name = any(?::text[])', [suffixes])
-    .whereIn('r.type', ['A', 'AAAA'])
-    .select(db.raw(`CASE WHEN r.name = '@' THEN z.name ELSE r.name || '.' || z.name END AS fqdn`), db.raw(`r.data->>'address' AS address`))) as { fqdn: string; address: string }[];
+  const rows = await forwardAddressRecords(db, suffixes);
   const confirmed = new Set(
     rows.flatMap((r) => {
       try {

@@ -139,7 +139,7 @@ export const prefixRoutes = [
     feature: 'rdns',
     params,
     responses: { 200: { description: 'The prefix after the check', schema: prefixSchema } },
-    prepare: (input) => observePrefixDelegation(input.context.scoped, input.context.db, input.services.rdns, input.params.prefix, input.services.clock.now()),
+    prepare: (input) => observePrefixDelegation(input.context, input.services.rdns, input.params.prefix, input.services.clock.now()),
     handler: async (input) => ({
       status: 200,
       body: present(

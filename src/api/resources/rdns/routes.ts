@@ -224,7 +224,7 @@ export const rdnsRoutes = [
     handler: async (input) => {
       const list = `ip-space-zones:${input.params.space}`;
       const { after, limit } = pageRequest(input, list);
-      const page = await listIpSpaceZones(input.context.db, input.context.scoped, input.services.config, input.actor, input.params.space, after, limit);
+      const page = await listIpSpaceZones(input.context, input.services.config, input.actor, input.params.space, after, limit);
       return listResult(input, list, page.items.map(presentSpaceZone), page.next);
     },
   }),
@@ -247,7 +247,7 @@ export const rdnsRoutes = [
     handler: async (input) => {
       const { after, limit } = pageRequest(input, 'ips');
       const within = input.query.within ? blockInput(input.query.within, '/within', 'query') : undefined;
-      const page = await listAssignments(input.context.scoped, input.context.db, { family: input.query.family, q: input.query.q, within }, after, limit);
+      const page = await listAssignments(input.context, { family: input.query.family, q: input.query.q, within }, after, limit);
       return listResult(input, 'ips', page.items.map(presentAssignment), page.next);
     },
   }),
