@@ -4,8 +4,8 @@
 // (must never happen) or caught inside it and answered SERVFAIL (a bug in the code below it).
 //   node --import tsx bench/fuzzNameserver.ts [packets] [seed]
 import { QueryHandler } from '../nameserver/server.js';
-import { checkReply, FUZZ_KEY, fuzzPacket, fuzzStore, prng, seedMessages } from '../test/dns/fuzzPackets.js';
-import { memoryLogger } from '../test/dns/fixtureZones.js';
+import { checkReply, FUZZ_KEY, fuzzPacket, fuzzStore, prng, seedMessages } from '../test/helpers/fuzzPackets.js';
+import { memoryLogger } from '../test/helpers/fixtureZones.js';
 
 const packets = Number(process.argv[2] ?? 1_000_000);
 const seed = Number(process.argv[3] ?? Date.now() % 0xffffffff);

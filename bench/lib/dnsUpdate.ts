@@ -3,7 +3,7 @@
 // their signed answers checked with verifyTsig; and unsigned UDP queries, to see when the
 // nameserver answers what an update added.
 import dgram from 'node:dgram';
-import { TcpDnsClient, buildQuery } from '../../test/dns/tcpClient.js';
+import { TcpDnsClient, buildQuery } from '../../test/helpers/tcpClient.js';
 import { CLASS, OPCODE, RCODE, TYPE } from '../../nameserver/types.js';
 import { MessageWriter } from '../../nameserver/wire/messageWriter.js';
 import { encodeName, normalizeName } from '../../nameserver/wire/name.js';

@@ -19,7 +19,7 @@ import { encodeRdata } from '../../nameserver/wire/rdata.js';
 import { buildZoneSnapshot } from '../../nameserver/zone/snapshot.js';
 import { ZoneStore } from '../../nameserver/zone/store.js';
 import { MirroredZoneStore } from '../../nameserver/udpProcesses.js';
-import { readZone } from '../../test/dns/signedZones.js';
+import { readZone } from '../../test/helpers/signedZones.js';
 import type { ZoneDescription } from './dnsBenchZone.js';
 
 const { values, positionals } = parseArgs({

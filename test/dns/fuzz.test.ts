@@ -7,9 +7,9 @@ import { describe, expect, it } from 'vitest';
 import { QueryHandler } from '../../nameserver/server.js';
 import { RCODE, TYPE } from '../../nameserver/types.js';
 import { parseMessage } from '../../nameserver/wire/parseMessage.js';
-import { startTestServer, memoryLogger } from './fixtureZones.js';
-import { checkReply, FUZZ_KEY, fuzzPacket, fuzzStore, prng, seedMessages } from './fuzzPackets.js';
-import { buildQuery, frame, TcpDnsClient } from './tcpClient.js';
+import { startTestServer, memoryLogger } from '../helpers/fixtureZones.js';
+import { checkReply, FUZZ_KEY, fuzzPacket, fuzzStore, prng, seedMessages } from '../helpers/fuzzPackets.js';
+import { buildQuery, frame, TcpDnsClient } from '../helpers/tcpClient.js';
 
 const PACKETS = Number(process.env.FUZZ_PACKETS ?? 100_000);
 const SEED = Number(process.env.FUZZ_SEED ?? Date.now() % 0xffffffff);

@@ -10,7 +10,7 @@ import { nsec3HashLabel as nsec3Label } from '../../../nameserver/wire/nsec3Hash
 import { verifyRRsig } from '../../../nameserver/dnssec/sign.js';
 import { signZone, type SignPolicy, type SigningKeys } from '../../../nameserver/dnssec/signZone.js';
 import { requireTool, runTool, tempFile } from '../../helpers/dnsTools.js';
-import { record, variedZone, zoneFileText } from './zoneText.js';
+import { record, variedZone, zoneFileText } from '../../helpers/zoneText.js';
 
 const zone = 'example.test';
 const now = Math.floor(Date.now() / 1000);
