@@ -11,7 +11,7 @@ import { OPCODE, TYPE, type ZoneRecord } from '../nameserver/types.js';
 import { MessageWriter } from '../nameserver/wire/messageWriter.js';
 import { buildZoneSnapshot } from '../nameserver/zone/snapshot.js';
 import { ZoneStore } from '../nameserver/zone/store.js';
-import { readZone, signZone } from '../test/dns/signedZones.js';
+import { readZone, signZone } from '../test/helpers/signedZones.js';
 
 const ORIGIN = 'bench.test';
 const NAMES = Number(process.argv[2] ?? 10_000);

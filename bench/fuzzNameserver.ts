@@ -4,8 +4,9 @@
 // (must never happen) or caught inside it and answered SERVFAIL (a bug in the code below it).
 //   node --import tsx bench/fuzzNameserver.ts [packets] [seed]
 import { QueryHandler } from '../nameserver/server.js';
-import { checkReply, FUZZ_KEY, fuzzPacket, fuzzStore, prng, seedMessages } from '../test/dns/fuzzPackets.js';
-import { memoryLogger } from '../test/dns/fixtureZones.js';
+import { checkReply, FUZZ_KEY, fuzzPacket, fuzzStore, seedMessages } from '../test/helpers/fuzzPackets.js';
+import { mulberry32 } from '../test/helpers/seededRandom.js';
+import { memoryLogger } from '../test/helpers/fixtureZones.js';
 
 const packets = Number(process.argv[2] ?? 1_000_000);
 const seed = Number(process.argv[3] ?? Date.now() % 0xffffffff);
@@ -16,7 +17,7 @@ const handlers = [
   new QueryHandler({ store, transferAllow: ['127.0.0.1/32'], tsigKeys: [FUZZ_KEY], logger, cache: { maxEntries: 5000 } }),
   new QueryHandler({ store, transferAllow: ['127.0.0.0/8'], tsigKeys: [], logger, cache: { maxEntries: 5000 } }),
 ];
-const random = prng(seed);
+const random = mulberry32(seed);
 const seeds = seedMessages();
 const thrown: string[] = [];
 let replies = 0;

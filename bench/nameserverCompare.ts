@@ -10,7 +10,7 @@
 // takes them; --do sets the DNSSEC OK bit (dnsperf -D); --signed serves the zone signed: signed
 // once by ldns-signzone (NSEC3, SHA-1, 0 extra iterations, empty salt, ECDSA P-256 KSK and ZSK
 // from ldns-keygen), the same signed file loaded into every server (PowerDNS: presigned; ours: read
-// into the snapshot with test/dns/signedZones.ts's reader), and adds "ours (unsigned zone)", our
+// into the snapshot with test/helpers/signedZones.ts's reader), and adds "ours (unsigned zone)", our
 // server with the unsigned zone, for the cost of signing in the same run; --servers
 // ours,nsd,knot,pdns (any subset, in this order); --pdns-live-signing (with --signed): PowerDNS
 // signs the unsigned zone itself as it answers (pdnsutil secure-zone, its own keys, NSEC3 1 0 0 -)

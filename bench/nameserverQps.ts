@@ -21,6 +21,7 @@ import { TYPE, type ZoneRecord } from '../nameserver/types.js';
 import { encodeRdata } from '../nameserver/wire/rdata.js';
 import { buildZoneSnapshot } from '../nameserver/zone/snapshot.js';
 import { ZoneStore } from '../nameserver/zone/store.js';
+import { mulberry32 } from '../test/helpers/seededRandom.js';
 
 const seconds = Number(process.argv[2] ?? 10);
 const clients = Number(process.argv[3] ?? 4);
@@ -41,11 +42,7 @@ function zoneRecords(): ZoneRecord[] {
 
 /** 100,000 lines, fixed seed: 90% existing names at random, 10% among 1,000 names that do not exist. */
 function queryFile(dir: string): string {
-  let s = 12345;
-  const random = () => {
-    s = (Math.imul(s, 1103515245) + 12345) >>> 0;
-    return (s >>> 8) / 0x1000000;
-  };
+  const random = mulberry32(12345);
   const lines: string[] = [];
   for (let i = 0; i < 100_000; i++) {
     lines.push(random() < 0.9 ? `host-${Math.floor(random() * NAMES)}.${ORIGIN} A` : `nx-${Math.floor(random() * 1000)}.${ORIGIN} A`);

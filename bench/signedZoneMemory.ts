@@ -38,7 +38,7 @@ async function child(file: string): Promise<ChildResult> {
   const { QueryHandler } = await import('../nameserver/server/queryHandler.js');
   const { MessageWriter } = await import('../nameserver/wire/messageWriter.js');
   const { OPCODE, TYPE } = await import('../nameserver/types.js');
-  const { readZone } = await import('../test/dns/signedZones.js');
+  const { readZone } = await import('../test/helpers/signedZones.js');
   const gc = () => {
     globalThis.gc!();
     globalThis.gc!();

@@ -29,7 +29,11 @@ export const RCODE = {
   BADTRUNC: 22,
 } as const;
 
-/** One resource record as a zone holds it: RDATA already in (uncompressed) wire form. */
+/**
+ * One resource record as a zone holds it: RDATA already in (uncompressed) wire form. The owner is
+ * absolute in a zone snapshot; a published version (src/publication) keeps it zone-relative ('@'
+ * the apex) until it is loaded, so one shape serves both.
+ */
 export interface ZoneRecord {
   name: string;
   type: number;

@@ -3,6 +3,7 @@
 // both as an RFC 1035 master file (NSD, Knot, PowerDNS) and as the JSON that
 // bench/lib/standaloneNameserver.ts loads; and a dnsperf query file. Everything is derived from a
 // fixed seed, so every run and every server sees the same zone and the same queries.
+import { mulberry32 } from '../../test/helpers/seededRandom.js';
 
 /** One zone as bench/lib/standaloneNameserver.ts reads it (JSON); names without the trailing dot. */
 export interface ZoneDescription {
@@ -70,24 +71,12 @@ function presentation(type: string, d: Record<string, unknown>): string {
   }
 }
 
-/** mulberry32: a small seeded PRNG, so the query file is the same on every run. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /**
  * dnsperf input ("name type" per line): `count` queries, `nxFraction` of them A queries for
  * distinct names that do not exist (NXDOMAIN), the rest A queries for random hN; shuffled.
  */
 export function buildQueryFile(origin: string, hosts: number, count: number, nxFraction: number, seed = 20261122): string {
-  const random = seededRandom(seed);
+  const random = mulberry32(seed);
   const nx = Math.round(count * nxFraction);
   const lines: string[] = [];
   for (let i = 0; i < count - nx; i++) lines.push(`h${Math.floor(random() * hosts)}.${origin} A`);

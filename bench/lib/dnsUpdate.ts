@@ -3,10 +3,10 @@
 // their signed answers checked with verifyTsig; and unsigned UDP queries, to see when the
 // nameserver answers what an update added.
 import dgram from 'node:dgram';
-import { TcpDnsClient, buildQuery } from '../../test/dns/tcpClient.js';
+import { TcpDnsClient, buildQuery } from '../../test/helpers/tcpClient.js';
 import { CLASS, OPCODE, RCODE, TYPE } from '../../nameserver/types.js';
 import { MessageWriter } from '../../nameserver/wire/messageWriter.js';
-import { encodeName } from '../../nameserver/wire/name.js';
+import { encodeName, normalizeName } from '../../nameserver/wire/name.js';
 import { type Message, parseMessage } from '../../nameserver/wire/parseMessage.js';
 import { encodeRdata } from '../../nameserver/wire/rdata.js';
 import { signMessage, type TsigKey, verifyTsig } from '../../nameserver/wire/tsig.js';
@@ -19,7 +19,7 @@ export interface UpdateKey {
   secret: string;
 }
 
-export const tsigKey = (k: UpdateKey): TsigKey => ({ name: k.name.replace(/\.$/, '').toLowerCase(), algorithm: k.algorithm, secret: Buffer.from(k.secret, 'base64'), owner: null });
+export const tsigKey = (k: UpdateKey): TsigKey => ({ name: normalizeName(k.name), algorithm: k.algorithm, secret: Buffer.from(k.secret, 'base64'), owner: null });
 
 /** The TXT RDATA of one string: what the nameserver's answer holds once the update is served. */
 export const txtRdata = (text: string): Buffer => encodeRdata('TXT', { text });

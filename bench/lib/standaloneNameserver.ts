@@ -14,11 +14,12 @@ import { parseArgs } from 'node:util';
 import { startDnsServer } from '../../nameserver/server.js';
 import { silentLogger } from '../../nameserver/server/logger.js';
 import { TYPE, type ZoneRecord } from '../../nameserver/types.js';
+import { normalizeName } from '../../nameserver/wire/name.js';
 import { encodeRdata } from '../../nameserver/wire/rdata.js';
 import { buildZoneSnapshot } from '../../nameserver/zone/snapshot.js';
 import { ZoneStore } from '../../nameserver/zone/store.js';
 import { MirroredZoneStore } from '../../nameserver/udpProcesses.js';
-import { readZone } from '../../test/dns/signedZones.js';
+import { readZone } from '../../test/helpers/signedZones.js';
 import type { ZoneDescription } from './dnsBenchZone.js';
 
 const { values, positionals } = parseArgs({
@@ -42,9 +43,9 @@ function loadZone(text: string): { origin: string; records: ZoneRecord[] } {
   const records = zone.records.map((r) => {
     const type = (TYPE as Record<string, number>)[r.type];
     if (type === undefined) throw new Error(`unknown type ${r.type}`);
-    return { name: r.name.toLowerCase().replace(/\.$/, ''), type, ttl: r.ttl, rdata: encodeRdata(r.type, r.data) };
+    return { name: normalizeName(r.name), type, ttl: r.ttl, rdata: encodeRdata(r.type, r.data) };
   });
-  return { origin: zone.origin.toLowerCase().replace(/\.$/, ''), records };
+  return { origin: normalizeName(zone.origin), records };
 }
 const { origin, records } = loadZone(await fs.readFile(zonePath, 'utf8'));
 const processes = Number(values.processes);

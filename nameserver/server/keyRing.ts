@@ -2,6 +2,7 @@
 // transfers, NOTIFY and anything else) and the tenants' (replaced whole by the service whenever
 // its set changes: setTenantKeys). A message's key is looked up by name, deployment keys first,
 // so a tenant can never shadow the provider's key by choosing its name.
+import { normalizeName } from '../wire/name.js';
 import { DEFAULT_TSIG_ALGORITHM, type TsigAlgorithm, type TsigKey, type TsigKeyFinder } from '../wire/tsig.js';
 
 /** A deployment key as configured: name (any case, trailing dot or not), secret, algorithm (default hmac-sha256). */
@@ -17,8 +18,6 @@ export interface TenantKeyConflicts {
   duplicates: string[];
 }
 
-const canonical = (name: string) => name.toLowerCase().replace(/\.$/, '');
-
 export class TsigKeyRing implements TsigKeyFinder {
   private readonly deployment: ReadonlyMap<string, TsigKey>;
   private tenant: ReadonlyMap<string, TsigKey> = new Map();
@@ -27,7 +26,7 @@ export class TsigKeyRing implements TsigKeyFinder {
   constructor(deploymentKeys: readonly TsigKeyConfig[]) {
     const keys = new Map<string, TsigKey>();
     for (const k of deploymentKeys) {
-      const name = canonical(k.name);
+      const name = normalizeName(k.name);
       if (!keys.has(name)) keys.set(name, { name, algorithm: k.algorithm ?? DEFAULT_TSIG_ALGORITHM, secret: k.secret, owner: null });
     }
     this.deployment = keys;
@@ -67,7 +66,7 @@ export class TsigKeyRing implements TsigKeyFinder {
     const conflicts: TenantKeyConflicts = { shadowed: [], duplicates: [] };
     for (const k of keys) {
       if (k.owner === null) throw new RangeError(`tenant TSIG key ${k.name} has no owner`);
-      const name = canonical(k.name);
+      const name = normalizeName(k.name);
       if (this.deployment.has(name)) conflicts.shadowed.push(name);
       else if (next.has(name)) conflicts.duplicates.push(name);
       else next.set(name, name === k.name ? k : { ...k, name });

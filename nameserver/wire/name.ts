@@ -43,6 +43,16 @@ export function presentationEnd(name: string): number {
 }
 
 /**
+ * The service's spelling of a name that needs no validation (configuration, key names, DNS
+ * answers, names only compared): lower case, without ONE trailing dot. Every other module spells
+ * names through this function (or through src/domain/names.ts, which builds on it) rather than by hand.
+ */
+export function normalizeName(name: string): string {
+  const lower = name.toLowerCase();
+  return lower.endsWith('.') ? lower.slice(0, -1) : lower;
+}
+
+/**
  * True when `name` equals `ancestor` or lies below it, label-wise (RFC 1034 §3.1), not
  * string-wise: "badexample.com" is not below "example.com", nor is "a\\.example.com" (one label
  * "a.example"). Both names in the same case (the service keeps them lower case); '' is the root.

@@ -12,7 +12,7 @@
 // 255 wire octets of RFC 1035 §2.3.4 (each label adds one length octet, the root one more).
 import { domainToASCII } from 'node:url';
 import { canonicalIpv4, canonicalIpv6 } from '../../nameserver/wire/address.js';
-import { absoluteName, isAtOrBelow, relativeName, MAX_LABEL_OCTETS, MAX_NAME_OCTETS as MAX_NAME_WIRE_OCTETS } from '../../nameserver/wire/name.js';
+import { absoluteName, isAtOrBelow, normalizeName, relativeName, MAX_LABEL_OCTETS, MAX_NAME_OCTETS as MAX_NAME_WIRE_OCTETS } from '../../nameserver/wire/name.js';
 
 /** A name that cannot be used; `code` is stable and ends up in a problem's `errors[].code`. */
 export class NameError extends Error {
@@ -65,8 +65,8 @@ function labelToAscii(label: string, name: string): string {
  * Throws NameError.
  */
 export function toAsciiName(input: string): string {
-  let name = input.trim().toLowerCase().replace(IDEOGRAPHIC_DOTS, '.');
-  if (name.endsWith('.')) name = name.slice(0, -1);
+  // Lower case before the ideographic dots become '.': a Greek final sigma depends on what follows it.
+  const name = normalizeName(input.trim().toLowerCase().replace(IDEOGRAPHIC_DOTS, '.'));
   if (name === '') throw new NameError('empty_name', 'The name is empty.');
   const labels = name.split('.').map((label, i) => {
     if (label === '') throw new NameError('empty_label', `The name "${input.trim()}" contains an empty label (two dots in a row, or a leading dot).`);
@@ -104,8 +104,8 @@ export function toAsciiName(input: string): string {
  * The root stays ".".
  */
 export function canonicalName(name: string): string {
-  const lower = name.trim().toLowerCase();
-  return lower.length > 1 && lower.endsWith('.') ? lower.slice(0, -1) : lower;
+  const trimmed = name.trim();
+  return trimmed === '.' ? '.' : normalizeName(trimmed);
 }
 
 /**
@@ -146,7 +146,7 @@ export function normalizeHostname(input: string, opts: { allowRoot?: boolean } =
     if (opts.allowRoot) return '.';
     throw new NameError('root_not_allowed', 'The root name "." is not allowed here; give a host name.');
   }
-  const bare = trimmed.replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '');
+  const bare = normalizeName(trimmed.replace(/^\[(.*)\]$/, '$1'));
   // RFC 1034 §3.6.2 / RFC 1035 §3.3: these fields hold a domain name, never an address.
   if (canonicalIpv4(bare) !== null || canonicalIpv6(bare) !== null) {
     throw new NameError('ip_not_allowed', `"${trimmed}" is an IP address; give a host name that has address records.`);

@@ -6,7 +6,7 @@
 // catches up (poll) once the database is back. Versions carry their records in wire form, encoded
 // once by the build: nothing here checks or encodes a record again.
 import type { Knex } from 'knex';
-import type { ZoneDiff } from '../../nameserver/types.js';
+import type { ZoneDiff, ZoneRecord } from '../../nameserver/types.js';
 import { buildZoneSnapshot } from '../../nameserver/zone/snapshot.js';
 import type { ZoneStore } from '../../nameserver/zone/store.js';
 import { inTurns } from '../../nameserver/zone/steps.js';
@@ -16,7 +16,7 @@ import { PeriodicJob } from '../jobs/periodicJob.js';
 import type { Logger } from '../observability/logger.js';
 import { PUBLISHED_CHANNEL } from '../db/repositories/versionStore.js';
 import { absoluteName } from '../../nameserver/wire/name.js';
-import { fromStored, type StoredWireRecord, toZoneRecord, type WireRecord } from './zoneRecords.js';
+import { fromStored, type StoredWireRecord, toZoneRecord } from './zoneRecords.js';
 
 const LOAD_PAGE = 20_000;
 
@@ -161,7 +161,7 @@ export class NameserverFeed {
           | undefined;
         // A version without rendered system records predates them; the worker rebuilds it whole.
         if (!zone || zone.published_serial === null || zone.system === null) return { serial: null, records: [], history: [] };
-        const records: WireRecord[] = zone.system.map(fromStored);
+        const records: ZoneRecord[] = zone.system.map(fromStored);
         let after = '';
         for (;;) {
           const page = (await trx('published_records')
@@ -169,7 +169,7 @@ export class NameserverFeed {
             .andWhere('record_id', '>', after)
             .orderBy('record_id')
             .limit(LOAD_PAGE)
-            .select('record_id', 'name', 'type', 'ttl', 'rdata')) as (WireRecord & { record_id: string })[];
+            .select('record_id', 'name', 'type', 'ttl', 'rdata')) as (ZoneRecord & { record_id: string })[];
           for (const r of page) records.push(r);
           if (page.length < LOAD_PAGE) break;
           after = page[page.length - 1]!.record_id;

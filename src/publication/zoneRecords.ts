@@ -6,27 +6,20 @@ import { encodeRdata } from '../../nameserver/wire/rdata.js';
 import { TYPE, type ZoneRecord } from '../../nameserver/types.js';
 import type { StoredWireRecord } from '../db/repositories/versionStore.js';
 
-export interface WireRecord {
-  name: string;
-  type: number;
-  ttl: number;
-  rdata: Buffer;
-}
-
 export type { StoredWireRecord };
 
 /** Throws (RangeError) when the data cannot be put on the wire: a build failure. */
-export function encodeRecord(r: { name: string; type: string; ttl: number; data: Record<string, unknown> }): WireRecord {
+export function encodeRecord(r: { name: string; type: string; ttl: number; data: Record<string, unknown> }): ZoneRecord {
   const type = TYPE[r.type as keyof typeof TYPE];
   if (type === undefined) throw new RangeError(`record type ${r.type} cannot be published`);
   return { name: r.name, type, ttl: r.ttl, rdata: encodeRdata(r.type, r.data) };
 }
 
-export const sameWire = (a: WireRecord, b: WireRecord) => a.name === b.name && a.type === b.type && a.ttl === b.ttl && a.rdata.equals(b.rdata);
+export const sameWire = (a: ZoneRecord, b: ZoneRecord) => a.name === b.name && a.type === b.type && a.ttl === b.ttl && a.rdata.equals(b.rdata);
 
-export const toStored = ({ name, type, ttl, rdata }: WireRecord): StoredWireRecord => ({ name, type, ttl, rdata: rdata.toString('base64') });
+export const toStored = ({ name, type, ttl, rdata }: ZoneRecord): StoredWireRecord => ({ name, type, ttl, rdata: rdata.toString('base64') });
 
-export const fromStored = (r: StoredWireRecord): WireRecord => ({ name: r.name, type: r.type, ttl: r.ttl, rdata: Buffer.from(r.rdata, 'base64') });
+export const fromStored = (r: StoredWireRecord): ZoneRecord => ({ name: r.name, type: r.type, ttl: r.ttl, rdata: Buffer.from(r.rdata, 'base64') });
 
 /** What the nameserver holds: nothing left to check or encode. */
-export const toZoneRecord = (zone: string, r: WireRecord): ZoneRecord => ({ name: absoluteName(r.name, zone), type: r.type, ttl: r.ttl, rdata: r.rdata });
+export const toZoneRecord = (zone: string, r: ZoneRecord): ZoneRecord => ({ name: absoluteName(r.name, zone), type: r.type, ttl: r.ttl, rdata: r.rdata });

@@ -7,6 +7,7 @@ import { isIP } from 'node:net';
 import dns from 'node:dns';
 import os from 'node:os';
 import { type Address, AddressError, formatAddress, parseAddress } from '../domain/ip/address.js';
+import { normalizeName } from '../../nameserver/wire/name.js';
 import { addressKind, describeAddressKind, embeddedIpv4 } from '../domain/ip/addressKind.js';
 
 export interface AddressPolicy {
@@ -60,7 +61,7 @@ function normalisedUrl(raw: string): URL | null {
   } catch {
     return null;
   }
-  if (url.hostname.endsWith('.')) url.hostname = url.hostname.slice(0, -1);
+  url.hostname = normalizeName(url.hostname);
   return url;
 }
 

@@ -5,8 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DnsServer } from '../../nameserver/server.js';
 import { requireTool } from '../helpers/dnsTools.js';
-import { digQuery, type DigResult } from './digClient.js';
-import { exampleRecords, hasIpv6Loopback, LONG_TEXT, reverseRecords, startTestServer, storeWith, TLSA_HEX } from './fixtureZones.js';
+import { digQuery, type DigResult } from '../helpers/digClient.js';
+import { exampleRecords, hasIpv6Loopback, LONG_TEXT, reverseRecords, startTestServer, storeWith, TLSA_HEX } from '../helpers/fixtureZones.js';
 
 const SOA = 'example.com. 3600 IN SOA ns1.example.com. hostmaster.example.com. 2026010101 3600 600 604800 300';
 // RFC 2308 §3, §5: negative answers carry the SOA with TTL min(SOA TTL, MINIMUM) = 300.

@@ -14,10 +14,10 @@ import { buildZoneSnapshot } from '../../nameserver/zone/snapshot.js';
 import { ZoneStore } from '../../nameserver/zone/store.js';
 import { requireTool } from '../helpers/dnsTools.js';
 import { startKnotPrimary, type KnotPrimary } from '../helpers/knot.js';
-import { digQuery, runAsync, type DigResult } from './digClient.js';
-import { freeDualPort, startTestServer } from './fixtureZones.js';
-import { delvAnchors, signZone, type SignedZone } from './signedZones.js';
-import { buildQuery } from './tcpClient.js';
+import { digQuery, runAsync, type DigResult } from '../helpers/digClient.js';
+import { freeDualPort, startTestServer } from '../helpers/fixtureZones.js';
+import { delvAnchors, signZone, type SignedZone } from '../helpers/signedZones.js';
+import { buildQuery } from '../helpers/tcpClient.js';
 
 const ORIGIN = 'signed.test';
 /** 80 characters: five of these fit in 512 octets, their RRSIG does not fit beside them. */

@@ -17,8 +17,8 @@ import { encodeRdata } from '../../nameserver/wire/rdata.js';
 import { signMessage, TSIG_ALGORITHMS, type TsigAlgorithm, type TsigKey } from '../../nameserver/wire/tsig.js';
 import { requireTool, runToolAsync } from '../helpers/dnsTools.js';
 import { failedWith, runUpdate, type UpdateClient, type UpdateRunOptions } from '../helpers/nsupdate.js';
-import { exampleRecords, startTestServer, storeWith } from './fixtureZones.js';
-import { buildQuery, TcpDnsClient } from './tcpClient.js';
+import { exampleRecords, startTestServer, storeWith } from '../helpers/fixtureZones.js';
+import { buildQuery, TcpDnsClient } from '../helpers/tcpClient.js';
 
 type Client = UpdateClient;
 

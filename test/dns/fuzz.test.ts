@@ -7,16 +7,17 @@ import { describe, expect, it } from 'vitest';
 import { QueryHandler } from '../../nameserver/server.js';
 import { RCODE, TYPE } from '../../nameserver/types.js';
 import { parseMessage } from '../../nameserver/wire/parseMessage.js';
-import { startTestServer, memoryLogger } from './fixtureZones.js';
-import { checkReply, FUZZ_KEY, fuzzPacket, fuzzStore, prng, seedMessages } from './fuzzPackets.js';
-import { buildQuery, frame, TcpDnsClient } from './tcpClient.js';
+import { startTestServer, memoryLogger } from '../helpers/fixtureZones.js';
+import { checkReply, FUZZ_KEY, fuzzPacket, fuzzStore, seedMessages } from '../helpers/fuzzPackets.js';
+import { mulberry32 } from '../helpers/seededRandom.js';
+import { buildQuery, frame, TcpDnsClient } from '../helpers/tcpClient.js';
 
 const PACKETS = Number(process.env.FUZZ_PACKETS ?? 100_000);
 const SEED = Number(process.env.FUZZ_SEED ?? Date.now() % 0xffffffff);
 
 describe('fuzzing the query handler', () => {
   it(`survives ${PACKETS} random and mutated messages (seed ${SEED})`, { timeout: 120_000 }, async () => {
-    const random = prng(SEED);
+    const random = mulberry32(SEED);
     const seeds = seedMessages();
     const logger = memoryLogger();
     const store = fuzzStore();
@@ -56,7 +57,7 @@ describe('fuzzing the query handler', () => {
       let replies = 0;
       socket.on('message', () => replies++);
       await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
-      const random = prng(SEED ^ 0x5a5a5a5a);
+      const random = mulberry32(SEED ^ 0x5a5a5a5a);
       const seeds = seedMessages();
       for (let i = 0; i < 5000; i++) {
         socket.send(fuzzPacket(random, seeds), server.port, '127.0.0.1');
@@ -88,7 +89,7 @@ describe('fuzzing the query handler', () => {
   it('survives 1,000 of them framed on one TCP connection; the server then answers on a new one', { timeout: 60_000 }, async () => {
     const { server, logger } = await startTestServer(fuzzStore(), { tsigKeys: [FUZZ_KEY] });
     try {
-      const random = prng(SEED ^ 0x3c3c3c3c);
+      const random = mulberry32(SEED ^ 0x3c3c3c3c);
       const seeds = seedMessages();
       const fuzzed = await TcpDnsClient.connect(server.port);
       // Frames must stay within 65535 octets: the packets are far smaller.

@@ -13,8 +13,8 @@ import type { ZoneStore } from '../../nameserver/zone/store.js';
 import { findTool, requireTool } from '../helpers/dnsTools.js';
 import { eventually } from '../helpers/dnsQuery.js';
 import { type KnotSecondary, startKnotSecondary } from '../helpers/knot.js';
-import { digQuery } from './digClient.js';
-import { EXAMPLE_SERIAL, exampleDiff, exampleRecords, freeDualPort, startTestServer, storeWith } from './fixtureZones.js';
+import { digQuery } from '../helpers/digClient.js';
+import { EXAMPLE_SERIAL, exampleDiff, exampleRecords, freeDualPort, startTestServer, storeWith } from '../helpers/fixtureZones.js';
 
 const key: TsigKey = { name: 'notify.key', algorithm: 'hmac-sha256', secret: Buffer.from('an HMAC-SHA256 secret, 32 octets'), owner: null };
 

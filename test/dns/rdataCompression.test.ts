@@ -8,9 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DnsServer } from '../../nameserver/server.js';
 import { TYPE } from '../../nameserver/types.js';
 import { requireTool } from '../helpers/dnsTools.js';
-import { digQuery } from './digClient.js';
-import { exampleRecords, reverseRecords, startTestServer, storeWith } from './fixtureZones.js';
-import { buildQuery } from './tcpClient.js';
+import { digQuery } from '../helpers/digClient.js';
+import { exampleRecords, reverseRecords, startTestServer, storeWith } from '../helpers/fixtureZones.js';
+import { buildQuery } from '../helpers/tcpClient.js';
 
 /**
  * Octets of each response, over UDP without EDNS. Header 12; question = name + 4; each record =

@@ -8,9 +8,9 @@ import type { DnsServer } from '../../nameserver/server.js';
 import { TYPE } from '../../nameserver/types.js';
 import { parseMessage, type Message } from '../../nameserver/wire/parseMessage.js';
 import { requireTool } from '../helpers/dnsTools.js';
-import { digQuery } from './digClient.js';
-import { soaData, startTestServer, storeWith, type RecordSpec } from './fixtureZones.js';
-import { buildQuery } from './tcpClient.js';
+import { digQuery } from '../helpers/digClient.js';
+import { soaData, startTestServer, storeWith, type RecordSpec } from '../helpers/fixtureZones.js';
+import { buildQuery } from '../helpers/tcpClient.js';
 
 const o = 'example.com';
 /** Ten addresses per name server: 4 × (10 × 16) octets of glue, past 512, within 1232. */

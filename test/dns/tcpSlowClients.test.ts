@@ -9,8 +9,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { DnsServer } from '../../nameserver/server.js';
 import { RCODE, TYPE } from '../../nameserver/types.js';
 import { parseMessage } from '../../nameserver/wire/parseMessage.js';
-import { exampleRecords, startTestServer, storeWith } from './fixtureZones.js';
-import { buildQuery, frame, TcpDnsClient } from './tcpClient.js';
+import { exampleRecords, startTestServer, storeWith } from '../helpers/fixtureZones.js';
+import { buildQuery, frame, TcpDnsClient } from '../helpers/tcpClient.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -14,9 +14,9 @@ import { parseMessage } from '../../nameserver/wire/parseMessage.js';
 import { signMessage, verifyTsig, type TsigKey } from '../../nameserver/wire/tsig.js';
 import type { ZoneStore } from '../../nameserver/zone/store.js';
 import { requireTool } from '../helpers/dnsTools.js';
-import { normalise, runAsync } from './digClient.js';
-import { EXAMPLE_SERIAL, exampleDiff, exampleRecords, hasIpv6Loopback, type RecordSpec, soaData, startTestServer, storeWith } from './fixtureZones.js';
-import { buildQuery, TcpDnsClient } from './tcpClient.js';
+import { normalise, runAsync } from '../helpers/digClient.js';
+import { EXAMPLE_SERIAL, exampleDiff, exampleRecords, hasIpv6Loopback, type RecordSpec, soaData, startTestServer, storeWith } from '../helpers/fixtureZones.js';
+import { buildQuery, TcpDnsClient } from '../helpers/tcpClient.js';
 
 const key: TsigKey = { name: 'xfr.key', algorithm: 'hmac-sha256', secret: randomBytes(32), owner: null };
 const keyArg = `hmac-sha256:${key.name}:${key.secret.toString('base64')}`;

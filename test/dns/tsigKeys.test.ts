@@ -11,8 +11,8 @@ import { MirroredZoneStore } from '../../nameserver/udpProcesses.js';
 import { TSIG_ALGORITHMS, type TsigAlgorithm, type TsigKey } from '../../nameserver/wire/tsig.js';
 import { buildZoneSnapshot } from '../../nameserver/zone/snapshot.js';
 import { requireTool, runToolAsync } from '../helpers/dnsTools.js';
-import { digQuery, normalise } from './digClient.js';
-import { exampleRecords, memoryLogger, startTestServer, storeWith, zoneRecord } from './fixtureZones.js';
+import { digQuery, normalise } from '../helpers/digClient.js';
+import { exampleRecords, memoryLogger, startTestServer, storeWith, zoneRecord } from '../helpers/fixtureZones.js';
 
 const tenantKeys: TsigKey[] = TSIG_ALGORITHMS.map((algorithm, i) => ({
   name: `${algorithm}.tenant.key`,

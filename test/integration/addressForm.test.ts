@@ -4,7 +4,7 @@
 // data read "::192.0.2.1". The form is BIND's (dig, named-compilezone, glibc's inet_ntop); kdig
 // 3.2 prints IPv4-compatible addresses in hex, so with kdig the test checks the same address.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { digQuery } from '../dns/digClient.js';
+import { digQuery } from '../helpers/digClient.js';
 import { createRecord, createZone, type DnsLab, startDnsLab } from '../helpers/dnsLab.js';
 import { eventually } from '../helpers/dnsQuery.js';
 import { requireTool } from '../helpers/dnsTools.js';

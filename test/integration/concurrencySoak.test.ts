@@ -15,7 +15,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAddress, reverseName } from '../../src/domain/ip/address.js';
 import { SCOPES } from '../../src/domain/scopes.js';
-import { digQuery } from '../dns/digClient.js';
+import { digQuery } from '../helpers/digClient.js';
 import type { ApiClient, ApiResponse } from '../helpers/apiClient.js';
 import { issueToken } from '../helpers/credentials.js';
 import { createZone, type DnsLab, listAll, newCustomer, startDnsLab } from '../helpers/dnsLab.js';

@@ -6,7 +6,7 @@
 // zone or the space's removal moves or removes them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAddress, reverseName } from '../../src/domain/ip/address.js';
-import { digQuery } from '../dns/digClient.js';
+import { digQuery } from '../helpers/digClient.js';
 import { expectProblem } from '../helpers/assertions.js';
 import { createRecord, createZone, type DnsLab, listAll, startDnsLab, validationErrors } from '../helpers/dnsLab.js';
 import { eventually } from '../helpers/dnsQuery.js';

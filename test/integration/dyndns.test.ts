@@ -5,7 +5,7 @@
 // answers for bad credentials, foreign names and bad input; the rate limits; a host of one
 // tenant never reaching another tenant's zone; and `911` when the database is gone.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { digQuery } from '../dns/digClient.js';
+import { digQuery } from '../helpers/digClient.js';
 import { createRecord, createZone, type DnsLab, startDnsLab, validationErrors } from '../helpers/dnsLab.js';
 import { eventually } from '../helpers/dnsQuery.js';
 import { requireTool } from '../helpers/dnsTools.js';

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { digQuery } from '../dns/digClient.js';
+import { digQuery } from '../helpers/digClient.js';
 import { createZone, type DnsLab, startDnsLab } from '../helpers/dnsLab.js';
 import { eventually } from '../helpers/dnsQuery.js';
 import { requireTool, runToolAsync } from '../helpers/dnsTools.js';

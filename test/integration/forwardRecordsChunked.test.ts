@@ -7,7 +7,7 @@
 // and the space's removal are carried out in chunks the same way.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAddress, reverseName } from '../../src/domain/ip/address.js';
-import { digQuery } from '../dns/digClient.js';
+import { digQuery } from '../helpers/digClient.js';
 import { createZone, type DnsLab, startDnsLab } from '../helpers/dnsLab.js';
 import { eventually } from '../helpers/dnsQuery.js';
 import { requireTool } from '../helpers/dnsTools.js';

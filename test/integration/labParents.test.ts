@@ -9,7 +9,7 @@ import { createDatabase, startTestService } from '../helpers/testService.js';
 import { noRegistrar as productionRegistrar } from '../../src/domain/dnssec/registrar.js';
 import { eventually } from '../helpers/dnsQuery.js';
 import { requireTool, runTool, tempFile } from '../helpers/dnsTools.js';
-import { digQuery, normalise, runAsync } from '../dns/digClient.js';
+import { digQuery, normalise, runAsync } from '../helpers/digClient.js';
 
 const ALL_ROLES = { ROLES: 'api,nameserver,worker' };
 

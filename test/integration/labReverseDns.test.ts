@@ -4,7 +4,7 @@
 // paths, the stats counting it, and the nightly reset bringing the seed back.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parseAddress, reverseName } from '../../src/domain/ip/address.js';
-import { digQuery } from '../dns/digClient.js';
+import { digQuery } from '../helpers/digClient.js';
 import { type DnsLab, listAll, startDnsLab } from '../helpers/dnsLab.js';
 import { eventually } from '../helpers/dnsQuery.js';
 import { requireTool } from '../helpers/dnsTools.js';

@@ -9,7 +9,7 @@ import { type DnsLab, startDnsLab } from '../helpers/dnsLab.js';
 import { eventually } from '../helpers/dnsQuery.js';
 import { ALL_ROLES, delv, dnsPort, passLabTime, untilDnssecState, untilLabTrustAnchor } from '../helpers/dnssecLab.js';
 import { requireTool } from '../helpers/dnsTools.js';
-import { runAsync } from '../dns/digClient.js';
+import { runAsync } from '../helpers/digClient.js';
 import { resolverDelegationObserver } from '../../src/rdns/delegationCheck.js';
 import { checkDueDelegations, DAILY_MS } from '../../src/rdns/delegationWorker.js';
 

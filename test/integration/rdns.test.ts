@@ -4,7 +4,7 @@
 // all-or-nothing, forward confirmation, and the /22 listing across pages.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAddress, reverseName } from '../../src/domain/ip/address.js';
-import { digQuery } from '../dns/digClient.js';
+import { digQuery } from '../helpers/digClient.js';
 import { createRecord, createZone, type DnsLab, startDnsLab, validationErrors } from '../helpers/dnsLab.js';
 import { eventually } from '../helpers/dnsQuery.js';
 import { requireTool } from '../helpers/dnsTools.js';

@@ -10,7 +10,7 @@
 // published sequence, for rendered records as for stored ones.
 import type { Transaction } from '../../db/context.js';
 import type { BuildZone } from '../../db/repositories/versionStore.js';
-import type { WireRecord } from '../zoneRecords.js';
+import type { ZoneRecord } from '../../../nameserver/types.js';
 import type { VersionDraft } from './versionDraft.js';
 
 /** What every source renders with: the zone, the version's serial, the configured NAMESERVERS. */
@@ -28,7 +28,7 @@ export interface RecordSource<Inputs = unknown> {
   /** Its inputs for this zone, read in the build's transaction; null: nothing to render. Absent: it renders in every zone from the RenderContext alone. */
   read?(trx: Transaction, zone: BuildZone): Promise<Inputs | null>;
   /** Its records for this version (zone-relative owners, wire form). */
-  render(ctx: RenderContext, inputs: Inputs): WireRecord[];
+  render(ctx: RenderContext, inputs: Inputs): ZoneRecord[];
 }
 
 /** The sources' inputs as the build read them, by source name. */

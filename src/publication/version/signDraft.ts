@@ -8,13 +8,12 @@
 // RRset did not change and that are not near expiry (signZone's `previous`). A zone that stops
 // being signed loses every DNSSEC record in one version.
 import { createHash } from 'node:crypto';
-import { TYPE } from '../../../nameserver/types.js';
+import { TYPE, type ZoneRecord } from '../../../nameserver/types.js';
 import { inTurns } from '../../../nameserver/zone/steps.js';
 import { absoluteName, relativeName } from '../../../nameserver/wire/name.js';
 import { DNSSEC_TYPE_CODES } from '../../../nameserver/wire/rrTypes.js';
 import { type ChainLookup, signUpdate } from '../../../nameserver/dnssec/signUpdate.js';
 import { type SignPolicy, type SigningKeys, signZoneSteps } from '../../../nameserver/dnssec/signZone.js';
-import type { WireRecord } from '../zoneRecords.js';
 import type { DraftRecord } from './versionDraft.js';
 
 /** The types only the sign step writes; user records of these types do not exist. */
@@ -24,16 +23,16 @@ export const DNSSEC_TYPES: ReadonlySet<number> = DNSSEC_TYPE_CODES;
 export const DNSSEC_RECORD_PREFIX = 'dnssec:';
 export const isDnssecRecord = (r: { recordId: string }) => r.recordId.startsWith(DNSSEC_RECORD_PREFIX);
 
-const idOf = (r: WireRecord) => `${DNSSEC_RECORD_PREFIX}${createHash('sha1').update(`${r.name}\u0000${r.type}\u0000${r.ttl}\u0000`).update(r.rdata).digest('hex')}`;
+const idOf = (r: ZoneRecord) => `${DNSSEC_RECORD_PREFIX}${createHash('sha1').update(`${r.name}\u0000${r.type}\u0000${r.ttl}\u0000`).update(r.rdata).digest('hex')}`;
 
 export interface SignInputs {
   zoneName: string;
   /** Null: the version is unsigned. */
   signing: { keys: SigningKeys; policy: SignPolicy } | null;
   /** The version's records before signing: the zone's own and the rendered SOA and apex NS. */
-  unsigned: WireRecord[];
+  unsigned: ZoneRecord[];
   /** What is served now: the zone's records, its rendered records and its DNSSEC records. */
-  previous: { records: WireRecord[]; dnssec: DraftRecord[] };
+  previous: { records: ZoneRecord[]; dnssec: DraftRecord[] };
 }
 
 export async function signDraft(inputs: SignInputs): Promise<{ removed: DraftRecord[]; added: DraftRecord[] }> {
@@ -44,7 +43,7 @@ export async function signDraft(inputs: SignInputs): Promise<{ removed: DraftRec
 
 function* signedDiff(inputs: SignInputs, signing: NonNullable<SignInputs['signing']>): Generator<void, { removed: DraftRecord[]; added: DraftRecord[] }> {
   const { zoneName, previous } = inputs;
-  const absolute = (r: WireRecord) => ({ ...r, name: absoluteName(r.name, zoneName) });
+  const absolute = (r: ZoneRecord) => ({ ...r, name: absoluteName(r.name, zoneName) });
   const signed = yield* signZoneSteps(zoneName, inputs.unsigned.map(absolute), signing.keys, signing.policy, [...previous.records, ...previous.dnssec].map(absolute), false);
   const made = new Map<string, DraftRecord>();
   for (const [i, r] of signed.entries()) {
@@ -67,15 +66,15 @@ export interface ChangeInputs {
   /** The names the change set touched (relative). */
   touched: string[];
   /** What is served at updateOwners(…) of those names: the zone's, the rendered and the DNSSEC records. */
-  before: WireRecord[];
+  before: ZoneRecord[];
   /** The version's records before signing at those names. */
-  after: WireRecord[];
+  after: ZoneRecord[];
 }
 
 /** A change signed by its names; null where it reaches further (signUpdate), and the zone is signed whole. */
 export async function signChange(inputs: ChangeInputs, chain: ChainLookup): Promise<{ removed: DraftRecord[]; added: DraftRecord[] } | null> {
   const { zoneName } = inputs;
-  const absolute = (r: WireRecord) => ({ ...r, name: absoluteName(r.name, zoneName) });
+  const absolute = (r: ZoneRecord) => ({ ...r, name: absoluteName(r.name, zoneName) });
   const update = await signUpdate(
     {
       zone: zoneName,
@@ -87,7 +86,7 @@ export async function signChange(inputs: ChangeInputs, chain: ChainLookup): Prom
     chain,
   );
   if (!update) return null;
-  const draft = (r: WireRecord): DraftRecord => {
+  const draft = (r: ZoneRecord): DraftRecord => {
     const record = { name: relativeName(r.name, zoneName), type: r.type, ttl: r.ttl, rdata: r.rdata };
     return { recordId: idOf(record), ...record };
   };

@@ -2,7 +2,7 @@
 // applies to the zone (recordSources.ts: the apex SOA/NS, a provider reverse zone's default PTRs,
 // …), compared with those the served version rendered. They are stored nowhere else, so that the
 // nameserver serves (and the signer signs) exactly what the build rendered.
-import type { WireRecord } from '../zoneRecords.js';
+import type { ZoneRecord } from '../../../nameserver/types.js';
 import type { RenderedInputs } from './recordSource.js';
 import { RECORD_SOURCES } from './recordSources.js';
 import type { VersionDraft } from './versionDraft.js';
@@ -12,7 +12,7 @@ export function synthesizeSystemRecords(
   zone: VersionDraft['zone'],
   serial: number,
   nameservers: readonly string[],
-  before: WireRecord[],
+  before: ZoneRecord[],
   inputs: RenderedInputs = {},
 ): VersionDraft['system'] {
   const ctx = { zone, serial, nameservers };

@@ -1,9 +1,9 @@
 // The next version of a zone while it is being built: what the steps of the build
 // (docs/publication.md) read and fill in, before one statement commits it.
-import type { WireRecord } from '../zoneRecords.js';
+import type { ZoneRecord } from '../../../nameserver/types.js';
 
 /** A stored or served record of the zone's own data, with the record it comes from. */
-export interface DraftRecord extends WireRecord {
+export interface DraftRecord extends ZoneRecord {
   recordId: string;
 }
 
@@ -15,7 +15,7 @@ export interface VersionDraft {
   /** The zone's records served before and from this version on, at the names the build read. */
   records: { removed: DraftRecord[]; added: DraftRecord[]; gone: string[] };
   /** The records the build renders: before (the served version's) and for this version. */
-  system: { before: WireRecord[]; after: WireRecord[]; nameservers: string[] };
+  system: { before: ZoneRecord[]; after: ZoneRecord[]; nameservers: string[] };
   /** Records the sign step adds and removes (DNSKEY, CDS, CDNSKEY, NSEC3PARAM, NSEC/NSEC3, RRSIG). */
   signatures: { removed: DraftRecord[]; added: DraftRecord[] };
 }
@@ -26,14 +26,14 @@ export interface VersionDraft {
  * zone update.
  */
 export interface VersionDiff {
-  removed: WireRecord[];
-  added: WireRecord[];
+  removed: ZoneRecord[];
+  added: ZoneRecord[];
 }
 
 export function draftDiff(draft: VersionDraft): VersionDiff {
   const { before, after } = draft.system;
   // Keyed, not compared pairwise: a provider reverse zone renders a default PTR per address (a /16 has 65,536).
-  const key = (r: WireRecord) => `${r.name} ${r.type} ${r.ttl} ${r.rdata.toString('base64')}`;
+  const key = (r: ZoneRecord) => `${r.name} ${r.type} ${r.ttl} ${r.rdata.toString('base64')}`;
   const [beforeKeys, afterKeys] = [new Set(before.map(key)), new Set(after.map(key))];
   return {
     removed: [...before.filter((r) => !afterKeys.has(key(r))), ...draft.records.removed, ...draft.signatures.removed],

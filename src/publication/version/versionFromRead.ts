@@ -8,13 +8,14 @@ import type { JsonbParam, VersionRow } from '../../db/repositories/versionStore.
 import type { RenderedInputs } from './recordSource.js';
 import { synthesizeSystemRecords } from './synthesizeSystemRecords.js';
 import { type DraftRecord, draftDiff, type VersionDraft } from './versionDraft.js';
-import { toStored, type WireRecord } from '../zoneRecords.js';
+import type { ZoneRecord } from '../../../nameserver/types.js';
+import { toStored } from '../zoneRecords.js';
 
 /** What the build read: stored records and served ones at the names it read, the served version's rendered records, the record sources' inputs. */
 export interface DraftInputs {
   stored: StoredRecord[];
   served: DraftRecord[];
-  system: WireRecord[];
+  system: ZoneRecord[];
   rendered: RenderedInputs;
 }
 

@@ -6,7 +6,7 @@ import { encodeRdata } from '../../../nameserver/wire/rdata.js';
 import { decodeRdata } from '../../../nameserver/wire/rdataPresentation.js';
 import { dnskeyRdata, dsRdata, generateZoneKey, keyTag, type DnssecAlgorithm } from '../../../nameserver/dnssec/keys.js';
 import { requireTool, runTool, tempFile } from '../../helpers/dnsTools.js';
-import { zoneFileText } from './zoneText.js';
+import { zoneFileText } from '../../helpers/zoneText.js';
 
 const zone = 'keys.example';
 const algorithms: DnssecAlgorithm[] = [13, 15];

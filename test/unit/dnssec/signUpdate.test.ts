@@ -13,7 +13,7 @@ import { verifyRRsig } from '../../../nameserver/dnssec/sign.js';
 import { type ChainLookup, signUpdate, updateOwners } from '../../../nameserver/dnssec/signUpdate.js';
 import { GENERATED, type SignPolicy, type SigningKeys, signZone } from '../../../nameserver/dnssec/signZone.js';
 import { requireTool, runTool, tempFile } from '../../helpers/dnsTools.js';
-import { record, zoneFileText } from './zoneText.js';
+import { record, zoneFileText } from '../../helpers/zoneText.js';
 import { mulberry32 } from '../../helpers/seededRandom.js';
 
 const zone = 'update.test';

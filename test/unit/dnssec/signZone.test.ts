@@ -10,7 +10,8 @@ import { nsec3HashLabel as nsec3Label } from '../../../nameserver/wire/nsec3Hash
 import { verifyRRsig } from '../../../nameserver/dnssec/sign.js';
 import { signZone, type SignPolicy, type SigningKeys } from '../../../nameserver/dnssec/signZone.js';
 import { requireTool, runTool, tempFile } from '../../helpers/dnsTools.js';
-import { record, variedZone, zoneFileText } from './zoneText.js';
+import { record, variedZone, zoneFileText } from '../../helpers/zoneText.js';
+import { mulberry32 } from '../../helpers/seededRandom.js';
 
 const zone = 'example.test';
 const now = Math.floor(Date.now() / 1000);
@@ -244,12 +245,10 @@ describe.each(['nsec3', 'nsec'] as const)('signing again with the previous outpu
 });
 
 describe('random zones', () => {
-  /** mulberry32: a seeded generator, so a failing seed can be replayed. */
-  const generator = (seed: number) => (n: number) => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) % n;
+  /** A failing seed can be replayed; each draw is mulberry32's uint32 modulo n. */
+  const generator = (seed: number) => {
+    const next = mulberry32(seed);
+    return (n: number) => (next() * 4294967296) % n;
   };
   const LABELS = ['a', 'b', 'c', 'd', 'e', 'mail', 'www', '-', 'z0', '*', 'x\\.y', '\\200', '\\032'];
 

@@ -13,7 +13,7 @@ import { parseMessage, type Message } from '../../../nameserver/wire/parseMessag
 import { signMessage, verifyTsig, type TsigKey } from '../../../nameserver/wire/tsig.js';
 import { buildZoneSnapshot } from '../../../nameserver/zone/snapshot.js';
 import type { ZoneStore } from '../../../nameserver/zone/store.js';
-import { EXAMPLE_SERIAL, exampleDiff, exampleRecords, memoryLogger, type RecordSpec, soaData, storeWith, zoneRecord } from '../../dns/fixtureZones.js';
+import { EXAMPLE_SERIAL, exampleDiff, exampleRecords, memoryLogger, type RecordSpec, soaData, storeWith, zoneRecord } from '../../helpers/fixtureZones.js';
 
 const key: TsigKey = { name: 'query.key', algorithm: 'hmac-sha256', secret: Buffer.from('0123456789abcdef0123456789abcdef'), owner: null };
 const keys = new Map([[key.name, key]]);

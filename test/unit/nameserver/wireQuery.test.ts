@@ -5,7 +5,7 @@ import { CLASS, OPCODE, RCODE, TYPE } from '../../../nameserver/types.js';
 import { parseMessage } from '../../../nameserver/wire/parseMessage.js';
 import { parseQuery, quickCheck, type ParsedQuery, type Query, type QueryError } from '../../../nameserver/wire/query.js';
 import { encodeError, encodeResponse } from '../../../nameserver/wire/response.js';
-import { fuzzMessages } from './fuzzMessages.js';
+import { fuzzMessages } from '../../helpers/fuzzMessages.js';
 
 // An independent, deliberately naive message builder, so the parser is not tested against the
 // writer it shares code with.

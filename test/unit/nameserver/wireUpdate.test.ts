@@ -7,7 +7,7 @@ import { CLASS, OPCODE, RCODE, TYPE } from '../../../nameserver/types.js';
 import { parseMessage } from '../../../nameserver/wire/parseMessage.js';
 import { encodeError } from '../../../nameserver/wire/response.js';
 import { checkUpdateForm, parseUpdate, type ParsedUpdate, type UpdateMessage, type UpdateRecord } from '../../../nameserver/wire/update.js';
-import { fuzzMessages } from './fuzzMessages.js';
+import { fuzzMessages } from '../../helpers/fuzzMessages.js';
 
 const u16 = (n: number) => Buffer.from([n >> 8, n & 0xff]);
 const u32 = (n: number) => Buffer.from([n >>> 24, (n >> 16) & 0xff, (n >> 8) & 0xff, n & 0xff]);

@@ -5,6 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type KeyOrder, PersistentSortedSet } from '../../../nameserver/zone/persistentSortedSet.js';
+import { mulberry32 } from '../../helpers/seededRandom.js';
 
 const NUMBERS: KeyOrder<number> = { compare: (a, b) => a - b, seek: (a, b) => a - b };
 
@@ -100,8 +101,8 @@ describe('PersistentSortedSet', () => {
   it('keeps its shape through growth and shrinkage over several levels (splits, merges, redistributions)', () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 2 ** 31 - 1 }), (seed) => {
-        let state = seed;
-        const random = (n: number) => ((state = (Math.imul(state, 48271) >>> 0) % 2147483647), state % n);
+        const next = mulberry32(seed);
+        const random = (n: number) => Math.floor(next() * n);
         const model = new Set(Array.from({ length: 12_000 }, (_, i) => i * 2));
         let set = PersistentSortedSet.fromSorted([...model], NUMBERS);
         const first = set;

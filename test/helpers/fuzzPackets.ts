@@ -13,19 +13,6 @@ import { exampleRecords, reverseRecords, storeWith } from './fixtureZones.js';
 
 export const FUZZ_KEY: TsigKey = { name: 'fuzz.key', algorithm: 'hmac-sha256', secret: Buffer.from('0123456789abcdef0123456789abcdef'), owner: null };
 
-/** xorshift32: small, fast, deterministic. */
-export function prng(seed: number): () => number {
-  let s = seed >>> 0 || 0x9e3779b9;
-  return () => {
-    s ^= s << 13;
-    s >>>= 0;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    s >>>= 0;
-    return s / 0x100000000;
-  };
-}
-
 export function fuzzStore() {
   return storeWith({ 'example.com': exampleRecords(), '2.0.192.in-addr.arpa': reverseRecords() });
 }

@@ -1,9 +1,9 @@
 // Zone files for the outside tools, written through the codec's presentation (decodeRdata), and a
 // varied unsigned zone to sign.
-import { TYPE, type ZoneRecord } from '../../../nameserver/types.js';
-import { encodeRdata } from '../../../nameserver/wire/rdata.js';
-import { decodeRdata } from '../../../nameserver/wire/rdataPresentation.js';
-import { typeName } from '../../../nameserver/wire/rrTypes.js';
+import { TYPE, type ZoneRecord } from '../../nameserver/types.js';
+import { encodeRdata } from '../../nameserver/wire/rdata.js';
+import { decodeRdata } from '../../nameserver/wire/rdataPresentation.js';
+import { typeName } from '../../nameserver/wire/rrTypes.js';
 
 /** One master-file line per record: absolute owner, TTL, class, type, RDATA. */
 export function zoneFileText(records: readonly ZoneRecord[]): string {

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { rdataFromPresentation } from '../../src/domain/zonefile/rdataFromPresentation.js';
 import { forEachLogicalRecord } from '../../src/domain/zonefile/tokenize.js';
 import type { ZoneRecord } from '../../nameserver/types.js';
+import { normalizeName } from '../../nameserver/wire/name.js';
 import { encodeRdata } from '../../nameserver/wire/rdata.js';
 import { typeCode } from '../../nameserver/wire/rrTypes.js';
 
@@ -99,7 +100,7 @@ export function readZone(text: string): ZoneRecord[] {
     const type = typeCode(typeName);
     const data = rdataFromPresentation(typeName, rest, '');
     if (type === null || !data.ok) throw new Error(`line ${logical.line}: ${data.ok ? `unknown type ${typeName}` : data.detail}`);
-    records.push({ name: owner.text.replace(/\.$/, '').toLowerCase(), type, ttl: Number(ttl.text), rdata: encodeRdata(typeName, data.value) });
+    records.push({ name: normalizeName(owner.text), type, ttl: Number(ttl.text), rdata: encodeRdata(typeName, data.value) });
   });
   return records;
 }

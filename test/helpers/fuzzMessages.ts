@@ -2,7 +2,7 @@
 // from a seed: a quarter random octets, the rest copies of real messages with one to four
 // mutations — an octet set, cut short, extended, a section count replaced, a compression pointer
 // planted anywhere.
-import { mulberry32 } from '../../helpers/seededRandom.js';
+import { mulberry32 } from './seededRandom.js';
 
 export interface FuzzOptions {
   count: number;

@@ -1,7 +1,7 @@
 // BIND's dig and Knot's kdig as clients of the server under test, run asynchronously (the server
 // lives in the test process: a synchronous spawn would block it), their output parsed into what
 // the tables compare: status, flags, the three sections as normalised presentation lines, EDNS.
-import { runToolAsync as runAsync } from '../helpers/dnsTools.js';
+import { runToolAsync as runAsync } from './dnsTools.js';
 
 export { runAsync };
 
