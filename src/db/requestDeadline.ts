@@ -1,7 +1,7 @@
 // One bound on all of a request's database work (docs/operations.md "When PostgreSQL stops
 // answering"). Each wait has its own bound (pool 5 s, statement 5 s), but a request waits many
-// times — a zone DELETE queued behind writers, statement after statement, answered after 45.5 s
-// (issue 23). The API runs each request inside a deadline; the pg client reads it here for every
+// times — a zone DELETE queued behind writers, statement after statement, answered after 45.5 s.
+// The API runs each request inside a deadline; the pg client reads it here for every
 // pool wait and statement of that request, wherever in the code they happen. PostgreSQL 17's
 // transaction_timeout would do this on the server, but the service supports older servers and
 // workers' transactions (a large zone's build) must not share the request bound.

@@ -1,7 +1,7 @@
 // A request still unanswered after SLOW_REQUEST_LOG_MS is logged once, at warn, with what would
 // explain it: the step it is at and its last statement (inFlight.ts), the connection pool's state,
 // the event loop's longest stall, and what the service's own sessions in PostgreSQL wait on and
-// who blocks them. Issue 23: requests stalled for 20 s unseen, with nothing in the log to say why.
+// who blocks them: without it a request can stall for 20 s with nothing in the log to say why.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { Knex } from 'knex';
 import pg from 'pg';

@@ -1,6 +1,6 @@
 // What every periodic job of this thread last did, for /healthz and /metrics (docs/operations.md
-// "Background jobs"). Issue 23 saw a loop stop for six minutes while /healthz said 200 and nothing
-// was logged: a loop's health is now its runs' outcomes, not merely that the process is alive.
+// "Background jobs"). A loop can stop for minutes while the process answers /healthz and logs
+// nothing: a loop's health is now its runs' outcomes, not merely that the process is alive.
 // One monitor per thread: a process's roles' thread reports its own through the counters message.
 
 /** Runs that failed one after another before the job counts as failing (a single failed poll is a warning). */

@@ -4,7 +4,7 @@
 // a failure logged and the next run still scheduled, and a stop that waits for the run in flight.
 // A run has a bound: one that overruns it is abandoned (its signal aborted, an error logged, the job
 // shown `stalled` in /healthz) and the loop goes on — a run that never settles would otherwise stop
-// its loop for good, silently (issue 23). An abandoned run may still be finishing beside the next
+// its loop for good, silently. An abandoned run may still be finishing beside the next
 // (its own statement, request and DNS bounds end it): its end is logged, and a stop waits for it
 // too, at most ABANDONED_STOP_WAIT_MS. Every run's outcome goes to the thread's JobMonitor.
 import { type Scheduler, systemScheduler } from '../domain/clock.js';

@@ -184,7 +184,7 @@ export type DnssecCheckOutcome = { checked: true } | { retryAfter: number };
  * limits, in minute windows shared by every API process), then the worker's own check in its own
  * transaction. It runs before the request's transaction (the route's `prepare`): inside it, the
  * limiter's block and the check's transaction would each want a second pool connection while the
- * request holds one (issue 23). It never refuses (null: nothing to check; the handler answers).
+ * request holds one. It never refuses (null: nothing to check; the handler answers).
  */
 export async function runDnssecCheck(scoped: ScopedDb, deps: DnssecDeps, limiter: RateLimiter, zoneRef: string, now: Date): Promise<DnssecCheckOutcome | null> {
   if (!deps.config.dnssec.available) return null;

@@ -83,7 +83,7 @@ export class RateLimiter {
    * At least one number for every request waiting when it starts: near the limit blocks are of
    * one, and requests of a busy client were served one upsert each, in turn — each upsert waiting
    * for a pool connection behind the transactions. Under load that multiplied a 1 s pool wait by
-   * the queue's length: requests unanswered for 20 s before their body was read (issue 23). The
+   * the queue's length: requests unanswered for 20 s before their body was read. The
    * numbers taken for waiting requests are all handed out at once, so none is held unused.
    */
   private async takeBlock(bucket: string, w: Window, limit: number, trx?: Transaction): Promise<void> {

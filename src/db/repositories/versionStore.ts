@@ -51,7 +51,7 @@ const ZONE_COLUMNS = (q: Pool | Transaction, buildLock = true) => [
   q.raw('(SELECT v.nameservers FROM zone_versions v WHERE v.zone_id = zones.id AND v.serial = zones.published_serial) AS served_nameservers'),
   q.raw('(SELECT v.signing FROM zone_versions v WHERE v.zone_id = zones.id AND v.serial = zones.published_serial) AS served_signing'),
   q.raw('(SELECT v.created_at FROM zone_versions v WHERE v.zone_id = zones.id AND v.serial = zones.published_serial) AS served_at'),
-  // In the row's statement, not one of its own: a statement less per version (issue 14).
+  // In the row's statement, not one of its own: a statement less per version.
   q.raw(
     "(SELECT coalesce(jsonb_agg(c.touched_names), '[]'::jsonb) FROM change_sets c WHERE c.zone_id = zones.id AND c.seq > zones.published_seq AND c.seq <= zones.changeset_seq) AS pending_touched",
   ),
@@ -237,7 +237,7 @@ interface DiffColumns {
  * thread's), staged in a temporary table a part per statement and put together by the version's
  * INSERT: pg copies a statement's parameters into one buffer in one piece on the thread that
  * answers requests, which for the 55 MB diff of a zone of 100,000 records signed whole held it
- * for 0.5–1.7 s (bench/RESULTS.md, issue 12, run 9). A temporary table writes no WAL.
+ * for 0.5–1.7 s. A temporary table writes no WAL.
  */
 async function diffColumns(trx: Transaction, v: VersionRow, timeoutMs?: number): Promise<DiffColumns> {
   if (v.removed.length === 1 && v.added.length === 1) return { removed: '?::jsonb', added: '?::jsonb', bindings: [v.removed[0]!, v.added[0]!], staged: false };

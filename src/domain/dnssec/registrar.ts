@@ -7,7 +7,7 @@
 // A caller inside a transaction hands it over (`trx`): a registry kept in our database (the lab's)
 // then reads and writes on that connection. Asking the pool for a second one while holding the
 // first deadlocks the pool under load — N concurrent DNSSEC requests each holding one connection
-// and waiting for another answered 503 after the acquire timeout (issue 23).
+// and waiting for another answered 503 after the acquire timeout.
 /** `Transaction`: the store's (Knex's) transaction, named by the implementation; this library knows no store. */
 export interface Registrar<Transaction = unknown> {
   /** true: the domain is registered through the provider (DNSSEC mode automatic); false: assisted. */

@@ -34,7 +34,7 @@ export const ZONE_CHANGE_OF: Record<ChangeSetKind, ZoneChange> = {
 /**
  * The zone.changed event of a stored change set. A write into a provider reverse zone made for a
  * customer (its PTRs, docs/rdns.md "Events of PTR writes") belongs to the zone's tenant, the
- * platform, and names the customer in `acting_tenant_id`: what a customer's webhook (issue 15)
+ * platform, and names the customer in `acting_tenant_id`: what a customer's webhook
  * is found by. Other zones' events name no acting tenant.
  */
 export function zoneChangedEvent(
