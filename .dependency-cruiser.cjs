@@ -88,6 +88,21 @@ module.exports = {
       // Also where node_modules is a link to another checkout's (resolved as ../<checkout>/node_modules).
       to: { path: '(^|/)node_modules/(knex|pg)/' },
     },
+    {
+      name: 'features-query-through-repositories',
+      comment: 'The background features and the lab run no statement of their own: they hand the context types of src/db/context.ts to repositories in src/db/repositories/, and import no Knex or pg, not even a type.',
+      severity: 'error',
+      from: {
+        path: '^src/(publication|dnssec|rdns|dyndns|webhooks|lab|jobs)/',
+        // Until converted: the workers and lab modules whose statements still live beside them.
+        pathNot: [
+          '^src/dnssec/(trustAnchors|dnssecWorker)\\.ts$',
+          '^src/rdns/delegationWorker\\.ts$',
+          '^src/lab/(reverseDnsSeed|seed|labWebhooks|labPrefixDelegations|nightlyReset|labBillingDirectory|labParents|registrar)\\.ts$',
+        ],
+      },
+      to: { path: '(^|/)node_modules/(knex|pg)/' },
+    },
     only('migrations-stand-alone', '^migrations/', ['^migrations/'], 'Migrations never import src: they must keep working when src changes.'),
   ],
   options: {

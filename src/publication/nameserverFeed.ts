@@ -5,13 +5,13 @@
 // database is away nothing changes in the store: the server keeps answering, and the feed
 // catches up (poll) once the database is back. Versions carry their records in wire form, encoded
 // once by the build: nothing here checks or encodes a record again.
-import type { Knex } from 'knex';
 import type { ZoneDiff, ZoneRecord } from '../../nameserver/types.js';
 import { buildZoneSnapshot } from '../../nameserver/zone/snapshot.js';
 import type { ZoneStore } from '../../nameserver/zone/store.js';
 import { inTurns } from '../../nameserver/zone/steps.js';
 import { NotificationListener } from '../db/notificationListener.js';
-import { PREPARED } from '../db/preparedStatements.js';
+import type { Pool, Runner } from '../db/context.js';
+import { latestVersionHeads, publishedHead, publishedRecordPage, publishedSystem, publishedZones, type VersionHead, versionDiffRows } from '../db/repositories/publicationRows.js';
 import { PeriodicJob } from '../jobs/periodicJob.js';
 import type { Logger } from '../observability/logger.js';
 import { PUBLISHED_CHANNEL } from '../db/repositories/versionStore.js';
@@ -21,14 +21,8 @@ import { fromStored, type StoredWireRecord, toZoneRecord } from './zoneRecords.j
 const LOAD_PAGE = 20_000;
 
 /** A version without its records (diffsOf reads those). */
-interface VersionHead {
-  serial: number;
-  from_serial: number | null;
-  withdrawn: boolean;
-}
-
 export interface NameserverFeedOptions {
-  db: Knex;
+  db: Pool;
   databaseUrl: string;
   store: ZoneStore;
   logger: Logger;
@@ -77,11 +71,7 @@ export class NameserverFeed {
   }
 
   private async loadAll(): Promise<void> {
-    const zones = (await this.options.db('zones').whereNotNull('published_serial').select('id', 'name', 'published_serial')) as {
-      id: string;
-      name: string;
-      published_serial: number;
-    }[];
+    const zones = await publishedZones(this.options.db);
     for (const zone of zones) await this.loadZone(zone.id, zone.name);
     this.options.logger.info({ zones: zones.length }, 'nameserver zones loaded');
   }
@@ -101,15 +91,7 @@ export class NameserverFeed {
 
   private async syncZone(zoneId: string): Promise<void> {
     // The zone with its newest version: usually the one step from the serial this process serves.
-    const result = await this.options.db
-      .raw<{ rows: (Partial<VersionHead> & { name: string; published_serial: number | null })[] }>(
-        `SELECT z.name, z.published_serial, v.serial, v.from_serial, v.withdrawn
-         FROM zones z LEFT JOIN zone_versions v ON v.zone_id = z.id AND v.serial = z.published_serial
-         WHERE z.id = ?`,
-        [zoneId],
-      )
-      .options(PREPARED);
-    const row = result.rows[0];
+    const row = await publishedHead(this.options.db, zoneId);
     const have = this.loaded.get(zoneId);
     if (!row || row.published_serial === null) {
       if (have) {
@@ -154,22 +136,13 @@ export class NameserverFeed {
   private async loadZone(zoneId: string, origin: string): Promise<void> {
     const { serial, records, history } = await this.options.db.transaction(
       async (trx) => {
-        const zone = (await trx('zones')
-          .where('id', zoneId)
-          .first('published_serial', trx.raw('(SELECT v.system FROM zone_versions v WHERE v.zone_id = zones.id AND v.serial = zones.published_serial) AS system'))) as
-          | { published_serial: number | null; system: StoredWireRecord[] | null }
-          | undefined;
+        const zone = await publishedSystem<StoredWireRecord>(trx, zoneId);
         // A version without rendered system records predates them; the worker rebuilds it whole.
         if (!zone || zone.published_serial === null || zone.system === null) return { serial: null, records: [], history: [] };
         const records: ZoneRecord[] = zone.system.map(fromStored);
         let after = '';
         for (;;) {
-          const page = (await trx('published_records')
-            .where('zone_id', zoneId)
-            .andWhere('record_id', '>', after)
-            .orderBy('record_id')
-            .limit(LOAD_PAGE)
-            .select('record_id', 'name', 'type', 'ttl', 'rdata')) as (ZoneRecord & { record_id: string })[];
+          const page = await publishedRecordPage(trx, zoneId, after, LOAD_PAGE);
           for (const r of page) records.push(r);
           if (page.length < LOAD_PAGE) break;
           after = page[page.length - 1]!.record_id;
@@ -193,7 +166,7 @@ export class NameserverFeed {
   /** Catches up every zone whose published version differs from the one loaded. */
   async poll(): Promise<void> {
     if (this.stopped) return;
-    const rows = (await this.options.db('zones').whereNotNull('published_serial').select('id', 'published_serial')) as { id: string; published_serial: number }[];
+    const rows = await publishedZones(this.options.db);
     const current = new Set(rows.map((r) => r.id));
     const syncs = rows.filter((r) => this.loaded.get(r.id)?.serial !== Number(r.published_serial)).map((r) => this.sync(r.id));
     for (const id of this.loaded.keys()) if (!current.has(id)) syncs.push(this.sync(id));
@@ -206,12 +179,8 @@ export class NameserverFeed {
  * as the newest `limit` rows reach. The version we start from needs no row of its own (pruned, or
  * a zone loaded whole).
  */
-async function historyOf(db: Knex, zoneId: string, serial: number, limit = 100, from?: number): Promise<VersionHead[]> {
-  const steps = (await db('zone_versions')
-    .where('zone_id', zoneId)
-    .orderBy('created_at', 'desc')
-    .limit(limit)
-    .select('serial', 'from_serial', 'withdrawn')) as VersionHead[];
+async function historyOf(db: Runner, zoneId: string, serial: number, limit = 100, from?: number): Promise<VersionHead[]> {
+  const steps = await latestVersionHeads(db, zoneId, limit);
   const bySerial = new Map(steps.map((r) => [Number(r.serial), r]));
   const serials: number[] = [];
   for (let at = serial; at !== from && serials.length < steps.length; ) {
@@ -228,19 +197,10 @@ async function historyOf(db: Knex, zoneId: string, serial: number, limit = 100, 
  * JSON: pg parses rows as they arrive, between which the thread answers others, where the JSON of
  * a zone signed whole (hundreds of thousands of records) is parsed in one piece.
  */
-async function diffsOf(db: Knex, zoneId: string, origin: string, versions: VersionHead[]): Promise<ZoneDiff[]> {
+async function diffsOf(db: Runner, zoneId: string, origin: string, versions: VersionHead[]): Promise<ZoneDiff[]> {
   if (!versions.length) return [];
-  // RDATA comes as the version's base64 and is decoded in collect's turns: as bytea it comes in
-  // hex (half again as many bytes), which pg decodes as each packet arrives, outside any turn.
-  const { rows } = await db.raw<{ rows: { serial: string; removed: boolean; name: string; type: number; ttl: number; rdata: string }[] }>(
-    `SELECT v.serial, s.removed, e.r->>'name' AS name, (e.r->>'type')::int AS type, (e.r->>'ttl')::int AS ttl, e.r->>'rdata' AS rdata
-     FROM zone_versions v
-     CROSS JOIN LATERAL (VALUES (true, v.removed), (false, v.added)) AS s(removed, records)
-     CROSS JOIN LATERAL jsonb_array_elements(s.records) WITH ORDINALITY AS e(r, n)
-     WHERE v.zone_id = ? AND v.serial = any(?::bigint[])
-     ORDER BY v.serial, s.removed DESC, e.n`,
-    [zoneId, versions.map((v) => v.serial)],
-  );
+  // RDATA is decoded from base64 in collect's turns (see versionDiffRows).
+  const rows = await versionDiffRows(db, zoneId, versions.map((v) => v.serial));
   const bySerial = new Map(versions.map((v): [number, ZoneDiff] => [Number(v.serial), { fromSerial: Number(v.from_serial), toSerial: Number(v.serial), removed: [], added: [] }]));
   function* collect(): Generator<void, ZoneDiff[]> {
     for (let i = 0; i < rows.length; i++) {

@@ -2,12 +2,13 @@
 // zone_changed, and a poll as safety net), the zone's next version is built (publishZone), and the
 // version is verified over DNS until it is live (verifyZone). Zones are handled one at a time per
 // process; across processes the zone row lock (SKIP LOCKED) keeps two workers apart.
-import type { Knex } from 'knex';
+import type { Pool } from '../db/context.js';
 import { NotificationListener } from '../db/notificationListener.js';
 import type { Clock } from '../domain/clock.js';
 import { PeriodicJob } from '../jobs/periodicJob.js';
 import type { Logger } from '../observability/logger.js';
 import { ZONE_CHANNEL } from '../db/channels.js';
+import { zonesAwaitingBuild, zonesAwaitingVerification } from '../db/repositories/publicationRows.js';
 import { zonesRenderedElsewise } from '../db/repositories/versionStore.js';
 import { type PublishDeps, publishZone } from './publishZone.js';
 import { markVerificationTimeouts, type VerifyDeps, verifyZone } from './verifyPublication.js';
@@ -27,7 +28,7 @@ const VERIFY_DELAYS_MS = [0, 5, 10, 20, 40, 80, 150, 300, 600, 1000, 2000, 5000,
 const MIN_BUILD_INTERVAL_MS = 100;
 
 export interface PublicationWorkerOptions {
-  db: Knex;
+  db: Pool;
   databaseUrl: string;
   clock: Clock;
   logger: Logger;
@@ -193,33 +194,15 @@ export class PublicationWorker {
   async poll(): Promise<void> {
     if (this.stopped) return;
     const now = this.options.clock.now();
-    const rows = (await this.options.db('zones')
-      .where((q) =>
-        q
-          .where((w) => w.whereRaw('published_seq < changeset_seq').andWhere((r) => r.whereNull('publish_retry_at').orWhere('publish_retry_at', '<=', now)))
-          .orWhere((w) => w.where('status', 'deleting').whereNotNull('published_serial')),
-      )
-      .limit(1000)
-      .select('id')) as { id: string }[];
-    for (const { id } of rows) this.publishSoon(id);
+    for (const id of await zonesAwaitingBuild(this.options.db, now)) this.publishSoon(id);
   }
 
   /** Verifies what waits for verification and marks the 60-minute timeouts. */
   async reconcile(): Promise<void> {
     if (this.stopped) return;
     await markVerificationTimeouts(this.options.db, this.options.clock.now());
-    const rows = (await this.options.db
-      .select('zone_id as id')
-      .from('change_sets')
-      .where('state', 'pushed')
-      .union((q) =>
-        q
-          .select('id')
-          .from('zones')
-          .where((w) => w.where('status', 'activating').whereNotNull('published_serial'))
-          .orWhere((w) => w.where('status', 'deleting').whereNull('published_serial')),
-      )) as { id: string }[];
-    await Promise.all(rows.map(async ({ id }) => verifyZone(this.verifyDeps, id).catch((err) => this.options.logger.error({ err, zone_id: id }, 'verification failed'))));
+    const ids = await zonesAwaitingVerification(this.options.db);
+    await Promise.all(ids.map(async (id) => verifyZone(this.verifyDeps, id).catch((err) => this.options.logger.error({ err, zone_id: id }, 'verification failed'))));
   }
 
   /** Tests and the lab: publish and verify everything now, and wait for it. */

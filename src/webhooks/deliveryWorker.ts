@@ -5,7 +5,7 @@
 // attempts run at once, at most `perWebhookConcurrency` of one webhook, so a slow or dead
 // receiver holds its own slots only and every other webhook's deliveries go on. A finished
 // attempt starts the next in line and, when lines run short, leases more.
-import type { Knex } from 'knex';
+import type { Pool } from '../db/context.js';
 import type { Clock } from '../domain/clock.js';
 import { PeriodicJob } from '../jobs/periodicJob.js';
 import type { Logger } from '../observability/logger.js';
@@ -16,7 +16,7 @@ import type { AttemptResult, Sender } from './send.js';
 const FOREIGN_KEY_VIOLATION = '23503';
 
 export interface DeliveryWorkerOptions {
-  db: Knex;
+  db: Pool;
   clock: Clock;
   logger: Logger;
   /** Decrypts the stored secrets. */

@@ -4,7 +4,7 @@
 import net from 'node:net';
 import os from 'node:os';
 import tls from 'node:tls';
-import type { Knex } from 'knex';
+import type { Pool } from '../db/context.js';
 import { type QueuedMail, sendDueMail } from '../db/repositories/mailOutbox.js';
 
 const TIMEOUT_MS = 30_000;
@@ -15,7 +15,7 @@ export class MailSender {
     private readonly from: string,
   ) {}
 
-  sendDue(db: Knex, now: Date): Promise<number> {
+  sendDue(db: Pool, now: Date): Promise<number> {
     return sendDueMail(db, now, (mail) => this.send(mail));
   }
 

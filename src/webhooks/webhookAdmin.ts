@@ -2,10 +2,11 @@
 // secret rotation, pausing and enabling, the test ping, the delivery log and redelivery. Every
 // query goes through the acting tenant's ScopedDb: a webhook outside the subtree does not exist here.
 import { randomBytes } from 'node:crypto';
-import type { Knex } from 'knex';
+import type { Transaction } from '../db/context.js';
 import { sealSecret } from '../db/sealedSecrets.js';
 import { type AuditActor, recordAudit } from '../db/repositories/auditLog.js';
 import { recordEvents } from '../db/repositories/events.js';
+import { bringPendingForward, deliveryDueNow, insertDelivery, lockDelivery, reopenDelivery, rotateSecret } from '../db/repositories/webhookRows.js';
 import { paginate } from '../db/paginate.js';
 import type { ScopedDb } from '../db/tenantScope.js';
 import type { Clock } from '../domain/clock.js';
@@ -17,7 +18,7 @@ import { DISABLE_AFTER_MS, PING_KIND, ROTATION_OVERLAP_MS } from './deliveryPoli
 import { noteLock } from '../db/lockOrder.js';
 
 export interface WebhookContext {
-  trx: Knex.Transaction;
+  trx: Transaction;
   scoped: ScopedDb;
   actor: AuditActor;
   clock: Clock;
@@ -125,7 +126,7 @@ export async function createWebhook(ctx: WebhookContext, deps: WebhookDeps, inpu
 }
 
 /** `lock`: the row locked FOR UPDATE for the rest of that transaction. */
-export async function getWebhook(scoped: ScopedDb, now: Date, id: string, lock: Knex.Transaction | null = null): Promise<Webhook> {
+export async function getWebhook(scoped: ScopedDb, now: Date, id: string, lock: Transaction | null = null): Promise<Webhook> {
   const q = scoped.from('webhooks').where('id', id).first(COLUMNS);
   if (lock) {
     noteLock(lock, 'webhooks');
@@ -174,10 +175,7 @@ export async function rotateWebhookSecret(ctx: WebhookContext, deps: WebhookDeps
   const now = ctx.clock.now();
   await getWebhook(ctx.scoped, now, id, ctx.trx);
   const secret = newSecret();
-  await ctx.trx.raw(
-    `UPDATE webhooks SET previous_secret = secret, previous_secret_expires_at = ?, secret = ?, updated_at = ? WHERE id = ?`,
-    [new Date(now.getTime() + ROTATION_OVERLAP_MS), sealSecret(secret, deps.kek), now, id],
-  );
+  await rotateSecret(ctx.trx, id, sealSecret(secret, deps.kek), new Date(now.getTime() + ROTATION_OVERLAP_MS), now);
   await recordAudit(ctx.trx, ctx.actor, now, { action: 'webhook.secret_rotated', targetType: 'webhook', targetId: id });
   return { webhook: await getWebhook(ctx.scoped, now, id), secret };
 }
@@ -192,7 +190,7 @@ export async function enableWebhook(ctx: WebhookContext, id: string): Promise<We
   if (webhook.state === 'active') return webhook;
   await ctx.scoped.from('webhooks').where('id', id).update({ state: 'active', disabled_at: null, disabled_reason: null, failing_since: null, updated_at: now });
   // Pings are left alone: they run while disabled too, and one may be in flight.
-  await ctx.trx('webhook_deliveries').where({ webhook_id: id, state: 'pending' }).whereNot('kind', PING_KIND).update({ next_attempt_at: now });
+  await bringPendingForward(ctx.trx, id, PING_KIND, now);
   await recordAudit(ctx.trx, ctx.actor, now, { action: 'webhook.enabled', targetType: 'webhook', targetId: id });
   return getWebhook(ctx.scoped, now, id);
 }
@@ -240,7 +238,7 @@ export async function pingWebhook(ctx: WebhookContext, id: string): Promise<{ de
   const webhook = await getWebhook(ctx.scoped, now, id, ctx.trx);
   const [eventId] = await recordEvents(ctx.trx, [{ tenantId: webhook.tenantId, kind: PING_KIND, zoneId: null, payload: { webhook: { id } } }], now, { dispatched: true });
   const deliveryId = newId('dlv');
-  await ctx.trx('webhook_deliveries').insert({ id: deliveryId, webhook_id: id, event_id: eventId, kind: PING_KIND, state: 'pending', attempts: 0, next_attempt_at: now, created_at: now });
+  await insertDelivery(ctx.trx, { id: deliveryId, webhookId: id, eventId: eventId!, kind: PING_KIND }, now);
   return { deliveryId, eventId: eventId! };
 }
 
@@ -322,22 +320,15 @@ export async function redeliver(ctx: WebhookContext, webhookId: string, delivery
   const now = ctx.clock.now();
   const webhook = await getWebhook(ctx.scoped, now, webhookId, ctx.trx);
   noteLock(ctx.trx, 'webhook_deliveries');
-  const row = (await ctx.trx('webhook_deliveries')
-    .where({ id: deliveryId, webhook_id: webhookId })
-    .forUpdate()
-    .first('kind', 'state', 'attempts', ctx.trx.raw('(SELECT count(*)::int FROM webhook_attempts a WHERE a.delivery_id = webhook_deliveries.id) AS recorded'))) as
-    | { kind: string; state: Delivery['state']; attempts: number; recorded: number }
-    | undefined;
+  const row = await lockDelivery(ctx.trx, webhookId, deliveryId);
   if (!row) throw notFound('webhook delivery');
   // A ping goes to a disabled webhook too (that is what it is for), so its redelivery does.
   if (webhook.state === 'disabled' && row.kind !== PING_KIND) throw new DomainError('conflict', { reason: 'webhook_disabled', webhook: webhookId });
   if (row.state !== 'pending') {
-    await ctx.trx('webhook_deliveries')
-      .where('id', deliveryId)
-      .update({ state: 'pending', next_attempt_at: now, completed_at: null, final_attempt: row.attempts + 1 });
+    await reopenDelivery(ctx.trx, deliveryId, row.attempts + 1, now);
   } else if (row.recorded === row.attempts) {
     // Waiting for a retry (no attempt under way: each started attempt is recorded when it ends).
-    await ctx.trx('webhook_deliveries').where('id', deliveryId).update({ next_attempt_at: now });
+    await deliveryDueNow(ctx.trx, deliveryId, now);
   }
   await recordAudit(ctx.trx, ctx.actor, now, { action: 'webhook.redelivered', targetType: 'webhook', targetId: webhookId, details: { delivery_id: deliveryId } });
   return getDelivery(ctx.scoped, now, webhookId, deliveryId);
