@@ -48,7 +48,7 @@ function queryFile(dir: string): string {
     lines.push(random() < 0.9 ? `host-${Math.floor(random() * NAMES)}.${ORIGIN} A` : `nx-${Math.floor(random() * 1000)}.${ORIGIN} A`);
   }
   const file = path.join(dir, 'queries.txt');
-  fs.writeFileSync(file, lines.join('\n') + '\n');
+  fs.writeFileSync(file, `${lines.join('\n')}\n`);
   return file;
 }
 

@@ -24,7 +24,7 @@ await api('POST', `/zones/${zone}/changesets`, { changes: Array.from({ length: 1
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mdns-latency-'));
 const queries = path.join(dir, 'queries.txt');
-fs.writeFileSync(queries, Array.from({ length: 20_000 }, (_, i) => (i % 10 === 9 ? `nx${i}.${zone} A` : `q${i % 1000}.${zone} A`)).join('\n') + '\n');
+fs.writeFileSync(queries, `${Array.from({ length: 20_000 }, (_, i) => (i % 10 === 9 ? `nx${i}.${zone} A` : `q${i % 1000}.${zone} A`)).join('\n')}\n`);
 const dnsperfArgs = ['-s', '127.0.0.1', '-p', String(dnsPort), '-d', queries, '-c', '4', '-T', '1', '-q', '200'];
 const peakOut = execFileSync('dnsperf', [...dnsperfArgs, '-l', '5'], { encoding: 'utf8' });
 const peak = Number(/Queries per second:\s+([\d.]+)/.exec(peakOut)?.[1]);

@@ -109,7 +109,7 @@ try {
     for (let from = 0; opts['load-by-import'] && from < initial; from += perImport) {
       const lines = [`$ORIGIN ${name}.`];
       for (let i = from; i < Math.min(initial, from + perImport); i++) lines.push(`q${i} A 10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`);
-      last = (await api('POST', `/zones/${name}/import`, { zonefile: lines.join('\n') + '\n', mode: 'merge' })).changeset.id;
+      last = (await api('POST', `/zones/${name}/import`, { zonefile: `${lines.join('\n')}\n`, mode: 'merge' })).changeset.id;
       // The scratch database has no autovacuum here: without statistics the commit's deferred CNAME
       // check plans a scan of the zone per record, and the next 30,000-record import times out.
       await analyzeRecords(url);

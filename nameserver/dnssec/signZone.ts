@@ -105,7 +105,7 @@ const STEP = 256;
 /** RFC 9077 §3.3: the TTL of NSEC and NSEC3 records, min(SOA TTL, SOA minimum). */
 export function denialTtlOf(zone: string, nodes: Nodes): number {
   const apex = nodes.get(zone)?.get(TYPE.SOA);
-  if (!apex || apex.rdatas.length !== 1) throw new RangeError(`the zone "${zone}" has no SOA record (or more than one)`);
+  if (apex?.rdatas.length !== 1) throw new RangeError(`the zone "${zone}" has no SOA record (or more than one)`);
   const soaMinimum = rdataToData('SOA', apex.rdatas[0]!)?.minimum as number;
   return Math.min(apex.ttl, soaMinimum);
 }

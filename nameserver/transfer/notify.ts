@@ -146,7 +146,7 @@ function notifyOnce(
     socket.on('message', (buf) => {
       const reply = parseMessage(buf);
       // RFC 1996 §4.7: the response repeats the ID, opcode and question; anything else is noise.
-      if (!reply || !reply.qr || reply.id !== id || reply.opcode !== OPCODE.NOTIFY) return;
+      if (!reply?.qr || reply.id !== id || reply.opcode !== OPCODE.NOTIFY) return;
       const question = reply.questions[0];
       if (reply.questions.length > 0 && (!question || question.name.toLowerCase() !== origin || question.type !== TYPE.SOA)) return;
       if (key && requestMac) {

@@ -1,7 +1,6 @@
 // The RDATA fields a snapshot reads once when it is built, besides the targets of NS, CNAME, PTR,
 // MX and SRV (rdataTarget in ../wire/rdata.ts): the SOA counters and the type an RRSIG covers.
 import { decodeUncompressedName } from '../wire/name.js';
-import { TYPE } from '../types.js';
 
 export class RdataError extends Error {
   override readonly name = 'RdataError';

@@ -218,7 +218,7 @@ const keyEncryptionKey = z
 const hostPortList = list.transform((items, ctx) =>
   items.map((item) => {
     // host:port, [v6]:port; the port defaults to 53.
-    const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^:\[\]]+))(?::(\d{1,5}))?$/.exec(item);
+    const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]]+))(?::(\d{1,5}))?$/.exec(item);
     const p = Number(m?.[3] ?? 53);
     if (!m || p < 1 || p > 65535) ctx.addIssue({ code: 'custom', message: `"${item}" is not host:port ([v6]:port for IPv6)` });
     return { host: m?.[1] ?? m?.[2] ?? '', port: p };

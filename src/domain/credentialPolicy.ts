@@ -270,8 +270,8 @@ export function policyWiderThan(inner: CredentialPolicy | null, outer: Credentia
     const outerBlocks = blocksOf(outer);
     if (!i.source_cidrs || !blocksOf(i).every((b) => outerBlocks.some((o) => blockWithin(b, o)))) return 'source_cidrs';
   }
-  if (outer.zones && (!i.zones || !i.zones.every((z) => outer.zones!.includes(z)))) return 'zones';
-  if (outer.names && (!i.names || !i.names.every((n) => outer.names!.some((o) => patternCovers(o, n))))) return 'names';
-  if (outer.types && (!i.types || !i.types.every((t) => outer.types!.includes(t)))) return 'types';
+  if (outer.zones && (!i.zones?.every((z) => outer.zones!.includes(z)))) return 'zones';
+  if (outer.names && (!i.names?.every((n) => outer.names!.some((o) => patternCovers(o, n))))) return 'names';
+  if (outer.types && (!i.types?.every((t) => outer.types!.includes(t)))) return 'types';
   return null;
 }

@@ -143,7 +143,7 @@ export function formatDyndns2Refusal(err: Dyndns2InputError): { status: number; 
  * inadyn (authentication failure) both report as such.
  */
 export function formatDyndns2Answers(answers: DyndnsAnswer[]): { status: number; body: string; headers: Record<string, string> } {
-  const body = answers.map((a) => (a.ip ? `${a.code} ${a.ip}` : a.code)).join('\n') + '\n';
+  const body = `${answers.map((a) => (a.ip ? `${a.code} ${a.ip}` : a.code)).join('\n')}\n`;
   if (answers.length && answers.every((a) => a.code === 'badauth')) {
     return { status: 401, body, headers: { 'WWW-Authenticate': 'Basic realm="dyndns", charset="UTF-8"' } };
   }

@@ -74,7 +74,7 @@ export async function resolveActingTenant(
     throw e;
   }
   // A billing system answering for another id than asked is not trusted with the link.
-  if (!client || client.status !== 'active' || client.id !== target.clientId) {
+  if (client?.status !== 'active' || client.id !== target.clientId) {
     throw new DomainError('act_as_unknown', { target: label });
   }
 

@@ -20,7 +20,6 @@ import {
   notifyTsigKeysChanged,
   pageTsigKeys,
   type TsigKey,
-  type TsigKeyRow,
   updateTsigKeyRow,
 } from '../db/repositories/tsigKeyRows.js';
 import type { ScopedDb } from '../db/tenantScope.js';

@@ -142,7 +142,7 @@ export async function disableFailingWebhooks(db: Runner, now: Date, options: { o
           'After three days of failures the service disabled it; no further events are sent to it.',
           '',
           `Once the receiver works again, enable it with POST /api/v1/webhooks/${w.id}/enable.`,
-          'Deliveries not yet completed are attempted again then. Its delivery log: GET /api/v1/webhooks/' + w.id + '/deliveries.',
+          `Deliveries not yet completed are attempted again then. Its delivery log: GET /api/v1/webhooks/${w.id}/deliveries.`,
         ].join('\n'),
       });
     }

@@ -99,7 +99,7 @@ export class DeliveryWorker {
    * `claiming` is cleared by a `.finally` callback, never inside the leasing function: with no
    * room free that function returns before its first await, and a flag it cleared would be set
    * again by the assignment after it, leaving every later claim waiting on a finished lease —
-   * the worker then leased nothing ever again (issue 23).
+   * the worker then leased nothing ever again.
    */
   claim(): Promise<void> {
     this.claimAgain = true;

@@ -69,7 +69,7 @@ export function createSender(policy: AddressPolicy, maxSocketsPerHost: number, t
       // One bound on the whole attempt (connect, send, status line): Node's socket timeout is idle
       // time only. It also bounds the drain after the status: a body that never ends would keep
       // the keep-alive socket busy for good, and every later attempt to this receiver would wait
-      // in the agent's queue for it (issue 23). The connection is cut; the verdict stands.
+      // in the agent's queue for it. The connection is cut; the verdict stands.
       const timer = setTimeout(() => {
         finish(done('timeout', null, `no response within ${timeoutMs / 1000} s`));
         req.destroy();

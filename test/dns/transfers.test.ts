@@ -314,7 +314,7 @@ describe('transfers with TSIG keys configured (RFC 8945)', () => {
       const data = got.records.filter((l) => !/ TSIG /.test(l));
       expect(data).toHaveLength(6004);
       expect(tsig.length).toBeGreaterThan(1);
-      const check = await namedCheckzone('large.test', data.join('\n') + '\n');
+      const check = await namedCheckzone('large.test', `${data.join('\n')}\n`);
       expect(check.code, check.output).toBe(0);
     });
   }

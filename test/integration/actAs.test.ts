@@ -4,7 +4,7 @@
 // unlinked) and 10004 (closed). The tests add a second reseller with a customer of its own and a
 // customer directly below the platform.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiClient, ApiResponse } from '../helpers/apiClient.js';
+import type { ApiClient, } from '../helpers/apiClient.js';
 import { actAs, created, expectProblem } from '../helpers/assertions.js';
 import { startTestService, type TestService } from '../helpers/testService.js';
 

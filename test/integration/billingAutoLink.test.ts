@@ -7,7 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BillingUnavailableError } from '../../src/billing/billingDirectory.js';
 import { HttpBillingDirectory } from '../../src/billing/httpBillingDirectory.js';
 import { bootstrapPlatform } from '../../src/services/bootstrapPlatform.js';
-import type { ApiClient, ApiResponse } from '../helpers/apiClient.js';
+import type { ApiClient, } from '../helpers/apiClient.js';
 import { actAs, created, expectProblem } from '../helpers/assertions.js';
 import { startTestService, type TestService } from '../helpers/testService.js';
 

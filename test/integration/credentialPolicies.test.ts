@@ -237,7 +237,7 @@ describe('issuing credentials with a policy', () => {
     const client = (await owner.post(`/tenants/${tenantId}/api-clients`, { name: 'minted' })).body;
     const wider = await expectRefused(() => admin.post(`/api-clients/${client.id}/tokens`, { name: 'wider', scopes: ['records:write'] }), 'zones', issued.id);
     expect(wider.body.detail).toContain('allows more');
-    await expectRefused(() => admin.post(`/api-clients/${client.id}/tokens`, { name: 'wider', scopes: ['records:write'], policy: { ...policy, names: ['*.' + zoneA] } }), 'names', issued.id);
+    await expectRefused(() => admin.post(`/api-clients/${client.id}/tokens`, { name: 'wider', scopes: ['records:write'], policy: { ...policy, names: [`*.${zoneA}`] } }), 'names', issued.id);
     const narrower = await admin.post(`/api-clients/${client.id}/tokens`, { name: 'narrower', scopes: ['records:write'], policy: { ...policy, names: [`_acme-challenge.www.${zoneA}`] } });
     expect(narrower.status, narrower.text).toBe(201);
 

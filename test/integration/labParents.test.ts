@@ -185,7 +185,7 @@ describe('lab parent zones', () => {
       // The service's own DS goes only to a domain registered here.
       await expect(lab.service.registrar.setDs(name, [])).rejects.toThrow(/foreign registrar/);
       expect((await lab.platform.patch(`/lab/registrations/${name}`, { registered_here: true })).status).toBe(200);
-      await lab.service.registrar.setDs(name, [Buffer.from('30390d02' + '00'.repeat(32), 'hex')]);
+      await lab.service.registrar.setDs(name, [Buffer.from(`30390d02${'00'.repeat(32)}`, 'hex')]);
       expect((await lab.customerA.get(`/lab/registrations/${name}`)).body.ds).toEqual([`12345 13 2 ${'00'.repeat(32)}`]);
     });
 

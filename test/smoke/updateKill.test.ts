@@ -87,7 +87,7 @@ it('keeps every acknowledged UPDATE across kill -9, and half-applies none', asyn
   expect(created.status, created.text).toBe(201);
   const keyArg = `hmac-sha256:${created.body.name}:${created.body.secret}`;
 
-  const script = (lines: string[]) => [`server 127.0.0.1 ${dnsPort}`, `zone ${ZONE}`, ...lines].join('\n') + '\n';
+  const script = (lines: string[]) => `${[`server 127.0.0.1 ${dnsPort}`, `zone ${ZONE}`, ...lines].join('\n')}\n`;
   const addBoth = (p: number, u: number) => [...names(p, u).map((n) => `update add ${n} 300 TXT ${text(n)}`), 'send', 'answer'];
   // The key reaches the nameserver by NOTIFY: one UPDATE acknowledged before the load starts.
   await eventually(

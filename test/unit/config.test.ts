@@ -19,7 +19,7 @@ describe('loadConfig', () => {
     const c = loadConfig({
       DNS_HOST: '127.0.0.1, ::1',
       DNS_SECONDARIES: '127.0.0.1:5301,[::1]:5302,ns2.example',
-      DNS_TSIG_KEYS: 'Xfr.Example.:' + Buffer.alloc(32, 7).toString('base64'),
+      DNS_TSIG_KEYS: `Xfr.Example.:${Buffer.alloc(32, 7).toString('base64')}`,
     });
     expect(c.dns.hosts).toEqual(['127.0.0.1', '::1']);
     expect(c.dns.secondaries).toEqual([

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { assertIfMatch, etagOf, noneMatch } from '../../src/api/etag.js';
-import { DomainError } from '../../src/domain/errors.js';
+import type { DomainError } from '../../src/domain/errors.js';
 import { ifMatchSatisfied, rowEtag } from '../../src/domain/model/etag.js';
 
 describe('ETags', () => {

@@ -322,7 +322,7 @@ describe('TXT presentation: character-strings of at most 255 octets', () => {
   });
 
   it('counts an escape as one octet, not as its presentation length', () => {
-    const text = '"'.repeat(255) + '\\';
+    const text = `${'"'.repeat(255)}\\`;
     expect(present('TXT', { text })).toBe(`"${'\\"'.repeat(255)}" "\\\\"`);
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DomainError } from '../../src/domain/errors.js';
+import type { DomainError } from '../../src/domain/errors.js';
 import {
   assertMayActFor,
   autoLinkDecision,

@@ -734,7 +734,7 @@ describe('our own export parses back to the same data', () => {
       expect(only(`t TXT ${presentation}`).data).toEqual(data);
     }
     // A cut inside a multi-byte character: the two strings are joined as octets before decoding.
-    const text = 'a'.repeat(254) + 'é';
+    const text = `${'a'.repeat(254)}é`;
     expect(presentData('TXT', { text })).toMatch(/\\195" "\\169"$/);
     expect(only(`t TXT ${presentData('TXT', { text })}`).data).toEqual({ text });
   });

@@ -47,7 +47,7 @@ export interface UpdateItem {
 /** The key of a record's data (stored, rendered or sent). Throws RangeError where the codec cannot encode it. */
 export const valueKey = (type: string, data: Record<string, unknown>): string => presentData(type, data);
 
-function valueOf(type: string, rdata: Buffer): RecordValue | UnreadableValue {
+function recordValueOf(type: string, rdata: Buffer): RecordValue | UnreadableValue {
   const read = rdataFromWire(type, rdata);
   if (!read.ok) return { key: null, problem: read.detail };
   try {
@@ -61,11 +61,11 @@ function valueOf(type: string, rdata: Buffer): RecordValue | UnreadableValue {
 export const readPrerequisite = (rr: UpdateRecord): Prerequisite => {
   const type = typeName(rr.type);
   const kind = prerequisiteKind(rr);
-  return { name: rr.name, type, kind, value: kind === 'rrset_equals' ? valueOf(type, rr.rdata) : null };
+  return { name: rr.name, type, kind, value: kind === 'rrset_equals' ? recordValueOf(type, rr.rdata) : null };
 };
 
 export const readUpdate = (rr: UpdateRecord): UpdateItem => {
   const type = typeName(rr.type);
   const kind = updateKind(rr);
-  return { name: rr.name, type, kind, ttl: rr.ttl, value: kind === 'add' || kind === 'delete_record' ? valueOf(type, rr.rdata) : null };
+  return { name: rr.name, type, kind, ttl: rr.ttl, value: kind === 'add' || kind === 'delete_record' ? recordValueOf(type, rr.rdata) : null };
 };

@@ -27,7 +27,7 @@ export interface ZoneRRset {
 
 const rrsetKey = (name: string, type: string) => `${name}\u0000${type}`;
 /** What an RRset is, for telling whether an update changed it. */
-const signature = (s: ZoneRRset | undefined) => (s && s.records.size ? `${s.ttl ?? '-'}\u0000${[...s.records.keys()].sort().join('\u0000')}` : '');
+const signature = (s: ZoneRRset | undefined) => (s?.records.size ? `${s.ttl ?? '-'}\u0000${[...s.records.keys()].sort().join('\u0000')}` : '');
 
 export class ZoneRRsets {
   private readonly sets = new Map<string, Map<string, ZoneRRset>>();
@@ -57,7 +57,7 @@ export class ZoneRRsets {
   /** The RRset of `type` at `name`, or undefined when there is none (no records). */
   rrset(name: string, type: string): ZoneRRset | undefined {
     const set = this.sets.get(name)?.get(type);
-    return set && set.records.size ? set : undefined;
+    return set?.records.size ? set : undefined;
   }
 
   /** The types of the RRsets at `name`. */

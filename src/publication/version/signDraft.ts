@@ -8,7 +8,7 @@
 // RRset did not change and that are not near expiry (signZone's `previous`). A zone that stops
 // being signed loses every DNSSEC record in one version.
 import { createHash } from 'node:crypto';
-import { TYPE, type ZoneRecord } from '../../../nameserver/types.js';
+import type { ZoneRecord } from '../../../nameserver/types.js';
 import { inTurns } from '../../../nameserver/zone/steps.js';
 import { absoluteName, relativeName } from '../../../nameserver/wire/name.js';
 import { DNSSEC_TYPE_CODES } from '../../../nameserver/wire/rrTypes.js';

@@ -33,7 +33,7 @@ const SLICE = 2000;
  * Records per statement of the version the thread made (its diff and the rows to upsert): pg
  * copies each statement's parameters into one buffer in one piece on the thread that answers
  * requests, a few milliseconds for 20,000 records where the diff of a zone of 100,000 records
- * signed whole (370,000 records, 55 MB) held it 0.5–1.7 s (bench/RESULTS.md, issue 12, run 9).
+ * signed whole (370,000 records, 55 MB) held it 0.5–1.7 s.
  */
 const ROWS_PER_STATEMENT = 20_000;
 

@@ -116,7 +116,7 @@ export async function applyDnsUpdate(deps: DnsUpdateDeps, request: DnsUpdateRequ
   const written = await withDatabaseDeadline(deps.config.database.requestTimeoutMs, async () => {
     const key: UpdateKey | null = await tsigKeyWithChain(deps.db, keyId);
     // Deleted since the nameserver's key list was loaded: unknown now.
-    if (!key || !key.chain.length) return answer('NOTAUTH', `the TSIG key ${request.key!.name} no longer exists`);
+    if (!key?.chain.length) return answer('NOTAUTH', `the TSIG key ${request.key!.name} no longer exists`);
     const tenant = key.chain[key.chain.length - 1]!;
     const now = deps.clock.now();
     if (!(await deps.rateLimiter.consume(`tsig:${key.id}`, tenant.limits.apiRateLimitPerMinute, now)).allowed) {

@@ -119,7 +119,7 @@ describe('golden wire bytes', () => {
     const rfc = [
       '04686f7374076578616d706c6503636f6d00', // host.example.com.
       '0006400100000003', // window 0, 6 octets: A MX RRSIG NSEC
-      '041b' + '00'.repeat(26) + '20', // window 4, 27 octets: TYPE1234
+      `041b${'00'.repeat(26)}20`, // window 4, 27 octets: TYPE1234
     ].join('');
     expect(hex('NSEC', { next_domain_name: 'host.example.com', types: ['A', 'MX', 'RRSIG', 'NSEC', 'TYPE1234'] })).toBe(rfc);
   });
@@ -145,7 +145,7 @@ describe('golden wire bytes', () => {
     expect(hex('A', { address: '192.0.2.1' })).toBe('c0000201');
     expect(hex('AAAA', { address: '2001:db8::1' })).toBe('20010db8000000000000000000000001');
     expect(hex('SRV', { priority: 1, weight: 2, port: 443, target: 'a' })).toBe('0001000201bb016100');
-    expect(hex('CAA', { flags: 0, tag: 'issue', value: 'ca.example' })).toBe('0005' + Buffer.from('issueca.example').toString('hex'));
+    expect(hex('CAA', { flags: 0, tag: 'issue', value: 'ca.example' })).toBe(`0005${Buffer.from('issueca.example').toString('hex')}`);
     expect(hex('TLSA', { usage: 3, selector: 1, matching_type: 1, certificate_data: 'ABCDEF' })).toBe('030101abcdef');
     expect(hex('DS', { key_tag: 1, algorithm: 13, digest_type: 2, digest: 'ff' })).toBe('00010d02ff');
     expect(hex('DNSKEY', { flags: 257, protocol: 3, algorithm: 13, public_key: 'AQID' })).toBe('0101030d010203');
@@ -290,7 +290,7 @@ describe('building blocks', () => {
     const types = [1, 2, 6, 15, 46, 47, 48, 257, 1234, 65535];
     const bitmap = encodeTypeBitmap([...types, 1].reverse());
     expect(decodeTypeBitmap(bitmap, 0, bitmap.length)).toEqual(types);
-    const bad = [Buffer.from('0000', 'hex'), Buffer.from('0021' + '00'.repeat(33), 'hex'), Buffer.from('010101000101', 'hex'), Buffer.from('0002ff', 'hex')];
+    const bad = [Buffer.from('0000', 'hex'), Buffer.from(`0021${'00'.repeat(33)}`, 'hex'), Buffer.from('010101000101', 'hex'), Buffer.from('0002ff', 'hex')];
     for (const b of bad) expect(decodeTypeBitmap(b, 0, b.length)).toBeNull();
   });
 

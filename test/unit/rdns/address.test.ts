@@ -3,7 +3,7 @@
 // (octets and RFC 2317 for IPv4, nibbles for IPv6).
 import { describe, expect, it } from 'vitest';
 import {
-  AddressError,
+  type AddressError,
   addressOfReverseName,
   blockPath,
   blocksOverlap,

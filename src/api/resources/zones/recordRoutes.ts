@@ -4,7 +4,6 @@ import { DomainError } from '../../../domain/errors.js';
 import { CHANGESET_STATES } from '../../../domain/publication.js';
 import { RECORD_TYPES } from '../../../domain/records/types.js';
 import { createRecord, deleteRecord, updateRecord } from '../../../services/records.js';
-import { getRecord } from '../../../services/zoneReads.js';
 import { getRecordOrSystem } from '../../../services/recordView.js';
 import { listRecords } from '../../../services/zones.js';
 import { getZone } from '../../../services/zoneReads.js';
