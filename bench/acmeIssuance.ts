@@ -23,7 +23,16 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
-import { CLIENT_DEFAULT_ALGORITHM, type Issuance, missingAcmeTools, obtainWithCertbot, obtainWithLego, type Pebble, startPebble, type TsigAlgorithm } from '../test/helpers/acme.js';
+import {
+  CLIENT_DEFAULT_ALGORITHM,
+  type Issuance,
+  missingAcmeTools,
+  obtainWithCertbot,
+  obtainWithLego,
+  type Pebble,
+  startPebble,
+  type TsigAlgorithm,
+} from '../test/helpers/acme.js';
 import { describeMessage, startDnsTap } from '../test/helpers/dnsTap.js';
 import { ACME_CLIENTS, type AcmeClient, type AcmeDnsTarget, type AcmeTargetKey, knotTarget, serviceTarget, suppliedTarget } from './lib/acmeTargets.js';
 
@@ -59,7 +68,12 @@ async function startTarget(name: string): Promise<AcmeDnsTarget> {
   if (name === 'ours') return serviceTarget(`acme-${stamp}.test`);
   if (name === 'supplied') {
     if (!opts['dns-port'] || !opts.zone) throw new Error('--dns-port and --zone are required for the supplied target');
-    return suppliedTarget({ name, dnsPort: Number(opts['dns-port']), zone: opts.zone, keys: { lego: parseKey(opts['lego-key'], 'lego-key'), certbot: parseKey(opts['certbot-key'], 'certbot-key') } });
+    return suppliedTarget({
+      name,
+      dnsPort: Number(opts['dns-port']),
+      zone: opts.zone,
+      keys: { lego: parseKey(opts['lego-key'], 'lego-key'), certbot: parseKey(opts['certbot-key'], 'certbot-key') },
+    });
   }
   throw new Error(`unknown target ${name} (knot, ours, supplied)`);
 }
@@ -107,7 +121,12 @@ interface Sample {
 }
 
 const cpu = /model name\s*:\s*(.*)/.exec(fs.readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? 'unknown CPU';
-console.log(`${os.cpus().length} × ${cpu}, Node ${process.version}, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+console.log(
+  `${os.cpus().length} × ${cpu}, Node ${process.version}, load average ${os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}`,
+);
 console.log(`targets ${targetNames.join(', ')}; clients ${clients.join(', ')}; ${rounds} rounds after one warm-up`);
 
 const targets: AcmeDnsTarget[] = [];
@@ -129,10 +148,16 @@ try {
         const r = await issue(client, target, pebble);
         // Each client fetches the authorization once before answering the challenge, then polls
         // it: a third fetch means the first poll found it pending.
-        const authzFetches = pebble.log().slice(logAt).split('\n').filter((l) => l.includes('POST /authZ/')).length;
+        const authzFetches = pebble
+          .log()
+          .slice(logAt)
+          .split('\n')
+          .filter((l) => l.includes('POST /authZ/')).length;
         const sample = { ms: r.ms, ok: r.ok, pendingAtFirstPoll: authzFetches > 2 };
         if (!r.ok) console.log(`${client} → ${target.name} failed:\n${r.stdout}\n${r.stderr}`);
-        console.log(`${round === 0 ? 'warm-up' : `round ${round}`}: ${client} → ${target.name} ${r.ok ? '' : 'FAILED '}${(r.ms / 1000).toFixed(2)} s${sample.pendingAtFirstPoll ? ' (pending at first poll)' : ''}`);
+        console.log(
+          `${round === 0 ? 'warm-up' : `round ${round}`}: ${client} → ${target.name} ${r.ok ? '' : 'FAILED '}${(r.ms / 1000).toFixed(2)} s${sample.pendingAtFirstPoll ? ' (pending at first poll)' : ''}`,
+        );
         if (round === 0) continue;
         const key = `${target.name}\t${client}`;
         samples.set(key, [...(samples.get(key) ?? []), sample]);
@@ -146,7 +171,12 @@ try {
 
 const seconds = (ms: number) => (ms / 1000).toFixed(2);
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-console.log(`\nload average after: ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}\n`);
+console.log(
+  `\nload average after: ${os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}\n`,
+);
 // The last column leaves out the rounds that waited on a pending authorization: what remains
 // is the client's own work and the DNS server's, the part a faster server can shorten.
 console.log('| target | client | ok | p50 s | min s | max s | pending at first poll | p50 s of the others |');
@@ -160,7 +190,9 @@ for (const [key, list] of samples) {
   const row = ok.length ? [seconds(percentile(ok, 50)), seconds(ok[0]!), seconds(ok.at(-1)!)] : ['—', '—', '—'];
   if (ok.length) p50s.set(key, { all: percentile(ok, 50), prompt: prompt.length ? percentile(prompt, 50) : undefined });
   const pending = list.filter((s) => s.pendingAtFirstPoll).length;
-  console.log(`| ${target} | ${client} | ${ok.length}/${list.length} | ${row.join(' | ')} | ${pending} | ${prompt.length ? seconds(percentile(prompt, 50)) : '—'} |`);
+  console.log(
+    `| ${target} | ${client} | ${ok.length}/${list.length} | ${row.join(' | ')} | ${pending} | ${prompt.length ? seconds(percentile(prompt, 50)) : '—'} |`,
+  );
 }
 const anchor = targetNames[0]!;
 for (const name of targetNames.slice(1)) {

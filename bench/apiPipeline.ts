@@ -43,7 +43,9 @@ for (const [label, headers] of [
     rows.push(`| ${label} | ${c} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.errors} |`);
   }
 }
-console.log(`\nGET /api/v1/me, ${seconds} s per run, ${os.cpus().length} × ${os.cpus()[0]?.model}, database: ${process.env.DATABASE_URL ? 'DATABASE_URL' : 'embedded'}`);
+console.log(
+  `\nGET /api/v1/me, ${seconds} s per run, ${os.cpus().length} × ${os.cpus()[0]?.model}, database: ${process.env.DATABASE_URL ? 'DATABASE_URL' : 'embedded'}`,
+);
 console.log('| request | concurrent clients | requests/s | p50 ms | p99 ms | non-200 |\n|---|---|---|---|---|---|');
 console.log(rows.join('\n'));
 await service.stop();

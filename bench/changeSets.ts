@@ -75,7 +75,11 @@ for (let rep = 0; rep < repetitions; rep++) {
   if (d.status !== 201) throw new Error(`delete set: ${d.status}`);
   deletes.push(d.ms);
 }
-const median = (xs: number[]) => quantile([...xs].sort((a, b) => a - b), 0.5);
+const median = (xs: number[]) =>
+  quantile(
+    [...xs].sort((a, b) => a - b),
+    0.5,
+  );
 const max = (xs: number[]) => Math.max(...xs);
 
 // (b) ------------------------------------------------------------------------------------------
@@ -90,7 +94,11 @@ async function writeRun(concurrency: number, zones: string[]) {
       const zone = zones[client % zones.length]!;
       while (performance.now() < end) {
         const i = counter++;
-        const r = await call('POST', `/zones/${zone}/records`, { type: 'A', name: `w${i}`, data: { address: `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}` } });
+        const r = await call('POST', `/zones/${zone}/records`, {
+          type: 'A',
+          name: `w${i}`,
+          data: { address: `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}` },
+        });
         statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
         latencies.push(r.ms);
       }
@@ -98,7 +106,11 @@ async function writeRun(concurrency: number, zones: string[]) {
   );
   const elapsed = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
-  const other = [...statuses].filter(([s]) => s !== 201).map(([s, n]) => `${n}×${s}`).join(' ') || '0';
+  const other =
+    [...statuses]
+      .filter(([s]) => s !== 201)
+      .map(([s, n]) => `${n}×${s}`)
+      .join(' ') || '0';
   return { rps: (latencies.length / elapsed).toFixed(0), p50: quantile(latencies, 0.5).toFixed(1), p99: quantile(latencies, 0.99).toFixed(1), other };
 }
 
@@ -112,13 +124,18 @@ for (const layout of ['one zone', '10 zones'] as const) {
   }
 }
 
-const load = os.loadavg().map((l) => l.toFixed(2)).join(' ');
+const load = os
+  .loadavg()
+  .map((l) => l.toFixed(2))
+  .join(' ');
 console.log(`\n${new Date().toISOString()}, ${os.cpus().length} × ${os.cpus()[0]?.model}, Node ${process.version}, load average at the end ${load}`);
 console.log(`\n(a) POST /zones/{zone}/changesets, 1000 creates (A/AAAA/TXT at distinct names) into a zone of 10,000 records, ${repetitions} repetitions`);
 console.log('| set | n | median ms | max ms | all ms |\n|---|---|---|---|---|');
 console.log(`| 1000 creates into 10,000 records | ${creates.length} | ${ms(median(creates))} | ${ms(max(creates))} | ${creates.map(ms).join(', ')} |`);
 console.log(`| 1000 deletes (the same records) | ${deletes.length} | ${ms(median(deletes))} | ${ms(max(deletes))} | ${deletes.map(ms).join(', ')} |`);
-console.log(`| seeding: 1000 creates into 0…9,000 records | ${seeding.length} | ${ms(median(seeding))} | ${ms(max(seeding))} | ${seeding.map(ms).join(', ')} |`);
+console.log(
+  `| seeding: 1000 creates into 0…9,000 records | ${seeding.length} | ${ms(median(seeding))} | ${ms(max(seeding))} | ${seeding.map(ms).join(', ')} |`,
+);
 console.log(`\n(b) POST /zones/{zone}/records (one A record each), ${seconds} s per run`);
 console.log('| zones | concurrent clients | requests/s | p50 ms | p99 ms | non-201 |\n|---|---|---|---|---|---|');
 console.log(rows.join('\n'));

@@ -71,7 +71,11 @@ const zoneOf = (t: { zones: string[] }, k: number) => t.zones[k % t.zones.length
 
 async function knotTarget(): Promise<UpdateTarget> {
   const zones = Array.from({ length: zoneCount }, (_, i) => `upd-knot-${i}.test`);
-  const keys = Array.from({ length: clients }, (_, k) => ({ name: `c${k}.${zones[k % zoneCount]}.`, algorithm: 'hmac-sha256' as const, secret: randomBytes(32) }));
+  const keys = Array.from({ length: clients }, (_, k) => ({
+    name: `c${k}.${zones[k % zoneCount]}.`,
+    algorithm: 'hmac-sha256' as const,
+    secret: randomBytes(32),
+  }));
   const knot = await startKnotPrimary({
     port: portOutsideEphemeralRange,
     zones: zones.map((origin, z) => ({ origin, text: knotZoneText(origin), updateKeys: keys.filter((_, k) => k % zoneCount === z) })),
@@ -187,7 +191,11 @@ async function updatePhase(target: UpdateTarget, label: string, follow: boolean,
 }
 
 const spread = (xs: number[]) => (xs.length ? `${percentile(xs, 50).toFixed(1)} / ${percentile(xs, 99).toFixed(1)} / ${Math.max(...xs).toFixed(1)}` : '—');
-const load = () => os.loadavg().map((l) => l.toFixed(2)).join(' ');
+const load = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
 const cpu = /model name\s*:\s*(.*)/.exec(fs.readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? 'unknown CPU';
 const knotVersion = (() => {
   try {
@@ -197,7 +205,9 @@ const knotVersion = (() => {
   }
 })();
 console.log(`${new Date().toISOString()}; ${os.cpus().length} × ${cpu}, Node ${process.version}, ${knotVersion}; load average ${load()}`);
-console.log(`${clients} clients over ${zoneCount} zone(s), TCP, TSIG hmac-sha256; ${perClient} updates per client per phase; targets ${targetNames.join(', ')}; ${rounds} round(s)`);
+console.log(
+  `${clients} clients over ${zoneCount} zone(s), TCP, TSIG hmac-sha256; ${perClient} updates per client per phase; targets ${targetNames.join(', ')}; ${rounds} round(s)`,
+);
 
 const targets: UpdateTarget[] = [];
 /** Each measurement's phases added up over the rounds, by `target\twhat`. */
@@ -208,7 +218,17 @@ function rowOf(round: string | number, target: string, what: string, r: PhaseRes
   const failures = [...r.failures].map(([why, n]) => `${n} ${why}`).join(', ') || '–';
   const isUpdate = what.startsWith('UPDATE');
   const follow = what.endsWith('follow');
-  const cells = [round, target, what, `${r.accepted}/${r.offered}`, (r.accepted / r.seconds).toFixed(0), isUpdate ? spread(r.acks) : '–', follow ? spread(r.answered) : '–', isUpdate && follow ? `${r.atFirstQuery}/${r.answered.length}` : '–', failures];
+  const cells = [
+    round,
+    target,
+    what,
+    `${r.accepted}/${r.offered}`,
+    (r.accepted / r.seconds).toFixed(0),
+    isUpdate ? spread(r.acks) : '–',
+    follow ? spread(r.answered) : '–',
+    isUpdate && follow ? `${r.atFirstQuery}/${r.answered.length}` : '–',
+    failures,
+  ];
   return `| ${cells.join(' | ')} |`;
 }
 /** Records one phase's result as a row (and into the pool, except in the warm-up round 0). */
@@ -250,7 +270,15 @@ try {
           const started = performance.now();
           const r = await nicUpdatePhase({ base: target.nic.base, dnsPort: target.dnsPort, hosts: target.nic.hosts, perClient: count, follow });
           const seconds = (performance.now() - started) / 1000;
-          record(round, target.name, `/nic/update ${follow ? 'follow' : 'flat'}`, { offered: target.nic.hosts.length * count, accepted: r.accepted.length, seconds, acks: [], answered: r.latencies, atFirstQuery: 0, failures: r.other });
+          record(round, target.name, `/nic/update ${follow ? 'follow' : 'flat'}`, {
+            offered: target.nic.hosts.length * count,
+            accepted: r.accepted.length,
+            seconds,
+            acks: [],
+            answered: r.latencies,
+            atFirstQuery: 0,
+            failures: r.other,
+          });
         }
       };
       // UPDATE and /nic/update take turns going first, so what one leaves behind weighs on both alike.
@@ -261,7 +289,8 @@ try {
   for (const t of targets) await t.close();
 }
 console.log(`\nload average after: ${load()}\n`);
-const header = '| round | target | what | accepted | accepted /s | send → ack p50 / p99 / max ms | ack (or good) → answered p50 / p99 / max ms | answered at the first query | not accepted |';
+const header =
+  '| round | target | what | accepted | accepted /s | send → ack p50 / p99 / max ms | ack (or good) → answered p50 / p99 / max ms | answered at the first query | not accepted |';
 console.log(`${header}\n|---|---|---|---|---|---|---|---|---|`);
 for (const r of rows) console.log(r);
 console.log(`\nAll ${rounds} round(s) together (accepted /s: all accepted over the phases' summed time):\n`);

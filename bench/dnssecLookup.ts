@@ -63,7 +63,8 @@ for (const nsec3 of [false, true]) {
 }
 
 const existing = (dnssecOk: boolean) => Array.from({ length: QUERIES }, (_, i) => query(i & 0xffff, `host${(i * 7919) % NAMES}.${ORIGIN}`, dnssecOk));
-const missing = (dnssecOk: boolean) => Array.from({ length: QUERIES }, (_, i) => query(i & 0xffff, `nx${Math.random().toString(36).slice(2, 10)}.${ORIGIN}`, dnssecOk));
+const missing = (dnssecOk: boolean) =>
+  Array.from({ length: QUERIES }, (_, i) => query(i & 0xffff, `nx${Math.random().toString(36).slice(2, 10)}.${ORIGIN}`, dnssecOk));
 
 console.log(`| zone (${NAMES} names) | A, DO=0 | A, DO=1 | NXDOMAIN, DO=0 | NXDOMAIN, DO=1 |`);
 console.log('|---|---|---|---|---|');

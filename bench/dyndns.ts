@@ -22,7 +22,15 @@ import { benchApi, liftRateLimits, startBenchService } from './lib/benchService.
 import { createDyndnsHosts, nicUpdatePhase, percentile } from './lib/dyndnsLoad.js';
 import { topProcessesNamed, treeCpuSeconds } from './lib/procCpu.js';
 
-const { values: opts } = parseArgs({ options: { seconds: { type: 'string', default: '20' }, clients: { type: 'string', default: '10' }, zones: { type: 'string', default: '10' }, 'nameserver-process': { type: 'boolean', default: false }, pause: { type: 'string', default: '150' } } });
+const { values: opts } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '20' },
+    clients: { type: 'string', default: '10' },
+    zones: { type: 'string', default: '10' },
+    'nameserver-process': { type: 'boolean', default: false },
+    pause: { type: 'string', default: '150' },
+  },
+});
 const seconds = Number(opts.seconds);
 const clients = Number(opts.clients);
 // Routers of different customers are in different zones (default: one zone per client); writes
@@ -32,7 +40,11 @@ const url = process.env.DATABASE_URL ?? '';
 if (!url || /\/(postgres|test)$/.test(url)) throw new Error('DATABASE_URL must name a scratch database');
 
 const split = opts['nameserver-process'];
-const service = await startBenchService({ env: { DYNDNS_HOST_UPDATES_PER_MINUTE: '1000000' }, nodeArgs: process.env.BENCH_SERVICE_NODE_ARGS?.split(' ').filter(Boolean), secondProcess: split ? 'nameserver' : undefined });
+const service = await startBenchService({
+  env: { DYNDNS_HOST_UPDATES_PER_MINUTE: '1000000' },
+  nodeArgs: process.env.BENCH_SERVICE_NODE_ARGS?.split(' ').filter(Boolean),
+  secondProcess: split ? 'nameserver' : undefined,
+});
 try {
   await liftRateLimits(service);
   const { base, tokens, dnsPort } = service;
@@ -75,14 +87,25 @@ try {
   const { latencies } = await phase(performance.now() + seconds * 1000, true);
   const pause = Number(opts.pause);
   const paused = (await phase(performance.now() + seconds * 1000, true, pause)).latencies;
-  console.log(`\n${new Date().toISOString()}, nproc ${os.cpus().length}, ${os.cpus()[0]?.model}, Node ${process.version}; ${clients} clients over ${zoneCount} zone(s), ${seconds} s; ${split ? 'two processes: ROLES=api,worker and ROLES=nameserver' : 'one process, all roles'}`);
+  console.log(
+    `\n${new Date().toISOString()}, nproc ${os.cpus().length}, ${os.cpus()[0]?.model}, Node ${process.version}; ${clients} clients over ${zoneCount} zone(s), ${seconds} s; ${split ? 'two processes: ROLES=api,worker and ROLES=nameserver' : 'one process, all roles'}`,
+  );
   console.log('| what | figure | target |');
   console.log('|---|---|---|');
-  console.log(`| updates accepted (good), per second while the clients ran | ${(accepted.length / ran).toFixed(0)} /s (${accepted.length} in ${ran.toFixed(1)} s) | ≥ 300 /s |`);
-  console.log(`| after the run, until every change set is live | ${drained.toFixed(2)} s; ${(accepted.length / (ran + drained)).toFixed(0)} /s run + drain | each live |`);
-  const spread = (xs: number[]) => `${percentile(xs, 50).toFixed(0)} / ${percentile(xs, 90).toFixed(0)} / ${percentile(xs, 99).toFixed(0)} / ${Math.max(...xs).toFixed(0)} ms`;
-  console.log(`| good → the nameserver answers the new address (phase 2, next update at once, ${latencies.length} updates) p50 / p90 / p99 / max | ${spread(latencies)} | p50 < 100 ms |`);
-  console.log(`| same, each client pausing ${pause} ms after the answer (phase 3, ${paused.length} updates) p50 / p90 / p99 / max | ${spread(paused)} | p50 < 100 ms |`);
+  console.log(
+    `| updates accepted (good), per second while the clients ran | ${(accepted.length / ran).toFixed(0)} /s (${accepted.length} in ${ran.toFixed(1)} s) | ≥ 300 /s |`,
+  );
+  console.log(
+    `| after the run, until every change set is live | ${drained.toFixed(2)} s; ${(accepted.length / (ran + drained)).toFixed(0)} /s run + drain | each live |`,
+  );
+  const spread = (xs: number[]) =>
+    `${percentile(xs, 50).toFixed(0)} / ${percentile(xs, 90).toFixed(0)} / ${percentile(xs, 99).toFixed(0)} / ${Math.max(...xs).toFixed(0)} ms`;
+  console.log(
+    `| good → the nameserver answers the new address (phase 2, next update at once, ${latencies.length} updates) p50 / p90 / p99 / max | ${spread(latencies)} | p50 < 100 ms |`,
+  );
+  console.log(
+    `| same, each client pausing ${pause} ms after the answer (phase 3, ${paused.length} updates) p50 / p90 / p99 / max | ${spread(paused)} | p50 < 100 ms |`,
+  );
   console.log(
     `| CPU per accepted update in phase 1: service / PostgreSQL / this client (% of ${os.cpus().length} cores) | ${perUpdate(cpuAfter.service - cpuBefore.service)} / ${perUpdate(cpuAfter.postgres - cpuBefore.postgres)} / ${perUpdate(clientCpu)} ` +
       `(${[cpuAfter.service - cpuBefore.service, cpuAfter.postgres - cpuBefore.postgres, clientCpu].map((c) => ((100 * c) / ran / os.cpus().length).toFixed(0)).join(' / ')} %) | – |`,

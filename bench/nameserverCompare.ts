@@ -68,8 +68,10 @@ const queryCount = Number(opts.queries);
 const nxFraction = Number(opts.nx);
 const selected = opts.servers.split(',').map((s) => s.trim());
 for (const s of selected) if (!['ours', 'nsd', 'knot', 'pdns'].includes(s)) throw new Error(`unknown server "${s}" (ours, nsd, knot, pdns)`);
-if (opts['ours-nocache'] && !selected.includes('ours-nocache')) selected.splice(selected.includes('ours') ? selected.indexOf('ours') + 1 : 0, 0, 'ours-nocache');
-if (opts.signed && selected.includes('ours') && !selected.includes('ours-unsigned')) selected.splice(selected.includes('ours') ? selected.indexOf('ours') + 1 : 0, 0, 'ours-unsigned');
+if (opts['ours-nocache'] && !selected.includes('ours-nocache'))
+  selected.splice(selected.includes('ours') ? selected.indexOf('ours') + 1 : 0, 0, 'ours-nocache');
+if (opts.signed && selected.includes('ours') && !selected.includes('ours-unsigned'))
+  selected.splice(selected.includes('ours') ? selected.indexOf('ours') + 1 : 0, 0, 'ours-unsigned');
 const pg: PgTarget = { host: opts['pg-host'], port: Number(opts['pg-port']), user: opts['pg-user'] };
 const origin = 'bench.example';
 const database = `mdns_bench_pdns_${process.pid}`;
@@ -148,12 +150,13 @@ async function verify(server: ServerProcess, expectAddress: (n: number) => strin
   const problems: string[] = [];
   const expect = async (name: string, type: string, status: string, answer: (a: string[]) => boolean, extra: string[] = []) => {
     const got = await dig('127.0.0.1', server.port, name, type, [...extra, ...(opts.do ? ['+dnssec'] : [])]);
-    if (!got) return problems.push(`${name} ${type}: no reply`), null;
+    if (!got) return (problems.push(`${name} ${type}: no reply`), null);
     if (got.status !== status) problems.push(`${name} ${type}: ${got.status}, expected ${status}`);
     if (!got.flags.includes('aa')) problems.push(`${name} ${type}: no AA flag`);
     signatures.set(`${name} ${type}`, got.answer.filter((l) => / RRSIG /.test(l)).length);
     if (signed && opts.do && status === 'NOERROR' && !got.answer.some((l) => / RRSIG /.test(l))) problems.push(`${name} ${type}: no RRSIG with DO`);
-    if (signed && opts.do && status === 'NXDOMAIN' && got.counts.authority < 2) problems.push(`${name} ${type}: no denial proof (${got.counts.authority} authority records)`);
+    if (signed && opts.do && status === 'NXDOMAIN' && got.counts.authority < 2)
+      problems.push(`${name} ${type}: no denial proof (${got.counts.authority} authority records)`);
     got.answer = got.answer.filter((l) => !/ RRSIG /.test(l));
     if (!answer(got.answer)) problems.push(`${name} ${type}: answer ${JSON.stringify(got.answer)}`);
     return got;
@@ -164,7 +167,12 @@ async function verify(server: ServerProcess, expectAddress: (n: number) => strin
   await expect(`h10.${origin}`, 'AAAA', 'NOERROR', (ans) => ans.length === 1 && ans[0]!.endsWith(' AAAA 2001:db8::a'));
   await expect(origin, 'SOA', 'NOERROR', (ans) => ans.length === 1 && ans[0]!.includes(' SOA ns1.bench.example. hostmaster.bench.example. 2026112201 '));
   const shape = (d: typeof a) => (d ? `${d.counts.answer}/${d.counts.authority}/${d.counts.additional} ${d.size} B` : '?');
-  return { ok: problems.length === 0, detail: problems.length ? problems.join('; ') : `A: ${shape(a)}, NXDOMAIN: ${shape(nx)} (answer/authority/additional records, size${opts.do ? ', with DO' : ''})` };
+  return {
+    ok: problems.length === 0,
+    detail: problems.length
+      ? problems.join('; ')
+      : `A: ${shape(a)}, NXDOMAIN: ${shape(nx)} (answer/authority/additional records, size${opts.do ? ', with DO' : ''})`,
+  };
 }
 
 interface Run {
@@ -203,7 +211,11 @@ async function measure(server: ServerProcess, round: number, queryFile: string, 
   const helpersBefore = await helperCpu(server);
   const before = treeCpuSeconds([server.pid]);
   let after = before;
-  const result = await runDnsperf([...args, '-l', String(seconds)], (c) => (dnsperfChild = c), () => (after = treeCpuSeconds([server.pid])));
+  const result = await runDnsperf(
+    [...args, '-l', String(seconds)],
+    (c) => (dnsperfChild = c),
+    () => (after = treeCpuSeconds([server.pid])),
+  );
   const helpersAfter = await helperCpu(server);
   let helperCpuSeconds = 0;
   for (const [pid, cpu] of helpersAfter) helperCpuSeconds += cpu - (helpersBefore.get(pid) ?? 0);
@@ -227,7 +239,8 @@ async function main(): Promise<void> {
     const keyDir = path.join(tmp, 'keys');
     await fs.mkdir(keyDir);
     await fs.writeFile(path.join(keyDir, 'unsigned.zone'), zone.masterFile);
-    const keygen = (ksk: boolean) => execFileSync('ldns-keygen', ['-a', 'ECDSAP256SHA256', ...(ksk ? ['-k'] : []), origin], { cwd: keyDir, encoding: 'utf8' }).trim();
+    const keygen = (ksk: boolean) =>
+      execFileSync('ldns-keygen', ['-a', 'ECDSAP256SHA256', ...(ksk ? ['-k'] : []), origin], { cwd: keyDir, encoding: 'utf8' }).trim();
     const keys = [keygen(true), keygen(false)].map((k) => path.join(keyDir, k));
     const started = Date.now();
     execFileSync('ldns-signzone', ['-n', '-t', '0', '-s', '', '-o', origin, '-f', zoneFile, path.join(keyDir, 'unsigned.zone'), ...keys], { encoding: 'utf8' });
@@ -253,9 +266,14 @@ async function main(): Promise<void> {
       let server: ServerProcess;
       if (id === 'nsd') server = await startNsd(path.join(tmp, 'nsd'), origin, zoneFile);
       else if (id === 'knot') server = await startKnot(path.join(tmp, 'knot'), origin, zoneFile);
-      else if (id === 'pdns' && liveSigning) server = await startPowerDns(path.join(tmp, 'pdns'), origin, path.join(tmp, 'keys', 'unsigned.zone'), pg, database, () => (databaseCreated = true), { liveSigning });
-      else if (id === 'pdns') server = await startPowerDns(path.join(tmp, 'pdns'), origin, zoneFile, pg, database, () => (databaseCreated = true), { presigned: opts.signed });
-      else if (id === 'ours-unsigned') server = await startOurs(path.join(tmp, 'ours-unsigned'), zoneJson, { processes: Number(opts['ours-processes']), id, label: 'ours (unsigned zone)' });
+      else if (id === 'pdns' && liveSigning)
+        server = await startPowerDns(path.join(tmp, 'pdns'), origin, path.join(tmp, 'keys', 'unsigned.zone'), pg, database, () => (databaseCreated = true), {
+          liveSigning,
+        });
+      else if (id === 'pdns')
+        server = await startPowerDns(path.join(tmp, 'pdns'), origin, zoneFile, pg, database, () => (databaseCreated = true), { presigned: opts.signed });
+      else if (id === 'ours-unsigned')
+        server = await startOurs(path.join(tmp, 'ours-unsigned'), zoneJson, { processes: Number(opts['ours-processes']), id, label: 'ours (unsigned zone)' });
       else if (id === 'ours-nocache') server = await startOurs(path.join(tmp, 'ours-nocache'), zoneJson, { noCache: true, id, label: 'ours (no cache)' });
       else server = await startOurs(path.join(tmp, 'ours'), opts.signed ? zoneFile : zoneJson, { processes: Number(opts['ours-processes']) });
       servers.push(server);
@@ -312,17 +330,30 @@ async function main(): Promise<void> {
   out.push(`## Authoritative servers compared with dnsperf${opts.do ? ' (DO bit set)' : ''}`, '');
   out.push(`- Command: \`node --import tsx bench/nameserverCompare.ts ${process.argv.slice(2).join(' ')}\``);
   out.push(`- Date: ${startedAt.toISOString()} (machine clock)`);
-  out.push(`- Machine: \`nproc\` ${tryRun('nproc', [])}, CPU "${os.cpus()[0]?.model ?? '?'}", ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.type()} ${os.release()}`);
+  out.push(
+    `- Machine: \`nproc\` ${tryRun('nproc', [])}, CPU "${os.cpus()[0]?.model ?? '?'}", ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, ${os.type()} ${os.release()}`,
+  );
   out.push(`- Load average (1/5/15 min): ${loadBefore.map((x) => x.toFixed(2)).join(' ')} before, ${loadAfter.map((x) => x.toFixed(2)).join(' ')} after`);
-  out.push(`- Load generator: ${tryRun('sh', ['-c', 'dnsperf -h 2>&1 | grep -m1 Version'])} — \`dnsperf ${dnsperfBase.join(' ')} -p <port> -d queries.txt -l ${seconds}\`, each run preceded by an unmeasured priming pass`);
+  out.push(
+    `- Load generator: ${tryRun('sh', ['-c', 'dnsperf -h 2>&1 | grep -m1 Version'])} — \`dnsperf ${dnsperfBase.join(' ')} -p <port> -d queries.txt -l ${seconds}\`, each run preceded by an unmeasured priming pass`,
+  );
   out.push(
     `- Priming: before each run every distinct query of the file (${distinctQueries.length}) is sent once, unmeasured; PowerDNS first has its packet and query caches purged (\`pdns_control purge\`) and the priming paced over ${primeSeconds ?? 20} s (\`-Q\`), its cache TTL, so that during the run entries expire and are refetched at the even rate continuous load gives, not in one wave`,
   );
-  out.push(`- Zone: ${origin}, ${zone.description.records.length} records (SOA, 2 NS with A, apex MX/TXT, h0…h${hosts - 1} with A, every 10th AAAA, every 100th TXT, every 250th MX), TTL 3600`);
-  if (opts.signed) out.push(`- Signed once by \`ldns-signzone -n -t 0 -s ''\` (NSEC3 SHA-1, 0 extra iterations, no salt; ECDSA P-256 KSK + ZSK from ldns-keygen): ${signedRecords} records, the same file served by every server except "ours (unsigned zone)"`);
-  out.push(`- Queries: ${queryCount} lines (${distinctQueries.length} distinct), ${fmt((1 - nxFraction) * 100)}% A for random existing hN, ${fmt(nxFraction * 100)}% A for distinct non-existent names (NXDOMAIN), shuffled, fixed seed`);
+  out.push(
+    `- Zone: ${origin}, ${zone.description.records.length} records (SOA, 2 NS with A, apex MX/TXT, h0…h${hosts - 1} with A, every 10th AAAA, every 100th TXT, every 250th MX), TTL 3600`,
+  );
+  if (opts.signed)
+    out.push(
+      `- Signed once by \`ldns-signzone -n -t 0 -s ''\` (NSEC3 SHA-1, 0 extra iterations, no salt; ECDSA P-256 KSK + ZSK from ldns-keygen): ${signedRecords} records, the same file served by every server except "ours (unsigned zone)"`,
+    );
+  out.push(
+    `- Queries: ${queryCount} lines (${distinctQueries.length} distinct), ${fmt((1 - nxFraction) * 100)}% A for random existing hN, ${fmt(nxFraction * 100)}% A for distinct non-existent names (NXDOMAIN), shuffled, fixed seed`,
+  );
   out.push(`- Our nameserver: git ${git}${dirty}, node ${process.version}`);
-  out.push(`- Rounds: ${rounds}, servers rotated each round; CPU = utime+stime of the server's process tree from /proc (PowerDNS: plus its PostgreSQL backends) over the run ÷ queries completed; CPU % = CPU seconds ÷ dnsperf's run time (100 = one core)`);
+  out.push(
+    `- Rounds: ${rounds}, servers rotated each round; CPU = utime+stime of the server's process tree from /proc (PowerDNS: plus its PostgreSQL backends) over the run ÷ queries completed; CPU % = CPU seconds ÷ dnsperf's run time (100 = one core)`,
+  );
   out.push('');
   out.push('| server | version | configuration | response shape (answer/authority/additional, size) |', '|---|---|---|---|');
   for (const s of servers) out.push(`| ${s.label} | ${s.version} | ${s.config.join(' ')} | ${checks.get(s)?.detail ?? ''} |`);
@@ -343,7 +374,12 @@ async function main(): Promise<void> {
     );
   }
   out.push('');
-  out.push('Medians:', '', '| server | q/s (median) | q/s (min–max) | µs CPU/query (median) | µs CPU/query (min–max) | lost (total) |', '|---|---|---|---|---|---|');
+  out.push(
+    'Medians:',
+    '',
+    '| server | q/s (median) | q/s (min–max) | µs CPU/query (median) | µs CPU/query (min–max) | lost (total) |',
+    '|---|---|---|---|---|---|',
+  );
   const summary = new Map<string, { qps: number; cpu: number }>();
   for (const s of servers) {
     const mine = runs.filter((r) => r.server === s);

@@ -23,8 +23,19 @@ const SERIAL = 2026112201;
 const mib = (n: number) => (n / 1024 / 1024).toFixed(0);
 // The system records a build renders (SOA with the serial, the apex NS set), in a version's form.
 const NAMESERVERS = ['ns1.bench.example', 'ns2.bench.example'];
-const soa = (serial: number) => toStored(encodeRecord({ name: '@', type: 'SOA', ttl: 3600, data: { mname: 'ns1.bench.example', rname: 'hostmaster.bench.example', serial, refresh: 10800, retry: 3600, expire: 1209600, minimum: 300 } }));
-const system = (serial: number) => [soa(serial), ...NAMESERVERS.map((nameserver) => toStored(encodeRecord({ name: '@', type: 'NS', ttl: 3600, data: { nameserver } })))];
+const soa = (serial: number) =>
+  toStored(
+    encodeRecord({
+      name: '@',
+      type: 'SOA',
+      ttl: 3600,
+      data: { mname: 'ns1.bench.example', rname: 'hostmaster.bench.example', serial, refresh: 10800, retry: 3600, expire: 1209600, minimum: 300 },
+    }),
+  );
+const system = (serial: number) => [
+  soa(serial),
+  ...NAMESERVERS.map((nameserver) => toStored(encodeRecord({ name: '@', type: 'NS', ttl: 3600, data: { nameserver } }))),
+];
 
 async function seed(zones: number, recordsPerZone: number) {
   const db = createDb(url);
@@ -103,7 +114,14 @@ async function measure(label: string, zones: number) {
           created_at: new Date(),
         });
         // What the publisher stores beside the version: the served records.
-        await trx('published_records').insert({ zone_id: 'zon_1', record_id: `rec_new_${k}`, name: `new${k}`, type: 1, ttl: 3600, rdata: Buffer.from([192, 0, 2, 1]) });
+        await trx('published_records').insert({
+          zone_id: 'zon_1',
+          record_id: `rec_new_${k}`,
+          name: `new${k}`,
+          type: 1,
+          ttl: 3600,
+          rdata: Buffer.from([192, 0, 2, 1]),
+        });
         await trx('zones').where('id', 'zon_1').update({ published_serial: to });
         await trx.raw(`SELECT pg_notify('zone_published', 'zon_1')`);
       });
@@ -122,7 +140,10 @@ if (scenario === 'child-many') await measure('1,000 zones × 100 records', 1000)
 else if (scenario === 'child-large') await measure('1 zone × 1,000,000 records', 1);
 else {
   const run = (arg: string) =>
-    execFileSync(process.execPath, ['--expose-gc', '--max-old-space-size=8192', '--import', 'tsx', 'bench/nameserverMemory.ts', arg], { encoding: 'utf8', env: process.env }).trim();
+    execFileSync(process.execPath, ['--expose-gc', '--max-old-space-size=8192', '--import', 'tsx', 'bench/nameserverMemory.ts', arg], {
+      encoding: 'utf8',
+      env: process.env,
+    }).trim();
   console.log(`${new Date().toISOString()}, ${os.cpus().length} × ${os.cpus()[0]?.model}, Node ${process.version}`);
   console.log('| zones | zones loaded | RSS MiB | RSS growth MiB | heap used MiB | load s | reload after a one-record change, ms (5 runs) |');
   console.log('|---|---|---|---|---|---|---|');

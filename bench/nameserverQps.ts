@@ -122,7 +122,9 @@ async function ours(file: string, cache: boolean): Promise<void> {
   try {
     await measure(`nameserver/server.ts (cache ${cache ? 'on' : 'off'})`, server.port, file, () => server.stats().queries.udp);
     const stats = server.stats();
-    console.log(`${''.padEnd(34)} cache hits ${stats.cache.hits}, misses ${stats.cache.misses}, entries ${stats.cache.entries}; ${JSON.stringify(stats.responses)}`);
+    console.log(
+      `${''.padEnd(34)} cache hits ${stats.cache.hits}, misses ${stats.cache.misses}, entries ${stats.cache.entries}; ${JSON.stringify(stats.responses)}`,
+    );
   } finally {
     await server.close();
   }
@@ -145,7 +147,19 @@ async function naiveDns2(file: string): Promise<void> {
         response.answers.push({ name: question.name, type: Packet.TYPE.A, class: Packet.CLASS.IN, ttl: 300, address });
       } else if (!address) {
         response.header.rcode = 3;
-        response.authorities.push({ name: ORIGIN, type: Packet.TYPE.SOA, class: Packet.CLASS.IN, ttl: 300, primary: SOA.mname, admin: SOA.rname, serial: SOA.serial, refresh: SOA.refresh, retry: SOA.retry, expiration: SOA.expire, minimum: SOA.minimum });
+        response.authorities.push({
+          name: ORIGIN,
+          type: Packet.TYPE.SOA,
+          class: Packet.CLASS.IN,
+          ttl: 300,
+          primary: SOA.mname,
+          admin: SOA.rname,
+          serial: SOA.serial,
+          refresh: SOA.refresh,
+          retry: SOA.retry,
+          expiration: SOA.expire,
+          minimum: SOA.minimum,
+        });
       }
       answered++;
       send(response);
@@ -163,7 +177,9 @@ async function naiveDns2(file: string): Promise<void> {
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mdns-qps-'));
 try {
   const file = queryFile(dir);
-  console.log(`zone: ${NAMES} names (A); queries: 90% existing, 10% NXDOMAIN; dnsperf -l ${seconds} -c ${clients} -Q 200000; ${os.cpus().length} CPUs (${os.cpus()[0]?.model})`);
+  console.log(
+    `zone: ${NAMES} names (A); queries: 90% existing, 10% NXDOMAIN; dnsperf -l ${seconds} -c ${clients} -Q 200000; ${os.cpus().length} CPUs (${os.cpus()[0]?.model})`,
+  );
   await ours(file, true);
   await ours(file, false);
   await naiveDns2(file);

@@ -20,7 +20,9 @@ await liftRateLimits(service);
 const api = benchApi(base, tokens.customers[0]);
 const zone = `latency-${Date.now().toString(36)}.example`;
 await api('POST', '/zones', { name: zone });
-await api('POST', `/zones/${zone}/changesets`, { changes: Array.from({ length: 1000 }, (_, i) => ({ op: 'create', record: { name: `q${i}`, type: 'A', data: { address: `10.0.${i >> 8}.${i & 255}` } } })) });
+await api('POST', `/zones/${zone}/changesets`, {
+  changes: Array.from({ length: 1000 }, (_, i) => ({ op: 'create', record: { name: `q${i}`, type: 'A', data: { address: `10.0.${i >> 8}.${i & 255}` } } })),
+});
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mdns-latency-'));
 const queries = path.join(dir, 'queries.txt');

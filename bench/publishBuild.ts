@@ -27,9 +27,16 @@ const api = async (method: string, p: string, body?: unknown) => {
 };
 const zone = `build-${Date.now().toString(36)}.example`;
 const created = await api('POST', '/zones', { name: zone });
-await api('POST', `/zones/${zone}/changesets`, { changes: Array.from({ length: 1000 }, (_, i) => ({ op: 'create', record: { name: `q${i}`, type: 'A', data: { address: `10.0.${i >> 8}.${i & 255}` } } })) });
+await api('POST', `/zones/${zone}/changesets`, {
+  changes: Array.from({ length: 1000 }, (_, i) => ({ op: 'create', record: { name: `q${i}`, type: 'A', data: { address: `10.0.${i >> 8}.${i & 255}` } } })),
+});
 const db = createDb(url);
-const deps = { db, clock: systemClock, nameservers: ['ns1.lab-dns.test', 'ns2.lab-dns.test'], dnssec: { kek: Buffer.alloc(32), dnskeyTtl: 3600, signingThread: { fromRecords: 5000, heapMb: null } } };
+const deps = {
+  db,
+  clock: systemClock,
+  nameservers: ['ns1.lab-dns.test', 'ns2.lab-dns.test'],
+  dnssec: { kek: Buffer.alloc(32), dnskeyTtl: 3600, signingThread: { fromRecords: 5000, heapMb: null } },
+};
 await publishZone(deps, created.id);
 
 const times: number[] = [];

@@ -59,7 +59,10 @@ try {
       next = /<[^>]*\/api\/v1([^>]+)>;\s*rel="next"/.exec(page.link ?? '')?.[1] ?? null;
     }
     if (entries !== 1024) throw new Error(`the /22 listed ${entries} entries`);
-    const items = Array.from({ length: 1000 }, (_, i) => ({ ip: `2001:db8:100:a::${(round * 1000 + i + 1).toString(16)}`, target: `h${i}.r${round}.customer-a.example.` }));
+    const items = Array.from({ length: 1000 }, (_, i) => ({
+      ip: `2001:db8:100:a::${(round * 1000 + i + 1).toString(16)}`,
+      target: `h${i}.r${round}.customer-a.example.`,
+    }));
     const written = await call(customer, 'POST', '/ptr/bulk', { items });
     bulk.push(written.ms);
     // Until the nameserver answers the last PTR of the write (dig, polled every 5 ms).
@@ -121,15 +124,23 @@ try {
       await until('served', () => resolves(`host-${last.replaceAll('.', '-')}.${zone}`, last));
       row(`… request → the nameserver answers the last address's new name`, performance.now() - start);
       // What a nameserver loading the zone whole (a restart, a reload) would serve: the new names only.
-      const served = (await sql.query("SELECT count(*) FILTER (WHERE p.name LIKE 'host-%') AS renamed, count(*) AS n FROM published_records p JOIN zones z ON z.id = p.zone_id WHERE z.name = $1 AND p.type = 1", [zone])).rows[0];
-      if (Number(served.renamed) !== size || Number(served.n) !== size) throw new Error(`published_records after the rename: ${served.renamed} of ${served.n} A rows renamed, ${size} expected`);
+      const served = (
+        await sql.query(
+          "SELECT count(*) FILTER (WHERE p.name LIKE 'host-%') AS renamed, count(*) AS n FROM published_records p JOIN zones z ON z.id = p.zone_id WHERE z.name = $1 AND p.type = 1",
+          [zone],
+        )
+      ).rows[0];
+      if (Number(served.renamed) !== size || Number(served.n) !== size)
+        throw new Error(`published_records after the rename: ${served.renamed} of ${served.n} A rows renamed, ${size} expected`);
 
       start = performance.now();
       const removed = await call(tokens.platform, 'DELETE', `/ip-spaces/${id}`);
       row(`DELETE the space, request → 204`, removed.ms);
       await until('removed', async () => Number((await sql.query('SELECT count(*) AS n FROM records WHERE managed_by = $1', [id])).rows[0].n) === 0);
       row('… request → its last forward record removed', performance.now() - start);
-      const largest = Number((await sql.query("SELECT max(c.item_count) AS n FROM change_sets c JOIN zones z ON z.id = c.zone_id WHERE z.name = $1", [zone])).rows[0].n);
+      const largest = Number(
+        (await sql.query('SELECT max(c.item_count) AS n FROM change_sets c JOIN zones z ON z.id = c.zone_id WHERE z.name = $1', [zone])).rows[0].n,
+      );
       console.log(`\nForward records of a /${length} (largest change set: ${largest} items)`);
       console.log('| what | time |');
       console.log('|---|---|');

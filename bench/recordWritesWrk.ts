@@ -17,7 +17,11 @@ if (/\/(postgres|test)$/.test(url)) throw new Error('DATABASE_URL must name a sc
 const service = await startBenchService();
 const { base, tokens } = service;
 const api = async (method: string, p: string, token: string, body?: unknown) => {
-  const r = await fetch(`${base}/api/v1${p}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const r = await fetch(`${base}/api/v1${p}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   if (r.status >= 300) throw new Error(`${method} ${p}: ${r.status} ${await r.text()}`);
   return r.json();
 };
@@ -35,7 +39,12 @@ wrk(zones, 10, 3);
 
 const rows: string[] = [];
 const only10x10 = process.env.ONLY_10x10 === '1';
-for (const [label, list] of only10x10 ? ([['10 zones', zones]] as const) : ([['10 zones', zones], ['one zone', zones.slice(0, 1)]] as const)) {
+for (const [label, list] of only10x10
+  ? ([['10 zones', zones]] as const)
+  : ([
+      ['10 zones', zones],
+      ['one zone', zones.slice(0, 1)],
+    ] as const)) {
   for (const connections of only10x10 ? [10] : [1, 10, 50]) {
     const out = wrk(list, connections, seconds);
     const rps = /Requests\/sec:\s+([\d.]+)/.exec(out)?.[1];
@@ -45,7 +54,9 @@ for (const [label, list] of only10x10 ? ([['10 zones', zones]] as const) : ([['1
     rows.push(`| ${label} | ${connections} | ${Number(rps).toFixed(0)} | ${p50} | ${p99} | ${non2xx} |`);
   }
 }
-console.log(`\n${new Date().toISOString()}, ${os.cpus().length} × ${os.cpus()[0]?.model}, wrk 2 threads, ${seconds} s per run, ROLES=${process.env.ROLES ?? '(all)'}`);
+console.log(
+  `\n${new Date().toISOString()}, ${os.cpus().length} × ${os.cpus()[0]?.model}, wrk 2 threads, ${seconds} s per run, ROLES=${process.env.ROLES ?? '(all)'}`,
+);
 console.log('| zones | connections | requests/s | p50 | p99 | non-2xx |\n|---|---|---|---|---|---|');
 console.log(rows.join('\n'));
 await service.stop();

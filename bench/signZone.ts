@@ -27,7 +27,12 @@ const NAMES = Number(option('names', '10000'));
 const ROUNDS = Number(option('rounds', '3'));
 const zone = 'bench.example';
 
-const rr = (name: string, type: keyof typeof TYPE, data: Record<string, unknown>): ZoneRecord => ({ name, type: TYPE[type], ttl: 3600, rdata: encodeRdata(type, data) });
+const rr = (name: string, type: keyof typeof TYPE, data: Record<string, unknown>): ZoneRecord => ({
+  name,
+  type: TYPE[type],
+  ttl: 3600,
+  rdata: encodeRdata(type, data),
+});
 
 function zoneRecords(serial: number, changedAddress = '10.0.0.1'): ZoneRecord[] {
   const records = [
@@ -43,12 +48,14 @@ function zoneRecords(serial: number, changedAddress = '10.0.0.1'): ZoneRecord[] 
       continue;
     }
     records.push(rr(name, 'A', { address: i === 0 ? changedAddress : `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}` }));
-    if (i % 10 === 0) records.push(rr(name, 'AAAA', { address: `2001:db8::${(i >> 16).toString(16)}:${(i & 0xffff).toString(16)}` }), rr(name, 'TXT', { text: `name ${i}` }));
+    if (i % 10 === 0)
+      records.push(rr(name, 'AAAA', { address: `2001:db8::${(i >> 16).toString(16)}:${(i & 0xffff).toString(16)}` }), rr(name, 'TXT', { text: `name ${i}` }));
   }
   return records;
 }
 
-const zoneText = (records: readonly ZoneRecord[]) => records.map((r) => `${r.name}. ${r.ttl} IN ${typeName(r.type)} ${decodeRdata(r.type, r.rdata)}\n`).join('');
+const zoneText = (records: readonly ZoneRecord[]) =>
+  records.map((r) => `${r.name}. ${r.ttl} IN ${typeName(r.type)} ${decodeRdata(r.type, r.rdata)}\n`).join('');
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const time = (f: () => unknown) => {
   const start = process.hrtime.bigint();
@@ -57,7 +64,13 @@ const time = (f: () => unknown) => {
 };
 
 const now = Math.floor(Date.now() / 1000);
-const policy: SignPolicy = { denial: 'nsec3', window: { inception: now - 3600, expiration: now + 14 * 86400 }, refreshBefore: now + 7 * 86400, dnskeyTtl: 3600, cds: 'keys' };
+const policy: SignPolicy = {
+  denial: 'nsec3',
+  window: { inception: now - 3600, expiration: now + 14 * 86400 },
+  refreshBefore: now + 7 * 86400,
+  dnskeyTtl: 3600,
+  cds: 'keys',
+};
 const keys = { ksks: [generateZoneKey('ksk', 13)], zsks: [generateZoneKey('zsk', 13)] };
 const v1Records = zoneRecords(1);
 const v2Records = zoneRecords(2, '10.0.0.2');
@@ -74,16 +87,25 @@ const runIn = (tool: string, toolArgs: string[]) => () => {
   if (run.status !== 0) throw new Error(`${tool} failed: ${run.stderr}`);
 };
 if (has('ldns-signzone')) {
-  const keygen = (ksk: boolean) => spawnSync('ldns-keygen', ['-a', 'ECDSAP256SHA256', ...(ksk ? ['-k'] : []), zone], { cwd: dir, encoding: 'utf8' }).stdout.trim();
+  const keygen = (ksk: boolean) =>
+    spawnSync('ldns-keygen', ['-a', 'ECDSAP256SHA256', ...(ksk ? ['-k'] : []), zone], { cwd: dir, encoding: 'utf8' }).stdout.trim();
   const ldnsKeys = [keygen(true), keygen(false)];
-  peers.push({ label: "ldns-signzone -n -t 0 -s ''", run: runIn('ldns-signzone', ['-n', '-t', '0', '-s', '', '-o', zone, '-f', 'zone.ldns', 'zone', ...ldnsKeys]), times: [] });
+  peers.push({
+    label: "ldns-signzone -n -t 0 -s ''",
+    run: runIn('ldns-signzone', ['-n', '-t', '0', '-s', '', '-o', zone, '-f', 'zone.ldns', 'zone', ...ldnsKeys]),
+    times: [],
+  });
 } else console.log('ldns-signzone not installed: skipped');
 if (has('dnssec-signzone')) {
   const bindDir = path.join(dir, 'bind');
   fs.mkdirSync(bindDir);
   spawnSync('dnssec-keygen', ['-q', '-K', bindDir, '-a', 'ECDSAP256SHA256', '-f', 'KSK', zone], { encoding: 'utf8' });
   spawnSync('dnssec-keygen', ['-q', '-K', bindDir, '-a', 'ECDSAP256SHA256', zone], { encoding: 'utf8' });
-  peers.push({ label: 'dnssec-signzone -3 - -H 0 -n 1', run: runIn('dnssec-signzone', ['-q', '-3', '-', '-H', '0', '-n', '1', '-O', 'full', '-S', '-K', bindDir, '-o', zone, '-f', 'zone.bind', 'zone']), times: [] });
+  peers.push({
+    label: 'dnssec-signzone -3 - -H 0 -n 1',
+    run: runIn('dnssec-signzone', ['-q', '-3', '-', '-H', '0', '-n', '1', '-O', 'full', '-S', '-K', bindDir, '-o', zone, '-f', 'zone.bind', 'zone']),
+    times: [],
+  });
 } else console.log('dnssec-signzone not installed: skipped');
 
 // Rounds alternate: ours (full, then the one-record re-signing), then each peer.
@@ -99,14 +121,20 @@ try {
     v1 = [];
     for (const peer of peers) peer.times.push(time(peer.run));
   }
-  const count = (file: string) => fs.readFileSync(path.join(dir, file), 'utf8').split('\n').filter((l) => l && !l.startsWith(';')).length;
+  const count = (file: string) =>
+    fs
+      .readFileSync(path.join(dir, file), 'utf8')
+      .split('\n')
+      .filter((l) => l && !l.startsWith(';')).length;
   console.log(`${new Date().toISOString()}, nproc ${os.cpus().length}, ${os.cpus()[0]?.model}, Node ${process.version}`);
   console.log(`records in: ${v1Records.length}, signed zone: ${signedCount} records (${NAMES} names, NSEC3, algorithm 13)`);
   console.log(`signZone, full:                      median ${median(full).toFixed(0)} ms  (${full.map((t) => t.toFixed(0)).join(', ')})`);
   console.log(`signZone, one A changed + previous:  median ${median(incremental).toFixed(0)} ms  (${incremental.map((t) => t.toFixed(0)).join(', ')})`);
   for (const peer of peers) {
     const out = peer.label.startsWith('ldns') ? 'zone.ldns' : 'zone.bind';
-    console.log(`${peer.label}, full: median ${median(peer.times).toFixed(0)} ms  (${peer.times.map((t) => t.toFixed(0)).join(', ')}), ${count(out)} lines; signZone ÷ it: ${(median(full) / median(peer.times)).toFixed(2)}`);
+    console.log(
+      `${peer.label}, full: median ${median(peer.times).toFixed(0)} ms  (${peer.times.map((t) => t.toFixed(0)).join(', ')}), ${count(out)} lines; signZone ÷ it: ${(median(full) / median(peer.times)).toFixed(2)}`,
+    );
   }
 } finally {
   fs.rmSync(dir, { recursive: true, force: true });

@@ -53,7 +53,11 @@ const url = process.env.DATABASE_URL ?? '';
 if (!url || /\/(postgres|test)$/.test(url)) throw new Error('DATABASE_URL must name a scratch database');
 
 const log = (msg: string) => process.stderr.write(`[signedPublication ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
-const service = await startBenchService({ env: { DNSSEC_CHECK_INTERVAL_MS: '200' }, nodeArgs: process.env.BENCH_SERVICE_NODE_ARGS?.split(' ').filter(Boolean), secondProcess: opts['api-process'] ? 'worker,nameserver' : undefined });
+const service = await startBenchService({
+  env: { DNSSEC_CHECK_INTERVAL_MS: '200' },
+  nodeArgs: process.env.BENCH_SERVICE_NODE_ARGS?.split(' ').filter(Boolean),
+  secondProcess: opts['api-process'] ? 'worker,nameserver' : undefined,
+});
 try {
   const { base, tokens } = service;
   await liftRateLimits(service);
@@ -197,21 +201,33 @@ try {
   const finalStates = await Promise.all(zones.map(async (z) => (opts.unsigned ? 'off' : (await api('GET', `/zones/${z.name}/dnssec`)).state)));
 
   const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)]!;
-  console.log(`\n${new Date().toISOString()}, nproc ${os.cpus().length}, ${os.cpus()[0]?.model}, Node ${process.version}; ${opts.unsigned ? 'unsigned' : 'signed (NSEC3, algorithm 13)'}; ${writes} writes per zone, alternating; ${unavailable} GETs answered 503 and were sent again`);
-  if (!onlySigningWrites) console.log('| zone records | DNSSEC state (before / after the writes) | load, s | enable → state, s | 201 → live_at p50 ms | p99 ms | max ms | 201 → client sees live p50 ms | p99 ms |');
+  console.log(
+    `\n${new Date().toISOString()}, nproc ${os.cpus().length}, ${os.cpus()[0]?.model}, Node ${process.version}; ${opts.unsigned ? 'unsigned' : 'signed (NSEC3, algorithm 13)'}; ${writes} writes per zone, alternating; ${unavailable} GETs answered 503 and were sent again`,
+  );
+  if (!onlySigningWrites)
+    console.log(
+      '| zone records | DNSSEC state (before / after the writes) | load, s | enable → state, s | 201 → live_at p50 ms | p99 ms | max ms | 201 → client sees live p50 ms | p99 ms |',
+    );
   if (!onlySigningWrites) console.log('|---|---|---|---|---|---|---|---|---|');
-  if (!onlySigningWrites) zones.forEach((z, k) => {
-    const s = server.get(z.name)!;
-    const c = client.get(z.name)!;
-    console.log(`| ${z.size.toLocaleString('en-US')} | ${z.state} / ${finalStates[k]} | ${(z.loadMs / 1000).toFixed(1)} | ${(z.enableMs / 1000).toFixed(1)} | ${pct(s, 50)} | ${pct(s, 99)} | ${Math.max(...s)} | ${pct(c, 50)} | ${pct(c, 99)} |`);
-  });
+  if (!onlySigningWrites)
+    zones.forEach((z, k) => {
+      const s = server.get(z.name)!;
+      const c = client.get(z.name)!;
+      console.log(
+        `| ${z.size.toLocaleString('en-US')} | ${z.state} / ${finalStates[k]} | ${(z.loadMs / 1000).toFixed(1)} | ${(z.enableMs / 1000).toFixed(1)} | ${pct(s, 50)} | ${pct(s, 99)} | ${Math.max(...s)} | ${pct(c, 50)} | ${pct(c, 99)} |`,
+      );
+    });
   if (probes.size > 0) {
     const ms = (xs: number[]) => (xs.length === 0 ? '–' : `${pct(xs, 50).toFixed(0)} / ${pct(xs, 99).toFixed(0)} / ${Math.max(...xs).toFixed(0)}`);
-    console.log('\n| zone records | API write (PATCH) 2xx latency, idle: n ok, failed, p50 / p99 / max ms | while signed whole (enable → keys_published): n ok, failed, p50 / p99 / max ms |');
+    console.log(
+      '\n| zone records | API write (PATCH) 2xx latency, idle: n ok, failed, p50 / p99 / max ms | while signed whole (enable → keys_published): n ok, failed, p50 / p99 / max ms |',
+    );
     console.log('|---|---|---|');
     for (const z of zones) {
       const p = probes.get(z.name)!;
-      console.log(`| ${z.size.toLocaleString('en-US')} | ${p.idle.times.length}, ${p.idle.failed.length}, ${ms(p.idle.times)} | ${p.signing.times.length}, ${p.signing.failed.length}, ${ms(p.signing.times)} |`);
+      console.log(
+        `| ${z.size.toLocaleString('en-US')} | ${p.idle.times.length}, ${p.idle.failed.length}, ${ms(p.idle.times)} | ${p.signing.times.length}, ${p.signing.failed.length}, ${ms(p.signing.times)} |`,
+      );
       for (const f of [...p.idle.failed, ...p.signing.failed]) console.log(`  failed: ${f}`);
     }
   }
@@ -221,7 +237,15 @@ try {
 
 interface ActivitySample {
   at: number;
-  rows: { pid: number; backend_type: string; state: string | null; wait_event_type: string | null; wait_event: string | null; blockers: number[] | null; query: string }[];
+  rows: {
+    pid: number;
+    backend_type: string;
+    state: string | null;
+    wait_event_type: string | null;
+    wait_event: string | null;
+    blockers: number[] | null;
+    query: string;
+  }[];
 }
 
 /** pg_stat_activity every 20 ms, from a connection of its own, until stop(). */
@@ -259,7 +283,10 @@ function reportSlowWrites(slow: { from: number; to: number }[], samples: Activit
   for (const w of slow) {
     console.log(`\nslow write ${w.to - w.from} ms ${hms(w.from)}–${hms(w.to)}`);
     for (const s of samples.filter((x) => x.at >= w.from && x.at <= w.to)) {
-      for (const r of s.rows) console.log(`  ${hms(s.at)} ${r.pid} ${r.backend_type} ${r.state ?? ''} ${r.wait_event_type ?? '-'}:${r.wait_event ?? '-'}${r.blockers?.length ? ` (waits for ${r.blockers.join(',')})` : ''} ${r.query}`);
+      for (const r of s.rows)
+        console.log(
+          `  ${hms(s.at)} ${r.pid} ${r.backend_type} ${r.state ?? ''} ${r.wait_event_type ?? '-'}:${r.wait_event ?? '-'}${r.blockers?.length ? ` (waits for ${r.blockers.join(',')})` : ''} ${r.query}`,
+        );
     }
   }
 }

@@ -79,28 +79,40 @@ if (opts.child) {
     const unsigned = path.join(dir, 'unsigned.zone');
     const signed = path.join(dir, 'signed.zone');
     fs.writeFileSync(unsigned, buildBenchZone(origin, hosts).masterFile);
-    const keygen = (ksk: boolean) => path.join(dir, execFileSync('ldns-keygen', ['-a', 'ECDSAP256SHA256', ...(ksk ? ['-k'] : []), origin], { cwd: dir, encoding: 'utf8' }).trim());
+    const keygen = (ksk: boolean) =>
+      path.join(dir, execFileSync('ldns-keygen', ['-a', 'ECDSAP256SHA256', ...(ksk ? ['-k'] : []), origin], { cwd: dir, encoding: 'utf8' }).trim());
     execFileSync('ldns-signzone', ['-n', '-t', '0', '-s', '', '-o', origin, '-f', signed, unsigned, keygen(true), keygen(false)]);
     // The unsigned zone in the same one-record-a-line form, so both go through the same reader.
     const unsignedLines = path.join(dir, 'unsigned.lines');
     fs.writeFileSync(unsignedLines, execFileSync('ldns-read-zone', [unsigned], { encoding: 'utf8', maxBuffer: 1 << 30 }));
     const results: Record<'unsigned' | 'signed', ChildResult[]> = { unsigned: [], signed: [] };
     for (let round = 1; round <= rounds; round++) {
-      for (const [label, file] of [['unsigned', unsignedLines], ['signed', signed]] as const) {
-        const out = execFileSync(process.execPath, ['--expose-gc', '--max-old-space-size=8192', '--import', 'tsx', new URL(import.meta.url).pathname, '--child', file], { encoding: 'utf8', maxBuffer: 1 << 20 });
+      for (const [label, file] of [
+        ['unsigned', unsignedLines],
+        ['signed', signed],
+      ] as const) {
+        const out = execFileSync(
+          process.execPath,
+          ['--expose-gc', '--max-old-space-size=8192', '--import', 'tsx', new URL(import.meta.url).pathname, '--child', file],
+          { encoding: 'utf8', maxBuffer: 1 << 20 },
+        );
         const r = JSON.parse(out.trim().split('\n').at(-1)!) as ChildResult;
         results[label].push(r);
         process.stderr.write(`[signedZoneMemory] round ${round} ${label}: ${JSON.stringify(r)}\n`);
       }
     }
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
-    console.log(`${new Date().toISOString()}, nproc ${os.cpus().length}, ${os.cpus()[0]?.model}, Node ${process.version}; ${hosts} names, ${rounds} rounds alternating, medians (all rounds in brackets)`);
+    console.log(
+      `${new Date().toISOString()}, nproc ${os.cpus().length}, ${os.cpus()[0]?.model}, Node ${process.version}; ${hosts} names, ${rounds} rounds alternating, medians (all rounds in brackets)`,
+    );
     console.log('| zone | records | snapshot heap MiB | RSS growth MiB | build ms | first NXDOMAIN+DO query ms |');
     console.log('|---|---|---|---|---|---|');
     for (const label of ['unsigned', 'signed'] as const) {
       const rs = results[label];
       const cell = (f: (r: ChildResult) => number, d = 0) => `${median(rs.map(f)).toFixed(d)} (${rs.map((r) => f(r).toFixed(d)).join(', ')})`;
-      console.log(`| ${label} | ${rs[0]!.records} | ${cell((r) => r.heapMiB, 1)} | ${cell((r) => r.rssMiB)} | ${cell((r) => r.buildMs)} | ${cell((r) => r.firstNxMs, 1)} |`);
+      console.log(
+        `| ${label} | ${rs[0]!.records} | ${cell((r) => r.heapMiB, 1)} | ${cell((r) => r.rssMiB)} | ${cell((r) => r.buildMs)} | ${cell((r) => r.firstNxMs, 1)} |`,
+      );
     }
     const ratio = median(results.signed.map((r) => r.heapMiB)) / median(results.unsigned.map((r) => r.heapMiB));
     console.log(`\nsigned ÷ unsigned heap: ${ratio.toFixed(2)}×`);

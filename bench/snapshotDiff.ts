@@ -52,7 +52,11 @@ interface ChildResult {
 
 const MiB = 1024 * 1024;
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
-const median = (xs: number[]) => quantile([...xs].sort((a, b) => a - b), 0.5);
+const median = (xs: number[]) =>
+  quantile(
+    [...xs].sort((a, b) => a - b),
+    0.5,
+  );
 
 function gc(): void {
   const collect = globalThis.gc;
@@ -70,7 +74,15 @@ async function child(tree: string): Promise<ChildResult> {
     name: ORIGIN,
     type: TYPE.SOA,
     ttl: 3600,
-    rdata: encodeRdata('SOA', { mname: 'ns1.bench.example', rname: 'hostmaster.bench.example', serial, refresh: 10800, retry: 3600, expire: 1209600, minimum: 300 }),
+    rdata: encodeRdata('SOA', {
+      mname: 'ns1.bench.example',
+      rname: 'hostmaster.bench.example',
+      serial,
+      refresh: 10800,
+      retry: 3600,
+      expire: 1209600,
+      minimum: 300,
+    }),
   });
   gc();
   const heap0 = process.memoryUsage().heapUsed;
@@ -123,7 +135,7 @@ async function child(tree: string): Promise<ChildResult> {
   const kept = [snapshot];
   for (let v = 0; v < 100; v++, k++) kept.push((snapshot = applyZoneDiff(snapshot, diffOf(k))));
   gc();
-  const perVersionKiB = ((process.memoryUsage().heapUsed - heap0) / MiB - afterDiffsHeapMiB) * 1024 / 100;
+  const perVersionKiB = (((process.memoryUsage().heapUsed - heap0) / MiB - afterDiffsHeapMiB) * 1024) / 100;
 
   let queryUs: number | null = null;
   let firstQueryMs: number | null = null;
@@ -171,18 +183,40 @@ if (args[0] === 'child') {
   const rounds = Number(option('rounds', '3'));
   const run = (tree: string): ChildResult =>
     JSON.parse(
-      execFileSync(process.execPath, ['--expose-gc', '--max-old-space-size=8192', '--import', 'tsx', path.join(here, 'bench/snapshotDiff.ts'), 'child', tree, '--records', String(RECORDS), '--diffs', String(DIFFS)], {
-        encoding: 'utf8',
-        cwd: here,
-      }),
+      execFileSync(
+        process.execPath,
+        [
+          '--expose-gc',
+          '--max-old-space-size=8192',
+          '--import',
+          'tsx',
+          path.join(here, 'bench/snapshotDiff.ts'),
+          'child',
+          tree,
+          '--records',
+          String(RECORDS),
+          '--diffs',
+          String(DIFFS),
+        ],
+        {
+          encoding: 'utf8',
+          cwd: here,
+        },
+      ),
     );
   console.log(`${new Date().toISOString()}, ${os.cpus().length} × ${os.cpus()[0]?.model}, Node ${process.version}, ${RECORDS} records, ${DIFFS} diffs`);
-  const header = '| tree | snapshot heap MiB | RSS growth MiB | build s | build CPU s | diff p50 µs | p90 µs | p99 µs | diff CPU µs (mean) | heap per retained version KiB | previousOwner µs | first owner query ms | diff p50 / p90 µs with the owner index |';
+  const header =
+    '| tree | snapshot heap MiB | RSS growth MiB | build s | build CPU s | diff p50 µs | p90 µs | p99 µs | diff CPU µs (mean) | heap per retained version KiB | previousOwner µs | first owner query ms | diff p50 / p90 µs with the owner index |';
   console.log(header);
   console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   const results: Record<string, ChildResult[]> = { before: [], after: [] };
   for (let r = 0; r < rounds; r++) {
-    for (const [label, tree] of before ? ([['before', before], ['after', here]] as const) : ([['after', here]] as const)) {
+    for (const [label, tree] of before
+      ? ([
+          ['before', before],
+          ['after', here],
+        ] as const)
+      : ([['after', here]] as const)) {
       const result = run(tree);
       results[label]!.push(result);
       console.log(row(`${label} (round ${r + 1})`, result));
@@ -196,13 +230,19 @@ if (args[0] === 'child') {
       rssMiB: median(rs.map((r) => r.rssMiB)),
       buildS: median(rs.map((r) => r.buildS)),
       buildCpuS: median(rs.map((r) => r.buildCpuS)),
-      diffUs: { p50: median(rs.map((r) => r.diffUs.p50)), p90: median(rs.map((r) => r.diffUs.p90)), p99: median(rs.map((r) => r.diffUs.p99)), max: median(rs.map((r) => r.diffUs.max)) },
+      diffUs: {
+        p50: median(rs.map((r) => r.diffUs.p50)),
+        p90: median(rs.map((r) => r.diffUs.p90)),
+        p99: median(rs.map((r) => r.diffUs.p99)),
+        max: median(rs.map((r) => r.diffUs.max)),
+      },
       diffCpuUs: median(rs.map((r) => r.diffCpuUs)),
       perVersionKiB: median(rs.map((r) => r.perVersionKiB)),
       afterDiffsHeapMiB: median(rs.map((r) => r.afterDiffsHeapMiB)),
       queryUs: rs[0]!.queryUs === null ? null : median(rs.map((r) => r.queryUs!)),
       firstQueryMs: rs[0]!.firstQueryMs === null ? null : median(rs.map((r) => r.firstQueryMs!)),
-      indexedDiffUs: rs[0]!.indexedDiffUs === null ? null : { p50: median(rs.map((r) => r.indexedDiffUs!.p50)), p90: median(rs.map((r) => r.indexedDiffUs!.p90)) },
+      indexedDiffUs:
+        rs[0]!.indexedDiffUs === null ? null : { p50: median(rs.map((r) => r.indexedDiffUs!.p50)), p90: median(rs.map((r) => r.indexedDiffUs!.p90)) },
     };
     console.log(row(`**${label}, median of ${rs.length}**`, med));
   }

@@ -50,14 +50,21 @@ for (let i = 0; i < writes; i++) {
   byWait.push(await waited(`w${i}`));
   byPoll.push(await polled(`p${i}`));
 }
-const concurrent = (await Promise.all(Array.from({ length: 10 }, (_, c) => (async () => {
-  const ms: number[] = [];
-  for (let i = 0; i < writes / 10; i++) ms.push(await waited(`c${c}-${i}`));
-  return ms;
-})()))).flat();
+const concurrent = (
+  await Promise.all(
+    Array.from({ length: 10 }, (_, c) =>
+      (async () => {
+        const ms: number[] = [];
+        for (let i = 0; i < writes / 10; i++) ms.push(await waited(`c${c}-${i}`));
+        return ms;
+      })(),
+    ),
+  )
+).flat();
 
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)]!;
-const row = (what: string, xs: number[]) => `| ${what} | ${xs.length} | ${pct(xs, 50).toFixed(0)} | ${pct(xs, 99).toFixed(0)} | ${Math.max(...xs).toFixed(0)} |`;
+const row = (what: string, xs: number[]) =>
+  `| ${what} | ${xs.length} | ${pct(xs, 50).toFixed(0)} | ${pct(xs, 99).toFixed(0)} | ${Math.max(...xs).toFixed(0)} |`;
 console.log(`\n${new Date().toISOString()}, ${os.cpus().length} × ${os.cpus()[0]?.model}, Node ${process.version}`);
 console.log('| sent → client knows it is live | writes | p50 ms | p99 ms | max ms |\n|---|---|---|---|---|');
 console.log(row('POST with `Prefer: wait=10`, one client', byWait));

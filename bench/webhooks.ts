@@ -104,7 +104,9 @@ const seconds = (Date.now() - t0) / 1000;
 // Recorded as delivered, not only received.
 let recorded = 0;
 for (;;) {
-  const r = await db.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE state = 'delivered' AND kind = 'zone.changed' AND webhook_id = (SELECT id FROM webhooks ORDER BY created_at DESC LIMIT 1)`);
+  const r = await db.query(
+    `SELECT count(*)::int AS n FROM webhook_deliveries WHERE state = 'delivered' AND kind = 'zone.changed' AND webhook_id = (SELECT id FROM webhooks ORDER BY created_at DESC LIMIT 1)`,
+  );
   recorded = r.rows[0].n;
   if (recorded >= events || Date.now() - t0 > 310_000) break;
   await new Promise((r) => setTimeout(r, 20));
@@ -117,7 +119,9 @@ console.log('Publication latency, 201 → live_at (server timestamp), sequential
 console.log('| webhooks | writes | p50 ms | p99 ms | max ms |\n|---|---|---|---|---|');
 for (const r of rows) console.log(r);
 console.log(`fast receivers got ${fastDelivered.join(', ')} of ${expected} deliveries each; the slow one ${slow.seen.size} (9 s per answer, 4 at a time)`);
-console.log(`Delivery throughput: ${sink.seen.size} of ${events} events received in ${seconds.toFixed(2)} s (${(sink.seen.size / seconds).toFixed(0)}/s), ${recorded} recorded delivered in ${recordedSeconds.toFixed(2)} s (${(recorded / recordedSeconds).toFixed(0)}/s); ${sink.requests()} requests`);
+console.log(
+  `Delivery throughput: ${sink.seen.size} of ${events} events received in ${seconds.toFixed(2)} s (${(sink.seen.size / seconds).toFixed(0)}/s), ${recorded} recorded delivered in ${recordedSeconds.toFixed(2)} s (${(recorded / recordedSeconds).toFixed(0)}/s); ${sink.requests()} requests`,
+);
 
 await Promise.all([...fast, slow, sink].map((r) => r.close()));
 await service.stop();

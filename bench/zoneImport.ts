@@ -110,7 +110,14 @@ const stop = async () => {
 
 try {
   const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; !(await fetch(`${base}/healthz`).then((r) => r.ok, () => false)); i++) {
+  for (
+    let i = 0;
+    !(await fetch(`${base}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    ));
+    i++
+  ) {
     if (i > 600) throw new Error('service did not become healthy');
     await new Promise((r) => setTimeout(r, 200));
   }
@@ -131,7 +138,10 @@ try {
     if (r.status !== expected) throw new Error(`expected ${expected}, got ${r.status}: ${JSON.stringify(r.body).slice(0, 500)}`);
     return r;
   };
-  await ok(200, call('PATCH', `/tenants/${tokens.tenants.customers[0]}`, tokens.platform, { limits: { api_rate_limit_per_minute: 1_000_000, max_zones: 1000 } }));
+  await ok(
+    200,
+    call('PATCH', `/tenants/${tokens.tenants.customers[0]}`, tokens.platform, { limits: { api_rate_limit_per_minute: 1_000_000, max_zones: 1000 } }),
+  );
   const token = tokens.customers[0] as string;
   const stamp = Date.now().toString(36);
 
@@ -143,7 +153,14 @@ try {
   // Warm-up (JIT, connection pool, caches): one small import.
   const warm = `warm-${stamp}.test`;
   await ok(201, call('POST', '/zones', token, { name: warm }));
-  await ok(201, call('POST', `/zones/${warm}/import`, token, { zonefile: zoneFile(warm).text.slice(0, 20_000).replace(/\n[^\n]*$/, '\n') }));
+  await ok(
+    201,
+    call('POST', `/zones/${warm}/import`, token, {
+      zonefile: zoneFile(warm)
+        .text.slice(0, 20_000)
+        .replace(/\n[^\n]*$/, '\n'),
+    }),
+  );
 
   for (let rep = 0; rep < repetitions; rep++) {
     const zone = `imp${rep}-${stamp}.test`;
@@ -169,7 +186,10 @@ try {
   };
   const row = (label: string, xs: number[]) =>
     `| ${label} | ${xs.length} | ${median(xs).toFixed(0)} | ${Math.max(...xs).toFixed(0)} | ${xs.map((x) => x.toFixed(0)).join(', ')} |`;
-  const load = os.loadavg().map((l) => l.toFixed(2)).join(' ');
+  const load = os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
   console.log(`\n${new Date().toISOString()}, ${os.cpus().length} × ${os.cpus()[0]?.model}, Node ${process.version}, load average at the end ${load}`);
   console.log(`File: ${fileInfo} (A, AAAA, TXT, MX, SRV, CNAME in turn, each at its own name); dry-run response ${(dryBytes / 1e6).toFixed(1)} MB`);
   console.log('| POST /zones/{zone}/import | n | median ms | max ms | all ms |\n|---|---|---|---|---|');

@@ -8,7 +8,10 @@ export async function up(knex: Knex): Promise<void> {
     t.text('unicode_name').nullable();
   });
   const rows = (await knex('zones').where('name', 'like', '%xn--%').select('id', 'name')) as { id: string; name: string }[];
-  for (const row of rows) await knex('zones').where('id', row.id).update({ unicode_name: domainToUnicode(row.name) || row.name });
+  for (const row of rows)
+    await knex('zones')
+      .where('id', row.id)
+      .update({ unicode_name: domainToUnicode(row.name) || row.name });
 }
 
 export async function down(knex: Knex): Promise<void> {

@@ -37,7 +37,7 @@ export async function up(knex: Knex): Promise<void> {
   });
   await knex.raw(`ALTER TABLE webhooks ADD CONSTRAINT webhooks_state_check CHECK (state IN ('active', 'disabled'))`);
   await knex.raw(`ALTER TABLE webhooks ADD CONSTRAINT webhooks_scope_check CHECK (scope IN ('subtree', 'tenant'))`);
-  await knex.raw('CREATE INDEX webhooks_failing ON webhooks (failing_since) WHERE failing_since IS NOT NULL AND state = \'active\'');
+  await knex.raw("CREATE INDEX webhooks_failing ON webhooks (failing_since) WHERE failing_since IS NOT NULL AND state = 'active'");
 
   await knex.schema.createTable('webhook_deliveries', (t) => {
     // Sent as Service-Delivery: the same on every attempt of this event to this webhook.

@@ -12,8 +12,22 @@ import type { Knex } from 'knex';
 //   token keeps exactly its scopes (a token grants only scopes it holds, so without this no
 //   existing token could ever issue a tsig:write token).
 const SCOPES_BEFORE = [
-  'tenant:read', 'zones:read', 'zones:write', 'records:read', 'records:write', 'dnssec:read', 'dnssec:write', 'rdns:read',
-  'rdns:write', 'dyndns:read', 'dyndns:write', 'audit:read', 'webhooks:manage', 'act_as', 'tenants:read', 'tenants:write',
+  'tenant:read',
+  'zones:read',
+  'zones:write',
+  'records:read',
+  'records:write',
+  'dnssec:read',
+  'dnssec:write',
+  'rdns:read',
+  'rdns:write',
+  'dyndns:read',
+  'dyndns:write',
+  'audit:read',
+  'webhooks:manage',
+  'act_as',
+  'tenants:read',
+  'tenants:write',
 ];
 const NEW_SCOPES = ['tsig:read', 'tsig:write'];
 

@@ -148,7 +148,17 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
         targets.map(async (target) => {
           stats.notify.sent++;
           try {
-            const result = await notifyTarget({ origin, serial, zone, target, key: notifyKey, logger, options: options.notify, signal: notifications.signal, now: options.now });
+            const result = await notifyTarget({
+              origin,
+              serial,
+              zone,
+              target,
+              key: notifyKey,
+              logger,
+              options: options.notify,
+              signal: notifications.signal,
+              now: options.now,
+            });
             if (result.acknowledged) stats.notify.acknowledged++;
             else stats.notify.failed++;
             return result;

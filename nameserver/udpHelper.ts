@@ -43,7 +43,8 @@ process.on('message', (message: ToHelper, handle?: unknown) => {
     case 'updateAnswer': {
       const client = pendingUpdates.get(message.request);
       pendingUpdates.delete(message.request);
-      if (client && message.message !== null) client.transport.send([{ message: Buffer.from(message.message, 'base64'), address: client.address, port: client.port }]);
+      if (client && message.message !== null)
+        client.transport.send([{ message: Buffer.from(message.message, 'base64'), address: client.address, port: client.port }]);
       return;
     }
     case 'set': {
@@ -54,7 +55,12 @@ process.on('message', (message: ToHelper, handle?: unknown) => {
     }
     case 'diff':
       try {
-        const next = store.applyDiff(message.origin, { fromSerial: message.fromSerial, toSerial: message.toSerial, removed: message.removed.map(fromWire), added: message.added.map(fromWire) });
+        const next = store.applyDiff(message.origin, {
+          fromSerial: message.fromSerial,
+          toSerial: message.toSerial,
+          removed: message.removed.map(fromWire),
+          added: message.added.map(fromWire),
+        });
         tell({ kind: 'serving', origin: message.origin, serial: next.serial });
       } catch {
         tell({ kind: 'resync', origin: message.origin });

@@ -128,7 +128,8 @@ export class MirroredZoneStore extends ZoneStore {
     onServing?: (origin: string) => void,
   ): Promise<void> {
     const { handler } = config;
-    if (handler && !this.unsubscribeKeys) this.unsubscribeKeys = handler.keyRing.onTenantKeys((keys) => this.post({ kind: 'tenantKeys', keys: keys.map(keyToWire) }));
+    if (handler && !this.unsubscribeKeys)
+      this.unsubscribeKeys = handler.keyRing.onTenantKeys((keys) => this.post({ kind: 'tenantKeys', keys: keys.map(keyToWire) }));
     const entry = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? './udpHelper.ts' : './udpHelper.js', import.meta.url));
     await Promise.all(
       Array.from({ length: count }, async () => {
@@ -150,14 +151,21 @@ export class MirroredZoneStore extends ZoneStore {
             helper.stats = m.stats;
             for (const wake of helper.statsWaiters.splice(0)) wake();
           } else if (m.kind === 'update' && handler) {
-            void answerForwarded(handler, m.message, m.remoteAddress).then((message) => this.post({ kind: 'updateAnswer', request: m.request, message }, helper));
+            void answerForwarded(handler, m.message, m.remoteAddress).then((message) =>
+              this.post({ kind: 'updateAnswer', request: m.request, message }, helper),
+            );
           } else if (m.kind === 'resync') {
             const snapshot = this.get(m.origin);
             if (snapshot) this.post({ kind: 'set', origin: m.origin, records: [...snapshot.records()].map(toWire) }, helper);
             else this.post({ kind: 'remove', origin: m.origin }, helper);
           }
         });
-        const tsigKeys = config.tsigKeys.map((k) => ({ name: k.name, algorithm: k.algorithm ?? DEFAULT_TSIG_ALGORITHM, secret: k.secret.toString('base64'), owner: null }));
+        const tsigKeys = config.tsigKeys.map((k) => ({
+          name: k.name,
+          algorithm: k.algorithm ?? DEFAULT_TSIG_ALGORITHM,
+          secret: k.secret.toString('base64'),
+          owner: null,
+        }));
         this.post({ kind: 'config', transferAllow: config.transferAllow, tsigKeys, forwardUpdates: Boolean(handler) }, helper);
         if (handler) this.post({ kind: 'tenantKeys', keys: handler.keyRing.tenantKeys.map(keyToWire) }, helper);
         // Registered and replayed in one tick: later changes follow the replay on the same channel.

@@ -35,7 +35,10 @@ export interface RolesThreadData {
 
 /** What the thread uses of the service module it is given (service.ts). */
 export interface RolesServiceModule {
-  startService(config: Config, overrides: { prepared: boolean }): Promise<{
+  startService(
+    config: Config,
+    overrides: { prepared: boolean },
+  ): Promise<{
     counters(): Promise<RolesCounters>;
     stop(): Promise<void>;
     nameserver: { server: { port: number } } | null;

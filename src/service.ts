@@ -27,7 +27,15 @@ import { checkDueDelegations } from './rdns/delegationWorker.js';
 import { LabRegistrar } from './lab/registrar.js';
 import { resetLabWebhooks } from './lab/labWebhooks.js';
 import { createLogger, type Logger } from './observability/logger.js';
-import { createMetrics, type NameserverCounters, registerBuildMetrics, registerJobMetrics, registerLiveWaitMetrics, registerNameserverMetrics, registerWebhookMetrics } from './observability/metrics.js';
+import {
+  createMetrics,
+  type NameserverCounters,
+  registerBuildMetrics,
+  registerJobMetrics,
+  registerLiveWaitMetrics,
+  registerNameserverMetrics,
+  registerWebhookMetrics,
+} from './observability/metrics.js';
 import { MaintenanceLoop } from './maintenance.js';
 import { DnssecWorker } from './dnssec/dnssecWorker.js';
 import { loadKeyEncryptionKey } from './db/sealedSecrets.js';
@@ -154,7 +162,16 @@ export async function startService(config: Config, overrides: ServiceOverrides =
     const kek = await loadKeyEncryptionKey(config.keyEncryptionKey, config.dataDir);
     const registrar: Registrar = lab ? new LabRegistrar(db, config, clock) : noRegistrar;
     // Filled in by the nameserver role; until then (and without it) DNS_HOST:DNS_PORT.
-    const running: Wiring['running'] = { lab: null, labReset: null, nameserver: null, publication: null, webhooks: null, rolesThread: null, httpUrl: null, registrar };
+    const running: Wiring['running'] = {
+      lab: null,
+      labReset: null,
+      nameserver: null,
+      publication: null,
+      webhooks: null,
+      rolesThread: null,
+      httpUrl: null,
+      registrar,
+    };
     const dnssec = new DnssecWorker({
       db,
       clock,
@@ -217,7 +234,11 @@ export async function startService(config: Config, overrides: ServiceOverrides =
     if (threaded.length) {
       // A clock injected here cannot reach another thread: such tests run every role here.
       if (overrides.clock) throw new Error('an injected clock needs THREADED_ROLES=off');
-      const thread = await startRolesThread({ source: { ...config.source }, roles: threaded, databaseUrl, serviceModule: import.meta.url }, logger, overrides.onFatal ?? exitForSupervisor(logger, 'the roles thread stopped'));
+      const thread = await startRolesThread(
+        { source: { ...config.source }, roles: threaded, databaseUrl, serviceModule: import.meta.url },
+        logger,
+        overrides.onFatal ?? exitForSupervisor(logger, 'the roles thread stopped'),
+      );
       stack.push(() => thread.stop());
       wiring.running.rolesThread = thread;
     }
@@ -353,7 +374,11 @@ async function startNameserverRole(w: Wiring): Promise<void> {
   w.onStop(() => w.services.liveWaiters.stop());
   await followTenantTsigKeys(w, (keys) => listening.setTenantTsigKeys(keys));
   if (store instanceof MirroredZoneStore) {
-    await store.startHelpers(config.dns.udpProcesses - 1, listening.udpSockets, { transferAllow: config.dns.transferAllow, tsigKeys: config.dns.tsigKeys, handler: listening.handler });
+    await store.startHelpers(config.dns.udpProcesses - 1, listening.udpSockets, {
+      transferAllow: config.dns.transferAllow,
+      tsigKeys: config.dns.tsigKeys,
+      handler: listening.handler,
+    });
     w.onStop(() => store.stopHelpers());
   }
   running.nameserver = { server: listening, store, feed };
@@ -389,7 +414,8 @@ async function followTenantTsigKeys(w: Wiring, apply: (keys: TsigKey[]) => void)
     })().finally(() => (inFlight = null));
     return inFlight;
   };
-  const reloadLogged = () => void reload().catch((err: unknown) => w.logger.warn({ err }, 'reading the tenants’ TSIG keys failed; the nameserver keeps the keys it has'));
+  const reloadLogged = () =>
+    void reload().catch((err: unknown) => w.logger.warn({ err }, 'reading the tenants’ TSIG keys failed; the nameserver keeps the keys it has'));
   const listener = new NotificationListener({
     url: w.databaseUrl,
     channels: [TSIG_KEYS_CHANNEL],
@@ -415,7 +441,15 @@ function dnsUpdateHandler(w: Wiring): UpdateHandler {
     const fields = { zone: request.zone, key: request.key?.name ?? null, transport: request.transport, client: request.remoteAddress };
     try {
       const { value: result, copy } = await inFlight.run(request, () => applyDnsUpdate(w.services, request));
-      const logged = { ...fields, keyId: result.keyId, requestId: result.requestId, rcode: result.rcode, changeSet: result.changeSetId, live: result.live, reason: result.reason };
+      const logged = {
+        ...fields,
+        keyId: result.keyId,
+        requestId: result.requestId,
+        rcode: result.rcode,
+        changeSet: result.changeSetId,
+        live: result.live,
+        reason: result.reason,
+      };
       if (copy) w.logger.info(logged, 'dynamic update sent again while applied: answered as the first');
       else if (result.rcode !== 'NOERROR') w.logger.info(logged, 'dynamic update not applied');
       else if (result.live !== null && result.live !== 'live') w.logger.warn(logged, 'dynamic update committed; answered before it was live');
@@ -445,7 +479,13 @@ async function startWorkerRole(w: Wiring): Promise<void> {
   maintenance.start();
   w.onStop(() => maintenance.stop());
   // The backend's zone quota for the platform's stats: read now and every 15 minutes, never by a request.
-  const quota = new PeriodicJob({ name: 'backend quota reading', intervalMs: BACKEND_QUOTA_INTERVAL_MS, jitter: 0.1, logger, run: () => readBackendQuota(w.db, w.clock, config.zones.backendCapacity) });
+  const quota = new PeriodicJob({
+    name: 'backend quota reading',
+    intervalMs: BACKEND_QUOTA_INTERVAL_MS,
+    jitter: 0.1,
+    logger,
+    run: () => readBackendQuota(w.db, w.clock, config.zones.backendCapacity),
+  });
   await readBackendQuota(w.db, w.clock, config.zones.backendCapacity).catch((err: unknown) => logger.warn({ err }, 'backend quota reading failed'));
   quota.start();
   w.onStop(() => quota.stop());
@@ -458,7 +498,11 @@ async function startWorkerRole(w: Wiring): Promise<void> {
   const store = own?.store;
   const probe =
     own && store instanceof MirroredZoneStore
-      ? withHelperProcesses(dnsSoaProbe(), (s) => s.port === own.server.port && config.dns.hosts.includes(s.host), (zone) => store.servingSerial(zone))
+      ? withHelperProcesses(
+          dnsSoaProbe(),
+          (s) => s.port === own.server.port && config.dns.hosts.includes(s.host),
+          (zone) => store.servingSerial(zone),
+        )
       : dnsSoaProbe();
   const publication = new PublicationWorker({
     db: w.db,
@@ -481,7 +525,8 @@ async function startWorkerRole(w: Wiring): Promise<void> {
     jitter: 0.1,
     logger,
     failureLevel: 'warn',
-    run: () => checkDueDelegations({ db: w.db, clock: w.clock, nameservers: config.zones.nameservers, observe: (zone) => w.services.rdns.observeDelegation(zone) }),
+    run: () =>
+      checkDueDelegations({ db: w.db, clock: w.clock, nameservers: config.zones.nameservers, observe: (zone) => w.services.rdns.observeDelegation(zone) }),
   });
   delegations.start();
   w.onStop(() => delegations.stop());
@@ -519,7 +564,14 @@ async function startWorkerRole(w: Wiring): Promise<void> {
   // Queued mail goes to the SMTP server; the lab keeps it in its outbox (GET /lab/mails).
   if (config.mail.smtpUrl) {
     const mail = new MailSender(config.mail.smtpUrl, config.mail.from);
-    const mailJob = new PeriodicJob({ name: 'mail', intervalMs: Math.max(config.webhooks.pollIntervalMs, 1000), jitter: 0.1, logger, failureLevel: 'warn', run: () => mail.sendDue(w.db, w.clock.now()) });
+    const mailJob = new PeriodicJob({
+      name: 'mail',
+      intervalMs: Math.max(config.webhooks.pollIntervalMs, 1000),
+      jitter: 0.1,
+      logger,
+      failureLevel: 'warn',
+      run: () => mail.sendDue(w.db, w.clock.now()),
+    });
     mailJob.start();
     w.onStop(() => mailJob.stop());
   } else if (config.deployment === 'production') {
@@ -527,14 +579,30 @@ async function startWorkerRole(w: Wiring): Promise<void> {
   }
 
   // DNSSEC transitions advance on what the real DNS shows (docs/dnssec.md "States").
-  const dnssecJob = new PeriodicJob({ name: 'dnssec', intervalMs: config.dnssec.checkIntervalMs, jitter: 0.1, logger, failureLevel: 'warn', run: (signal) => w.dnssec.runDue(undefined, signal) });
+  const dnssecJob = new PeriodicJob({
+    name: 'dnssec',
+    intervalMs: config.dnssec.checkIntervalMs,
+    jitter: 0.1,
+    logger,
+    failureLevel: 'warn',
+    run: (signal) => w.dnssec.runDue(undefined, signal),
+  });
   dnssecJob.start();
   w.onStop(() => dnssecJob.stop());
 }
 
 async function startApiRole(w: Wiring): Promise<void> {
   const { config, logger, db, running } = w;
-  const readiness: ReadinessCheck[] = [{ name: 'database', check: () => withinMs(READINESS_TIMEOUT_MS, db.raw('SELECT 1').then(() => true)) }];
+  const readiness: ReadinessCheck[] = [
+    {
+      name: 'database',
+      check: () =>
+        withinMs(
+          READINESS_TIMEOUT_MS,
+          db.raw('SELECT 1').then(() => true),
+        ),
+    },
+  ];
   const metrics = createMetrics();
   // The roles beside this one, in this thread or in the roles' thread (the same counters either
   // way). One scrape reads them once for all its gauges: prom-client collects them in parallel,
@@ -544,18 +612,36 @@ async function startApiRole(w: Wiring): Promise<void> {
   const counters = () => (reading ??= countersOf(running).finally(() => setImmediate(() => (reading = null))));
   if (config.roles.includes('nameserver')) {
     const nameserver = async () => (await counters()).nameserver!;
-    readiness.push({ name: 'nameserver', check: () => withinMs(READINESS_TIMEOUT_MS, nameserver().then((n) => n.ready)) });
+    readiness.push({
+      name: 'nameserver',
+      check: () =>
+        withinMs(
+          READINESS_TIMEOUT_MS,
+          nameserver().then((n) => n.ready),
+        ),
+    });
     registerNameserverMetrics(metrics.registry, async () => (await nameserver()).counters);
   }
   if (config.roles.includes('worker')) {
     registerBuildMetrics(metrics.registry, async () => (await counters()).builds!);
-    registerWebhookMetrics(metrics.registry, async () => (await counters()).webhooks!.attempts, async () => (await counters()).webhooks!.inFlight);
+    registerWebhookMetrics(
+      metrics.registry,
+      async () => (await counters()).webhooks!.attempts,
+      async () => (await counters()).webhooks!.inFlight,
+    );
   }
   const jobs = async () => (await counters()).jobs;
   registerJobMetrics(metrics.registry, jobs);
   registerLiveWaitMetrics(metrics.registry, () => w.services.liveWaiters.waiting);
   const inFlight = new InFlightRequests();
-  const app = createApp({ services: w.services, logger, metrics, readiness, inFlight, jobs: async () => Object.fromEntries(Object.entries(await jobs()).map(([name, j]) => [name, j.state])) });
+  const app = createApp({
+    services: w.services,
+    logger,
+    metrics,
+    readiness,
+    inFlight,
+    jobs: async () => Object.fromEntries(Object.entries(await jobs()).map(([name, j]) => [name, j.state])),
+  });
   const stopWatch = watchSlowRequests({
     inFlight,
     db,

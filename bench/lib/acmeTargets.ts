@@ -27,22 +27,34 @@ export interface AcmeDnsTarget {
 }
 
 /** A server someone else started and set up: the caller supplies its port, zone and keys. */
-export function suppliedTarget(o: { name: string; dnsPort: number; zone: string; keys: Record<AcmeClient, AcmeTargetKey>; close?: () => Promise<void> }): AcmeDnsTarget {
+export function suppliedTarget(o: {
+  name: string;
+  dnsPort: number;
+  zone: string;
+  keys: Record<AcmeClient, AcmeTargetKey>;
+  close?: () => Promise<void>;
+}): AcmeDnsTarget {
   return { ...o, close: o.close ?? (async () => undefined) };
 }
 
 /** The master file Knot starts a benchmark's zone from: SOA, NS, the name server's and `www`'s addresses. */
-export const knotZoneText = (zone: string): string => `$ORIGIN ${zone}.\n$TTL 300\n@ SOA ns1 hostmaster 1 3600 600 86400 60\n@ NS ns1\nns1 A 127.0.0.1\nwww A 127.0.0.1\n`;
+export const knotZoneText = (zone: string): string =>
+  `$ORIGIN ${zone}.\n$TTL 300\n@ SOA ns1 hostmaster 1 3600 600 86400 60\n@ NS ns1\nns1 A 127.0.0.1\nwww A 127.0.0.1\n`;
 
 /** The anchor: knotd as the zone's primary, its update ACL naming the two keys. */
 export async function knotTarget(zone: string): Promise<AcmeDnsTarget> {
   const keys = Object.fromEntries(ACME_CLIENTS.map((c) => [c, { name: `${c}.${zone}.`, algorithm: CLIENT_DEFAULT_ALGORITHM[c], secret: randomBytes(32) }]));
-  const knot = await startKnotPrimary({ port: portOutsideEphemeralRange, zones: [{ origin: zone, text: knotZoneText(zone), updateKeys: Object.values(keys) }] });
+  const knot = await startKnotPrimary({
+    port: portOutsideEphemeralRange,
+    zones: [{ origin: zone, text: knotZoneText(zone), updateKeys: Object.values(keys) }],
+  });
   return suppliedTarget({
     name: 'knot',
     dnsPort: knot.port,
     zone,
-    keys: Object.fromEntries(ACME_CLIENTS.map((c) => [c, { keyName: keys[c]!.name, keyAlgorithm: keys[c]!.algorithm, secret: keys[c]!.secret.toString('base64') }])) as Record<AcmeClient, AcmeTargetKey>,
+    keys: Object.fromEntries(
+      ACME_CLIENTS.map((c) => [c, { keyName: keys[c]!.name, keyAlgorithm: keys[c]!.algorithm, secret: keys[c]!.secret.toString('base64') }]),
+    ) as Record<AcmeClient, AcmeTargetKey>,
     close: knot.close,
   });
 }

@@ -42,7 +42,9 @@ export type SecondProcess = 'nameserver' | 'worker,nameserver';
  * second process, the others (the API among them) in the first, on the same database; the second
  * serves `dnsPort`, which the worker's verification asks (DNS_HOST:DNS_PORT).
  */
-export async function startBenchService(options: { env?: Record<string, string>; nodeArgs?: string[]; secondProcess?: SecondProcess } = {}): Promise<BenchService> {
+export async function startBenchService(
+  options: { env?: Record<string, string>; nodeArgs?: string[]; secondProcess?: SecondProcess } = {},
+): Promise<BenchService> {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'mdns-bench-'));
   const second = options.secondProcess;
   // Two processes of one lab must share its key-encryption key (each would make its own under DATA_DIR).
@@ -69,7 +71,14 @@ export async function startBenchService(options: { env?: Record<string, string>;
   const child = await spawnService(dataDir, port, firstRoles);
   const children = [child];
   const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; !(await fetch(`${base}/healthz`).then((r) => r.ok, () => false)); i++) {
+  for (
+    let i = 0;
+    !(await fetch(`${base}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    ));
+    i++
+  ) {
     if (i > 600 || child.exitCode !== null) throw new Error('service did not become healthy');
     await new Promise((r) => setTimeout(r, 200));
   }

@@ -80,7 +80,11 @@ const DNSPERF_WRAPPER = 'dnsperf "$@" & pid=$!; trap \'kill $pid 2>/dev/null\' T
  * reading taken there ends as close to the last query as possible. The result's `clientCpuSeconds`
  * is dnsperf's own user + system time.
  */
-export function runDnsperf(args: string[], onChild: (child: ChildProcess | null) => void, afterExit?: () => void): Promise<DnsperfResult & { clientCpuSeconds: number }> {
+export function runDnsperf(
+  args: string[],
+  onChild: (child: ChildProcess | null) => void,
+  afterExit?: () => void,
+): Promise<DnsperfResult & { clientCpuSeconds: number }> {
   return new Promise((resolve, reject) => {
     const child = spawn('bash', ['-c', DNSPERF_WRAPPER, 'dnsperf', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     onChild(child);

@@ -19,7 +19,12 @@ export interface UpdateKey {
   secret: string;
 }
 
-export const tsigKey = (k: UpdateKey): TsigKey => ({ name: normalizeName(k.name), algorithm: k.algorithm, secret: Buffer.from(k.secret, 'base64'), owner: null });
+export const tsigKey = (k: UpdateKey): TsigKey => ({
+  name: normalizeName(k.name),
+  algorithm: k.algorithm,
+  secret: Buffer.from(k.secret, 'base64'),
+  owner: null,
+});
 
 /** The TXT RDATA of one string: what the nameserver's answer holds once the update is served. */
 export const txtRdata = (text: string): Buffer => encodeRdata('TXT', { text });

@@ -35,7 +35,15 @@ let sent = 0;
  * whichever comes first; `follow`: after each good, UDP queries every 2 ms until the nameserver
  * answers the new address, then `pauseMs` before the next update.
  */
-export async function nicUpdatePhase(o: { base: string; dnsPort: number; hosts: DyndnsHost[]; until?: number; perClient?: number; follow: boolean; pauseMs?: number }): Promise<NicPhase> {
+export async function nicUpdatePhase(o: {
+  base: string;
+  dnsPort: number;
+  hosts: DyndnsHost[];
+  until?: number;
+  perClient?: number;
+  follow: boolean;
+  pauseMs?: number;
+}): Promise<NicPhase> {
   const out: NicPhase = { accepted: [], latencies: [], other: new Map() };
   const until = o.until ?? Infinity;
   const perClient = o.perClient ?? Infinity;
@@ -48,7 +56,9 @@ export async function nicUpdatePhase(o: { base: string; dnsPort: number; hosts: 
           const n = ++sent;
           // A new address every time: 198.18.0.0/15 (RFC 2544), never the host's current one.
           const ip = `198.${18 + ((n >> 16) & 1)}.${(n >> 8) & 255}.${n & 255}`;
-          const r = await fetch(`${o.base}/nic/update?hostname=${host.hostname}&myip=${ip}`, { headers: { authorization: auth, 'user-agent': 'bench/dyndns' } });
+          const r = await fetch(`${o.base}/nic/update?hostname=${host.hostname}&myip=${ip}`, {
+            headers: { authorization: auth, 'user-agent': 'bench/dyndns' },
+          });
           const text = (await r.text()).trim();
           if (text !== `good ${ip}`) {
             out.other.set(text, (out.other.get(text) ?? 0) + 1);
@@ -76,4 +86,5 @@ export async function nicUpdatePhase(o: { base: string; dnsPort: number; hosts: 
 }
 
 /** The p-th percentile (nearest rank) of `xs`. */
-export const percentile = (xs: number[], p: number): number => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.max(0, Math.ceil((p / 100) * xs.length) - 1))]!;
+export const percentile = (xs: number[], p: number): number =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.max(0, Math.ceil((p / 100) * xs.length) - 1))]!;

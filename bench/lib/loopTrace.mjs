@@ -20,7 +20,10 @@ if (isMainThread) {
   const kinds = { 1: 'minor', 2: 'major', 4: 'incremental', 8: 'weakcb' };
   new PerformanceObserver((list) => {
     for (const e of list.getEntries()) {
-      if (e.duration >= 10) process.stderr.write(`[loopTrace] gc ${kinds[e.detail?.kind] ?? e.detail?.kind} ${e.duration.toFixed(0)} ms ${at(e.startTime)}–${at(e.startTime + e.duration)}\n`);
+      if (e.duration >= 10)
+        process.stderr.write(
+          `[loopTrace] gc ${kinds[e.detail?.kind] ?? e.detail?.kind} ${e.duration.toFixed(0)} ms ${at(e.startTime)}–${at(e.startTime + e.duration)}\n`,
+        );
     }
   }).observe({ entryTypes: ['gc'] });
 }

@@ -234,7 +234,15 @@ async function pdnsPgSchema(): Promise<string> {
  * `pdnsutil load-zone`; then starts pdns_server. `onDatabase` is called once the database exists,
  * so the caller can drop it whatever happens next.
  */
-export async function startPowerDns(dir: string, zoneName: string, zoneFile: string, pg: PgTarget, database: string, onDatabase: () => void, options: { presigned?: boolean; liveSigning?: boolean } = {}): Promise<ServerProcess> {
+export async function startPowerDns(
+  dir: string,
+  zoneName: string,
+  zoneFile: string,
+  pg: PgTarget,
+  database: string,
+  onDatabase: () => void,
+  options: { presigned?: boolean; liveSigning?: boolean } = {},
+): Promise<ServerProcess> {
   await fsp.mkdir(dir, { recursive: true });
   await dropDatabase(pg, database);
   await psql(pg, 'postgres', `CREATE DATABASE "${database}"`);
@@ -327,7 +335,11 @@ export interface OursProcess extends ServerProcess {
   exitReport(): { cpu: { user: number; system: number }; stats: unknown } | null;
 }
 
-export async function startOurs(dir: string, zoneJson: string, options: { noCache?: boolean; processes?: number; id?: string; label?: string } = {}): Promise<OursProcess> {
+export async function startOurs(
+  dir: string,
+  zoneJson: string,
+  options: { noCache?: boolean; processes?: number; id?: string; label?: string } = {},
+): Promise<OursProcess> {
   await fsp.mkdir(dir, { recursive: true });
   const script = path.join(path.dirname(new URL(import.meta.url).pathname), 'standaloneNameserver.ts');
   const args = ['--import', 'tsx', script, zoneJson, '0', ...(options.noCache ? ['--no-cache'] : []), '--processes', String(options.processes ?? 1)];

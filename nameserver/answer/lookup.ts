@@ -197,7 +197,14 @@ function noData(zone: ZoneSnapshot, found: AtName, answer: RRset[], dnssecOk: bo
  * RFC 9471 §2.1: the glue of in-domain name servers (at or below the cut) is required, so it goes
  * first and is counted; sibling glue (elsewhere in this zone) follows and is optional (§2.2).
  */
-function referral(zone: ZoneSnapshot, cut: ZoneNode, answer: RRset[], dnssecOk: boolean, proofs: DenialProofs | null, stepProofs: RRset[] | null): LookupResult {
+function referral(
+  zone: ZoneSnapshot,
+  cut: ZoneNode,
+  answer: RRset[],
+  dnssecOk: boolean,
+  proofs: DenialProofs | null,
+  stepProofs: RRset[] | null,
+): LookupResult {
   const ns = rrsetAt(cut, TYPE.NS)!;
   const authority = [ns.rrset];
   const ds = dnssecOk ? rrsetAt(cut, TYPE.DS) : undefined;

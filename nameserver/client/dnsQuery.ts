@@ -93,7 +93,12 @@ function overTcp(server: DnsServer, packet: Buffer, id: number, timeoutMs: numbe
   });
 }
 
-export async function queryDns(server: DnsServer, name: string, type: number, options: { timeoutMs?: number; recursive?: boolean; validating?: boolean } = {}): Promise<DnsReply> {
+export async function queryDns(
+  server: DnsServer,
+  name: string,
+  type: number,
+  options: { timeoutMs?: number; recursive?: boolean; validating?: boolean } = {},
+): Promise<DnsReply> {
   const { timeoutMs = 2000, recursive = false, validating = false } = options;
   const id = randomInt(0x10000);
   const packet = question(id, name, type, validating ? 'validating' : recursive ? 'recursive' : 'authoritative');

@@ -85,7 +85,10 @@ export function publicKeyObject(dnskeyRdata: Buffer): KeyObject | null {
   const octets = Buffer.from(data.public_key as string, 'base64');
   try {
     if (data.algorithm === 13 && octets.length === 64) {
-      return createPublicKey({ key: { kty: 'EC', crv: 'P-256', x: octets.subarray(0, 32).toString('base64url'), y: octets.subarray(32).toString('base64url') }, format: 'jwk' });
+      return createPublicKey({
+        key: { kty: 'EC', crv: 'P-256', x: octets.subarray(0, 32).toString('base64url'), y: octets.subarray(32).toString('base64url') },
+        format: 'jwk',
+      });
     }
     if (data.algorithm === 15 && octets.length === 32) {
       return createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: octets.toString('base64url') }, format: 'jwk' });

@@ -28,7 +28,31 @@ export interface SignedRRset {
  * be written through the API and are signed as stored (the service stores them lower case).
  */
 const NAMES_LOWER_CASED: ReadonlySet<number> = new Set(
-  ['NS', 'MD', 'MF', 'CNAME', 'SOA', 'MB', 'MG', 'MR', 'PTR', 'MINFO', 'MX', 'RP', 'AFSDB', 'RT', 'SIG', 'PX', 'NXT', 'NAPTR', 'KX', 'SRV', 'DNAME', 'A6', 'RRSIG'].map((t) => TYPE[t as keyof typeof TYPE]),
+  [
+    'NS',
+    'MD',
+    'MF',
+    'CNAME',
+    'SOA',
+    'MB',
+    'MG',
+    'MR',
+    'PTR',
+    'MINFO',
+    'MX',
+    'RP',
+    'AFSDB',
+    'RT',
+    'SIG',
+    'PX',
+    'NXT',
+    'NAPTR',
+    'KX',
+    'SRV',
+    'DNAME',
+    'A6',
+    'RRSIG',
+  ].map((t) => TYPE[t as keyof typeof TYPE]),
 );
 
 /** RDATA in canonical form: the stored octets unless a name in them has an upper-case letter. */
@@ -68,7 +92,15 @@ function signedData(prefix: Buffer, owner: string, type: number, originalTtl: nu
   return Buffer.concat(parts);
 }
 
-function rrsigPrefix(fields: { type: number; algorithm: number; labels: number; ttl: number; window: SignatureWindow; keyTag: number; signer: string }): Buffer {
+function rrsigPrefix(fields: {
+  type: number;
+  algorithm: number;
+  labels: number;
+  ttl: number;
+  window: SignatureWindow;
+  keyTag: number;
+  signer: string;
+}): Buffer {
   return encodeRdata('RRSIG', {
     type_covered: fields.type,
     algorithm: fields.algorithm,
@@ -84,7 +116,15 @@ function rrsigPrefix(fields: { type: number; algorithm: number; labels: number; 
 
 /** RRSIG RDATA over `rrset` by `key` of the zone `signer`, valid during `window`. */
 export function signRRset(rrset: SignedRRset, key: ZoneKey, signer: string, window: SignatureWindow): Buffer {
-  const prefix = rrsigPrefix({ type: rrset.type, algorithm: key.algorithm, labels: rrsigLabels(rrset.name), ttl: rrset.ttl, window, keyTag: key.keyTag, signer });
+  const prefix = rrsigPrefix({
+    type: rrset.type,
+    algorithm: key.algorithm,
+    labels: rrsigLabels(rrset.name),
+    ttl: rrset.ttl,
+    window,
+    keyTag: key.keyTag,
+    signer,
+  });
   const data = signedData(prefix, rrset.name, rrset.type, rrset.ttl, rrset.rdatas);
   // RFC 6605 §4: r and s as two 32-octet integers, not DER; RFC 8080 §4: the 64-octet Ed25519 signature.
   const signature =

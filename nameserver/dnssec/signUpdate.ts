@@ -131,7 +131,8 @@ export async function signUpdate(input: SignUpdateInput, lookup: ChainLookup): P
 
   if (policy.denial === 'nsec') {
     for (const name of names) {
-      if (inAfter.get(name)) addRRset(out, name, TYPE.NSEC, denialTtl, [nsecRdata(nsecNext(denialAt(name, TYPE.NSEC)!.rdata), nsecTypes(out.get(name)!, roles.get(name)!))]);
+      if (inAfter.get(name))
+        addRRset(out, name, TYPE.NSEC, denialTtl, [nsecRdata(nsecNext(denialAt(name, TYPE.NSEC)!.rdata), nsecTypes(out.get(name)!, roles.get(name)!))]);
     }
   } else {
     const label = (name: string) => encodeBase32Hex(hashes.get(name)!, true);
@@ -143,7 +144,10 @@ export async function signUpdate(input: SignUpdateInput, lookup: ChainLookup): P
       const types = hasData(name) ? nsec3Types(out.get(name)!, roles.get(name)!) : [];
       made.set(label(name), { next: old ? nsec3Next(old.rdata) : '', types });
     }
-    const entering = names.filter((n) => inAfter.get(n) && !inBefore(n)).map(label).sort();
+    const entering = names
+      .filter((n) => inAfter.get(n) && !inBefore(n))
+      .map(label)
+      .sort();
     const leaving = new Map(names.filter((n) => !inAfter.get(n) && inBefore(n)).map((n) => [label(n), nsec3Next(denialAt(denialOwner(n), TYPE.NSEC3)!.rdata)]));
     if (entering.length > 0 || leaving.size > 0) {
       const { preceding, records } = await lookup.nsec3Predecessors([...entering, ...leaving.keys()], leaving.size + 1);

@@ -115,9 +115,21 @@ export function addApexSets(zone: string, nodes: Nodes, keys: SigningKeys, polic
   const ksks = keys.ksks.map((k) => dnskeyRdata(k));
   const zsks = keys.zsks.map((k) => dnskeyRdata(k));
   const published = [...ksks, ...zsks, ...(keys.publishedOnly ?? [])];
-  addRRset(nodes, zone, TYPE.DNSKEY, policy.dnskeyTtl, published.filter((k, i) => published.findIndex((o) => o.equals(k)) === i));
+  addRRset(
+    nodes,
+    zone,
+    TYPE.DNSKEY,
+    policy.dnskeyTtl,
+    published.filter((k, i) => published.findIndex((o) => o.equals(k)) === i),
+  );
   if (policy.cds === 'keys') {
-    addRRset(nodes, zone, TYPE.CDS, policy.dnskeyTtl, ksks.map((k) => dsRdata(zone, k)));
+    addRRset(
+      nodes,
+      zone,
+      TYPE.CDS,
+      policy.dnskeyTtl,
+      ksks.map((k) => dsRdata(zone, k)),
+    );
     addRRset(nodes, zone, TYPE.CDNSKEY, policy.dnskeyTtl, ksks);
   } else if (policy.cds === 'delete') {
     addRRset(nodes, zone, TYPE.CDS, policy.dnskeyTtl, [DELETE_CDS]);
@@ -130,7 +142,15 @@ export function addApexSets(zone: string, nodes: Nodes, keys: SigningKeys, polic
  * The records of `nodes` with their RRSIGs, owners in canonical order, then type, then RDATA: one
  * output for one input. Names a role does not name (the NSEC3 owners) are authoritative.
  */
-export function* signNodes(zone: string, nodes: Nodes, roles: Map<string, NameRole>, keys: SigningKeys, policy: SignPolicy, reuse: SignatureReuse, ordered = true): Generator<void, ZoneRecord[]> {
+export function* signNodes(
+  zone: string,
+  nodes: Nodes,
+  roles: Map<string, NameRole>,
+  keys: SigningKeys,
+  policy: SignPolicy,
+  reuse: SignatureReuse,
+  ordered = true,
+): Generator<void, ZoneRecord[]> {
   const zoneSigners = keys.zsks.length > 0 ? keys.zsks : keys.ksks;
   const out: ZoneRecord[] = [];
   const names = ordered ? [...nodes.keys()].sort(compareCanonical) : [...nodes.keys()];
@@ -166,7 +186,8 @@ export function unsignedNodes(zone: string, records: readonly ZoneRecord[]): Nod
     if (!node) nodes.set(r.name, (node = new Map()));
     const set = node.get(r.type);
     if (!set) node.set(r.type, { ttl: r.ttl, rdatas: [r.rdata] });
-    else if (set.ttl !== r.ttl) throw new RangeError(`the RRset ${r.name} type ${r.type} has records with different TTLs (${set.ttl}, ${r.ttl}); RFC 2181 §5.2`);
+    else if (set.ttl !== r.ttl)
+      throw new RangeError(`the RRset ${r.name} type ${r.type} has records with different TTLs (${set.ttl}, ${r.ttl}); RFC 2181 §5.2`);
     else if (!set.rdatas.some((d) => d.equals(r.rdata))) set.rdatas.push(r.rdata);
   }
   return nodes;
@@ -199,7 +220,10 @@ function ownTypes(node: Map<number, RRsetData>, role: NameRole): number[] {
 
 /** RFC 4034 §4: one NSEC per authoritative name and cut, in canonical order, the last pointing to the apex. */
 function addNsecChain(zone: string, nodes: Nodes, roles: Map<string, NameRole>, ttl: number): void {
-  const owners = [...roles].filter(([, role]) => role !== 'glue').map(([name]) => name).sort(compareCanonical);
+  const owners = [...roles]
+    .filter(([, role]) => role !== 'glue')
+    .map(([name]) => name)
+    .sort(compareCanonical);
   owners.forEach((name, i) => {
     const next = owners[(i + 1) % owners.length]!;
     addRRset(nodes, name, TYPE.NSEC, ttl, [nsecRdata(next, nsecTypes(nodes.get(name)!, roles.get(name)!))]);
@@ -275,7 +299,14 @@ interface RrsigHead {
  */
 function rrsigHead(rdata: Buffer): RrsigHead | null {
   if (rdata.length < 18) return null;
-  return { covered: rdata.readUInt16BE(0), algorithm: rdata[2]!, ttl: rdata.readUInt32BE(4), expiration: rdata.readUInt32BE(8), keyTag: rdata.readUInt16BE(16), rdata };
+  return {
+    covered: rdata.readUInt16BE(0),
+    algorithm: rdata[2]!,
+    ttl: rdata.readUInt32BE(4),
+    expiration: rdata.readUInt32BE(8),
+    keyTag: rdata.readUInt16BE(16),
+    rdata,
+  };
 }
 
 /**

@@ -102,7 +102,8 @@ export class QueryHandler {
    */
   setTenantTsigKeys(keys: readonly TsigKey[]): void {
     const { shadowed, duplicates } = this.keyRing.setTenantKeys(keys);
-    if (shadowed.length > 0 || duplicates.length > 0) this.logger.warn({ shadowed, duplicates }, 'tenant TSIG keys left out: name of a deployment key, or given twice');
+    if (shadowed.length > 0 || duplicates.length > 0)
+      this.logger.warn({ shadowed, duplicates }, 'tenant TSIG keys left out: name of a deployment key, or given twice');
   }
 
   /** Entries in the response cache. */
@@ -150,7 +151,10 @@ export class QueryHandler {
       return null;
     }
     if (parsed.kind === 'error') {
-      this.logger.debug({ remote: context.remoteAddress, transport: context.transport, reason: parsed.reason, rcode: parsed.rcode }, 'malformed or unsupported request');
+      this.logger.debug(
+        { remote: context.remoteAddress, transport: context.transport, reason: parsed.reason, rcode: parsed.rcode },
+        'malformed or unsupported request',
+      );
       return this.counted(encodeError(parsed, parsed.rcode), parsed.rcode);
     }
     const query = parsed.query;
@@ -180,7 +184,10 @@ export class QueryHandler {
     this.stats.notify.received++;
     const { name, qtype, qclass } = query.question;
     const zone = qtype === TYPE.SOA && qclass === CLASS.IN ? this.store.get(name) : undefined;
-    this.logger.info({ remote: context.remoteAddress, zone: name, serial: query.notifySerial, served: Boolean(zone) }, 'NOTIFY received (we are the primary: nothing to do)');
+    this.logger.info(
+      { remote: context.remoteAddress, zone: name, serial: query.notifySerial, served: Boolean(zone) },
+      'NOTIFY received (we are the primary: nothing to do)',
+    );
     if (!zone) return this.bare(query, RCODE.NOTAUTH, key);
     const answer: Answer = { rcode: RCODE.NOERROR, aa: true, answer: [], authority: [], additional: [] };
     const tcp = context.transport === 'tcp';
@@ -291,7 +298,14 @@ export class QueryHandler {
       return this.bare(update, RCODE.REFUSED, null);
     }
     this.stats.updates.handed++;
-    const request: UpdateRequest = { zone: update.zone, prerequisites: update.prerequisites, updates: update.updates, key, transport: context.transport, remoteAddress: context.remoteAddress };
+    const request: UpdateRequest = {
+      zone: update.zone,
+      prerequisites: update.prerequisites,
+      updates: update.updates,
+      key,
+      transport: context.transport,
+      remoteAddress: context.remoteAddress,
+    };
     return this.applyUpdate(this.updates, request, update, log);
   }
 
@@ -323,7 +337,8 @@ export class QueryHandler {
     if (!tsig) return null;
     const check = verifyTsig(request.raw, tsig, this.keyRing, this.now());
     if (check.ok) return check.key;
-    const name = { [RCODE.FORMERR]: 'MAC size', [RCODE.BADKEY]: 'BADKEY', [RCODE.BADSIG]: 'BADSIG', [RCODE.BADTIME]: 'BADTIME' }[check.error] ?? String(check.error);
+    const name =
+      { [RCODE.FORMERR]: 'MAC size', [RCODE.BADKEY]: 'BADKEY', [RCODE.BADSIG]: 'BADSIG', [RCODE.BADTIME]: 'BADTIME' }[check.error] ?? String(check.error);
     this.logger.info({ remote: context.remoteAddress, key: tsig.keyName, algorithm: tsig.algorithm, error: name }, 'TSIG verification failed');
     if (check.error === RCODE.FORMERR) return this.counted(encodeError(request, RCODE.FORMERR), RCODE.FORMERR);
     const response = this.counted(encodeError(request, RCODE.NOTAUTH), RCODE.NOTAUTH);
@@ -356,7 +371,10 @@ export class QueryHandler {
   /** SERVFAIL for a message whose handling threw: with the question when it can be read. */
   private serverFailure(buf: Buffer, context: QueryContext, err: unknown): Buffer {
     this.stats.errors++;
-    this.logger.error({ err, remote: context.remoteAddress, transport: context.transport, message: buf.subarray(0, 512).toString('base64') }, 'answering a query failed; SERVFAIL');
+    this.logger.error(
+      { err, remote: context.remoteAddress, transport: context.transport, message: buf.subarray(0, 512).toString('base64') },
+      'answering a query failed; SERVFAIL',
+    );
     countResponse(this.stats, RCODE.SERVFAIL);
     return servfailFor(buf);
   }

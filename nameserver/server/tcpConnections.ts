@@ -82,7 +82,10 @@ export class TcpConnections {
     for (const connection of among) if (!oldest || connection.lastProgress < oldest.lastProgress) oldest = connection;
     if (!oldest) return;
     this.stats.tcp.evicted++;
-    this.logger.debug({ remote: oldest.remoteAddress, open: this.open.size, reason, idleMs: Date.now() - oldest.lastProgress }, 'TCP connection closed for a new one');
+    this.logger.debug(
+      { remote: oldest.remoteAddress, open: this.open.size, reason, idleMs: Date.now() - oldest.lastProgress },
+      'TCP connection closed for a new one',
+    );
     this.forget(oldest);
     oldest.socket.destroy();
   }

@@ -20,7 +20,17 @@ export const COUNT_OFFSET = { question: 4, answer: 6, authority: 8, additional: 
 export const opcodeOf = (flags: number): number => (flags >> 11) & 0x0f;
 
 /** The flags word: the opcode in bits 11–14, the low 4 bits of the rcode in bits 0–3. */
-export function flagsWord(h: { opcode: number; rcode: number; qr?: boolean; aa?: boolean; tc?: boolean; rd?: boolean; ra?: boolean; ad?: boolean; cd?: boolean }): number {
+export function flagsWord(h: {
+  opcode: number;
+  rcode: number;
+  qr?: boolean;
+  aa?: boolean;
+  tc?: boolean;
+  rd?: boolean;
+  ra?: boolean;
+  ad?: boolean;
+  cd?: boolean;
+}): number {
   return (
     (h.qr ? FLAG.QR : 0) |
     ((h.opcode & 0x0f) << 11) |

@@ -118,7 +118,8 @@ export function writeLabel(target: Buffer, offset: number, name: string, start: 
       if (d1 >= 0 && d1 <= 9) {
         const d2 = name.charCodeAt(i + 2) - 0x30;
         const d3 = name.charCodeAt(i + 3) - 0x30;
-        if (i + 3 >= end || !(d2 >= 0 && d2 <= 9 && d3 >= 0 && d3 <= 9)) throw new NameSyntaxError('invalid_escape', `"${name}": a \\DDD escape has exactly three decimal digits.`);
+        if (i + 3 >= end || !(d2 >= 0 && d2 <= 9 && d3 >= 0 && d3 <= 9))
+          throw new NameSyntaxError('invalid_escape', `"${name}": a \\DDD escape has exactly three decimal digits.`);
         c = d1 * 100 + d2 * 10 + d3;
         if (c > 255) throw new NameSyntaxError('invalid_escape', `"${name}": a \\DDD escape is a decimal octet from 000 to 255.`);
         i += 3;
@@ -140,7 +141,8 @@ export function writeLabel(target: Buffer, offset: number, name: string, start: 
   }
   const length = pos - offset - 1;
   if (length === 0) throw new NameSyntaxError('empty_label', `The name "${name}" contains an empty label (two dots in a row, or a leading dot).`);
-  if (length > MAX_LABEL_OCTETS) throw new NameSyntaxError('label_too_long', `A label of "${name}" is ${length} octets long; at most ${MAX_LABEL_OCTETS} are allowed.`);
+  if (length > MAX_LABEL_OCTETS)
+    throw new NameSyntaxError('label_too_long', `A label of "${name}" is ${length} octets long; at most ${MAX_LABEL_OCTETS} are allowed.`);
   target[offset] = length;
   return pos;
 }
@@ -179,10 +181,12 @@ export function writeName(target: Buffer, offset: number, name: string, lowerCas
   while (start < end) {
     const stop = labelEnd(name, start, end);
     pos = writeLabel(target, pos, name, start, stop, lowerCase);
-    if (pos - offset + 1 > MAX_NAME_OCTETS) throw new NameSyntaxError('name_too_long', `The name "${name}" is longer than ${MAX_NAME_OCTETS} octets in wire form.`);
+    if (pos - offset + 1 > MAX_NAME_OCTETS)
+      throw new NameSyntaxError('name_too_long', `The name "${name}" is longer than ${MAX_NAME_OCTETS} octets in wire form.`);
     start = stop + 1;
     // "a..b" and ".a" leave an empty label between dots.
-    if (start === end && stop < end) throw new NameSyntaxError('empty_label', `The name "${name}" contains an empty label (two dots in a row, or a leading dot).`);
+    if (start === end && stop < end)
+      throw new NameSyntaxError('empty_label', `The name "${name}" contains an empty label (two dots in a row, or a leading dot).`);
   }
   target[pos++] = 0;
   return pos;

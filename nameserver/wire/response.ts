@@ -60,7 +60,9 @@ export function encodeResponse(query: Query, answer: Answer, options: ResponseOp
   writer.addQuestion(query.question);
   writer.limit = size - reserve - (query.edns ? OPT_RECORD_OCTETS : 0);
   const complete =
-    addSection(writer, 'answer', answer.answer) && addSection(writer, 'authority', answer.authority) && addAdditional(writer, answer.additional, answer.requiredAdditional ?? 0);
+    addSection(writer, 'answer', answer.answer) &&
+    addSection(writer, 'authority', answer.authority) &&
+    addAdditional(writer, answer.additional, answer.requiredAdditional ?? 0);
   if (!complete) writer.setTruncated();
   writer.limit = size - reserve;
   if (query.edns) writer.addOpt({ udpSize: SERVER_UDP_PAYLOAD, extendedRcode: answer.rcode >> 4, dnssecOk: query.edns.dnssecOk });
@@ -78,11 +80,7 @@ export type ErrorSource = Pick<QueryError, 'id' | 'opcode' | 'rd' | 'cd' | 'ques
  */
 export function encodeError(source: ErrorSource, rcode: number): Buffer {
   if (rcode > 15 && !source.edns) throw new RangeError(`rcode ${rcode} needs EDNS, and the request had none`);
-  const writer = new MessageWriter(
-    CLASSIC_UDP_PAYLOAD,
-    { id: source.id, opcode: source.opcode, qr: true, rd: source.rd, cd: source.cd, rcode },
-    scratch,
-  );
+  const writer = new MessageWriter(CLASSIC_UDP_PAYLOAD, { id: source.id, opcode: source.opcode, qr: true, rd: source.rd, cd: source.cd, rcode }, scratch);
   // A question is at most 259 octets and OPT 11: both always fit in 512.
   if (source.question) writer.addQuestion(source.question);
   if (source.edns) writer.addOpt({ udpSize: SERVER_UDP_PAYLOAD, extendedRcode: rcode >> 4, dnssecOk: source.edns.dnssecOk });

@@ -167,14 +167,7 @@ function computeMac(key: TsigKey, header: Buffer, body: Buffer, v: TsigVariables
   const errorOther = Buffer.allocUnsafe(4);
   errorOther.writeUInt16BE(v.error, 0);
   errorOther.writeUInt16BE(v.otherData.length, 2);
-  return hmac
-    .update(encodeName(v.keyName, true))
-    .update(classTtl)
-    .update(algorithm.wire)
-    .update(timers)
-    .update(errorOther)
-    .update(v.otherData)
-    .digest();
+  return hmac.update(encodeName(v.keyName, true)).update(classTtl).update(algorithm.wire).update(timers).update(errorOther).update(v.otherData).digest();
 }
 
 function u16(value: number): Buffer {
@@ -290,7 +283,13 @@ export function signMessage(message: Buffer, key: TsigKey, options: SignOptions)
  */
 export function appendTsigError(message: Buffer, request: TsigRecord, error: number): Buffer {
   const algorithm = encodeName(request.algorithm, true);
-  return appendTsig(message, request.keyName, algorithm, { timeSigned: request.timeSigned, fudge: request.fudge, mac: Buffer.alloc(0), error, otherData: Buffer.alloc(0) });
+  return appendTsig(message, request.keyName, algorithm, {
+    timeSigned: request.timeSigned,
+    fudge: request.fudge,
+    mac: Buffer.alloc(0),
+    error,
+    otherData: Buffer.alloc(0),
+  });
 }
 
 /**

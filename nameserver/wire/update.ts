@@ -79,7 +79,13 @@ export function parseUpdate(buf: Buffer): ParsedUpdate {
   const upCount = buf.readUInt16BE(8);
   const adCount = buf.readUInt16BE(10);
   const read = zoCount >= 1 ? readQuestion(buf) : null;
-  const header: RequestHeader = { id: buf.readUInt16BE(0), opcode: opcodeOf(flags), rd: (flags & FLAG.RD) !== 0, cd: (flags & FLAG.CD) !== 0, question: read?.question ?? null };
+  const header: RequestHeader = {
+    id: buf.readUInt16BE(0),
+    opcode: opcodeOf(flags),
+    rd: (flags & FLAG.RD) !== 0,
+    cd: (flags & FLAG.CD) !== 0,
+    question: read?.question ?? null,
+  };
 
   if (header.opcode !== OPCODE.UPDATE) return queryError(header, RCODE.FORMERR, `opcode ${header.opcode} is not UPDATE`);
   if (zoCount !== 1) return queryError(header, RCODE.FORMERR, `ZOCOUNT is ${zoCount}`, null);

@@ -27,7 +27,8 @@ function labelStarts(name: string, end: number, starts: Int32Array): number {
   starts[count++] = 0;
   for (let i = 0; i < end; i++) {
     const c = name.charCodeAt(i);
-    if (c === 0x5c /* \ */) i++; // the escaped character (or the first digit of \DDD) is not a separator
+    if (c === 0x5c /* \ */)
+      i++; // the escaped character (or the first digit of \DDD) is not a separator
     else if (c === 0x2e /* . */) starts[count++] = i + 1;
   }
   return count;

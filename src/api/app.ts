@@ -75,7 +75,11 @@ function toDomainError(err: unknown, maxJsonBodyBytes: number): DomainError | nu
 function isDatabaseUnavailable(err: unknown): boolean {
   const e = err as { code?: string; message?: string };
   // 57014: statement_timeout, 55P03: lock_timeout (src/db/knex.ts) — the database did not answer in time.
-  if (typeof e?.code === 'string' && (/^(08|57P)/.test(e.code) || e.code === '55000' || e.code === '57014' || e.code === '55P03' || /^(ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT)$/.test(e.code))) return true;
+  if (
+    typeof e?.code === 'string' &&
+    (/^(08|57P)/.test(e.code) || e.code === '55000' || e.code === '57014' || e.code === '55P03' || /^(ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT)$/.test(e.code))
+  )
+    return true;
   return /Connection terminated|Knex: Timeout acquiring a connection/.test(e?.message ?? '');
 }
 
@@ -160,14 +164,14 @@ export function createApp({ services, logger, metrics, readiness, jobs = async (
   const exact = { sensitive: true, strict: true };
   const router = new Router(exact);
   router.get('/healthz', async (ctx) => {
-    const results = await Promise.all(
-      readiness.map(async (r) => [r.name, await r.check().catch(() => false)] as const),
-    );
+    const results = await Promise.all(readiness.map(async (r) => [r.name, await r.check().catch(() => false)] as const));
     const ok = results.every(([, up]) => up);
     // A stalled or failing job leaves the service ready (requests are answered; the job's work
     // waits): 200, so no load balancer takes the process out, with the job named for the monitor.
     const jobStates = await jobs().catch((): Record<string, string> => ({}));
-    const degraded = Object.entries(jobStates).filter(([, state]) => state !== 'ok').map(([name]) => name);
+    const degraded = Object.entries(jobStates)
+      .filter(([, state]) => state !== 'ok')
+      .map(([name]) => name);
     ctx.status = ok ? 200 : 503;
     ctx.body = {
       status: !ok ? 'unavailable' : degraded.length ? 'degraded' : 'ok',

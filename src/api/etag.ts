@@ -11,7 +11,11 @@ export function etagOf(representation: unknown): string {
   return `"${createHash('sha256').update(canonicalJson(representation)).digest('base64url').slice(0, 27)}"`;
 }
 
-const listOf = (header: string) => header.split(',').map((s) => s.trim()).filter(Boolean);
+const listOf = (header: string) =>
+  header
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 const strip = (tag: string) => tag.replace(/^W\//, '');
 
 /** RFC 9110 §13.1.2: weak comparison for If-None-Match. */

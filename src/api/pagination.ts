@@ -12,13 +12,7 @@ export function pageRequest(input: AnyInput, list: string): { after: unknown[] |
   return { after: cursor ? input.services.cursors.decode(bindingOf(input, list), cursor) : null, limit };
 }
 
-export function listResult(
-  input: AnyInput,
-  list: string,
-  data: unknown[],
-  next: unknown[] | null,
-  extra: Record<string, unknown> = {},
-): HandlerResult {
+export function listResult(input: AnyInput, list: string, data: unknown[], next: unknown[] | null, extra: Record<string, unknown> = {}): HandlerResult {
   const nextCursor = next ? input.services.cursors.encode(bindingOf(input, list), next) : null;
   const headers: Record<string, string> = {};
   if (nextCursor) {

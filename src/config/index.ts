@@ -199,7 +199,12 @@ const port = z.coerce.number().int().min(0).max(65535);
 const hhmm = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be HH:MM (UTC, 24-hour)');
 const roleList = z
   .string()
-  .transform((s) => s.split(',').map((r) => r.trim()).filter(Boolean))
+  .transform((s) =>
+    s
+      .split(',')
+      .map((r) => r.trim())
+      .filter(Boolean),
+  )
   .pipe(z.array(z.enum(['api', 'nameserver', 'worker'])).min(1));
 
 const hostnameRe = /^(?=.{1,253}$)([a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)(\.[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?)*$/;
@@ -208,7 +213,12 @@ const nameList = z
   .transform((s) => s.split(',').map(canonicalName).filter(Boolean))
   .pipe(z.array(z.string().regex(hostnameRe, 'must be a comma-separated list of domain names')));
 
-const list = z.string().transform((s) => s.split(',').map((n) => n.trim()).filter(Boolean));
+const list = z.string().transform((s) =>
+  s
+    .split(',')
+    .map((n) => n.trim())
+    .filter(Boolean),
+);
 /** 32 bytes as 64 hex digits or base64. */
 const keyEncryptionKey = z
   .string()
@@ -232,8 +242,10 @@ const tsigKeyList = list.transform((items, ctx) =>
     const algorithm = parts.length === 3 ? parts.shift()!.toLowerCase() : undefined;
     const [name, secret] = parts;
     const bytes = Buffer.from(secret ?? '', 'base64');
-    if (!name || !secret || parts.length !== 2 || bytes.length < 16) ctx.addIssue({ code: 'custom', message: `"${name ?? item}:…" must be [algorithm:]name:base64-secret of at least 16 bytes` });
-    if (algorithm !== undefined && !isTsigAlgorithm(algorithm)) ctx.addIssue({ code: 'custom', message: `"${algorithm}" is not a TSIG algorithm (${TSIG_ALGORITHMS.join(', ')})` });
+    if (!name || !secret || parts.length !== 2 || bytes.length < 16)
+      ctx.addIssue({ code: 'custom', message: `"${name ?? item}:…" must be [algorithm:]name:base64-secret of at least 16 bytes` });
+    if (algorithm !== undefined && !isTsigAlgorithm(algorithm))
+      ctx.addIssue({ code: 'custom', message: `"${algorithm}" is not a TSIG algorithm (${TSIG_ALGORITHMS.join(', ')})` });
     const key = { name: canonicalName(name ?? ''), secret: bytes };
     return algorithm !== undefined && isTsigAlgorithm(algorithm) ? { ...key, algorithm } : key;
   }),
@@ -281,7 +293,11 @@ const variables = {
   LAB_RDNS_SEED: z.enum(['on', 'off']).default('on'),
   BILLING_API_URL: z.url({ protocol: /^https?$/ }).optional(),
   BILLING_API_TOKEN: z.string().min(1).optional(),
-  MAX_JSON_BODY_BYTES: z.coerce.number().int().min(1024).default(2 * 1024 * 1024),
+  MAX_JSON_BODY_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(2 * 1024 * 1024),
   NAMESERVERS: nameList.default(['ns1.lab-dns.test', 'ns2.lab-dns.test']),
   PROTECTED_ZONES: nameList.optional(),
   EXTRA_PUBLIC_SUFFIXES: nameList.optional(),
@@ -299,7 +315,9 @@ const variables = {
   DNSSEC_VALIDATOR: hostPortList.optional(),
   DNSSEC_SIGNING_THREAD_FROM: z.coerce.number().int().min(0).default(5000),
   DNSSEC_SIGNING_THREAD_HEAP_MB: z.coerce.number().int().min(1).optional(),
-  DYNDNS_TRUSTED_PROXIES: list.pipe(z.array(z.string().regex(/^[0-9a-fA-F:.]+(\/\d{1,3})?$/, 'must be a comma-separated list of addresses or CIDR blocks'))).optional(),
+  DYNDNS_TRUSTED_PROXIES: list
+    .pipe(z.array(z.string().regex(/^[0-9a-fA-F:.]+(\/\d{1,3})?$/, 'must be a comma-separated list of addresses or CIDR blocks')))
+    .optional(),
   DYNDNS_HOST_UPDATES_PER_MINUTE: z.coerce.number().int().min(1).default(20),
   DYNDNS_AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).default(20),
   WEBHOOK_ALLOW_HTTP: z.enum(['on', 'off']).optional(),
@@ -330,7 +348,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const kek = p.SECRET_KEY_ENCRYPTION_KEY ?? p.DNSSEC_KEY_ENCRYPTION_KEY ?? null;
   if (p.DEPLOYMENT === 'production' && !kek) {
-    throw new ConfigError('SECRET_KEY_ENCRYPTION_KEY', 'is required when DEPLOYMENT=production (it encrypts DNSSEC private keys, TSIG and webhook secrets at rest; DNSSEC_KEY_ENCRYPTION_KEY, its former name, is read too)');
+    throw new ConfigError(
+      'SECRET_KEY_ENCRYPTION_KEY',
+      'is required when DEPLOYMENT=production (it encrypts DNSSEC private keys, TSIG and webhook secrets at rest; DNSSEC_KEY_ENCRYPTION_KEY, its former name, is read too)',
+    );
   }
   if (p.SECRET_KEY_ENCRYPTION_KEY && p.DNSSEC_KEY_ENCRYPTION_KEY && !p.SECRET_KEY_ENCRYPTION_KEY.equals(p.DNSSEC_KEY_ENCRYPTION_KEY)) {
     throw new ConfigError('SECRET_KEY_ENCRYPTION_KEY', 'differs from DNSSEC_KEY_ENCRYPTION_KEY, its former name: set one of them');

@@ -57,7 +57,10 @@ export async function lockDataDir(dataDir: string): Promise<DataDirLock> {
       // Unreadable or half-written: a writer that died between create and write, or one that is
       // writing right now; give it a moment before calling the lock stale.
       await new Promise((r) => setTimeout(r, 200));
-      owner = await fs.readFile(file, 'utf8').then((t) => JSON.parse(t) as LockContent, () => ({ pid: 0, started: '' }));
+      owner = await fs.readFile(file, 'utf8').then(
+        (t) => JSON.parse(t) as LockContent,
+        () => ({ pid: 0, started: '' }),
+      );
     }
     if (await ownerAlive(owner)) throw new DataDirInUseError(dataDir, owner.pid);
     await fs.rm(file, { force: true });

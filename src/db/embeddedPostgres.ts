@@ -180,9 +180,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
           continue;
         }
         const hint = /Address already in use|could not (bind|create listen)/.test(reason) ? ' Is the port taken? Set EMBEDDED_PG_PORT or DATABASE_URL.' : '';
-        throw new Error(
-          `embedded PostgreSQL did not start on 127.0.0.1:${options.port} (data in ${dir}): ${reason || 'it exited without a message'}.${hint}`,
-        );
+        throw new Error(`embedded PostgreSQL did not start on 127.0.0.1:${options.port} (data in ${dir}): ${reason || 'it exited without a message'}.${hint}`);
       } finally {
         capture = null;
       }

@@ -16,7 +16,9 @@ interface QueryObject {
   options?: Record<string, unknown>;
 }
 
-type PgClientClass = new (config: Knex.Config) => {
+type PgClientClass = new (
+  config: Knex.Config,
+) => {
   _query(connection: unknown, obj: QueryObject): Promise<unknown>;
   acquireConnection(): Promise<unknown>;
   releaseConnection(connection: unknown): Promise<unknown>;

@@ -47,13 +47,13 @@ export async function takeWindowCounts(db: Knex, bucket: string, windowStart: Da
  * (a login that turned out right). One statement, so parallel returns and takes never lose one.
  */
 export async function returnWindowCount(db: Knex, bucket: string, windowStart: Date): Promise<void> {
-  await db
-    .raw('UPDATE rate_limit_windows SET count = count - 1 WHERE bucket = ? AND window_start = ? AND count > 0', [bucket, windowStart])
-    .options(PREPARED);
+  await db.raw('UPDATE rate_limit_windows SET count = count - 1 WHERE bucket = ? AND window_start = ? AND count > 0', [bucket, windowStart]).options(PREPARED);
 }
 
 export async function deleteOldRateLimitWindows(db: Knex, now: Date): Promise<number> {
-  return db('rate_limit_windows').where('window_start', '<', new Date(now.getTime() - 2 * WINDOW_MS)).delete();
+  return db('rate_limit_windows')
+    .where('window_start', '<', new Date(now.getTime() - 2 * WINDOW_MS))
+    .delete();
 }
 
 /** The count of a bucket's window without taking a number (a check before costly work). */

@@ -30,7 +30,16 @@ export class InFlightRequests {
   private readonly live = new Set<InFlightRequest>();
 
   async run<T>(request: Pick<InFlightRequest, 'id' | 'method' | 'path'>, work: () => Promise<T>): Promise<T> {
-    const entry: InFlightRequest = { ...request, startedAt: performance.now(), stage: 'received', sql: null, sqlSince: null, reported: false, waitedMs: 0, waitingSince: null };
+    const entry: InFlightRequest = {
+      ...request,
+      startedAt: performance.now(),
+      stage: 'received',
+      sql: null,
+      sqlSince: null,
+      reported: false,
+      waitedMs: 0,
+      waitingSince: null,
+    };
     this.live.add(entry);
     try {
       return await current.run(entry, work);

@@ -38,7 +38,12 @@ function poolState(db: Knex): PoolState | null {
  * it answers when the pool is what is exhausted.
  */
 async function databaseSnapshot(connectionString: string): Promise<unknown[] | string> {
-  const client = new pg.Client({ connectionString, application_name: 'managed-dns-watch', connectionTimeoutMillis: SNAPSHOT_TIMEOUT_MS, query_timeout: SNAPSHOT_TIMEOUT_MS });
+  const client = new pg.Client({
+    connectionString,
+    application_name: 'managed-dns-watch',
+    connectionTimeoutMillis: SNAPSHOT_TIMEOUT_MS,
+    query_timeout: SNAPSHOT_TIMEOUT_MS,
+  });
   try {
     await client.connect();
     const { rows } = await client.query(
@@ -87,18 +92,18 @@ export function watchSlowRequests({ inFlight, db, connectionString, thresholdMs,
       for (const r of slow) {
         r.reported = true;
         report(r.stage, {
-            request_id: r.id,
-            method: r.method,
-            path: r.path,
-            elapsed_ms: Math.round(performance.now() - r.startedAt),
-            stage: r.stage,
-            sql: r.sql,
-            sql_ms: r.sqlSince === null ? null : Math.round(performance.now() - r.sqlSince),
-            pool,
-            in_flight: inFlight.size,
-            // The longest the event loop could not run since the previous report (or the start).
-            event_loop_longest_stall_ms: Math.round(loop.max / 1e6),
-            database,
+          request_id: r.id,
+          method: r.method,
+          path: r.path,
+          elapsed_ms: Math.round(performance.now() - r.startedAt),
+          stage: r.stage,
+          sql: r.sql,
+          sql_ms: r.sqlSince === null ? null : Math.round(performance.now() - r.sqlSince),
+          pool,
+          in_flight: inFlight.size,
+          // The longest the event loop could not run since the previous report (or the start).
+          event_loop_longest_stall_ms: Math.round(loop.max / 1e6),
+          database,
         });
       }
       loop.reset();

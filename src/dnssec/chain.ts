@@ -24,7 +24,9 @@ const sameName = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 function signedSet(records: MessageRecord[], name: string, type: number) {
   const set = records.filter((r) => r.type === type && sameName(r.name, name));
   const sigs = records.filter((r) => r.type === TYPE.RRSIG && sameName(r.name, name) && r.rdata.length >= 2 && r.rdata.readUInt16BE(0) === type);
-  return set.length === 0 ? null : { rrset: { name: name.toLowerCase(), type, ttl: set[0]!.ttl, rdatas: set.map((r) => r.rdata) }, sigs: sigs.map((r) => r.rdata) };
+  return set.length === 0
+    ? null
+    : { rrset: { name: name.toLowerCase(), type, ttl: set[0]!.ttl, rdatas: set.map((r) => r.rdata) }, sigs: sigs.map((r) => r.rdata) };
 }
 
 /** RRSIG RDATA: key tag at octets 16–17 (RFC 4034 §3.1). */
@@ -75,7 +77,8 @@ export async function validateChain(ask: Ask, zone: string, anchors: Buffer[], n
     const keySet = signedSet(dnskey.answer, name, TYPE.DNSKEY);
     if (!keySet) return invalid(`${shown} publishes no DNSKEY`);
     const anchored = keySet.rrset.rdatas.filter((key) => trustedDs.some((d) => d.equals(dsRdata(name, key))));
-    if (anchored.length === 0) return invalid(`no DNSKEY of ${shown} matches its DS ${trustedDs.length ? `(key tags ${trustedDs.map((d) => d.readUInt16BE(0)).join(', ')})` : ''}`);
+    if (anchored.length === 0)
+      return invalid(`no DNSKEY of ${shown} matches its DS ${trustedDs.length ? `(key tags ${trustedDs.map((d) => d.readUInt16BE(0)).join(', ')})` : ''}`);
     if (!verifiedBy(keySet.rrset, keySet.sigs, anchored, now)) return invalid(`the DNSKEY set of ${shown} is not signed by the key its DS names`);
     parentKeys = keySet.rrset.rdatas;
   }

@@ -68,7 +68,6 @@ interface KskRollover {
   since: string;
 }
 
-
 /** What one look at the DNS saw. */
 interface Seen {
   observations: Observations;
@@ -86,7 +85,8 @@ export class DnssecWorker {
    */
   async runDue(limit = 20, signal?: AbortSignal): Promise<number> {
     const now = this.deps.clock.now();
-    const due = (await this.deps.db('zones')
+    const due = (await this.deps
+      .db('zones')
       .whereNot('dnssec_state', 'off')
       .andWhere((w) => w.whereNull('dnssec_next_check_at').orWhere('dnssec_next_check_at', '<=', now))
       .orderBy('dnssec_next_check_at')
@@ -124,7 +124,9 @@ export class DnssecWorker {
 
   /** `lock`: the row locked FOR NO KEY UPDATE in the transaction `db`, as a lock of that class. */
   private async zoneRow(db: Knex | Knex.Transaction, zoneId: string, lock: 'zones' | 'lab_parent_zones' | null = null): Promise<ZoneDnssecRow | undefined> {
-    const q = db('zones').where('id', zoneId).first('id', 'name', 'tenant_id', 'dnssec_state', 'dnssec_mode', 'dnssec_state_changed_at', 'dnssec_status', 'kind');
+    const q = db('zones')
+      .where('id', zoneId)
+      .first('id', 'name', 'tenant_id', 'dnssec_state', 'dnssec_mode', 'dnssec_state_changed_at', 'dnssec_status', 'kind');
     // NO KEY: the row's DNSSEC columns change, never its key, so a version being written (whose
     // rows hold the zone FOR KEY SHARE until their commit) does not keep the worker waiting.
     if (lock) noteLock(db as Knex.Transaction, lock);
@@ -162,7 +164,9 @@ export class DnssecWorker {
       const reply = zone.name === '' ? ({ kind: 'reply', answer: [] } as const) : await ask(zone.name, TYPE.DS);
       if (reply.kind === 'reply') {
         seenDs =
-          zone.name === '' ? await this.deps.trustAnchors() : reply.answer.filter((r) => r.type === TYPE.DS && r.name.toLowerCase() === zone.name).map((r) => r.rdata);
+          zone.name === ''
+            ? await this.deps.trustAnchors()
+            : reply.answer.filter((r) => r.type === TYPE.DS && r.name.toLowerCase() === zone.name).map((r) => r.rdata);
         const expected = keys.filter((k) => k.role === 'ksk').map((k) => dsOfKey(zone.name, k));
         observations.dsAtParent = seenDs.length === 0 ? 'none' : seenDs.some((d) => expected.some((e) => e.equals(d))) ? 'matching' : 'mismatch';
         status.ds_at_parent = { state: observations.dsAtParent, records: seenDs.map((d) => presentRdata('DS', d)) };
@@ -193,7 +197,8 @@ export class DnssecWorker {
     if (!step) {
       await trx('zones').where('id', zone.id).update(columns);
       if (zone.dnssec_state === 'active') await this.rollZsk(trx, zone, keys, seen.keysServed === true, now);
-      if (zone.dnssec_state === 'active' && zone.dnssec_status?.ksk_rollover) await this.rollKsk(trx, zone, keys, zone.dnssec_status.ksk_rollover, observed, now);
+      if (zone.dnssec_state === 'active' && zone.dnssec_status?.ksk_rollover)
+        await this.rollKsk(trx, zone, keys, zone.dnssec_status.ksk_rollover, observed, now);
       // Signatures age without writes: the build makes near-expiry ones anew once the served
       // version is a day old (publishZone's RESIGN_AFTER_MS); a key change needs a build too.
       if (zone.dnssec_state === 'active') await trx.raw('SELECT pg_notify(?, ?)', [ZONE_CHANNEL, zone.id]);
@@ -215,7 +220,11 @@ export class DnssecWorker {
   private async askValidator(validator: HostPort, zone: string): Promise<{ valid: boolean; reason: string | null }> {
     const reply = await queryDns(validator, zone, TYPE.SOA, { validating: true, timeoutMs: 5000 });
     if (reply.kind !== 'reply') return { valid: false, reason: `the validating resolver ${validator.host}:${validator.port} did not answer: ${reply.message}` };
-    if (reply.rcode !== 0) return { valid: false, reason: `the validating resolver ${validator.host}:${validator.port} answered rcode ${reply.rcode} for ${zone}. SOA (2: the chain does not validate there)` };
+    if (reply.rcode !== 0)
+      return {
+        valid: false,
+        reason: `the validating resolver ${validator.host}:${validator.port} answered rcode ${reply.rcode} for ${zone}. SOA (2: the chain does not validate there)`,
+      };
     if (!reply.ad) return { valid: false, reason: `the validating resolver ${validator.host}:${validator.port} does not call ${zone}. SOA authentic (no AD)` };
     return { valid: true, reason: null };
   }
@@ -245,7 +254,9 @@ export class DnssecWorker {
       next = null;
     }
     if (next === undefined) return;
-    await trx('zones').where('id', zone.id).update({ dnssec_status: trx.raw(`dnssec_status || jsonb_build_object('ksk_rollover', ?::jsonb)`, [JSON.stringify(next)]) });
+    await trx('zones')
+      .where('id', zone.id)
+      .update({ dnssec_status: trx.raw(`dnssec_status || jsonb_build_object('ksk_rollover', ?::jsonb)`, [JSON.stringify(next)]) });
     this.deps.logger.info({ zone: zone.name, phase: next?.phase ?? 'done' }, 'KSK rollover');
   }
 
@@ -262,7 +273,13 @@ export class DnssecWorker {
     if (!step) return;
     if (step.kind === 'prepublish') {
       const current = keys.find((k) => k.role === 'zsk' && k.state === 'active')!;
-      await insertKey(trx, zone.id, sealedZoneKey('zsk', current.algorithm, (pkcs8) => sealSecret(pkcs8, this.deps.kek)), 'published', now);
+      await insertKey(
+        trx,
+        zone.id,
+        sealedZoneKey('zsk', current.algorithm, (pkcs8) => sealSecret(pkcs8, this.deps.kek)),
+        'published',
+        now,
+      );
     } else if (step.kind === 'activate') {
       await activateKey(trx, step.successor, step.predecessor, now);
     } else {
@@ -275,7 +292,11 @@ export class DnssecWorker {
     switch (action) {
       case 'submit_ds': {
         const ksks = keys.filter((k) => k.role === 'ksk' && k.state !== 'retired');
-        await this.deps.registrar.setDs(zone.name, ksks.map((k) => dsOfKey(zone.name, k)), trx);
+        await this.deps.registrar.setDs(
+          zone.name,
+          ksks.map((k) => dsOfKey(zone.name, k)),
+          trx,
+        );
         return;
       }
       case 'forget_keys':

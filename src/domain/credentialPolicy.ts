@@ -73,9 +73,16 @@ export const credentialPolicyInput = z
       .min(1)
       .max(MAX_ENTRIES)
       .optional()
-      .describe('Absolute owner names; `*` as the whole first label matches one or more leading labels (`*.dyn.example.test`), as the whole last label one or more trailing labels (`_acme-challenge.*`). Absent: every name.'),
+      .describe(
+        'Absolute owner names; `*` as the whole first label matches one or more leading labels (`*.dyn.example.test`), as the whole last label one or more trailing labels (`_acme-challenge.*`). Absent: every name.',
+      ),
     types: z.array(z.string().max(10)).min(1).max(RECORD_TYPES.length).optional().describe('Record types; absent: every type.'),
-    source_cidrs: z.array(z.string().max(50)).min(1).max(MAX_ENTRIES).optional().describe('Client address blocks (a bare address is a /32 or /128); absent: any address.'),
+    source_cidrs: z
+      .array(z.string().max(50))
+      .min(1)
+      .max(MAX_ENTRIES)
+      .optional()
+      .describe('Client address blocks (a bare address is a /32 or /128); absent: any address.'),
     expires_at: z.iso.datetime({ offset: true }).optional().describe('From then on every use is refused (403 `credential_policy`, rule `expired`).'),
   })
   .describe('A credential policy (docs/credentials.md); every field optional, `{}` restricts nothing.');
@@ -112,7 +119,10 @@ export function normalizeNamePattern(input: string): string {
     return toAsciiName(text);
   } catch (e) {
     if (e instanceof NameError && e.code === 'invalid_wildcard') {
-      throw new NameError('invalid_wildcard', `"*" stands only as a whole label, first ("*.dyn.example.test") or last ("_acme-challenge.*"), not in "${input}".`);
+      throw new NameError(
+        'invalid_wildcard',
+        `"*" stands only as a whole label, first ("*.dyn.example.test") or last ("_acme-challenge.*"), not in "${input}".`,
+      );
     }
     throw e;
   }
@@ -204,8 +214,7 @@ function blocksOf(policy: CredentialPolicy): Block[] {
   return blocks;
 }
 
-export const policyAllowsZone = (policy: CredentialPolicy | null | undefined, zoneName: string): boolean =>
-  !policy?.zones || policy.zones.includes(zoneName);
+export const policyAllowsZone = (policy: CredentialPolicy | null | undefined, zoneName: string): boolean => !policy?.zones || policy.zones.includes(zoneName);
 
 /**
  * Why `policy` refuses `use`, or null when it allows it. Rules in this order: expired,
@@ -270,8 +279,8 @@ export function policyWiderThan(inner: CredentialPolicy | null, outer: Credentia
     const outerBlocks = blocksOf(outer);
     if (!i.source_cidrs || !blocksOf(i).every((b) => outerBlocks.some((o) => blockWithin(b, o)))) return 'source_cidrs';
   }
-  if (outer.zones && (!i.zones?.every((z) => outer.zones!.includes(z)))) return 'zones';
-  if (outer.names && (!i.names?.every((n) => outer.names!.some((o) => patternCovers(o, n))))) return 'names';
-  if (outer.types && (!i.types?.every((t) => outer.types!.includes(t)))) return 'types';
+  if (outer.zones && !i.zones?.every((z) => outer.zones!.includes(z))) return 'zones';
+  if (outer.names && !i.names?.every((n) => outer.names!.some((o) => patternCovers(o, n)))) return 'names';
+  if (outer.types && !i.types?.every((t) => outer.types!.includes(t))) return 'types';
   return null;
 }

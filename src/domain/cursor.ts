@@ -12,8 +12,7 @@ interface Payload {
   x: number; // expiry, unix ms
 }
 
-const invalid = (code: string, detail: string) =>
-  new DomainError('validation_failed', {}, [{ in: 'query', pointer: '/cursor', code, detail }]);
+const invalid = (code: string, detail: string) => new DomainError('validation_failed', {}, [{ in: 'query', pointer: '/cursor', code, detail }]);
 
 export class CursorCodec {
   constructor(

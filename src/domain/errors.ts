@@ -17,7 +17,12 @@ interface CatalogueEntry {
   members?: readonly string[];
 }
 
-const entry = (status: number, title: Text, detail: Text, members?: readonly string[]): CatalogueEntry => ({ status, title, detail, ...(members ? { members } : {}) });
+const entry = (status: number, title: Text, detail: Text, members?: readonly string[]): CatalogueEntry => ({
+  status,
+  title,
+  detail,
+  ...(members ? { members } : {}),
+});
 
 type Gender = 'm' | 'f' | 'n';
 type Case = 'nom' | 'acc' | 'dat';
@@ -291,11 +296,7 @@ export const errorCatalogue = {
       de: 'Die Funktion "{feature}" ist für diesen Mandanten nicht freigeschaltet.',
     },
   ),
-  zone_protected: entry(
-    403,
-    { en: 'Protected name', de: 'Geschützter Name' },
-    { en: 'The name {name} is protected.', de: 'Der Name {name} ist geschützt.' },
-  ),
+  zone_protected: entry(403, { en: 'Protected name', de: 'Geschützter Name' }, { en: 'The name {name} is protected.', de: 'Der Name {name} ist geschützt.' }),
   record_readonly: entry(
     403,
     { en: 'Record is read-only', de: 'Eintrag ist schreibgeschützt' },
@@ -329,16 +330,8 @@ export const errorCatalogue = {
       de: 'Die Adresse {ip} ist dem handelnden Mandanten nicht zugewiesen.',
     },
   ),
-  forbidden: entry(
-    403,
-    { en: 'Not allowed', de: 'Nicht erlaubt' },
-    { en: '{reason}', de: '{reason}' },
-  ),
-  not_found: entry(
-    404,
-    { en: 'Not found', de: 'Nicht gefunden' },
-    { en: 'There is no {resource} here.', de: 'Hier gibt es {resource:kein:acc}.' },
-  ),
+  forbidden: entry(403, { en: 'Not allowed', de: 'Nicht erlaubt' }, { en: '{reason}', de: '{reason}' }),
+  not_found: entry(404, { en: 'Not found', de: 'Nicht gefunden' }, { en: 'There is no {resource} here.', de: 'Hier gibt es {resource:kein:acc}.' }),
   method_not_allowed: entry(
     405,
     { en: 'Method not allowed', de: 'Methode nicht erlaubt' },
@@ -452,7 +445,7 @@ export const errorCatalogue = {
     409,
     { en: 'Zone not delegated to the service', de: 'Zone nicht an den Dienst delegiert' },
     {
-      en: 'The NS records of {name} at its parent do not point at the service\'s nameservers ({nameservers}); DNSSEC can be enabled once they do.',
+      en: "The NS records of {name} at its parent do not point at the service's nameservers ({nameservers}); DNSSEC can be enabled once they do.",
       de: 'Die NS-Einträge von {name} bei der übergeordneten Zone zeigen nicht auf die Nameserver des Dienstes ({nameservers}); DNSSEC lässt sich einschalten, sobald sie es tun.',
     },
   ),
@@ -472,11 +465,7 @@ export const errorCatalogue = {
       de: 'Die übergeordnete Zone von {name} veröffentlicht noch einen DS-Eintrag; entfernen Sie ihn zuerst beim Registrar oder löschen Sie mit "force=true".',
     },
   ),
-  conflict: entry(
-    409,
-    { en: 'Conflict', de: 'Konflikt' },
-    { en: '{reason}', de: '{reason}' },
-  ),
+  conflict: entry(409, { en: 'Conflict', de: 'Konflikt' }, { en: '{reason}', de: '{reason}' }),
   precondition_failed: entry(
     412,
     { en: 'Precondition failed', de: 'Vorbedingung fehlgeschlagen' },
@@ -501,16 +490,8 @@ export const errorCatalogue = {
       de: 'Bei uns ist ein Fehler aufgetreten. Nennen Sie dem Kundendienst die Anfrage-ID (request_id).',
     },
   ),
-  not_implemented: entry(
-    501,
-    { en: 'Not implemented', de: 'Nicht implementiert' },
-    { en: '{reason}', de: '{reason}' },
-  ),
-  service_unavailable: entry(
-    503,
-    { en: 'Service unavailable', de: 'Dienst nicht verfügbar' },
-    { en: '{reason}', de: '{reason}' },
-  ),
+  not_implemented: entry(501, { en: 'Not implemented', de: 'Nicht implementiert' }, { en: '{reason}', de: '{reason}' }),
+  service_unavailable: entry(503, { en: 'Service unavailable', de: 'Dienst nicht verfügbar' }, { en: '{reason}', de: '{reason}' }),
 } satisfies Record<string, CatalogueEntry>;
 
 export type ErrorCode = keyof typeof errorCatalogue;

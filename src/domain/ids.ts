@@ -4,7 +4,27 @@ import { randomFillSync } from 'node:crypto';
 // base32 (lower case, no padding) keep them URL-safe, case-insensitive and unguessable.
 const ALPHABET = 'abcdefghijklmnopqrstuvwxyz234567';
 
-export type IdPrefix = 'ten' | 'cli' | 'tok' | 'usr' | 'aud' | 'req' | 'rec' | 'chg' | 'zon' | 'tpl' | 'evt' | 'key' | 'pfx' | 'spc' | 'ipa' | 'dyn' | 'whk' | 'dlv' | 'msg' | 'tsk';
+export type IdPrefix =
+  | 'ten'
+  | 'cli'
+  | 'tok'
+  | 'usr'
+  | 'aud'
+  | 'req'
+  | 'rec'
+  | 'chg'
+  | 'zon'
+  | 'tpl'
+  | 'evt'
+  | 'key'
+  | 'pfx'
+  | 'spc'
+  | 'ipa'
+  | 'dyn'
+  | 'whk'
+  | 'dlv'
+  | 'msg'
+  | 'tsk';
 
 // Random bytes are drawn from the CSPRNG a few kilobytes at a time (as Node's randomUUID does): a
 // write makes four or five ids, and one randomBytes call each was 3 % of a single-record write's

@@ -12,7 +12,14 @@
 // 255 wire octets of RFC 1035 §2.3.4 (each label adds one length octet, the root one more).
 import { domainToASCII } from 'node:url';
 import { canonicalIpv4, canonicalIpv6 } from '../../nameserver/wire/address.js';
-import { absoluteName, isAtOrBelow, normalizeName, relativeName, MAX_LABEL_OCTETS, MAX_NAME_OCTETS as MAX_NAME_WIRE_OCTETS } from '../../nameserver/wire/name.js';
+import {
+  absoluteName,
+  isAtOrBelow,
+  normalizeName,
+  relativeName,
+  MAX_LABEL_OCTETS,
+  MAX_NAME_OCTETS as MAX_NAME_WIRE_OCTETS,
+} from '../../nameserver/wire/name.js';
 
 /** A name that cannot be used; `code` is stable and ends up in a problem's `errors[].code`. */
 export class NameError extends Error {
@@ -122,7 +129,10 @@ export function normalizeOwner(input: string, zone: string): string {
   let relative = name;
   if (ENDS_WITH_DOT.test(trimmed)) {
     if (!isAtOrBelow(name, zone)) {
-      throw new NameError('outside_zone', `"${trimmed}" is not inside the zone "${zone}". Write the name relative to the zone, or absolute with a trailing dot.`);
+      throw new NameError(
+        'outside_zone',
+        `"${trimmed}" is not inside the zone "${zone}". Write the name relative to the zone, or absolute with a trailing dot.`,
+      );
     }
     relative = relativeName(name, zone);
   }

@@ -48,8 +48,7 @@ export function systemRecords(nameservers: readonly string[], soaEmail: string, 
 
 export const systemPresentation = (r: SystemRecord) => (r.type === 'SOA' ? soaPresentation(r.data) : `${r.data.nameserver}.`);
 
-export const soaPresentation = (d: SoaData) =>
-  `${d.mname}. ${d.rname}. ${d.serial} ${d.refresh} ${d.retry} ${d.expire} ${d.minimum}`;
+export const soaPresentation = (d: SoaData) => `${d.mname}. ${d.rname}. ${d.serial} ${d.refresh} ${d.retry} ${d.expire} ${d.minimum}`;
 
 /**
  * The serial of the next published version: today's YYYYMMDD00 when that is ahead of the

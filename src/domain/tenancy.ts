@@ -18,8 +18,7 @@ export interface TenantNode {
   suspended: boolean;
 }
 
-export const isInSubtree = (candidate: Pick<TenantNode, 'path'>, rootId: string) =>
-  candidate.path.includes(rootId);
+export const isInSubtree = (candidate: Pick<TenantNode, 'path'>, rootId: string) => candidate.path.includes(rootId);
 
 export type ActAsTarget = { kind: 'tenant'; id: string } | { kind: 'billing'; clientId: string };
 
@@ -79,8 +78,7 @@ export const FEATURES = ['dnssec', 'rdns', 'dyndns', 'webhooks', 'templates', 'z
 export type Feature = (typeof FEATURES)[number];
 
 /** A tenant may use a feature only if it and every ancestor have it. */
-export const hasFeature = (chain: { features: string[] }[], feature: Feature) =>
-  chain.every((t) => t.features.includes(feature));
+export const hasFeature = (chain: { features: string[] }[], feature: Feature) => chain.every((t) => t.features.includes(feature));
 
 /** Suspension is inherited: a suspended reseller suspends its customers. */
 export const isEffectivelySuspended = (chain: { suspended: boolean }[]) => chain.some((t) => t.suspended);

@@ -10,8 +10,7 @@ export interface ZoneNamePolicy {
   extraPublicSuffixes: string[];
 }
 
-const invalid = (code: string, detail: string) =>
-  new DomainError('validation_failed', {}, [{ pointer: '/name', code, detail }]);
+const invalid = (code: string, detail: string) => new DomainError('validation_failed', {}, [{ pointer: '/name', code, detail }]);
 
 // Label-wise, from the one name module (services check protected names with it too).
 

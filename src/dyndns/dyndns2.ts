@@ -46,7 +46,10 @@ const first = (q: Query, ...names: string[]): string | null => {
  */
 export function peerAddress(text: string | undefined | null): Address | null {
   if (!text) return null;
-  const t = text.trim().replace(/^\[(.*)\]$/, '$1').replace(/%.*$/, '');
+  const t = text
+    .trim()
+    .replace(/^\[(.*)\]$/, '$1')
+    .replace(/%.*$/, '');
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(t);
   try {
     return parseAddress(mapped ? mapped[1]! : t);
@@ -114,9 +117,19 @@ function addresses(q: Query, deployment: Deployment): { ipv4: Address | null; ip
   return out;
 }
 
-export function parseDyndns2Request(q: Query, headers: { authorization?: string; userAgent?: string }, source: Address | null, deployment: Deployment): DyndnsUpdateRequest {
+export function parseDyndns2Request(
+  q: Query,
+  headers: { authorization?: string; userAgent?: string },
+  source: Address | null,
+  deployment: Deployment,
+): DyndnsUpdateRequest {
   const hostParams = all(q, 'hostname');
-  const hostnames = hostParams.length ? hostParams.flatMap((h) => h.split(',')).map((h) => h.trim()).filter((h) => h !== '') : null;
+  const hostnames = hostParams.length
+    ? hostParams
+        .flatMap((h) => h.split(','))
+        .map((h) => h.trim())
+        .filter((h) => h !== '')
+    : null;
   if (hostnames && hostnames.length > MAX_HOSTNAMES) throw new Dyndns2InputError(`${hostnames.length} host names; at most ${MAX_HOSTNAMES}.`, 'numhost');
   return {
     ...credentials(headers.authorization, q),

@@ -32,7 +32,12 @@ export class JobMonitor {
 
   /** A job's handle; `forget` when it stops (a stopped job is no loop that stalled). */
   register(name: string): { record(outcome: RunOutcome): void; forget(): void } {
-    const entry: Entry = { name, status: { state: 'ok', lastSuccess: null, lastFailure: null, runs: { success: 0, failure: 0, overrun: 0 } }, consecutiveFailures: 0, overran: false };
+    const entry: Entry = {
+      name,
+      status: { state: 'ok', lastSuccess: null, lastFailure: null, runs: { success: 0, failure: 0, overrun: 0 } },
+      consecutiveFailures: 0,
+      overran: false,
+    };
     this.entries.add(entry);
     return {
       record: (outcome) => {
@@ -71,7 +76,11 @@ export class JobMonitor {
             state: rank[status.state] > rank[seen.state] ? status.state : seen.state,
             lastSuccess: later(seen.lastSuccess, status.lastSuccess),
             lastFailure: later(seen.lastFailure, status.lastFailure),
-            runs: { success: seen.runs.success + status.runs.success, failure: seen.runs.failure + status.runs.failure, overrun: seen.runs.overrun + status.runs.overrun },
+            runs: {
+              success: seen.runs.success + status.runs.success,
+              failure: seen.runs.failure + status.runs.failure,
+              overrun: seen.runs.overrun + status.runs.overrun,
+            },
           };
     }
     return out;

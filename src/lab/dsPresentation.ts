@@ -16,4 +16,3 @@ export function parseDsPresentation(texts: string[]): Buffer[] {
 
 /** DS wire RDATA → the presentation form the registry stores. */
 export const dsPresentation = (ds: Buffer[]): string[] => ds.map((rdata) => presentRdata('DS', rdata));
-

@@ -32,7 +32,13 @@ export const labDelegationObserver =
   };
 
 /** Sets how the lab registry delegates the prefix's reverse zones; the parents' change sets are stored before it returns. */
-export async function setLabPrefixDelegation(db: Knex, config: Config, clock: Clock, block: Block, state: LabPrefixDelegation): Promise<{ cidr: string; state: LabPrefixDelegation }> {
+export async function setLabPrefixDelegation(
+  db: Knex,
+  config: Config,
+  clock: Clock,
+  block: Block,
+  state: LabPrefixDelegation,
+): Promise<{ cidr: string; state: LabPrefixDelegation }> {
   return db.transaction(async (trx) => {
     await advisoryLock(trx, 'lab_parents', LAB_PARENTS_LOCK);
     const cidr = formatBlock(block);
@@ -45,4 +51,3 @@ export async function setLabPrefixDelegation(db: Knex, config: Config, clock: Cl
     return { cidr, state };
   });
 }
-

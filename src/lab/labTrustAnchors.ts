@@ -24,7 +24,10 @@ export async function writeLabTrustAnchors(dataDir: string, ds: string[]): Promi
   const { conf, rootKey } = labTrustAnchorTexts(ds);
   await fs.mkdir(dataDir, { recursive: true });
   // Written beside and renamed: a validator starting meanwhile reads the old file or the new one.
-  for (const [file, text] of [[TRUST_ANCHORS_CONF, conf], [ROOT_KEY_FILE, rootKey]] as const) {
+  for (const [file, text] of [
+    [TRUST_ANCHORS_CONF, conf],
+    [ROOT_KEY_FILE, rootKey],
+  ] as const) {
     const target = path.join(dataDir, file);
     await fs.writeFile(`${target}.tmp`, text);
     await fs.rename(`${target}.tmp`, target);

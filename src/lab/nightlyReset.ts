@@ -61,7 +61,10 @@ async function resetLabData(trx: Knex.Transaction, now: Date, steps: LabResetSte
   await trx('idempotency_records').delete();
   await trx('lab_billing_clients').delete();
   await trx('lab_billing_clients').insert([...SEED_BILLING_CLIENTS]);
-  await trx('lab_state').insert({ key: LAST_RESET_KEY, value: JSON.stringify(now.toISOString()) }).onConflict('key').merge();
+  await trx('lab_state')
+    .insert({ key: LAST_RESET_KEY, value: JSON.stringify(now.toISOString()) })
+    .onConflict('key')
+    .merge();
 }
 
 /**

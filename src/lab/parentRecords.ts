@@ -69,7 +69,9 @@ export function parentRRsets(
   tldDs: ReadonlyMap<string, Record<string, unknown>[]> = new Map(),
 ): ParentRRset[] {
   const children: DelegatedZone[] =
-    parent === '' ? tlds.filter((t) => t !== '').map((name) => ({ name, delegation: null, ds: tldDs.get(name) ?? [] })) : zones.filter((z) => labParentOf(z.name) === parent);
+    parent === ''
+      ? tlds.filter((t) => t !== '').map((name) => ({ name, delegation: null, ds: tldDs.get(name) ?? [] }))
+      : zones.filter((z) => labParentOf(z.name) === parent);
   const rrsets = children.map((c) => nsSet(relativeName(c.name, parent), c.delegation ?? nameservers));
   for (const c of children) if (c.ds.length) rrsets.push({ name: relativeName(c.name, parent), type: 'DS', records: c.ds });
   for (const c of children) if (c.classless) rrsets.push(...classlessCnames(c, parent));

@@ -131,7 +131,6 @@ export class LabRegistrar implements Registrar<Knex.Transaction> {
     );
   }
 
-
   /** One registry change and the parent's change set, in one transaction. */
   private async update(zone: string, change: (current: LabRegistration) => Partial<LabRegistration>, outer?: Knex.Transaction): Promise<LabRegistration> {
     return this.inTransaction(outer, async (trx) => {

@@ -109,7 +109,10 @@ async function createSeed(trx: Knex.Transaction, now: Date): Promise<LabSeedIds>
 
 async function tokenIsUsable(db: Knex, token: unknown, tenantId: string): Promise<boolean> {
   if (typeof token !== 'string') return false;
-  const row = await db('api_tokens').where({ token_hash: hashToken(token), tenant_id: tenantId }).whereNull('revoked_at').first('id');
+  const row = await db('api_tokens')
+    .where({ token_hash: hashToken(token), tenant_id: tenantId })
+    .whereNull('revoked_at')
+    .first('id');
   return row !== undefined;
 }
 
@@ -151,10 +154,7 @@ export async function ensureLabSeed(db: Knex, dataDir: string, now: Date): Promi
   const tokens: LabTokensFile = {
     platform: await keep(previous.platform, ids.platform, 'Platform'),
     reseller: await keep(previous.reseller, ids.reseller, 'Reseller'),
-    customers: [
-      await keep(previous.customers?.[0], ids.customers[0], 'Customer A'),
-      await keep(previous.customers?.[1], ids.customers[1], 'Customer B'),
-    ],
+    customers: [await keep(previous.customers?.[0], ids.customers[0], 'Customer A'), await keep(previous.customers?.[1], ids.customers[1], 'Customer B')],
     tenants: ids,
   };
   await fs.mkdir(dataDir, { recursive: true });

@@ -4,8 +4,5 @@ export type { Logger };
 
 /** JSON lines on stdout (the operational contract); tests pass their own destination. */
 export function createLogger(level: string, destination?: NodeJS.WritableStream): Logger {
-  return pino(
-    { level, base: { service: 'managed-dns' }, timestamp: pino.stdTimeFunctions.isoTime },
-    destination ?? process.stdout,
-  );
+  return pino({ level, base: { service: 'managed-dns' }, timestamp: pino.stdTimeFunctions.isoTime }, destination ?? process.stdout);
 }

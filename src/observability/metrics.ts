@@ -65,7 +65,12 @@ export type NameserverCountersProvider = () => Promise<NameserverCounters>;
 
 /** The nameserver's own counters, read when /metrics is scraped (the caller shares one read among the gauges of a scrape). */
 export function registerNameserverMetrics(registry: Registry, read: NameserverCountersProvider): void {
-  const gauge = (name: string, help: string, labelNames: string[], fill: (c: NameserverCounters, set: (labels: Record<string, string>, v: number) => void) => void) =>
+  const gauge = (
+    name: string,
+    help: string,
+    labelNames: string[],
+    fill: (c: NameserverCounters, set: (labels: Record<string, string>, v: number) => void) => void,
+  ) =>
     new Gauge({
       name,
       help,

@@ -11,7 +11,15 @@ import type { ZoneStore } from '../../nameserver/zone/store.js';
 import { inTurns } from '../../nameserver/zone/steps.js';
 import { NotificationListener } from '../db/notificationListener.js';
 import type { Pool, Runner } from '../db/context.js';
-import { latestVersionHeads, publishedHead, publishedRecordPage, publishedSystem, publishedZones, type VersionHead, versionDiffRows } from '../db/repositories/publicationRows.js';
+import {
+  latestVersionHeads,
+  publishedHead,
+  publishedRecordPage,
+  publishedSystem,
+  publishedZones,
+  type VersionHead,
+  versionDiffRows,
+} from '../db/repositories/publicationRows.js';
 import { PeriodicJob } from '../jobs/periodicJob.js';
 import type { Logger } from '../observability/logger.js';
 import { PUBLISHED_CHANNEL } from '../db/repositories/versionStore.js';
@@ -48,7 +56,13 @@ export class NameserverFeed {
       onConnected: () => void this.poll().catch((err) => options.logger.warn({ err }, 'nameserver catch-up failed')),
       onError: (err) => options.logger.warn({ err }, 'nameserver feed lost its database connection; serving the loaded zones'),
     });
-    this.catchUp = new PeriodicJob({ name: 'nameserver poll', intervalMs: options.pollMs ?? 5000, failureLevel: 'warn', logger: options.logger, run: () => this.poll() });
+    this.catchUp = new PeriodicJob({
+      name: 'nameserver poll',
+      intervalMs: options.pollMs ?? 5000,
+      failureLevel: 'warn',
+      logger: options.logger,
+      run: () => this.poll(),
+    });
   }
 
   async start(): Promise<void> {
@@ -104,7 +118,11 @@ export class NameserverFeed {
     const target = Number(row.published_serial);
     if (have?.serial === target) return;
     const newest = row.serial !== null && row.serial !== undefined ? (row as VersionHead) : null;
-    const chain = !have ? null : newest && !newest.withdrawn && Number(newest.from_serial) === have.serial ? [newest] : await this.versionsBetween(zoneId, have.serial, target);
+    const chain = !have
+      ? null
+      : newest && !newest.withdrawn && Number(newest.from_serial) === have.serial
+        ? [newest]
+        : await this.versionsBetween(zoneId, have.serial, target);
     if (!have || !chain) {
       await this.loadZone(zoneId, row.name);
       return;
@@ -158,7 +176,13 @@ export class NameserverFeed {
       this.loaded.delete(zoneId);
       return;
     }
-    this.options.store.set(buildZoneSnapshot(origin, records.map((r) => toZoneRecord(origin, r))), history);
+    this.options.store.set(
+      buildZoneSnapshot(
+        origin,
+        records.map((r) => toZoneRecord(origin, r)),
+      ),
+      history,
+    );
     this.loaded.set(zoneId, { origin, serial });
     this.options.onLoaded?.(zoneId, origin, serial);
   }
@@ -200,8 +224,14 @@ async function historyOf(db: Runner, zoneId: string, serial: number, limit = 100
 async function diffsOf(db: Runner, zoneId: string, origin: string, versions: VersionHead[]): Promise<ZoneDiff[]> {
   if (!versions.length) return [];
   // RDATA is decoded from base64 in collect's turns (see versionDiffRows).
-  const rows = await versionDiffRows(db, zoneId, versions.map((v) => v.serial));
-  const bySerial = new Map(versions.map((v): [number, ZoneDiff] => [Number(v.serial), { fromSerial: Number(v.from_serial), toSerial: Number(v.serial), removed: [], added: [] }]));
+  const rows = await versionDiffRows(
+    db,
+    zoneId,
+    versions.map((v) => v.serial),
+  );
+  const bySerial = new Map(
+    versions.map((v): [number, ZoneDiff] => [Number(v.serial), { fromSerial: Number(v.from_serial), toSerial: Number(v.serial), removed: [], added: [] }]),
+  );
   function* collect(): Generator<void, ZoneDiff[]> {
     for (let i = 0; i < rows.length; i++) {
       if (i % 4096 === 4095) yield;

@@ -113,7 +113,10 @@ export class PublicationWorker {
       this.lastBuild.set(zoneId, performance.now());
       this.again.delete(zoneId);
       try {
-        const outcome = await publishZone({ db: this.options.db, clock: this.options.clock, nameservers: this.options.nameservers, dnssec: this.options.dnssec }, zoneId);
+        const outcome = await publishZone(
+          { db: this.options.db, clock: this.options.clock, nameservers: this.options.nameservers, dnssec: this.options.dnssec },
+          zoneId,
+        );
         if (outcome.kind === 'published') this.builds[outcome.signed ?? 'unsigned']++;
         if (outcome.kind === 'published' && outcome.behind) this.again.add(zoneId);
         if (outcome.kind === 'published' || outcome.kind === 'withdrawn') this.verifyAfterBuild(zoneId);
@@ -164,7 +167,10 @@ export class PublicationWorker {
     if (this.stopped) return;
     const pending = this.verifying.get(zoneId);
     if (pending === true) {
-      this.verifying.set(zoneId, setTimeout(() => this.verifyStep(zoneId, 0), 0));
+      this.verifying.set(
+        zoneId,
+        setTimeout(() => this.verifyStep(zoneId, 0), 0),
+      );
       return;
     }
     if (pending) clearTimeout(pending);
@@ -202,7 +208,9 @@ export class PublicationWorker {
     if (this.stopped) return;
     await markVerificationTimeouts(this.options.db, this.options.clock.now());
     const ids = await zonesAwaitingVerification(this.options.db);
-    await Promise.all(ids.map(async (id) => verifyZone(this.verifyDeps, id).catch((err) => this.options.logger.error({ err, zone_id: id }, 'verification failed'))));
+    await Promise.all(
+      ids.map(async (id) => verifyZone(this.verifyDeps, id).catch((err) => this.options.logger.error({ err, zone_id: id }, 'verification failed'))),
+    );
   }
 
   /** Tests and the lab: publish and verify everything now, and wait for it. */

@@ -147,7 +147,13 @@ async function commitPrepared(deps: PublishDeps, zoneId: string, prepared: Prepa
       const built = { ...zone, changeset_seq: prepared.plan.zone.changeset_seq };
       const pushed = await writeVersionInHalves(trx, built, now, prepared.row);
       if (pushed === null) throw NOT_APPLIED;
-      return { kind: 'published', serial: prepared.plan.serial, changeSets: pushed, signed: prepared.signed, behind: zone.changeset_seq > built.changeset_seq } as const;
+      return {
+        kind: 'published',
+        serial: prepared.plan.serial,
+        changeSets: pushed,
+        signed: prepared.signed,
+        behind: zone.changeset_seq > built.changeset_seq,
+      } as const;
     });
   } catch (err) {
     if (err === NOT_APPLIED) return null;
@@ -170,7 +176,9 @@ async function buildVersion(trx: Transaction, deps: PublishDeps, zoneId: string,
 
   const build = draftBuild(trx, deps, plan, now);
   const byNames = plan.byChange ? await draftSignedChange(build, plan.touched!) : null;
-  const row = byNames ? await versionRow(byNames, plan.signing) : await versionRowFrom(build, await readDraftInputs(trx, zone, plan.whole || plan.byChange ? null : plan.touched, plan.fromSerial));
+  const row = byNames
+    ? await versionRow(byNames, plan.signing)
+    : await versionRowFrom(build, await readDraftInputs(trx, zone, plan.whole || plan.byChange ? null : plan.touched, plan.fromSerial));
   const pushed = await writeVersion(trx, zone, now, row);
   return { kind: 'published', serial: plan.serial, changeSets: pushed, signed: plan.signing === null ? null : byNames ? 'by_change' : 'whole', behind: false };
 }
@@ -213,7 +221,11 @@ async function versionRowFrom(b: Omit<DraftBuild, 'trx'>, read: DraftInputs): Pr
  */
 async function draftSignedChange(b: DraftBuild, touched: string[]): Promise<VersionDraft | null> {
   const policy = signPolicy(b.zone, b.now, b.deps.dnssec.dnskeyTtl);
-  const owners = updateOwners(b.zone.name, touched.map((n) => absoluteName(n, b.zone.name)), policy.denial);
+  const owners = updateOwners(
+    b.zone.name,
+    touched.map((n) => absoluteName(n, b.zone.name)),
+    policy.denial,
+  );
   const names = [...owners.names, ...owners.nsec3Owners].map((n) => relativeName(n, b.zone.name));
   const read = await readDraftInputs(b.trx, b.zone, names, b.fromSerial);
   const servedOwn = read.served.filter((r) => !isDnssecRecord(r));
@@ -253,4 +265,3 @@ async function readDraftInputs(trx: Transaction, zone: BuildZone, names: string[
   const read = await readVersionInputs(trx, zone, names, fromSerial);
   return { stored: read.stored, served: read.served, system: read.system.map(fromStored), rendered: await readRenderedInputs(trx, zone) };
 }
-

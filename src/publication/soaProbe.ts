@@ -30,7 +30,11 @@ export function dnsSoaProbe(timeoutMs = 1000): SoaProbe {
  * process serves it: the lowest serial the helper processes acknowledged, or "not served" when
  * one of them lacks the zone.
  */
-export function withHelperProcesses(probe: SoaProbe, isOwn: (server: HostPort) => boolean, helpersServe: (zone: string) => number | null | undefined): SoaProbe {
+export function withHelperProcesses(
+  probe: SoaProbe,
+  isOwn: (server: HostPort) => boolean,
+  helpersServe: (zone: string) => number | null | undefined,
+): SoaProbe {
   return async (server, zone) => {
     const seen = await probe(server, zone);
     const helpers = isOwn(server) ? helpersServe(zone) : undefined;

@@ -4,7 +4,13 @@
 import type { HostPort } from '../config/index.js';
 import type { Pool } from '../db/context.js';
 import { recordEvents } from '../db/repositories/events.js';
-import { deleteWithdrawnZone, markChangeSetsLive, markVerificationTimeoutRows, readZoneToVerify, type VerifyZoneRow } from '../db/repositories/publicationRows.js';
+import {
+  deleteWithdrawnZone,
+  markChangeSetsLive,
+  markVerificationTimeoutRows,
+  readZoneToVerify,
+  type VerifyZoneRow,
+} from '../db/repositories/publicationRows.js';
 import type { Clock } from '../domain/clock.js';
 import { serialGreater } from '../../nameserver/wire/serial.js';
 import type { SoaProbe, SoaProbeResult } from './soaProbe.js';

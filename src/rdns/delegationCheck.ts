@@ -10,11 +10,12 @@ import type { ObservedDelegation } from '../domain/ip/delegation.js';
 import { canonicalName } from '../domain/names.js';
 import { type DnsServer, queryDns } from '../../nameserver/client/dnsQuery.js';
 
-
 const same = (a: string, b: string) => canonicalName(a) === canonicalName(b);
 
 function namesOf(records: MessageRecord[], owner: string, type: number, field: string): string[] {
-  return records.filter((r) => r.type === type && same(r.name, owner)).map((r) => canonicalName(String(rdataToData(type === TYPE.NS ? 'NS' : 'A', r.rdata)?.[field] ?? '')));
+  return records
+    .filter((r) => r.type === type && same(r.name, owner))
+    .map((r) => canonicalName(String(rdataToData(type === TYPE.NS ? 'NS' : 'A', r.rdata)?.[field] ?? '')));
 }
 
 /** The observer of production: `resolver` recursive (RD), the parent's servers on `port`. */

@@ -19,18 +19,27 @@ export interface DelegationCheckDeps {
 /** One run: checks the zones that are due; returns how many it checked. */
 export async function checkDueDelegations(deps: DelegationCheckDeps): Promise<number> {
   const due = new Date(deps.clock.now().getTime() - DAILY_MS).toISOString();
-  const zones = (await deps.db('zones')
+  const zones = (await deps
+    .db('zones')
     .whereNotNull('prefix_id')
     .where('status', 'active')
-    .where((q) => q.whereNull('delegation').orWhereRaw("delegation->>'checked_at' IS NULL").orWhereRaw("(delegation->>'checked_at')::timestamptz < ?::timestamptz", [due]))
+    .where((q) =>
+      q.whereNull('delegation').orWhereRaw("delegation->>'checked_at' IS NULL").orWhereRaw("(delegation->>'checked_at')::timestamptz < ?::timestamptz", [due]),
+    )
     .orderByRaw("delegation->>'checked_at' NULLS FIRST")
     .limit(PER_RUN)
     .select('id')
     .select('name')) as { id: string; name: string }[];
-  const observed = await observeDelegations(zones.map((z) => z.name), deps.observe);
+  const observed = await observeDelegations(
+    zones.map((z) => z.name),
+    deps.observe,
+  );
   for (const zone of zones) {
     const delegation = classifyDelegation(observed.get(zone.name)!, deps.nameservers, deps.clock.now());
-    await deps.db('zones').where('id', zone.id).update({ delegation: JSON.stringify(delegation) });
+    await deps
+      .db('zones')
+      .where('id', zone.id)
+      .update({ delegation: JSON.stringify(delegation) });
   }
   return zones.length;
 }

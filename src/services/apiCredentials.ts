@@ -44,7 +44,12 @@ export async function createApiClient(ctx: WriteContext, tenantId: string, name:
   await getTenant(ctx.scoped, tenantId);
   const now = ctx.clock.now();
   const client = await insertApiClient(ctx.scoped, { id: newId('cli'), tenantId, name, createdAt: now });
-  await recordAudit(ctx.trx, ctx.actor, now, { action: 'api_client.created', targetType: 'api_client', targetId: client.id, details: { name, tenant_id: tenantId } });
+  await recordAudit(ctx.trx, ctx.actor, now, {
+    action: 'api_client.created',
+    targetType: 'api_client',
+    targetId: client.id,
+    details: { name, tenant_id: tenantId },
+  });
   return client;
 }
 
@@ -91,7 +96,8 @@ export async function createToken(
     );
   }
   if (input.user_id) {
-    if (!(await userExists(ctx.scoped, client.tenantId, input.user_id))) throw validationFailed([{ pointer: '/user_id', code: 'unknown_user', detail: "No such user in the API client's tenant." }]);
+    if (!(await userExists(ctx.scoped, client.tenantId, input.user_id)))
+      throw validationFailed([{ pointer: '/user_id', code: 'unknown_user', detail: "No such user in the API client's tenant." }]);
   }
   if (input.expires_at && input.expires_at <= ctx.clock.now()) {
     throw validationFailed([{ pointer: '/expires_at', code: 'in_the_past', detail: 'The expiry lies in the past.' }]);

@@ -6,7 +6,8 @@ import { deploymentOfToken, hashToken } from '../domain/tokens.js';
 import type { RateLimiter, RateLimitReading } from './rateLimiter.js';
 import type { TokenCache } from './tokenCache.js';
 
-const unauthenticated = (reason: ProblemReason, params: ErrorParams = {}) => new DomainError('unauthenticated', { ...params, reason }, [], { 'WWW-Authenticate': 'Bearer realm="api"' });
+const unauthenticated = (reason: ProblemReason, params: ErrorParams = {}) =>
+  new DomainError('unauthenticated', { ...params, reason }, [], { 'WWW-Authenticate': 'Bearer realm="api"' });
 
 export interface AuthenticateDeps {
   identity: IdentityStore;
@@ -21,10 +22,7 @@ export interface AuthenticateDeps {
  * limit. Missing, malformed, unknown, revoked, expired and other-deployment tokens are all 401
  * (and count against nothing); the reason is told, the token never echoed.
  */
-export async function authenticate(
-  deps: AuthenticateDeps,
-  authorization: string | undefined,
-): Promise<{ token: TokenRecord; clientLimit: RateLimitReading }> {
+export async function authenticate(deps: AuthenticateDeps, authorization: string | undefined): Promise<{ token: TokenRecord; clientLimit: RateLimitReading }> {
   if (!authorization) throw unauthenticated('no_authorization_header');
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
   if (!match) throw unauthenticated('authorization_not_bearer');

@@ -6,11 +6,28 @@ import type { Statement } from '../db/context.js';
 import type { Config } from '../config/index.js';
 import { auditRow, recordAudit } from '../db/repositories/auditLog.js';
 import { changeSetToDomain, changeSetToRow } from '../db/repositories/changeSetRows.js';
-import { bumpZoneVersion, changeSetPage, changeSetRowById, recordNamesByIds, recordWriteStatements, requeueChangeSet, restateChangeSet, storeChangeSet } from '../db/repositories/changeSetStore.js';
+import {
+  bumpZoneVersion,
+  changeSetPage,
+  changeSetRowById,
+  recordNamesByIds,
+  recordWriteStatements,
+  requeueChangeSet,
+  restateChangeSet,
+  storeChangeSet,
+} from '../db/repositories/changeSetStore.js';
 import { eventRow } from '../db/repositories/events.js';
 import { recordDataToRow, recordToDomain, storedRecord } from '../db/repositories/recordRows.js';
 import type { ScopedDb } from '../db/tenantScope.js';
-import { type ChangeItem, type ChangeSetPlan, changeSetItem, type LocateItem, type PlannedRecord, planChangeSet, referencesOf } from '../domain/changeSets/planChangeSet.js';
+import {
+  type ChangeItem,
+  type ChangeSetPlan,
+  changeSetItem,
+  type LocateItem,
+  type PlannedRecord,
+  planChangeSet,
+  referencesOf,
+} from '../domain/changeSets/planChangeSet.js';
 import { DomainError, type FieldError, notFound } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import type { ChangeSet } from '../domain/model/changeSet.js';
@@ -28,14 +45,12 @@ import { isSystemRecordId, systemRecordStub } from './systemRecords.js';
 import { absoluteName } from '../../nameserver/wire/name.js';
 import { assertCredentialAllows } from './credentialPolicy.js';
 
-
 export interface ChangeSetRequest {
   changes: ChangeItem[];
   comment?: string | null;
   dry_run?: boolean;
   zone_if_match?: string;
 }
-
 
 const toPlanned = (r: DnsRecord): PlannedRecord => ({
   id: r.id,
@@ -117,7 +132,11 @@ export async function appendChangeSet(
   await storeChangeSet(
     ctx,
     { changeSet: changeSetToRow(changeSet, zone.tenantId, actingCustomer), audit, event: eventRow(zoneChangedEvent(zone, changeSet, actingCustomer), now) },
-    { id: zone.id, columns: { ...entry.zoneColumns, changeset_seq: changeSet.seq, last_changeset_id: changeSet.id, updated_at: now }, growth: entry.growth ?? 0 },
+    {
+      id: zone.id,
+      columns: { ...entry.zoneColumns, changeset_seq: changeSet.seq, last_changeset_id: changeSet.id, updated_at: now },
+      growth: entry.growth ?? 0,
+    },
     (await recordWrites?.(changeSet.id, now)) ?? [],
   );
   zone.changesetSeq = changeSet.seq;
@@ -222,9 +241,7 @@ export async function applyChangeSet(
   // than the 65,535 parameters a PostgreSQL statement may have.
   const idNames = refs.ids.length ? await recordNamesByIds(ctx.scoped, zone.id, refs.ids) : [];
   const names = [...new Set([...refs.names, ...idNames])];
-  const existing: DnsRecord[] = names.length
-    ? (await lockedRecordsAtNames(ctx.trx, zone.id, names)).map(recordToDomain)
-    : [];
+  const existing: DnsRecord[] = names.length ? (await lockedRecordsAtNames(ctx.trx, zone.id, names)).map(recordToDomain) : [];
   // The SOA and apex NS are rendered, not stored (systemRecords.ts): named by id they are
   // read-only, answered by the planner's record_readonly guard.
   for (const id of refs.ids) if (isSystemRecordId(zone, id)) existing.push(systemRecordStub(zone, id));
@@ -284,13 +301,7 @@ export async function getChangeSet(scoped: ScopedDb, zone: Zone, id: string): Pr
   return changeSetToDomain(row, zone.name);
 }
 
-export async function listChangeSets(
-  scoped: ScopedDb,
-  zone: Zone,
-  filter: { state?: ChangeSetState[]; since?: Date },
-  after: unknown[] | null,
-  limit: number,
-) {
+export async function listChangeSets(scoped: ScopedDb, zone: Zone, filter: { state?: ChangeSetState[]; since?: Date }, after: unknown[] | null, limit: number) {
   const page = await changeSetPage(scoped, zone.id, filter, after, limit);
   return { items: page.rows.map((r) => changeSetToDomain(r, zone.name)), next: page.next };
 }

@@ -11,7 +11,16 @@ import { dsOfKey, sealedZoneKey } from '../../nameserver/dnssec/keys.js';
 import { sealSecret } from '../db/sealedSecrets.js';
 import type { Registrar } from '../domain/dnssec/registrar.js';
 import { recordKskRollover, recordTransition, zoneDnssecRows, zoneDnssecStatus } from '../db/repositories/dnssecTransitions.js';
-import { type DenialMethod, type KskRolloverPhase, DISABLING, type DnssecMode, type DnssecState, nextAction, type NextAction, type Observations } from '../domain/dnssec/states.js';
+import {
+  type DenialMethod,
+  type KskRolloverPhase,
+  DISABLING,
+  type DnssecMode,
+  type DnssecState,
+  nextAction,
+  type NextAction,
+  type Observations,
+} from '../domain/dnssec/states.js';
 import { DomainError } from '../domain/errors.js';
 import type { Zone } from '../domain/model/zone.js';
 import { requestRebuild } from './requestRebuild.js';
@@ -66,7 +75,11 @@ interface DnssecRow {
 function validationOf(state: DnssecState, status: DnssecStatus): DnssecView['validation'] {
   const ds = status.ds_at_parent;
   if (ds?.state === 'mismatch' && state !== 'off') {
-    return { result: 'invalid', reason: `the DS at the parent (${ds.records.join('; ')}) matches no key of the zone`, checkedAt: status.validation?.checked_at ?? status.checked_at ?? null };
+    return {
+      result: 'invalid',
+      reason: `the DS at the parent (${ds.records.join('; ')}) matches no key of the zone`,
+      checkedAt: status.validation?.checked_at ?? status.checked_at ?? null,
+    };
   }
   const v = status.validation;
   return v ? { result: v.result, reason: v.reason, checkedAt: v.checked_at } : { result: 'unchecked', reason: null, checkedAt: null };
@@ -137,7 +150,11 @@ export async function enableDnssec(
     const mode: DnssecMode = request.mode ?? (registered ? 'automatic' : 'assisted');
     if (mode === 'automatic' && !registered) {
       throw new DomainError('validation_failed', {}, [
-        { pointer: '/mode', code: 'ds_not_submittable', detail: `${zone.name} is not registered through the provider, so no DS can be submitted for it; use mode "assisted" and add the DS at your registrar.` },
+        {
+          pointer: '/mode',
+          code: 'ds_not_submittable',
+          detail: `${zone.name} is not registered through the provider, so no DS can be submitted for it; use mode "assisted" and add the DS at your registrar.`,
+        },
       ]);
     }
     if ((await deps.registrar.delegation(zone.name, ctx.trx)) === 'elsewhere') {
@@ -145,7 +162,14 @@ export async function enableDnssec(
     }
     const now = ctx.clock.now();
     // A zone's first keys, both signing at once: nothing to roll from.
-    for (const role of ['ksk', 'zsk'] as const) await insertKey(ctx.trx, zone.id, sealedZoneKey(role, deps.config.dnssec.algorithm, (pkcs8) => sealSecret(pkcs8, deps.kek)), 'active', now);
+    for (const role of ['ksk', 'zsk'] as const)
+      await insertKey(
+        ctx.trx,
+        zone.id,
+        sealedZoneKey(role, deps.config.dnssec.algorithm, (pkcs8) => sealSecret(pkcs8, deps.kek)),
+        'active',
+        now,
+      );
     await recordTransition(ctx.trx, zone, 'off', 'signing', mode, now, { dnssec_denial: request.denial ?? 'nsec3', dnssec_status: '{}' });
     await republish(ctx, zone, 'keys_published');
     return { started: true, view: await dnssecView(ctx.trx, zone) };
@@ -153,7 +177,12 @@ export async function enableDnssec(
 }
 
 /** 202 when disabling starts; 200 when DNSSEC is off already. */
-export async function disableDnssec(ctx: WriteContext, deps: DnssecDeps, zoneRef: string, reach: ZoneReach = 'tenant'): Promise<{ started: boolean; view: DnssecView }> {
+export async function disableDnssec(
+  ctx: WriteContext,
+  deps: DnssecDeps,
+  zoneRef: string,
+  reach: ZoneReach = 'tenant',
+): Promise<{ started: boolean; view: DnssecView }> {
   assertAvailable(deps.config);
   return writeZone(ctx, deps.config, zoneRef, { reach }, async (zone) => {
     const state = zone.dnssec.state as DnssecState;
@@ -249,7 +278,13 @@ export async function requestRollover(ctx: WriteContext, deps: DnssecDeps, zoneR
     const now = ctx.clock.now();
     const current = keys.find((k) => k.role === key && k.state === 'active')!;
     // A ZSK successor is published first (the worker activates it); a new KSK signs at once beside the old.
-    const id = await insertKey(ctx.trx, zone.id, sealedZoneKey(key, current.algorithm, (pkcs8) => sealSecret(pkcs8, deps.kek)), key === 'ksk' ? 'active' : 'published', now);
+    const id = await insertKey(
+      ctx.trx,
+      zone.id,
+      sealedZoneKey(key, current.algorithm, (pkcs8) => sealSecret(pkcs8, deps.kek)),
+      key === 'ksk' ? 'active' : 'published',
+      now,
+    );
     if (key === 'ksk') {
       const rollover = { old_key: current.id, new_key: id, phase: 'published', since: now.toISOString() };
       await recordKskRollover(ctx.trx, zone.id, rollover, now);

@@ -85,28 +85,37 @@ export async function runWrite(
 ): Promise<FinalResponse> {
   let effects: (() => void)[] = [];
   const afterCommit: AfterCommit = (effect) => effects.push(effect);
-  const outcome = await transactionWithRetry(pool.db, async (trx): Promise<FinalResponse | DomainError> => {
-    effects = [];
-    const tx: TransactionContext = { db: trx, scoped: pool.scoped.within(trx) };
-    if (!key) return run(tx, afterCommit);
-    if (!(await tryLockIdempotencyKey(trx, key))) throw new DomainError('idempotency_in_progress');
-    const stored = await findStoredResponse(trx, key, now);
-    if (stored) {
-      if (stored.fingerprint !== fingerprint) throw new DomainError('idempotency_key_reused');
-      return replay(stored);
-    }
-    try {
-      const response = await inSavepoint(tx, (savepoint) => run(savepoint, afterCommit));
-      response.headers[REPLAYED] = 'false';
-      await storeResponse(trx, key, { fingerprint, status: response.status, headers: { ...response.headers, 'content-type': response.contentType }, body: response.body }, now);
-      return response;
-    } catch (err) {
-      if (!isStoredRefusal(err)) throw err;
+  const outcome = await transactionWithRetry(
+    pool.db,
+    async (trx): Promise<FinalResponse | DomainError> => {
       effects = [];
-      await storeResponse(trx, key, refusalRecord(err, fingerprint), now);
-      return withReplayedHeader(err, false);
-    }
-  }, retry);
+      const tx: TransactionContext = { db: trx, scoped: pool.scoped.within(trx) };
+      if (!key) return run(tx, afterCommit);
+      if (!(await tryLockIdempotencyKey(trx, key))) throw new DomainError('idempotency_in_progress');
+      const stored = await findStoredResponse(trx, key, now);
+      if (stored) {
+        if (stored.fingerprint !== fingerprint) throw new DomainError('idempotency_key_reused');
+        return replay(stored);
+      }
+      try {
+        const response = await inSavepoint(tx, (savepoint) => run(savepoint, afterCommit));
+        response.headers[REPLAYED] = 'false';
+        await storeResponse(
+          trx,
+          key,
+          { fingerprint, status: response.status, headers: { ...response.headers, 'content-type': response.contentType }, body: response.body },
+          now,
+        );
+        return response;
+      } catch (err) {
+        if (!isStoredRefusal(err)) throw err;
+        effects = [];
+        await storeResponse(trx, key, refusalRecord(err, fingerprint), now);
+        return withReplayedHeader(err, false);
+      }
+    },
+    retry,
+  );
   if (outcome instanceof DomainError) throw outcome;
   for (const effect of effects) effect();
   return outcome;

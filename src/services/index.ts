@@ -44,9 +44,11 @@ export interface ServiceDeps {
 
 export type UsageContributor = (scoped: ScopedDb, acting: Tenant) => Promise<Record<string, unknown>>;
 
-const credentialUsage = (clock: Clock): UsageContributor => async (scoped, acting) => {
-  return tenantCredentialCounts(scoped, acting.id, clock.now());
-};
+const credentialUsage =
+  (clock: Clock): UsageContributor =>
+  async (scoped, acting) => {
+    return tenantCredentialCounts(scoped, acting.id, clock.now());
+  };
 
 /** What route handlers reach: the dependencies and the long-lived service objects. */
 export interface Services extends ServiceDeps {
@@ -87,7 +89,16 @@ export function createServices(deps: ServiceDeps): Services {
     rateLimiter: new RateLimiter(deps.db),
     dyndnsCredentials: new CredentialVerifier(),
     stats: new StatsService(
-      [tenantStats, tokenStats, zoneStats, recordStats(deps.config.zones.nameservers), ipStats(deps.db), backendStats(deps.db), dyndnsStats, ...(deps.statsContributors ?? [])],
+      [
+        tenantStats,
+        tokenStats,
+        zoneStats,
+        recordStats(deps.config.zones.nameservers),
+        ipStats(deps.db),
+        backendStats(deps.db),
+        dyndnsStats,
+        ...(deps.statsContributors ?? []),
+      ],
       deps.clock,
     ),
     usage: [credentialUsage(deps.clock), ...(deps.usageContributors ?? [])],

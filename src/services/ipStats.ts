@@ -3,10 +3,16 @@
 // percentages"). Per family: the assignments and prefixes of the acting subtree, the IPv4
 // addresses they hold, and the PTRs set in them (defaults are not counted: they are rendered).
 import type { Pool } from '../db/context.js';
-import { type IpBlockRow, ipSpaceBlocks, ptrCountsByFamily, reverseZonesHolding, subtreeAssignmentBlocks, subtreePrefixBlocks } from '../db/repositories/ipStatsCounts.js';
+import {
+  type IpBlockRow,
+  ipSpaceBlocks,
+  ptrCountsByFamily,
+  reverseZonesHolding,
+  subtreeAssignmentBlocks,
+  subtreePrefixBlocks,
+} from '../db/repositories/ipStatsCounts.js';
 import { type Block, blockSize, blockWithin, formatBlock, parseBlock } from '../domain/ip/address.js';
 import type { StatsContributor } from './stats.js';
-
 
 export const ipStats = (db: Pool): StatsContributor => ({
   name: 'ip',
@@ -14,7 +20,10 @@ export const ipStats = (db: Pool): StatsContributor => ({
     const parsed = (rows: IpBlockRow[]) => rows.map((r) => ({ ...r, block: parseBlock(r.cidr) }));
     const assignments = parsed(await subtreeAssignmentBlocks(db, scoped));
     const prefixes = parsed(await subtreePrefixBlocks(db, scoped));
-    const ptrs = await setPtrsIn(db, [...assignments, ...prefixes].map((r) => r.block));
+    const ptrs = await setPtrsIn(
+      db,
+      [...assignments, ...prefixes].map((r) => r.block),
+    );
     const family = (f: 4 | 6) => {
       const own = assignments.filter((a) => a.block.family === f);
       return {
@@ -72,7 +81,8 @@ function ownersWithin(zone: Block, block: Block): { names: string[]; suffixes: s
   for (let i = 0n; i < 1n << BigInt(aligned - block.prefixLength); i++) {
     const network = block.network + (i << BigInt(width - aligned));
     const labels: string[] = [];
-    for (let at = zoneLabels; at < aligned; at += step) labels.unshift(String(Number((network >> BigInt(width - at - step)) & ((1n << BigInt(step)) - 1n)).toString(block.family === 4 ? 10 : 16)));
+    for (let at = zoneLabels; at < aligned; at += step)
+      labels.unshift(String(Number((network >> BigInt(width - at - step)) & ((1n << BigInt(step)) - 1n)).toString(block.family === 4 ? 10 : 16)));
     const owner = labels.join('.');
     if (aligned === width) names.push(owner);
     else suffixes.push(`%.${owner}`);

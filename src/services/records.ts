@@ -20,7 +20,13 @@ export interface RecordWriteOptions {
 
 const ifMatchItem = (ifMatch: string | null | undefined) => (ifMatch ? { if_match: ifMatch } : {});
 
-export const createRecord = (ctx: WriteContext, config: Config, zoneRef: string, record: Extract<ChangeItem, { op: 'create' }>['record'], options: RecordWriteOptions) =>
+export const createRecord = (
+  ctx: WriteContext,
+  config: Config,
+  zoneRef: string,
+  record: Extract<ChangeItem, { op: 'create' }>['record'],
+  options: RecordWriteOptions,
+) =>
   writeZone(ctx, config, zoneRef, {}, async (zone): Promise<{ zone: Zone; record: DnsRecord; warnings: Warning[] }> => {
     const { plan, changeSet, storedAt } = await applyChangeSet(ctx, zone, { changes: [{ op: 'create', record }] }, { kind: 'records', locate: options.locate });
     return { zone, record: createdRecord(zone, plan.created[0]!, changeSet!, storedAt!), warnings: plan.warnings };
@@ -49,6 +55,11 @@ export const updateRecord = (
 export const deleteRecord = (ctx: WriteContext, config: Config, zoneRef: string, id: string, options: RecordWriteOptions) =>
   writeZone(ctx, config, zoneRef, {}, async (zone): Promise<{ zone: Zone; changeSet: ChangeSet; warnings: Warning[] }> => {
     await getRecordOrSystem(ctx.scoped, zone, id, config.zones.nameservers);
-    const { changeSet, plan } = await applyChangeSet(ctx, zone, { changes: [{ op: 'delete', id, ...ifMatchItem(options.ifMatch) }] }, { kind: 'records', locate: options.locate });
+    const { changeSet, plan } = await applyChangeSet(
+      ctx,
+      zone,
+      { changes: [{ op: 'delete', id, ...ifMatchItem(options.ifMatch) }] },
+      { kind: 'records', locate: options.locate },
+    );
     return { zone, changeSet: changeSet!, warnings: plan.warnings };
   });

@@ -39,6 +39,13 @@ export function requestRebuild(ctx: WriteContext, zone: Zone, reason: RebuildRea
     case 'zone_create':
       return appendChangeSet(ctx, zone, { kind: 'zone_create', comment: reason.comment, itemCount: 0, summary: {}, results: [], ...touched });
     case 'zone_delete':
-      return appendChangeSet(ctx, zone, { kind: 'zone_delete', itemCount: 0, summary: { ...NOTHING_CHANGED }, results: [], zoneColumns: reason.zoneColumns, ...touched });
+      return appendChangeSet(ctx, zone, {
+        kind: 'zone_delete',
+        itemCount: 0,
+        summary: { ...NOTHING_CHANGED },
+        results: [],
+        zoneColumns: reason.zoneColumns,
+        ...touched,
+      });
   }
 }

@@ -62,8 +62,18 @@ export function renderSystemRecords(zone: Zone, nameservers: readonly string[], 
 export function systemRecordStub(zone: Zone, id: string): DnsRecord {
   const type = id.slice(`rec_${zoneBody(zone)}`.length).startsWith('soa') ? 'SOA' : 'NS';
   return {
-    id, zoneId: zone.id, name: '@', type, ttl: null, data: {}, content: '', comment: null, system: true, version: zone.version,
+    id,
+    zoneId: zone.id,
+    name: '@',
+    type,
+    ttl: null,
+    data: {},
+    content: '',
+    comment: null,
+    system: true,
+    version: zone.version,
     publication: { state: zone.publication.state ?? 'pending', changesetId: zone.publication.changesetId ?? '' },
-    createdAt: zone.createdAt, updatedAt: zone.updatedAt,
+    createdAt: zone.createdAt,
+    updatedAt: zone.updatedAt,
   };
 }

@@ -11,7 +11,14 @@ import { normalizeOwner } from '../domain/names.js';
 import { parseRecordData } from '../domain/records/parseRecordData.js';
 import { isRecordType, RECORD_TYPE_RULES } from '../domain/records/types.js';
 import { BUILTIN_TEMPLATES } from '../domain/templates/builtin.js';
-import { type RenderedRecord, renderTemplate, type Template, type TemplateRecord, type TemplateVariable, undeclaredPlaceholders } from '../domain/templates/template.js';
+import {
+  type RenderedRecord,
+  renderTemplate,
+  type Template,
+  type TemplateRecord,
+  type TemplateVariable,
+  undeclaredPlaceholders,
+} from '../domain/templates/template.js';
 import type { Actor } from './actor.js';
 import { applyChangeSet } from './changeSets.js';
 import { recordRowsAtNames } from '../db/repositories/zoneQueries.js';
@@ -19,7 +26,16 @@ import type { WriteContext } from './writeContext.js';
 import { writeZone } from './zoneWrite.js';
 import { recordAudit } from '../db/repositories/auditLog.js';
 import { type StoredTemplate, type TemplateRow, templateToDomain } from '../db/repositories/templateRows.js';
-import { ancestryTemplateRow, ancestryTemplateRows, deleteTemplateRow, insertTemplate, lockedOwnTemplate, subtreeTemplateRow, templateNameTaken, updateTemplateRow } from '../db/repositories/templateStore.js';
+import {
+  ancestryTemplateRow,
+  ancestryTemplateRows,
+  deleteTemplateRow,
+  insertTemplate,
+  lockedOwnTemplate,
+  subtreeTemplateRow,
+  templateNameTaken,
+  updateTemplateRow,
+} from '../db/repositories/templateStore.js';
 
 export type { StoredTemplate } from '../db/repositories/templateRows.js';
 
@@ -97,7 +113,8 @@ export async function createTemplate(ctx: WriteContext, input: TemplateInput): P
   assertMayDefine(ctx.actor);
   checkDefinition(input);
   const now = ctx.clock.now();
-  if (await templateNameTaken(ctx.scoped, ctx.actor.acting.id, input.name)) throw new DomainError('conflict', { reason: 'template_name_taken', name: input.name });
+  if (await templateNameTaken(ctx.scoped, ctx.actor.acting.id, input.name))
+    throw new DomainError('conflict', { reason: 'template_name_taken', name: input.name });
   const row = await insertTemplate(ctx.scoped, {
     id: newId('tpl'),
     tenant_id: ctx.actor.acting.id,
@@ -222,9 +239,14 @@ export const applyTemplate = (ctx: WriteContext, config: Config, zoneRef: string
   writeZone(ctx, config, zoneRef, {}, async (zone) => {
     const { template, items } = await templateChangeItems(ctx.scoped, ctx.actor, zone, request);
     // The items are the template's, not the request's: their problems point at the template.
-    const applied = await applyChangeSet(ctx, zone, { changes: items, dry_run: request.dry_run, comment: `template ${template.id}` }, {
-      kind: 'template',
-      locate: () => ({ pointer: '/template_id' }),
-    });
+    const applied = await applyChangeSet(
+      ctx,
+      zone,
+      { changes: items, dry_run: request.dry_run, comment: `template ${template.id}` },
+      {
+        kind: 'template',
+        locate: () => ({ pointer: '/template_id' }),
+      },
+    );
     return { zone, ...applied };
   });

@@ -19,7 +19,6 @@ import { CHILD_TYPES, type TenantType } from '../domain/tenancy.js';
 import type { Actor } from './actor.js';
 import type { WriteContext } from './writeContext.js';
 
-
 export interface TenantSettings {
   name?: string;
   limits?: { api_rate_limit_per_minute?: number; max_zones?: number };
@@ -50,16 +49,11 @@ function assertBelowActing(actor: Actor, tenant: Tenant) {
 async function assertBillingClientFree(trx: Transaction, billingClientId: string | null | undefined, except?: string) {
   if (!billingClientId) return;
   if (await billingClientLinked(trx, billingClientId, except)) {
-    throw validationFailed([
-      { pointer: '/billing_client_id', code: 'already_linked', detail: 'Another tenant is linked to this billing client.' },
-    ]);
+    throw validationFailed([{ pointer: '/billing_client_id', code: 'already_linked', detail: 'Another tenant is linked to this billing client.' }]);
   }
 }
 
-export async function createTenant(
-  ctx: WriteContext,
-  input: TenantSettings & { type: TenantType; name: string; parent_id?: string },
-): Promise<Tenant> {
+export async function createTenant(ctx: WriteContext, input: TenantSettings & { type: TenantType; name: string; parent_id?: string }): Promise<Tenant> {
   const parent = await getTenant(ctx.scoped, input.parent_id ?? ctx.actor.acting.id);
   if (!CHILD_TYPES[parent.type].includes(input.type)) {
     throw validationFailed([
@@ -106,12 +100,7 @@ export async function createTenant(
   return tenant;
 }
 
-export async function updateTenant(
-  ctx: WriteContext,
-  id: string,
-  patch: TenantSettings,
-  precondition: (current: Tenant) => void,
-): Promise<Tenant> {
+export async function updateTenant(ctx: WriteContext, id: string, patch: TenantSettings, precondition: (current: Tenant) => void): Promise<Tenant> {
   const current = await getTenant(ctx.scoped, id, ctx.trx);
   assertBelowActing(ctx.actor, current);
   precondition(current);
@@ -145,12 +134,7 @@ export async function updateTenant(
   return updated;
 }
 
-export async function setSuspension(
-  ctx: WriteContext,
-  id: string,
-  suspend: boolean,
-  reason: string | null,
-): Promise<Tenant> {
+export async function setSuspension(ctx: WriteContext, id: string, suspend: boolean, reason: string | null): Promise<Tenant> {
   const current = await getTenant(ctx.scoped, id, ctx.trx);
   assertBelowActing(ctx.actor, current);
   if (current.suspended === suspend) return current;

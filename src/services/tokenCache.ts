@@ -66,4 +66,3 @@ export class TokenCache {
     this.entries.clear();
   }
 }
-

@@ -74,7 +74,8 @@ const policyOf = (ctx: WriteContext, input: CredentialPolicyInput | null | undef
 /** Room for one more key of the acting tenant, its row locked so parallel creations queue. */
 async function assertKeyQuota(ctx: WriteContext): Promise<void> {
   await lockTenantRow(ctx.trx, ctx.actor.acting.id);
-  if ((await countTenantTsigKeys(ctx.trx, ctx.actor.acting.id)) >= MAX_TSIG_KEYS_PER_TENANT) throw new DomainError('quota_exceeded', { quota: 'max_tsig_keys', limit: MAX_TSIG_KEYS_PER_TENANT });
+  if ((await countTenantTsigKeys(ctx.trx, ctx.actor.acting.id)) >= MAX_TSIG_KEYS_PER_TENANT)
+    throw new DomainError('quota_exceeded', { quota: 'max_tsig_keys', limit: MAX_TSIG_KEYS_PER_TENANT });
 }
 
 export const listTsigKeys = (scoped: ScopedDb, after: unknown[] | null, limit: number) => pageTsigKeys(scoped, after, limit);
@@ -86,7 +87,14 @@ export async function getTsigKey(scoped: ScopedDb, id: string): Promise<TsigKey>
 }
 
 /** Writes columns of a key, with its audit entry (never the secret) and the reload signal. */
-async function changeKey(ctx: WriteContext, current: TsigKey, now: Date, columns: Parameters<typeof updateTsigKeyRow>[2], action: string, details: Record<string, unknown>): Promise<TsigKey> {
+async function changeKey(
+  ctx: WriteContext,
+  current: TsigKey,
+  now: Date,
+  columns: Parameters<typeof updateTsigKeyRow>[2],
+  action: string,
+  details: Record<string, unknown>,
+): Promise<TsigKey> {
   const key = await updateTsigKeyRow(ctx.scoped, current.id, columns, now);
   if (!key) throw notFound('TSIG key');
   await recordAudit(ctx.trx, ctx.actor, now, { action, targetType: 'tsig_key', targetId: current.id, details: { name: current.name, ...details } });

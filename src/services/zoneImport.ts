@@ -46,7 +46,6 @@ interface DesiredRRset {
   contents: string[];
 }
 
-
 /**
  * TTL of an entry as stored: an explicit TTL as written; a $TTL equal to the zone default becomes
  * `null` (follow the default), so our own export imports back without a diff.
@@ -76,7 +75,13 @@ function desiredRRsets(entries: ZoneFileEntry[], zone: Zone): { rrsets: DesiredR
     const content = RECORD_TYPE_RULES[e.type].presentation(parsed.data);
     const rrset = byKey.get(key) ?? { name, type: e.type, ttl, lines: [], datas: [], contents: [] };
     if (rrset.lines.length && rrset.ttl !== ttl) {
-      errors.push(lineError(e.line, 'rrset_ttl_conflict', `${e.owner} ${e.type} has TTL ${rrset.ttl ?? 'default'} on line ${rrset.lines[0]}; one RRset has one TTL (RFC 2181 §5.2).`));
+      errors.push(
+        lineError(
+          e.line,
+          'rrset_ttl_conflict',
+          `${e.owner} ${e.type} has TTL ${rrset.ttl ?? 'default'} on line ${rrset.lines[0]}; one RRset has one TTL (RFC 2181 §5.2).`,
+        ),
+      );
       continue;
     }
     if (rrset.contents.includes(content)) continue; // the same record twice in a file is one record

@@ -28,13 +28,25 @@ export const lockZone = (ctx: WriteContext, config: Config, pathName: string, re
   findZone(ctx.scoped, config, pathName, ctx.trx, reach);
 
 /** RFC 9110 §13.1.1 on the zone's stored version; 412 with the header located. */
-export function assertZoneMatches(zone: Zone, ifMatch: string | null | undefined, where: { in?: 'header'; pointer: string } = { in: 'header', pointer: '/If-Match' }) {
+export function assertZoneMatches(
+  zone: Zone,
+  ifMatch: string | null | undefined,
+  where: { in?: 'header'; pointer: string } = { in: 'header', pointer: '/If-Match' },
+) {
   if (ifMatchSatisfied(ifMatch, rowEtag(zone.id, zone.version))) return;
-  throw new DomainError('precondition_failed', {}, [{ ...where, code: 'etag_mismatch', detail: `The zone's current ETag is ${rowEtag(zone.id, zone.version)}.` }]);
+  throw new DomainError('precondition_failed', {}, [
+    { ...where, code: 'etag_mismatch', detail: `The zone's current ETag is ${rowEtag(zone.id, zone.version)}.` },
+  ]);
 }
 
 /** The one entry point of a write to an existing zone: lock, precondition, then the write. */
-export async function writeZone<T>(ctx: WriteContext, config: Config, pathName: string, preconditions: ZonePreconditions, write: (zone: Zone) => Promise<T>): Promise<T> {
+export async function writeZone<T>(
+  ctx: WriteContext,
+  config: Config,
+  pathName: string,
+  preconditions: ZonePreconditions,
+  write: (zone: Zone) => Promise<T>,
+): Promise<T> {
   const zone = await lockZone(ctx, config, pathName, preconditions.reach);
   assertZoneMatches(zone, preconditions.ifMatch);
   return write(zone);

@@ -25,13 +25,22 @@ import { requestRebuild } from './requestRebuild.js';
 import { assertCredentialAllows } from './credentialPolicy.js';
 import type { WriteContext } from './writeContext.js';
 import { countBackendZones } from '../db/repositories/backendReadings.js';
-import { deleteZoneDyndnsHosts, insertDeletedZoneExport, insertZone, lockedTenantQuotas, recordPage, subtreeZoneCount, zoneNameTaken, zoneOverlaps, zonePage } from '../db/repositories/zoneStore.js';
+import {
+  deleteZoneDyndnsHosts,
+  insertDeletedZoneExport,
+  insertZone,
+  lockedTenantQuotas,
+  recordPage,
+  subtreeZoneCount,
+  zoneNameTaken,
+  zoneOverlaps,
+  zonePage,
+} from '../db/repositories/zoneStore.js';
 import { findZone, getZone } from './zoneReads.js';
 import { assertZoneMatches, writeZone } from './zoneWrite.js';
 import { exportZoneFile } from './zoneExport.js';
 import { lastSystemWrite, renderSystemRecords } from './systemRecords.js';
 import { advisoryLock } from '../db/lockOrder.js';
-
 
 export const DELETED_EXPORT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 

@@ -72,7 +72,8 @@ function normalisedUrl(raw: string): URL | null {
 export function checkWebhookUrl(raw: string, policy: AddressPolicy): { url: string } | { problem: string } {
   const url = normalisedUrl(raw);
   if (!url) return { problem: 'must be an absolute http(s) URL' };
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && policy.allowHttp)) return { problem: policy.allowHttp ? 'must be an http or https URL' : 'must be an https URL' };
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && policy.allowHttp))
+    return { problem: policy.allowHttp ? 'must be an http or https URL' : 'must be an https URL' };
   if (url.username || url.password) return { problem: 'must not carry credentials (put a token in the path or query instead)' };
   if (url.hash) return { problem: 'must not have a fragment' };
   const host = url.hostname.replace(/^\[|\]$/g, '');
@@ -123,7 +124,11 @@ export function guardedLookup(policy: AddressPolicy, resolve: typeof dns.lookup 
 let cachedOwn: string[] | null = null;
 
 /** The policy of this deployment (docs/webhooks.md "URL safety"); own addresses read once. */
-export function addressPolicyFor(config: { webhooks: { allowHttp: boolean; allowPrivateAddresses: boolean }; http: { host: string }; dns: { hosts: string[] } }): AddressPolicy {
+export function addressPolicyFor(config: {
+  webhooks: { allowHttp: boolean; allowPrivateAddresses: boolean };
+  http: { host: string };
+  dns: { hosts: string[] };
+}): AddressPolicy {
   cachedOwn ??= ownAddresses([config.http.host, ...config.dns.hosts]);
   return { allowHttp: config.webhooks.allowHttp, allowPrivateAddresses: config.webhooks.allowPrivateAddresses, ownAddresses: cachedOwn };
 }

@@ -10,7 +10,15 @@
 import type { Runner } from '../db/context.js';
 import { unsealSecret } from '../db/sealedSecrets.js';
 import { queueMail } from '../db/repositories/mailOutbox.js';
-import { type ClaimRow, disableForFailures, fanOutEvents, leaseDueDeliveries, lockFailingWebhooks, storeAttempt, supportContact } from '../db/repositories/webhookRows.js';
+import {
+  type ClaimRow,
+  disableForFailures,
+  fanOutEvents,
+  leaseDueDeliveries,
+  lockFailingWebhooks,
+  storeAttempt,
+  supportContact,
+} from '../db/repositories/webhookRows.js';
 import { ATTEMPT_LEASE_MS, DISABLE_AFTER_MS, MAX_ATTEMPTS, PAUSE_QUEUE_MS, PING_KIND, type StoredEvent, nextAttemptAfterFailure } from './deliveryPolicy.js';
 import type { AttemptResult } from './send.js';
 
@@ -87,7 +95,12 @@ export async function claimDueDeliveries(
 /** The signing secrets; none when they cannot be unsealed (a process with another key-encryption key). */
 function secretsOf(r: ClaimRow, kek: Buffer, now: Date): string[] {
   try {
-    return [unsealSecret(r.secret, kek).toString('utf8'), ...(r.previous_secret && r.previous_secret_expires_at && r.previous_secret_expires_at > now ? [unsealSecret(r.previous_secret, kek).toString('utf8')] : [])];
+    return [
+      unsealSecret(r.secret, kek).toString('utf8'),
+      ...(r.previous_secret && r.previous_secret_expires_at && r.previous_secret_expires_at > now
+        ? [unsealSecret(r.previous_secret, kek).toString('utf8')]
+        : []),
+    ];
   } catch {
     return [];
   }

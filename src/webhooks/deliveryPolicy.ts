@@ -31,7 +31,13 @@ export const ROTATION_OVERLAP_MS = 86_400_000;
 export const ATTEMPT_LEASE_MS = 120_000;
 
 /** Kinds a webhook can subscribe to: the spec's five. `webhook.ping` goes only to the webhook pinged. */
-export const SUBSCRIBABLE_KINDS = ['zone.changed', 'record.published', 'record.failed', 'dnssec.state_changed', 'quota.warning'] as const satisfies readonly EventKind[];
+export const SUBSCRIBABLE_KINDS = [
+  'zone.changed',
+  'record.published',
+  'record.failed',
+  'dnssec.state_changed',
+  'quota.warning',
+] as const satisfies readonly EventKind[];
 export const PING_KIND = 'webhook.ping' satisfies EventKind;
 
 /** When the attempt after `attempts` failed ones is due; null when that was the last. */

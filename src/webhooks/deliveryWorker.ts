@@ -59,7 +59,15 @@ export class DeliveryWorker {
     // The last of a full line starts within lineCap / perWebhook timeouts: well inside its lease.
     this.lineCap = o.perWebhookConcurrency * Math.max(1, Math.floor(ATTEMPT_LEASE_MS / DELIVERY_TIMEOUT_MS / 2));
     this.heldCap = Math.max(o.concurrency * 4, this.lineCap);
-    this.job = new PeriodicJob({ name: 'webhook deliveries', intervalMs: o.pollIntervalMs, jitter: 0.1, logger: o.logger, failureLevel: 'warn', runBoundMs: TICK_BOUND_MS, run: () => this.tick() });
+    this.job = new PeriodicJob({
+      name: 'webhook deliveries',
+      intervalMs: o.pollIntervalMs,
+      jitter: 0.1,
+      logger: o.logger,
+      failureLevel: 'warn',
+      runBoundMs: TICK_BOUND_MS,
+      run: () => this.tick(),
+    });
   }
 
   /** Attempts running now (/metrics). */
@@ -112,7 +120,8 @@ export class DeliveryWorker {
     // a failed lease the next tick asks; an immediate retry would spin while the database is away.)
     leasing.then(
       () => {
-        if (this.claimAgain && !this.stopped && !this.claiming) void this.claim().catch((err: unknown) => this.o.logger.warn({ err }, 'leasing webhook deliveries failed'));
+        if (this.claimAgain && !this.stopped && !this.claiming)
+          void this.claim().catch((err: unknown) => this.o.logger.warn({ err }, 'leasing webhook deliveries failed'));
       },
       () => {},
     );
@@ -161,7 +170,8 @@ export class DeliveryWorker {
           this.inFlight.delete(p);
           this.startAttempts();
           // Lines running short: lease more now rather than at the next tick.
-          if (!this.stopped && line.queue.length < this.o.perWebhookConcurrency) void this.claim().catch((err: unknown) => this.o.logger.warn({ err }, 'leasing webhook deliveries failed'));
+          if (!this.stopped && line.queue.length < this.o.perWebhookConcurrency)
+            void this.claim().catch((err: unknown) => this.o.logger.warn({ err }, 'leasing webhook deliveries failed'));
         });
         this.inFlight.add(p);
       }
@@ -176,7 +186,12 @@ export class DeliveryWorker {
     let result: AttemptResult;
     try {
       result = !d.secrets.length
-        ? { outcome: 'internal_error', status: null, durationMs: 0, error: 'the signing secret cannot be decrypted (SECRET_KEY_ENCRYPTION_KEY differs between processes?)' }
+        ? {
+            outcome: 'internal_error',
+            status: null,
+            durationMs: 0,
+            error: 'the signing secret cannot be decrypted (SECRET_KEY_ENCRYPTION_KEY differs between processes?)',
+          }
         : await sender.send(d.url, body, {
             'service-delivery': d.id,
             // t is the receiver's wall clock, never an injected one: receivers reject a t 5 minutes off.
@@ -200,6 +215,7 @@ export class DeliveryWorker {
       // The lease runs out and the delivery is attempted again: at least once.
       logger.warn({ err, delivery: d.id }, 'webhook attempt not recorded');
     }
-    if (result.outcome !== 'success') logger.info({ delivery: d.id, webhook: d.webhookId, attempt: d.attempt, outcome: result.outcome, status: result.status }, 'webhook attempt failed');
+    if (result.outcome !== 'success')
+      logger.info({ delivery: d.id, webhook: d.webhookId, attempt: d.attempt, outcome: result.outcome, status: result.status }, 'webhook attempt failed');
   }
 }

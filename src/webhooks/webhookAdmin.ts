@@ -65,7 +65,21 @@ type WebhookRow = {
   updated_at: Date;
 };
 
-const COLUMNS = ['id', 'tenant_id', 'scope', 'url', 'events', 'description', 'state', 'failing_since', 'disabled_at', 'disabled_reason', 'previous_secret_expires_at', 'created_at', 'updated_at'];
+const COLUMNS = [
+  'id',
+  'tenant_id',
+  'scope',
+  'url',
+  'events',
+  'description',
+  'state',
+  'failing_since',
+  'disabled_at',
+  'disabled_reason',
+  'previous_secret_expires_at',
+  'created_at',
+  'updated_at',
+];
 
 const toDomain = (r: WebhookRow, now: Date): Webhook => ({
   id: r.id,
@@ -85,7 +99,6 @@ const toDomain = (r: WebhookRow, now: Date): Webhook => ({
 
 /** A new signing secret: shown once, stored sealed. */
 const newSecret = () => `whsec_${randomBytes(32).toString('base64url')}`;
-
 
 /** The URL as stored (normalised: addressPolicy.ts), or a 422 for /url. */
 function checkedUrl(url: string, policy: AddressPolicy): string {
@@ -152,7 +165,10 @@ export async function updateWebhook(ctx: WebhookContext, deps: WebhookDeps, id: 
   if (patch.events !== undefined) changes.events = [...new Set(patch.events)];
   if (patch.description !== undefined) changes.description = patch.description;
   if (Object.keys(changes).length) {
-    await ctx.scoped.from('webhooks').where('id', id).update({ ...changes, updated_at: now });
+    await ctx.scoped
+      .from('webhooks')
+      .where('id', id)
+      .update({ ...changes, updated_at: now });
     await recordAudit(ctx.trx, ctx.actor, now, { action: 'webhook.updated', targetType: 'webhook', targetId: id, details: changes });
   }
   return getWebhook(ctx.scoped, now, id);
@@ -206,7 +222,10 @@ export async function disableWebhook(ctx: WebhookContext, id: string): Promise<W
   const now = ctx.clock.now();
   const webhook = await getWebhook(ctx.scoped, now, id, ctx.trx);
   if (webhook.state === 'disabled') return webhook;
-  await ctx.scoped.from('webhooks').where('id', id).update({ state: 'disabled', disabled_at: now, disabled_reason: 'manual' satisfies DisabledReason, updated_at: now });
+  await ctx.scoped
+    .from('webhooks')
+    .where('id', id)
+    .update({ state: 'disabled', disabled_at: now, disabled_reason: 'manual' satisfies DisabledReason, updated_at: now });
   await recordAudit(ctx.trx, ctx.actor, now, { action: 'webhook.disabled', targetType: 'webhook', targetId: id });
   return getWebhook(ctx.scoped, now, id);
 }
@@ -236,7 +255,9 @@ export async function failWebhookNow(ctx: WebhookContext, id: string): Promise<W
 export async function pingWebhook(ctx: WebhookContext, id: string): Promise<{ deliveryId: string; eventId: string }> {
   const now = ctx.clock.now();
   const webhook = await getWebhook(ctx.scoped, now, id, ctx.trx);
-  const [eventId] = await recordEvents(ctx.trx, [{ tenantId: webhook.tenantId, kind: PING_KIND, zoneId: null, payload: { webhook: { id } } }], now, { dispatched: true });
+  const [eventId] = await recordEvents(ctx.trx, [{ tenantId: webhook.tenantId, kind: PING_KIND, zoneId: null, payload: { webhook: { id } } }], now, {
+    dispatched: true,
+  });
   const deliveryId = newId('dlv');
   await insertDelivery(ctx.trx, { id: deliveryId, webhookId: id, eventId: eventId!, kind: PING_KIND }, now);
   return { deliveryId, eventId: eventId! };
@@ -267,12 +288,21 @@ export interface Delivery {
  * The webhook's deliveries, newest first, each with its attempts: one statement, so a delivery
  * and its attempts are read in one snapshot (never "8 attempts" beside a state of before the 8th).
  */
-export async function listDeliveries(scoped: ScopedDb, now: Date, webhookId: string, filter: { state?: string; id?: string }, after: unknown[] | null, limit: number) {
+export async function listDeliveries(
+  scoped: ScopedDb,
+  now: Date,
+  webhookId: string,
+  filter: { state?: string; id?: string },
+  after: unknown[] | null,
+  limit: number,
+) {
   await getWebhook(scoped, now, webhookId);
   const q = scoped
     .from('webhooks', 'w')
     .join('webhook_deliveries as d', 'd.webhook_id', 'w.id')
-    .joinRaw(`CROSS JOIN LATERAL (SELECT coalesce(jsonb_agg(to_jsonb(a) ORDER BY a.attempt), '[]') AS attempts FROM webhook_attempts a WHERE a.delivery_id = d.id) att`)
+    .joinRaw(
+      `CROSS JOIN LATERAL (SELECT coalesce(jsonb_agg(to_jsonb(a) ORDER BY a.attempt), '[]') AS attempts FROM webhook_attempts a WHERE a.delivery_id = d.id) att`,
+    )
     .where('w.id', webhookId)
     .select('d.id', 'd.event_id', 'd.kind', 'd.state', 'd.next_attempt_at', 'd.created_at', 'd.completed_at', 'att.attempts');
   if (filter.state) q.where('d.state', filter.state);
@@ -330,7 +360,12 @@ export async function redeliver(ctx: WebhookContext, webhookId: string, delivery
     // Waiting for a retry (no attempt under way: each started attempt is recorded when it ends).
     await deliveryDueNow(ctx.trx, deliveryId, now);
   }
-  await recordAudit(ctx.trx, ctx.actor, now, { action: 'webhook.redelivered', targetType: 'webhook', targetId: webhookId, details: { delivery_id: deliveryId } });
+  await recordAudit(ctx.trx, ctx.actor, now, {
+    action: 'webhook.redelivered',
+    targetType: 'webhook',
+    targetId: webhookId,
+    details: { delivery_id: deliveryId },
+  });
   return getDelivery(ctx.scoped, now, webhookId, deliveryId);
 }
 
@@ -349,7 +384,15 @@ type DeliveryRow = {
   next_attempt_at: Date | null;
   created_at: Date;
   completed_at: Date | null;
-  attempts: { attempt: number; started_at: string; duration_ms: number; outcome: string; response_status: number | null; error: string | null; next_attempt_at: string | null }[];
+  attempts: {
+    attempt: number;
+    started_at: string;
+    duration_ms: number;
+    outcome: string;
+    response_status: number | null;
+    error: string | null;
+    next_attempt_at: string | null;
+  }[];
 };
 
 /** The `webhooks` section of GET /stats (a StatsContributor of src/services/stats.ts, by shape). */

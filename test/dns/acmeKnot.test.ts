@@ -6,7 +6,16 @@
 // the client, one for pebble, so the test sees who sent what.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AcmeClientOptions, CLIENT_DEFAULT_ALGORITHM, type Issuance, missingAcmeTools, obtainWithCertbot, obtainWithLego, type Pebble, startPebble } from '../helpers/acme.js';
+import {
+  type AcmeClientOptions,
+  CLIENT_DEFAULT_ALGORITHM,
+  type Issuance,
+  missingAcmeTools,
+  obtainWithCertbot,
+  obtainWithLego,
+  type Pebble,
+  startPebble,
+} from '../helpers/acme.js';
 import { expectCleanIssuance } from '../helpers/acmeChecks.js';
 import { describeMessage, type DnsTap, startDnsTap } from '../helpers/dnsTap.js';
 import { requireTool, runTool } from '../helpers/dnsTools.js';
@@ -56,14 +65,26 @@ describe.skipIf((!knotd || !kdig || missing.length > 0) && process.env.REQUIRE_D
     expect(r.status, r.output).toBe(0);
     return r.stdout.split('\n').filter((l) => l && !l.startsWith(';'));
   };
-  const serialOf = (lines: string[]) => Number(lines.find((l) => /\sSOA\s/.test(l))!.trim().split(/\s+/)[6]);
+  const serialOf = (lines: string[]) =>
+    Number(
+      lines
+        .find((l) => /\sSOA\s/.test(l))!
+        .trim()
+        .split(/\s+/)[6],
+    );
 
   /** One client's issuance, then what it sent, what pebble asked, and what the zone kept. */
   const issue = async (obtain: (o: AcmeClientOptions) => Promise<Issuance>, key: KnotTsigKey) => {
     const before = serialOf(zoneNow());
     clientTap.take();
     validatorTap.take();
-    const result = await obtain({ directory: pebble.directory, caCert: pebble.caCert, domain: DOMAIN, nameserver: `127.0.0.1:${clientTap.port}`, tsig: { name: key.name, secret: key.secret.toString('base64') } });
+    const result = await obtain({
+      directory: pebble.directory,
+      caCert: pebble.caCert,
+      domain: DOMAIN,
+      nameserver: `127.0.0.1:${clientTap.port}`,
+      tsig: { name: key.name, secret: key.secret.toString('base64') },
+    });
     const sent = clientTap.take();
     const asked = validatorTap.take();
     const transcript = `${result.stdout}\n${result.stderr}\nclient:\n${sent.map(describeMessage).join('\n')}\npebble:\n${asked.map(describeMessage).join('\n')}\nknot:\n${knot.log()}`;

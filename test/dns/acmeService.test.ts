@@ -8,7 +8,17 @@
 // with AA. Afterwards no `_acme-challenge` record is left, and the two change sets of each run
 // (publish, clean up) name the client's key. Recording taps show who sent what.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AcmeClientOptions, CLIENT_DEFAULT_ALGORITHM, type TsigAlgorithm, type Issuance, missingAcmeTools, obtainWithCertbot, obtainWithLego, type Pebble, startPebble } from '../helpers/acme.js';
+import {
+  type AcmeClientOptions,
+  CLIENT_DEFAULT_ALGORITHM,
+  type TsigAlgorithm,
+  type Issuance,
+  missingAcmeTools,
+  obtainWithCertbot,
+  obtainWithLego,
+  type Pebble,
+  startPebble,
+} from '../helpers/acme.js';
 import { createRecord, createZone, type DnsLab, listAll, startDnsLab } from '../helpers/dnsLab.js';
 import { eventually } from '../helpers/dnsQuery.js';
 import { expectCleanIssuance } from '../helpers/acmeChecks.js';
@@ -56,13 +66,17 @@ describe.skipIf((!kdig || missing.length > 0) && process.env.REQUIRE_DNS_TOOLS !
     }
     // Served, and both keys known to the nameserver (it reloads them on commit).
     // (The service runs in this process: its clients run without blocking it.)
-    await eventually(async () => {
-      for (const k of Object.values(keys)) {
-        const r = await runToolAsync(kdig!, ['@127.0.0.1', '-p', String(port), ZONE, 'SOA', '-y', `${k.algorithm}:${k.name}:${k.secret}`]);
-        if (!r.stdout.includes('status: NOERROR') || !/\sSOA\s/.test(r.stdout)) return undefined;
-      }
-      return true;
-    }, 20_000, 'the zone served and the keys known');
+    await eventually(
+      async () => {
+        for (const k of Object.values(keys)) {
+          const r = await runToolAsync(kdig!, ['@127.0.0.1', '-p', String(port), ZONE, 'SOA', '-y', `${k.algorithm}:${k.name}:${k.secret}`]);
+          if (!r.stdout.includes('status: NOERROR') || !/\sSOA\s/.test(r.stdout)) return undefined;
+        }
+        return true;
+      },
+      20_000,
+      'the zone served and the keys known',
+    );
     clientTap = await startDnsTap(port);
     validatorTap = await startDnsTap(port);
     pebble = await startPebble({ dnsServer: `127.0.0.1:${validatorTap.port}` });
@@ -121,7 +135,10 @@ describe.skipIf((!kdig || missing.length > 0) && process.env.REQUIRE_DNS_TOOLS !
     }
     const answers = soa.filter((m) => m.from === 'server');
     expect(answers.map((m) => m.rcode)).not.toContain('REFUSED');
-    expect(answers.some((m) => m.flags.aa && m.answer.some((r) => r.type === 'SOA' && r.name === `${ZONE}.`)), o.transcript).toBe(true);
+    expect(
+      answers.some((m) => m.flags.aa && m.answer.some((r) => r.type === 'SOA' && r.name === `${ZONE}.`)),
+      o.transcript,
+    ).toBe(true);
   }, 90_000);
 
   it('certbot --authenticator dns-rfc2136 with no algorithm in its INI (HMAC-MD5) obtains a certificate and leaves no challenge behind', async () => {

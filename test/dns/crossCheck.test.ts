@@ -30,7 +30,14 @@ interface Row {
 const table: Row[] = [
   { title: 'A', name: 'www.example.com', type: 'A', status: 'NOERROR', aa: true, answer: [WWW_A] },
   { title: 'AAAA', name: 'www.example.com', type: 'AAAA', status: 'NOERROR', aa: true, answer: ['www.example.com. 300 IN AAAA 2001:db8::10'] },
-  { title: 'CNAME asked for itself', name: 'alias.example.com', type: 'CNAME', status: 'NOERROR', aa: true, answer: ['alias.example.com. 300 IN CNAME www.example.com.'] },
+  {
+    title: 'CNAME asked for itself',
+    name: 'alias.example.com',
+    type: 'CNAME',
+    status: 'NOERROR',
+    aa: true,
+    answer: ['alias.example.com. 300 IN CNAME www.example.com.'],
+  },
   {
     title: 'CNAME followed inside the zone',
     name: 'alias.example.com',
@@ -47,7 +54,14 @@ const table: Row[] = [
     aa: true,
     answer: ['chain1.example.com. 300 IN CNAME chain2.example.com.', 'chain2.example.com. 300 IN CNAME www.example.com.', WWW_A],
   },
-  { title: 'CNAME leaving the zone', name: 'external.example.com', type: 'A', status: 'NOERROR', aa: true, answer: ['external.example.com. 300 IN CNAME www.example.net.'] },
+  {
+    title: 'CNAME leaving the zone',
+    name: 'external.example.com',
+    type: 'A',
+    status: 'NOERROR',
+    aa: true,
+    answer: ['external.example.com. 300 IN CNAME www.example.net.'],
+  },
   {
     title: 'MX with the exchange address as additional data',
     name: 'example.com',
@@ -58,7 +72,14 @@ const table: Row[] = [
     additional: ['mail.example.com. 3600 IN A 192.0.2.25'],
   },
   { title: 'TXT', name: 'txt.example.com', type: 'TXT', status: 'NOERROR', aa: true, answer: ['txt.example.com. 300 IN TXT "hello world"'] },
-  { title: 'TXT of 1000 octets as four strings', name: 'long.example.com', type: 'TXT', status: 'NOERROR', aa: true, answer: [`long.example.com. 300 IN TXT ${LONG_STRINGS}`] },
+  {
+    title: 'TXT of 1000 octets as four strings',
+    name: 'long.example.com',
+    type: 'TXT',
+    status: 'NOERROR',
+    aa: true,
+    answer: [`long.example.com. 300 IN TXT ${LONG_STRINGS}`],
+  },
   {
     title: 'SRV with the target address',
     name: '_sip._tcp.example.com',
@@ -69,7 +90,14 @@ const table: Row[] = [
     additional: ['sip.example.com. 300 IN A 192.0.2.30'],
   },
   { title: 'CAA', name: 'example.com', type: 'CAA', status: 'NOERROR', aa: true, answer: ['example.com. 3600 IN CAA 0 issue "letsencrypt.org"'] },
-  { title: 'TLSA', name: '_443._tcp.www.example.com', type: 'TLSA', status: 'NOERROR', aa: true, answer: [`_443._tcp.www.example.com. 300 IN TLSA 3 1 1 ${TLSA_HEX.toUpperCase()}`] },
+  {
+    title: 'TLSA',
+    name: '_443._tcp.www.example.com',
+    type: 'TLSA',
+    status: 'NOERROR',
+    aa: true,
+    answer: [`_443._tcp.www.example.com. 300 IN TLSA 3 1 1 ${TLSA_HEX.toUpperCase()}`],
+  },
   {
     title: 'NS at the apex with addresses',
     name: 'example.com',
@@ -80,7 +108,14 @@ const table: Row[] = [
     additional: ['ns1.example.com. 3600 IN A 192.0.2.1', 'ns2.example.com. 3600 IN A 192.0.2.2'],
   },
   { title: 'SOA', name: 'example.com', type: 'SOA', status: 'NOERROR', aa: true, answer: [SOA] },
-  { title: 'PTR in a reverse zone', name: '10.2.0.192.in-addr.arpa', type: 'PTR', status: 'NOERROR', aa: true, answer: ['10.2.0.192.in-addr.arpa. 300 IN PTR www.example.com.'] },
+  {
+    title: 'PTR in a reverse zone',
+    name: '10.2.0.192.in-addr.arpa',
+    type: 'PTR',
+    status: 'NOERROR',
+    aa: true,
+    answer: ['10.2.0.192.in-addr.arpa. 300 IN PTR www.example.com.'],
+  },
   { title: 'NXDOMAIN: SOA with the negative TTL', name: 'nx.example.com', type: 'A', status: 'NXDOMAIN', aa: true, authority: [NEGATIVE_SOA] },
   { title: 'NODATA: name without the type', name: 'www.example.com', type: 'MX', status: 'NOERROR', aa: true, authority: [NEGATIVE_SOA] },
   { title: 'NODATA at an empty non-terminal', name: '_tcp.example.com', type: 'A', status: 'NOERROR', aa: true, authority: [NEGATIVE_SOA] },
@@ -93,7 +128,15 @@ const table: Row[] = [
     authority: ['sub.example.com. 86400 IN NS ns1.sub.example.com.'],
     additional: ['ns1.sub.example.com. 86400 IN A 192.0.2.53'],
   },
-  { title: 'case of the question echoed', name: 'WwW.ExAmPlE.CoM', type: 'A', status: 'NOERROR', aa: true, answer: ['WwW.ExAmPlE.CoM. 300 IN A 192.0.2.10'], digOnly: true },
+  {
+    title: 'case of the question echoed',
+    name: 'WwW.ExAmPlE.CoM',
+    type: 'A',
+    status: 'NOERROR',
+    aa: true,
+    answer: ['WwW.ExAmPlE.CoM. 300 IN A 192.0.2.10'],
+    digOnly: true,
+  },
   { title: 'REFUSED outside the served zones', name: 'www.example.org', type: 'A', status: 'REFUSED', aa: false },
 ];
 
@@ -188,7 +231,13 @@ describe('dig and kdig against the nameserver', () => {
       });
 
       it(`${tool}: EDNS version 1 is answered BADVERS`, async (ctx) => {
-        const got = await digQuery(requireTool(tool, ctx), server.port, 'www.example.com', 'A', tool === 'dig' ? ['+edns=1', '+noednsnegotiation'] : ['+edns=1']);
+        const got = await digQuery(
+          requireTool(tool, ctx),
+          server.port,
+          'www.example.com',
+          'A',
+          tool === 'dig' ? ['+edns=1', '+noednsnegotiation'] : ['+edns=1'],
+        );
         expect(got.status, got.output).toBe('BADVERS');
         expect(got.answer).toEqual([]);
       });

@@ -79,7 +79,17 @@ function unsignedPart(records: ZoneRecord[]): ZoneRecord[] {
 }
 
 /** Each record's type, RRSIGs as "RRSIG <covered>", once each and sorted. */
-const typesOf = (lines: string[]) => [...new Set(lines.map((l) => l.split(' ').slice(3, l.split(' ')[3] === 'RRSIG' ? 5 : 4).join(' ')))].sort();
+const typesOf = (lines: string[]) =>
+  [
+    ...new Set(
+      lines.map((l) =>
+        l
+          .split(' ')
+          .slice(3, l.split(' ')[3] === 'RRSIG' ? 5 : 4)
+          .join(' '),
+      ),
+    ),
+  ].sort();
 const ofType = (lines: string[], type: string) => lines.filter((l) => l.split(' ')[3] === type);
 const owners = (lines: string[]) => lines.map((l) => l.split(' ')[0]!.replace(/\.$/, '').toLowerCase());
 /** The types in an NSEC or NSEC3 record's bitmap. */
@@ -170,9 +180,24 @@ describe.skipIf(!tools).each(['NSEC', 'NSEC3'] as const)('DNSSEC answers from a 
     const plain = await serve(unsignedPart(zone.records));
     try {
       const questions: [string, string][] = [
-        ['www', 'A'], ['', 'MX'], ['', 'NS'], ['nx', 'A'], ['a.b.nx', 'A'], ['www', 'TXT'], ['y.z', 'A'], ['a.w', 'A'], ['a.w', 'MX'],
-        ['b.a.w', 'TXT'], ['alias', 'A'], ['towild', 'A'], ['dangling', 'A'], ['secure', 'DS'], ['insecure', 'DS'], ['host.secure', 'A'],
-        ['host.insecure', 'A'], ['big', 'TXT'],
+        ['www', 'A'],
+        ['', 'MX'],
+        ['', 'NS'],
+        ['nx', 'A'],
+        ['a.b.nx', 'A'],
+        ['www', 'TXT'],
+        ['y.z', 'A'],
+        ['a.w', 'A'],
+        ['a.w', 'MX'],
+        ['b.a.w', 'TXT'],
+        ['alias', 'A'],
+        ['towild', 'A'],
+        ['dangling', 'A'],
+        ['secure', 'DS'],
+        ['insecure', 'DS'],
+        ['host.secure', 'A'],
+        ['host.insecure', 'A'],
+        ['big', 'TXT'],
       ];
       for (const [label, type] of questions) {
         for (const edns of [undefined, 1232, 512]) {
@@ -248,7 +273,12 @@ describe.skipIf(!tools).each(['NSEC', 'NSEC3'] as const)('DNSSEC answers from a 
     });
 
     it('without DO: no RRSIG, NSEC or NSEC3 anywhere', async () => {
-      for (const [name, type] of [[`nx.${ORIGIN}`, 'A'], [`www.${ORIGIN}`, 'TXT'], [`a.w.${ORIGIN}`, 'A'], [`host.insecure.${ORIGIN}`, 'A']] as const) {
+      for (const [name, type] of [
+        [`nx.${ORIGIN}`, 'A'],
+        [`www.${ORIGIN}`, 'TXT'],
+        [`a.w.${ORIGIN}`, 'A'],
+        [`host.insecure.${ORIGIN}`, 'A'],
+      ] as const) {
         const r = await kdig(name, type, []);
         for (const section of [r.answer, r.authority, r.additional]) for (const t of typesOf(section)) expect(t).toMatch(/^(A|NS|SOA)$/);
       }
@@ -329,7 +359,13 @@ describe.skipIf(!tools).each(['NSEC', 'NSEC3'] as const)('DNSSEC answers from a 
         digQuery(requireTool('kdig')!, server.port, name, type, ['+dnssec']),
         digQuery(requireTool('kdig')!, knot.port, name, type, ['+dnssec']),
       ]);
-      const sections = (r: DigResult) => ({ status: r.status, flags: r.flags, answer: [...r.answer].sort(), authority: [...r.authority].sort(), additional: [...r.additional].sort() });
+      const sections = (r: DigResult) => ({
+        status: r.status,
+        flags: r.flags,
+        answer: [...r.answer].sort(),
+        authority: [...r.authority].sort(),
+        additional: [...r.additional].sort(),
+      });
       expect(sections(ours)).toEqual(sections(theirs));
     });
   });
@@ -412,7 +448,13 @@ describe.skipIf(!tools || !requireTool('dnssec-signzone') || !requireTool('ldns-
         digQuery(requireTool('kdig')!, server.port, name, type, ['+dnssec']),
         digQuery(requireTool('kdig')!, knot.port, name, type, ['+dnssec']),
       ]);
-      const sections = (r: DigResult) => ({ status: r.status, flags: r.flags, answer: [...r.answer].sort(), authority: [...r.authority].sort(), additional: [...r.additional].sort() });
+      const sections = (r: DigResult) => ({
+        status: r.status,
+        flags: r.flags,
+        answer: [...r.answer].sort(),
+        authority: [...r.authority].sort(),
+        additional: [...r.additional].sort(),
+      });
       expect(sections(ours)).toEqual(sections(theirs));
     });
   });

@@ -10,7 +10,18 @@ import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vit
 import { freePort } from '../../bench/lib/benchService.js';
 import { type DnsLab, startDnsLab } from '../helpers/dnsLab.js';
 import { eventually } from '../helpers/dnsQuery.js';
-import { ALL_ROLES, axfr, createActiveZone, delv, dnsPort, dnssecOf, labRootKey, passLabTime, untilDnssecState, untilLabTrustAnchor } from '../helpers/dnssecLab.js';
+import {
+  ALL_ROLES,
+  axfr,
+  createActiveZone,
+  delv,
+  dnsPort,
+  dnssecOf,
+  labRootKey,
+  passLabTime,
+  untilDnssecState,
+  untilLabTrustAnchor,
+} from '../helpers/dnssecLab.js';
 import { requireTool, runTool, runToolAsync, tempFile } from '../helpers/dnsTools.js';
 import { type KnotSecondary, startKnotSecondary } from '../helpers/knot.js';
 import { startUnbound, type Unbound } from '../helpers/unbound.js';
@@ -33,7 +44,19 @@ interface DigAnswer {
 
 /** `dig +dnssec` through a resolver (recursion desired) or at an authoritative server: the answer's status, header flags and answer section. */
 async function digVia(ctx: TestContext, port: number, name: string, type: string, recurse = true): Promise<DigAnswer> {
-  const run = await runToolAsync(requireTool('dig', ctx), ['@127.0.0.1', '-p', String(port), '+dnssec', recurse ? '+rec' : '+norec', '+time=10', '+tries=1', '+nocmd', '+nostats', name, type]);
+  const run = await runToolAsync(requireTool('dig', ctx), [
+    '@127.0.0.1',
+    '-p',
+    String(port),
+    '+dnssec',
+    recurse ? '+rec' : '+norec',
+    '+time=10',
+    '+tries=1',
+    '+nocmd',
+    '+nostats',
+    name,
+    type,
+  ]);
   expect(run.code, run.stdout + run.stderr).toBe(0);
   const status = /status: ([A-Z]+)/.exec(run.stdout)?.[1];
   const flags = /;; flags: ([a-z ]+);/.exec(run.stdout)?.[1];
@@ -53,7 +76,12 @@ describe.skipIf(!required && (!unboundTool || !knotd))('the lab’s chain of tru
     // Named before knotd binds it: outside the range outgoing connections take their ports from.
     const knotPort = await portOutsideEphemeralRange();
     lab = await startDnsLab({ env: { ...ALL_ROLES, DNS_SECONDARIES: `127.0.0.1:${knotPort}`, DNS_TSIG_KEYS: `xfr.lab:${secret.toString('base64')}` } });
-    knot = await startKnotSecondary({ port: async () => knotPort, primaryPort: lab.service.nameserver!.server.port, zones: ['.', 'example', SIGNED, WRONG_DS, UNSIGNED], key: { name: 'xfr.lab', secret } });
+    knot = await startKnotSecondary({
+      port: async () => knotPort,
+      primaryPort: lab.service.nameserver!.server.port,
+      zones: ['.', 'example', SIGNED, WRONG_DS, UNSIGNED],
+      key: { name: 'xfr.lab', secret },
+    });
     await untilLabTrustAnchor(lab);
     unbound = await startUnbound({ port: freePort, upstreamPort: lab.service.nameserver!.server.port, trustAnchorFile: labRootKey(lab) });
   }, 90_000);
@@ -98,10 +126,14 @@ describe.skipIf(!required && (!unboundTool || !knotd))('the lab’s chain of tru
     const wrong = [started.body.ds[0].replace(/[0-9a-f]{64}$/, 'cd'.repeat(32))];
     expect((await lab.platform.put(`/lab/registrations/${WRONG_DS}/ds`, { ds: wrong })).status).toBe(200);
     // The service sees the wrong DS at the parent the way unbound will.
-    await eventually(async () => {
-      await passLabTime(lab);
-      return (await dnssecOf(lab, WRONG_DS)).ds_at_parent?.state === 'mismatch' ? true : undefined;
-    }, 30_000, 'the wrong DS to be at the parent');
+    await eventually(
+      async () => {
+        await passLabTime(lab);
+        return (await dnssecOf(lab, WRONG_DS)).ds_at_parent?.state === 'mismatch' ? true : undefined;
+      },
+      30_000,
+      'the wrong DS to be at the parent',
+    );
 
     const bogus = await digVia(ctx, unbound.port, `www.${WRONG_DS}`, 'A');
     expect(bogus.status, unbound.log()).toBe('SERVFAIL');
@@ -114,7 +146,11 @@ describe.skipIf(!required && (!unboundTool || !knotd))('the lab’s chain of tru
     await createActiveZone(lab, UNSIGNED, [{ type: 'A', name: 'www', data: { address: '192.0.2.50' } }]);
     // The TLD delegates a zone once its creation is live, with the parent's next version: until
     // then the TLD proves the name does not exist, which no resolver takes as insecure.
-    await eventually(async () => ((await digVia(ctx, dnsPort(lab), UNSIGNED, 'DS', false)).status === 'NOERROR' ? true : undefined), 15_000, `the TLD to delegate ${UNSIGNED}`);
+    await eventually(
+      async () => ((await digVia(ctx, dnsPort(lab), UNSIGNED, 'DS', false)).status === 'NOERROR' ? true : undefined),
+      15_000,
+      `the TLD to delegate ${UNSIGNED}`,
+    );
     const plain = await digVia(ctx, unbound.port, `www.${UNSIGNED}`, 'A');
     expect(plain.status, unbound.log()).toBe('NOERROR');
     expect(plain.flags).not.toContain('ad');
@@ -140,10 +176,14 @@ describe.skipIf(!required && (!unboundTool || !knotd))('the lab’s chain of tru
   it('a changed record reaches Knot by IXFR, signed, and validates there; Knot’s copy passes ldns-verify-zone', async (ctx) => {
     const res = await lab.customerA.post(`/zones/${SIGNED}/records`, { type: 'A', name: 'new', data: { address: '192.0.2.99' } });
     expect(res.status, res.text).toBe(201);
-    await eventually(async () => {
-      const out = await delv(ctx, lab, `new.${SIGNED}`, 'A', { zone: SIGNED, ds: signedDs }, knot.port);
-      return /; fully validated/.test(out) && /192\.0\.2\.99/.test(out) ? true : undefined;
-    }, 15_000, 'the new record to validate through Knot');
+    await eventually(
+      async () => {
+        const out = await delv(ctx, lab, `new.${SIGNED}`, 'A', { zone: SIGNED, ds: signedDs }, knot.port);
+        return /; fully validated/.test(out) && /192\.0\.2\.99/.test(out) ? true : undefined;
+      },
+      15_000,
+      'the new record to validate through Knot',
+    );
     expect(knot.log()).toMatch(new RegExp(`\\[${SIGNED.replace(/\./g, '\\.')}\\.\\] IXFR, incoming`));
 
     const copy = await axfr(ctx, lab, SIGNED, knot.port);
@@ -171,7 +211,9 @@ describe.skipIf(!required && !unboundTool)('the DNSSEC worker observing through 
     const dnsPort_ = await freePort();
     const resolverPort = await freePort();
     // unbound also serves as the outside validating resolver whose AD the chain check needs.
-    lab = await startDnsLab({ env: { ...ALL_ROLES, DNS_PORT: String(dnsPort_), DNSSEC_RESOLVER: `127.0.0.1:${resolverPort}`, DNSSEC_VALIDATOR: `127.0.0.1:${resolverPort}` } });
+    lab = await startDnsLab({
+      env: { ...ALL_ROLES, DNS_PORT: String(dnsPort_), DNSSEC_RESOLVER: `127.0.0.1:${resolverPort}`, DNSSEC_VALIDATOR: `127.0.0.1:${resolverPort}` },
+    });
     // The root reaches ds_submitted (its anchor written) without the resolver; unbound needs the anchor.
     await untilLabTrustAnchor(lab);
     unbound = await startUnbound({ port: async () => resolverPort, upstreamPort: dnsPort_, trustAnchorFile: labRootKey(lab) });
@@ -206,12 +248,16 @@ describe('the chain check with an outside validating resolver that does not answ
     await createActiveZone(lab, ZONE);
     expect((await lab.customerA.post(`/zones/${ZONE}/dnssec/enable`, {})).status).toBe(202);
     const waiting = await untilDnssecState(lab, ZONE, 'ds_published', 60_000);
-    const seen = await eventually(async () => {
-      await passLabTime(lab);
-      const body = await dnssecOf(lab, ZONE);
-      // Until the lab's TLD has its DS in the root, our own check fails first (its reason then).
-      return /validating resolver 127\.0\.0\.1:\d+ did not answer/.test(body.validation.reason ?? '') ? body : undefined;
-    }, 45_000, 'the validator to be named in the reason');
+    const seen = await eventually(
+      async () => {
+        await passLabTime(lab);
+        const body = await dnssecOf(lab, ZONE);
+        // Until the lab's TLD has its DS in the root, our own check fails first (its reason then).
+        return /validating resolver 127\.0\.0\.1:\d+ did not answer/.test(body.validation.reason ?? '') ? body : undefined;
+      },
+      45_000,
+      'the validator to be named in the reason',
+    );
     expect(seen).toMatchObject({ state: 'ds_published', validation: { result: 'invalid' } });
     expect(waiting.ds_at_parent.state).toBe('matching');
   });

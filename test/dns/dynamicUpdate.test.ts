@@ -75,7 +75,13 @@ describe('UPDATE with nsupdate and knsupdate (RFC 2136, TSIG per RFC 8945)', () 
           expect(run.output).not.toMatch(/failed|BADSIG|BADKEY|ERROR:/);
         }
         expect(requests.map((r) => [r.zone, r.transport, r.key, r.prerequisites, r.updates])).toEqual(
-          (['udp', 'tcp'] as const).map((transport) => ['example.com', transport, key, [], [rr(`${algorithm}.example.com`, TYPE.A, CLASS.IN, 300, a('192.0.2.7'))]]),
+          (['udp', 'tcp'] as const).map((transport) => [
+            'example.com',
+            transport,
+            key,
+            [],
+            [rr(`${algorithm}.example.com`, TYPE.A, CLASS.IN, 300, a('192.0.2.7'))],
+          ]),
         );
       });
     }
@@ -125,7 +131,9 @@ describe('UPDATE with nsupdate and knsupdate (RFC 2136, TSIG per RFC 8945)', () 
     it(`${client}: the handler's rcode is what the client gets (NXRRSET, YXDOMAIN, REFUSED), signed; a handler that fails is SERVFAIL`, async (ctx) => {
       for (const rcode of ['NXRRSET', 'YXDOMAIN', 'REFUSED'] as const) {
         answer = async () => RCODE[rcode];
-        const run = await update(ctx, client, server.port, ['prereq yxrrset www.example.com TXT', 'update add www.example.com 300 TXT "x"'], { key: DEFAULT_KEY });
+        const run = await update(ctx, client, server.port, ['prereq yxrrset www.example.com TXT', 'update add www.example.com 300 TXT "x"'], {
+          key: DEFAULT_KEY,
+        });
         expect(run.code, run.output).not.toBe(0);
         expect(run.output).toMatch(failedWith(client, rcode));
         // The answer is signed with the request's key: a client that could not verify it says so.
@@ -144,7 +152,11 @@ describe('UPDATE with nsupdate and knsupdate (RFC 2136, TSIG per RFC 8945)', () 
   // knsupdate needs a zone line ("no zone specified"); nsupdate asks for the first name's SOA.
   it('nsupdate without a zone line finds the zone by a signed SOA query (the SOA in AUTHORITY of NXDOMAIN), UDP and TCP', async (ctx) => {
     for (const tcp of [false, true]) {
-      const run = await update(ctx, 'nsupdate', server.port, ['update add _acme-challenge.deep.below.example.com 60 TXT "token"'], { key: keyOf('hmac-md5'), tcp, noZone: true });
+      const run = await update(ctx, 'nsupdate', server.port, ['update add _acme-challenge.deep.below.example.com 60 TXT "token"'], {
+        key: keyOf('hmac-md5'),
+        tcp,
+        noZone: true,
+      });
       expect(run.code, run.output).toBe(0);
     }
     expect(requests.map((r) => [r.zone, r.transport, r.updates[0]!.name])).toEqual([
@@ -167,7 +179,10 @@ describe('UPDATE with nsupdate and knsupdate (RFC 2136, TSIG per RFC 8945)', () 
     expect(wrong.output).toMatch(/update failed: NOTAUTH\(BADSIG\)/);
     const otherAlgorithm = await update(ctx, 'nsupdate', server.port, line, { key: { ...DEFAULT_KEY, algorithm: 'hmac-sha512' } });
     expect(otherAlgorithm.output).toMatch(/update failed: NOTAUTH\(BADKEY\)/);
-    const knot = await update(ctx, 'knsupdate', server.port, line, { key: { ...DEFAULT_KEY, secret: Buffer.from('not the secret of this key at all') }, tcp: true });
+    const knot = await update(ctx, 'knsupdate', server.port, line, {
+      key: { ...DEFAULT_KEY, secret: Buffer.from('not the secret of this key at all') },
+      tcp: true,
+    });
     expect(knot.output).toMatch(/BADSIG/);
     expect(requests).toEqual([]);
   });

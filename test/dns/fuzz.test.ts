@@ -25,7 +25,14 @@ describe('fuzzing the query handler', () => {
     // takes UPDATEs (answering NOERROR) and one that has no handler for them.
     let handed = 0;
     const handlers = [
-      new QueryHandler({ store, transferAllow: ['127.0.0.1/32'], tsigKeys: [FUZZ_KEY], logger, cache: { maxEntries: 500 }, updates: async () => (handed++, RCODE.NOERROR) }),
+      new QueryHandler({
+        store,
+        transferAllow: ['127.0.0.1/32'],
+        tsigKeys: [FUZZ_KEY],
+        logger,
+        cache: { maxEntries: 500 },
+        updates: async () => (handed++, RCODE.NOERROR),
+      }),
       new QueryHandler({ store, transferAllow: ['127.0.0.0/8'], tsigKeys: [], logger, cache: { maxEntries: 500 } }),
     ];
     let replies = 0;

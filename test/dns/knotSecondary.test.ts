@@ -29,7 +29,12 @@ describe.skipIf(!knotd && process.env.REQUIRE_DNS_TOOLS !== '1')('Knot as a seco
         DNS_TSIG_KEYS: `xfr.lab:${secret.toString('base64')}`,
       },
     });
-    knot = await startKnotSecondary({ port: async () => knotPort, primaryPort: lab.service.nameserver!.server.port, zones: [ZONE], key: { name: 'xfr.lab', secret } });
+    knot = await startKnotSecondary({
+      port: async () => knotPort,
+      primaryPort: lab.service.nameserver!.server.port,
+      zones: [ZONE],
+      key: { name: 'xfr.lab', secret },
+    });
   });
   afterAll(async () => {
     await knot?.close();
@@ -38,10 +43,14 @@ describe.skipIf(!knotd && process.env.REQUIRE_DNS_TOOLS !== '1')('Knot as a seco
 
   it('transfers the zone on NOTIFY (TSIG) and only then is the zone live', async () => {
     const zone = await createZone(lab.customerA, ZONE, { records: [{ name: 'www', type: 'A', data: { address: '192.0.2.80' } }] });
-    const live = await eventually(async () => {
-      const z = (await lab.customerA.get(`/zones/${ZONE}`)).body;
-      return z.publication.state === 'live' ? z : undefined;
-    }, 20_000, 'zone to be live');
+    const live = await eventually(
+      async () => {
+        const z = (await lab.customerA.get(`/zones/${ZONE}`)).body;
+        return z.publication.state === 'live' ? z : undefined;
+      },
+      20_000,
+      'zone to be live',
+    );
     expect(live.status).toBe('active');
     const fromKnot = await queryDns(knotPort, ZONE, 'SOA');
     expect(fromKnot.aa).toBe(true);

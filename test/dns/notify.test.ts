@@ -93,30 +93,39 @@ describe('notifySecondaries', () => {
     expect(server.stats().notify).toMatchObject({ sent: 3, acknowledged: 0, failed: 3 });
   });
 
-  it.each(['hmac-sha256', 'hmac-md5', 'hmac-sha512'] as const)('signs NOTIFY with the first key (%s) and believes only a signed answer (RFC 8945)', async (algorithm) => {
-    store = storeWith({ 'example.com': exampleRecords() });
-    const first = { ...key, algorithm };
-    ({ server } = await startTestServer(store, { tsigKeys: [first, { name: 'second.key', secret: Buffer.alloc(32, 2) }], notify: { attempts: 2, initialTimeoutMs: 100 } }));
-    const keys = new Map([[first.name, first]]);
-    const signing = await fakeSecondary((m, raw) => {
-      expect(verifyTsig(raw, m.tsig!, keys, new Date()).ok).toBe(true);
-      return signMessage(acknowledgement(raw), first, { requestMac: m.tsig!.mac, now: new Date() }).message;
-    });
-    const unsigned = await fakeSecondary((_m, raw) => acknowledgement(raw));
-    // Signed, but with the key's secret under another algorithm: not believed either.
-    const otherAlgorithm = await fakeSecondary((m, raw) => {
-      const other = { ...first, algorithm: algorithm === 'hmac-md5' ? ('hmac-sha1' as const) : ('hmac-md5' as const) };
-      return signMessage(acknowledgement(raw), other, { requestMac: m.tsig!.mac, now: new Date() }).message;
-    });
-    closers.push(signing.close, unsigned.close, otherAlgorithm.close);
-    const results = await server.notifySecondaries('example.com', EXAMPLE_SERIAL, [
-      { host: '127.0.0.1', port: signing.port },
-      { host: '127.0.0.1', port: unsigned.port },
-      { host: '127.0.0.1', port: otherAlgorithm.port },
-    ]);
-    expect(results.map((r) => r.acknowledged)).toEqual([true, false, false]);
-    expect(signing.received[0]!.message.tsig).toMatchObject({ keyName: key.name, algorithm: algorithm === 'hmac-md5' ? 'hmac-md5.sig-alg.reg.int' : algorithm });
-  });
+  it.each(['hmac-sha256', 'hmac-md5', 'hmac-sha512'] as const)(
+    'signs NOTIFY with the first key (%s) and believes only a signed answer (RFC 8945)',
+    async (algorithm) => {
+      store = storeWith({ 'example.com': exampleRecords() });
+      const first = { ...key, algorithm };
+      ({ server } = await startTestServer(store, {
+        tsigKeys: [first, { name: 'second.key', secret: Buffer.alloc(32, 2) }],
+        notify: { attempts: 2, initialTimeoutMs: 100 },
+      }));
+      const keys = new Map([[first.name, first]]);
+      const signing = await fakeSecondary((m, raw) => {
+        expect(verifyTsig(raw, m.tsig!, keys, new Date()).ok).toBe(true);
+        return signMessage(acknowledgement(raw), first, { requestMac: m.tsig!.mac, now: new Date() }).message;
+      });
+      const unsigned = await fakeSecondary((_m, raw) => acknowledgement(raw));
+      // Signed, but with the key's secret under another algorithm: not believed either.
+      const otherAlgorithm = await fakeSecondary((m, raw) => {
+        const other = { ...first, algorithm: algorithm === 'hmac-md5' ? ('hmac-sha1' as const) : ('hmac-md5' as const) };
+        return signMessage(acknowledgement(raw), other, { requestMac: m.tsig!.mac, now: new Date() }).message;
+      });
+      closers.push(signing.close, unsigned.close, otherAlgorithm.close);
+      const results = await server.notifySecondaries('example.com', EXAMPLE_SERIAL, [
+        { host: '127.0.0.1', port: signing.port },
+        { host: '127.0.0.1', port: unsigned.port },
+        { host: '127.0.0.1', port: otherAlgorithm.port },
+      ]);
+      expect(results.map((r) => r.acknowledged)).toEqual([true, false, false]);
+      expect(signing.received[0]!.message.tsig).toMatchObject({
+        keyName: key.name,
+        algorithm: algorithm === 'hmac-md5' ? 'hmac-md5.sig-alg.reg.int' : algorithm,
+      });
+    },
+  );
 
   it('close() cuts the retries short', async () => {
     store = storeWith({ 'example.com': exampleRecords() });
@@ -163,7 +172,10 @@ describe.skipIf(!findTool('knotd') && process.env.REQUIRE_DNS_TOOLS !== '1')('Kn
   });
 
   it('acknowledges our signed NOTIFY and catches up by IXFR', { timeout: 60_000 }, async () => {
-    store.applyDiff('example.com', exampleDiff(EXAMPLE_SERIAL, EXAMPLE_SERIAL + 1, { oldAddress: '192.0.2.10', newAddress: '192.0.2.11', added: 'new.example.com' }));
+    store.applyDiff(
+      'example.com',
+      exampleDiff(EXAMPLE_SERIAL, EXAMPLE_SERIAL + 1, { oldAddress: '192.0.2.10', newAddress: '192.0.2.11', added: 'new.example.com' }),
+    );
     const [result] = await server.notifySecondaries('example.com', EXAMPLE_SERIAL + 1, [{ host: '127.0.0.1', port: knot.port }]);
     expect(result, knot.log()).toMatchObject({ acknowledged: true, attempts: 1 });
     await soon(async () => {

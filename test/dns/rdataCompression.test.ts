@@ -78,7 +78,11 @@ const rows: SizeRow[] = [
     type: 'A',
     size: 12 + (20 + 4) + (2 + 10 + 9) + (2 + 10 + 6) + (2 + 10 + 4),
     uncompressed: 12 + (20 + 4) + (2 + 10 + 20) + (9 + 10 + 17) + (6 + 10 + 4),
-    answer: ['chain1.example.com. 300 IN CNAME chain2.example.com.', 'chain2.example.com. 300 IN CNAME www.example.com.', 'www.example.com. 300 IN A 192.0.2.10'],
+    answer: [
+      'chain1.example.com. 300 IN CNAME chain2.example.com.',
+      'chain2.example.com. 300 IN CNAME www.example.com.',
+      'www.example.com. 300 IN A 192.0.2.10',
+    ],
   },
   {
     // RDATA: preference, mail + pointer; the address's owner points into it.

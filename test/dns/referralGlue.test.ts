@@ -14,7 +14,8 @@ import { buildQuery } from '../helpers/tcpClient.js';
 
 const o = 'example.com';
 /** Ten addresses per name server: 4 × (10 × 16) octets of glue, past 512, within 1232. */
-const addresses = (name: string, net: number): RecordSpec[] => Array.from({ length: 10 }, (_, i): RecordSpec => [name, 'A', 3600, { address: `198.51.${net}.${i + 1}` }]);
+const addresses = (name: string, net: number): RecordSpec[] =>
+  Array.from({ length: 10 }, (_, i): RecordSpec => [name, 'A', 3600, { address: `198.51.${net}.${i + 1}` }]);
 
 function records(): RecordSpec[] {
   const specs: RecordSpec[] = [
@@ -41,7 +42,10 @@ describe('referrals and truncation (RFC 9471)', () => {
   afterAll(() => server.close());
 
   const ask = (name: string, options: { edns?: number; tcp?: boolean } = {}): Message => {
-    const reply = server.handler.handleQuery(buildQuery(7, name, TYPE.A, { edns: options.edns }), { transport: options.tcp ? 'tcp' : 'udp', remoteAddress: '127.0.0.1' });
+    const reply = server.handler.handleQuery(buildQuery(7, name, TYPE.A, { edns: options.edns }), {
+      transport: options.tcp ? 'tcp' : 'udp',
+      remoteAddress: '127.0.0.1',
+    });
     if (!Buffer.isBuffer(reply)) throw new Error('no reply');
     const message = parseMessage(reply);
     if (!message) throw new Error('reply did not parse');

@@ -44,7 +44,9 @@ describe('DNS over TCP', () => {
   it('answers pipelined queries sent in one segment, in order', async () => {
     ({ server } = await startTestServer(store()));
     const c = await connect();
-    const queries = Array.from({ length: 50 }, (_, i) => buildQuery(1000 + i, i % 2 ? 'www.example.com' : 'txt.example.com', i % 2 ? TYPE.A : TYPE.TXT, { edns: 1232 }));
+    const queries = Array.from({ length: 50 }, (_, i) =>
+      buildQuery(1000 + i, i % 2 ? 'www.example.com' : 'txt.example.com', i % 2 ? TYPE.A : TYPE.TXT, { edns: 1232 }),
+    );
     c.send(...queries);
     const replies = (await c.waitFor(50)).map((m) => parseMessage(m)!);
     expect(replies.map((r) => r.id)).toEqual(queries.map((_, i) => 1000 + i));

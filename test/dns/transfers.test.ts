@@ -179,7 +179,14 @@ describe('AXFR and IXFR without TSIG (transferAllow: loopback)', () => {
 
     for (const tool of ['dig', 'kdig'] as const) {
       it(`${tool} ixfr=<one version back>: the one diff, in RFC 1995 §4 order`, async (ctx) => {
-        const run = await runAsync(requireTool(tool, ctx), ['@127.0.0.1', '-p', String(server.port), 'example.com', `IXFR=${second}`, ...(tool === 'kdig' ? ['+tcp'] : [])]);
+        const run = await runAsync(requireTool(tool, ctx), [
+          '@127.0.0.1',
+          '-p',
+          String(server.port),
+          'example.com',
+          `IXFR=${second}`,
+          ...(tool === 'kdig' ? ['+tcp'] : []),
+        ]);
         expect(recordLines(run.stdout), run.stdout + run.stderr).toEqual([
           soaLine(third),
           soaLine(second),

@@ -70,7 +70,11 @@ describe('signed queries with the key ring', () => {
     expect(badKey.output).toMatch(/BADKEY/);
     const otherAlgorithm = await dig(ctx, 'kdig', server.port, 'www.example.com', 'A', yArg({ ...key, algorithm: 'hmac-sha256' }));
     expect(otherAlgorithm.output).toMatch(/BADKEY/);
-    expect(logger.lines.filter((l) => l.msg === 'TSIG verification failed').map((l) => (l.obj as { error: string }).error)).toEqual(['BADSIG', 'BADKEY', 'BADKEY']);
+    expect(logger.lines.filter((l) => l.msg === 'TSIG verification failed').map((l) => (l.obj as { error: string }).error)).toEqual([
+      'BADSIG',
+      'BADKEY',
+      'BADKEY',
+    ]);
   });
 
   it('signed queries bypass the response cache (each answer signed afresh); unsigned ones use it', async (ctx) => {
@@ -103,7 +107,10 @@ describe('signed queries with the key ring', () => {
 describe('zone transfers: deployment keys only', () => {
   const axfr = async (ctx: TestContext, port: number, extra: string[] = []) => {
     const run = await runToolAsync(requireTool('dig', ctx), ['@127.0.0.1', '-p', String(port), 'example.com', 'AXFR', ...extra]);
-    const records = run.stdout.split('\n').filter((l) => l.trim() !== '' && !l.startsWith(';') && !/\sTSIG\s/.test(l)).map(normalise);
+    const records = run.stdout
+      .split('\n')
+      .filter((l) => l.trim() !== '' && !l.startsWith(';') && !/\sTSIG\s/.test(l))
+      .map(normalise);
     return { records, output: run.stdout + run.stderr };
   };
 
@@ -146,7 +153,12 @@ describe('zone transfers: deployment keys only', () => {
   it("a tenant key named like a deployment key is left out (the deployment's wins); replacing the set drops old keys", async (ctx) => {
     const { server, logger } = await startTestServer(storeWith({ 'example.com': exampleRecords() }), { tsigKeys: [DEPLOYMENT] });
     try {
-      const impostor: TsigKey = { name: 'XFR.key', algorithm: 'hmac-sha384', secret: Buffer.from('a tenant who wants the provider key name'), owner: 'credential-x' };
+      const impostor: TsigKey = {
+        name: 'XFR.key',
+        algorithm: 'hmac-sha384',
+        secret: Buffer.from('a tenant who wants the provider key name'),
+        owner: 'credential-x',
+      };
       server.setTenantTsigKeys([impostor, tenantKey('hmac-sha1')]);
       expect(logger.lines.find((l) => l.msg.startsWith('tenant TSIG keys left out'))?.obj).toEqual({ shadowed: ['xfr.key'], duplicates: [] });
       const asImpostor = await dig(ctx, 'dig', server.port, 'www.example.com', 'A', yArg(impostor));
@@ -229,7 +241,12 @@ describe('UDP helper processes (DNS_UDP_PROCESSES=2): tenant keys and UPDATE for
           Array.from({ length: 12 }, (_, i) => {
             const key = tenantKeys[i % tenantKeys.length]!;
             sent++;
-            return runToolAsync(nsupdate, yArg(key), 30_000, `server 127.0.0.1 ${server.port}\nzone example.com.\nupdate add n${sent}.example.com 60 A 192.0.2.1\nsend\n`);
+            return runToolAsync(
+              nsupdate,
+              yArg(key),
+              30_000,
+              `server 127.0.0.1 ${server.port}\nzone example.com.\nupdate add n${sent}.example.com 60 A 192.0.2.1\nsend\n`,
+            );
           }),
         );
         for (const run of runs) expect(run.code, run.stdout + run.stderr).toBe(0);

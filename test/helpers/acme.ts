@@ -93,7 +93,8 @@ const TOOLS = ['pebble', 'lego', 'certbot', 'openssl'];
 export function missingAcmeTools(): string[] {
   const missing = TOOLS.filter((t) => !requireTool(t));
   if (findTool('certbot') && !certbotHasRfc2136()) {
-    if (process.env.REQUIRE_DNS_TOOLS === '1') throw new Error("certbot's rfc2136 plugin (Debian package python3-certbot-dns-rfc2136) is required (REQUIRE_DNS_TOOLS=1)");
+    if (process.env.REQUIRE_DNS_TOOLS === '1')
+      throw new Error("certbot's rfc2136 plugin (Debian package python3-certbot-dns-rfc2136) is required (REQUIRE_DNS_TOOLS=1)");
     missing.push('python3-certbot-dns-rfc2136');
   }
   return missing;
@@ -141,7 +142,25 @@ export async function startPebble(options: { dnsServer: string }): Promise<Pebbl
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mdns-pebble-'));
   const caCert = path.join(dir, 'cert.pem');
   const key = path.join(dir, 'key.pem');
-  const made = await run('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '2', '-subj', '/CN=pebble', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', key, '-out', caCert]);
+  const made = await run('openssl', [
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:prime256v1',
+    '-nodes',
+    '-days',
+    '2',
+    '-subj',
+    '/CN=pebble',
+    '-addext',
+    'subjectAltName=IP:127.0.0.1',
+    '-keyout',
+    key,
+    '-out',
+    caCert,
+  ]);
   if (made.code !== 0) throw new Error(`openssl req failed:\n${made.stderr}`);
   const ca = fs.readFileSync(caCert, 'utf8');
   const env = { ...process.env, PEBBLE_VA_NOSLEEP: '1', PEBBLE_WFE_NONCEREJECT: '0' };
@@ -150,7 +169,18 @@ export async function startPebble(options: { dnsServer: string }): Promise<Pebbl
     const [listen, management, httpPort, tlsPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
     // httpPort and tlsPort are where pebble would connect for http-01 and tls-alpn-01, which the
     // clients here never offer; nothing listens on them.
-    const config = { pebble: { listenAddress: `127.0.0.1:${listen}`, managementListenAddress: `127.0.0.1:${management}`, certificate: caCert, privateKey: key, httpPort, tlsPort, ocspResponderURL: '', externalAccountBindingRequired: false } };
+    const config = {
+      pebble: {
+        listenAddress: `127.0.0.1:${listen}`,
+        managementListenAddress: `127.0.0.1:${management}`,
+        certificate: caCert,
+        privateKey: key,
+        httpPort,
+        tlsPort,
+        ocspResponderURL: '',
+        externalAccountBindingRequired: false,
+      },
+    };
     fs.writeFileSync(path.join(dir, 'pebble.json'), JSON.stringify(config));
     const child = spawn('pebble', ['-config', path.join(dir, 'pebble.json'), '-dnsserver', options.dnsServer], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let log = '';
@@ -227,7 +257,23 @@ export async function obtainWithLego(options: AcmeClientOptions & { pollingInter
       RFC2136_POLLING_INTERVAL: String(options.pollingIntervalSeconds ?? 1),
       RFC2136_DNS_TIMEOUT: '10',
     });
-    const args = ['--server', options.directory, '--accept-tos', '--email', options.email ?? `acme@${options.domain}`, '--path', dir, '--domains', options.domain, '--dns', 'rfc2136', '--dns.resolvers', options.nameserver, '--dns.disable-cp', 'run'];
+    const args = [
+      '--server',
+      options.directory,
+      '--accept-tos',
+      '--email',
+      options.email ?? `acme@${options.domain}`,
+      '--path',
+      dir,
+      '--domains',
+      options.domain,
+      '--dns',
+      'rfc2136',
+      '--dns.resolvers',
+      options.nameserver,
+      '--dns.disable-cp',
+      'run',
+    ];
     const r = await run('lego', args, { env, timeoutMs: options.timeoutMs });
     return issuance(r, path.join(dir, 'certificates', `${options.domain}.crt`), options.domain);
   } finally {
@@ -246,7 +292,12 @@ export async function obtainWithCertbot(options: AcmeClientOptions & { propagati
   try {
     const { host, port } = splitHostPort(options.nameserver);
     const ini = path.join(dir, 'rfc2136.ini');
-    const lines = [`dns_rfc2136_server = ${host}`, `dns_rfc2136_port = ${port}`, `dns_rfc2136_name = ${options.tsig.name}`, `dns_rfc2136_secret = ${options.tsig.secret}`];
+    const lines = [
+      `dns_rfc2136_server = ${host}`,
+      `dns_rfc2136_port = ${port}`,
+      `dns_rfc2136_name = ${options.tsig.name}`,
+      `dns_rfc2136_secret = ${options.tsig.secret}`,
+    ];
     if (options.tsig.algorithm) lines.push(`dns_rfc2136_algorithm = ${certbotAlgorithm(options.tsig.algorithm)}`);
     // certbot warns about credentials others can read.
     fs.writeFileSync(ini, `${lines.join('\n')}\n`, { mode: 0o600 });

@@ -24,9 +24,15 @@ export function expectCleanIssuance(o: TappedIssuance, challenge: string, algori
   const updates = updatesOf(o.sent, 'client');
   expect(updates.length, o.transcript).toBe(2); // publish, clean up
   for (const u of updates) expect(u.tsig?.algorithm.toLowerCase(), o.transcript).toBe(algorithm);
-  expect(updates[0]!.authority.some((r) => r.name === challenge && r.type === 'TXT' && r.class === 'IN'), o.transcript).toBe(true);
+  expect(
+    updates[0]!.authority.some((r) => r.name === challenge && r.type === 'TXT' && r.class === 'IN'),
+    o.transcript,
+  ).toBe(true);
   expect(updatesOf(o.sent, 'server').map((m) => m.rcode)).toEqual(['NOERROR', 'NOERROR']);
   const validated = o.asked.filter((m) => m.from === 'server' && m.question?.name.toLowerCase() === challenge && m.question.type === 'TXT');
-  expect(validated.some((m) => m.answer.some((r) => r.type === 'TXT')), o.transcript).toBe(true);
+  expect(
+    validated.some((m) => m.answer.some((r) => r.type === 'TXT')),
+    o.transcript,
+  ).toBe(true);
   expect(o.after.filter((l) => l.toLowerCase().includes('_acme-challenge'))).toEqual([]);
 }

@@ -65,7 +65,18 @@ export function parseDigOutput(output: string): Omit<DigResult, 'output' | 'exit
 
 export async function digQuery(tool: string, port: number, name: string, type: string, extra: string[] = [], host = '127.0.0.1'): Promise<DigResult> {
   const kdig = tool.endsWith('kdig');
-  const args = [`@${host}`, '-p', String(port), name, type, '+norec', '+time=2', '+tries=1', ...(kdig ? [] : ['+noall', '+answer', '+authority', '+additional', '+comments', '+stats']), ...extra];
+  const args = [
+    `@${host}`,
+    '-p',
+    String(port),
+    name,
+    type,
+    '+norec',
+    '+time=2',
+    '+tries=1',
+    ...(kdig ? [] : ['+noall', '+answer', '+authority', '+additional', '+comments', '+stats']),
+    ...extra,
+  ];
   // kdig takes +retry, not +tries.
   if (kdig) args.splice(args.indexOf('+tries=1'), 1, '+retry=0');
   const run = await runAsync(tool, args);

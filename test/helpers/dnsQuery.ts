@@ -14,7 +14,12 @@ export interface DnsReply {
 
 export const RCODE_NAME: Record<number, string> = { 0: 'NOERROR', 1: 'FORMERR', 2: 'SERVFAIL', 3: 'NXDOMAIN', 4: 'NOTIMP', 5: 'REFUSED' };
 
-export async function queryDns(port: number, name: string, type: string, options: { host?: string; tcp?: boolean; timeoutMs?: number } = {}): Promise<DnsReply> {
+export async function queryDns(
+  port: number,
+  name: string,
+  type: string,
+  options: { host?: string; tcp?: boolean; timeoutMs?: number } = {},
+): Promise<DnsReply> {
   const host = options.host ?? '127.0.0.1';
   const client = (options.tcp ? dns2.TCPClient : dns2.UDPClient)({
     dns: host,

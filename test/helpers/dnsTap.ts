@@ -46,10 +46,43 @@ export interface DnsTap {
   close(): Promise<void>;
 }
 
-const TYPE: Record<number, string> = { 1: 'A', 2: 'NS', 5: 'CNAME', 6: 'SOA', 12: 'PTR', 15: 'MX', 16: 'TXT', 28: 'AAAA', 41: 'OPT', 43: 'DS', 46: 'RRSIG', 48: 'DNSKEY', 250: 'TSIG', 251: 'IXFR', 252: 'AXFR', 255: 'ANY', 257: 'CAA' };
+const TYPE: Record<number, string> = {
+  1: 'A',
+  2: 'NS',
+  5: 'CNAME',
+  6: 'SOA',
+  12: 'PTR',
+  15: 'MX',
+  16: 'TXT',
+  28: 'AAAA',
+  41: 'OPT',
+  43: 'DS',
+  46: 'RRSIG',
+  48: 'DNSKEY',
+  250: 'TSIG',
+  251: 'IXFR',
+  252: 'AXFR',
+  255: 'ANY',
+  257: 'CAA',
+};
 const CLASS: Record<number, string> = { 1: 'IN', 254: 'NONE', 255: 'ANY' };
 const OPCODE: Record<number, string> = { 0: 'QUERY', 4: 'NOTIFY', 5: 'UPDATE' };
-const RCODE: Record<number, string> = { 0: 'NOERROR', 1: 'FORMERR', 2: 'SERVFAIL', 3: 'NXDOMAIN', 4: 'NOTIMP', 5: 'REFUSED', 6: 'YXDOMAIN', 7: 'YXRRSET', 8: 'NXRRSET', 9: 'NOTAUTH', 10: 'NOTZONE', 16: 'BADSIG', 17: 'BADKEY', 18: 'BADTIME' };
+const RCODE: Record<number, string> = {
+  0: 'NOERROR',
+  1: 'FORMERR',
+  2: 'SERVFAIL',
+  3: 'NXDOMAIN',
+  4: 'NOTIMP',
+  5: 'REFUSED',
+  6: 'YXDOMAIN',
+  7: 'YXRRSET',
+  8: 'NXRRSET',
+  9: 'NOTAUTH',
+  10: 'NOTZONE',
+  16: 'BADSIG',
+  17: 'BADKEY',
+  18: 'BADTIME',
+};
 const nameOf = (table: Record<number, string>, n: number, prefix: string) => table[n] ?? `${prefix}${n}`;
 
 /** A name at `offset`, following compression pointers (RFC 1035 §4.1.4). */
@@ -108,7 +141,12 @@ export function summariseMessage(buf: Buffer, base: Pick<TappedMessage, 'at' | '
           const error = buf.readUInt16BE(algorithm.end + 10 + macSize + 2);
           message.tsig = { key: owner.name, algorithm: algorithm.name, error: nameOf(RCODE, error, 'RCODE') };
         } else {
-          sections[s]?.push({ name: owner.name, type: nameOf(TYPE, type, 'TYPE'), class: nameOf(CLASS, buf.readUInt16BE(owner.end + 2), 'CLASS'), ttl: buf.readUInt32BE(owner.end + 4) });
+          sections[s]?.push({
+            name: owner.name,
+            type: nameOf(TYPE, type, 'TYPE'),
+            class: nameOf(CLASS, buf.readUInt16BE(owner.end + 2), 'CLASS'),
+            ttl: buf.readUInt32BE(owner.end + 4),
+          });
         }
         o = rdata + length;
       }

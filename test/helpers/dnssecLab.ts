@@ -26,17 +26,26 @@ export async function passLabTime(lab: DnsLab): Promise<void> {
 
 /** A `trust-anchors` clause naming `zone`'s DS records ("tag alg digest-type digest") as its anchor. */
 export function staticDsAnchors(zone: string, ds: string[]): string {
-  return `trust-anchors {\n${ds.map((d) => {
-    const [tag, alg, digestType, digest] = d.split(/\s+/);
-    return `  "${zone}." static-ds ${tag} ${alg} ${digestType} "${digest}";`;
-  }).join('\n')}\n};\n`;
+  return `trust-anchors {\n${ds
+    .map((d) => {
+      const [tag, alg, digestType, digest] = d.split(/\s+/);
+      return `  "${zone}." static-ds ${tag} ${alg} ${digestType} "${digest}";`;
+    })
+    .join('\n')}\n};\n`;
 }
 
 /**
  * `delv` against `server` (the lab's nameserver by default): from the lab's root trust anchor, or
  * from `zone`'s own DS with `+root`. Answers what delv printed, stdout and stderr.
  */
-export async function delv(ctx: TestContext, lab: DnsLab, name: string, type: string, from: { zone: string; ds: string[] } | null = null, server = dnsPort(lab)): Promise<string> {
+export async function delv(
+  ctx: TestContext,
+  lab: DnsLab,
+  name: string,
+  type: string,
+  from: { zone: string; ds: string[] } | null = null,
+  server = dnsPort(lab),
+): Promise<string> {
   const tool = requireTool('delv', ctx);
   const anchorsFile = from ? tempFile('anchors.conf', staticDsAnchors(from.zone, from.ds)) : null;
   try {
@@ -99,10 +108,14 @@ export async function untilLabTrustAnchor(lab: DnsLab, timeoutMs = 60_000): Prom
 
 /** Lets the lab's time pass until delv validates `tld`'s SOA from the lab root (its DS is in the root). */
 export async function untilTldValidates(ctx: TestContext, lab: DnsLab, tld: string, timeoutMs = 60_000): Promise<void> {
-  await eventually(async () => {
-    await passLabTime(lab);
-    return /; fully validated/.test(await delv(ctx, lab, tld, 'SOA')) ? true : undefined;
-  }, timeoutMs, `the TLD ${tld}. to validate from the lab root`);
+  await eventually(
+    async () => {
+      await passLabTime(lab);
+      return /; fully validated/.test(await delv(ctx, lab, tld, 'SOA')) ? true : undefined;
+    },
+    timeoutMs,
+    `the TLD ${tld}. to validate from the lab root`,
+  );
 }
 
 /** Creates `zone` with `records` and waits until it is active (delegated and served). */

@@ -104,7 +104,10 @@ export function memoryLogger(): NameserverLogger & { lines: LogLine[] } {
   return { lines, info: at('info'), warn: at('warn'), error: at('error'), debug: at('debug') };
 }
 
-export async function startTestServer(store: ZoneStore, options: Partial<DnsServerOptions> = {}): Promise<{ server: DnsServer; logger: ReturnType<typeof memoryLogger> }> {
+export async function startTestServer(
+  store: ZoneStore,
+  options: Partial<DnsServerOptions> = {},
+): Promise<{ server: DnsServer; logger: ReturnType<typeof memoryLogger> }> {
   const logger = memoryLogger();
   const server = await startDnsServer({
     hosts: ['127.0.0.1'],

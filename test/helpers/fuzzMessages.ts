@@ -31,7 +31,7 @@ export function* fuzzMessages(seeds: readonly Buffer[], options: FuzzOptions): G
         else if (kind === 1) buf = buf.subarray(0, next() % (buf.length + 1));
         else if (kind === 2) buf = Buffer.concat([buf, Buffer.from([next() & 0xff, next() & 0xff])]);
         else if (kind === 3 && buf.length >= 12) buf.writeUInt16BE(next() % 4, 4 + 2 * (next() % 4));
-        else if (kind === 4 && buf.length > 14) buf.writeUInt16BE(0xc000 | next() % (buf.length + 8), 12 + (next() % (buf.length - 13)));
+        else if (kind === 4 && buf.length > 14) buf.writeUInt16BE(0xc000 | (next() % (buf.length + 8)), 12 + (next() % (buf.length - 13)));
       }
     }
     yield buf;

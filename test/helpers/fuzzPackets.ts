@@ -17,7 +17,12 @@ export function fuzzStore() {
   return storeWith({ 'example.com': exampleRecords(), '2.0.192.in-addr.arpa': reverseRecords() });
 }
 
-function query(id: number, name: string, qtype: number, options: { opcode?: number; edns?: { size: number; do?: boolean; version?: number; options?: Buffer }; soa?: 'answer' | 'authority'; qclass?: number } = {}): Buffer {
+function query(
+  id: number,
+  name: string,
+  qtype: number,
+  options: { opcode?: number; edns?: { size: number; do?: boolean; version?: number; options?: Buffer }; soa?: 'answer' | 'authority'; qclass?: number } = {},
+): Buffer {
   const w = new MessageWriter(4096, { id, opcode: options.opcode ?? OPCODE.QUERY, rcode: 0, rd: id % 2 === 0 });
   w.addQuestion({ name, nameWire: encodeName(name), qtype, qclass: options.qclass ?? CLASS.IN });
   if (options.soa) {

@@ -32,10 +32,16 @@ export async function runUpdate(ctx: Pick<TestContext, 'skip'>, client: UpdateCl
     'send',
     ...(client === 'knsupdate' ? ['answer'] : []),
   ].join('\n');
-  const args = [...(options.tcp ? ['-v'] : []), ...(client === 'nsupdate' && key ? ['-y', `${key.algorithm}:${key.name}:${key.secret.toString('base64')}`] : []), '-t', '10'];
+  const args = [
+    ...(options.tcp ? ['-v'] : []),
+    ...(client === 'nsupdate' && key ? ['-y', `${key.algorithm}:${key.name}:${key.secret.toString('base64')}`] : []),
+    '-t',
+    '10',
+  ];
   const run = await runToolAsync(tool, args, 30_000, `${script}\n`);
   return { code: run.code, output: `${run.stdout}${run.stderr}` };
 }
 
 /** What a client prints for an rcode it got: nsupdate "update failed: X", knsupdate "status: X". */
-export const failedWith = (client: UpdateClient, rcode: string) => (client === 'nsupdate' ? new RegExp(`update failed: ${rcode}`) : new RegExp(`status: ${rcode}`));
+export const failedWith = (client: UpdateClient, rcode: string) =>
+  client === 'nsupdate' ? new RegExp(`update failed: ${rcode}`) : new RegExp(`status: ${rcode}`);

@@ -36,7 +36,9 @@ export function smtpServer(options: { password: string; rejectTo?: string }) {
         const verb = line.split(' ')[0]!.toUpperCase();
         if (verb === 'EHLO') socket.write('250-test.example\r\n250-AUTH PLAIN\r\n250 8BITMIME\r\n');
         else if (verb === 'AUTH') {
-          const [, user, password] = Buffer.from(line.split(' ')[2] ?? '', 'base64').toString('utf8').split('\0');
+          const [, user, password] = Buffer.from(line.split(' ')[2] ?? '', 'base64')
+            .toString('utf8')
+            .split('\0');
           socket.write(user === 'mailer' && password === options.password ? '235 ok\r\n' : '535 bad credentials\r\n');
         } else if (verb === 'RCPT') socket.write(options.rejectTo && line.includes(options.rejectTo) ? '550 no such user\r\n' : '250 ok\r\n');
         else if (verb === 'DATA') {
@@ -54,4 +56,3 @@ export function smtpServer(options: { password: string; rejectTo?: string }) {
     close: () => new Promise<void>((r) => server.close(() => r())),
   };
 }
-

@@ -5,7 +5,6 @@
 import { Writable } from 'node:stream';
 import { mulberry32 } from './seededRandom.js';
 
-
 export class Rng {
   private readonly next: () => number;
   constructor(seed: number) {
@@ -65,7 +64,10 @@ export class RequestLog {
       .map(([route, r]) => ({
         route,
         n: r.n,
-        outcomes: [...r.outcomes.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, c]) => `${k}×${c}`).join(' '),
+        outcomes: [...r.outcomes.entries()]
+          .sort(([a], [b]) => (a < b ? -1 : 1))
+          .map(([k, c]) => `${k}×${c}`)
+          .join(' '),
         max_ms: Math.round(r.max),
       }));
   }

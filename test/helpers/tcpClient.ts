@@ -14,7 +14,12 @@ export function frame(message: Buffer): Buffer {
 }
 
 /** A query as a stub resolver sends it (no RD), optionally with an empty OPT (EDNS 0). */
-export function buildQuery(id: number, name: string, type: number, options: { edns?: number; opcode?: number; authoritySoa?: { serial: number } } = {}): Buffer {
+export function buildQuery(
+  id: number,
+  name: string,
+  type: number,
+  options: { edns?: number; opcode?: number; authoritySoa?: { serial: number } } = {},
+): Buffer {
   const w = new MessageWriter(4096, { id, opcode: options.opcode ?? OPCODE.QUERY, rcode: 0 });
   w.addQuestion({ name, nameWire: encodeName(name), qtype: type, qclass: CLASS.IN });
   if (options.authoritySoa) {

@@ -19,7 +19,12 @@ export type Verdict = 'ok' | 'bad_signature' | 'stale' | 'duplicate';
 const TOLERANCE_S = 300;
 
 /** Spec "Signature": the receiver's check. `nowS` is the receiver's own clock. */
-export function verifySignature(header: string | undefined, raw: string, secrets: string[], nowS = Math.floor(Date.now() / 1000)): 'ok' | 'bad_signature' | 'stale' {
+export function verifySignature(
+  header: string | undefined,
+  raw: string,
+  secrets: string[],
+  nowS = Math.floor(Date.now() / 1000),
+): 'ok' | 'bad_signature' | 'stale' {
   if (!header) return 'bad_signature';
   const parts = header.split(',').map((p) => p.split('=', 2) as [string, string]);
   const t = Number(parts.find(([k]) => k === 't')?.[1]);
@@ -66,7 +71,16 @@ export class WebhookReceiver {
           if (this.seen.has(deliveryId)) verdict = 'duplicate';
           else {
             this.seen.add(deliveryId);
-            this.events.push({ deliveryId, t, signatures: (header ?? '').split(',').filter((p) => p.startsWith('v1=')).map((p) => p.slice(3)), body: JSON.parse(raw), raw });
+            this.events.push({
+              deliveryId,
+              t,
+              signatures: (header ?? '')
+                .split(',')
+                .filter((p) => p.startsWith('v1='))
+                .map((p) => p.slice(3)),
+              body: JSON.parse(raw),
+              raw,
+            });
           }
         }
         this.requests.push({ deliveryId, verdict, signatures, t });

@@ -4,7 +4,7 @@
 // unlinked) and 10004 (closed). The tests add a second reseller with a customer of its own and a
 // customer directly below the platform.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiClient, } from '../helpers/apiClient.js';
+import type { ApiClient } from '../helpers/apiClient.js';
 import { actAs, created, expectProblem } from '../helpers/assertions.js';
 import { startTestService, type TestService } from '../helpers/testService.js';
 
@@ -17,7 +17,6 @@ let ids: { platform: string; reseller: string; customerA: string; customerB: str
 let reseller2: { id: string; customer: string; token: ApiClient };
 /** A customer directly below the platform. */
 let platformCustomer: string;
-
 
 /** Ids of every tenant the platform token sees. */
 async function allTenants(): Promise<{ id: string; billing_client_id: string | null }[]> {
@@ -95,9 +94,7 @@ describe('acting by tenant id', () => {
 
   it('evaluates the request exactly as the customer: it sees only the customer’s subtree', async () => {
     const own = await platform.get('/tenants?limit=500');
-    expect(own.body.data.map((t: { id: string }) => t.id)).toEqual(
-      expect.arrayContaining([ids.platform, ids.reseller, ids.customerA, ids.customerB]),
-    );
+    expect(own.body.data.map((t: { id: string }) => t.id)).toEqual(expect.arrayContaining([ids.platform, ids.reseller, ids.customerA, ids.customerB]));
 
     const asA = await platform.get('/tenants?limit=500', actAs(ids.customerA));
     expect(asA.status).toBe(200);
@@ -200,10 +197,7 @@ describe('acting by billing client in the sandbox', () => {
     const billing = await platform.get('/lab/billing-clients');
     expect(billing.status).toBe(200);
     expect(billing.body.data).toEqual(
-      expect.arrayContaining([
-        expect.objectContaining({ id: '10003', status: 'active' }),
-        expect.objectContaining({ id: '10004', status: 'closed' }),
-      ]),
+      expect.arrayContaining([expect.objectContaining({ id: '10003', status: 'active' }), expect.objectContaining({ id: '10004', status: 'closed' })]),
     );
     const before = await allTenants();
 

@@ -41,17 +41,24 @@ describe('IPv6 addresses read alike in the API, the served data and the zone exp
       expect(record.content, c.input).toBe(c.form);
       last = record.publication.changeset_id;
     }
-    await eventually(async () => {
-      const res = await lab.customerA.get(`/zones/${ZONE}/changesets/${last}`);
-      return res.body.state === 'live' ? true : undefined;
-    }, 15_000, 'the records to be live');
+    await eventually(
+      async () => {
+        const res = await lab.customerA.get(`/zones/${ZONE}/changesets/${last}`);
+        return res.body.state === 'live' ? true : undefined;
+      },
+      15_000,
+      'the records to be live',
+    );
 
     for (const c of CASES) {
       const [dig, kdig] = await Promise.all(tools.map((tool) => digQuery(tool, dnsPort(), `${c.name}.${ZONE}`, 'AAAA')));
       expect(dig!.status, dig!.output).toBe('NOERROR');
       expect(dig!.answer, `dig ${c.input}`).toEqual([`${c.name}.${ZONE}. 300 IN AAAA ${c.form}`]);
       expect(kdig!.status, kdig!.output).toBe('NOERROR');
-      expect(kdig!.answer.map((l) => canonicalIpv6(l.split(' ')[4]!)), `kdig ${c.input}`).toEqual([c.form]);
+      expect(
+        kdig!.answer.map((l) => canonicalIpv6(l.split(' ')[4]!)),
+        `kdig ${c.input}`,
+      ).toEqual([c.form]);
     }
 
     const exported = await lab.customerA.get(`/zones/${ZONE}/export?include_system=false`);

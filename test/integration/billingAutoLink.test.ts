@@ -7,7 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BillingUnavailableError } from '../../src/billing/billingDirectory.js';
 import { HttpBillingDirectory } from '../../src/billing/httpBillingDirectory.js';
 import { bootstrapPlatform } from '../../src/services/bootstrapPlatform.js';
-import type { ApiClient, } from '../helpers/apiClient.js';
+import type { ApiClient } from '../helpers/apiClient.js';
 import { actAs, created, expectProblem } from '../helpers/assertions.js';
 import { startTestService, type TestService } from '../helpers/testService.js';
 
@@ -91,7 +91,6 @@ let svc: TestService;
 let platform: ApiClient;
 let platformTenant: string;
 let platformApiClient: string;
-
 
 async function allTenants(): Promise<{ id: string; type: string; parent_id: string | null; name: string; billing_client_id: string | null }[]> {
   const res = await platform.get('/tenants?limit=500');

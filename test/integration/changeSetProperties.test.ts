@@ -145,7 +145,16 @@ type IfMatchPick = 'none' | 'good' | 'bad';
 
 type GenItem =
   | { op: 'create'; type: AnyType; name: string; data: DataPick; ttl: TtlPick; comment: CommentPick }
-  | { op: 'update'; ref: Ref; name: string | 'omit'; data: DataPick | 'omit'; ttl: TtlPick; comment: CommentPick; sendType: 'omit' | 'same' | 'other'; ifMatch: IfMatchPick }
+  | {
+      op: 'update';
+      ref: Ref;
+      name: string | 'omit';
+      data: DataPick | 'omit';
+      ttl: TtlPick;
+      comment: CommentPick;
+      sendType: 'omit' | 'same' | 'other';
+      ifMatch: IfMatchPick;
+    }
   | { op: 'delete'; ref: Ref; ifMatch: IfMatchPick }
   | { op: 'replace_rrset'; type: AnyType; name: string; ttl: TtlPick; records: DataPick[] };
 
@@ -158,7 +167,7 @@ interface GenSet {
 // A "clean" set draws only valid values (it can still break the zone's rules: duplicates, CNAME
 // beside other data, conflicting TTLs, ids deleted by an earlier item); a "dirty" one mixes in
 // invalid values on purpose. Without the split almost every set of eight items is refused.
-const pick = <T,>(clean: boolean, good: fc.Arbitrary<T>, bad: fc.Arbitrary<T>, badWeight = 2) =>
+const pick = <T>(clean: boolean, good: fc.Arbitrary<T>, bad: fc.Arbitrary<T>, badWeight = 2) =>
   clean ? good : fc.oneof({ weight: 16, arbitrary: good }, { weight: badWeight, arbitrary: bad });
 
 const arbType = (clean: boolean): fc.Arbitrary<AnyType> =>
@@ -190,11 +199,25 @@ const arbRef = (clean: boolean): fc.Arbitrary<Ref> =>
     4,
   );
 const arbIfMatch = (clean: boolean): fc.Arbitrary<IfMatchPick> =>
-  pick(clean, fc.oneof({ weight: 6, arbitrary: fc.constant<IfMatchPick>('none') }, { weight: 1, arbitrary: fc.constant<IfMatchPick>('good') }), fc.constant<IfMatchPick>('bad'));
+  pick(
+    clean,
+    fc.oneof({ weight: 6, arbitrary: fc.constant<IfMatchPick>('none') }, { weight: 1, arbitrary: fc.constant<IfMatchPick>('good') }),
+    fc.constant<IfMatchPick>('bad'),
+  );
 
 const arbItem = (clean: boolean): fc.Arbitrary<GenItem> =>
   fc.oneof(
-    { weight: 10, arbitrary: fc.record({ op: fc.constant('create' as const), type: arbType(clean), name: arbName(clean), data: arbData(clean), ttl: arbTtl(clean), comment: arbComment }) },
+    {
+      weight: 10,
+      arbitrary: fc.record({
+        op: fc.constant('create' as const),
+        type: arbType(clean),
+        name: arbName(clean),
+        data: arbData(clean),
+        ttl: arbTtl(clean),
+        comment: arbComment,
+      }),
+    },
     {
       weight: 6,
       arbitrary: fc.record({
@@ -217,14 +240,21 @@ const arbItem = (clean: boolean): fc.Arbitrary<GenItem> =>
         name: arbName(clean),
         ttl: arbTtl(clean),
         // Clean: distinct picks (two spellings of one AAAA address still make a duplicate).
-        records: clean ? fc.uniqueArray(fc.nat(3), { maxLength: 3 }).map((ns) => ns.map((n) => ({ bad: false, n }))) : fc.array(arbData(clean), { maxLength: 3 }),
+        records: clean
+          ? fc.uniqueArray(fc.nat(3), { maxLength: 3 }).map((ns) => ns.map((n) => ({ bad: false, n })))
+          : fc.array(arbData(clean), { maxLength: 3 }),
       }),
     },
   );
 const arbSetOf = (clean: boolean): fc.Arbitrary<GenSet> =>
   fc.record({
     items: fc.array(arbItem(clean), { minLength: 1, maxLength: 8 }),
-    zoneIfMatch: pick(clean, fc.oneof({ weight: 10, arbitrary: fc.constant<IfMatchPick>('none') }, { weight: 1, arbitrary: fc.constant<IfMatchPick>('good') }), fc.constant<IfMatchPick>('bad'), 1),
+    zoneIfMatch: pick(
+      clean,
+      fc.oneof({ weight: 10, arbitrary: fc.constant<IfMatchPick>('none') }, { weight: 1, arbitrary: fc.constant<IfMatchPick>('good') }),
+      fc.constant<IfMatchPick>('bad'),
+      1,
+    ),
     dryRunFirst: fc.oneof({ weight: 5, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
   });
 const arbSet: fc.Arbitrary<GenSet> = fc.oneof({ weight: 3, arbitrary: arbSetOf(true) }, { weight: 2, arbitrary: arbSetOf(false) });
@@ -275,9 +305,7 @@ interface Working {
   nextNew: number;
 }
 
-type Outcome =
-  | { accept: true; final: MRec[]; ttls: Map<string, Set<number | null>> }
-  | { accept: false; statuses: number[]; why: string[] };
+type Outcome = { accept: true; final: MRec[]; ttls: Map<string, Set<number | null>> } | { accept: false; statuses: number[]; why: string[] };
 
 const rrKey = (name: string, type: string) => `${name} ${type}`;
 const recKey = (r: { name: string; type: string; content: string }) => `${r.name} ${r.type} ${r.content}`;
@@ -462,7 +490,13 @@ async function resolveItem(
       const name = NAMES[item.name]!;
       const entries = item.records.map((p) => dataEntry(item.type, p));
       return {
-        body: { op: 'replace_rrset', name: nameRaw(item.name), type: item.type, ...(item.ttl === 'omit' ? {} : { ttl: item.ttl }), records: entries.map((e) => e.data) },
+        body: {
+          op: 'replace_rrset',
+          name: nameRaw(item.name),
+          type: item.type,
+          ...(item.ttl === 'omit' ? {} : { ttl: item.ttl }),
+          records: entries.map((e) => e.data),
+        },
         apply: (w) => {
           ttlChecks(w, item.ttl, name, item.type);
           if (!USER_TYPES.has(item.type)) return void w.error.push(`type ${item.type}`);
@@ -484,7 +518,18 @@ async function resolveItem(
             if (kept) {
               if (item.ttl !== 'omit') w.recs.set(kept[0], { ...kept[1], ttl: item.ttl });
             } else {
-              w.recs.set(`new${w.nextNew++}`, { id: null, name, type: item.type, content, ttl: null, comment: null, system: false, origName: null, origTtl: null, moved: false });
+              w.recs.set(`new${w.nextNew++}`, {
+                id: null,
+                name,
+                type: item.type,
+                content,
+                ttl: null,
+                comment: null,
+                system: false,
+                origName: null,
+                origTtl: null,
+                moved: false,
+              });
             }
           }
         },
@@ -560,7 +605,10 @@ function checkInvariants(rows: { name: string; type: string; ttl: number | null;
   for (const [name, recs] of byName) {
     if (recs.some((r) => r.type === 'CNAME')) expect(recs.map(recKey), `${where}: CNAME at ${name} is not alone`).toHaveLength(1);
   }
-  expect(rows.filter((r) => r.name === '@' && r.type === 'CNAME'), `${where}: CNAME at the apex`).toEqual([]);
+  expect(
+    rows.filter((r) => r.name === '@' && r.type === 'CNAME'),
+    `${where}: CNAME at the apex`,
+  ).toEqual([]);
   for (const [k, ttls] of ttlByRrset) expect([...ttls], `${where}: RRset ${k} has several TTLs`).toHaveLength(1);
   const system = rows.filter((r) => r.system);
   expect(system.map((r) => `${r.name} ${r.type}`).sort(), `${where}: system records`).toEqual(rendered ? ['@ NS', '@ NS', '@ SOA'] : []);
@@ -657,7 +705,13 @@ async function runSequence(sets: GenSet[]) {
     const msg = () => `${where()}\nafter: ${JSON.stringify(after.records.map(comparable))}`;
 
     // The API shows what the database holds, and the rendered SOA and apex NS; both satisfy the invariants.
-    expect(after.records.filter((r) => !r.system).map(comparable).sort(byId), msg()).toEqual(afterDb.records.map((r) => comparable(r as never)).sort(byId));
+    expect(
+      after.records
+        .filter((r) => !r.system)
+        .map(comparable)
+        .sort(byId),
+      msg(),
+    ).toEqual(afterDb.records.map((r) => comparable(r as never)).sort(byId));
     checkInvariants(after.records, `API ${msg()}`, true);
     checkInvariants(afterDb.records as never, `database ${msg()}`, false);
     expect(after.records.filter((r) => r.system).map(comparable), `system records touched\n${msg()}`).toEqual(systemRecords);
@@ -704,7 +758,14 @@ async function runSequence(sets: GenSet[]) {
 // Counterexamples found by this property, run first on every run (fast-check `examples`). Some
 // depend on the order PostgreSQL returns rows in, which random runs rarely line up.
 const set = (...items: GenItem[]): GenSet => ({ items, zoneIfMatch: 'none', dryRunFirst: false });
-const create = (type: RType, name: string, n: number, ttl: TtlPick = 'omit'): GenItem => ({ op: 'create', type, name, data: { bad: false, n }, ttl, comment: 'omit' });
+const create = (type: RType, name: string, n: number, ttl: TtlPick = 'omit'): GenItem => ({
+  op: 'create',
+  type,
+  name,
+  data: { bad: false, n },
+  ttl,
+  comment: 'omit',
+});
 const update = (n: number, change: { name?: string; data?: number; ttl?: TtlPick; comment?: CommentPick }): GenItem => ({
   op: 'update',
   ref: { k: 'user', n },
@@ -728,7 +789,16 @@ const REGRESSIONS: [GenSet[]][] = [
   [
     [
       set(create('A', 'mail', 1, 3600), create('A', 'www', 0, 300)),
-      set(update(0, { name: 'www' }), { op: 'replace_rrset', type: 'A', name: 'www', ttl: 'omit', records: [{ bad: false, n: 0 }, { bad: false, n: 1 }] }),
+      set(update(0, { name: 'www' }), {
+        op: 'replace_rrset',
+        type: 'A',
+        name: 'www',
+        ttl: 'omit',
+        records: [
+          { bad: false, n: 0 },
+          { bad: false, n: 1 },
+        ],
+      }),
     ],
   ],
 ];

@@ -16,8 +16,7 @@ afterAll(() => lab?.close());
 const api = () => lab.customerA;
 const records = (zone: string, query = '') => listAll(api(), `/zones/${zone}/records${query}`);
 const changeSets = (zone: string, query = '') => listAll(api(), `/zones/${zone}/changesets${query}`);
-const post = (zone: string, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
-  api().post(`/zones/${zone}/changesets`, body, { headers });
+const post = (zone: string, body: Record<string, unknown>, headers: Record<string, string> = {}) => api().post(`/zones/${zone}/changesets`, body, { headers });
 const rows = (list: any[]) => list.map((r) => `${r.name} ${r.type} ${r.ttl} ${r.content}`);
 
 /** What a user can see of a zone: its record listing, its change-set list and its ETag. */
@@ -180,7 +179,12 @@ describe('rule 3: every invalid item is reported with its index and a pointer in
     ]);
     expect(await records(ZONE, '?include_system=false')).toEqual([]);
     // A system record named by id is 403 record_readonly, with the item's index.
-    const readonly = await post(ZONE, { changes: [{ op: 'create', record: { type: 'A', name: 'x', data: { address: '192.0.2.1' } } }, { op: 'delete', id: soa.id }] });
+    const readonly = await post(ZONE, {
+      changes: [
+        { op: 'create', record: { type: 'A', name: 'x', data: { address: '192.0.2.1' } } },
+        { op: 'delete', id: soa.id },
+      ],
+    });
     expectProblem(readonly, 403, 'record_readonly');
     expect(readonly.body.errors).toEqual([expect.objectContaining({ index: 1, pointer: '/changes/1/id' })]);
     expect(await records(ZONE, '?include_system=false')).toEqual([]);
@@ -234,7 +238,10 @@ describe('rule 4: per-item if_match and zone_if_match', () => {
     ]);
     expect(await snapshot(ZONE)).toEqual(before);
 
-    const current = (id: string) => api().get(`/zones/${ZONE}/records/${id}`).then((r) => r.headers.get('etag'));
+    const current = (id: string) =>
+      api()
+        .get(`/zones/${ZONE}/records/${id}`)
+        .then((r) => r.headers.get('etag'));
     const ok = await post(ZONE, {
       changes: [
         { op: 'update', id: one.body.id, if_match: await current(one.body.id), record: { data: { address: '192.0.2.11' } } },
@@ -322,7 +329,11 @@ describe('replace_rrset', () => {
   });
 
   it('replaces the RRset, keeping the ids of records whose content stays', async () => {
-    const res = await post(ZONE, { changes: [{ op: 'replace_rrset', name: 'pool', type: 'A', ttl: 600, records: [{ address: '192.0.2.3' }, { address: '192.0.2.2' }, { address: '192.0.2.4' }] }] });
+    const res = await post(ZONE, {
+      changes: [
+        { op: 'replace_rrset', name: 'pool', type: 'A', ttl: 600, records: [{ address: '192.0.2.3' }, { address: '192.0.2.2' }, { address: '192.0.2.4' }] },
+      ],
+    });
     expect(res.status, res.text).toBe(201);
     expect(res.body.summary).toEqual({ created: 1, updated: 2, deleted: 1 });
     const pool = await records(ZONE, '?name=pool&type=A');
@@ -370,13 +381,17 @@ describe('replace_rrset', () => {
 
   it('the apex NS set cannot be replaced (422: NS only below the apex); duplicates in the list are 422', async () => {
     expect(
-      validationErrors(await post(ZONE, { changes: [{ op: 'replace_rrset', name: '@', type: 'NS', ttl: 300, records: [{ nameserver: 'ns.example.com' }] }] }))[0],
+      validationErrors(
+        await post(ZONE, { changes: [{ op: 'replace_rrset', name: '@', type: 'NS', ttl: 300, records: [{ nameserver: 'ns.example.com' }] }] }),
+      )[0],
     ).toMatchObject({ index: 0, pointer: '/changes/0/name', code: 'owner_not_allowed' });
     expect(validationErrors(await post(ZONE, { changes: [{ op: 'replace_rrset', name: '@', type: 'NS', ttl: 300, records: [] }] }))[0]).toMatchObject({
       code: 'owner_not_allowed',
     });
     expect(
-      validationErrors(await post(ZONE, { changes: [{ op: 'replace_rrset', name: 'd', type: 'A', ttl: 300, records: [{ address: '192.0.2.1' }, { address: '192.0.2.1' }] }] }))[0],
+      validationErrors(
+        await post(ZONE, { changes: [{ op: 'replace_rrset', name: 'd', type: 'A', ttl: 300, records: [{ address: '192.0.2.1' }, { address: '192.0.2.1' }] }] }),
+      )[0],
     ).toMatchObject({ index: 0, pointer: '/changes/0/records', code: 'duplicate' });
     expect(rows(await records(ZONE, '?name=@&type=NS'))).toEqual(['@ NS null ns1.lab-dns.test.', '@ NS null ns2.lab-dns.test.']);
   });
@@ -446,7 +461,7 @@ describe('the change-set list, detail and retry', () => {
     expect((await changeSets(ZONE, '?state=failed')).map((c) => c.id)).toEqual([ids.record]);
     expect((await changeSets(ZONE, '?state=failed&state=live')).map((c) => c.id)).toEqual([ids.record, ids.create]);
     expect((await changeSets(ZONE, '?state=pending')).map((c) => c.id)).toEqual([ids.set, ids.settings]);
-    expect((await changeSets(ZONE, '?state=pushed'))).toEqual([]);
+    expect(await changeSets(ZONE, '?state=pushed')).toEqual([]);
     const failed = await api().get(`/zones/${ZONE}/changesets/${ids.record}`);
     expect(failed.body).toMatchObject({ state: 'failed', error: { code: 'backend_rejected' } });
 
@@ -499,7 +514,10 @@ describe('20 writers on one zone at once', () => {
     const n = (s: string) => `${s}-r${round}`;
     const writes: { what: string; send: () => Promise<ApiResponse> }[] = [];
     for (let i = 0; i < 6; i++) {
-      writes.push({ what: `distinct:${n(`host${i}`)}`, send: () => api().post(`/zones/${ZONE}/records`, { type: 'A', name: n(`host${i}`), data: { address: `198.51.100.${i}` } }) });
+      writes.push({
+        what: `distinct:${n(`host${i}`)}`,
+        send: () => api().post(`/zones/${ZONE}/records`, { type: 'A', name: n(`host${i}`), data: { address: `198.51.100.${i}` } }),
+      });
     }
     for (let i = 0; i < 2; i++) {
       writes.push({
@@ -511,7 +529,10 @@ describe('20 writers on one zone at once', () => {
       writes.push({ what: 'same', send: () => api().post(`/zones/${ZONE}/records`, { type: 'A', name: n('same'), data: { address: '203.0.113.1' } }) });
     }
     for (let i = 0; i < 3; i++) {
-      writes.push({ what: `rrset:${300 + 60 * i}`, send: () => api().post(`/zones/${ZONE}/records`, { type: 'A', name: n('rr'), data: { address: `203.0.113.${10 + i}` }, ttl: 300 + 60 * i }) });
+      writes.push({
+        what: `rrset:${300 + 60 * i}`,
+        send: () => api().post(`/zones/${ZONE}/records`, { type: 'A', name: n('rr'), data: { address: `203.0.113.${10 + i}` }, ttl: 300 + 60 * i }),
+      });
     }
     for (let i = 0; i < 4; i++) {
       // Addresses new in every round: each update really changes the record.
@@ -560,7 +581,10 @@ describe('20 writers on one zone at once', () => {
     const list = await records(ZONE, '?limit=500');
     for (const r of ok.filter((o) => o.what.startsWith('distinct:'))) {
       const name = r.what.slice('distinct:'.length);
-      expect(list.filter((x) => x.name === name), name).toHaveLength(1);
+      expect(
+        list.filter((x) => x.name === name),
+        name,
+      ).toHaveLength(1);
     }
     expect(rows(list.filter((x) => x.name === n('same')))).toEqual([`${n('same')} A null 203.0.113.1`]);
     // The shared record holds the value of the last update in seq order.

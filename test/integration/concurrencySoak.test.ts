@@ -143,10 +143,30 @@ describe('concurrency soak: every write endpoint, 30–40 clients of every tenan
     try {
       const res = await api.request(method, path, { body, timeoutMs: REQUEST_TIMEOUT_MS });
       const code = typeof res.body === 'object' && res.body && 'code' in res.body && res.status >= 400 ? String(res.body.code) : null;
-      requests.add({ client: c.name, route, method, path, status: res.status, code, ms: performance.now() - started, body: res.text.slice(0, 600), requestId: res.headers.get('x-request-id') });
+      requests.add({
+        client: c.name,
+        route,
+        method,
+        path,
+        status: res.status,
+        code,
+        ms: performance.now() - started,
+        body: res.text.slice(0, 600),
+        requestId: res.headers.get('x-request-id'),
+      });
       return res;
     } catch (err) {
-      requests.add({ client: c.name, route, method, path, status: 0, code: 'no_answer', ms: performance.now() - started, body: String((err as Error).message), requestId: null });
+      requests.add({
+        client: c.name,
+        route,
+        method,
+        path,
+        status: 0,
+        code: 'no_answer',
+        ms: performance.now() - started,
+        body: String((err as Error).message),
+        requestId: null,
+      });
       return null;
     }
   }
@@ -163,7 +183,11 @@ describe('concurrency soak: every write endpoint, 30–40 clients of every tenan
     const type = c.rng.chance(0.7) ? 'A' : 'TXT';
     const name = label(c, 'r');
     const value = type === 'A' ? address(c.rng) : `soak ${name}`;
-    const res = await call(c, 'POST /zones/{zone}/records', `/zones/${zone}/records`, { type, name, data: type === 'A' ? { address: value } : { text: value } });
+    const res = await call(c, 'POST /zones/{zone}/records', `/zones/${zone}/records`, {
+      type,
+      name,
+      data: type === 'A' ? { address: value } : { text: value },
+    });
     if (ok(res)) records.push({ client: c.name, zone, name, type, value, id: res!.body.id, present: true, via: 'record' });
     else if (failed(res)) records.push({ client: c.name, zone, name, type, value, present: false, unknown: true, via: 'record' });
   }
@@ -196,7 +220,8 @@ describe('concurrency soak: every write endpoint, 30–40 clients of every tenan
     });
     for (const i of items) {
       if (ok(res)) records.push({ client: c.name, zone, name: i.name, type: 'A', value: i.value, present: true, via: `changeset ${items[0]!.name}` });
-      else if (failed(res)) records.push({ client: c.name, zone, name: i.name, type: 'A', value: i.value, present: false, unknown: true, via: `changeset ${items[0]!.name}` });
+      else if (failed(res))
+        records.push({ client: c.name, zone, name: i.name, type: 'A', value: i.value, present: false, unknown: true, via: `changeset ${items[0]!.name}` });
     }
   }
 
@@ -220,7 +245,10 @@ describe('concurrency soak: every write endpoint, 30–40 clients of every tenan
     const zonefile = items.map((i) => `${i.name} 300 IN A ${i.value}\n${i.name} 300 IN TXT "soak ${i.name}"\n`).join('');
     const res = await call(c, 'POST /zones/{zone}/import', `/zones/${zone}/import`, { zonefile, mode: 'merge' });
     for (const i of items) {
-      for (const [type, value] of [['A', i.value], ['TXT', `soak ${i.name}`]] as const) {
+      for (const [type, value] of [
+        ['A', i.value],
+        ['TXT', `soak ${i.name}`],
+      ] as const) {
         if (ok(res)) records.push({ client: c.name, zone, name: i.name, type, value, present: true, via: `import ${items[0]!.name}` });
         else if (failed(res)) records.push({ client: c.name, zone, name: i.name, type, value, present: false, unknown: true, via: `import ${items[0]!.name}` });
       }
@@ -228,7 +256,12 @@ describe('concurrency soak: every write endpoint, 30–40 clients of every tenan
   }
 
   async function applyTemplate(c: Client, api = c.api, zone = c.rng.pick(sharedOf(c))) {
-    const template = c.rng.pick(templates.filter((t) => t.present && !t.unknown).map((t) => t.id).concat(templateIds));
+    const template = c.rng.pick(
+      templates
+        .filter((t) => t.present && !t.unknown)
+        .map((t) => t.id)
+        .concat(templateIds),
+    );
     const name = label(c, 'tpl');
     const res = await call(c, 'POST /zones/{zone}/apply-template', `/zones/${zone}/apply-template`, { template_id: template, variables: { label: name } }, api);
     const entry = { client: c.name, zone, name, type: 'TXT' as const, value: `soak template ${name}`, via: 'template' };
@@ -286,7 +319,12 @@ describe('concurrency soak: every write endpoint, 30–40 clients of every tenan
   async function toggleDnssec(c: Client) {
     const zone = c.rng.pick(sharedOf(c));
     const on = c.rng.chance(0.5);
-    await call(c, on ? 'POST /zones/{zone}/dnssec/enable' : 'POST /zones/{zone}/dnssec/disable', `/zones/${zone}/dnssec/${on ? 'enable' : 'disable'}`, on ? {} : undefined);
+    await call(
+      c,
+      on ? 'POST /zones/{zone}/dnssec/enable' : 'POST /zones/{zone}/dnssec/disable',
+      `/zones/${zone}/dnssec/${on ? 'enable' : 'disable'}`,
+      on ? {} : undefined,
+    );
   }
 
   /** Staff assigning single addresses to customers, most to the one whose zones are churning. */
@@ -333,7 +371,10 @@ describe('concurrency soak: every write endpoint, 30–40 clients of every tenan
       else if (failed(res)) ptrs.set(ip, { present: false, unknown: true, target: null, tenant: c.tenant });
     };
     if (kind === 'bulk') {
-      const items = [...new Set(Array.from({ length: c.rng.int(2, 5) }, () => c.rng.pick(mine)))].map((ip) => ({ ip, target: c.rng.chance(0.85) ? target() : null }));
+      const items = [...new Set(Array.from({ length: c.rng.int(2, 5) }, () => c.rng.pick(mine)))].map((ip) => ({
+        ip,
+        target: c.rng.chance(0.85) ? target() : null,
+      }));
       const res = await call(c, 'POST /ptr/bulk', '/ptr/bulk', { items });
       for (const i of items) note(i.ip, res, i.target);
       return;
@@ -357,11 +398,31 @@ describe('concurrency soak: every write endpoint, 30–40 clients of every tenan
       });
       const text = await res.text();
       const word = text.split(/\s/)[0] ?? '';
-      requests.add({ client: c.name, route, method: 'GET', path, status: res.status, code: word, ms: performance.now() - started, body: text, requestId: res.headers.get('x-request-id') });
+      requests.add({
+        client: c.name,
+        route,
+        method: 'GET',
+        path,
+        status: res.status,
+        code: word,
+        ms: performance.now() - started,
+        body: text,
+        requestId: res.headers.get('x-request-id'),
+      });
       if (!wrong && res.status === 200 && NIC_OK.includes(word)) host.ipv4 = ip;
       else if (!wrong && (res.status >= 500 || word === '911' || word === 'dnserr')) host.unknown = true;
     } catch (err) {
-      requests.add({ client: c.name, route, method: 'GET', path, status: 0, code: 'no_answer', ms: performance.now() - started, body: String(err), requestId: null });
+      requests.add({
+        client: c.name,
+        route,
+        method: 'GET',
+        path,
+        status: 0,
+        code: 'no_answer',
+        ms: performance.now() - started,
+        body: String(err),
+        requestId: null,
+      });
       if (!wrong) host.unknown = true;
     }
   }
@@ -376,7 +437,17 @@ describe('concurrency soak: every write endpoint, 30–40 clients of every tenan
       const name = label(c, 'dyn');
       const res = await call(c, 'POST /dyndns/hosts', '/dyndns/hosts', { zone, name });
       if (ok(res)) {
-        hosts.push({ id: res!.body.id, zone, hostname: res!.body.hostname, username: res!.body.username, password: res!.body.password, ipv4: null, updates: 0, present: true, tenant: c.tenant });
+        hosts.push({
+          id: res!.body.id,
+          zone,
+          hostname: res!.body.hostname,
+          username: res!.body.username,
+          password: res!.body.password,
+          ipv4: null,
+          updates: 0,
+          present: true,
+          tenant: c.tenant,
+        });
         hostOwner.set(res!.body.id, c.name);
       }
       return;
@@ -401,7 +472,11 @@ describe('concurrency soak: every write endpoint, 30–40 clients of every tenan
     const kind = mine.length === 0 ? 'create' : c.rng.weighted({ create: 3, ping: 4, remove: 3 });
     if (kind === 'create') {
       // Most to a receiver that is gone: the deliveries pile up and fail, as in the issue.
-      const res = await call(c, 'POST /webhooks', '/webhooks', { url: c.rng.chance(0.7) ? deadUrl : liveReceiver.url, events: ['zone.changed', 'record.published'], description: label(c, 'hook') });
+      const res = await call(c, 'POST /webhooks', '/webhooks', {
+        url: c.rng.chance(0.7) ? deadUrl : liveReceiver.url,
+        events: ['zone.changed', 'record.published'],
+        description: label(c, 'hook'),
+      });
       if (ok(res)) {
         webhooks.push({ id: res!.body.id, present: true, tenant: c.tenant });
         webhookOwner.set(res!.body.id, c.name);
@@ -449,14 +524,32 @@ describe('concurrency soak: every write endpoint, 30–40 clients of every tenan
     const handOn = addresses(96, 32).map((a) => `${a}/32`);
     add('reseller', 'resellerIps', readers.reseller, (c) => (c.rng.chance(0.75) ? assignIp(c, handOn, ['c1']) : unassignIp(c, handOn, ['c1'])), hot[5]);
     // Prefixes attached and detached for c0 and c1 (their reverse zones count as zones: tenant locks too).
-    add('platform', 'prefixes', platform(), (c) => togglePrefix(c, Array.from({ length: 6 }, (_, i) => `100.64.${i}.0/24`), ['c1', 'c0']));
-    add('reseller', 'prefixes', readers.reseller, (c) => togglePrefix(c, Array.from({ length: 6 }, (_, i) => `100.65.${i}.0/24`), ['c1']));
+    add('platform', 'prefixes', platform(), (c) =>
+      togglePrefix(
+        c,
+        Array.from({ length: 6 }, (_, i) => `100.64.${i}.0/24`),
+        ['c1', 'c0'],
+      ),
+    );
+    add('reseller', 'prefixes', readers.reseller, (c) =>
+      togglePrefix(
+        c,
+        Array.from({ length: 6 }, (_, i) => `100.65.${i}.0/24`),
+        ['c1'],
+      ),
+    );
     // c1's zones created, written and deleted by six clients, own token and acting reseller.
     [token('c1'), token('c1'), token('c1'), asCustomer('c1'), asCustomer('c1'), asCustomer('c1')].forEach((api, j) => {
-      add('c1', 'zoneChurn', api, (c) => {
-        const k = c.rng.weighted({ create: 70, remove: 15, record: 15 });
-        return k === 'create' ? createOwnZone(c) : k === 'remove' ? deleteOwnZone(c) : recordInOwnZone(c);
-      }, hot[j % hot.length]);
+      add(
+        'c1',
+        'zoneChurn',
+        api,
+        (c) => {
+          const k = c.rng.weighted({ create: 70, remove: 15, record: 15 });
+          return k === 'create' ? createOwnZone(c) : k === 'remove' ? deleteOwnZone(c) : recordInOwnZone(c);
+        },
+        hot[j % hot.length],
+      );
     });
     // The quota customer: concurrent creations against max_zones, records in its zone otherwise.
     for (let k = 0; k < 3; k++) {
@@ -464,8 +557,10 @@ describe('concurrency soak: every write endpoint, 30–40 clients of every tenan
     }
     // Many writers on the same few zones of each customer.
     const writerApis: ['c0' | 'c1' | 'c2', ApiClient][] = [
-      ['c0', token('c0')], ['c0', asCustomer('c0')],
-      ['c1', token('c1')], ['c1', asCustomer('c1')],
+      ['c0', token('c0')],
+      ['c0', asCustomer('c0')],
+      ['c1', token('c1')],
+      ['c1', asCustomer('c1')],
       ['c2', asCustomer('c2')],
     ];
     for (const [tenant, api] of writerApis) {
@@ -527,7 +622,8 @@ describe('concurrency soak: every write endpoint, 30–40 clients of every tenan
     // Staff clients each with a token of their own API client: the platform's limit per API
     // client (its own tenant's, which nobody above can raise) is then each one's.
     for (let k = 0; k < 6; k++) staffApis.push(lab.as((await issueToken(lab.platform, tenantIds.platform, SCOPES, `soak staff ${k}`)).token));
-    for (const key of ['c0', 'c1'] as const) expect((await lab.reseller.patch(`/tenants/${tenantIds[key]}`, { limits: { max_zones: 10_000 } })).status).toBe(200);
+    for (const key of ['c0', 'c1'] as const)
+      expect((await lab.reseller.patch(`/tenants/${tenantIds[key]}`, { limits: { max_zones: 10_000 } })).status).toBe(200);
     const quota = await newCustomer(lab, `Soak quota ${SOAK}`, { max_zones: QUOTA });
     tenantIds.c2 = quota.id;
     readers.c2 = quota.api;
@@ -539,7 +635,11 @@ describe('concurrency soak: every write endpoint, 30–40 clients of every tenan
 
     const space = await lab.platform.post('/ip-spaces', { cidr: SPACE, ptr_pattern: `static.{dashed}.${SOAK}.example.` });
     expect(space.status, space.text).toBe(201);
-    for (const [cidr, tenant] of [['198.51.100.0/27', 'c0'], ['198.51.100.32/27', 'c1'], ['198.51.100.96/27', 'reseller']] as const) {
+    for (const [cidr, tenant] of [
+      ['198.51.100.0/27', 'c0'],
+      ['198.51.100.32/27', 'c1'],
+      ['198.51.100.96/27', 'reseller'],
+    ] as const) {
       const res = await lab.platform.post('/ips', { cidr, tenant_id: tenantIds[tenant] });
       expect(res.status, res.text).toBe(201);
     }
@@ -599,8 +699,12 @@ describe('concurrency soak: every write endpoint, 30–40 clients of every tenan
     const logged = new Map<string, number>();
     for (const l of log.lines) {
       // knex's message is "<statement> - <PostgreSQL's message>": the statement's start and the message.
-      const [statement, ...cause] = String(l.err?.message ?? '').split('\n')[0]!.split(' - ');
-      const why = l.err ? ` (${l.err.code ? `${l.err.code} ` : ''}${cause.length ? `${cause.join(' - ')} in ${statement!.slice(0, 60)}…` : statement!.slice(0, 100)})` : '';
+      const [statement, ...cause] = String(l.err?.message ?? '')
+        .split('\n')[0]!
+        .split(' - ');
+      const why = l.err
+        ? ` (${l.err.code ? `${l.err.code} ` : ''}${cause.length ? `${cause.join(' - ')} in ${statement!.slice(0, 60)}…` : statement!.slice(0, 100)})`
+        : '';
       const key = `${l.level >= 50 ? 'error' : 'warn'} ${String(l.msg).split('\n')[0]!.slice(0, 100)}${why}`;
       logged.set(key, (logged.get(key) ?? 0) + 1);
     }
@@ -612,12 +716,16 @@ describe('concurrency soak: every write endpoint, 30–40 clients of every tenan
 
   const describeRequest = (e: LoggedRequest) => {
     // A 503 is a known answer, not logged: the pool's acquire timeout or a statement timeout (src/api/app.ts).
-    const why = log.errorOf(e.requestId) ?? (e.status === 503 ? 'nothing (503: pool acquire or statement timeout, DB_ACQUIRE_TIMEOUT_MS / DB_STATEMENT_TIMEOUT_MS)' : null);
+    const why =
+      log.errorOf(e.requestId) ??
+      (e.status === 503 ? 'nothing (503: pool acquire or statement timeout, DB_ACQUIRE_TIMEOUT_MS / DB_STATEMENT_TIMEOUT_MS)' : null);
     return `${e.client} ${e.method} ${e.path} → ${e.status}${e.code ? ` ${e.code}` : ''} after ${Math.round(e.ms)} ms${why ? ` — logged: ${why}` : ''}: ${e.body.slice(0, 300)}`;
   };
 
   it('answers no 5xx, no 911 and never leaves a request unanswered', () => {
-    const bad = requests.entries.filter((e) => e.status >= 500 || e.status === 0 || (e.route.startsWith('GET /nic/update') && (e.code === '911' || e.code === 'dnserr')));
+    const bad = requests.entries.filter(
+      (e) => e.status >= 500 || e.status === 0 || (e.route.startsWith('GET /nic/update') && (e.code === '911' || e.code === 'dnserr')),
+    );
     if (bad.length) console.log(`soak: ${bad.length} failed requests:\n${bad.map(describeRequest).join('\n')}`);
     expect(bad.map(describeRequest)).toEqual([]);
   });
@@ -627,7 +735,8 @@ describe('concurrency soak: every write endpoint, 30–40 clients of every tenan
       const outcome = `${e.status} ${e.code}`;
       const allowed = [...(EXPECTED_4XX[e.route] ?? []), ...EXPECTED_EVERYWHERE];
       if (e.route.endsWith('(invalid)') || e.route.endsWith('(wrong password)')) return e.status > 0 && e.status < 500 && !allowed.includes(outcome);
-      if (e.route.startsWith('GET /nic/update')) return e.status === 200 && !NIC_OK.includes(e.code ?? '') && !allowed.includes(outcome) && e.code !== '911' && e.code !== 'dnserr';
+      if (e.route.startsWith('GET /nic/update'))
+        return e.status === 200 && !NIC_OK.includes(e.code ?? '') && !allowed.includes(outcome) && e.code !== '911' && e.code !== 'dnserr';
       return e.status >= 400 && e.status < 500 && !allowed.includes(outcome);
     });
     expect(unexpected.map(describeRequest)).toEqual([]);
@@ -655,12 +764,14 @@ describe('concurrency soak: every write endpoint, 30–40 clients of every tenan
       const listed = await recordsOf(readers[tenant], zone);
       for (const r of records.filter((x) => x.zone === zone && !x.unknown)) {
         const values = listed.get(`${r.name} ${r.type}`) ?? [];
-        if (r.present && !values.includes(r.value)) missing.push(`${r.via} ${r.type} ${r.name}.${zone} = ${r.value} (${r.client}): listed ${JSON.stringify(values)}`);
+        if (r.present && !values.includes(r.value))
+          missing.push(`${r.via} ${r.type} ${r.name}.${zone} = ${r.value} (${r.client}): listed ${JSON.stringify(values)}`);
         if (!r.present && values.length) missing.push(`deleted ${r.type} ${r.name}.${zone} (${r.client}) still listed: ${JSON.stringify(values)}`);
       }
       // A change set or import answered 5xx: unknown whether it was stored, but never in part.
       const unanswered = new Map<string, TrackedRecord[]>();
-      for (const r of records.filter((x) => x.zone === zone && x.unknown && /^(changeset|import) /.test(x.via))) unanswered.set(r.via, [...(unanswered.get(r.via) ?? []), r]);
+      for (const r of records.filter((x) => x.zone === zone && x.unknown && /^(changeset|import) /.test(x.via)))
+        unanswered.set(r.via, [...(unanswered.get(r.via) ?? []), r]);
       for (const [via, items] of unanswered) {
         const stored = items.filter((r) => (listed.get(`${r.name} ${r.type}`) ?? []).includes(r.value)).length;
         if (stored !== 0 && stored !== items.length) missing.push(`${via} in ${zone} answered 5xx and stored ${stored} of its ${items.length} records`);
@@ -679,20 +790,26 @@ describe('concurrency soak: every write endpoint, 30–40 clients of every tenan
     for (const zone of zones) {
       const res = await readers[zone.tenant].get(`/zones/${zone.name}`);
       if (zone.present && !zone.unknown && res.status !== 200) wrong.push(`${zone.name}: created (2xx) but GET answers ${res.status}`);
-      if (!zone.present && !zone.unknown && res.status === 200 && res.body.status !== 'deleting') wrong.push(`${zone.name}: deleted or refused but still ${res.body.status}`);
+      if (!zone.present && !zone.unknown && res.status === 200 && res.body.status !== 'deleting')
+        wrong.push(`${zone.name}: deleted or refused but still ${res.body.status}`);
       if (res.status === 200 && res.body.status !== 'deleting') {
         // Also a zone whose creation answered 5xx: if it exists, it exists whole.
         const listed = await recordsOf(readers[zone.tenant], zone.name);
-        if (!listed.get('www A')?.includes('192.0.2.80') || !listed.has('info TXT')) wrong.push(`${zone.name}: without its initial records: ${JSON.stringify([...listed.keys()])}`);
+        if (!listed.get('www A')?.includes('192.0.2.80') || !listed.has('info TXT'))
+          wrong.push(`${zone.name}: without its initial records: ${JSON.stringify([...listed.keys()])}`);
         for (const r of records.filter((x) => x.zone === zone.name && x.present && !x.unknown)) {
           if (!listed.get(`${r.name} ${r.type}`)?.includes(r.value)) wrong.push(`${zone.name}: acknowledged ${r.type} ${r.name} = ${r.value} missing`);
         }
       }
     }
     const quotaZones = await listAll(readers.c2, '/zones?limit=100');
-    if (quotaZones.length > QUOTA) wrong.push(`quota customer holds ${quotaZones.length} zones, max_zones ${QUOTA}: ${quotaZones.map((z) => z.name).join(', ')}`);
+    if (quotaZones.length > QUOTA)
+      wrong.push(`quota customer holds ${quotaZones.length} zones, max_zones ${QUOTA}: ${quotaZones.map((z) => z.name).join(', ')}`);
     expect(wrong).toEqual([]);
-    expect(requests.entries.some((e) => e.route === 'POST /zones' && e.code === 'quota_exceeded'), 'the quota was reached during the soak').toBe(true);
+    expect(
+      requests.entries.some((e) => e.route === 'POST /zones' && e.code === 'quota_exceeded'),
+      'the quota was reached during the soak',
+    ).toBe(true);
   });
 
   it('shows the acknowledged addresses, prefixes, PTRs, DynDNS hosts, webhooks and templates', async () => {
@@ -711,13 +828,15 @@ describe('concurrency soak: every write endpoint, 30–40 clients of every tenan
       if (p.unknown) continue;
       const res = await readers[p.tenant].get(`/ptr/${ip}`);
       const target = typeof res.body?.target === 'string' ? res.body.target.replace(/\.$/, '') : null;
-      if (p.target !== null && target !== p.target.replace(/\.$/, '')) wrong.push(`PTR ${ip}: set to ${p.target}, reads ${res.status} ${res.text.slice(0, 200)}`);
+      if (p.target !== null && target !== p.target.replace(/\.$/, ''))
+        wrong.push(`PTR ${ip}: set to ${p.target}, reads ${res.status} ${res.text.slice(0, 200)}`);
       if (p.target === null && res.body?.source === 'set') wrong.push(`PTR ${ip}: reset, still set to ${res.body.target}`);
     }
     for (const h of hosts.filter((x) => !x.unknown)) {
       const res = await readers[h.tenant].get(`/dyndns/hosts/${h.id}`);
       if (!h.present && res.status !== 404) wrong.push(`DynDNS host ${h.hostname}: deleted, GET answers ${res.status}`);
-      if (h.present && (res.status !== 200 || res.body.ipv4 !== h.ipv4)) wrong.push(`DynDNS host ${h.hostname}: updated to ${h.ipv4}, reads ${res.status} ${res.body?.ipv4}`);
+      if (h.present && (res.status !== 200 || res.body.ipv4 !== h.ipv4))
+        wrong.push(`DynDNS host ${h.hostname}: updated to ${h.ipv4}, reads ${res.status} ${res.body?.ipv4}`);
     }
     for (const w of webhooks.filter((x) => !x.unknown)) {
       const res = await readers[w.tenant].get(`/webhooks/${w.id}`);
@@ -736,25 +855,50 @@ describe('concurrency soak: every write endpoint, 30–40 clients of every tenan
     const rng = new Rng(SEED);
     const sample = <T>(items: T[], n: number) => [...items].sort(() => rng.float() - 0.5).slice(0, n);
     const checks: { name: string; type: string; expected: string | null }[] = [];
-    for (const r of sample(records.filter((x) => x.present && !x.unknown && x.type === 'A' && sharedTenantOf(x.zone)), 40)) checks.push({ name: `${r.name}.${r.zone}.`, type: 'A', expected: r.value });
-    for (const r of sample(records.filter((x) => !x.present && !x.unknown && x.type === 'A' && sharedTenantOf(x.zone) && !records.some((y) => y !== x && y.zone === x.zone && y.name === x.name)), 10)) {
+    for (const r of sample(
+      records.filter((x) => x.present && !x.unknown && x.type === 'A' && sharedTenantOf(x.zone)),
+      40,
+    ))
+      checks.push({ name: `${r.name}.${r.zone}.`, type: 'A', expected: r.value });
+    for (const r of sample(
+      records.filter(
+        (x) => !x.present && !x.unknown && x.type === 'A' && sharedTenantOf(x.zone) && !records.some((y) => y !== x && y.zone === x.zone && y.name === x.name),
+      ),
+      10,
+    )) {
       checks.push({ name: `${r.name}.${r.zone}.`, type: 'A', expected: null });
     }
-    for (const z of sample(zones.filter((x) => x.present && !x.unknown), 10)) checks.push({ name: `www.${z.name}.`, type: 'A', expected: '192.0.2.80' });
-    for (const [ip, p] of sample([...ptrs].filter(([, p]) => !p.unknown && p.target !== null), 10)) checks.push({ name: `${reverseName(parseAddress(ip))}.`, type: 'PTR', expected: p.target!.replace(/\.?$/, '.') });
-    for (const h of sample(hosts.filter((x) => x.present && !x.unknown && x.ipv4), 10)) checks.push({ name: `${h.hostname.replace(/\.?$/, '.')}`, type: 'A', expected: h.ipv4 });
+    for (const z of sample(
+      zones.filter((x) => x.present && !x.unknown),
+      10,
+    ))
+      checks.push({ name: `www.${z.name}.`, type: 'A', expected: '192.0.2.80' });
+    for (const [ip, p] of sample(
+      [...ptrs].filter(([, p]) => !p.unknown && p.target !== null),
+      10,
+    ))
+      checks.push({ name: `${reverseName(parseAddress(ip))}.`, type: 'PTR', expected: p.target!.replace(/\.?$/, '.') });
+    for (const h of sample(
+      hosts.filter((x) => x.present && !x.unknown && x.ipv4),
+      10,
+    ))
+      checks.push({ name: `${h.hostname.replace(/\.?$/, '.')}`, type: 'A', expected: h.ipv4 });
     const wrong: string[] = [];
     const deadline = Date.now() + 30_000;
     for (let i = 0; i < checks.length; i += 6) {
       await Promise.all(
         checks.slice(i, i + 6).map(async (check) => {
           try {
-            await eventually(async () => {
-              const r = await digQuery(dig, port, check.name, check.type);
-              const got = r.answer.filter((l) => l.split(' ')[3] === check.type).map((l) => l.split(' ').slice(4).join(' '));
-              if (check.expected === null) return got.length === 0 && (r.status === 'NXDOMAIN' || r.status === 'NOERROR') ? true : undefined;
-              return got.includes(check.expected) ? true : undefined;
-            }, Math.max(1_000, deadline - Date.now()), `${check.type} ${check.name} = ${check.expected}`);
+            await eventually(
+              async () => {
+                const r = await digQuery(dig, port, check.name, check.type);
+                const got = r.answer.filter((l) => l.split(' ')[3] === check.type).map((l) => l.split(' ').slice(4).join(' '));
+                if (check.expected === null) return got.length === 0 && (r.status === 'NXDOMAIN' || r.status === 'NOERROR') ? true : undefined;
+                return got.includes(check.expected) ? true : undefined;
+              },
+              Math.max(1_000, deadline - Date.now()),
+              `${check.type} ${check.name} = ${check.expected}`,
+            );
           } catch (err) {
             wrong.push((err as Error).message);
           }

@@ -118,7 +118,11 @@ describe('a token for DNS-01: TXT at _acme-challenge.* of one zone', () => {
   });
 
   it('refuses a change set as a whole when one item is outside, and a dry run too', async () => {
-    const changes = [{ op: 'create', record: txt('_acme-challenge.ok') }, { op: 'create', record: txt('_acme-challenge.ok2') }, { op: 'create', record: { type: 'CNAME', name: 'evil', data: { target: 'attacker.example.' } } }];
+    const changes = [
+      { op: 'create', record: txt('_acme-challenge.ok') },
+      { op: 'create', record: txt('_acme-challenge.ok2') },
+      { op: 'create', record: { type: 'CNAME', name: 'evil', data: { target: 'attacker.example.' } } },
+    ];
     await expectRefused(() => acme.post(`/zones/${zoneA}/changesets`, { changes }), 'names');
     await expectRefused(() => acme.post(`/zones/${zoneA}/changesets`, { changes, dry_run: true }), 'names');
   });
@@ -160,7 +164,9 @@ describe('a token for DNS-01: TXT at _acme-challenge.* of one zone', () => {
   it('says why in German', async () => {
     const res = await acme.with({ 'Accept-Language': 'de' }).post(`/zones/${zoneA}/records`, txt('www'));
     expect(res.status).toBe(403);
-    expect(res.body.detail).toBe(`Die Richtlinie dieses Zugangs lässt die Anfrage nicht zu (Regel "names"). Der Name www.${zoneA} passt zu keinem seiner "names".`);
+    expect(res.body.detail).toBe(
+      `Die Richtlinie dieses Zugangs lässt die Anfrage nicht zu (Regel "names"). Der Name www.${zoneA} passt zu keinem seiner "names".`,
+    );
   });
 });
 
@@ -208,7 +214,13 @@ describe('issuing credentials with a policy', () => {
     const res = await owner.post(`/api-clients/${client.id}/tokens`, {
       name: 'bad',
       scopes: ['records:write'],
-      policy: { zones: ['*.x.example'], names: ['a.*.b.example', 'ok.example'], types: ['TXT', 'RRSIG'], source_cidrs: ['10.0.0.1/8'], expires_at: '2000-01-01T00:00:00Z' },
+      policy: {
+        zones: ['*.x.example'],
+        names: ['a.*.b.example', 'ok.example'],
+        types: ['TXT', 'RRSIG'],
+        source_cidrs: ['10.0.0.1/8'],
+        expires_at: '2000-01-01T00:00:00Z',
+      },
     });
     expect(res.status).toBe(422);
     expect(res.body.errors.map((e: { pointer: string }) => e.pointer)).toEqual([
@@ -237,8 +249,16 @@ describe('issuing credentials with a policy', () => {
     const client = (await owner.post(`/tenants/${tenantId}/api-clients`, { name: 'minted' })).body;
     const wider = await expectRefused(() => admin.post(`/api-clients/${client.id}/tokens`, { name: 'wider', scopes: ['records:write'] }), 'zones', issued.id);
     expect(wider.body.detail).toContain('allows more');
-    await expectRefused(() => admin.post(`/api-clients/${client.id}/tokens`, { name: 'wider', scopes: ['records:write'], policy: { ...policy, names: [`*.${zoneA}`] } }), 'names', issued.id);
-    const narrower = await admin.post(`/api-clients/${client.id}/tokens`, { name: 'narrower', scopes: ['records:write'], policy: { ...policy, names: [`_acme-challenge.www.${zoneA}`] } });
+    await expectRefused(
+      () => admin.post(`/api-clients/${client.id}/tokens`, { name: 'wider', scopes: ['records:write'], policy: { ...policy, names: [`*.${zoneA}`] } }),
+      'names',
+      issued.id,
+    );
+    const narrower = await admin.post(`/api-clients/${client.id}/tokens`, {
+      name: 'narrower',
+      scopes: ['records:write'],
+      policy: { ...policy, names: [`_acme-challenge.www.${zoneA}`] },
+    });
     expect(narrower.status, narrower.text).toBe(201);
 
     await expectRefused(() => admin.post('/tsig-keys', { name: `wide-${stamp}.example`, policy: { zones: [zoneA] } }), 'names', issued.id);

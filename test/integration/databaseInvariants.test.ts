@@ -61,13 +61,18 @@ describe('the database refuses', () => {
     await sql.query('BEGIN');
     await sql.query(copyAs(wwwA, 'AAAA', { address: '2001:db8::1' }, '2001:db8::1'));
     await sql.query('COMMIT');
-    expect(await failure([{ text: `UPDATE records SET type = 'CNAME', data = '{"target":"x.example"}', content = 'x.example' WHERE id = $1`, values: [wwwA] }])).toMatchObject(cnameExclusive);
+    expect(
+      await failure([{ text: `UPDATE records SET type = 'CNAME', data = '{"target":"x.example"}', content = 'x.example' WHERE id = $1`, values: [wwwA] }]),
+    ).toMatchObject(cnameExclusive);
     expect(await failure([{ text: `UPDATE records SET name = 'www', name_sort = 'www' WHERE id = $1`, values: [aliasCname] }])).toMatchObject(cnameExclusive);
   });
 
   it('the same record twice, and a second CNAME at one name', async () => {
     expect(await failure([copyAs(wwwA, 'A', { address: '192.0.2.1' }, '192.0.2.1')])).toMatchObject({ code: '23505', constraint: 'records_no_duplicate' });
-    expect(await failure([copyAs(aliasCname, 'CNAME', { target: 'other.example' }, 'other.example')])).toMatchObject({ code: '23505', constraint: 'records_one_cname' });
+    expect(await failure([copyAs(aliasCname, 'CNAME', { target: 'other.example' }, 'other.example')])).toMatchObject({
+      code: '23505',
+      constraint: 'records_one_cname',
+    });
   });
 });
 

@@ -32,7 +32,11 @@ describe('PostgreSQL unresponsive', () => {
 
   it('answers 503 problem+json within the bounds, /healthz at once, DNS throughout, and recovers', async () => {
     await createZone(lab.customerA, 'frozen-db.example');
-    await eventually(async () => ((await lab.customerA.get('/zones/frozen-db.example')).body.status === 'active' ? true : undefined), 10_000, 'the zone to be active');
+    await eventually(
+      async () => ((await lab.customerA.get('/zones/frozen-db.example')).body.status === 'active' ? true : undefined),
+      10_000,
+      'the zone to be active',
+    );
     const port = lab.service.nameserver!.server.port;
 
     proxy.freeze();

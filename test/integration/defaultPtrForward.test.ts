@@ -22,13 +22,19 @@ describe('forward records of default PTRs', () => {
   const port = () => lab.service.nameserver!.server.port;
   /** What the nameserver answers for `name` `type` (the data of the answer), once it is `expected`. */
   const served = (name: string, type: string, expected: string[]) =>
-    eventually(async () => {
-      const r = await digQuery(requireTool('dig')!, port(), `${name}.`, type);
-      const data = r.answer.map((l) => l.split(' ').pop()!).sort();
-      return JSON.stringify(data) === JSON.stringify(expected) ? data : undefined;
-    }, 20_000, `${name} ${type} = ${expected.join(', ')}`);
+    eventually(
+      async () => {
+        const r = await digQuery(requireTool('dig')!, port(), `${name}.`, type);
+        const data = r.answer.map((l) => l.split(' ').pop()!).sort();
+        return JSON.stringify(data) === JSON.stringify(expected) ? data : undefined;
+      },
+      20_000,
+      `${name} ${type} = ${expected.join(', ')}`,
+    );
   const kept = async (zone = ZONE) =>
-    (await listAll(lab.platform, `/zones/${zone}/records?include_system=false`)).filter((r) => r.managed_by !== null).map((r) => `${r.name} ${r.type} ${r.content} ${r.managed_by}`);
+    (await listAll(lab.platform, `/zones/${zone}/records?include_system=false`))
+      .filter((r) => r.managed_by !== null)
+      .map((r) => `${r.name} ${r.type} ${r.content} ${r.managed_by}`);
   const changeSets = async (zone = ZONE) => (await listAll(lab.platform, `/zones/${zone}/changesets`)).length;
 
   beforeAll(async () => {
@@ -40,7 +46,11 @@ describe('forward records of default PTRs', () => {
   afterAll(async () => lab?.close());
 
   it('refuses a zone that is not the provider’s, one not hosted, and a pattern outside the zone', async () => {
-    const customerZone = await lab.platform.post('/ip-spaces', { cidr: '192.0.2.0/24', ptr_pattern: 'static.{dashed}.customer-a.example.', forward_zone: 'customer-a.example' });
+    const customerZone = await lab.platform.post('/ip-spaces', {
+      cidr: '192.0.2.0/24',
+      ptr_pattern: 'static.{dashed}.customer-a.example.',
+      forward_zone: 'customer-a.example',
+    });
     expect(validationErrors(customerZone)[0]).toMatchObject({ pointer: '/forward_zone', code: 'not_platform_zone' });
     const missing = await lab.platform.post('/ip-spaces', { cidr: '192.0.2.0/24', ptr_pattern: PATTERN, forward_zone: 'nowhere.example' });
     expect(validationErrors(missing)[0]).toMatchObject({ pointer: '/forward_zone', code: 'zone_not_found' });

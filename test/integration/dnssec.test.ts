@@ -7,7 +7,21 @@ import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createZone, type DnsLab, newCustomer, startDnsLab } from '../helpers/dnsLab.js';
 import { eventually, queryDns } from '../helpers/dnsQuery.js';
-import { ALL_ROLES, axfr, createActiveZone, delv, dnsPort, dnssecOf, expectLdnsVerifies, labRootKey, labTrustAnchorsConf, passLabTime, untilDnssecState, untilLabTrustAnchor, untilTldValidates } from '../helpers/dnssecLab.js';
+import {
+  ALL_ROLES,
+  axfr,
+  createActiveZone,
+  delv,
+  dnsPort,
+  dnssecOf,
+  expectLdnsVerifies,
+  labRootKey,
+  labTrustAnchorsConf,
+  passLabTime,
+  untilDnssecState,
+  untilLabTrustAnchor,
+  untilTldValidates,
+} from '../helpers/dnssecLab.js';
 import { requireTool, runTool, tempFile } from '../helpers/dnsTools.js';
 
 describe('DNSSEC in the lab: enable, served signed, validated from the lab root, disable', { timeout: 120_000 }, () => {
@@ -25,7 +39,15 @@ describe('DNSSEC in the lab: enable, served signed, validated from the lab root,
   it('starts off, with nothing to do', async () => {
     await createZone(lab.customerA, 'sec-off.example');
     const body = await dnssecOf(lab, 'sec-off.example');
-    expect(body).toMatchObject({ zone: 'sec-off.example', state: 'off', mode: null, keys: [], ds: [], next_action: 'none', validation: { result: 'unchecked' } });
+    expect(body).toMatchObject({
+      zone: 'sec-off.example',
+      state: 'off',
+      mode: null,
+      keys: [],
+      ds: [],
+      next_action: 'none',
+      validation: { result: 'unchecked' },
+    });
   });
 
   it('signs the lab root and TLDs and publishes the root key as the lab trust anchor', async (ctx) => {
@@ -52,7 +74,10 @@ describe('DNSSEC in the lab: enable, served signed, validated from the lab root,
     const started = await lab.customerA.post(`/zones/${zone}/dnssec/enable`, {});
     expect(started.status, started.text).toBe(202);
     expect(started.body).toMatchObject({ state: 'signing', mode: 'automatic', denial: 'nsec3', next_action: 'wait' });
-    expect(started.body.keys.map((k: any) => [k.role, k.algorithm, k.flags, k.state]).sort()).toEqual([['ksk', 13, 257, 'active'], ['zsk', 13, 256, 'active']]);
+    expect(started.body.keys.map((k: any) => [k.role, k.algorithm, k.flags, k.state]).sort()).toEqual([
+      ['ksk', 13, 257, 'active'],
+      ['zsk', 13, 256, 'active'],
+    ]);
     const ksk = started.body.keys.find((k: any) => k.role === 'ksk');
     expect(started.body.ds).toEqual([expect.stringMatching(new RegExp(`^${ksk.key_tag} 13 2 [0-9a-f]{64}$`))]);
 
@@ -62,13 +87,27 @@ describe('DNSSEC in the lab: enable, served signed, validated from the lab root,
     expect(again.body.keys.map((k: any) => k.id).sort()).toEqual(started.body.keys.map((k: any) => k.id).sort());
 
     const active = await untilDnssecState(lab, zone, 'active');
-    expect(active).toMatchObject({ next_action: 'none', ds_at_parent: { state: 'matching', records: started.body.ds }, validation: { result: 'valid', reason: null } });
+    expect(active).toMatchObject({
+      next_action: 'none',
+      ds_at_parent: { state: 'matching', records: started.body.ds },
+      validation: { result: 'valid', reason: null },
+    });
 
-    for (const [name, type] of [[`www.${zone}`, 'A'], [zone, 'MX'], [zone, 'DNSKEY'], [`x.wild.${zone}`, 'TXT']] as const) {
+    for (const [name, type] of [
+      [`www.${zone}`, 'A'],
+      [zone, 'MX'],
+      [zone, 'DNSKEY'],
+      [`x.wild.${zone}`, 'TXT'],
+    ] as const) {
       const out = await delv(ctx, lab, name, type);
       expect(out, `${name} ${type}`).toMatch(/; fully validated/);
     }
-    for (const [name, type] of [[`nothing.${zone}`, 'A'], [`www.${zone}`, 'TXT'], [`sub.${zone}`, 'A'], [`x.wild.${zone}`, 'A']] as const) {
+    for (const [name, type] of [
+      [`nothing.${zone}`, 'A'],
+      [`www.${zone}`, 'TXT'],
+      [`sub.${zone}`, 'A'],
+      [`x.wild.${zone}`, 'A'],
+    ] as const) {
       const out = await delv(ctx, lab, name, type);
       expect(out, `${name} ${type}`).toMatch(/; negative response, fully validated/);
     }
@@ -96,7 +135,12 @@ describe('DNSSEC in the lab: enable, served signed, validated from the lab root,
     const zone = await lab.sql.query(`SELECT id FROM zones WHERE name = 'sec-on.example'`);
     const events = await lab.sql.query(`SELECT payload FROM events WHERE zone_id = $1 AND kind = 'dnssec.state_changed' ORDER BY seq`, [zone.rows[0].id]);
     expect(events.rows.map((e) => `${e.payload.from}→${e.payload.to}`)).toEqual([
-      'off→signing', 'signing→keys_published', 'keys_published→ds_submitted', 'ds_submitted→ds_published', 'ds_published→validated', 'validated→active',
+      'off→signing',
+      'signing→keys_published',
+      'keys_published→ds_submitted',
+      'ds_submitted→ds_published',
+      'ds_published→validated',
+      'validated→active',
     ]);
   });
 
@@ -104,23 +148,35 @@ describe('DNSSEC in the lab: enable, served signed, validated from the lab root,
     const zone = 'sec-on.example';
     const res = await lab.customerA.post(`/zones/${zone}/records`, { type: 'A', name: 'new', data: { address: '192.0.2.99' } });
     expect(res.status, res.text).toBe(201);
-    await eventually(async () => ((await delv(ctx, lab, `new.${zone}`, 'A')).includes('; fully validated') ? true : undefined), 15_000, 'the new record to validate');
+    await eventually(
+      async () => ((await delv(ctx, lab, `new.${zone}`, 'A')).includes('; fully validated') ? true : undefined),
+      15_000,
+      'the new record to validate',
+    );
   });
 
   it('signs each change by its names: a handful of signatures per version, the zone valid after each', async (ctx) => {
     const zone = 'sec-on.example';
-    const { rows: [row] } = await lab.sql.query(`SELECT id FROM zones WHERE name = $1`, [zone]);
+    const {
+      rows: [row],
+    } = await lab.sql.query(`SELECT id FROM zones WHERE name = $1`, [zone]);
     const live = async (res: { status: number; text: string; body: any }) => {
       expect(res.status, res.text).toBeLessThan(300);
       const id = (await lab.customerA.get(`/zones/${zone}`)).body.publication.changeset_id;
-      await eventually(async () => ((await lab.customerA.get(`/zones/${zone}/changesets/${id}`)).body.state === 'live' ? true : undefined), 15_000, `${id} live`);
+      await eventually(
+        async () => ((await lab.customerA.get(`/zones/${zone}/changesets/${id}`)).body.state === 'live' ? true : undefined),
+        15_000,
+        `${id} live`,
+      );
       const { rows } = await lab.sql.query(`SELECT added FROM zone_versions WHERE zone_id = $1 ORDER BY serial DESC LIMIT 1`, [row.id]);
       return (rows[0].added as { type: number }[]).filter((r) => r.type === 46).length;
     };
     const builds = { ...lab.service.publication!.builds };
     // A new name (its RRset, its NSEC3 and its predecessor's, the SOA), a name two levels down with
     // an empty non-terminal, data at an existing name, and the deep name and its ENT going again.
-    expect(await live(await lab.customerA.post(`/zones/${zone}/records`, { type: 'A', name: 'inc1', data: { address: '192.0.2.101' } }))).toBeLessThanOrEqual(4);
+    expect(await live(await lab.customerA.post(`/zones/${zone}/records`, { type: 'A', name: 'inc1', data: { address: '192.0.2.101' } }))).toBeLessThanOrEqual(
+      4,
+    );
     const deep = await lab.customerA.post(`/zones/${zone}/records`, { type: 'TXT', name: 'a.ent-here', data: { text: 'deep' } });
     expect(await live(deep)).toBeLessThanOrEqual(6);
     expect(await live(await lab.customerA.post(`/zones/${zone}/records`, { type: 'TXT', name: 'inc1', data: { text: 'more' } }))).toBeLessThanOrEqual(3);
@@ -137,7 +193,10 @@ describe('DNSSEC in the lab: enable, served signed, validated from the lab root,
     const zone = 'sec-busy.example';
     expect((await lab.customerA.post('/zones', { name: zone })).status).toBe(201);
     for (let from = 0; from < 3000; from += 1000) {
-      const changes = Array.from({ length: 1000 }, (_, k) => ({ op: 'create', record: { name: `h${from + k}`, type: 'A', data: { address: `10.0.${(from + k) >> 8}.${(from + k) & 255}` } } }));
+      const changes = Array.from({ length: 1000 }, (_, k) => ({
+        op: 'create',
+        record: { name: `h${from + k}`, type: 'A', data: { address: `10.0.${(from + k) >> 8}.${(from + k) & 255}` } },
+      }));
       const res = await lab.customerA.post(`/zones/${zone}/changesets`, { changes });
       expect(res.status, res.text).toBe(201);
     }
@@ -152,10 +211,14 @@ describe('DNSSEC in the lab: enable, served signed, validated from the lab root,
     }
     await untilDnssecState(lab, zone, 'keys_published');
     expect(lab.service.publication!.builds.whole).toBeGreaterThan(whole);
-    const text = await eventually(async () => {
-      const axfrText = await axfr(ctx, lab, zone);
-      return written.every((n) => axfrText.includes(`${n}.${zone}.`)) ? axfrText : undefined;
-    }, 20_000, 'every write served');
+    const text = await eventually(
+      async () => {
+        const axfrText = await axfr(ctx, lab, zone);
+        return written.every((n) => axfrText.includes(`${n}.${zone}.`)) ? axfrText : undefined;
+      },
+      20_000,
+      'every write served',
+    );
     expectLdnsVerifies(ctx, text);
   });
 
@@ -185,11 +248,15 @@ describe('DNSSEC in the lab: enable, served signed, validated from the lab root,
 
     const wrong = [started.body.ds[0].replace(/[0-9a-f]{64}$/, 'cd'.repeat(32))];
     expect((await lab.platform.put(`/lab/registrations/${zone}/ds`, { ds: wrong })).status).toBe(200);
-    const mismatch = await eventually(async () => {
-      await passLabTime(lab);
-      const body = await dnssecOf(lab, zone);
-      return body.ds_at_parent?.state === 'mismatch' ? body : undefined;
-    }, 30_000, 'the wrong DS to be seen');
+    const mismatch = await eventually(
+      async () => {
+        await passLabTime(lab);
+        const body = await dnssecOf(lab, zone);
+        return body.ds_at_parent?.state === 'mismatch' ? body : undefined;
+      },
+      30_000,
+      'the wrong DS to be seen',
+    );
     expect(mismatch).toMatchObject({ state: 'awaiting_ds', next_action: 'fix_ds_at_registrar', validation: { result: 'invalid' } });
     expect(mismatch.validation.reason).toContain('matches no key');
 
@@ -214,19 +281,27 @@ describe('DNSSEC in the lab: enable, served signed, validated from the lab root,
     expect(started.body.ds).toHaveLength(2);
     expect((await staff.post(`/zones/${zone}/dnssec/rollover`, { key: 'ksk' })).status).toBe(409);
 
-    const done = await eventually(async () => {
-      await passLabTime(lab);
-      const body = await dnssecOf(lab, zone);
-      const ksks = body.keys.filter((k: any) => k.role === 'ksk');
-      return ksks.length === 1 && ksks[0].id !== oldKsk.id ? body : undefined;
-    }, 60_000, 'the old KSK to go');
+    const done = await eventually(
+      async () => {
+        await passLabTime(lab);
+        const body = await dnssecOf(lab, zone);
+        const ksks = body.keys.filter((k: any) => k.role === 'ksk');
+        return ksks.length === 1 && ksks[0].id !== oldKsk.id ? body : undefined;
+      },
+      60_000,
+      'the old KSK to go',
+    );
     expect(done.ds).toHaveLength(1);
     expect(done.ds[0]).not.toBe(before.ds[0]);
-    await eventually(async () => {
-      await passLabTime(lab);
-      const body = await dnssecOf(lab, zone);
-      return body.ds_at_parent?.records?.[0] === done.ds[0] ? true : undefined;
-    }, 30_000, 'the new DS at the parent');
+    await eventually(
+      async () => {
+        await passLabTime(lab);
+        const body = await dnssecOf(lab, zone);
+        return body.ds_at_parent?.records?.[0] === done.ds[0] ? true : undefined;
+      },
+      30_000,
+      'the new DS at the parent',
+    );
     expect(await delv(ctx, lab, `www.${zone}`, 'A')).toMatch(/; fully validated/);
     expect(await delv(ctx, lab, `nothing.${zone}`, 'A')).toMatch(/; negative response, fully validated/);
   });
@@ -248,23 +323,31 @@ describe('DNSSEC in the lab: enable, served signed, validated from the lab root,
     const newDs = rolling.body.ds.filter((d: string) => d !== before.ds[0]);
     expect(newDs).toHaveLength(1);
     // The service cannot reach the registrar: the customer is asked to put the new DS there.
-    const asked = await eventually(async () => {
-      await passLabTime(lab);
-      const body = await dnssecOf(lab, zone);
-      return body.next_action === 'replace_ds_at_registrar' ? body : undefined;
-    }, 60_000, 'replace_ds_at_registrar');
+    const asked = await eventually(
+      async () => {
+        await passLabTime(lab);
+        const body = await dnssecOf(lab, zone);
+        return body.next_action === 'replace_ds_at_registrar' ? body : undefined;
+      },
+      60_000,
+      'replace_ds_at_registrar',
+    );
     expect(asked.keys.filter((k: any) => k.role === 'ksk').map((k: any) => k.id)).toContain(oldKsk.id);
     for (let i = 0; i < 3; i++) await passLabTime(lab);
     expect((await dnssecOf(lab, zone)).keys.map((k: any) => k.id)).toContain(oldKsk.id);
     expect(await delv(ctx, lab, `www.${zone}`, 'A')).toMatch(/; fully validated/);
 
     expect((await lab.platform.put(`/lab/registrations/${zone}/ds`, { ds: newDs })).status).toBe(200);
-    const done = await eventually(async () => {
-      await passLabTime(lab);
-      const body = await dnssecOf(lab, zone);
-      const ksks = body.keys.filter((k: any) => k.role === 'ksk');
-      return ksks.length === 1 && ksks[0].id !== oldKsk.id && body.next_action === 'none' ? body : undefined;
-    }, 60_000, 'the old KSK to go');
+    const done = await eventually(
+      async () => {
+        await passLabTime(lab);
+        const body = await dnssecOf(lab, zone);
+        const ksks = body.keys.filter((k: any) => k.role === 'ksk');
+        return ksks.length === 1 && ksks[0].id !== oldKsk.id && body.next_action === 'none' ? body : undefined;
+      },
+      60_000,
+      'the old KSK to go',
+    );
     expect(done.state).toBe('active');
     expect(await delv(ctx, lab, `www.${zone}`, 'A')).toMatch(/; fully validated/);
   });
@@ -308,7 +391,11 @@ describe('DNSSEC in the lab: enable, served signed, validated from the lab root,
     const plain = await newCustomer(lab, 'No DNSSEC GmbH');
     expect((await lab.reseller.patch(`/tenants/${plain.id}`, { features: [] })).status).toBe(200);
     await createZone(plain.api, 'sec-plain.example');
-    for (const res of [await plain.api.get('/zones/sec-plain.example/dnssec'), await plain.api.post('/zones/sec-plain.example/dnssec/enable', {}), await plain.api.post('/zones', { name: 'sec-plain2.example', dnssec: true })]) {
+    for (const res of [
+      await plain.api.get('/zones/sec-plain.example/dnssec'),
+      await plain.api.post('/zones/sec-plain.example/dnssec/enable', {}),
+      await plain.api.post('/zones', { name: 'sec-plain2.example', dnssec: true }),
+    ]) {
       expect(res.status, res.text).toBe(403);
       expect(res.body.code).toBe('feature_disabled');
     }
@@ -325,11 +412,15 @@ describe('DNSSEC in the lab: enable, served signed, validated from the lab root,
     expect((await lab.customerA.get(`/zones/${zone}/dnssec`)).body.state).toBe('ds_removing');
     // Still served, signed, while the DS is being waited out.
     expect((await queryDns(Number(dnsPort(lab)), zone, 'SOA')).rcode).toBe(0);
-    await eventually(async () => {
-      lab.clock.advance(2_000);
-      await new Promise((r) => setTimeout(r, 250));
-      return (await lab.customerA.get(`/zones/${zone}`)).status === 404 ? true : undefined;
-    }, 60_000, `${zone} to be gone`);
+    await eventually(
+      async () => {
+        lab.clock.advance(2_000);
+        await new Promise((r) => setTimeout(r, 250));
+        return (await lab.customerA.get(`/zones/${zone}`)).status === 404 ? true : undefined;
+      },
+      60_000,
+      `${zone} to be gone`,
+    );
     const gone = await lab.sql.query(`SELECT count(*)::int AS n FROM dnssec_keys k JOIN zones z ON z.id = k.zone_id WHERE z.name = $1`, [zone]);
     expect(gone.rows[0].n).toBe(0);
 
@@ -344,17 +435,22 @@ describe('DNSSEC in the lab: enable, served signed, validated from the lab root,
     const zone = 'sec-foreign.example';
     const expirations = async () => {
       const text = await axfr(ctx, lab, zone);
-      const of = (owner: string, covered: string) => new RegExp(`^${owner.replace(/\./g, '\\.')}\\.\\s+\\d+\\s+IN\\s+RRSIG\\s+${covered} \\d+ \\d+ \\d+ (\\d{14}) `, 'm').exec(text)?.[1];
+      const of = (owner: string, covered: string) =>
+        new RegExp(`^${owner.replace(/\./g, '\\.')}\\.\\s+\\d+\\s+IN\\s+RRSIG\\s+${covered} \\d+ \\d+ \\d+ (\\d{14}) `, 'm').exec(text)?.[1];
       return { www: of(`www.${zone}`, 'A'), soa: of(zone, 'SOA') };
     };
     const before = await expirations();
     expect(before.www).toMatch(/^\d{14}$/);
     lab.clock.advance(8 * 86_400_000);
-    const after = await eventually(async () => {
-      await new Promise((r) => setTimeout(r, 200));
-      const now = await expirations();
-      return now.www !== before.www ? now : undefined;
-    }, 30_000, 'the signatures to be refreshed');
+    const after = await eventually(
+      async () => {
+        await new Promise((r) => setTimeout(r, 200));
+        const now = await expirations();
+        return now.www !== before.www ? now : undefined;
+      },
+      30_000,
+      'the signatures to be refreshed',
+    );
     // Two weeks from the moved clock, not from the first signing (RRSIG times are YYYYMMDDHHmmSS).
     expect(Number(after.www!.slice(0, 8))).toBeGreaterThan(Number(before.www!.slice(0, 8)) + 6);
   });
@@ -381,12 +477,16 @@ describe('DNSSEC in the lab: enable, served signed, validated from the lab root,
     const [first] = await zsks();
     const tag = first!.split(':')[0];
     const until = async (what: string, ok: (keys: string[]) => boolean) =>
-      eventually(async () => {
-        lab.clock.advance(30_000);
-        await new Promise((r) => setTimeout(r, 150));
-        const keys = await zsks();
-        return ok(keys) ? keys : undefined;
-      }, 60_000, what);
+      eventually(
+        async () => {
+          lab.clock.advance(30_000);
+          await new Promise((r) => setTimeout(r, 150));
+          const keys = await zsks();
+          return ok(keys) ? keys : undefined;
+        },
+        60_000,
+        what,
+      );
     lab.clock.advance(86_400_000);
     const published = await until('a successor ZSK to be published', (keys) => keys.some((k) => k.endsWith(':published')));
     expect(published).toContain(`${tag}:active`);

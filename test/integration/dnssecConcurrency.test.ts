@@ -26,16 +26,25 @@ const all = (path: string) => Promise.all(names.map((name) => api.post(`/zones/$
 
 it('enables DNSSEC on 50 zones at once, checks all 50 at once, then disables all 50 at once: every call succeeds, none 503', async () => {
   const enabled = await all('enable');
-  expect(enabled.map((r) => r.status), enabled.find((r) => r.status !== 202)?.text).toEqual(Array(ZONES).fill(202));
+  expect(
+    enabled.map((r) => r.status),
+    enabled.find((r) => r.status !== 202)?.text,
+  ).toEqual(Array(ZONES).fill(202));
   expect(enabled.every((r) => r.body.mode === 'automatic')).toBe(true);
   // A check now on each (its own transaction and the limiter's block: before the request's).
   const checked = await all('check');
-  expect(checked.map((r) => r.status), checked.find((r) => r.status !== 200)?.text).toEqual(Array(ZONES).fill(200));
+  expect(
+    checked.map((r) => r.status),
+    checked.find((r) => r.status !== 200)?.text,
+  ).toEqual(Array(ZONES).fill(200));
   const again = await api.post(`/zones/${names[0]}/dnssec/check`, {});
   expect(again.status, again.text).toBe(429);
   expect(again.body.code).toBe('rate_limited');
   const disabled = await all('disable');
-  expect(disabled.map((r) => r.status), disabled.find((r) => r.status !== 202)?.text).toEqual(Array(ZONES).fill(202));
+  expect(
+    disabled.map((r) => r.status),
+    disabled.find((r) => r.status !== 202)?.text,
+  ).toEqual(Array(ZONES).fill(202));
   const views = await Promise.all(names.map((name) => api.get(`/zones/${name}/dnssec`)));
   expect(new Set(views.map((v) => v.body.state))).toEqual(new Set(['unsigning']));
 }, 60_000);

@@ -21,7 +21,10 @@ describe('the signing thread', { timeout: 120_000 }, () => {
 
   it('fails the build when the thread dies, serves the zone unsigned meanwhile, and signs it once the thread can', async (ctx) => {
     const zone = 'thread.example';
-    const records = Array.from({ length: 250 }, (_, i) => ({ op: 'create', record: { name: `h${i}`, type: 'A', data: { address: `10.1.${i >> 8}.${i & 255}` } } }));
+    const records = Array.from({ length: 250 }, (_, i) => ({
+      op: 'create',
+      record: { name: `h${i}`, type: 'A', data: { address: `10.1.${i >> 8}.${i & 255}` } },
+    }));
     expect((await lab.customerA.post('/zones', { name: zone })).status).toBe(201);
     expect((await lab.customerA.post(`/zones/${zone}/changesets`, { changes: records })).status).toBe(201);
     await untilTldValidates(ctx, lab, 'example');
@@ -31,7 +34,10 @@ describe('the signing thread', { timeout: 120_000 }, () => {
     // Every signing of it dies with its thread (out of memory): retried, never half-written.
     for (let i = 0; i < 12; i++) await passLabTime(lab);
     expect((await dnssecOf(lab, zone)).state).toBe('signing');
-    const versions = await lab.sql.query(`SELECT count(*)::int AS n FROM zone_versions v JOIN zones z ON z.id = v.zone_id WHERE z.name = $1 AND v.signing IS NOT NULL`, [zone]);
+    const versions = await lab.sql.query(
+      `SELECT count(*)::int AS n FROM zone_versions v JOIN zones z ON z.id = v.zone_id WHERE z.name = $1 AND v.signing IS NOT NULL`,
+      [zone],
+    );
     expect(versions.rows[0].n).toBe(0);
     expect(await servedSerial(zone)).toBe(unsigned);
     const dnskey = await queryDns(dnsPort(lab), zone, 'DNSKEY');

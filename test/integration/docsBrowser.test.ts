@@ -74,7 +74,11 @@ describe.skipIf(!present)('/docs in headless Chromium', () => {
     // Operations of the paths and of the webhooks section (the event bodies, rendered under their
     // event kind). A path item also holds non-operations (`servers` of /nic/update, outside /api/v1).
     const documented = [...Object.entries(doc.paths), ...Object.entries(doc.webhooks ?? {})]
-      .flatMap(([p, item]) => Object.keys(item).filter((k) => HTTP_METHODS.has(k)).map((m) => `${m.toUpperCase()} ${p}`))
+      .flatMap(([p, item]) =>
+        Object.keys(item)
+          .filter((k) => HTTP_METHODS.has(k))
+          .map((m) => `${m.toUpperCase()} ${p}`),
+      )
       .sort();
     expect(documented).toContain('POST zone.changed');
     expect(documented.length).toBeGreaterThan(20);
@@ -84,8 +88,7 @@ describe.skipIf(!present)('/docs in headless Chromium', () => {
     await page.waitForSelector('.opblock', { timeout: 15_000 });
     const rendered = await page.$$eval('.opblock', (blocks) =>
       blocks.map(
-        (b) =>
-          `${b.querySelector('.opblock-summary-method')?.textContent?.trim()} ${b.querySelector('.opblock-summary-path')?.getAttribute('data-path')}`,
+        (b) => `${b.querySelector('.opblock-summary-method')?.textContent?.trim()} ${b.querySelector('.opblock-summary-path')?.getAttribute('data-path')}`,
       ),
     );
     expect(rendered.sort()).toEqual(documented);

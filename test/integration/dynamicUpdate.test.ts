@@ -56,7 +56,11 @@ async function createKey(api: ApiClient, body: { algorithm?: TsigAlgorithm; poli
   const res = await api.post('/tsig-keys', { name: `k${++n}-${body.algorithm ?? 'default'}.keys.upd.example`, ...body });
   expect(res.status, res.text).toBe(201);
   const key: Key = { id: res.body.id, name: res.body.name, algorithm: res.body.algorithm, secret: Buffer.from(res.body.secret, 'base64') };
-  await eventually(async () => ((await dig(ZONE, 'SOA', key)).includes('status: NOERROR') ? true : undefined), 10_000, `key ${key.name} known to the nameserver`);
+  await eventually(
+    async () => ((await dig(ZONE, 'SOA', key)).includes('status: NOERROR') ? true : undefined),
+    10_000,
+    `key ${key.name} known to the nameserver`,
+  );
   return key;
 }
 
@@ -84,17 +88,26 @@ const changeSetIds = async (api: ApiClient, zone = ZONE) => (await changeSets(ap
 
 /** The zone's records other than the SOA and apex NS, as `name type content` lines. */
 async function records(api: ApiClient, zone = ZONE): Promise<string[]> {
-  return (await listAll(api, `/zones/${zone}/records`)).filter((r) => !r.system).map((r) => `${r.name} ${r.type} ${r.ttl ?? '-'} ${r.content}`).sort();
+  return (await listAll(api, `/zones/${zone}/records`))
+    .filter((r) => !r.system)
+    .map((r) => `${r.name} ${r.type} ${r.ttl ?? '-'} ${r.content}`)
+    .sort();
 }
 
 describe.skipIf(CLIENTS_MISSING && process.env.REQUIRE_DNS_TOOLS !== '1')('RFC 2136 UPDATE against the service', () => {
   beforeAll(async () => {
-    lab = await startDnsLab({ env: { ROLES: 'api,nameserver,worker', DNS_TSIG_KEYS: `hmac-sha256:${DEPLOYMENT_KEY.name}:${DEPLOYMENT_KEY.secret.toString('base64')}` } });
+    lab = await startDnsLab({
+      env: { ROLES: 'api,nameserver,worker', DNS_TSIG_KEYS: `hmac-sha256:${DEPLOYMENT_KEY.name}:${DEPLOYMENT_KEY.secret.toString('base64')}` },
+    });
     port = lab.service.nameserver!.server.port;
     await createZone(lab.customerA, ZONE);
     await createZone(lab.customerB, OTHER_ZONE);
     for (const zone of [ZONE, OTHER_ZONE]) {
-      await eventually(async () => ((await (zone === ZONE ? lab.customerA : lab.customerB).get(`/zones/${zone}`)).body.publication.state === 'live' ? true : undefined), 20_000, `${zone} live`);
+      await eventually(
+        async () => ((await (zone === ZONE ? lab.customerA : lab.customerB).get(`/zones/${zone}`)).body.publication.state === 'live' ? true : undefined),
+        20_000,
+        `${zone} live`,
+      );
     }
   }, 60_000);
   afterAll(async () => lab?.close());
@@ -105,7 +118,9 @@ describe.skipIf(CLIENTS_MISSING && process.env.REQUIRE_DNS_TOOLS !== '1')('RFC 2
         for (const algorithm of TSIG_ALGORITHMS) {
           const key = await createKey(lab.customerA, { algorithm });
           const name = `${client}-${algorithm}.${ZONE}`;
-          const add = await update(ctx, client, key, [`update add ${name} 120 TXT "made by ${client}"`], { tcp: algorithm.endsWith('1') || algorithm.endsWith('256') });
+          const add = await update(ctx, client, key, [`update add ${name} 120 TXT "made by ${client}"`], {
+            tcp: algorithm.endsWith('1') || algorithm.endsWith('256'),
+          });
           expect(add.code, add.output).toBe(0);
           expect(add.output).not.toMatch(/failed|status: (?!NOERROR)/);
           expect(await answer(name, 'TXT'), algorithm).toEqual([`"made by ${client}"`]);
@@ -118,7 +133,11 @@ describe.skipIf(CLIENTS_MISSING && process.env.REQUIRE_DNS_TOOLS !== '1')('RFC 2
 
     it('stores one change set per message: source rfc2136 with the key’s id, its audit entry and its zone.changed event', async (ctx) => {
       const key = await createKey(lab.customerA);
-      const run = await update(ctx, 'nsupdate', key, [`update add a.story.${ZONE} 300 A 192.0.2.1`, `update add a.story.${ZONE} 300 A 192.0.2.2`, `update add b.story.${ZONE} 300 AAAA 2001:db8::1`]);
+      const run = await update(ctx, 'nsupdate', key, [
+        `update add a.story.${ZONE} 300 A 192.0.2.1`,
+        `update add a.story.${ZONE} 300 A 192.0.2.2`,
+        `update add b.story.${ZONE} 300 AAAA 2001:db8::1`,
+      ]);
       expect(run.code, run.output).toBe(0);
       const [latest] = await changeSets(lab.customerA);
       expect(latest).toMatchObject({ source: 'rfc2136', source_id: key.id, kind: 'records', state: 'live', summary: { created: 3, updated: 0, deleted: 0 } });
@@ -128,8 +147,12 @@ describe.skipIf(CLIENTS_MISSING && process.env.REQUIRE_DNS_TOOLS !== '1')('RFC 2
       expect(audit.body.data).toEqual([expect.objectContaining({ action: 'changeset.created', actor: expect.objectContaining({ api_client_id: key.id }) })]);
       // The outbox holds its zone.changed and, once live, its record.published: what webhooks receive.
       // (The feed lists an event once every write begun before it ended: a moment after its commit.)
-      const kinds = async () => (await listAll(lab.customerA, '/events?type=zone.changed,record.published')).filter((e) => e.changeset_id === latest.id).map((e) => e.type as string);
-      expect(await eventually(async () => ((await kinds()).length === 2 ? kinds() : undefined), 5000, 'both events listed')).toEqual(['zone.changed', 'record.published']);
+      const kinds = async () =>
+        (await listAll(lab.customerA, '/events?type=zone.changed,record.published')).filter((e) => e.changeset_id === latest.id).map((e) => e.type as string);
+      expect(await eventually(async () => ((await kinds()).length === 2 ? kinds() : undefined), 5000, 'both events listed')).toEqual([
+        'zone.changed',
+        'record.published',
+      ]);
       // An API write beside it says so.
       await createRecord(lab.customerA, ZONE, { name: 'api-written', type: 'A', data: { address: '192.0.2.9' } });
       const [byApi] = await changeSets(lab.customerA);
@@ -148,12 +171,19 @@ describe.skipIf(CLIENTS_MISSING && process.env.REQUIRE_DNS_TOOLS !== '1')('RFC 2
       expect(sets).toHaveLength(before + 1);
       expect(sets[0].summary).toEqual({ created: 1, updated: 0, deleted: 2 });
       // The same record again, a delete of nothing: NOERROR, no change set.
-      const same = await update(ctx, 'knsupdate', key, [`update add ${name} 120 TXT "new"`, `update delete nothing-here.${ZONE} A`, `update delete ${name} TXT "absent"`]);
+      const same = await update(ctx, 'knsupdate', key, [
+        `update add ${name} 120 TXT "new"`,
+        `update delete nothing-here.${ZONE} A`,
+        `update delete ${name} TXT "absent"`,
+      ]);
       expect(same.output).toMatch(/status: NOERROR/);
       expect(await changeSets(lab.customerA)).toHaveLength(before + 1);
       // An add with another TTL changes the whole RRset's TTL (RFC 2181 §5.2).
       expect((await update(ctx, 'nsupdate', key, [`update add ${name} 300 TXT "second"`])).code).toBe(0);
-      expect((await records(lab.customerA)).filter((r) => r.startsWith('_acme-challenge.swap '))).toEqual(['_acme-challenge.swap TXT 300 "new"', '_acme-challenge.swap TXT 300 "second"']);
+      expect((await records(lab.customerA)).filter((r) => r.startsWith('_acme-challenge.swap '))).toEqual([
+        '_acme-challenge.swap TXT 300 "new"',
+        '_acme-challenge.swap TXT 300 "second"',
+      ]);
     });
 
     it('a copy of an UPDATE sent again over UDP while the first is applied gets the first’s answer; it is applied once', async (ctx) => {
@@ -255,7 +285,11 @@ describe.skipIf(CLIENTS_MISSING && process.env.REQUIRE_DNS_TOOLS !== '1')('RFC 2
     }
 
     it('DNSSEC types are REFUSED, in an add and in a delete', async (ctx) => {
-      for (const line of [`update add x.rules.${ZONE} 300 DNSKEY 257 3 13 ${Buffer.alloc(64, 1).toString('base64')}`, `update delete rules.${ZONE} RRSIG`, `update delete ${ZONE} NSEC3PARAM`]) {
+      for (const line of [
+        `update add x.rules.${ZONE} 300 DNSKEY 257 3 13 ${Buffer.alloc(64, 1).toString('base64')}`,
+        `update delete rules.${ZONE} RRSIG`,
+        `update delete ${ZONE} NSEC3PARAM`,
+      ]) {
         const { before, after } = await expectAnswer(ctx, [line, `update add refused.rules.${ZONE} 300 A 192.0.2.1`], 'REFUSED');
         expect(after).toEqual(before);
       }
@@ -272,7 +306,17 @@ describe.skipIf(CLIENTS_MISSING && process.env.REQUIRE_DNS_TOOLS !== '1')('RFC 2
       const ns = await answer(ZONE, 'NS');
       const fields = soa.split(' ');
       const raised = [...fields.slice(0, 2), String(Number(fields[2]) + 1000), ...fields.slice(3)].join(' ');
-      const applied = await expectAnswer(ctx, [`update add ${ZONE} 300 SOA ${raised}`, `update delete ${ZONE} NS`, `update delete ${ZONE} NS ${ns[0]}`, `update delete ${ZONE} SOA`, `update add kept.rules.${ZONE} 300 A 192.0.2.7`], 'NOERROR');
+      const applied = await expectAnswer(
+        ctx,
+        [
+          `update add ${ZONE} 300 SOA ${raised}`,
+          `update delete ${ZONE} NS`,
+          `update delete ${ZONE} NS ${ns[0]}`,
+          `update delete ${ZONE} SOA`,
+          `update add kept.rules.${ZONE} 300 A 192.0.2.7`,
+        ],
+        'NOERROR',
+      );
       expect(applied.after).toEqual([...applied.before, 'kept.rules A 300 192.0.2.7'].sort());
       expect(await answer(ZONE, 'NS')).toEqual(ns);
       expect((await answer(ZONE, 'SOA'))[0]!.split(' ')[2]).not.toBe(String(Number(fields[2]) + 1000));
@@ -293,12 +337,28 @@ describe.skipIf(CLIENTS_MISSING && process.env.REQUIRE_DNS_TOOLS !== '1')('RFC 2
     it('CNAME exclusivity: a conflicting add is ignored, as BIND and Knot do; the rest of the message applies', async (ctx) => {
       await createRecord(lab.customerA, ZONE, { name: 'host.cname', type: 'A', data: { address: '192.0.2.1' } });
       await createRecord(lab.customerA, ZONE, { name: 'alias.cname', type: 'CNAME', data: { target: `host.cname.${ZONE}` } });
-      await expectAnswer(ctx, [`update add host.cname.${ZONE} 300 CNAME elsewhere.example.`, `update add alias.cname.${ZONE} 300 TXT "beside a cname"`, `update add other.cname.${ZONE} 300 A 192.0.2.3`], 'NOERROR');
+      await expectAnswer(
+        ctx,
+        [
+          `update add host.cname.${ZONE} 300 CNAME elsewhere.example.`,
+          `update add alias.cname.${ZONE} 300 TXT "beside a cname"`,
+          `update add other.cname.${ZONE} 300 A 192.0.2.3`,
+        ],
+        'NOERROR',
+      );
       expect(await answer(`host.cname.${ZONE}`, 'CNAME')).toEqual([]);
       expect(await answer(`alias.cname.${ZONE}`, 'TXT')).toEqual([`host.cname.${ZONE}.`]);
       expect(await answer(`other.cname.${ZONE}`, 'A')).toEqual(['192.0.2.3']);
       // A CNAME replaces the CNAME; a delete first makes room for a CNAME in the same message.
-      await expectAnswer(ctx, [`update add alias.cname.${ZONE} 300 CNAME other.cname.${ZONE}.`, `update delete host.cname.${ZONE} A`, `update add host.cname.${ZONE} 300 CNAME other.cname.${ZONE}.`], 'NOERROR');
+      await expectAnswer(
+        ctx,
+        [
+          `update add alias.cname.${ZONE} 300 CNAME other.cname.${ZONE}.`,
+          `update delete host.cname.${ZONE} A`,
+          `update add host.cname.${ZONE} 300 CNAME other.cname.${ZONE}.`,
+        ],
+        'NOERROR',
+      );
       expect(await answer(`alias.cname.${ZONE}`, 'CNAME')).toEqual([`other.cname.${ZONE}.`]);
       expect(await answer(`host.cname.${ZONE}`, 'CNAME')).toEqual([`other.cname.${ZONE}.`]);
     });
@@ -336,7 +396,10 @@ describe.skipIf(CLIENTS_MISSING && process.env.REQUIRE_DNS_TOOLS !== '1')('RFC 2
         const run = await update(ctx, 'nsupdate', k, lines, { zone });
         expect(run.output, lines.join('\n')).toMatch(failedWith('nsupdate', 'REFUSED'));
         const audit = await lab.customerA.get(`/audit-log?action=credential.refused&target=${k.id}`);
-        expect(audit.body.data[0], lines.join('\n')).toMatchObject({ target: { type: 'credential', id: k.id }, details: expect.objectContaining({ ...details, dns_update: expect.objectContaining({ zone }) }) });
+        expect(audit.body.data[0], lines.join('\n')).toMatchObject({
+          target: { type: 'credential', id: k.id },
+          details: expect.objectContaining({ ...details, dns_update: expect.objectContaining({ zone }) }),
+        });
       }
       expect(await changeSetIds(lab.customerA)).toEqual(before);
       // Within the policy it applies.
@@ -380,7 +443,11 @@ describe.skipIf(CLIENTS_MISSING && process.env.REQUIRE_DNS_TOOLS !== '1')('RFC 2
     it('each UPDATE counts against the key’s tenant’s rate limit; a suspended tenant’s key is REFUSED', async (ctx) => {
       const customer = await newCustomer(lab, 'update limits');
       await createZone(customer.api, 'limited.example', {});
-      await eventually(async () => ((await customer.api.get('/zones/limited.example')).body.publication.state === 'live' ? true : undefined), 20_000, 'zone live');
+      await eventually(
+        async () => ((await customer.api.get('/zones/limited.example')).body.publication.state === 'live' ? true : undefined),
+        20_000,
+        'zone live',
+      );
       const key = await createKey(customer.api);
       expect((await lab.reseller.patch(`/tenants/${customer.id}`, { limits: { api_rate_limit_per_minute: 3 } })).status).toBe(200);
       const rcodes: string[] = [];
@@ -392,7 +459,11 @@ describe.skipIf(CLIENTS_MISSING && process.env.REQUIRE_DNS_TOOLS !== '1')('RFC 2
 
       const suspended = await newCustomer(lab, 'update suspended');
       await createZone(suspended.api, 'suspended-upd.example', {});
-      await eventually(async () => ((await suspended.api.get('/zones/suspended-upd.example')).body.publication.state === 'live' ? true : undefined), 20_000, 'zone live');
+      await eventually(
+        async () => ((await suspended.api.get('/zones/suspended-upd.example')).body.publication.state === 'live' ? true : undefined),
+        20_000,
+        'zone live',
+      );
       const suspendedKey = await createKey(suspended.api);
       expect((await lab.reseller.post(`/tenants/${suspended.id}/suspend`, {})).status).toBeLessThan(300);
       const run = await update(ctx, 'nsupdate', suspendedKey, ['update add x.suspended-upd.example 300 A 192.0.2.1'], { zone: 'suspended-upd.example' });
@@ -414,7 +485,15 @@ describe.skipIf(CLIENTS_MISSING && process.env.REQUIRE_DNS_TOOLS !== '1')('RFC 2
   beforeAll(async () => {
     database = await createDatabase();
     dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'mdns-update-threads-'));
-    const config = loadConfig({ DATABASE_URL: database.url, HTTP_PORT: '0', DNS_PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent', LAB_RDNS_SEED: 'off', DNS_UDP_PROCESSES: '2' });
+    const config = loadConfig({
+      DATABASE_URL: database.url,
+      HTTP_PORT: '0',
+      DNS_PORT: '0',
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'silent',
+      LAB_RDNS_SEED: 'off',
+      DNS_UDP_PROCESSES: '2',
+    });
     expect(config.threadedRoles).toBe(true);
     service = await startService(config, { logger: createLogger('silent'), shutdownGraceMs: 5000 });
     customer = new ApiClient(service.httpUrl!, service.lab!.tokens.customers[0]!);
@@ -434,7 +513,11 @@ describe.skipIf(CLIENTS_MISSING && process.env.REQUIRE_DNS_TOOLS !== '1')('RFC 2
 
   it('applies UPDATEs read by either process, over UDP and TCP, each answered once live', async (ctx) => {
     await createZone(customer, 'threads-upd.example');
-    await eventually(async () => ((await customer.get('/zones/threads-upd.example')).body.publication.state === 'live' ? true : undefined), 20_000, 'zone live');
+    await eventually(
+      async () => ((await customer.get('/zones/threads-upd.example')).body.publication.state === 'live' ? true : undefined),
+      20_000,
+      'zone live',
+    );
     const created = await customer.post('/tsig-keys', { name: 'threads.keys.example', algorithm: 'hmac-sha512' });
     expect(created.status, created.text).toBe(201);
     const key = { name: created.body.name as string, algorithm: 'hmac-sha512', secret: Buffer.from(created.body.secret, 'base64') };
@@ -443,17 +526,25 @@ describe.skipIf(CLIENTS_MISSING && process.env.REQUIRE_DNS_TOOLS !== '1')('RFC 2
       return (await runToolAsync(DIG!, ['@127.0.0.1', '-p', String(dnsPort), name, type, '+norecurse', '+time=2', '+tries=1', ...sign])).stdout;
     };
     // Both processes know the key (the helper a moment after the main process): several signed queries, each to either.
-    await eventually(async () => {
-      for (let i = 0; i < 6; i++) if (!(await ask('threads-upd.example', 'SOA', true)).includes('status: NOERROR')) return undefined;
-      return true;
-    }, 10_000, 'the key known to both processes');
+    await eventually(
+      async () => {
+        for (let i = 0; i < 6; i++) if (!(await ask('threads-upd.example', 'SOA', true)).includes('status: NOERROR')) return undefined;
+        return true;
+      },
+      10_000,
+      'the key known to both processes',
+    );
 
     /** Per run: how many messages the helper read while nsupdate ran (its one UPDATE, or none). */
     const helperRead: number[] = [];
     // The kernel spreads datagrams by source port: of 16 runs (each its own port) some reach the helper.
     for (let i = 0; i < 16; i++) {
       const before = await receivedByProcess();
-      const run = await runUpdate(ctx, 'nsupdate', dnsPort, [`update add h${i}.threads-upd.example 300 A 192.0.2.${i + 1}`], { zone: 'threads-upd.example', key, tcp: i === 15 });
+      const run = await runUpdate(ctx, 'nsupdate', dnsPort, [`update add h${i}.threads-upd.example 300 A 192.0.2.${i + 1}`], {
+        zone: 'threads-upd.example',
+        key,
+        tcp: i === 15,
+      });
       expect(run.code, run.output).toBe(0);
       helperRead.push((await receivedByProcess())['helper-1']! - before['helper-1']!);
       expect(await ask(`h${i}.threads-upd.example`, 'A'), `h${i}`).toMatch(new RegExp(`\\sA\\s+192\\.0\\.2\\.${i + 1}\\n`));
@@ -486,12 +577,34 @@ describe.skipIf(CLIENTS_MISSING && process.env.REQUIRE_DNS_TOOLS !== '1')('RFC 2
   it('answers SERVFAIL within the bounds, and applies the UPDATE once PostgreSQL is back', async (ctx) => {
     const dnsPort = outage.service.nameserver!.server.port;
     await createZone(outage.customerA, 'outage-upd.example');
-    await eventually(async () => ((await outage.customerA.get('/zones/outage-upd.example')).body.publication.state === 'live' ? true : undefined), 20_000, 'zone live');
+    await eventually(
+      async () => ((await outage.customerA.get('/zones/outage-upd.example')).body.publication.state === 'live' ? true : undefined),
+      20_000,
+      'zone live',
+    );
     const created = await outage.customerA.post('/tsig-keys', { name: 'outage.keys.example' });
     expect(created.status, created.text).toBe(201);
     const key = { name: created.body.name as string, algorithm: 'hmac-sha256', secret: Buffer.from(created.body.secret, 'base64') };
-    const send = () => runUpdate(ctx, 'knsupdate', dnsPort, ['update add w.outage-upd.example 300 A 192.0.2.1'], { zone: 'outage-upd.example', key, tcp: true });
-    await eventually(async () => ((await runToolAsync(DIG!, ['@127.0.0.1', '-p', String(dnsPort), 'outage-upd.example', 'SOA', '-y', `${key.algorithm}:${key.name}:${key.secret.toString('base64')}`])).stdout.includes('status: NOERROR') ? true : undefined), 10_000, 'key known');
+    const send = () =>
+      runUpdate(ctx, 'knsupdate', dnsPort, ['update add w.outage-upd.example 300 A 192.0.2.1'], { zone: 'outage-upd.example', key, tcp: true });
+    await eventually(
+      async () =>
+        (
+          await runToolAsync(DIG!, [
+            '@127.0.0.1',
+            '-p',
+            String(dnsPort),
+            'outage-upd.example',
+            'SOA',
+            '-y',
+            `${key.algorithm}:${key.name}:${key.secret.toString('base64')}`,
+          ])
+        ).stdout.includes('status: NOERROR')
+          ? true
+          : undefined,
+      10_000,
+      'key known',
+    );
 
     proxy.freeze();
     const started = performance.now();
@@ -500,10 +613,14 @@ describe.skipIf(CLIENTS_MISSING && process.env.REQUIRE_DNS_TOOLS !== '1')('RFC 2
     expect(performance.now() - started).toBeLessThan(6000 + 2500);
     expect(failed.output).toMatch(/status: SERVFAIL/);
     proxy.thaw();
-    const applied = await eventually(async () => {
-      const run = await send();
-      return run.output.includes('status: NOERROR') ? run : undefined;
-    }, 30_000, 'the UPDATE applied once PostgreSQL is back');
+    const applied = await eventually(
+      async () => {
+        const run = await send();
+        return run.output.includes('status: NOERROR') ? run : undefined;
+      },
+      30_000,
+      'the UPDATE applied once PostgreSQL is back',
+    );
     expect(applied.output).toMatch(/status: NOERROR/);
     const sets = (await listAll(outage.customerA, '/zones/outage-upd.example/changesets')).filter((c) => c.source === 'rfc2136');
     expect(sets).toHaveLength(1);
@@ -528,7 +645,11 @@ describe.skipIf(CLIENTS_MISSING && process.env.REQUIRE_DNS_TOOLS !== '1')('RFC 2
     expect(created.status, created.text).toBe(201);
     key = { name: created.body.name, algorithm: 'hmac-sha256', secret: Buffer.from(created.body.secret, 'base64') };
     const signedSoa = ['@127.0.0.1', '-p', String(dnsPort), 'slow-upd.example', 'SOA', '-y', `hmac-sha256:${key.name}:${key.secret.toString('base64')}`];
-    await eventually(async () => ((await runToolAsync(DIG!, signedSoa)).stdout.includes('status: NOERROR') ? true : undefined), 20_000, 'zone served and key known');
+    await eventually(
+      async () => ((await runToolAsync(DIG!, signedSoa)).stdout.includes('status: NOERROR') ? true : undefined),
+      20_000,
+      'zone served and key known',
+    );
   }, 60_000);
   afterAll(async () => slow?.close());
 
@@ -546,7 +667,11 @@ describe.skipIf(CLIENTS_MISSING && process.env.REQUIRE_DNS_TOOLS !== '1')('RFC 2
     const started = performance.now();
     const pending = runUpdate(ctx, 'knsupdate', dnsPort, ['update add at-stop.slow-upd.example 300 A 192.0.2.6'], { zone: 'slow-upd.example', key, tcp: true });
     // Once it is stored (and waiting), stop.
-    await eventually(async () => ((await slow.sql.query("SELECT 1 FROM records WHERE name = 'at-stop'")).rowCount ? true : undefined), 5000, 'the UPDATE stored');
+    await eventually(
+      async () => ((await slow.sql.query("SELECT 1 FROM records WHERE name = 'at-stop'")).rowCount ? true : undefined),
+      5000,
+      'the UPDATE stored',
+    );
     const stopping = slow.service.stop();
     const run = await pending;
     expect(run.output).toMatch(/status: NOERROR/);

@@ -38,11 +38,18 @@ describe('DynDNS hosts and GET /nic/update', () => {
     Number((await lab.sql.query('SELECT count(*) AS n FROM change_sets c JOIN zones z ON z.id = c.zone_id WHERE z.name = $1', [zone])).rows[0].n);
   /** What the nameserver answers for name/type, once it answers `expected` (an empty list: no such records). */
   const served = (name: string, type: 'A' | 'AAAA', expected: string[]) =>
-    eventually(async () => {
-      const r = await digQuery(dig!, port(), `${name}.`, type);
-      const got = r.answer.filter((l) => l.split(' ')[3] === type).map((l) => l.split(' ').pop()!).sort();
-      return JSON.stringify(got) === JSON.stringify([...expected].sort()) ? r : undefined;
-    }, 15_000, `${type} of ${name} = ${expected.join(',')}`);
+    eventually(
+      async () => {
+        const r = await digQuery(dig!, port(), `${name}.`, type);
+        const got = r.answer
+          .filter((l) => l.split(' ')[3] === type)
+          .map((l) => l.split(' ').pop()!)
+          .sort();
+        return JSON.stringify(got) === JSON.stringify([...expected].sort()) ? r : undefined;
+      },
+      15_000,
+      `${type} of ${name} = ${expected.join(',')}`,
+    );
   const zoneActive = (api: DnsLab['customerA'], zone: string) =>
     eventually(async () => ((await api.get(`/zones/${zone}`)).body.status === 'active' ? true : undefined), 15_000, `${zone} active`);
 
@@ -54,7 +61,13 @@ describe('DynDNS hosts and GET /nic/update', () => {
       databaseUrl: proxy.url,
       // The test client is a trusted proxy (it connects from the loopback): X-Forwarded-For names
       // the router's address, so a test can send from the Internet as routers do.
-      env: { ROLES: 'api,nameserver,worker', DB_STATEMENT_TIMEOUT_MS: '1000', DB_ACQUIRE_TIMEOUT_MS: '1500', DB_CONNECT_TIMEOUT_MS: '1000', DYNDNS_TRUSTED_PROXIES: '127.0.0.1' },
+      env: {
+        ROLES: 'api,nameserver,worker',
+        DB_STATEMENT_TIMEOUT_MS: '1000',
+        DB_ACQUIRE_TIMEOUT_MS: '1500',
+        DB_CONNECT_TIMEOUT_MS: '1000',
+        DYNDNS_TRUSTED_PROXIES: '127.0.0.1',
+      },
     });
     await createZone(lab.customerA, 'dyn-a.example');
     await createZone(lab.customerB, 'dyn-b.example');
@@ -75,7 +88,16 @@ describe('DynDNS hosts and GET /nic/update', () => {
     const res = await lab.customerA.post('/dyndns/hosts', { zone: 'dyn-a.example', name: 'home' });
     expect(res.status, res.text).toBe(201);
     expect(res.headers.get('location')).toBe(`/api/v1/dyndns/hosts/${res.body.id}`);
-    expect(res.body).toMatchObject({ zone: 'dyn-a.example', name: 'home', hostname: 'home.dyn-a.example', username: res.body.id, ttl: 60, ipv4: null, ipv6: null, last_update: null });
+    expect(res.body).toMatchObject({
+      zone: 'dyn-a.example',
+      name: 'home',
+      hostname: 'home.dyn-a.example',
+      username: res.body.id,
+      ttl: 60,
+      ipv4: null,
+      ipv6: null,
+      last_update: null,
+    });
     expect(res.body.password).toMatch(/^[0-9a-v]{32}$/);
     home = res.body;
     expect(await changeSets('dyn-a.example')).toBe(before);
@@ -102,7 +124,11 @@ describe('DynDNS hosts and GET /nic/update', () => {
     expect((await lab.customerA.post('/dyndns/hosts', { zone: 'dyn-b.example', name: 'x' })).status).toBe(404);
     const bad = await lab.customerA.post('/dyndns/hosts', { zone: 'dyn-a.example', name: 'bad name', ipv4: '2001:db8::1', ipv6: 'nope' });
     expect(bad.status).toBe(422);
-    expect(validationErrors(bad).map((e) => e.pointer).sort()).toEqual(['/ipv4', '/ipv6']);
+    expect(
+      validationErrors(bad)
+        .map((e) => e.pointer)
+        .sort(),
+    ).toEqual(['/ipv4', '/ipv6']);
     const badName = await lab.customerA.post('/dyndns/hosts', { zone: 'dyn-a.example', name: 'bad name' });
     expect(validationErrors(badName)[0]).toMatchObject({ pointer: '/name' });
     expect((await lab.customerA.post('/dyndns/hosts', { zone: 'dyn-a.example', name: 'x', ttl: 5 })).status).toBe(422);
@@ -133,7 +159,11 @@ describe('DynDNS hosts and GET /nic/update', () => {
     expect(await changeSets('dyn-a.example')).toBe(before + 1);
     const cs = (await lab.customerA.get('/zones/dyn-a.example/changesets?limit=1')).body.data[0];
     expect(cs).toMatchObject({ comment: 'DynDNS update of home.dyn-a.example' });
-    await eventually(async () => ((await lab.customerA.get(`/zones/dyn-a.example/changesets/${cs.id}`)).body.state === 'live' ? true : undefined), 15_000, 'live');
+    await eventually(
+      async () => ((await lab.customerA.get(`/zones/dyn-a.example/changesets/${cs.id}`)).body.state === 'live' ? true : undefined),
+      15_000,
+      'live',
+    );
   });
 
   it('takes credentials from the query, IPv6 in myip as AAAA, each family alone, both at once, and the source address', async () => {
@@ -167,12 +197,18 @@ describe('DynDNS hosts and GET /nic/update', () => {
   it('numhost for more than 20 host names, whatever they are, before the credentials; 20 are answered line by line', async () => {
     const before = await changeSets('dyn-a.example');
     const names = (n: number) => Array.from({ length: n }, () => 'home.dyn-a.example').join(',');
-    for (const auth of [[home.username, home.password], [home.username, 'wrong']] as [string, string][]) {
+    for (const auth of [
+      [home.username, home.password],
+      [home.username, 'wrong'],
+    ] as [string, string][]) {
       const res = await nic(`hostname=${names(21)}&myip=192.0.2.30`, auth);
       expect([res.status, res.text]).toEqual([200, 'numhost\n']);
     }
     // Repeated parameters count like a comma-separated list.
-    const repeated = await nic(`${Array.from({ length: 21 }, (_, i) => `hostname=h${i}.dyn-a.example`).join('&')}&myip=192.0.2.30`, [home.username, home.password]);
+    const repeated = await nic(`${Array.from({ length: 21 }, (_, i) => `hostname=h${i}.dyn-a.example`).join('&')}&myip=192.0.2.30`, [
+      home.username,
+      home.password,
+    ]);
     expect(repeated.text).toBe('numhost\n');
     expect(await changeSets('dyn-a.example')).toBe(before);
     await served('home.dyn-a.example', 'A', ['192.0.2.20']);
@@ -192,7 +228,11 @@ describe('DynDNS hosts and GET /nic/update', () => {
   });
 
   it('badauth (401) for wrong or missing credentials; bad input is 400 dnserr, never a 500', async () => {
-    for (const auth of [[home.username, 'wrong'], ['dyn_aaaaaaaaaaaaaaaaaaaaaaaaaa', home.password], ['nobody', 'x']] as [string, string][]) {
+    for (const auth of [
+      [home.username, 'wrong'],
+      ['dyn_aaaaaaaaaaaaaaaaaaaaaaaaaa', home.password],
+      ['nobody', 'x'],
+    ] as [string, string][]) {
       const res = await nic('hostname=home.dyn-a.example&myip=192.0.2.99', auth);
       expect(res.status).toBe(401);
       expect(res.text).toBe('badauth\n');
@@ -201,7 +241,13 @@ describe('DynDNS hosts and GET /nic/update', () => {
     expect((await nic('hostname=home.dyn-a.example')).status).toBe(401);
     const bad = await nic('hostname=home.dyn-a.example&myip=999.1.1.1', [home.username, home.password]);
     expect([bad.status, bad.text]).toEqual([400, 'dnserr\n']);
-    for (const q of ['myip=192.0.2.1,192.0.2.2', 'myip=%ff%fe', 'hostname=%00&myip=1.2.3.4', `hostname=${'a'.repeat(300)}&myip=1.2.3.4`, 'myip=1.2.3.4&myip=5.6.7.8']) {
+    for (const q of [
+      'myip=192.0.2.1,192.0.2.2',
+      'myip=%ff%fe',
+      'hostname=%00&myip=1.2.3.4',
+      `hostname=${'a'.repeat(300)}&myip=1.2.3.4`,
+      'myip=1.2.3.4&myip=5.6.7.8',
+    ]) {
       const res = await nic(q, [home.username, home.password]);
       expect(res.status, q).toBeLessThan(500);
     }
@@ -277,7 +323,10 @@ describe('DynDNS hosts and GET /nic/update', () => {
       // The update reads its host (still there), then waits for the zone; the host goes meanwhile.
       const pending = nic('myip=192.0.2.61', [racer.username, racer.password]);
       await eventually(
-        async () => ((await lab.sql.query("SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query ILIKE '%from \"zones\"%for no key update%'")).rowCount ? true : undefined),
+        async () =>
+          (await lab.sql.query("SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query ILIKE '%from \"zones\"%for no key update%'")).rowCount
+            ? true
+            : undefined,
         15_000,
         'the update waiting for the zone',
       );
@@ -289,7 +338,10 @@ describe('DynDNS hosts and GET /nic/update', () => {
       blocker.release();
     }
     expect(await changeSets('dyn-a.example')).toBe(before);
-    expect((await lab.sql.query("SELECT count(*)::int AS n FROM records r JOIN zones z ON z.id = r.zone_id WHERE z.name = 'dyn-a.example' AND r.name = 'racer'")).rows[0].n).toBe(0);
+    expect(
+      (await lab.sql.query("SELECT count(*)::int AS n FROM records r JOIN zones z ON z.id = r.zone_id WHERE z.name = 'dyn-a.example' AND r.name = 'racer'"))
+        .rows[0].n,
+    ).toBe(0);
   });
 
   it('deleting a host removes its records in one change set; deleting the zone deletes its hosts', async () => {
@@ -329,7 +381,11 @@ describe('DynDNS hosts and GET /nic/update', () => {
     } finally {
       proxy.thaw();
     }
-    await eventually(async () => ((await nic('myip=192.0.2.51', [home.username, home.password])).text === 'good 192.0.2.51\n' ? true : undefined), 15_000, 'recovery');
+    await eventually(
+      async () => ((await nic('myip=192.0.2.51', [home.username, home.password])).text === 'good 192.0.2.51\n' ? true : undefined),
+      15_000,
+      'recovery',
+    );
   });
 
   it('counts every answer line by its code in /metrics (dyndns_answers_total)', async () => {
@@ -339,7 +395,9 @@ describe('DynDNS hosts and GET /nic/update', () => {
       return Object.fromEntries([...text.matchAll(/^dyndns_answers_total\{code="([^"]+)"\} (\d+)$/gm)].map((m) => [m[1]!, Number(m[2])]));
     };
     const before = await counts();
-    expect((await nic('hostname=home.dyn-a.example,www.dyn-a.example,nonsense&myip=192.0.2.60', [home.username, home.password])).text).toBe('good 192.0.2.60\nnohost\nnotfqdn\n');
+    expect((await nic('hostname=home.dyn-a.example,www.dyn-a.example,nonsense&myip=192.0.2.60', [home.username, home.password])).text).toBe(
+      'good 192.0.2.60\nnohost\nnotfqdn\n',
+    );
     expect((await nic('myip=192.0.2.60', [home.username, home.password])).text).toBe('nochg 192.0.2.60\n');
     expect((await nic('myip=192.0.2.61', [home.username, 'wrong'])).text).toBe('badauth\n');
     expect((await nic('myip=999.1.1.1', [home.username, home.password])).text).toBe('dnserr\n');
@@ -404,7 +462,25 @@ describe('DynDNS hosts and GET /nic/update', () => {
     const auth: [string, string] = [home.username, home.password];
     expect((await nic('myip=192.0.2.80,2001:db8::80', auth)).text).toBe('good 192.0.2.80\n');
     const before = await changeSets('dyn-a.example');
-    for (const ip of ['0.0.0.0', '0.1.2.3', '255.255.255.255', '240.0.0.1', '127.0.0.1', '127.1.2.3', '169.254.169.254', '224.0.0.1', '::ffff:127.0.0.1', '::', '::1', 'fe80::1', 'fe80::1%eth0', '[fe80::1%25eth0]', '2001:db8::1%eth0', 'ff02::1', '100::1']) {
+    for (const ip of [
+      '0.0.0.0',
+      '0.1.2.3',
+      '255.255.255.255',
+      '240.0.0.1',
+      '127.0.0.1',
+      '127.1.2.3',
+      '169.254.169.254',
+      '224.0.0.1',
+      '::ffff:127.0.0.1',
+      '::',
+      '::1',
+      'fe80::1',
+      'fe80::1%eth0',
+      '[fe80::1%25eth0]',
+      '2001:db8::1%eth0',
+      'ff02::1',
+      '100::1',
+    ]) {
       for (const param of ['myip', 'myipv6']) {
         const res = await nic(`${param}=${encodeURIComponent(ip)}`, auth);
         expect([res.status, res.text], `${param}=${ip}`).toEqual([400, 'dnserr\n']);
@@ -440,10 +516,13 @@ describe('GET /nic/update in production', () => {
       const host = await live.post('/dyndns/hosts', { zone: 'dyn-prod.example.com', name: 'home' });
       expect(host.status, host.text).toBe(201);
       const nic = async (query: string) => {
-        const res = await fetch(`${prod.url}/nic/update?${query}`, { headers: { authorization: `Basic ${Buffer.from(`${host.body.username}:${host.body.password}`).toString('base64')}` } });
+        const res = await fetch(`${prod.url}/nic/update?${query}`, {
+          headers: { authorization: `Basic ${Buffer.from(`${host.body.username}:${host.body.password}`).toString('base64')}` },
+        });
         return [res.status, await res.text()];
       };
-      for (const ip of ['192.0.2.1', '198.51.100.1', '203.0.113.1', '2001:db8::1', '127.0.0.1', 'fe80::1']) expect(await nic(`myip=${ip}`), ip).toEqual([400, 'dnserr\n']);
+      for (const ip of ['192.0.2.1', '198.51.100.1', '203.0.113.1', '2001:db8::1', '127.0.0.1', 'fe80::1'])
+        expect(await nic(`myip=${ip}`), ip).toEqual([400, 'dnserr\n']);
       expect(await nic('myip=93.184.215.14,2606:2800:21f:cb07:6820:80da:af6b:8b2c')).toEqual([200, 'good 93.184.215.14\n']);
       expect((await live.get(`/dyndns/hosts/${host.body.id}`)).body).toMatchObject({ ipv4: '93.184.215.14', ipv6: '2606:2800:21f:cb07:6820:80da:af6b:8b2c' });
     } finally {

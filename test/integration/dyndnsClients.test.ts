@@ -20,10 +20,14 @@ describe('ddclient and inadyn update DynDNS hosts', () => {
   const changeSets = async (zone: string) =>
     Number((await lab.sql.query('SELECT count(*) AS n FROM change_sets c JOIN zones z ON z.id = c.zone_id WHERE z.name = $1', [zone])).rows[0].n);
   const served = (name: string, type: 'A' | 'AAAA', expected: string) =>
-    eventually(async () => {
-      const r = await digQuery(tools.dig!, lab.service.nameserver!.server.port, `${name}.`, type);
-      return r.answer.some((l) => l.split(' ')[3] === type && l.endsWith(` ${expected}`)) ? r : undefined;
-    }, 15_000, `${type} of ${name} = ${expected}`);
+    eventually(
+      async () => {
+        const r = await digQuery(tools.dig!, lab.service.nameserver!.server.port, `${name}.`, type);
+        return r.answer.some((l) => l.split(' ')[3] === type && l.endsWith(` ${expected}`)) ? r : undefined;
+      },
+      15_000,
+      `${type} of ${name} = ${expected}`,
+    );
   const newHost = async (name: string) => {
     const res = await lab.customerA.post('/dyndns/hosts', { zone: 'clients.example', name });
     expect(res.status, res.text).toBe(201);
@@ -48,21 +52,39 @@ describe('ddclient and inadyn update DynDNS hosts', () => {
 
   /** One run of ddclient, in the foreground, as a one-shot process; its output (stdout and stderr). */
   const ddclient = async (run: string, host: { username: string; password: string; hostname: string }, ip: string) => {
-    const conf = file(`ddclient-${run}.conf`, [
-      'daemon=0',
-      'syslog=no',
-      'ssl=no',
-      'usev4=ipv4',
-      `ipv4=${ip}`,
-      'protocol=dyndns2',
-      `server=127.0.0.1:${httpPort()}`,
-      'script=/nic/update',
-      `login=${host.username}`,
-      `password='${host.password}'`,
-      host.hostname,
-      '',
-    ].join('\n'));
-    const r = await runToolAsync(tools.ddclient!, ['-foreground', '-daemon=0', '-file', conf, '-cache', path.join(dir, `ddclient-${run}.cache`), '-pid', path.join(dir, `ddclient-${run}.pid`), '-verbose', '-noquiet'], 60_000);
+    const conf = file(
+      `ddclient-${run}.conf`,
+      [
+        'daemon=0',
+        'syslog=no',
+        'ssl=no',
+        'usev4=ipv4',
+        `ipv4=${ip}`,
+        'protocol=dyndns2',
+        `server=127.0.0.1:${httpPort()}`,
+        'script=/nic/update',
+        `login=${host.username}`,
+        `password='${host.password}'`,
+        host.hostname,
+        '',
+      ].join('\n'),
+    );
+    const r = await runToolAsync(
+      tools.ddclient!,
+      [
+        '-foreground',
+        '-daemon=0',
+        '-file',
+        conf,
+        '-cache',
+        path.join(dir, `ddclient-${run}.cache`),
+        '-pid',
+        path.join(dir, `ddclient-${run}.pid`),
+        '-verbose',
+        '-noquiet',
+      ],
+      60_000,
+    );
     return `${r.stdout}${r.stderr}`;
   };
 
@@ -86,19 +108,22 @@ describe('ddclient and inadyn update DynDNS hosts', () => {
 
   /** One run of inadyn: --once in the foreground, its cache in the temporary directory. */
   const inadyn = async (run: string, host: { username: string; password: string; hostname: string }, ip: string) => {
-    const conf = file(`inadyn-${run}.conf`, [
-      'allow-ipv6 = true',
-      'custom test {',
-      '  ssl = false',
-      `  username = "${host.username}"`,
-      `  password = "${host.password}"`,
-      `  ddns-server = "127.0.0.1:${httpPort()}"`,
-      '  ddns-path = "/nic/update?hostname=%h&myip=%i"',
-      `  checkip-command = "/bin/echo ${ip}"`,
-      `  hostname = "${host.hostname}"`,
-      '}',
-      '',
-    ].join('\n'));
+    const conf = file(
+      `inadyn-${run}.conf`,
+      [
+        'allow-ipv6 = true',
+        'custom test {',
+        '  ssl = false',
+        `  username = "${host.username}"`,
+        `  password = "${host.password}"`,
+        `  ddns-server = "127.0.0.1:${httpPort()}"`,
+        '  ddns-path = "/nic/update?hostname=%h&myip=%i"',
+        `  checkip-command = "/bin/echo ${ip}"`,
+        `  hostname = "${host.hostname}"`,
+        '}',
+        '',
+      ].join('\n'),
+    );
     const cache = path.join(dir, `inadyn-${run}-cache`);
     fs.mkdirSync(cache, { recursive: true });
     const r = await runToolAsync(tools.inadyn!, ['--once', '--foreground', '--no-pidfile', '-l', 'debug', '-f', conf, `--cache-dir=${cache}`], 60_000);

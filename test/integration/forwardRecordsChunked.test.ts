@@ -26,12 +26,20 @@ describe('forward records of a /18, written in chunks by the worker', { timeout:
   const port = () => lab.service.nameserver!.server.port;
   const answer = async (name: string, type: string) => (await digQuery(requireTool('dig')!, port(), `${name}.`, type)).answer.map((l) => l.split(' ').pop()!);
   const served = (name: string, type: string, expected: string[]) =>
-    eventually(async () => (JSON.stringify(await answer(name, type)) === JSON.stringify(expected) ? true : undefined), 30_000, `${name} ${type} = ${expected.join(', ')}`);
+    eventually(
+      async () => (JSON.stringify(await answer(name, type)) === JSON.stringify(expected) ? true : undefined),
+      30_000,
+      `${name} ${type} = ${expected.join(', ')}`,
+    );
   const space = async () => (await lab.platform.get(`/ip-spaces/${spaceId}`)).body;
-  const complete = () => eventually(async () => ((await space()).forward_records.state === 'complete' ? space() : undefined), 60_000, 'forward records complete');
+  const complete = () =>
+    eventually(async () => ((await space()).forward_records.state === 'complete' ? space() : undefined), 60_000, 'forward records complete');
   const keptBySpace = async () => Number((await lab.sql.query('SELECT count(*) AS n FROM records WHERE managed_by = $1', [spaceId])).rows[0].n);
   const changeSetsOfZone = async () =>
-    Number((await lab.sql.query("SELECT count(*) AS n FROM change_sets c JOIN zones z ON z.id = c.zone_id WHERE z.name = $1 AND c.kind = 'records'", [ZONE])).rows[0].n);
+    Number(
+      (await lab.sql.query("SELECT count(*) AS n FROM change_sets c JOIN zones z ON z.id = c.zone_id WHERE z.name = $1 AND c.kind = 'records'", [ZONE])).rows[0]
+        .n,
+    );
 
   beforeAll(async () => {
     // No worker role here: only the API and the nameserver. The worker process comes later.
@@ -62,7 +70,9 @@ describe('forward records of a /18, written in chunks by the worker', { timeout:
     expect(await keptBySpace()).toBe(TOTAL);
     expect(await changeSetsOfZone()).toBe(TOTAL / CHUNK);
     // No change set larger than a chunk.
-    const largest = (await lab.sql.query("SELECT max(c.item_count) AS n FROM change_sets c JOIN zones z ON z.id = c.zone_id WHERE z.name = $1 AND c.kind = 'records'", [ZONE])).rows[0].n;
+    const largest = (
+      await lab.sql.query("SELECT max(c.item_count) AS n FROM change_sets c JOIN zones z ON z.id = c.zone_id WHERE z.name = $1 AND c.kind = 'records'", [ZONE])
+    ).rows[0].n;
     expect(Number(largest)).toBe(CHUNK);
     for (const ip of ['198.18.0.0', '198.18.31.200', '198.18.63.255']) await served(`static.${ip.replaceAll('.', '-')}.${ZONE}`, 'A', [ip]);
     // The default PTR names the same host.
@@ -90,10 +100,14 @@ describe('forward records of a /18, written in chunks by the worker', { timeout:
     expect(own.status, own.text).toBe(201);
     const moved = await lab.platform.patch(`/ip-spaces/${spaceId}`, { ptr_pattern: 'host-{dashed}.pool2.example.', forward_zone: 'pool2.example' });
     expect(moved.status, moved.text).toBe(200);
-    const failed = await eventually(async () => {
-      const s = await space();
-      return s.forward_records.state === 'failed' ? s : undefined;
-    }, 60_000, 'forward records failed');
+    const failed = await eventually(
+      async () => {
+        const s = await space();
+        return s.forward_records.state === 'failed' ? s : undefined;
+      },
+      60_000,
+      'forward records failed',
+    );
     expect(failed.forward_records.error).toMatchObject({ code: 'record_managed' });
     expect(failed.forward_records.written).toBeLessThan(TOTAL);
     // Backed off by the worker's clock: 10 s after the first failure, doubling with each attempt after it.
@@ -106,7 +120,12 @@ describe('forward records of a /18, written in chunks by the worker', { timeout:
     expect((await complete()).forward_records).toEqual({ state: 'complete', total: TOTAL, written: TOTAL, stale: 0, error: null });
     await served('host-198-18-50-7.pool2.example', 'A', ['198.18.50.7']);
     // Nothing of the space is left in the zone it left.
-    expect(Number((await lab.sql.query('SELECT count(*) AS n FROM records r JOIN zones z ON z.id = r.zone_id WHERE z.name = $1 AND managed_by = $2', [ZONE, spaceId])).rows[0].n)).toBe(0);
+    expect(
+      Number(
+        (await lab.sql.query('SELECT count(*) AS n FROM records r JOIN zones z ON z.id = r.zone_id WHERE z.name = $1 AND managed_by = $2', [ZONE, spaceId]))
+          .rows[0].n,
+      ),
+    ).toBe(0);
   });
 
   it('removes them with the space, the rest after the request by the worker', async () => {

@@ -175,11 +175,12 @@ describe('Idempotency-Key', () => {
     const platform = lab.as(lab.tokens.platform);
     const name = unique('Parallel');
     const k = key('parallel');
-    const responses = await Promise.all(
-      Array.from({ length: 50 }, () => platform.post('/tenants', { type: 'customer', name }, withKey(k))),
-    );
+    const responses = await Promise.all(Array.from({ length: 50 }, () => platform.post('/tenants', { type: 'customer', name }, withKey(k))));
     const statuses = responses.map((r) => r.status);
-    expect(statuses.every((s) => s === 201 || s === 409), `statuses: ${statuses.join(',')}`).toBe(true);
+    expect(
+      statuses.every((s) => s === 201 || s === 409),
+      `statuses: ${statuses.join(',')}`,
+    ).toBe(true);
     for (const r of responses.filter((r) => r.status === 409)) expect(r.body.code).toBe('idempotency_in_progress');
 
     const created = responses.filter((r) => r.status === 201);
@@ -248,9 +249,7 @@ describe('Idempotency-Key', () => {
       const processes = [lab.as(lab.tokens.platform), new ApiClient(second.url, lab.tokens.platform)];
       const name = unique('Two processes');
       const k = key('processes');
-      const responses = await Promise.all(
-        Array.from({ length: 20 }, (_, i) => processes[i % 2]!.post('/tenants', { type: 'customer', name }, withKey(k))),
-      );
+      const responses = await Promise.all(Array.from({ length: 20 }, (_, i) => processes[i % 2]!.post('/tenants', { type: 'customer', name }, withKey(k))));
       expect(responses.every((r) => r.status === 201 || (r.status === 409 && r.body.code === 'idempotency_in_progress'))).toBe(true);
       expect(responses.filter((r) => r.headers.get('idempotent-replayed') === 'false')).toHaveLength(1);
       const named = await tenantsNamed(name);
@@ -361,11 +360,12 @@ describe('Idempotency-Key', () => {
       const reseller = lab.as(lab.tokens.reseller);
       const name = unique('Parallel refusal');
       const k = key('parallel-refusal');
-      const responses = await Promise.all(
-        Array.from({ length: 50 }, () => reseller.post('/tenants', { type: 'reseller', name }, withKey(k))),
-      );
+      const responses = await Promise.all(Array.from({ length: 50 }, () => reseller.post('/tenants', { type: 'reseller', name }, withKey(k))));
       const codes = responses.map((r) => r.body.code);
-      expect(codes.every((c) => c === 'validation_failed' || c === 'idempotency_in_progress'), codes.join(',')).toBe(true);
+      expect(
+        codes.every((c) => c === 'validation_failed' || c === 'idempotency_in_progress'),
+        codes.join(','),
+      ).toBe(true);
       const refusals = responses.filter((r) => r.body.code === 'validation_failed');
       expect(refusals.filter((r) => r.headers.get('idempotent-replayed') === 'false')).toHaveLength(1);
       for (const r of refusals) expect(r.body.errors).toEqual(refusals[0]!.body.errors);

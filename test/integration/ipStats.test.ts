@@ -18,7 +18,10 @@ it('counts assignments, prefixes and addresses per family for each scope; the pl
   const { platform: platformId, reseller: resellerId } = lab.tokens.tenants;
   const v4 = id('ips');
   const v6 = id('ips');
-  await lab.sql.query(`INSERT INTO ip_spaces (id, cidr, ptr_pattern) VALUES ($1, '198.18.0.0/24', 'static.{dashed}.lab.example.'), ($2, '2001:db8:ff00::/40', 'static.{dashed}.lab.example.')`, [v4, v6]);
+  await lab.sql.query(
+    `INSERT INTO ip_spaces (id, cidr, ptr_pattern) VALUES ($1, '198.18.0.0/24', 'static.{dashed}.lab.example.'), ($2, '2001:db8:ff00::/40', 'static.{dashed}.lab.example.')`,
+    [v4, v6],
+  );
   const resellerV6 = id('ipa');
   await lab.sql.query(
     `INSERT INTO ip_assignments (id, space_id, tenant_id, cidr, parent_id, assigned_by) VALUES

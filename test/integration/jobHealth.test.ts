@@ -26,10 +26,14 @@ const metric = (text: string, name: string, labels: string) => {
 };
 
 it('names every job in /healthz, with its last success in /metrics', async () => {
-  const text = await eventually(async () => {
-    const res = await anon.get('/metrics');
-    return metric(res.text, 'job_last_success_timestamp_seconds', 'job="webhook deliveries"') ? res.text : undefined;
-  }, 10_000, 'the webhook worker’s first successful run');
+  const text = await eventually(
+    async () => {
+      const res = await anon.get('/metrics');
+      return metric(res.text, 'job_last_success_timestamp_seconds', 'job="webhook deliveries"') ? res.text : undefined;
+    },
+    10_000,
+    'the webhook worker’s first successful run',
+  );
   expect(metric(text, 'job_last_success_timestamp_seconds', 'job="webhook deliveries"')).toBeGreaterThan(Date.now() / 1000 - 60);
   expect(metric(text, 'job_degraded', 'job="webhook deliveries"')).toBe(0);
   const health = await anon.get('/healthz');
@@ -67,10 +71,14 @@ it('shows a job whose run hangs as stalled (200, degraded, named), and ok again 
   });
   job.start();
   try {
-    const stalled = await eventually(async () => {
-      const res = await anon.get('/healthz');
-      return res.body.jobs?.['receiver check'] === 'stalled' ? res : undefined;
-    }, 10_000, 'the hanging job shown stalled');
+    const stalled = await eventually(
+      async () => {
+        const res = await anon.get('/healthz');
+        return res.body.jobs?.['receiver check'] === 'stalled' ? res : undefined;
+      },
+      10_000,
+      'the hanging job shown stalled',
+    );
     expect(stalled.status).toBe(200);
     expect(stalled.body).toMatchObject({ status: 'degraded', degraded: ['receiver check'], checks: { database: 'ok' } });
     // The loop went on: runs after the abandoned one started.
@@ -81,10 +89,14 @@ it('shows a job whose run hangs as stalled (200, degraded, named), and ok again 
     expect(metric(text, 'job_last_success_timestamp_seconds', 'job="receiver check"')).toBeUndefined();
 
     answering = true;
-    const recovered = await eventually(async () => {
-      const res = await anon.get('/healthz');
-      return res.body.jobs?.['receiver check'] === 'ok' ? res : undefined;
-    }, 10_000, 'the job ok again');
+    const recovered = await eventually(
+      async () => {
+        const res = await anon.get('/healthz');
+        return res.body.jobs?.['receiver check'] === 'ok' ? res : undefined;
+      },
+      10_000,
+      'the job ok again',
+    );
     expect(recovered.body.status).toBe('ok');
     expect(recovered.body).not.toHaveProperty('degraded');
     expect(metric((await anon.get('/metrics')).text, 'job_last_success_timestamp_seconds', 'job="receiver check"')).toBeGreaterThan(Date.now() / 1000 - 60);

@@ -21,7 +21,10 @@ describe('lab parent zones', () => {
   /** The zone by AXFR from our server (allowed from loopback), one normalised line per record. */
   const transfer = async (origin: string) => {
     const run = await runAsync(dig, ['@127.0.0.1', '-p', String(port()), origin, 'AXFR', '+time=2', '+tries=1', '+nocomments', '+nostats', '+nocmd']);
-    return run.stdout.split('\n').filter((l) => l.trim() && !l.startsWith(';')).map(normalise);
+    return run.stdout
+      .split('\n')
+      .filter((l) => l.trim() && !l.startsWith(';'))
+      .map(normalise);
   };
   const escape = (s: string) => s.replace(/\./g, '\\.');
 
@@ -32,17 +35,25 @@ describe('lab parent zones', () => {
 
   it('serves a lab root that delegates the lab TLDs to the service nameservers, with loopback glue', async (ctx) => {
     dig = requireTool('dig', ctx);
-    const soa = await eventually(async () => {
-      const r = await ask('.', 'SOA');
-      return r.status === 'NOERROR' && r.answer.length ? r : undefined;
-    }, 10_000, 'the root SOA');
+    const soa = await eventually(
+      async () => {
+        const r = await ask('.', 'SOA');
+        return r.status === 'NOERROR' && r.answer.length ? r : undefined;
+      },
+      10_000,
+      'the root SOA',
+    );
     expect(soa.flags).toContain('aa');
     expect(soa.answer[0]).toMatch(/^\. \d+ IN SOA ns1\.lab-dns\.test\. /);
 
-    const root = await eventually(async () => {
-      const lines = await transfer('.');
-      return lines.some((l) => / IN NS /.test(l) && l.startsWith('de. ')) ? lines : undefined;
-    }, 10_000, 'the root with its delegations');
+    const root = await eventually(
+      async () => {
+        const lines = await transfer('.');
+        return lines.some((l) => / IN NS /.test(l) && l.startsWith('de. ')) ? lines : undefined;
+      },
+      10_000,
+      'the root with its delegations',
+    );
     for (const tld of ['test', 'example', 'com', 'net', 'org', 'de']) {
       expect(root.filter((l) => l.startsWith(`${tld}. `) && l.includes(' IN NS ')).sort(), tld).toEqual([
         expect.stringMatching(new RegExp(`^${tld}\\. \\d+ IN NS ns1\\.lab-dns\\.test\\.$`)),
@@ -76,10 +87,14 @@ describe('lab parent zones', () => {
     await createZone(lab.customerA, name);
     const delegation = (lines: string[]) => lines.filter((l) => l.startsWith(`${name}. `)).sort();
     const started = Date.now();
-    const parent = await eventually(async () => {
-      const lines = await transfer('test.');
-      return delegation(lines).length ? lines : undefined;
-    }, 15_000, `the delegation of ${name} in test.`);
+    const parent = await eventually(
+      async () => {
+        const lines = await transfer('test.');
+        return delegation(lines).length ? lines : undefined;
+      },
+      15_000,
+      `the delegation of ${name} in test.`,
+    );
     const seconds = (Date.now() - started) / 1000;
     expect(seconds).toBeLessThan(15);
     expect(delegation(parent)).toEqual([
@@ -98,10 +113,14 @@ describe('lab parent zones', () => {
     dig = requireTool('dig', ctx);
     const name = `lab-${randomBytes(4).toString('hex')}.info`;
     await createZone(lab.customerA, name);
-    const info = await eventually(async () => {
-      const lines = await transfer('info.');
-      return lines.some((l) => l.startsWith(`${name}. `)) ? lines : undefined;
-    }, 15_000, `the delegation of ${name} in info.`);
+    const info = await eventually(
+      async () => {
+        const lines = await transfer('info.');
+        return lines.some((l) => l.startsWith(`${name}. `)) ? lines : undefined;
+      },
+      15_000,
+      `the delegation of ${name} in info.`,
+    );
     expect(info.filter((l) => l.startsWith(`${name}. `))).toHaveLength(2);
     const root = await transfer('.');
     expect(root).toContainEqual(expect.stringMatching(/^info\. \d+ IN NS ns1\.lab-dns\.test\.$/));
@@ -144,7 +163,11 @@ describe('lab parent zones', () => {
 
   describe('the simulated registry', () => {
     const name = `reg-${randomBytes(4).toString('hex')}.test`;
-    const delegationOf = async () => (await transfer('test.')).filter((l) => l.startsWith(`${name}. `) && l.includes(' IN NS ')).map((l) => l.split(' ').at(-1)).sort();
+    const delegationOf = async () =>
+      (await transfer('test.'))
+        .filter((l) => l.startsWith(`${name}. `) && l.includes(' IN NS '))
+        .map((l) => l.split(' ').at(-1))
+        .sort();
 
     beforeAll(async () => {
       await createZone(lab.customerA, name);
@@ -156,10 +179,18 @@ describe('lab parent zones', () => {
       const moved = await lab.platform.patch(`/lab/registrations/${name}`, { delegation: ['NS1.Elsewhere.example', 'ns2.elsewhere.example.'] });
       expect(moved.status, moved.text).toBe(200);
       expect(moved.body).toEqual({ zone: name, registered_here: true, delegation: ['ns1.elsewhere.example', 'ns2.elsewhere.example'], ds: [] });
-      await eventually(async () => ((await delegationOf()).join() === 'ns1.elsewhere.example.,ns2.elsewhere.example.' ? true : undefined), 15_000, 'the moved delegation');
+      await eventually(
+        async () => ((await delegationOf()).join() === 'ns1.elsewhere.example.,ns2.elsewhere.example.' ? true : undefined),
+        15_000,
+        'the moved delegation',
+      );
       const back = await lab.platform.patch(`/lab/registrations/${name}`, { delegation: null });
       expect(back.body.delegation).toBeNull();
-      await eventually(async () => ((await delegationOf()).join() === 'ns1.lab-dns.test.,ns2.lab-dns.test.' ? true : undefined), 15_000, 'the delegation back at the service');
+      await eventually(
+        async () => ((await delegationOf()).join() === 'ns1.lab-dns.test.,ns2.lab-dns.test.' ? true : undefined),
+        15_000,
+        'the delegation back at the service',
+      );
     });
 
     it('marks a domain foreign-registered and takes any DS the customer sets there', async () => {
@@ -212,7 +243,11 @@ describe('lab parent zones', () => {
     await createZone(lab.customerA, name);
     await eventually(async () => ((await transfer('test.')).some((l) => l.startsWith(`${name}. `)) ? true : undefined), 15_000, `the delegation of ${name}`);
     expect((await lab.platform.post('/lab/reset')).status).toBe(204);
-    await eventually(async () => ((await transfer('test.')).some((l) => / IN NS /.test(l) && !l.startsWith('test. ')) ? undefined : true), 15_000, 'the delegations to go');
+    await eventually(
+      async () => ((await transfer('test.')).some((l) => / IN NS /.test(l) && !l.startsWith('test. ')) ? undefined : true),
+      15_000,
+      'the delegations to go',
+    );
     expect((await lab.sql.query(`SELECT count(*)::int AS n FROM lab_registrations`)).rows[0].n).toBe(0);
     // The root and TLDs stay.
     expect(await transfer('.')).toContainEqual(expect.stringMatching(/^test\. \d+ IN NS ns1\.lab-dns\.test\.$/));
@@ -238,10 +273,19 @@ describe('lab parents of an older DATA_DIR', () => {
       const lab = await startTestService({ databaseUrl: database.url, env: ALL_ROLES });
       try {
         const port = lab.service.nameserver!.server.port;
-        await eventually(async () => {
-          const run = await runAsync(dig, ['@127.0.0.1', '-p', String(port), 'test.', 'AXFR', '+time=2', '+tries=1']);
-          return run.stdout.split('\n').map(normalise).some((l) => l.startsWith(`${name}. `) && l.includes(' IN NS ')) ? true : undefined;
-        }, 15_000, `the delegation of ${name}`);
+        await eventually(
+          async () => {
+            const run = await runAsync(dig, ['@127.0.0.1', '-p', String(port), 'test.', 'AXFR', '+time=2', '+tries=1']);
+            return run.stdout
+              .split('\n')
+              .map(normalise)
+              .some((l) => l.startsWith(`${name}. `) && l.includes(' IN NS '))
+              ? true
+              : undefined;
+          },
+          15_000,
+          `the delegation of ${name}`,
+        );
       } finally {
         await lab.stop();
       }

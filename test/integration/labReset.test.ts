@@ -25,8 +25,7 @@ describe('the nightly reset at LAB_RESET_TIME', () => {
   let seedTenants: Record<string, unknown>[];
   let seedBilling: unknown;
 
-  const tenantsNow = async () =>
-    (await platform.get('/tenants?limit=500')).body.data.map(({ updated_at: _u, ...t }: Record<string, unknown>) => t);
+  const tenantsNow = async () => (await platform.get('/tenants?limit=500')).body.data.map(({ updated_at: _u, ...t }: Record<string, unknown>) => t);
   const tick = () => lab.service.labReset!.tick();
 
   beforeAll(async () => {
@@ -176,11 +175,9 @@ describe('a production deployment', () => {
   beforeAll(async () => {
     prod = await startTestService({ env: { DEPLOYMENT: 'production' } });
     // The operator's way to the first live token.
-    const { stdout } = await promisify(execFile)(
-      process.execPath,
-      ['--import', 'tsx', 'src/cli/admin.ts', 'create-platform', 'Production Platform'],
-      { env: { ...process.env, DATABASE_URL: prod.databaseUrl, DEPLOYMENT: 'production', DNSSEC_KEY_ENCRYPTION_KEY: '5a'.repeat(32), LOG_LEVEL: 'silent' } },
-    );
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/cli/admin.ts', 'create-platform', 'Production Platform'], {
+      env: { ...process.env, DATABASE_URL: prod.databaseUrl, DEPLOYMENT: 'production', DNSSEC_KEY_ENCRYPTION_KEY: '5a'.repeat(32), LOG_LEVEL: 'silent' },
+    });
     liveToken = JSON.parse(stdout).token;
   });
   afterAll(() => prod?.stop());

@@ -17,11 +17,15 @@ afterAll(async () => lab?.close());
 
 const port = () => lab.service.nameserver!.server.port;
 const servedPtr = (ip: string, expected: string | null) =>
-  eventually(async () => {
-    const r = await digQuery(requireTool('dig')!, port(), `${reverseName(parseAddress(ip))}.`, 'PTR');
-    const target = r.answer.map((l) => l.split(' ').pop()!)[0] ?? null;
-    return target === expected ? r : undefined;
-  }, 20_000, `PTR of ${ip} = ${expected}`);
+  eventually(
+    async () => {
+      const r = await digQuery(requireTool('dig')!, port(), `${reverseName(parseAddress(ip))}.`, 'PTR');
+      const target = r.answer.map((l) => l.split(' ').pop()!)[0] ?? null;
+      return target === expected ? r : undefined;
+    },
+    20_000,
+    `PTR of ${ip} = ${expected}`,
+  );
 
 it('seeds each customer’s assignments with default PTRs, and the first customer’s own prefixes', async () => {
   const ips = await listAll(lab.customerA, '/ips');
@@ -53,10 +57,14 @@ it('seeds the spaces signed, with the forward records of their default names in 
   const zones = (await lab.platform.get(`/ip-spaces/${spaces[0].id}/zones`)).body.data;
   expect(zones.map((z: any) => [z.name, z.dnssec.state === 'off'])).toEqual([['2.0.192.in-addr.arpa', false]]);
   expect((await lab.platform.get('/zones/lab-hosting.example/dnssec')).body.state).not.toBe('off');
-  await eventually(async () => {
-    const r = await digQuery(requireTool('dig')!, port(), 'static.198-51-100-7.lab-hosting.example.', 'A');
-    return r.answer.some((l) => l.endsWith(' 198.51.100.7')) ? r : undefined;
-  }, 20_000, 'the default name’s A record');
+  await eventually(
+    async () => {
+      const r = await digQuery(requireTool('dig')!, port(), 'static.198-51-100-7.lab-hosting.example.', 'A');
+      return r.answer.some((l) => l.endsWith(' 198.51.100.7')) ? r : undefined;
+    },
+    20_000,
+    'the default name’s A record',
+  );
 });
 
 it('sets and resets a PTR in the seeded /64 over the fixed paths, and counts it in the stats', async () => {

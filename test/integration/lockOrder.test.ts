@@ -51,7 +51,9 @@ describe('concurrent provisioning', () => {
       const creation = lab.customerA.post('/zones', { name: 'victim.test' });
       const waiting = async () => {
         for (let i = 0; i < 200; i++) {
-          const r = await lab.sql.query(`SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%tenants%'`);
+          const r = await lab.sql.query(
+            `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%tenants%'`,
+          );
           if (r.rowCount) return;
           await new Promise((resolve) => setTimeout(resolve, 25));
         }

@@ -79,7 +79,12 @@ describe('records kept by another object', () => {
     }
     const applied = await api().post(`/zones/${ZONE}/import`, { zonefile, mode: 'replace' });
     expect(applied.status, applied.text).toBe(201);
-    expect(await rows()).toEqual(['home A 198.51.100.7 dyn_keeperofhome', 'home AAAA 2001:db8::7 dyn_keeperofhome', 'new A 192.0.2.81 null', 'www A 192.0.2.80 null']);
+    expect(await rows()).toEqual([
+      'home A 198.51.100.7 dyn_keeperofhome',
+      'home AAAA 2001:db8::7 dyn_keeperofhome',
+      'new A 192.0.2.81 null',
+      'www A 192.0.2.80 null',
+    ]);
   });
 
   it('are exported, and importing the export with replace changes nothing', async () => {

@@ -23,7 +23,11 @@ describe('a second process with ROLES=nameserver', () => {
       env: { ...process.env, ROLES: 'nameserver', DATABASE_URL: lab.databaseUrl, DNS_PORT: String(secondPort), DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
       stdio: ['ignore', 'ignore', 'inherit'],
     });
-    await eventually(async () => ((await queryDns(secondPort, 'nothing.invalid', 'SOA', { timeoutMs: 300 }).catch(() => null)) ? true : undefined), 30_000, 'the second nameserver');
+    await eventually(
+      async () => ((await queryDns(secondPort, 'nothing.invalid', 'SOA', { timeoutMs: 300 }).catch(() => null)) ? true : undefined),
+      30_000,
+      'the second nameserver',
+    );
   };
   const stopSecond = async () => {
     if (!second) return;
@@ -52,10 +56,14 @@ describe('a second process with ROLES=nameserver', () => {
   it('serves every zone and takes part in verification', async () => {
     await createZone(lab.customerA, 'second-ns.example');
     const record = await createRecord(lab.customerA, 'second-ns.example', { name: 'www', type: 'AAAA', data: { address: '2001:db8::5' } });
-    await eventually(async () => {
-      const set = (await lab.customerA.get(`/zones/second-ns.example/changesets/${record.publication.changeset_id}`)).body;
-      return set.state === 'live' ? set : undefined;
-    }, 15_000, 'live');
+    await eventually(
+      async () => {
+        const set = (await lab.customerA.get(`/zones/second-ns.example/changesets/${record.publication.changeset_id}`)).body;
+        return set.state === 'live' ? set : undefined;
+      },
+      15_000,
+      'live',
+    );
     const serial = (await lab.customerA.get('/zones/second-ns.example')).body.serial;
     const fromSecond = await queryDns(secondPort, 'www.second-ns.example', 'AAAA');
     expect(fromSecond.aa).toBe(true);
@@ -85,7 +93,10 @@ describe('a second process with ROLES=nameserver', () => {
     const dig = requireTool('dig', ctx);
     // The process above loaded the zone whole at start; its journal comes from zone_versions.
     const out = runTool(dig, ['@127.0.0.1', '-p', String(secondPort), '+tcp', '+noall', '+answer', `ixfr=${previousSerial}`, 'second-ns.example']).stdout;
-    const soaSerials = out.split('\n').filter((l) => /\tSOA\t/.test(l)).map((l) => Number(l.trim().split(/\s+/)[6]));
+    const soaSerials = out
+      .split('\n')
+      .filter((l) => /\tSOA\t/.test(l))
+      .map((l) => Number(l.trim().split(/\s+/)[6]));
     // Incremental form: new SOA, then the old one opening the first difference (RFC 1995 §4).
     expect(soaSerials).toContain(previousSerial);
     expect(out).toMatch(/late\.second-ns\.example\.\s+\d+\s+IN\s+A\s+192\.0\.2\.99/);

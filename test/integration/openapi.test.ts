@@ -54,7 +54,11 @@ describe('GET /api/v1/openapi.json', () => {
     for (const route of allRoutes.filter((r) => r.method === 'get' && !r.path.includes('{'))) {
       const res = await platform.get(route.path);
       // A list with a required query parameter (GET /ptr?within=) is routed and asks for it.
-      if (res.status === 422) expect(res.body.errors.every((e: { in?: string }) => e.in === 'query'), route.path).toBe(true);
+      if (res.status === 422)
+        expect(
+          res.body.errors.every((e: { in?: string }) => e.in === 'query'),
+          route.path,
+        ).toBe(true);
       else expect([200, 204], `${route.path}: ${res.status}`).toContain(res.status);
     }
   });

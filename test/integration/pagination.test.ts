@@ -91,9 +91,7 @@ describe('the list envelope', () => {
   it('walks GET /audit-log with limit=2: every entry exactly once, newest first', async () => {
     const all = await reseller.get('/audit-log?limit=500');
     expect(all.body.data).toHaveLength(5);
-    expect(all.body.data.map((e: { details: { name: string } }) => e.details.name)).toEqual(
-      [5, 4, 3, 2, 1].map((i) => `Paging Customer ${i}`),
-    );
+    expect(all.body.data.map((e: { details: { name: string } }) => e.details.name)).toEqual([5, 4, 3, 2, 1].map((i) => `Paging Customer ${i}`));
     const pages = await walk(reseller, '/audit-log?limit=2');
     expect(pages.map((p) => p.body.data.length)).toEqual([2, 2, 1]);
     expect(ids(pages)).toEqual(ids([all]));
@@ -133,12 +131,13 @@ describe('limit', () => {
   it('defaults to 50 and accepts up to 500', async () => {
     // 50 more customers: 56 tenants and 55 audit entries.
     for (let batch = 0; batch < 5; batch++) {
-      const created = await Promise.all(
-        Array.from({ length: 10 }, (_, i) => reseller.post('/tenants', { type: 'customer', name: `Bulk ${batch}-${i}` })),
-      );
+      const created = await Promise.all(Array.from({ length: 10 }, (_, i) => reseller.post('/tenants', { type: 'customer', name: `Bulk ${batch}-${i}` })));
       expect(created.map((r) => r.status)).toEqual(Array(10).fill(201));
     }
-    for (const [path, total] of [['/tenants', 56], ['/audit-log', 55]] as const) {
+    for (const [path, total] of [
+      ['/tenants', 56],
+      ['/audit-log', 55],
+    ] as const) {
       const byDefault = await reseller.get(path);
       expect(byDefault.body.data).toHaveLength(50);
       expect(byDefault.body.pagination.has_more).toBe(true);
@@ -190,12 +189,17 @@ describe('cursors', () => {
     expect((await reseller.get(withParam('/tenants?limit=2', 'cursor', cursor))).status).toBe(200);
   });
 
-  it("rejects a cursor of customer A presented by customer B, and one of another list", async () => {
+  it('rejects a cursor of customer A presented by customer B, and one of another list', async () => {
     const [customerA, customerB] = lab.tokens.tenants.customers;
     const a = lab.as(lab.tokens.customers[0]);
     const b = lab.as(lab.tokens.customers[1]);
     // Two entries in customer A's audit log and in customer B's.
-    for (const [api, tenant] of [[a, customerA], [a, customerA], [b, customerB], [b, customerB]] as const) {
+    for (const [api, tenant] of [
+      [a, customerA],
+      [a, customerA],
+      [b, customerB],
+      [b, customerB],
+    ] as const) {
       expect((await api.post(`/tenants/${tenant}/api-clients`, { name: 'cursor owner' })).status).toBe(201);
     }
     const pageA = await a.get('/audit-log?limit=1');
@@ -212,11 +216,7 @@ describe('cursors', () => {
     const clientsA = await resellerToken.get(`/tenants/${customerA}/api-clients?limit=1`);
     expect(clientsA.body.pagination.has_more).toBe(true);
     const clientsCursor = clientsA.body.pagination.next_cursor as string;
-    expectQueryProblem(
-      await resellerToken.get(withParam(`/tenants/${customerB}/api-clients?limit=1`, 'cursor', clientsCursor)),
-      '/cursor',
-      'invalid_cursor',
-    );
+    expectQueryProblem(await resellerToken.get(withParam(`/tenants/${customerB}/api-clients?limit=1`, 'cursor', clientsCursor)), '/cursor', 'invalid_cursor');
 
     // The reseller's cursor is not valid while it acts for one of its customers.
     const resellerPage = await reseller.get('/tenants?limit=2');

@@ -21,12 +21,30 @@ describe('customer prefixes and their reverse zones', { timeout: 120_000 }, () =
   const digX = async (ctx: TestContext, ip: string) => {
     const dig = requireTool('dig', ctx);
     const run = await runAsync(dig, ['@127.0.0.1', '-p', String(dnsPort(lab)), '-x', ip, '+norec', '+noall', '+answer', '+time=2', '+tries=1']);
-    return run.stdout.split('\n').filter((l) => l.trim()).map((l) => l.trim().split(/\s+/).join(' '));
+    return run.stdout
+      .split('\n')
+      .filter((l) => l.trim())
+      .map((l) => l.trim().split(/\s+/).join(' '));
   };
   const dig = async (ctx: TestContext, name: string, type: string) => {
     const tool = requireTool('dig', ctx);
-    const run = await runAsync(tool, ['@127.0.0.1', '-p', String(dnsPort(lab)), name, type, '+norec', '+noall', '+answer', '+authority', '+time=2', '+tries=1']);
-    return run.stdout.split('\n').filter((l) => l.trim()).map((l) => l.trim().split(/\s+/).join(' '));
+    const run = await runAsync(tool, [
+      '@127.0.0.1',
+      '-p',
+      String(dnsPort(lab)),
+      name,
+      type,
+      '+norec',
+      '+noall',
+      '+answer',
+      '+authority',
+      '+time=2',
+      '+tries=1',
+    ]);
+    return run.stdout
+      .split('\n')
+      .filter((l) => l.trim())
+      .map((l) => l.trim().split(/\s+/).join(' '));
   };
   const untilActive = (zone: string) =>
     eventually(async () => ((await lab.customerA.get(`/zones/${zone}`)).body.status === 'active' ? true : undefined), 20_000, `${zone} to be active`);
@@ -51,7 +69,9 @@ describe('customer prefixes and their reverse zones', { timeout: 120_000 }, () =
     });
     const classless = await lab.reseller.post('/prefixes', { cidr: '198.51.100.64/26', tenant_id: customerId });
     expect(classless.status, classless.text).toBe(201);
-    expect(classless.body.zones).toEqual([{ name: '64-26.100.51.198.in-addr.arpa', kind: 'classless', delegation: expect.objectContaining({ state: 'unchecked' }) }]);
+    expect(classless.body.zones).toEqual([
+      { name: '64-26.100.51.198.in-addr.arpa', kind: 'classless', delegation: expect.objectContaining({ state: 'unchecked' }) },
+    ]);
     const v6 = await lab.platform.post('/prefixes', { cidr: '2001:DB8:a:0::/48', tenant_id: customerId });
     expect(v6.status, v6.text).toBe(201);
     expect(v6.body).toMatchObject({ prefix: '2001:db8:a::/48', family: 6, zones: [{ name: 'a.0.0.0.8.b.d.0.1.0.0.2.ip6.arpa', kind: 'nibble' }] });
@@ -133,13 +153,25 @@ describe('customer prefixes and their reverse zones', { timeout: 120_000 }, () =
     const a = await lab.customerA.post('/zones/2.0.192.in-addr.arpa/records', { type: 'A', name: 'x', data: { address: '192.0.2.1' } });
     expect(a.status).toBe(422);
 
-    await eventually(async () => ((await digX(ctx, '192.0.2.10')).some((l) => l.endsWith('IN PTR host10.example.')) ? true : undefined), 20_000, 'the IPv4 PTR');
-    await eventually(async () => ((await digX(ctx, '2001:db8:a::1')).some((l) => l.endsWith('IN PTR v6host.example.')) ? true : undefined), 20_000, 'the IPv6 PTR');
+    await eventually(
+      async () => ((await digX(ctx, '192.0.2.10')).some((l) => l.endsWith('IN PTR host10.example.')) ? true : undefined),
+      20_000,
+      'the IPv4 PTR',
+    );
+    await eventually(
+      async () => ((await digX(ctx, '2001:db8:a::1')).some((l) => l.endsWith('IN PTR v6host.example.')) ? true : undefined),
+      20_000,
+      'the IPv6 PTR',
+    );
     // RFC 2317: the lab registry's in-addr.arpa points the address at the classless zone.
-    const cname = await eventually(async () => {
-      const lines = await digX(ctx, '198.51.100.70');
-      return lines.some((l) => l.includes('IN CNAME 70.64-26.100.51.198.in-addr.arpa.')) ? lines : undefined;
-    }, 20_000, 'the RFC 2317 CNAME');
+    const cname = await eventually(
+      async () => {
+        const lines = await digX(ctx, '198.51.100.70');
+        return lines.some((l) => l.includes('IN CNAME 70.64-26.100.51.198.in-addr.arpa.')) ? lines : undefined;
+      },
+      20_000,
+      'the RFC 2317 CNAME',
+    );
     expect(cname[0]).toMatch(/^70\.100\.51\.198\.in-addr\.arpa\. \d+ IN CNAME 70\.64-26\.100\.51\.198\.in-addr\.arpa\.$/);
     expect(await dig(ctx, '70.64-26.100.51.198.in-addr.arpa', 'PTR')).toEqual([expect.stringMatching(/ IN PTR host70\.example\.$/)]);
     // The registry delegates the classless zone, and the /24's other addresses are not the customer's.
@@ -154,7 +186,11 @@ describe('customer prefixes and their reverse zones', { timeout: 120_000 }, () =
     expect(first.body.zones[0].delegation).toMatchObject({ state: 'ok', seen: ['ns1.lab-dns.test', 'ns2.lab-dns.test'], checked_at: expect.any(String) });
     // The zone object shows the same.
     const zone = await lab.customerA.get(`/zones/${first.body.zones[0].name}`);
-    expect(zone.body.delegation).toMatchObject({ status: 'ok', seen: ['ns1.lab-dns.test', 'ns2.lab-dns.test'], checked_at: first.body.zones[0].delegation.checked_at });
+    expect(zone.body.delegation).toMatchObject({
+      status: 'ok',
+      seen: ['ns1.lab-dns.test', 'ns2.lab-dns.test'],
+      checked_at: first.body.zones[0].delegation.checked_at,
+    });
     const again = await check();
     expect(again.status).toBe(429);
     expect(again.body.code).toBe('rate_limited');
@@ -242,17 +278,27 @@ describe('customer prefixes and their reverse zones', { timeout: 120_000 }, () =
     const enabled = await lab.customerA.post(`/zones/${zone}/dnssec/enable`, {});
     expect(enabled.status, enabled.text).toBe(202);
     await untilDnssecState(lab, zone, 'active', 90_000);
-    await eventually(async () => {
-      await passLabTime(lab);
-      return /; fully validated/.test(await delv(ctx, lab, '10.2.0.192.in-addr.arpa', 'PTR')) ? true : undefined;
-    }, 60_000, 'the PTR to validate from the lab root');
+    await eventually(
+      async () => {
+        await passLabTime(lab);
+        return /; fully validated/.test(await delv(ctx, lab, '10.2.0.192.in-addr.arpa', 'PTR')) ? true : undefined;
+      },
+      60_000,
+      'the PTR to validate from the lab root',
+    );
     const out = await delv(ctx, lab, '10.2.0.192.in-addr.arpa', 'PTR');
     expect(out).toMatch(/10\.2\.0\.192\.in-addr\.arpa\.\s+\d+\s+IN\s+PTR\s+host10\.example\./);
   });
 
   it('checks again once a day in the worker: zones never checked or checked a day ago', async () => {
     const { services } = lab.service;
-    const run = () => checkDueDelegations({ db: services.db, clock: lab.clock, nameservers: services.config.zones.nameservers, observe: (z) => services.rdns.observeDelegation(z) });
+    const run = () =>
+      checkDueDelegations({
+        db: services.db,
+        clock: lab.clock,
+        nameservers: services.config.zones.nameservers,
+        observe: (z) => services.rdns.observeDelegation(z),
+      });
     // The worker role's own job may have looked already: every zone is made unchecked again.
     await lab.sql.query(`UPDATE zones SET delegation = '{"state":"unchecked","seen":[],"checked_at":null}' WHERE prefix_id IS NOT NULL`);
     const stateOf = async (prefix: string) => (await lab.customerA.get(`/prefixes/${prefix}`)).body.zones[0].delegation;

@@ -131,14 +131,11 @@ describe('403 insufficient_scope', () => {
 });
 
 describe('routing', () => {
-  it.each(['/api/v1/no-such-thing', '/api/v1/tenants/ten_abc/nothing', '/no-such-thing', '/api/v2/me', '/api'])(
-    '404 for the unknown path %s',
-    async (path) => {
-      const res = await rawRequest('GET', path, { authorization: `Bearer ${lab.tokens.reseller}` });
-      expectProblem(res, 404, 'not_found');
-      expect(res.body.instance).toBe(path);
-    },
-  );
+  it.each(['/api/v1/no-such-thing', '/api/v1/tenants/ten_abc/nothing', '/no-such-thing', '/api/v2/me', '/api'])('404 for the unknown path %s', async (path) => {
+    const res = await rawRequest('GET', path, { authorization: `Bearer ${lab.tokens.reseller}` });
+    expectProblem(res, 404, 'not_found');
+    expect(res.body.instance).toBe(path);
+  });
 
   it('404 not_found for an object outside the subtree, the same as for none', async () => {
     const customer = lab.as(lab.tokens.customers[0]);
@@ -288,7 +285,10 @@ describe('request bodies', () => {
       const platform = lab.as(lab.tokens.platform);
       for (const bad of LONE) {
         expectRefused(await platform.post('/tenants', { type: 'customer', name: `Surrogate ${bad} GmbH` }), '/name');
-        expectRefused(await platform.post('/tenants', { type: 'customer', name: unique('Branded'), branding: { display_name: bad } }), '/branding/display_name');
+        expectRefused(
+          await platform.post('/tenants', { type: 'customer', name: unique('Branded'), branding: { display_name: bad } }),
+          '/branding/display_name',
+        );
       }
       const customer = lab.tokens.tenants.customers[0];
       expectRefused(await platform.patch(`/tenants/${customer}`, { name: '\ud800' }), '/name');
@@ -310,15 +310,23 @@ describe('request bodies', () => {
       expectRefused(await customer.post(`/zones/${zone}/records`, { type: 'TXT', name: 'a', data: { text: 'ok' }, comment: 'note \ud800' }), '/comment');
       expectRefused(await customer.post(`/zones/${zone}/records`, { type: 'TXT', name: 'a', data: { text: '\udfff' } }), '/data/text');
       expectRefused(
-        await customer.post(`/zones/${zone}/changesets`, { comment: '\ud800', changes: [{ op: 'create', record: { type: 'TXT', name: 'b', data: { text: 'ok' } } }] }),
+        await customer.post(`/zones/${zone}/changesets`, {
+          comment: '\ud800',
+          changes: [{ op: 'create', record: { type: 'TXT', name: 'b', data: { text: 'ok' } } }],
+        }),
         '/comment',
       );
       expectRefused(
-        await customer.post(`/zones/${zone}/changesets`, { changes: [{ op: 'create', record: { type: 'TXT', name: 'b', data: { text: 'ok' }, comment: 'x\udc00' } }] }),
+        await customer.post(`/zones/${zone}/changesets`, {
+          changes: [{ op: 'create', record: { type: 'TXT', name: 'b', data: { text: 'ok' }, comment: 'x\udc00' } }],
+        }),
         '/changes/0/record/comment',
       );
       // A field name is input too.
-      expectRefused(await lab.as(lab.tokens.platform).post('/tenants', { type: 'customer', name: unique('Key'), branding: { '\ud800': 'x' } }), '/branding/\ud800');
+      expectRefused(
+        await lab.as(lab.tokens.platform).post('/tenants', { type: 'customer', name: unique('Key'), branding: { '\ud800': 'x' } }),
+        '/branding/\ud800',
+      );
       // No change set was stored by any of them.
       expect((await customer.get(`/zones/${zone}/changesets`)).body.data).toHaveLength(before);
     });

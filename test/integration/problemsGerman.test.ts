@@ -31,12 +31,7 @@ function expectGerman(res: ApiResponse, status: number, code: string, detail: st
 describe('problems with Accept-Language: de', () => {
   it('401 for an unknown token says why in German', async () => {
     const { de, en } = await both(`svc_test_${'x'.repeat(40)}`, (api) => api.get('/me'));
-    expectGerman(
-      de,
-      401,
-      'unauthenticated',
-      'Senden Sie ein gültiges API-Token dieser Umgebung als "Authorization: Bearer <token>". Das Token ist unbekannt.',
-    );
+    expectGerman(de, 401, 'unauthenticated', 'Senden Sie ein gültiges API-Token dieser Umgebung als "Authorization: Bearer <token>". Das Token ist unbekannt.');
     expect(de.body.title).toBe('Authentifizierung erforderlich');
     expect(en.body.detail).toMatch(/The token is not known\.$/);
   });

@@ -26,21 +26,29 @@ describe('DNSSEC of the provider’s reverse zones', { timeout: 180_000 }, () =>
   const zonesOf = async (space: string | undefined) => listAll(lab.platform, `/ip-spaces/${space}/zones`);
   /** Lets the lab's time pass until every zone of the space is in `state`. */
   const untilSpaceState = (space: string | undefined, state: string) =>
-    eventually(async () => {
-      const zones = await zonesOf(space);
-      if (zones.every((z) => z.dnssec.state === state)) return zones;
-      await passLabTime(lab);
-      return undefined;
-    }, 120_000, `every zone of ${space} to be ${state}`);
+    eventually(
+      async () => {
+        const zones = await zonesOf(space);
+        if (zones.every((z) => z.dnssec.state === state)) return zones;
+        await passLabTime(lab);
+        return undefined;
+      },
+      120_000,
+      `every zone of ${space} to be ${state}`,
+    );
   const ptrName = (ip: string) => reverseName(parseAddress(ip));
   /** delv from the lab root, once it says "fully validated" (the parent's next version may lag). */
   const validated = (ctx: TestContext, ip: string) =>
-    eventually(async () => {
-      const out = await delv(ctx, lab, ptrName(ip), 'PTR');
-      if (/; fully validated/.test(out)) return out;
-      await passLabTime(lab);
-      return undefined;
-    }, 60_000, `the PTR of ${ip} to validate from the lab root`);
+    eventually(
+      async () => {
+        const out = await delv(ctx, lab, ptrName(ip), 'PTR');
+        if (/; fully validated/.test(out)) return out;
+        await passLabTime(lab);
+        return undefined;
+      },
+      60_000,
+      `the PTR of ${ip} to validate from the lab root`,
+    );
 
   it('is for provider staff only', async () => {
     const created = await lab.platform.post('/ip-spaces', { cidr: '192.0.2.0/24', ptr_pattern: 'static.{dashed}.hosting.example.' });
@@ -57,7 +65,9 @@ describe('DNSSEC of the provider’s reverse zones', { timeout: 180_000 }, () =>
     expect((await lab.platform.patch('/ip-spaces/spc_aaaaaaaaaaaaaaaaaaaaaaaaaa', { dnssec: true })).status).toBe(404);
     expect((await lab.platform.patch(`/ip-spaces/${spaces.v4}`, { dnssec: 'yes' })).status).toBe(422);
     const zones = await zonesOf(spaces.v4);
-    expect(zones).toEqual([expect.objectContaining({ name: '2.0.192.in-addr.arpa', block: '192.0.2.0/24', dnssec: expect.objectContaining({ state: 'off', ds: [] }) })]);
+    expect(zones).toEqual([
+      expect.objectContaining({ name: '2.0.192.in-addr.arpa', block: '192.0.2.0/24', dnssec: expect.objectContaining({ state: 'off', ds: [] }) }),
+    ]);
   });
 
   it('signs every reverse zone of a space (PATCH, and at creation); the lab registry places their DS', async () => {
@@ -120,12 +130,16 @@ describe('DNSSEC of the provider’s reverse zones', { timeout: 180_000 }, () =>
     expect(enableTooSoon.status, enableTooSoon.text).toBe(409);
     expect(enableTooSoon.body.code).toBe('dnssec_transition_in_progress');
     await untilSpaceState(spaces.v4!, 'off');
-    const out = await eventually(async () => {
-      const o = await delv(ctx, lab, ptrName('192.0.2.10'), 'PTR');
-      if (/; unsigned answer/.test(o)) return o;
-      await passLabTime(lab);
-      return undefined;
-    }, 60_000, 'the PTR to be an unsigned (insecure) answer');
+    const out = await eventually(
+      async () => {
+        const o = await delv(ctx, lab, ptrName('192.0.2.10'), 'PTR');
+        if (/; unsigned answer/.test(o)) return o;
+        await passLabTime(lab);
+        return undefined;
+      },
+      60_000,
+      'the PTR to be an unsigned (insecure) answer',
+    );
     expect(out).toMatch(/PTR\s+static\.192-0-2-10\.hosting\.example\./);
   });
 

@@ -14,16 +14,24 @@ const dnsPort = (lab: DnsLab) => lab.service.nameserver!.server.port;
 
 /** The zone once it is `active` (its first version is live). */
 const untilActive = (lab: DnsLab, zone: string) =>
-  eventually(async () => {
-    const res = await lab.customerA.get(`/zones/${zone}`);
-    return res.body.status === 'active' ? res.body : undefined;
-  }, 10_000, `${zone} to become active`);
+  eventually(
+    async () => {
+      const res = await lab.customerA.get(`/zones/${zone}`);
+      return res.body.status === 'active' ? res.body : undefined;
+    },
+    10_000,
+    `${zone} to become active`,
+  );
 
 async function untilState(lab: DnsLab, zone: string, changeSetId: string, state: string, timeoutMs = 10_000) {
-  return eventually(async () => {
-    const res = await lab.customerA.get(`/zones/${zone}/changesets/${changeSetId}`);
-    return res.body.state === state ? res.body : undefined;
-  }, timeoutMs, `change set ${changeSetId} to be ${state}`);
+  return eventually(
+    async () => {
+      const res = await lab.customerA.get(`/zones/${zone}/changesets/${changeSetId}`);
+      return res.body.state === state ? res.body : undefined;
+    },
+    timeoutMs,
+    `change set ${changeSetId} to be ${state}`,
+  );
 }
 
 describe('publication: pending → pushed → live', () => {
@@ -64,7 +72,9 @@ describe('publication: pending → pushed → live', () => {
     expect((await queryDns(dnsPort(lab), 'pub-rec.example', 'SOA')).answers[0]!.serial).toBe(after.serial);
     expect((await lab.customerA.get(`/zones/pub-rec.example/records/${record.id}`)).body.publication.state).toBe('live');
 
-    const events = await lab.sql.query(`SELECT kind, payload FROM events WHERE zone_id = (SELECT id FROM zones WHERE name = 'pub-rec.example') ORDER BY occurred_at`);
+    const events = await lab.sql.query(
+      `SELECT kind, payload FROM events WHERE zone_id = (SELECT id FROM zones WHERE name = 'pub-rec.example') ORDER BY occurred_at`,
+    );
     expect(events.rows.filter((e) => e.kind === 'record.published').map((e) => e.payload.changeset_id)).toContain(record.publication.changeset_id);
   });
 
@@ -99,10 +109,10 @@ describe('publication: pending → pushed → live', () => {
     // fails wrongly.)
     const serials = new Set(sets.map((s) => s.serial));
     expect(serials.size).toBeLessThanOrEqual(Math.floor(span / 100) + 2);
-    const { rows } = await lab.sql.query('SELECT count(*)::int AS n FROM zone_versions v JOIN zones z ON z.id = v.zone_id WHERE z.name = $1 AND v.serial > $2', [
-      'pub-spaced.example',
-      active.serial,
-    ]);
+    const { rows } = await lab.sql.query(
+      'SELECT count(*)::int AS n FROM zone_versions v JOIN zones z ON z.id = v.zone_id WHERE z.name = $1 AND v.serial > $2',
+      ['pub-spaced.example', active.serial],
+    );
     expect(rows[0].n).toBe(serials.size);
     const reply = await queryDns(dnsPort(lab), 's11.pub-spaced.example', 'A');
     expect(reply.answers.map((a) => a.address)).toEqual(['192.0.2.12']);
@@ -189,10 +199,14 @@ describe('publication: pending → pushed → live', () => {
     await eventually(async () => ((await lab.customerA.get('/zones/pub-gone.example')).status === 404 ? true : undefined), 10_000, 'zone to disappear');
     // No longer served: once its delegation went too, the lab's `example.` parent answers that
     // the name does not exist.
-    const gone = await eventually(async () => {
-      const r = await queryDns(dnsPort(lab), 'pub-gone.example', 'SOA');
-      return r.rcode === 3 ? r : undefined;
-    }, 10_000, 'the delegation to go');
+    const gone = await eventually(
+      async () => {
+        const r = await queryDns(dnsPort(lab), 'pub-gone.example', 'SOA');
+        return r.rcode === 3 ? r : undefined;
+      },
+      10_000,
+      'the delegation to go',
+    );
     expect(gone.authorities.map((a) => a.name)).toEqual(['example']);
     const events = await lab.sql.query(`SELECT payload FROM events WHERE kind = 'zone.changed' AND zone_id = $1 ORDER BY seq`, [id]);
     expect(events.rows.map((e) => e.payload.change)).toEqual(['created', 'deletion_requested', 'deleted']);
@@ -264,10 +278,14 @@ describe('publication: the nameserver without its database', () => {
     expect((await lab.customerA.get('/zones/pub-outage.example')).status).toBe(503);
 
     await admin.query(`ALTER DATABASE ${database} ALLOW_CONNECTIONS true`);
-    const next = await eventually(async () => {
-      const res = await lab.customerA.post('/zones/pub-outage.example/records', { name: 'new', type: 'A', data: { address: '192.0.2.8' } });
-      return res.status === 201 ? res.body : undefined;
-    }, 15_000, 'the API to write again');
+    const next = await eventually(
+      async () => {
+        const res = await lab.customerA.post('/zones/pub-outage.example/records', { name: 'new', type: 'A', data: { address: '192.0.2.8' } });
+        return res.status === 201 ? res.body : undefined;
+      },
+      15_000,
+      'the API to write again',
+    );
     await untilState(lab, 'pub-outage.example', next.publication.changeset_id, 'live', 20_000);
     expect((await queryDns(dnsPort(lab), 'new.pub-outage.example', 'A')).answers.map((a) => a.address)).toEqual(['192.0.2.8']);
   });

@@ -34,7 +34,12 @@ it('serves requests that wait together near the limit with one upsert, each with
   const readings = await Promise.all(Array.from({ length: 40 }, () => limiter.consume('client:near', limit, now)));
   expect(readings.filter((r) => r.allowed)).toHaveLength(20);
   // Each admitted request saw its own number: the remaining counts 19 … 0, once each.
-  expect(readings.filter((r) => r.allowed).map((r) => r.remaining).sort((a, b) => b - a)).toEqual(Array.from({ length: 20 }, (_, i) => 19 - i));
+  expect(
+    readings
+      .filter((r) => r.allowed)
+      .map((r) => r.remaining)
+      .sort((a, b) => b - a),
+  ).toEqual(Array.from({ length: 20 }, (_, i) => 19 - i));
   // The first upsert for the first request, then one for all that waited on it (not one each).
   expect(upserts).toBeLessThanOrEqual(2);
   const row = await db('rate_limit_windows').where({ bucket: 'client:near' }).first('count');

@@ -239,7 +239,11 @@ describe('counting in blocks', () => {
     for (let i = 0; i < 40; i++) remaining.push((await api.get('/me')).headers.get('ratelimit-remaining')!);
     expect(remaining).toEqual(Array.from({ length: 40 }, (_, i) => String(299 - i)));
     const clientId = (await api.get('/me')).body.token.api_client.id as string;
-    const window = await lab.service.services.db('rate_limit_windows').where({ bucket: `client:${clientId}` }).orderBy('window_start', 'desc').first('count');
+    const window = await lab.service.services
+      .db('rate_limit_windows')
+      .where({ bucket: `client:${clientId}` })
+      .orderBy('window_start', 'desc')
+      .first('count');
     expect(window.count).toBeGreaterThanOrEqual(41);
   });
 });

@@ -19,11 +19,15 @@ describe('reverse DNS: address spaces, assignments and PTRs', () => {
   const port = () => lab.service.nameserver!.server.port;
   /** What the nameserver answers for the PTR of `ip`, once it answers `expected` (null: NXDOMAIN or no PTR). */
   const servedPtr = (dig: string, ip: string, expected: string | null) =>
-    eventually(async () => {
-      const r = await digQuery(dig, port(), `${reverseName(parseAddress(ip))}.`, 'PTR');
-      const target = r.answer.map((l) => l.split(' ').pop()!)[0] ?? null;
-      return target === expected && (expected !== null || r.status === 'NXDOMAIN' || r.status === 'NOERROR') ? r : undefined;
-    }, 15_000, `PTR of ${ip} = ${expected}`);
+    eventually(
+      async () => {
+        const r = await digQuery(dig, port(), `${reverseName(parseAddress(ip))}.`, 'PTR');
+        const target = r.answer.map((l) => l.split(' ').pop()!)[0] ?? null;
+        return target === expected && (expected !== null || r.status === 'NXDOMAIN' || r.status === 'NOERROR') ? r : undefined;
+      },
+      15_000,
+      `PTR of ${ip} = ${expected}`,
+    );
 
   beforeAll(async () => {
     lab = await startDnsLab({ env: { ROLES: 'api,nameserver,worker' } });
@@ -56,7 +60,9 @@ describe('reverse DNS: address spaces, assignments and PTRs', () => {
     const overlap = await lab.platform.post('/ip-spaces', { cidr: '203.0.113.128/25', ptr_pattern: PATTERN });
     expect(overlap.status).toBe(409);
 
-    const zones = await lab.sql.query(`SELECT name, kind, tenant_id, reverse_block::text AS block FROM zones WHERE ip_space_id = any($1) ORDER BY name`, [[v4.body.id, v6.body.id]]);
+    const zones = await lab.sql.query(`SELECT name, kind, tenant_id, reverse_block::text AS block FROM zones WHERE ip_space_id = any($1) ORDER BY name`, [
+      [v4.body.id, v6.body.id],
+    ]);
     expect(zones.rows).toEqual([
       { name: '113.0.203.in-addr.arpa', kind: 'provider_reverse', tenant_id: lab.tokens.tenants.platform, block: '203.0.113.0/24' },
       { name: 'b.a.8.b.d.0.1.0.0.2.ip6.arpa', kind: 'provider_reverse', tenant_id: lab.tokens.tenants.platform, block: '2001:db8:ab00::/40' },
@@ -68,12 +74,22 @@ describe('reverse DNS: address spaces, assignments and PTRs', () => {
   });
 
   it('assigns blocks: platform to any tenant, a reseller to its customers only', async () => {
-    const toReseller = await lab.platform.post('/ips', { cidr: '203.0.113.0/29', tenant_id: lab.tokens.tenants.reseller, server_name: 'rack1.reseller.example' });
+    const toReseller = await lab.platform.post('/ips', {
+      cidr: '203.0.113.0/29',
+      tenant_id: lab.tokens.tenants.reseller,
+      server_name: 'rack1.reseller.example',
+    });
     expect(toReseller.status, toReseller.text).toBe(201);
     ids.resellerBlock = toReseller.body.id;
     const handed = await lab.reseller.post('/ips', { cidr: '203.0.113.0/30', tenant_id: customerA, server_name: 'web1.customer-a.example.' });
     expect(handed.status, handed.text).toBe(201);
-    expect(handed.body).toMatchObject({ cidr: '203.0.113.0/30', family: 4, tenant_id: customerA, parent_id: toReseller.body.id, server_name: 'web1.customer-a.example' });
+    expect(handed.body).toMatchObject({
+      cidr: '203.0.113.0/30',
+      family: 4,
+      tenant_id: customerA,
+      parent_id: toReseller.body.id,
+      server_name: 'web1.customer-a.example',
+    });
     ids.aV4 = handed.body.id;
     // Outside its own assignment, or overlapping what it handed on: refused.
     expect((await lab.reseller.post('/ips', { cidr: '203.0.113.16/30', tenant_id: customerA })).status).toBe(422);
@@ -98,7 +114,13 @@ describe('reverse DNS: address spaces, assignments and PTRs', () => {
     expect(mine.status).toBe(200);
     expect(mine.body.data.map((a: any) => a.cidr)).toEqual(['203.0.113.0/30', '2001:db8:ab00:1::10/128', '2001:db8:ab00:2::/64']);
     expect((await lab.customerB.get('/ips')).body.data.map((a: any) => a.cidr)).toEqual(['203.0.113.8/32']);
-    expect((await lab.reseller.get('/ips')).body.data.map((a: any) => a.cidr)).toEqual(['203.0.113.0/29', '203.0.113.0/30', '203.0.113.8/32', '2001:db8:ab00:1::10/128', '2001:db8:ab00:2::/64']);
+    expect((await lab.reseller.get('/ips')).body.data.map((a: any) => a.cidr)).toEqual([
+      '203.0.113.0/29',
+      '203.0.113.0/30',
+      '203.0.113.8/32',
+      '2001:db8:ab00:1::10/128',
+      '2001:db8:ab00:2::/64',
+    ]);
     expect((await lab.customerA.get('/ips?family=6')).body.data).toHaveLength(2);
     expect((await lab.customerA.get('/ips?q=web2')).body.data.map((a: any) => a.cidr)).toEqual(['2001:db8:ab00:2::/64']);
     expect((await lab.customerA.get('/ips?within=2001:db8:ab00::/48')).body.data).toHaveLength(2);
@@ -143,17 +165,31 @@ describe('reverse DNS: address spaces, assignments and PTRs', () => {
 
     const set = await lab.customerA.put('/ptr/203.0.113.2', { target: 'Mail.Customer-A.example.' });
     expect(set.status, set.text).toBe(200);
-    expect(set.body).toMatchObject({ ip: '203.0.113.2', target: 'mail.customer-a.example', source: 'set', default_target: 'static.203-0-113-2.hosting.example' });
+    expect(set.body).toMatchObject({
+      ip: '203.0.113.2',
+      target: 'mail.customer-a.example',
+      source: 'set',
+      default_target: 'static.203-0-113-2.hosting.example',
+    });
     expect(set.body.changeset_id).toMatch(/^chg_/);
     expect(set.body.warnings).toEqual([expect.objectContaining({ code: 'ptr_not_forward_confirmed' })]);
     await servedPtr(dig, '203.0.113.2', 'mail.customer-a.example.');
 
     // An ordinary change set: its audit entry names the acting customer's request.
     const audit = await lab.sql.query(`SELECT tenant_id, details FROM audit_log WHERE target_id = $1`, [set.body.changeset_id]);
-    expect(audit.rows).toEqual([expect.objectContaining({ tenant_id: customerA, details: expect.objectContaining({ zone: '113.0.203.in-addr.arpa', kind: 'records' }) })]);
+    expect(audit.rows).toEqual([
+      expect.objectContaining({ tenant_id: customerA, details: expect.objectContaining({ zone: '113.0.203.in-addr.arpa', kind: 'records' }) }),
+    ]);
     // Its change set and zone.changed event are the platform's (the zone's), the event naming the customer it was written for.
-    const events = await lab.sql.query(`SELECT tenant_id, payload FROM events WHERE kind = 'zone.changed' AND payload->>'changeset_id' = $1`, [set.body.changeset_id]);
-    expect(events.rows).toEqual([{ tenant_id: lab.tokens.tenants.platform, payload: expect.objectContaining({ zone: '113.0.203.in-addr.arpa', change: 'records', acting_tenant_id: customerA }) }]);
+    const events = await lab.sql.query(`SELECT tenant_id, payload FROM events WHERE kind = 'zone.changed' AND payload->>'changeset_id' = $1`, [
+      set.body.changeset_id,
+    ]);
+    expect(events.rows).toEqual([
+      {
+        tenant_id: lab.tokens.tenants.platform,
+        payload: expect.objectContaining({ zone: '113.0.203.in-addr.arpa', change: 'records', acting_tenant_id: customerA }),
+      },
+    ]);
     const state = await lab.sql.query(`SELECT state FROM change_sets WHERE id = $1`, [set.body.changeset_id]);
     expect(['pushed', 'live']).toContain(state.rows[0].state);
 
@@ -204,10 +240,14 @@ describe('reverse DNS: address spaces, assignments and PTRs', () => {
     const one = await lab.customerB.get('/ptr/192.0.2.65');
     expect(one.body).toMatchObject({ zone: '64-26.2.0.192.in-addr.arpa', source: 'default', target: 'c192-0-2-65.classless.example' });
     const ask = (expected: string) =>
-      eventually(async () => {
-        const r = await digQuery(dig, port(), '65.64-26.2.0.192.in-addr.arpa.', 'PTR');
-        return r.answer.some((l) => l.endsWith(` PTR ${expected}`)) ? r : undefined;
-      }, 15_000, `classless PTR ${expected}`);
+      eventually(
+        async () => {
+          const r = await digQuery(dig, port(), '65.64-26.2.0.192.in-addr.arpa.', 'PTR');
+          return r.answer.some((l) => l.endsWith(` PTR ${expected}`)) ? r : undefined;
+        },
+        15_000,
+        `classless PTR ${expected}`,
+      );
     await ask('c192-0-2-65.classless.example.');
     expect((await lab.customerB.put('/ptr/192.0.2.65', { target: 'gw.customer-b.example.' })).status).toBe(200);
     await ask('gw.customer-b.example.');
@@ -221,7 +261,10 @@ describe('reverse DNS: address spaces, assignments and PTRs', () => {
          VALUES ($1, $2, $3, 'reverse', 'active', 3600, 'hostmaster.example.test', 'pfx_rdnstest', $4, now(), now())`,
         [id, customerB, name, block],
       );
-    await lab.sql.query(`INSERT INTO prefixes (id, tenant_id, cidr, attached_by) VALUES ('pfx_rdnstest', $1, '198.51.100.0/23', $2)`, [customerB, lab.tokens.tenants.platform]);
+    await lab.sql.query(`INSERT INTO prefixes (id, tenant_id, cidr, attached_by) VALUES ('pfx_rdnstest', $1, '198.51.100.0/23', $2)`, [
+      customerB,
+      lab.tokens.tenants.platform,
+    ]);
     await zone('zon_rdnstestprefixa', '100.51.198.in-addr.arpa', '198.51.100.0/24');
     await zone('zon_rdnstestprefixb', '0-28.101.51.198.in-addr.arpa', '198.51.101.0/28');
 
@@ -231,7 +274,9 @@ describe('reverse DNS: address spaces, assignments and PTRs', () => {
     const classless = await lab.customerB.put('/ptr/198.51.101.3', { target: 'gw.customer-b.example.' });
     expect(classless.status, classless.text).toBe(200);
     expect(classless.body.zone).toBe('0-28.101.51.198.in-addr.arpa');
-    const stored = await lab.sql.query(`SELECT r.name, r.tenant_id FROM records r JOIN zones z ON z.id = r.zone_id WHERE z.prefix_id = 'pfx_rdnstest' AND r.type = 'PTR' ORDER BY r.name`);
+    const stored = await lab.sql.query(
+      `SELECT r.name, r.tenant_id FROM records r JOIN zones z ON z.id = r.zone_id WHERE z.prefix_id = 'pfx_rdnstest' AND r.type = 'PTR' ORDER BY r.name`,
+    );
     expect(stored.rows).toEqual([
       { name: '3', tenant_id: customerB },
       { name: '5', tenant_id: customerB },
@@ -253,7 +298,12 @@ describe('reverse DNS: address spaces, assignments and PTRs', () => {
     });
     expect(bad.status).toBe(422);
     expect(validationErrors(bad)[0].pointer).toMatch(/^\/items\/1\/target/);
-    const foreign = await lab.customerA.post('/ptr/bulk', { items: [{ ip: '203.0.113.0', target: 'a.customer-a.example.' }, { ip: '203.0.113.8', target: 'b.customer-a.example.' }] });
+    const foreign = await lab.customerA.post('/ptr/bulk', {
+      items: [
+        { ip: '203.0.113.0', target: 'a.customer-a.example.' },
+        { ip: '203.0.113.8', target: 'b.customer-a.example.' },
+      ],
+    });
     expect(foreign.status).toBe(403);
     expect((await lab.customerA.get('/ptr/203.0.113.0')).body.source).toBe('default');
 
@@ -274,7 +324,12 @@ describe('reverse DNS: address spaces, assignments and PTRs', () => {
       ['2001:db8:ab00:2::7', 'set'],
       ['203.0.113.3', 'default'],
     ]);
-    const dup = await lab.customerA.post('/ptr/bulk', { items: [{ ip: '203.0.113.0', target: null }, { ip: '203.0.113.0', target: null }] });
+    const dup = await lab.customerA.post('/ptr/bulk', {
+      items: [
+        { ip: '203.0.113.0', target: null },
+        { ip: '203.0.113.0', target: null },
+      ],
+    });
     expect(validationErrors(dup)[0]).toMatchObject({ pointer: '/items/1/ip', code: 'duplicate_ip' });
   });
 

@@ -168,8 +168,7 @@ describe('names in input and output', () => {
   beforeAll(async () => {
     await createZone(api(), 'names.test');
   });
-  const ownerOf = async (name: string) =>
-    (await createRecord(api(), 'names.test', { type: 'TXT', name, data: { text: `owner ${name}` } })).name;
+  const ownerOf = async (name: string) => (await createRecord(api(), 'names.test', { type: 'TXT', name, data: { text: `owner ${name}` } })).name;
 
   it('stores owners zone-relative, lower case, A-label, without the trailing dot; @ is the apex', async () => {
     expect(await ownerOf('@')).toBe('@');
@@ -473,8 +472,14 @@ describe('invariants on single-record writes', () => {
   it('a CNAME stands alone at its name', async () => {
     await createRecord(api(), ZONE, { type: 'A', name: 'host', data: { address: '192.0.2.1' } });
     const alias = await createRecord(api(), ZONE, { type: 'CNAME', name: 'alias', data: { target: 'host.rules.test' } });
-    expect(firstError(await post({ type: 'CNAME', name: 'host', data: { target: 'elsewhere.example' } }))).toMatchObject({ pointer: '/name', code: 'cname_conflict' });
-    expect(firstError(await post({ type: 'TXT', name: 'alias', data: { text: 'next to a CNAME' } }))).toMatchObject({ pointer: '/name', code: 'cname_conflict' });
+    expect(firstError(await post({ type: 'CNAME', name: 'host', data: { target: 'elsewhere.example' } }))).toMatchObject({
+      pointer: '/name',
+      code: 'cname_conflict',
+    });
+    expect(firstError(await post({ type: 'TXT', name: 'alias', data: { text: 'next to a CNAME' } }))).toMatchObject({
+      pointer: '/name',
+      code: 'cname_conflict',
+    });
     expect(firstError(await post({ type: 'CNAME', name: 'alias', data: { target: 'second.example' } }))).toMatchObject({ code: 'cname_conflict' });
     // Moving a record next to the CNAME, or the CNAME next to a record.
     const txt = await createRecord(api(), ZONE, { type: 'TXT', name: 'mover', data: { text: 'moving' } });
@@ -485,10 +490,22 @@ describe('invariants on single-record writes', () => {
   });
 
   it('no CNAME and no NS at the apex, no PTR in a forward zone', async () => {
-    expect(firstError(await post({ type: 'CNAME', name: '@', data: { target: 'www.example.com' } }))).toMatchObject({ pointer: '/name', code: 'owner_not_allowed' });
-    expect(firstError(await post({ type: 'NS', name: '@', data: { nameserver: 'ns.example.com' } }))).toMatchObject({ pointer: '/name', code: 'owner_not_allowed' });
-    expect(firstError(await post({ type: 'NS', name: `${ZONE}.`, data: { nameserver: 'ns.example.com' } }))).toMatchObject({ pointer: '/name', code: 'owner_not_allowed' });
-    expect(firstError(await post({ type: 'PTR', name: '1', data: { target: 'host.example.com' } }))).toMatchObject({ pointer: '/type', code: 'type_not_allowed_in_zone' });
+    expect(firstError(await post({ type: 'CNAME', name: '@', data: { target: 'www.example.com' } }))).toMatchObject({
+      pointer: '/name',
+      code: 'owner_not_allowed',
+    });
+    expect(firstError(await post({ type: 'NS', name: '@', data: { nameserver: 'ns.example.com' } }))).toMatchObject({
+      pointer: '/name',
+      code: 'owner_not_allowed',
+    });
+    expect(firstError(await post({ type: 'NS', name: `${ZONE}.`, data: { nameserver: 'ns.example.com' } }))).toMatchObject({
+      pointer: '/name',
+      code: 'owner_not_allowed',
+    });
+    expect(firstError(await post({ type: 'PTR', name: '1', data: { target: 'host.example.com' } }))).toMatchObject({
+      pointer: '/type',
+      code: 'type_not_allowed_in_zone',
+    });
     const ns = await createRecord(api(), ZONE, { type: 'NS', name: 'delegated', data: { nameserver: 'ns.example.com' } });
     expect(firstError(await api().patch(`/zones/${ZONE}/records/${ns.id}`, { name: '@' }))).toMatchObject({ pointer: '/name', code: 'owner_not_allowed' });
     expect((await records(ZONE, '?name=@')).map((r) => [r.type, r.system])).toEqual([
@@ -504,8 +521,7 @@ describe('TTL: one TTL per RRset, null means the zone default', () => {
   beforeAll(async () => {
     await createZone(api(), ZONE, { default_ttl: 1800 });
   });
-  const ttls = async (name: string, type: string) =>
-    Object.fromEntries((await records(ZONE, `?name=${name}&type=${type}`)).map((r) => [r.content, r.ttl]));
+  const ttls = async (name: string, type: string) => Object.fromEntries((await records(ZONE, `?name=${name}&type=${type}`)).map((r) => [r.content, r.ttl]));
 
   it('a second record with its own TTL aligns the RRset; a record without ttl takes the RRset’s', async () => {
     const first = await createRecord(api(), ZONE, { type: 'A', name: 'www', data: { address: '192.0.2.1' }, ttl: 600 });

@@ -54,7 +54,10 @@ it('answers a zone DELETE queued behind a held row lock with 503 at the request 
     expect(report.pool.used).toBeGreaterThanOrEqual(1);
     const blockerPid = Number((await blocker.query('SELECT pg_backend_pid() AS pid')).rows[0].pid);
     const waiting = (report.database as { wait_event_type: string; blocked_by: number[] }[]).filter((s) => s.blocked_by.includes(blockerPid));
-    expect(waiting.map((s) => s.wait_event_type), JSON.stringify(report.database)).toEqual(['Lock']);
+    expect(
+      waiting.map((s) => s.wait_event_type),
+      JSON.stringify(report.database),
+    ).toEqual(['Lock']);
   } finally {
     await blocker.query('ROLLBACK');
     await blocker.end();

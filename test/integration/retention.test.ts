@@ -24,7 +24,9 @@ beforeAll(async () => {
   // Mail is sent (so that sent mail's retention applies): without SMTP_URL the lab keeps it queued.
   relay = smtpServer({ password: 'secret' });
   const port = await relay.listen();
-  lab = await startTestService({ env: { WEBHOOK_POLL_INTERVAL_MS: '50', SMTP_URL: `smtp://mailer:secret@127.0.0.1:${port}`, MAIL_FROM: 'noreply@dns.example' } });
+  lab = await startTestService({
+    env: { WEBHOOK_POLL_INTERVAL_MS: '50', SMTP_URL: `smtp://mailer:secret@127.0.0.1:${port}`, MAIL_FROM: 'noreply@dns.example' },
+  });
   // The lab's nightly reset would empty the tables this test watches once the clock passes 03:00.
   await lab.service.labReset?.stop();
   customer = lab.as(lab.tokens.customers[0]!);
@@ -50,11 +52,15 @@ async function writeRecord(zone: string, label: string, address: string): Promis
   const res = await customer.post(`/zones/${zone}/records`, { type: 'A', name: label, data: { address } });
   expect(res.status, res.text).toBe(201);
   const changeset = res.body.publication.changeset_id as string;
-  await eventually(async () => {
-    const read = await customer.get(`/zones/${zone}/changesets/${changeset}`);
-    expect(read.status, read.text).toBe(200);
-    return read.body.state !== 'pending' || null;
-  }, 10_000, 'pushed');
+  await eventually(
+    async () => {
+      const read = await customer.get(`/zones/${zone}/changesets/${changeset}`);
+      expect(read.status, read.text).toBe(200);
+      return read.body.state !== 'pending' || null;
+    },
+    10_000,
+    'pushed',
+  );
   return { id: res.body.id, changeset };
 }
 
@@ -69,7 +75,10 @@ describe('retention', () => {
       // One kind each, so that each event has one delivery: an event with a pending delivery keeps
       // all of its deliveries.
       const registered = [];
-      for (const [receiver, kind] of [[ok, 'zone.changed'], [down, 'record.published']] as const) {
+      for (const [receiver, kind] of [
+        [ok, 'zone.changed'],
+        [down, 'record.published'],
+      ] as const) {
         const res = await customer.post('/webhooks', { url: receiver.url, events: [kind] });
         expect(res.status, res.text).toBe(201);
         receiver.secrets = [res.body.secret];
@@ -79,21 +88,34 @@ describe('retention', () => {
       const zone = await createZone();
       const record = await writeRecord(zone.name, 'www', '192.0.2.10');
       const last = await writeRecord(zone.name, 'last', '192.0.2.11');
-      const deliveries = async (hook: string) => (await customer.get(`/webhooks/${hook}/deliveries`)).body.data as { id: string; state: string; type: string; attempts: unknown[] }[];
-      await eventually(async () => {
-        const ds = await deliveries(okHook);
-        return ds.length >= 2 && ds.every((d) => d.state === 'delivered') ? ds : null;
-      }, 15_000, 'delivered');
-      const pending = await eventually(async () => {
-        const ds = await deliveries(downHook);
-        return ds.length >= 1 && ds.every((d) => d.state === 'pending' && d.attempts.length === 1) ? ds : null;
-      }, 15_000, 'refused and pending');
+      const deliveries = async (hook: string) =>
+        (await customer.get(`/webhooks/${hook}/deliveries`)).body.data as { id: string; state: string; type: string; attempts: unknown[] }[];
+      await eventually(
+        async () => {
+          const ds = await deliveries(okHook);
+          return ds.length >= 2 && ds.every((d) => d.state === 'delivered') ? ds : null;
+        },
+        15_000,
+        'delivered',
+      );
+      const pending = await eventually(
+        async () => {
+          const ds = await deliveries(downHook);
+          return ds.length >= 1 && ds.every((d) => d.state === 'pending' && d.attempts.length === 1) ? ds : null;
+        },
+        15_000,
+        'refused and pending',
+      );
       expect((await customer.get(`/audit-log?target=${zone.id}`)).body.data.length).toBeGreaterThan(0);
 
       // 31 days on: the failing webhook is disabled (its deliveries stay pending) and mails support.
       lab.clock.advance(31 * DAY);
       await eventually(async () => (await customer.get(`/webhooks/${downHook}`)).body.state === 'disabled', 15_000, 'disabled');
-      const mail = await eventually(async () => ((await customer.get('/lab/mails')).body.data as { id: string; body: string }[]).find((m) => m.body.includes(downHook)), 10_000, 'mail');
+      const mail = await eventually(
+        async () => ((await customer.get('/lab/mails')).body.data as { id: string; body: string }[]).find((m) => m.body.includes(downHook)),
+        10_000,
+        'mail',
+      );
       await eventually(() => relay.sessions.some((s) => s.data?.includes(downHook)) || null, 10_000, 'mail sent');
       await maintenance.runOnce();
       expect(await deliveries(okHook)).toEqual([]);
@@ -163,10 +185,14 @@ describe('retention', () => {
     // The newest kept: the one just built, the one within the day, then h104 back to h6.
     expect(kept[0]!.created_at.getTime()).toBe(lab.clock.now().getTime());
     expect(Math.min(...kept.map((k) => k.created_at.getTime()))).toBeGreaterThan(lab.clock.now().getTime() - DAY - 100_000);
-    const answer = await eventually(async () => {
-      const r = await queryDns(dnsPort(), `later.${busy.name}`, 'A');
-      return r.answers.length ? r : null;
-    }, 10_000, 'answered');
+    const answer = await eventually(
+      async () => {
+        const r = await queryDns(dnsPort(), `later.${busy.name}`, 'A');
+        return r.answers.length ? r : null;
+      },
+      10_000,
+      'answered',
+    );
     expect(answer.answers.map((a) => a.address)).toEqual(['192.0.2.3']);
     expect((await queryDns(dnsPort(), `h0.${busy.name}`, 'A')).answers.map((a) => a.address)).toEqual(['198.51.100.1']);
   }, 120_000);

@@ -49,17 +49,25 @@ describe('the nameserver and worker roles in their own thread (THREADED_ROLES=on
   it('publishes a write: live, and answered by the thread’s nameserver', async () => {
     await createZone(customer, 'threads.example');
     const record = await createRecord(customer, 'threads.example', { name: 'www', type: 'A', ttl: 300, data: { address: '192.0.2.44' } });
-    await eventually(async () => {
-      const res = await customer.get(`/zones/threads.example/changesets/${record.publication.changeset_id}`);
-      return res.body.state === 'live' ? true : undefined;
-    }, 20_000, 'the change set to be live');
+    await eventually(
+      async () => {
+        const res = await customer.get(`/zones/threads.example/changesets/${record.publication.changeset_id}`);
+        return res.body.state === 'live' ? true : undefined;
+      },
+      20_000,
+      'the change set to be live',
+    );
     const answer = await queryDns(service.rolesThread!.dnsPort!, 'www.threads.example', 'A');
     expect(answer.aa).toBe(true);
     expect(answer.answers.map((a) => a.address)).toEqual(['192.0.2.44']);
   });
 
   it('answers a write with Prefer: wait once the thread’s worker made it live (its NOTIFY crosses threads)', async () => {
-    const res = await customer.post('/zones/threads.example/records', { name: 'waited', type: 'A', ttl: 300, data: { address: '192.0.2.45' } }, { headers: { Prefer: 'wait=10' } });
+    const res = await customer.post(
+      '/zones/threads.example/records',
+      { name: 'waited', type: 'A', ttl: 300, data: { address: '192.0.2.45' } },
+      { headers: { Prefer: 'wait=10' } },
+    );
     expect(res.status, res.text).toBe(201);
     expect(res.headers.get('preference-applied')).toBe('wait=10');
     expect(res.body.publication.state).toBe('live');
@@ -80,7 +88,11 @@ describe('the nameserver and worker roles in their own thread (THREADED_ROLES=on
 
   it('fails the start with the thread’s own reason when its roles cannot start', async () => {
     const exited: Error[] = [];
-    const start = startRolesThread({ source: {}, roles: ['worker'], databaseUrl: 'http://not-postgres', serviceModule: new URL('../../src/service.ts', import.meta.url).href }, createLogger('silent'), (err) => exited.push(err));
+    const start = startRolesThread(
+      { source: {}, roles: ['worker'], databaseUrl: 'http://not-postgres', serviceModule: new URL('../../src/service.ts', import.meta.url).href },
+      createLogger('silent'),
+      (err) => exited.push(err),
+    );
     await expect(start).rejects.toThrow(/DATABASE_URL .*must be a postgres/);
     // A failed start is the caller's to report, not a thread that stopped later.
     expect(exited).toEqual([]);

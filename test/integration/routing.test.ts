@@ -36,7 +36,11 @@ function raw(method: string, target: string, headers: Record<string, string> = {
       const map = new Map(headerLines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
       let body = rest.join('\r\n\r\n');
       // Chunked bodies (the problem writer streams nothing, but be exact about what we read).
-      if (map.get('transfer-encoding') === 'chunked') body = body.replace(/^[0-9a-f]+\r\n|\r\n[0-9a-f]+\r\n/gi, '').replace(/\r\n0\r\n$/, '').replace(/^0\r\n$/, '');
+      if (map.get('transfer-encoding') === 'chunked')
+        body = body
+          .replace(/^[0-9a-f]+\r\n|\r\n[0-9a-f]+\r\n/gi, '')
+          .replace(/\r\n0\r\n$/, '')
+          .replace(/^0\r\n$/, '');
       const json = /json/.test(map.get('content-type') ?? '') && body ? JSON.parse(body) : null;
       resolve({ status: Number(statusLine.split(' ')[1]), headers: map, body, json });
     });

@@ -11,10 +11,14 @@ const dnsPort = (lab: DnsLab) => lab.service.nameserver!.server.port;
 const ZONE = 'rendered.example';
 
 const untilActive = (lab: DnsLab, zone: string) =>
-  eventually(async () => {
-    const res = await lab.customerA.get(`/zones/${zone}`);
-    return res.body.status === 'active' ? res.body : undefined;
-  }, 10_000, `${zone} to become active`);
+  eventually(
+    async () => {
+      const res = await lab.customerA.get(`/zones/${zone}`);
+      return res.body.status === 'active' ? res.body : undefined;
+    },
+    10_000,
+    `${zone} to become active`,
+  );
 
 describe('system records are rendered by the build', () => {
   let first: DnsLab;
@@ -30,10 +34,14 @@ describe('system records are rendered by the build', () => {
   it('stores neither the SOA nor the apex NS nor a copy of the serial; the API and DNS show them', async () => {
     await createZone(first.customerA, ZONE);
     const www = await createRecord(first.customerA, ZONE, { name: 'www', type: 'A', data: { address: '192.0.2.7' } });
-    await eventually(async () => {
-      const set = (await first.customerA.get(`/zones/${ZONE}/changesets/${www.publication.changeset_id}`)).body;
-      return set.state === 'live' ? set : undefined;
-    }, 10_000, 'www live');
+    await eventually(
+      async () => {
+        const set = (await first.customerA.get(`/zones/${ZONE}/changesets/${www.publication.changeset_id}`)).body;
+        return set.state === 'live' ? set : undefined;
+      },
+      10_000,
+      'www live',
+    );
     const zone = (await first.customerA.get(`/zones/${ZONE}`)).body;
 
     const stored = await first.sql.query(`SELECT r.name, r.type FROM records r JOIN zones z ON z.id = r.zone_id WHERE z.name = $1`, [ZONE]);
@@ -71,11 +79,15 @@ describe('system records are rendered by the build', () => {
     second = await startDnsLab({ env: { ...ALL_ROLES, NAMESERVERS: 'a.ns.other.test,b.ns.other.test,c.ns.other.test' }, databaseUrl: first.databaseUrl });
     const lab = second;
 
-    const ns = await eventually(async () => {
-      const reply = await queryDns(dnsPort(lab), ZONE, 'NS');
-      const names = reply.answers.map((a) => a.ns).sort();
-      return names[0] === 'a.ns.other.test' ? names : undefined;
-    }, 10_000, 'the new apex NS set');
+    const ns = await eventually(
+      async () => {
+        const reply = await queryDns(dnsPort(lab), ZONE, 'NS');
+        const names = reply.answers.map((a) => a.ns).sort();
+        return names[0] === 'a.ns.other.test' ? names : undefined;
+      },
+      10_000,
+      'the new apex NS set',
+    );
     expect(ns).toEqual(['a.ns.other.test', 'b.ns.other.test', 'c.ns.other.test']);
     const soa = (await queryDns(dnsPort(lab), ZONE, 'SOA')).answers[0]!;
     expect(soa.primary).toBe('a.ns.other.test');

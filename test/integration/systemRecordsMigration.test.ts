@@ -23,17 +23,54 @@ async function databaseBeforeTheMigration(): Promise<{ url: string; drop: () => 
     { id: 'rec_oldns2', name: '@', type: 'NS', data: { nameserver: 'ns-gone.lab-dns.test' }, content: 'ns-gone.lab-dns.test.', system: true },
     { id: 'rec_oldwww', name: 'www', type: 'A', data: { address: '192.0.2.44' }, content: '192.0.2.44', system: false },
   ];
-  await db('tenants').insert({ id: 'ten_upgraded', type: 'customer', name: 'Upgraded', path: ['ten_upgraded'], api_rate_limit_per_minute: 1000, max_zones: 10 });
+  await db('tenants').insert({
+    id: 'ten_upgraded',
+    type: 'customer',
+    name: 'Upgraded',
+    path: ['ten_upgraded'],
+    api_rate_limit_per_minute: 1000,
+    max_zones: 10,
+  });
   const now = new Date();
   await db('zones').insert({
-    id: 'zon_upgraded', tenant_id: 'ten_upgraded', name: ZONE, kind: 'forward', status: 'active', default_ttl: 3600, soa_email: 'hostmaster@old.example',
-    serial: OLD_SERIAL, published_serial: OLD_SERIAL, changeset_seq: 0, published_seq: 0, record_count: 4, created_at: now, updated_at: now,
+    id: 'zon_upgraded',
+    tenant_id: 'ten_upgraded',
+    name: ZONE,
+    kind: 'forward',
+    status: 'active',
+    default_ttl: 3600,
+    soa_email: 'hostmaster@old.example',
+    serial: OLD_SERIAL,
+    published_serial: OLD_SERIAL,
+    changeset_seq: 0,
+    published_seq: 0,
+    record_count: 4,
+    created_at: now,
+    updated_at: now,
   });
   await db('records').insert(
-    rows.map((r) => ({ ...r, zone_id: 'zon_upgraded', tenant_id: 'ten_upgraded', name_sort: r.name === '@' ? '' : r.name, data: JSON.stringify(r.data), last_changeset_id: 'chg_old', created_at: now, updated_at: now })),
+    rows.map((r) => ({
+      ...r,
+      zone_id: 'zon_upgraded',
+      tenant_id: 'ten_upgraded',
+      name_sort: r.name === '@' ? '' : r.name,
+      data: JSON.stringify(r.data),
+      last_changeset_id: 'chg_old',
+      created_at: now,
+      updated_at: now,
+    })),
   );
-  await db('published_records').insert(rows.map((r) => ({ zone_id: 'zon_upgraded', record_id: r.id, name: r.name, type: r.type, ttl: 3600, data: JSON.stringify(r.data) })));
-  await db('zone_versions').insert({ zone_id: 'zon_upgraded', serial: OLD_SERIAL, from_serial: null, removed: '[]', added: JSON.stringify(rows.map((r) => ({ name: r.name, type: r.type, ttl: 3600, data: r.data }))), created_at: now });
+  await db('published_records').insert(
+    rows.map((r) => ({ zone_id: 'zon_upgraded', record_id: r.id, name: r.name, type: r.type, ttl: 3600, data: JSON.stringify(r.data) })),
+  );
+  await db('zone_versions').insert({
+    zone_id: 'zon_upgraded',
+    serial: OLD_SERIAL,
+    from_serial: null,
+    removed: '[]',
+    added: JSON.stringify(rows.map((r) => ({ name: r.name, type: r.type, ttl: 3600, data: r.data }))),
+    created_at: now,
+  });
   await db.destroy();
   return database;
 }
@@ -52,10 +89,14 @@ describe('upgrading a published zone to rendered system records', () => {
     lab = await startDnsLab({ env: { ROLES: 'api,nameserver,worker' }, databaseUrl: database.url });
     const port = lab.service.nameserver!.server.port;
 
-    const soa = await eventually(async () => {
-      const reply = await queryDns(port, ZONE, 'SOA', { timeoutMs: 500 }).catch(() => null);
-      return reply?.rcode === 0 && reply.answers[0] ? reply.answers[0] : undefined;
-    }, 15_000, 'the upgraded zone served');
+    const soa = await eventually(
+      async () => {
+        const reply = await queryDns(port, ZONE, 'SOA', { timeoutMs: 500 }).catch(() => null);
+        return reply?.rcode === 0 && reply.answers[0] ? reply.answers[0] : undefined;
+      },
+      15_000,
+      'the upgraded zone served',
+    );
     expect(soa.serial).toBeGreaterThan(OLD_SERIAL);
     expect((await queryDns(port, ZONE, 'NS')).answers.map((a) => a.ns).sort()).toEqual(['ns1.lab-dns.test', 'ns2.lab-dns.test']);
     expect((await queryDns(port, `www.${ZONE}`, 'A')).answers.map((a) => a.address)).toEqual(['192.0.2.44']);

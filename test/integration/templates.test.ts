@@ -89,8 +89,14 @@ describe('which templates a tenant sees', () => {
       const ids = res.body.data.map((t: any) => t.id);
       expect(ids.slice(0, 4), who).toEqual(BUILTINS);
       expect(ids.slice(4).sort(), who).toEqual(own.map((t) => t.id).sort());
-      expect(res.body.data.slice(0, 4).every((t: any) => t.builtin === true && t.tenant_id === null), who).toBe(true);
-      expect(res.body.data.slice(4).every((t: any) => t.builtin === false && typeof t.tenant_id === 'string'), who).toBe(true);
+      expect(
+        res.body.data.slice(0, 4).every((t: any) => t.builtin === true && t.tenant_id === null),
+        who,
+      ).toBe(true);
+      expect(
+        res.body.data.slice(4).every((t: any) => t.builtin === false && typeof t.tenant_id === 'string'),
+        who,
+      ).toBe(true);
       // Each visible one can be read; the other subtree's cannot (like a missing one).
       for (const t of own) expect((await api().get(`/templates/${t.id}`)).status, `${who} GET ${t.name}`).toBe(200);
       for (const t of [tpl.platform, tpl.reseller, tpl.reseller2].filter((x) => !own.includes(x) && who !== 'platform')) {
@@ -139,7 +145,10 @@ describe('which templates a tenant sees', () => {
     // A customer cannot change its reseller's either: still 404, not 403.
     expectProblem(await lab.customerA.patch(`/templates/${tpl.reseller.id}`, { description: 'x' }), 404, 'not_found');
 
-    const patched = await lab.reseller.patch(`/templates/${mine.id}`, { name: 'Reseller edited', records: [{ type: 'TXT', name: 'edited', data: { text: 'v2' } }] });
+    const patched = await lab.reseller.patch(`/templates/${mine.id}`, {
+      name: 'Reseller edited',
+      records: [{ type: 'TXT', name: 'edited', data: { text: 'v2' } }],
+    });
     expect(patched.status, patched.text).toBe(200);
     expect(patched.body).toMatchObject({ name: 'Reseller edited', records: [{ type: 'TXT', name: 'edited', data: { text: 'v2' } }] });
     expect((await lab.customerA.get(`/templates/${mine.id}`)).body.name).toBe('Reseller edited');
@@ -158,8 +167,16 @@ describe('a definition is validated before it is stored', () => {
   });
 
   it('refuses a variable declared twice', async () => {
-    const body = { ...base(), variables: [{ name: 'label', kind: 'string' }, { name: 'label', kind: 'hostname' }] };
-    expect(validationErrors(await lab.reseller.post('/templates', body))).toEqual([expect.objectContaining({ pointer: '/variables/1/name', code: 'duplicate' })]);
+    const body = {
+      ...base(),
+      variables: [
+        { name: 'label', kind: 'string' },
+        { name: 'label', kind: 'hostname' },
+      ],
+    };
+    expect(validationErrors(await lab.reseller.post('/templates', body))).toEqual([
+      expect.objectContaining({ pointer: '/variables/1/name', code: 'duplicate' }),
+    ]);
   });
 
   it('refuses records that cannot render into valid records, each with its pointer', async () => {
@@ -188,7 +205,10 @@ describe('a definition is validated before it is stored', () => {
 
   it('checks a PATCH the same way', async () => {
     const t = await defineTemplate(lab.reseller, base());
-    expect(validationErrors(await lab.reseller.patch(`/templates/${t.id}`, { records: [{ type: 'MX', name: '@', data: { preference: 10, exchange: '{{nope}}' } }] })).length).toBe(1);
+    expect(
+      validationErrors(await lab.reseller.patch(`/templates/${t.id}`, { records: [{ type: 'MX', name: '@', data: { preference: 10, exchange: '{{nope}}' } }] }))
+        .length,
+    ).toBe(1);
     expect((await lab.reseller.get(`/templates/${t.id}`)).body.records).toEqual(t.records);
   });
 
@@ -292,14 +312,22 @@ describe('apply-template', () => {
     const zone = 'dry.test';
     await createZone(lab.customerA, zone);
     await createRecord(lab.customerA, zone, { type: 'A', name: 'www', data: { address: '198.51.100.9' } });
-    const before = { records: await records(lab.customerA, zone), changeSets: await changeSets(lab.customerA, zone), etag: (await lab.customerA.get(`/zones/${zone}`)).headers.get('etag') };
+    const before = {
+      records: await records(lab.customerA, zone),
+      changeSets: await changeSets(lab.customerA, zone),
+      etag: (await lab.customerA.get(`/zones/${zone}`)).headers.get('etag'),
+    };
     const res = await apply(lab.customerA, zone, { template_id: 'web-hosting', variables: { ipv4: '192.0.2.40' }, on_conflict: 'replace', dry_run: true });
     expect(res.status, res.text).toBe(200);
     expect(res.body.dry_run).toBe(true);
     expect(res.headers.get('location')).toBeNull();
     expect(res.body.diff.created.map((r: any) => `${r.name} ${r.type} ${r.content}`).sort()).toEqual(['@ A 192.0.2.40', 'www A 192.0.2.40']);
     expect(res.body.diff.deleted.map((r: any) => `${r.name} ${r.type} ${r.content}`)).toEqual(['www A 198.51.100.9']);
-    const after = { records: await records(lab.customerA, zone), changeSets: await changeSets(lab.customerA, zone), etag: (await lab.customerA.get(`/zones/${zone}`)).headers.get('etag') };
+    const after = {
+      records: await records(lab.customerA, zone),
+      changeSets: await changeSets(lab.customerA, zone),
+      etag: (await lab.customerA.get(`/zones/${zone}`)).headers.get('etag'),
+    };
     expect(after).toEqual(before);
   });
 
@@ -336,21 +364,25 @@ describe('apply-template', () => {
     const res = await apply(lab.customerA, zone, { template_id: 'microsoft-365' });
     expect(res.status, res.text).toBe(201);
     const got = await records(lab.customerA, zone);
-    expect(rows(got)).toEqual([
-      '@ MX 0 contoso-shop-test.mail.protection.outlook.com.',
-      '@ TXT "v=spf1 include:spf.protection.outlook.com -all"',
-      '_sip._tls SRV 100 1 443 sipdir.online.lync.com.',
-      '_sipfederationtls._tcp SRV 100 1 5061 sipfed.online.lync.com.',
-      'autodiscover CNAME autodiscover.outlook.com.',
-      'lyncdiscover CNAME webdir.online.lync.com.',
-      'sip CNAME sipdir.online.lync.com.',
-    ].sort());
+    expect(rows(got)).toEqual(
+      [
+        '@ MX 0 contoso-shop-test.mail.protection.outlook.com.',
+        '@ TXT "v=spf1 include:spf.protection.outlook.com -all"',
+        '_sip._tls SRV 100 1 443 sipdir.online.lync.com.',
+        '_sipfederationtls._tcp SRV 100 1 5061 sipfed.online.lync.com.',
+        'autodiscover CNAME autodiscover.outlook.com.',
+        'lyncdiscover CNAME webdir.online.lync.com.',
+        'sip CNAME sipdir.online.lync.com.',
+      ].sort(),
+    );
     const fed = got.find((r) => r.name === '_sipfederationtls._tcp')!;
     expect(fed.data).toMatchObject({ priority: 100, weight: 1, port: 5061 });
     // The MX host can be given instead.
     const other = 'contoso-other.test';
     await createZone(lab.customerA, other);
-    expect((await apply(lab.customerA, other, { template_id: 'microsoft-365', variables: { mx_host: 'custom.mail.protection.outlook.com' } })).status).toBe(201);
+    expect((await apply(lab.customerA, other, { template_id: 'microsoft-365', variables: { mx_host: 'custom.mail.protection.outlook.com' } })).status).toBe(
+      201,
+    );
     expect(rows(await records(lab.customerA, other))).toContain('@ MX 0 custom.mail.protection.outlook.com.');
   });
 
@@ -413,10 +445,18 @@ describe('feature gates', () => {
     await withoutFeature(lab.reseller, c.id, 'templates');
 
     expectProblem(await apply(c.api, 'gated-templates.test', { template_id: 'web-hosting', variables: { ipv4: '192.0.2.60' } }), 403, 'feature_disabled');
-    expectProblem(await apply(c.api, 'gated-templates.test', { template_id: 'web-hosting', variables: { ipv4: '192.0.2.60' }, dry_run: true }), 403, 'feature_disabled');
+    expectProblem(
+      await apply(c.api, 'gated-templates.test', { template_id: 'web-hosting', variables: { ipv4: '192.0.2.60' }, dry_run: true }),
+      403,
+      'feature_disabled',
+    );
     expectProblem(await c.api.post('/templates', definition('Gated')), 403, 'feature_disabled');
     expect(await records(c.api, 'gated-templates.test')).toEqual([]);
-    expectProblem(await c.api.post('/zones', { name: 'gated-born.test', template: { template_id: 'web-hosting', variables: { ipv4: '192.0.2.61' } } }), 403, 'feature_disabled');
+    expectProblem(
+      await c.api.post('/zones', { name: 'gated-born.test', template: { template_id: 'web-hosting', variables: { ipv4: '192.0.2.61' } } }),
+      403,
+      'feature_disabled',
+    );
     expectProblem(await c.api.get('/zones/gated-born.test'), 404, 'not_found');
     // Everything else goes on: reading templates, zones without a template, record writes.
     const list = await c.api.get('/templates');
@@ -429,7 +469,9 @@ describe('feature gates', () => {
     const own = await defineTemplate(lab.reseller, definition('Still allowed'));
     expect((await lab.reseller.delete(`/templates/${own.id}`)).status).toBe(204);
     // A sibling customer is not affected.
-    expect((await apply(lab.customerB, await createZone(lab.customerB, 'sibling-ok.test').then((z) => z.name), { template_id: tpl.reseller.id })).status).toBe(201);
+    expect((await apply(lab.customerB, await createZone(lab.customerB, 'sibling-ok.test').then((z) => z.name), { template_id: tpl.reseller.id })).status).toBe(
+      201,
+    );
   });
 
   it('templates: when the reseller lacks it, the reseller and all its customers are blocked', async () => {

@@ -182,7 +182,11 @@ describe('changing tenants', () => {
 
     const taken = problem(await reseller.patch(`/tenants/${resellerCustomer}`, { billing_client_id: '10003' }), 422, 'validation_failed');
     expect(taken.errors).toEqual([expect.objectContaining({ pointer: '/billing_client_id' })]);
-    const takenOnCreate = problem(await platform.post('/tenants', { type: 'customer', name: 'Copy of A', billing_client_id: '10001' }), 422, 'validation_failed');
+    const takenOnCreate = problem(
+      await platform.post('/tenants', { type: 'customer', name: 'Copy of A', billing_client_id: '10001' }),
+      422,
+      'validation_failed',
+    );
     expect(takenOnCreate.errors[0].pointer).toBe('/billing_client_id');
     expect((await reseller.get(`/tenants/${resellerCustomer}`)).body.billing_client_id).toBeNull();
 
@@ -262,7 +266,11 @@ describe('API clients and tokens', () => {
     expectedAudit.set(again.headers.get('x-request-id')!, null);
 
     const inAnHour = new Date(clock.now().getTime() + 3_600_000).toISOString();
-    const expiring = await reseller.post(`/api-clients/${resellerCustomerClient}/tokens`, { name: 'short-lived', scopes: ['tenant:read'], expires_at: inAnHour });
+    const expiring = await reseller.post(`/api-clients/${resellerCustomerClient}/tokens`, {
+      name: 'short-lived',
+      scopes: ['tenant:read'],
+      expires_at: inAnHour,
+    });
     audited(expiring, 'token.created', expiring.body.id, labClient.reseller);
     const shortLived = as(created(expiring, 'expiring').token);
     expect((await shortLived.get('/me')).status).toBe(200);
@@ -286,7 +294,11 @@ describe('API clients and tokens', () => {
     problem(await reseller.post(`/tenants/${resellerCustomer}/users`, { email: 'anna@bakery.example' }), 409, 'conflict');
     expect((await reseller.get(`/tenants/${resellerCustomer}/users`)).body.data.map((u: { id: string }) => u.id)).toEqual([anna.id]);
 
-    const tied = await reseller.post(`/api-clients/${resellerCustomerClient}/tokens`, { name: "Anna's", scopes: ['tenant:read', 'tenants:write'], user_id: anna.id });
+    const tied = await reseller.post(`/api-clients/${resellerCustomerClient}/tokens`, {
+      name: "Anna's",
+      scopes: ['tenant:read', 'tenants:write'],
+      user_id: anna.id,
+    });
     expect(created(tied, 'user token').user_id).toBe(anna.id);
     audited(tied, 'token.created', tied.body.id, labClient.reseller);
     const me = await as(tied.body.token).get('/me');
@@ -307,7 +319,11 @@ describe('API clients and tokens', () => {
     expect(foreign.errors[0].pointer).toBe('/user_id');
 
     // Acting for the customer, the reseller's write is the customer's, naming both.
-    const acted = await reseller.post(`/tenants/${resellerCustomer}/users`, { email: 'ben@bakery.example' }, { headers: { 'X-Act-As-Customer': resellerCustomer } });
+    const acted = await reseller.post(
+      `/tenants/${resellerCustomer}/users`,
+      { email: 'ben@bakery.example' },
+      { headers: { 'X-Act-As-Customer': resellerCustomer } },
+    );
     audited(acted, 'user.created', created(acted, 'acted user').id, labClient.reseller, {
       tenant_id: resellerCustomer,
       on_behalf_of_tenant_id: resellerCustomer,
@@ -524,7 +540,9 @@ describe('the audit trail of this story', () => {
       }
       const entry = mine.find((e) => e.action === expected!.action && e.target.id === expected!.target);
       if (!entry) {
-        failures.push(`${what}: no ${expected!.action} of ${expected!.target} (found ${mine.map((e) => `${e.action} ${e.target.id}`).join(', ') || 'nothing'})`);
+        failures.push(
+          `${what}: no ${expected!.action} of ${expected!.target} (found ${mine.map((e) => `${e.action} ${e.target.id}`).join(', ') || 'nothing'})`,
+        );
         continue;
       }
       if (entry.actor.api_client_id !== expected!.apiClientId) failures.push(`${what}: api_client_id ${entry.actor.api_client_id}`);

@@ -163,8 +163,11 @@ const WRITE_CASES: Record<string, WriteCase> = {
     body: () => ({ ds: ['12345 13 2 3e4f3bd6ed2a0a1b3f1e8b0b0f2dc0a1c7e0e3c6b4b8d9e2f7a1c5d3e9b2f4a6'] }),
     // A DS is the customer's to set only at a foreign registrar: the control's zone is made one.
     prepareControl: async ({ params }) => {
-      await db.query(`INSERT INTO lab_registrations (zone_name, registered_here) VALUES ($1, false)
-                      ON CONFLICT (zone_name) DO UPDATE SET registered_here = false`, [params.zone]);
+      await db.query(
+        `INSERT INTO lab_registrations (zone_name, registered_here) VALUES ($1, false)
+                      ON CONFLICT (zone_name) DO UPDATE SET registered_here = false`,
+        [params.zone],
+      );
     },
   },
   createZone: { body: () => ({ name: `intruder-${unique()}.test` }) },
@@ -547,8 +550,7 @@ async function snapshot(): Promise<Record<string, string>> {
   return (await db.query<Record<string, string>>(`SELECT ${columns.join(', ')}`)).rows[0]!;
 }
 
-const changedTables = (before: Record<string, string>, after: Record<string, string>) =>
-  Object.keys(before).filter((t) => before[t] !== after[t]);
+const changedTables = (before: Record<string, string>, after: Record<string, string>) => Object.keys(before).filter((t) => before[t] !== after[t]);
 
 // ---------------------------------------------------------------------------------------------
 // Fixtures: the lab's tree plus a second reseller with customers, a victim customer for the
@@ -596,7 +598,11 @@ let assignedProbe = 0;
 
 /** A fixture tenant's role for messages, e.g. "customerB". */
 const who = (tenantId: string) => Object.entries(T).find(([, id]) => id === tenantId)?.[0] ?? tenantId;
-const actorNamed = (name: string) => actors.find((a) => a.name === name) ?? (() => { throw new Error(`no actor ${name}`); })();
+const actorNamed = (name: string) =>
+  actors.find((a) => a.name === name) ??
+  (() => {
+    throw new Error(`no actor ${name}`);
+  })();
 /** `ancestor` is `tenantId` itself or above it. */
 const isAncestorOrSelf = (world: World, ancestor: string, tenantId: string) => inSubtree(world, tenantId, ancestor);
 
@@ -622,7 +628,8 @@ beforeAll(async () => {
   await db.query('UPDATE tenants SET api_rate_limit_per_minute = 1000000 WHERE id = $1', [T.platform]);
   const roomy = { limits: { api_rate_limit_per_minute: 1_000_000 } };
   for (const id of [T.reseller, T.customerA, T.customerB]) expectStatus(await platform.patch(`/tenants/${id}`, roomy), 200, 'raise limit');
-  const create = async (body: Record<string, unknown>) => expectStatus(await platform.post('/tenants', { ...roomy, ...body }), 201, 'create tenant').id as string;
+  const create = async (body: Record<string, unknown>) =>
+    expectStatus(await platform.post('/tenants', { ...roomy, ...body }), 201, 'create tenant').id as string;
   T.reseller2 = await create({ type: 'reseller', name: 'Second Reseller' });
   T.customerC = await create({ type: 'customer', name: 'Customer C', parent_id: T.reseller2 });
   T.customerD = await create({ type: 'customer', name: 'Customer D', parent_id: T.reseller2, billing_client_id: '10003' });
@@ -700,7 +707,11 @@ beforeAll(async () => {
   // (no worker runs here: it stays pending); customer D also a spare one, for the deletion control.
   const registerWebhook = async (role: Role) => {
     const api = lab.as(tokenOf[role]!);
-    const hook = expectStatus(await api.post('/webhooks', { url: `https://hooks.${role.toLowerCase()}.example/in`, events: ['zone.changed'] }), 201, `webhook of ${role}`);
+    const hook = expectStatus(
+      await api.post('/webhooks', { url: `https://hooks.${role.toLowerCase()}.example/in`, events: ['zone.changed'] }),
+      201,
+      `webhook of ${role}`,
+    );
     expectStatus(await api.post(`/webhooks/${hook.id}/ping`), 202, `ping of ${role}`);
     return hook.id as string;
   };
@@ -709,11 +720,10 @@ beforeAll(async () => {
   // Mail the service queues (a webhook disabled after 3 days of failures), one about each
   // tenant, for the lab's mail listing.
   for (const [role, id] of Object.entries(T)) {
-    await db.query(`INSERT INTO mail_outbox (id, tenant_id, to_address, subject, body, created_at, next_attempt_at) VALUES ($1, $2, $3, 'fixture', 'fixture', now(), now())`, [
-      `msg_fixture${role.toLowerCase()}`,
-      id,
-      `support@${role.toLowerCase()}.example`,
-    ]);
+    await db.query(
+      `INSERT INTO mail_outbox (id, tenant_id, to_address, subject, body, created_at, next_attempt_at) VALUES ($1, $2, $3, 'fixture', 'fixture', now(), now())`,
+      [`msg_fixture${role.toLowerCase()}`, id, `support@${role.toLowerCase()}.example`],
+    );
   }
 
   const actor = (name: string, token: string, root: string, actAs?: string): Actor => ({
@@ -739,7 +749,11 @@ beforeAll(async () => {
   expectStatus(await platform.post('/ip-spaces', { cidr: '203.0.113.0/24', ptr_pattern: 'static.{dashed}.hosting.example.' }), 201, 'ip space');
   expectStatus(await platform.post('/ip-spaces', { cidr: '2001:db8:ab00::/40', ptr_pattern: 'static.{dashed}.hosting.example.' }), 201, 'ip space');
   for (const [i, role] of (Object.keys(T) as Role[]).filter((r) => r !== 'platform').entries()) {
-    const a = expectStatus(await platform.post('/ips', { cidr: `203.0.113.${i * 8}/29`, tenant_id: T[role], server_name: `server.${role.toLowerCase()}.example` }), 201, `assignment of ${role}`);
+    const a = expectStatus(
+      await platform.post('/ips', { cidr: `203.0.113.${i * 8}/29`, tenant_id: T[role], server_name: `server.${role.toLowerCase()}.example` }),
+      201,
+      `assignment of ${role}`,
+    );
     if (role === 'customerD') addressOfD = a.cidr.replace(/\/\d+$/, '');
   }
   spareAssignmentOfD = expectStatus(await platform.post('/ips', { cidr: '203.0.113.200/29', tenant_id: T.customerD }), 201, 'spare assignment of D').id;
@@ -752,7 +766,8 @@ beforeAll(async () => {
 
   // A TSIG key of every tenant (its own token); customer D a spare one, for the deletion control.
   const createKey = async (role: Role, label: string) =>
-    expectStatus(await lab.as(tokenOf[role]!).post('/tsig-keys', { name: `${label}.${role.toLowerCase()}.keys.example` }), 201, `TSIG key of ${role}`).id as string;
+    expectStatus(await lab.as(tokenOf[role]!).post('/tsig-keys', { name: `${label}.${role.toLowerCase()}.keys.example` }), 201, `TSIG key of ${role}`)
+      .id as string;
   for (const role of Object.keys(T) as Role[]) await createKey(role, `fixture-${unique()}`);
   spareKeyOfD = await createKey('customerD', `spare-${unique()}`);
 
@@ -792,14 +807,17 @@ const STAFF_BODIES: Record<string, Record<string, unknown>> = {
 const sweptRoutes = allRoutes.filter((r) => !STAFF_ONLY[r.operationId]);
 
 describe('provider-staff routes', () => {
-  it.each(allRoutes.filter((r) => STAFF_ONLY[r.operationId]).map((r) => [label(r), r] as const))('%s refuses every token but the platform’s', async (_, route) => {
-    const path = route.path.replace(/\{(\w+)\}/g, (_, name: string) => STAFF_PARAMS[name]!);
-    for (const a of actors.filter((x) => !x.name.startsWith('platform'))) {
-      const res = await a.api.request(route.method.toUpperCase(), path, route.method === 'get' ? {} : { body: STAFF_BODIES[route.operationId] ?? {} });
-      expect(res.status, `${a.name}: ${res.text}`).toBe(403);
-      expect(res.body.code).toBe('forbidden');
-    }
-  });
+  it.each(allRoutes.filter((r) => STAFF_ONLY[r.operationId]).map((r) => [label(r), r] as const))(
+    '%s refuses every token but the platform’s',
+    async (_, route) => {
+      const path = route.path.replace(/\{(\w+)\}/g, (_, name: string) => STAFF_PARAMS[name]!);
+      for (const a of actors.filter((x) => !x.name.startsWith('platform'))) {
+        const res = await a.api.request(route.method.toUpperCase(), path, route.method === 'get' ? {} : { body: STAFF_BODIES[route.operationId] ?? {} });
+        expect(res.status, `${a.name}: ${res.text}`).toBe(403);
+        expect(res.body.code).toBe('forbidden');
+      }
+    },
+  );
 });
 
 describe('the isolation test knows every route', () => {
@@ -836,7 +854,10 @@ describe('the isolation test knows every route', () => {
     const world = await loadWorld();
     for (const [role, tenantId] of Object.entries(T) as [Role, string][]) {
       const zones = world.objects.filter((o) => o.table === 'zones' && o.owner === tenantId);
-      expect(zones.map((z) => z.ref), role).toContain(zoneOf[role]);
+      expect(
+        zones.map((z) => z.ref),
+        role,
+      ).toContain(zoneOf[role]);
       expect(nonSystemRecords(world, zoneOf[role]).length, role).toBeGreaterThanOrEqual(2);
       const changeSets = world.objects.filter((o) => o.table === 'change_sets' && o.parent === zoneOf[role]);
       expect(changeSets.length, role).toBeGreaterThanOrEqual(3);
@@ -984,7 +1005,8 @@ describe.each(sweptRoutes.map((r) => [label(r), r] as const))('%s', (_, route) =
                 (isPlatformOnly(route) ||
                   (writeCase.ownerOnly && !usedInBody
                     ? o.owner !== a.root
-                    : !inSubtree(world, o.owner, a.root) && !(flowsDown(table) && (!isWrite(route) || usedInBody) && isAncestorOrSelf(world, o.owner, a.root)))),
+                    : !inSubtree(world, o.owner, a.root) &&
+                      !(flowsDown(table) && (!isWrite(route) || usedInBody) && isAncestorOrSelf(world, o.owner, a.root)))),
             );
           const isPlatformItself = a === platformActor && !writeCase.ownerOnly;
           const denied = isPlatformOnly(route) ? { status: 403, code: 'forbidden' } : { status: 404, code: 'not_found' };
@@ -1029,7 +1051,9 @@ describe.each(sweptRoutes.map((r) => [label(r), r] as const))('%s', (_, route) =
                 const res = await probe(a, params, body(), `${describeParams(params)}`, deniedHere);
                 if (o === targets[0] && params === mixed) {
                   const missing = await probe(a, { ...ownParams, [n]: kind.missing }, body(), `{${n}} missing`, deniedHere);
-                  const same = kind.detailNamesValue ? res.status === missing.status && res.body?.code === missing.body?.code && res.body?.title === missing.body?.title : sameProblem(res, missing);
+                  const same = kind.detailNamesValue
+                    ? res.status === missing.status && res.body?.code === missing.body?.code && res.body?.title === missing.body?.title
+                    : sameProblem(res, missing);
                   if (!same) failures.push(`${a.name}: a foreign {${n}} answers differently from a missing one`);
                 }
               }
@@ -1162,7 +1186,9 @@ describe.each(sweptRoutes.map((r) => [label(r), r] as const))('%s', (_, route) =
   if (route.operationId in WITHIN_LISTS) {
     it('lists inside every own assignment, and answers not_owner for every other tenant’s', async () => {
       const world = await loadWorld();
-      const blocks = (await db.query<{ id: string; cidr: string; owner: string }>('SELECT id, cidr::text AS cidr, tenant_id AS owner FROM ip_assignments ORDER BY cidr')).rows;
+      const blocks = (
+        await db.query<{ id: string; cidr: string; owner: string }>('SELECT id, cidr::text AS cidr, tenant_id AS owner FROM ip_assignments ORDER BY cidr')
+      ).rows;
       const failures: string[] = [];
       let itemsSeen = 0;
       const baseline = await snapshot();
@@ -1235,7 +1261,8 @@ describe.each(sweptRoutes.map((r) => [label(r), r] as const))('%s', (_, route) =
             }
             itemsSeen += mine.items.length;
             for (const item of [...mine.items, ...all.items]) {
-              if (owner(item) === undefined) failures.push(`GET ${path}: item ${JSON.stringify(item).slice(0, 120)} is of a kind the isolation test cannot place`);
+              if (owner(item) === undefined)
+                failures.push(`GET ${path}: item ${JSON.stringify(item).slice(0, 120)} is of a kind the isolation test cannot place`);
             }
             for (const item of mine.items) {
               const o = owner(item);
@@ -1257,7 +1284,8 @@ describe.each(sweptRoutes.map((r) => [label(r), r] as const))('%s', (_, route) =
                 .map((o) => o.id);
               const extra = got.filter((id) => !exact.includes(id));
               const absent = exact.filter((id) => !got.includes(id));
-              if (extra.length) failures.push(`${a.name}: GET ${path} lists ${extra.join(', ')}, not ${contents} of its subtree${parent ? ` in that ${parent}` : ''}`);
+              if (extra.length)
+                failures.push(`${a.name}: GET ${path} lists ${extra.join(', ')}, not ${contents} of its subtree${parent ? ` in that ${parent}` : ''}`);
               if (absent.length) failures.push(`${a.name}: GET ${path} omits ${absent.join(', ')}`);
               if (new Set(got).size !== got.length) failures.push(`${a.name}: GET ${path} lists an item twice`);
             }

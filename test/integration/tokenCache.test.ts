@@ -115,36 +115,48 @@ describe('what empties the cache: identity changes, where they happen, and nothi
   });
 
   it('a record write keeps it', async () => {
-    expect(await limitSeenAfter(async () => {
-      const res = await customer().post(`/zones/${zone}/records`, { type: 'TXT', name: `n${++seq}`, data: { text: 'cache' } });
-      expect(res.status).toBe(201);
-    })).toBe('cached');
+    expect(
+      await limitSeenAfter(async () => {
+        const res = await customer().post(`/zones/${zone}/records`, { type: 'TXT', name: `n${++seq}`, data: { text: 'cache' } });
+        expect(res.status).toBe(201);
+      }),
+    ).toBe('cached');
   });
 
   it('a template write keeps it', async () => {
-    expect(await limitSeenAfter(async () => {
-      const res = await reseller().post('/templates', {
-        name: `Cache ${process.pid}-${++seq}`,
-        variables: [],
-        records: [{ type: 'TXT', name: '@', data: { text: 'cache' } }],
-      });
-      expect(res.status, res.text).toBe(201);
-    })).toBe('cached');
+    expect(
+      await limitSeenAfter(async () => {
+        const res = await reseller().post('/templates', {
+          name: `Cache ${process.pid}-${++seq}`,
+          variables: [],
+          records: [{ type: 'TXT', name: '@', data: { text: 'cache' } }],
+        });
+        expect(res.status, res.text).toBe(201);
+      }),
+    ).toBe('cached');
   });
 
-  it("suspending any tenant empties it", async () => {
+  it('suspending any tenant empties it', async () => {
     const other = await reseller().post('/tenants', { type: 'customer', name: `Suspended ${process.pid}-${++seq}` });
     expect(other.status).toBe(201);
-    expect(await limitSeenAfter(async () => {
-      expect((await reseller().post(`/tenants/${other.body.id}/suspend`, { reason: 'cache test' })).status).toBe(200);
-    })).toBe('fresh');
+    expect(
+      await limitSeenAfter(async () => {
+        expect((await reseller().post(`/tenants/${other.body.id}/suspend`, { reason: 'cache test' })).status).toBe(200);
+      }),
+    ).toBe('fresh');
   });
 
   it('a refused identity write keeps it (nothing was committed)', async () => {
-    expect(await limitSeenAfter(async () => {
-      const res = await reseller().patch(`/tenants/${lab.tokens.tenants.customers[0]}`, { limits: { api_rate_limit_per_minute: 60 } }, { headers: { 'If-Match': '"stale"' } });
-      expect(res.status).toBe(412);
-    })).toBe('cached');
+    expect(
+      await limitSeenAfter(async () => {
+        const res = await reseller().patch(
+          `/tenants/${lab.tokens.tenants.customers[0]}`,
+          { limits: { api_rate_limit_per_minute: 60 } },
+          { headers: { 'If-Match': '"stale"' } },
+        );
+        expect(res.status).toBe(412);
+      }),
+    ).toBe('cached');
   });
 });
 
@@ -160,7 +172,11 @@ describe('the lab reset empties it once committed', () => {
       // Behind the service's back, so that this process caches the changed limit.
       await sql.query('UPDATE tenants SET api_rate_limit_per_minute = $1 WHERE id = $2', [seeded + 7, tenantId]);
       for (let round = 1; ; round++) {
-        await eventually(async () => (Number((await lab.as(token).get('/me')).headers.get('ratelimit-limit')) === seeded + 7 ? true : undefined), 5000, 'the changed limit to be read');
+        await eventually(
+          async () => (Number((await lab.as(token).get('/me')).headers.get('ratelimit-limit')) === seeded + 7 ? true : undefined),
+          5000,
+          'the changed limit to be read',
+        );
         const started = performance.now();
         expect((await lab.as(lab.tokens.platform).post('/lab/reset')).status).toBe(204);
         const after = await lab.as(token).get('/me');

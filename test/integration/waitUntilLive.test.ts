@@ -44,7 +44,11 @@ describe('Prefer: wait with every role running', () => {
     const dig = requireTool('dig', ctx);
     const kdig = requireTool('kdig', ctx);
     await createZone(lab.customerA, 'wait-acme.example');
-    const res = await lab.customerA.post('/zones/wait-acme.example/records', { name: '_acme-challenge', type: 'TXT', ttl: 60, data: { text: 'token-1' } }, wait(10));
+    const res = await lab.customerA.post(
+      '/zones/wait-acme.example/records',
+      { name: '_acme-challenge', type: 'TXT', ttl: 60, data: { text: 'token-1' } },
+      wait(10),
+    );
     expect(res.status, res.text).toBe(201);
     expect(applied(res)).toBe('wait=10');
     expect(res.body.publication.state).toBe('live');
@@ -61,9 +65,21 @@ describe('Prefer: wait with every role running', () => {
 
   it('answers at once as before without Prefer, with wait=0, and with a malformed or another preference', async () => {
     await createZone(lab.customerA, 'wait-none.example');
-    const variants: Record<string, string>[] = [{}, { Prefer: 'wait=0' }, { Prefer: 'wait=abc' }, { Prefer: 'wait=-1' }, { Prefer: 'wait=1.5' }, { Prefer: 'wait' }, { Prefer: 'return=minimal' }];
+    const variants: Record<string, string>[] = [
+      {},
+      { Prefer: 'wait=0' },
+      { Prefer: 'wait=abc' },
+      { Prefer: 'wait=-1' },
+      { Prefer: 'wait=1.5' },
+      { Prefer: 'wait' },
+      { Prefer: 'return=minimal' },
+    ];
     for (const [i, headers] of variants.entries()) {
-      const res = await lab.customerA.post('/zones/wait-none.example/records', { name: `h${i}`, type: 'A', data: { address: `192.0.2.${i + 1}` } }, { headers });
+      const res = await lab.customerA.post(
+        '/zones/wait-none.example/records',
+        { name: `h${i}`, type: 'A', data: { address: `192.0.2.${i + 1}` } },
+        { headers },
+      );
       expect(res.status, res.text).toBe(201);
       expect(res.body.publication.state, JSON.stringify(headers)).toBe('pending');
       expect(applied(res)).toBeNull();
@@ -73,7 +89,11 @@ describe('Prefer: wait with every role running', () => {
   it('reads the preference as RFC 7240 writes it: case, quotes, parameters, among others, the first of two', async () => {
     await createZone(lab.customerA, 'wait-forms.example');
     for (const [i, prefer] of ['respond-async, WAIT=5', 'wait="5"; foo=bar', 'handling=lenient, wait=5, wait=0'].entries()) {
-      const res = await lab.customerA.post('/zones/wait-forms.example/records', { name: `f${i}`, type: 'A', data: { address: '192.0.2.9' } }, { headers: { Prefer: prefer } });
+      const res = await lab.customerA.post(
+        '/zones/wait-forms.example/records',
+        { name: `f${i}`, type: 'A', data: { address: '192.0.2.9' } },
+        { headers: { Prefer: prefer } },
+      );
       expect(res.status, res.text).toBe(201);
       expect(applied(res), prefer).toBe('wait=5');
       expect(res.body.publication.state, prefer).toBe('live');
@@ -93,7 +113,11 @@ describe('Prefer: wait with every role running', () => {
     expect(applied(patched)).toBe('wait=10');
     expect(patched.body).toMatchObject({ default_ttl: 1200, publication: { state: 'live' } });
 
-    const changeSet = await lab.customerA.post('/zones/wait-all.example/changesets', { changes: [{ op: 'create', record: { name: 'cs', type: 'A', data: { address: '192.0.2.20' } } }] }, wait(10));
+    const changeSet = await lab.customerA.post(
+      '/zones/wait-all.example/changesets',
+      { changes: [{ op: 'create', record: { name: 'cs', type: 'A', data: { address: '192.0.2.20' } } }] },
+      wait(10),
+    );
     expect(changeSet.status, changeSet.text).toBe(201);
     expect(applied(changeSet)).toBe('wait=10');
     expect(changeSet.body).toMatchObject({ state: 'live', warnings: [] });
@@ -117,7 +141,11 @@ describe('Prefer: wait with every role running', () => {
     expect(applied(imported)).toBe('wait=10');
     expect(imported.body).toMatchObject({ changeset: { state: 'live' }, skipped: [], unchanged: 0 });
 
-    const template = await lab.customerA.post('/zones/wait-all.example/apply-template', { template_id: 'web-hosting', variables: { ipv4: '192.0.2.40' } }, wait(10));
+    const template = await lab.customerA.post(
+      '/zones/wait-all.example/apply-template',
+      { template_id: 'web-hosting', variables: { ipv4: '192.0.2.40' } },
+      wait(10),
+    );
     expect(template.status, template.text).toBe(201);
     expect(applied(template)).toBe('wait=10');
     expect(template.body).toMatchObject({ state: 'live', kind: 'template' });
@@ -125,7 +153,11 @@ describe('Prefer: wait with every role running', () => {
 
   it('a dry run stores nothing, so it does not wait', async () => {
     await createZone(lab.customerA, 'wait-dry.example');
-    const res = await lab.customerA.post('/zones/wait-dry.example/changesets', { dry_run: true, changes: [{ op: 'create', record: { name: 'd', type: 'A', data: { address: '192.0.2.1' } } }] }, wait(10));
+    const res = await lab.customerA.post(
+      '/zones/wait-dry.example/changesets',
+      { dry_run: true, changes: [{ op: 'create', record: { name: 'd', type: 'A', data: { address: '192.0.2.1' } } }] },
+      wait(10),
+    );
     expect(res.status, res.text).toBe(200);
     expect(res.body.dry_run).toBe(true);
     expect(applied(res)).toBeNull();
@@ -136,7 +168,11 @@ describe('Prefer: wait with every role running', () => {
 
   it('applies at most 60 seconds', async () => {
     await createZone(lab.customerA, 'wait-cap.example');
-    const res = await lab.customerA.post('/zones/wait-cap.example/records', { name: 'c', type: 'A', data: { address: '192.0.2.1' } }, wait('99999999999999999999'));
+    const res = await lab.customerA.post(
+      '/zones/wait-cap.example/records',
+      { name: 'c', type: 'A', data: { address: '192.0.2.1' } },
+      wait('99999999999999999999'),
+    );
     expect(res.status, res.text).toBe(201);
     expect(applied(res)).toBe('wait=60');
     expect(res.body.publication.state).toBe('live');
@@ -182,7 +218,16 @@ describe('Prefer: wait with every role running', () => {
     const operations = Object.values(doc.paths as Record<string, Record<string, any>>).flatMap((path) => Object.values(path));
     const waiting = operations.filter((op) => op.parameters?.some((p: any) => p.name === 'Prefer' && p.in === 'header'));
     // The answer of each that stored a change set (a dry run's 200 stores none).
-    const stored: Record<string, string> = { createRecord: '201', updateRecord: '200', deleteRecord: '202', createChangeSet: '201', createZone: '201', updateZone: '200', importZone: '201', applyTemplate: '201' };
+    const stored: Record<string, string> = {
+      createRecord: '201',
+      updateRecord: '200',
+      deleteRecord: '202',
+      createChangeSet: '201',
+      createZone: '201',
+      updateZone: '200',
+      importZone: '201',
+      applyTemplate: '201',
+    };
     expect(waiting.map((op) => op.operationId).sort()).toEqual(Object.keys(stored).sort());
     for (const op of waiting) expect(op.responses[stored[op.operationId]!].headers, op.operationId).toHaveProperty('Preference-Applied');
   });
@@ -221,7 +266,9 @@ describe('Prefer: wait where nothing publishes (ROLES=api)', () => {
     );
     await eventually(async () => (waiters(lab) === 15 ? true : undefined), 5000, 'fifteen waiters');
     expect(await gauge(lab, 'api_live_waiters')).toBe(15);
-    const open = await lab.sql.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%'`);
+    const open = await lab.sql.query(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%'`,
+    );
     expect(open.rows[0].n).toBe(0);
     expect((await lab.customerA.get('/zones/wait-api.example/records?limit=5')).status).toBe(200);
     for (const res of await Promise.all(writes)) {
@@ -287,7 +334,8 @@ describe('Prefer: wait where nothing publishes (ROLES=api)', () => {
 describe('waitUntilLive, the waiter under the API (and later RFC 2136 answers)', () => {
   let lab: DnsLab;
   let db: ReturnType<typeof createDb>;
-  const pendingRecord = async (name: string) => (await createRecord(lab.customerA, 'waiter.example', { name, type: 'A', data: { address: '192.0.2.5' } })).publication.changeset_id as string;
+  const pendingRecord = async (name: string) =>
+    (await createRecord(lab.customerA, 'waiter.example', { name, type: 'A', data: { address: '192.0.2.5' } })).publication.changeset_id as string;
   const setState = (id: string, state: string) => lab.sql.query(`UPDATE change_sets SET state = $2 WHERE id = $1`, [id, state]);
   const notify = (zoneId: string) => lab.sql.query(`SELECT pg_notify('changesets_settled', $1)`, [zoneId]);
   let zoneId: string;

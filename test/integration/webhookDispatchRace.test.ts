@@ -39,7 +39,9 @@ it('dispatches the events of a batch while a webhook of their audience is delete
     const dispatching = dispatchEvents(db, new Date());
     // Until the dispatch waits on the deleted row's lock (its foreign key check).
     for (let i = 0; i < 100; i++) {
-      const waiting = await deleter.query(`SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%webhook_deliveries%'`);
+      const waiting = await deleter.query(
+        `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%webhook_deliveries%'`,
+      );
       if (waiting.rowCount) break;
       await new Promise((resolve) => setTimeout(resolve, 20));
     }

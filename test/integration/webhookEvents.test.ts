@@ -28,7 +28,6 @@ beforeAll(async () => {
 });
 afterAll(() => lab?.stop());
 
-
 async function createZone(api: ApiClient, name = zoneName()) {
   const res = await api.post('/zones', { name });
   expect(res.status, res.text).toBe(201);
@@ -55,7 +54,11 @@ describe('GET /events', () => {
     try {
       await registerWebhook(customerA, receiver, ['zone.changed', 'record.published']);
       const zone = await createZone(customerA);
-      const delivered = await eventually(() => receiver.events.find((e) => e.body.zone === zone && e.body.type === 'zone.changed'), 15_000, 'the webhook’s zone.changed');
+      const delivered = await eventually(
+        () => receiver.events.find((e) => e.body.zone === zone && e.body.type === 'zone.changed'),
+        15_000,
+        'the webhook’s zone.changed',
+      );
 
       const listed = await eventually(async () => (await poll(customerA)).find((e) => e.id === delivered.body.id), 10_000, 'the event in GET /events');
       // One shape for both: the item is the delivery's body, field for field.
@@ -74,20 +77,28 @@ describe('GET /events', () => {
       const times = all.map((e) => Date.parse(e.occurred_at));
       expect([...times].sort((a, b) => a - b)).toEqual(times);
       const later = await createZone(customerA);
-      const behind = await eventually(async () => {
-        const page = await poll(customerA, { after: listed.id });
-        return page.some((e) => e.zone === later) ? page : null;
-      }, 15_000, 'the later zone after the first');
+      const behind = await eventually(
+        async () => {
+          const page = await poll(customerA, { after: listed.id });
+          return page.some((e) => e.zone === later) ? page : null;
+        },
+        15_000,
+        'the later zone after the first',
+      );
       // Exactly what follows it in the whole list (which only ever grows at its end).
       const everything = await poll(customerA);
       const at = everything.findIndex((e) => e.id === listed.id);
       expect(behind.map((e) => e.id)).toEqual(everything.slice(at + 1, at + 1 + behind.length).map((e) => e.id));
 
       // Filter by type.
-      const published = await eventually(async () => {
-        const page = await poll(customerA, { type: 'record.published' });
-        return page.some((e) => e.zone === zone) ? page : null;
-      }, 20_000, 'record.published');
+      const published = await eventually(
+        async () => {
+          const page = await poll(customerA, { type: 'record.published' });
+          return page.some((e) => e.zone === zone) ? page : null;
+        },
+        20_000,
+        'record.published',
+      );
       expect(published.every((e) => e.type === 'record.published')).toBe(true);
     } finally {
       await receiver.stop();
@@ -112,10 +123,14 @@ describe('GET /events', () => {
       await new Promise((r) => setTimeout(r, 300));
       expect((await poll(reseller)).map((e) => e.zone)).not.toContain(zone);
       await slow.query('COMMIT');
-      const listed = await eventually(async () => {
-        const all = await poll(reseller);
-        return all.some((e) => e.zone === zone) ? all : null;
-      }, 10_000, 'listed after the commit');
+      const listed = await eventually(
+        async () => {
+          const all = await poll(reseller);
+          return all.some((e) => e.zone === zone) ? all : null;
+        },
+        10_000,
+        'listed after the commit',
+      );
       const late = listed.findIndex((e) => e.id === lateId);
       expect(late).toBeGreaterThanOrEqual(0);
       expect(late).toBeLessThan(listed.findIndex((e) => e.zone === zone));
@@ -126,7 +141,10 @@ describe('GET /events', () => {
 
   it('lists a customer’s PTR writes into the provider’s reverse zones to that customer (as its webhooks get them), staff’s and the other customer’s not', async () => {
     expect((await platform.post('/ip-spaces', { cidr: '198.51.100.0/24', ptr_pattern: 'static.{dashed}.feed.example.' })).status).toBe(201);
-    for (const [cidr, tenant] of [['198.51.100.10/32', ids.customers[0]!], ['198.51.100.11/32', ids.customers[1]!]] as const) {
+    for (const [cidr, tenant] of [
+      ['198.51.100.10/32', ids.customers[0]!],
+      ['198.51.100.11/32', ids.customers[1]!],
+    ] as const) {
       expect((await platform.post('/ips', { cidr, tenant_id: tenant })).status).toBe(201);
     }
     const byStaff = await platform.put('/ptr/198.51.100.20', { target: 'staff.feed.example.' });
@@ -134,10 +152,14 @@ describe('GET /events', () => {
     const byB = await customerB.put('/ptr/198.51.100.11', { target: 'www.customer-b.example.' });
     for (const r of [byStaff, byA, byB]) expect(r.status, r.text).toBe(200);
     const changeSets = async (api: ApiClient) => new Set((await poll(api)).map((e) => e.changeset_id));
-    const ofA = await eventually(async () => {
-      const all = await poll(customerA, { type: 'record.published,zone.changed' });
-      return all.filter((e) => e.changeset_id === byA.body.changeset_id).length === 2 ? all : null;
-    }, 20_000, 'A’s PTR write: changed and published');
+    const ofA = await eventually(
+      async () => {
+        const all = await poll(customerA, { type: 'record.published,zone.changed' });
+        return all.filter((e) => e.changeset_id === byA.body.changeset_id).length === 2 ? all : null;
+      },
+      20_000,
+      'A’s PTR write: changed and published',
+    );
     expect(ofA.find((e) => e.changeset_id === byA.body.changeset_id && e.type === 'zone.changed')).toMatchObject({
       zone: '100.51.198.in-addr.arpa',
       tenant: { id: ids.platform },
@@ -147,10 +169,14 @@ describe('GET /events', () => {
     expect(seenByA.has(byB.body.changeset_id)).toBe(false);
     expect(seenByA.has(byStaff.body.changeset_id)).toBe(false);
     // The reseller sees both customers' writes once each; the platform its own zones' events once.
-    const ofReseller = await eventually(async () => {
-      const all = await poll(reseller);
-      return all.some((e) => e.changeset_id === byB.body.changeset_id) ? all : null;
-    }, 20_000, 'B’s PTR write at the reseller');
+    const ofReseller = await eventually(
+      async () => {
+        const all = await poll(reseller);
+        return all.some((e) => e.changeset_id === byB.body.changeset_id) ? all : null;
+      },
+      20_000,
+      'B’s PTR write at the reseller',
+    );
     expect(ofReseller.filter((e) => e.changeset_id === byA.body.changeset_id && e.type === 'zone.changed')).toHaveLength(1);
     const ofPlatform = await poll(platform, { type: 'zone.changed' });
     expect(ofPlatform.filter((e) => e.changeset_id === byA.body.changeset_id)).toHaveLength(1);
@@ -182,13 +208,21 @@ describe('pause and resume', () => {
       expect(disabled.status, disabled.text).toBe(200);
       expect(disabled.body).toMatchObject({ state: 'disabled', disabled_reason: 'manual', disabled_at: expect.any(String) });
       // Disabling again changes nothing.
-      expect((await customerA.post(`/webhooks/${hook.id}/disable`)).body).toMatchObject({ state: 'disabled', disabled_reason: 'manual', disabled_at: disabled.body.disabled_at });
+      expect((await customerA.post(`/webhooks/${hook.id}/disable`)).body).toMatchObject({
+        state: 'disabled',
+        disabled_reason: 'manual',
+        disabled_at: disabled.body.disabled_at,
+      });
 
       const zones = [await createZone(customerA), await createZone(customerA)];
-      const pending = await eventually(async () => {
-        const ds = await deliveriesOf(customerA, hook.id);
-        return ds.length === 2 ? ds : null;
-      }, 10_000, 'two deliveries queued while paused');
+      const pending = await eventually(
+        async () => {
+          const ds = await deliveriesOf(customerA, hook.id);
+          return ds.length === 2 ? ds : null;
+        },
+        10_000,
+        'two deliveries queued while paused',
+      );
       expect(pending.every((d) => d.state === 'pending' && d.attempts.length === 0)).toBe(true);
       await new Promise((r) => setTimeout(r, 500));
       expect(receiver.requests).toEqual([]);
@@ -215,7 +249,11 @@ describe('redelivery', () => {
       const hook = await registerWebhook(customerB, receiver, ['zone.changed']);
       const zone = await createZone(customerB);
       const first = await eventually(() => receiver.events.find((e) => e.body.zone === zone), 10_000, 'first delivery');
-      const delivery = await eventually(async () => (await deliveriesOf(customerB, hook.id)).find((d) => d.id === first.deliveryId && d.state === 'delivered'), 5000, 'delivered');
+      const delivery = await eventually(
+        async () => (await deliveriesOf(customerB, hook.id)).find((d) => d.id === first.deliveryId && d.state === 'delivered'),
+        5000,
+        'delivered',
+      );
 
       const res = await customerB.post(`/webhooks/${hook.id}/deliveries/${delivery.id}/redeliver`);
       expect(res.status, res.text).toBe(202);
@@ -223,13 +261,21 @@ describe('redelivery', () => {
       // The receiver verified the signature and recognised the delivery it already has.
       await eventually(() => receiver.requests.filter((r) => r.deliveryId === delivery.id).length === 2, 10_000, 'the redelivery');
       expect(receiver.requests.filter((r) => r.deliveryId === delivery.id).map((r) => r.verdict)).toEqual(['ok', 'duplicate']);
-      const after = await eventually(async () => (await deliveriesOf(customerB, hook.id)).find((d) => d.id === delivery.id && d.state === 'delivered' && d.attempts.length === 2), 5000, 'recorded');
+      const after = await eventually(
+        async () => (await deliveriesOf(customerB, hook.id)).find((d) => d.id === delivery.id && d.state === 'delivered' && d.attempts.length === 2),
+        5000,
+        'recorded',
+      );
       expect(after.attempts.map((a: any) => a.outcome)).toEqual(['success', 'success']);
 
       // A failed redelivery is one attempt: the delivery is failed again, nothing is retried.
       receiver.status = 500;
       await customerB.post(`/webhooks/${hook.id}/deliveries/${delivery.id}/redeliver`);
-      const failed = await eventually(async () => (await deliveriesOf(customerB, hook.id)).find((d) => d.id === delivery.id && d.attempts.length === 3), 10_000, 'third attempt');
+      const failed = await eventually(
+        async () => (await deliveriesOf(customerB, hook.id)).find((d) => d.id === delivery.id && d.attempts.length === 3),
+        10_000,
+        'third attempt',
+      );
       expect(failed).toMatchObject({ state: 'failed', next_attempt_at: null });
       expect(failed.attempts[2]).toMatchObject({ outcome: 'http_error', response_status: 500, next_attempt_at: null });
       receiver.status = 200;
@@ -260,7 +306,12 @@ describe('the lab', () => {
       const res = await platform.post(`/lab/webhooks/${hook.id}/fail`);
       expect(res.status, res.text).toBe(200);
       const threeDaysAgo = new Date(lab.clock.now().getTime() - 3 * 86_400_000).toISOString();
-      expect(res.body).toMatchObject({ state: 'disabled', disabled_reason: 'failing_deliveries', failing_since: threeDaysAgo, disabled_at: lab.clock.now().toISOString() });
+      expect(res.body).toMatchObject({
+        state: 'disabled',
+        disabled_reason: 'failing_deliveries',
+        failing_since: threeDaysAgo,
+        disabled_at: lab.clock.now().toISOString(),
+      });
       expect((await reseller.get(`/webhooks/${hook.id}`)).body).toMatchObject({ state: 'disabled', disabled_reason: 'failing_deliveries' });
       const mail = (await reseller.get('/lab/mails')).body.data.find((m: any) => m.body.includes(hook.id));
       expect(mail).toMatchObject({ to: 'support@reseller.lab.example', tenant_id: ids.reseller });

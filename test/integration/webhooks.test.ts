@@ -34,7 +34,6 @@ beforeAll(async () => {
 });
 afterAll(() => lab?.stop());
 
-
 async function createZone(api: ApiClient, name = zoneName()) {
   const res = await api.post('/zones', { name });
   expect(res.status, res.text).toBe(201);
@@ -100,7 +99,11 @@ describe('delivery and ownership', () => {
       const zoneA = await createZone(customerA);
       const zoneB = await createZone(customerB);
       await eventually(() => subtree.ofType('zone.changed').length >= 2, 15_000, 'both zones at the reseller');
-      await eventually(() => subtree.ofType('record.published').some((e) => e.body.zone === zoneA) && subtree.ofType('record.published').some((e) => e.body.zone === zoneB), 20_000, 'published');
+      await eventually(
+        () => subtree.ofType('record.published').some((e) => e.body.zone === zoneA) && subtree.ofType('record.published').some((e) => e.body.zone === zoneB),
+        20_000,
+        'published',
+      );
       await eventually(() => ofA.events.length >= 1 && actingForA.events.length >= 1, 15_000, 'A’s receivers');
       // Let the worker go over everything once more before asserting what did not come.
       await new Promise((r) => setTimeout(r, 500));
@@ -149,7 +152,10 @@ describe('delivery and ownership', () => {
       // Platform events in the provider's reverse zones: the space's zones made, a PTR staff set.
       const space = await platform.post('/ip-spaces', { cidr: '198.51.100.0/24', ptr_pattern: 'static.{dashed}.hooks.example.' });
       expect(space.status, space.text).toBe(201);
-      for (const [cidr, tenant] of [['198.51.100.10/32', ids.customers[0]!], ['198.51.100.11/32', ids.customers[1]!]] as const) {
+      for (const [cidr, tenant] of [
+        ['198.51.100.10/32', ids.customers[0]!],
+        ['198.51.100.11/32', ids.customers[1]!],
+      ] as const) {
         expect((await platform.post('/ips', { cidr, tenant_id: tenant })).status).toBe(201);
       }
       const byStaff = await platform.put('/ptr/198.51.100.20', { target: 'staff.hooks.example.' });
@@ -159,7 +165,11 @@ describe('delivery and ownership', () => {
       const byB = await customerB.put('/ptr/198.51.100.11', { target: 'www.customer-b.example.' });
       expect(byB.status, byB.text).toBe(200);
 
-      const ofChangeSet = (r: WebhookReceiver, id: string) => r.events.filter((e) => e.body.changeset_id === id).map((e) => e.body.type).sort();
+      const ofChangeSet = (r: WebhookReceiver, id: string) =>
+        r.events
+          .filter((e) => e.body.changeset_id === id)
+          .map((e) => e.body.type)
+          .sort();
       for (const r of [ofA, actingForA, subtree]) {
         await eventually(() => ofChangeSet(r, byA.body.changeset_id).length === 2, 20_000, 'A’s PTR write: changed and published');
       }
@@ -170,14 +180,29 @@ describe('delivery and ownership', () => {
 
       const changed = ofA.ofType('zone.changed').find((e) => e.body.changeset_id === byA.body.changeset_id)!.body;
       // The event stays the zone's (the platform's), naming the customer that wrote.
-      expect(changed).toMatchObject({ zone: '100.51.198.in-addr.arpa', change: 'records', tenant: { id: lab.tokens.tenants.platform }, acting_tenant_id: ids.customers[0] });
+      expect(changed).toMatchObject({
+        zone: '100.51.198.in-addr.arpa',
+        change: 'records',
+        tenant: { id: lab.tokens.tenants.platform },
+        acting_tenant_id: ids.customers[0],
+      });
       // Its record.published names the same customer (kept on the change set); staff's write names none.
       const published = ofA.ofType('record.published').find((e) => e.body.changeset_id === byA.body.changeset_id)!.body;
-      expect(published).toMatchObject({ zone: '100.51.198.in-addr.arpa', state: 'live', tenant: { id: lab.tokens.tenants.platform }, acting_tenant_id: ids.customers[0] });
+      expect(published).toMatchObject({
+        zone: '100.51.198.in-addr.arpa',
+        state: 'live',
+        tenant: { id: lab.tokens.tenants.platform },
+        acting_tenant_id: ids.customers[0],
+      });
       const db = new pg.Client({ connectionString: lab.databaseUrl });
       await db.connect();
-      const kept = await db.query('SELECT id, acting_tenant_id FROM change_sets WHERE id = ANY($1)', [[byStaff.body.changeset_id, byA.body.changeset_id]]).finally(() => db.end());
-      expect(Object.fromEntries(kept.rows.map((r) => [r.id, r.acting_tenant_id]))).toEqual({ [byStaff.body.changeset_id]: null, [byA.body.changeset_id]: ids.customers[0] });
+      const kept = await db
+        .query('SELECT id, acting_tenant_id FROM change_sets WHERE id = ANY($1)', [[byStaff.body.changeset_id, byA.body.changeset_id]])
+        .finally(() => db.end());
+      expect(Object.fromEntries(kept.rows.map((r) => [r.id, r.acting_tenant_id]))).toEqual({
+        [byStaff.body.changeset_id]: null,
+        [byA.body.changeset_id]: ids.customers[0],
+      });
       for (const r of [ofA, actingForA]) {
         // A's own write only: not B's, not staff's, not the zones' creation.
         expect(new Set(r.events.map((e) => e.body.changeset_id))).toEqual(new Set([byA.body.changeset_id]));
@@ -234,7 +259,11 @@ describe('delivery and ownership', () => {
       await eventually(() => receiver.requests.some((r) => r.verdict === 'bad_signature'), 10_000, 'old secret refused');
       receiver.secrets = [fresh];
       // The refusal recorded (its retry due in a minute) before time moves.
-      await eventually(async () => (await deliveriesOf(customerB, hook.id)).some((d) => d.attempts[0]?.response_status === 401 && d.state === 'pending'), 5000, 'refusal recorded');
+      await eventually(
+        async () => (await deliveriesOf(customerB, hook.id)).some((d) => d.attempts[0]?.response_status === 401 && d.state === 'pending'),
+        5000,
+        'refusal recorded',
+      );
       lab.clock.advance(MIN);
       await eventually(() => receiver.events.length === 3, 10_000, 'retry accepted with the new secret only');
       expect(receiver.events[2]!.signatures).toHaveLength(1);
@@ -276,10 +305,14 @@ describe('retries', () => {
       const deliveryOf = async () => (await deliveriesOf(reseller, hook.id)).find((d) => d.type === 'zone.changed');
       let elapsed = 0;
       for (let attempt = 1; attempt <= 8; attempt++) {
-        const d = await eventually(async () => {
-          const x = await deliveryOf();
-          return x && x.attempts.length === attempt ? x : null;
-        }, 10_000, `attempt ${attempt}`);
+        const d = await eventually(
+          async () => {
+            const x = await deliveryOf();
+            return x && x.attempts.length === attempt ? x : null;
+          },
+          10_000,
+          `attempt ${attempt}`,
+        );
         const last = d.attempts[attempt - 1];
         expect(last).toMatchObject({ attempt, outcome: 'http_error', response_status: 503 });
         if (attempt < 8) {
@@ -309,10 +342,14 @@ describe('retries', () => {
       await new Promise((r) => setTimeout(r, 300));
       expect((await reseller.get(`/webhooks/${hook.id}`)).body.state).toBe('active');
       lab.clock.advance(MIN);
-      const disabled = await eventually(async () => {
-        const w = (await reseller.get(`/webhooks/${hook.id}`)).body;
-        return w.state === 'disabled' ? w : null;
-      }, 10_000, 'disabled');
+      const disabled = await eventually(
+        async () => {
+          const w = (await reseller.get(`/webhooks/${hook.id}`)).body;
+          return w.state === 'disabled' ? w : null;
+        },
+        10_000,
+        'disabled',
+      );
       expect(disabled).toMatchObject({ disabled_reason: 'failing_deliveries', disabled_at: expect.any(String) });
       const mails = (await reseller.get('/lab/mails')).body.data;
       const mail = mails.find((m: any) => m.body.includes(hook.id));
@@ -346,10 +383,14 @@ describe('retries', () => {
       const hook = await registerWebhook(customerB, receiver, ['zone.changed']);
       await receiver.stop();
       const zones = [await createZone(customerB), await createZone(customerB), await createZone(customerB)];
-      await eventually(async () => {
-        const ds = await deliveriesOf(customerB, hook.id);
-        return ds.length === 3 && ds.every((d) => d.attempts.length >= 1 && d.attempts[0].outcome === 'connection_failed') ? ds : null;
-      }, 10_000, 'first attempts refused');
+      await eventually(
+        async () => {
+          const ds = await deliveriesOf(customerB, hook.id);
+          return ds.length === 3 && ds.every((d) => d.attempts.length >= 1 && d.attempts[0].outcome === 'connection_failed') ? ds : null;
+        },
+        10_000,
+        'first attempts refused',
+      );
       await receiver.start(port);
       lab.clock.advance(MIN);
       await eventually(() => zones.every((z) => receiver.events.some((e) => e.body.zone === z)), 10_000, 'all three');
@@ -413,13 +454,23 @@ describe('several processes and restarts', () => {
       // Two worker processes on the same database.
       // One slot per webhook (a line of 6 leased at a time) and a receiver that takes a moment: both workers get their share.
       receiver.delayMs = 30;
-      for (let i = 0; i < 2; i++) workers.push(await startTestService({ databaseUrl: database.url, clock, env: { ...shared, ROLES: 'worker', WEBHOOK_CONCURRENCY: '2', WEBHOOK_PER_WEBHOOK_CONCURRENCY: '1' } }));
+      for (let i = 0; i < 2; i++)
+        workers.push(
+          await startTestService({
+            databaseUrl: database.url,
+            clock,
+            env: { ...shared, ROLES: 'worker', WEBHOOK_CONCURRENCY: '2', WEBHOOK_PER_WEBHOOK_CONCURRENCY: '1' },
+          }),
+        );
       await eventually(() => receiver.events.length === 21, 15_000, '21 deliveries');
       await new Promise((r) => setTimeout(r, 500));
       expect(receiver.requests).toHaveLength(21);
       expect(new Set(receiver.requests.map((r) => r.deliveryId)).size).toBe(21);
       const attempts = workers.map((w) => w.service.webhooks!.attempts);
-      expect(attempts.every((a) => a > 0), `attempts per worker: ${attempts}`).toBe(true);
+      expect(
+        attempts.every((a) => a > 0),
+        `attempts per worker: ${attempts}`,
+      ).toBe(true);
       expect(attempts[0]! + attempts[1]!).toBe(21);
     } finally {
       for (const w of workers) await w.service.stop();
@@ -464,7 +515,15 @@ describe('URLs in production', () => {
         env: { ...process.env, DATABASE_URL: prod.databaseUrl, DEPLOYMENT: 'production', DNSSEC_KEY_ENCRYPTION_KEY: '5a'.repeat(32), LOG_LEVEL: 'silent' },
       });
       const live = prod.as(JSON.parse(stdout).token);
-      for (const url of ['http://hooks.example.com/in', 'https://127.0.0.1/in', 'https://[::1]/in', 'https://169.254.169.254/latest', 'https://10.1.2.3/in', 'https://localhost/in', 'https://intranet/in']) {
+      for (const url of [
+        'http://hooks.example.com/in',
+        'https://127.0.0.1/in',
+        'https://[::1]/in',
+        'https://169.254.169.254/latest',
+        'https://10.1.2.3/in',
+        'https://localhost/in',
+        'https://intranet/in',
+      ]) {
         const res = await live.post('/webhooks', { url, events: ['zone.changed'] });
         expect(res.status, url).toBe(422);
         expect(res.body.errors[0]).toMatchObject({ pointer: '/url', code: 'invalid_url' });
@@ -482,18 +541,30 @@ describe('mail in production', () => {
   it('a worker hands queued mail to SMTP_URL and marks it sent; a refusal is retried later', async () => {
     const relay = smtpServer({ password: 'secret', rejectTo: 'nobody@' });
     const port = await relay.listen();
-    const prod = await startTestService({ env: { ...FAST, DEPLOYMENT: 'production', SMTP_URL: `smtp://mailer:secret@127.0.0.1:${port}`, MAIL_FROM: 'noreply@dns.example', ROLES: 'worker' } });
+    const prod = await startTestService({
+      env: { ...FAST, DEPLOYMENT: 'production', SMTP_URL: `smtp://mailer:secret@127.0.0.1:${port}`, MAIL_FROM: 'noreply@dns.example', ROLES: 'worker' },
+    });
     const db = new pg.Client({ connectionString: prod.databaseUrl });
     await db.connect();
     try {
       const now = prod.clock.now();
-      for (const [id, to] of [['msg_good', 'support@reseller.example'], ['msg_bad', 'nobody@reseller.example']]) {
-        await db.query(`INSERT INTO mail_outbox (id, to_address, subject, body, created_at, next_attempt_at) VALUES ($1, $2, 'Webhook disabled', 'Body', $3, $3)`, [id, to, now]);
+      for (const [id, to] of [
+        ['msg_good', 'support@reseller.example'],
+        ['msg_bad', 'nobody@reseller.example'],
+      ]) {
+        await db.query(
+          `INSERT INTO mail_outbox (id, to_address, subject, body, created_at, next_attempt_at) VALUES ($1, $2, 'Webhook disabled', 'Body', $3, $3)`,
+          [id, to, now],
+        );
       }
-      const rows = await eventually(async () => {
-        const r = (await db.query(`SELECT id, sent_at, attempts, last_error FROM mail_outbox ORDER BY id`)).rows;
-        return r.every((m) => m.attempts >= 1) ? r : null;
-      }, 10_000, 'both mails tried');
+      const rows = await eventually(
+        async () => {
+          const r = (await db.query(`SELECT id, sent_at, attempts, last_error FROM mail_outbox ORDER BY id`)).rows;
+          return r.every((m) => m.attempts >= 1) ? r : null;
+        },
+        10_000,
+        'both mails tried',
+      );
       expect(rows[0]).toMatchObject({ id: 'msg_bad', sent_at: null, attempts: 1, last_error: expect.stringContaining('550') });
       expect(rows[1]).toMatchObject({ id: 'msg_good', sent_at: now, attempts: 1, last_error: null });
       const sent = relay.sessions.filter((s) => s.data);

@@ -17,10 +17,14 @@ afterAll(() => lab?.close());
 const api = () => lab.customerA;
 
 async function untilLive(zone: string, changeSetId: string) {
-  return eventually(async () => {
-    const res = await api().get(`/zones/${zone}/changesets/${changeSetId}`);
-    return res.body.state === 'live' ? res.body : undefined;
-  }, 10_000, `change set ${changeSetId} to be live`);
+  return eventually(
+    async () => {
+      const res = await api().get(`/zones/${zone}/changesets/${changeSetId}`);
+      return res.body.state === 'live' ? res.body : undefined;
+    },
+    10_000,
+    `change set ${changeSetId} to be live`,
+  );
 }
 
 describe('ETags follow the stored row, not publication progress', () => {
@@ -176,7 +180,9 @@ describe('events outbox: every write path writes its event in its transaction, o
     const zone = await createZone(api(), 'events.example');
     const record = await createRecord(api(), 'events.example', { type: 'A', name: 'www', data: { address: '192.0.2.1' } });
     const patched = await api().patch(`/zones/events.example/records/${record.id}`, { comment: 'changed' });
-    const set = await api().post('/zones/events.example/changesets', { changes: [{ op: 'create', record: { type: 'TXT', name: 'www', data: { text: 'x' } } }] });
+    const set = await api().post('/zones/events.example/changesets', {
+      changes: [{ op: 'create', record: { type: 'TXT', name: 'www', data: { text: 'x' } } }],
+    });
     const imported = await api().post('/zones/events.example/import', { zonefile: 'mail.events.example. 3600 IN A 192.0.2.25\n', mode: 'merge' });
     const applied = await api().post('/zones/events.example/apply-template', { template_id: 'mail', variables: { mail_host: 'mail.events.example' } });
     const settings = await api().patch('/zones/events.example', { default_ttl: 1200 });
@@ -184,24 +190,39 @@ describe('events outbox: every write path writes its event in its transaction, o
     for (const r of [patched, set, imported, applied, settings, removed]) expect(r.status, r.text).toBeLessThan(300);
 
     // Writes that store nothing write no event: a dry run, a stale precondition, a no-op PATCH.
-    expect((await api().post('/zones/events.example/changesets', { dry_run: true, changes: [{ op: 'create', record: { type: 'TXT', name: 'dry', data: { text: 'x' } } }] })).status).toBe(200);
+    expect(
+      (
+        await api().post('/zones/events.example/changesets', {
+          dry_run: true,
+          changes: [{ op: 'create', record: { type: 'TXT', name: 'dry', data: { text: 'x' } } }],
+        })
+      ).status,
+    ).toBe(200);
     expectProblem(await api().patch('/zones/events.example', { default_ttl: 600 }, { headers: { 'If-Match': '"stale"' } }), 412, 'precondition_failed');
     expect((await api().patch('/zones/events.example', { default_ttl: 1200 })).status).toBe(200);
 
     const sets = (await lab.sql.query(`SELECT id, kind FROM change_sets WHERE zone_id = $1 ORDER BY seq`, [zone.id])).rows;
     const changed = (await eventsOf(zone.id)).filter((e) => e.kind === 'zone.changed');
     expect(changed.map((e) => [e.payload.changeset_id, e.payload.kind, e.payload.change])).toEqual(
-      sets.map((c) => [c.id, c.kind, { zone_create: 'created', zone_settings: 'settings', records: 'records', import: 'records', template: 'records' }[c.kind as string]]),
+      sets.map((c) => [
+        c.id,
+        c.kind,
+        { zone_create: 'created', zone_settings: 'settings', records: 'records', import: 'records', template: 'records' }[c.kind as string],
+      ]),
     );
     expect(sets.map((c) => c.kind)).toEqual(['zone_create', 'records', 'records', 'records', 'import', 'template', 'zone_settings', 'records']);
     expect(changed.every((e) => e.payload.zone === 'events.example')).toBe(true);
 
     const last = removed.body.id;
     await untilLive('events.example', last);
-    const published = await eventually(async () => {
-      const rows = (await eventsOf(zone.id)).filter((e) => e.kind === 'record.published');
-      return rows.some((e) => e.payload.changeset_id === last) ? rows : undefined;
-    }, 10_000, 'record.published of the last change set');
+    const published = await eventually(
+      async () => {
+        const rows = (await eventsOf(zone.id)).filter((e) => e.kind === 'record.published');
+        return rows.some((e) => e.payload.changeset_id === last) ? rows : undefined;
+      },
+      10_000,
+      'record.published of the last change set',
+    );
     const all = await eventsOf(zone.id);
     for (const e of all) expect(e.id).toMatch(EVENT_ID);
     expect(published.length).toBeGreaterThan(0);

@@ -140,12 +140,21 @@ describe('export', () => {
     [{ type: 'A', name: 'mail', data: { address: '192.0.2.25' } }, `mail.${ZONE}. IN A 192.0.2.25`],
     [{ type: 'TXT', name: '@', data: { text: 'v=spf1 mx -all' } }, `${ZONE}. IN TXT "v=spf1 mx -all"`],
     [{ type: 'TXT', name: 'long', ttl: 600, data: { text: TXT600 } }, ''], // checked string by string below
-    [{ type: 'SRV', name: '_sip._tcp', data: { priority: 10, weight: 60, port: 5060, target: 'sip.example.net' } }, `_sip._tcp.${ZONE}. IN SRV 10 60 5060 sip.example.net.`],
+    [
+      { type: 'SRV', name: '_sip._tcp', data: { priority: 10, weight: 60, port: 5060, target: 'sip.example.net' } },
+      `_sip._tcp.${ZONE}. IN SRV 10 60 5060 sip.example.net.`,
+    ],
     [{ type: 'SRV', name: '_imap._tcp', data: { priority: 0, weight: 0, port: 0, target: '.' } }, `_imap._tcp.${ZONE}. IN SRV 0 0 0 .`],
     [{ type: 'CAA', name: '@', data: { flags: 0, tag: 'issue', value: 'letsencrypt.org' } }, `${ZONE}. IN CAA 0 issue "letsencrypt.org"`],
-    [{ type: 'CAA', name: '@', data: { flags: 128, tag: 'iodef', value: 'mailto:security@example.net' } }, `${ZONE}. IN CAA 128 iodef "mailto:security@example.net"`],
+    [
+      { type: 'CAA', name: '@', data: { flags: 128, tag: 'iodef', value: 'mailto:security@example.net' } },
+      `${ZONE}. IN CAA 128 iodef "mailto:security@example.net"`,
+    ],
     [{ type: 'CAA', name: '@', data: { flags: 0, tag: 'issuewild', value: ';' } }, `${ZONE}. IN CAA 0 issuewild ";"`],
-    [{ type: 'TLSA', name: '_443._tcp.www', data: { usage: 3, selector: 1, matching_type: 1, certificate_data: SHA256.toUpperCase() } }, `_443._tcp.www.${ZONE}. IN TLSA 3 1 1 ${SHA256}`],
+    [
+      { type: 'TLSA', name: '_443._tcp.www', data: { usage: 3, selector: 1, matching_type: 1, certificate_data: SHA256.toUpperCase() } },
+      `_443._tcp.www.${ZONE}. IN TLSA 3 1 1 ${SHA256}`,
+    ],
     [{ type: 'NS', name: 'sub', data: { nameserver: `ns1.sub.${ZONE}` } }, `sub.${ZONE}. IN NS ns1.sub.${ZONE}.`],
     [{ type: 'NS', name: 'sub', data: { nameserver: 'ns2.example.net' } }, `sub.${ZONE}. IN NS ns2.example.net.`],
     [{ type: 'A', name: 'ns1.sub', data: { address: '192.0.2.53' } }, `ns1.sub.${ZONE}. IN A 192.0.2.53`],
@@ -172,7 +181,11 @@ describe('export', () => {
     expect(lines[0]).toMatch(new RegExp(`^${ZONE}\\. IN SOA ns1\\.lab-dns\\.test\\. hostmaster\\.lab-dns\\.test\\. ${zone.serial} 10800 3600 1209600 300$`));
     expect(lines.slice(1, 3)).toEqual([`${ZONE}. IN NS ns1.lab-dns.test.`, `${ZONE}. IN NS ns2.lab-dns.test.`]);
     const rest = lines.slice(3);
-    expect(rest.filter((l) => !l.startsWith(`long.${ZONE}.`)).sort()).toEqual(RECORDS.map(([, line]) => line).filter(Boolean).sort());
+    expect(rest.filter((l) => !l.startsWith(`long.${ZONE}.`)).sort()).toEqual(
+      RECORDS.map(([, line]) => line)
+        .filter(Boolean)
+        .sort(),
+    );
     for (const line of lines) expect(line.split(' ')[0]).toMatch(/\.$/);
   });
 
@@ -194,7 +207,7 @@ describe('export', () => {
     expect(knot).toBe('');
   });
 
-  it('BIND reads the same records: named-compilezone\'s rendition imports back without a change but the spelled-out default TTL', async (ctx) => {
+  it("BIND reads the same records: named-compilezone's rendition imports back without a change but the spelled-out default TTL", async (ctx) => {
     const compile = requireTool('named-compilezone', ctx);
     const file = tempFile(`${ZONE}.zone`, (await exportOf(ZONE)).text);
     let compiled: string;
@@ -337,8 +350,18 @@ describe('import', () => {
 
     const res = await importJson(Z, { zonefile }); // mode merge is the default
     expect(res.status, res.text).toBe(201);
-    expect(res.body).toMatchObject({ unchanged: 2, skipped: [], changeset: { kind: 'import', state: 'pending', summary: { created: 2, updated: 0, deleted: 0 } } });
-    expect(rows(await userRecords(Z))).toEqual(['@ - TXT "v=spf1 mx -all"', 'mail - A 192.0.2.25', 'new - AAAA 2001:db8::1', 'www 300 A 192.0.2.1', 'www 300 A 192.0.2.2']);
+    expect(res.body).toMatchObject({
+      unchanged: 2,
+      skipped: [],
+      changeset: { kind: 'import', state: 'pending', summary: { created: 2, updated: 0, deleted: 0 } },
+    });
+    expect(rows(await userRecords(Z))).toEqual([
+      '@ - TXT "v=spf1 mx -all"',
+      'mail - A 192.0.2.25',
+      'new - AAAA 2001:db8::1',
+      'www 300 A 192.0.2.1',
+      'www 300 A 192.0.2.2',
+    ]);
     const after = await userRecords(Z);
     for (const kept of [www1, mail, spf]) expect(after.find((r) => r.id === kept.id)).toMatchObject({ content: kept.content, ttl: kept.ttl });
 
@@ -416,7 +439,10 @@ describe('import', () => {
     // The SOA and apex NS are the service's: the file's SOA and NS changed nothing.
     const systemAfter = after.filter((r) => r.system);
     expect(systemAfter.map((r) => [r.id, r.type, r.content])).toEqual(system.map((r) => [r.id, r.type, r.content]));
-    expect(recordLines((await exportOf(Z)).text).filter((l) => l.includes(' IN NS '))).toEqual([`${Z}. IN NS ns1.lab-dns.test.`, `${Z}. IN NS ns2.lab-dns.test.`]);
+    expect(recordLines((await exportOf(Z)).text).filter((l) => l.includes(' IN NS '))).toEqual([
+      `${Z}. IN NS ns1.lab-dns.test.`,
+      `${Z}. IN NS ns2.lab-dns.test.`,
+    ]);
   });
 
   it('applied: 201 with the change set and its Location; the change set is kind import and one atomic unit', async () => {
@@ -569,7 +595,11 @@ describe('import', () => {
         '_443._tcp IN TLSA 3 1 1 abc', // 9
         'fine 300 IN TXT "fine"', // 10: its own TTL (without, it would carry line 7's)
       ].join('\n');
-      for (const res of [await importJson(Z, { zonefile, dry_run: true }), await importJson(Z, { zonefile, mode: 'replace' }), await upload(Z, { file: zonefile })]) {
+      for (const res of [
+        await importJson(Z, { zonefile, dry_run: true }),
+        await importJson(Z, { zonefile, mode: 'replace' }),
+        await upload(Z, { file: zonefile }),
+      ]) {
         const errors = validationErrors(res);
         expect(errors.map((e) => [e.line, e.code])).toEqual([
           [3, 'invalid_ipv4'],
@@ -683,8 +713,7 @@ describe('round trip: random zones → export → import replace changes nothing
     customer = await newCustomer(lab, 'Round trip', { max_zones: ZONE_COUNT + 5 });
   });
 
-  const hex = (min: number, max: number) =>
-    fc.uint8Array({ minLength: min, maxLength: max }).map((b) => Buffer.from(b).toString('hex'));
+  const hex = (min: number, max: number) => fc.uint8Array({ minLength: min, maxLength: max }).map((b) => Buffer.from(b).toString('hex'));
   // Random labels never begin with xn--: an invented A-label is refused (it must decode), and the
   // fixed xn--bcher-kva below covers real ones.
   const label = fc.stringMatching(/^[a-z0-9]([a-z0-9-]{0,10}[a-z0-9])?$/).filter((l) => !l.startsWith('xn--'));
@@ -694,7 +723,10 @@ describe('round trip: random zones → export → import replace changes nothing
       label.map((l) => `${l}.example.com`),
     );
   /** Owners for types that may share a name with others (c-… is for CNAMEs, d-… for delegations). */
-  const shared = fc.oneof(fc.constantFrom('@', 'www', 'mail', 'a.b.c', '*.dev', 'xn--bcher-kva'), label.filter((l) => !/^[cd]-/.test(l)));
+  const shared = fc.oneof(
+    fc.constantFrom('@', 'www', 'mail', 'a.b.c', '*.dev', 'xn--bcher-kva'),
+    label.filter((l) => !/^[cd]-/.test(l)),
+  );
   // null (follow the zone default) half the time; the bounds and the defaults themselves often.
   const ttl = fc.oneof(fc.constant(null), fc.oneof(fc.constantFrom(60, 300, 3600, 86_400, 604_800), fc.integer({ min: 60, max: 604_800 })));
   // Short texts and texts of several 255-octet strings, any Unicode but U+0000.
@@ -703,14 +735,37 @@ describe('round trip: random zones → export → import replace changes nothing
     .map((s) => s.replace(/\u0000/g, '0'))
     .filter((s) => Buffer.byteLength(s) <= 8192);
   const caa = fc.oneof(
-    fc.record({ flags: fc.constantFrom(0, 128), tag: fc.constantFrom('issue', 'issuewild'), value: fc.constantFrom(';', 'letsencrypt.org', 'ca.example.net; account=12345', 'pki.goog') }),
+    fc.record({
+      flags: fc.constantFrom(0, 128),
+      tag: fc.constantFrom('issue', 'issuewild'),
+      value: fc.constantFrom(';', 'letsencrypt.org', 'ca.example.net; account=12345', 'pki.goog'),
+    }),
     fc.record({ flags: fc.constant(0), tag: fc.constant('iodef'), value: fc.constantFrom('mailto:security@example.net', 'https://iodef.example.net/report') }),
-    fc.record({ flags: fc.constantFrom(0, 128), tag: fc.stringMatching(/^[a-z0-9]{1,15}$/).filter((t) => !['issue', 'issuewild', 'iodef', 'issuemail', 'issuevmc'].includes(t)), value: fc.constantFrom('', 'critical', 'x y; z=1') }),
+    fc.record({
+      flags: fc.constantFrom(0, 128),
+      tag: fc.stringMatching(/^[a-z0-9]{1,15}$/).filter((t) => !['issue', 'issuewild', 'iodef', 'issuemail', 'issuevmc'].includes(t)),
+      value: fc.constantFrom('', 'critical', 'x y; z=1'),
+    }),
   );
   const tlsa = fc.oneof(
-    fc.record({ usage: fc.integer({ min: 0, max: 3 }), selector: fc.integer({ min: 0, max: 1 }), matching_type: fc.constant(1), certificate_data: hex(32, 32) }),
-    fc.record({ usage: fc.integer({ min: 0, max: 3 }), selector: fc.integer({ min: 0, max: 1 }), matching_type: fc.constant(2), certificate_data: hex(64, 64) }),
-    fc.record({ usage: fc.integer({ min: 0, max: 3 }), selector: fc.integer({ min: 0, max: 1 }), matching_type: fc.constant(0), certificate_data: hex(1, 300) }),
+    fc.record({
+      usage: fc.integer({ min: 0, max: 3 }),
+      selector: fc.integer({ min: 0, max: 1 }),
+      matching_type: fc.constant(1),
+      certificate_data: hex(32, 32),
+    }),
+    fc.record({
+      usage: fc.integer({ min: 0, max: 3 }),
+      selector: fc.integer({ min: 0, max: 1 }),
+      matching_type: fc.constant(2),
+      certificate_data: hex(64, 64),
+    }),
+    fc.record({
+      usage: fc.integer({ min: 0, max: 3 }),
+      selector: fc.integer({ min: 0, max: 1 }),
+      matching_type: fc.constant(0),
+      certificate_data: hex(1, 300),
+    }),
   );
   const ipv4 = fc.tuple(fc.nat(255), fc.nat(255), fc.nat(255), fc.nat(255)).map((o) => o.join('.'));
   // Full, uncompressed groups: one spelling per address, so two generated records never collide after canonicalisation.
@@ -734,33 +789,41 @@ describe('round trip: random zones → export → import replace changes nothing
       fc.record({ type: fc.constant('CAA'), name: shared, data: caa }),
       fc.record({
         type: fc.constant('TLSA'),
-        name: fc.tuple(fc.integer({ min: 1, max: 65535 }), fc.constantFrom('_tcp', '_udp'), fc.constantFrom('', '.www', '.mail')).map(([port, p, under]) => `_${port}.${p}${under}`),
+        name: fc
+          .tuple(fc.integer({ min: 1, max: 65535 }), fc.constantFrom('_tcp', '_udp'), fc.constantFrom('', '.www', '.mail'))
+          .map(([port, p, under]) => `_${port}.${p}${under}`),
         data: tlsa,
       }),
       // Delegations to nameservers outside the zone (a name below the cut would need glue).
-      fc.record({ type: fc.constant('NS'), name: label.map((l) => `d-${l}`), data: fc.record({ nameserver: fc.constantFrom('ns1.example.net', 'ns2.example.net', 'ns.example.org') }) }),
+      fc.record({
+        type: fc.constant('NS'),
+        name: label.map((l) => `d-${l}`),
+        data: fc.record({ nameserver: fc.constantFrom('ns1.example.net', 'ns2.example.net', 'ns.example.org') }),
+      }),
     );
 
   /** A valid zone: one TTL per RRset, no duplicate, one CNAME per name and nothing beside it. */
   const zoneContent = (zone: string) =>
-    fc.record({
-      defaultTtl: fc.constantFrom(300, 3600, 86_400),
-      records: fc.array(fc.tuple(record(zone), ttl), { minLength: 8, maxLength: 40 }),
-    }).map(({ defaultTtl, records }) => {
-      const ttlOf = new Map<string, number | null>();
-      const seen = new Set<string>();
-      const out: Record<string, unknown>[] = [];
-      for (const [r, t] of records) {
-        const rrset = `${r.name} ${r.type}`;
-        if (r.type === 'CNAME' && ttlOf.has(rrset)) continue;
-        const identity = `${rrset} ${JSON.stringify(r.data)}`;
-        if (seen.has(identity)) continue;
-        seen.add(identity);
-        if (!ttlOf.has(rrset)) ttlOf.set(rrset, t);
-        out.push({ ...r, ttl: ttlOf.get(rrset) });
-      }
-      return { defaultTtl, records: out };
-    });
+    fc
+      .record({
+        defaultTtl: fc.constantFrom(300, 3600, 86_400),
+        records: fc.array(fc.tuple(record(zone), ttl), { minLength: 8, maxLength: 40 }),
+      })
+      .map(({ defaultTtl, records }) => {
+        const ttlOf = new Map<string, number | null>();
+        const seen = new Set<string>();
+        const out: Record<string, unknown>[] = [];
+        for (const [r, t] of records) {
+          const rrset = `${r.name} ${r.type}`;
+          if (r.type === 'CNAME' && ttlOf.has(rrset)) continue;
+          const identity = `${rrset} ${JSON.stringify(r.data)}`;
+          if (seen.has(identity)) continue;
+          seen.add(identity);
+          if (!ttlOf.has(rrset)) ttlOf.set(rrset, t);
+          out.push({ ...r, ttl: ttlOf.get(rrset) });
+        }
+        return { defaultTtl, records: out };
+      });
 
   let run = 0;
   it(`${ZONE_COUNT} random zones: BIND and Knot load every export; import replace of it is an empty diff and keeps every record`, async (ctx) => {
@@ -920,7 +983,7 @@ describe('files as BIND and Knot write them', () => {
         }
       });
 
-      it('named-compilezone\'s output of the fixture (full and relative style) imports as the same records', async (ctx) => {
+      it("named-compilezone's output of the fixture (full and relative style) imports as the same records", async (ctx) => {
         const compile = requireTool('named-compilezone', ctx);
         const source = tempFile(c.file, fixture(c.file));
         try {
@@ -989,19 +1052,108 @@ describe('fuzz: random and mutated zone files (dry runs) never make the service 
     }
   }
 
-  const owner = fc.constantFrom('@', 'www', 'alias', 'new', 'a.b', '*.w', '_sip._tcp', '_443._tcp', `x.${Z}.`, 'other.example.', '', ' ', '"q"', 'é', 'x\\046y', 'a..b', '-bad', `${'l'.repeat(64)}`, 'xn--bcher-kva', '\\#');
+  const owner = fc.constantFrom(
+    '@',
+    'www',
+    'alias',
+    'new',
+    'a.b',
+    '*.w',
+    '_sip._tcp',
+    '_443._tcp',
+    `x.${Z}.`,
+    'other.example.',
+    '',
+    ' ',
+    '"q"',
+    'é',
+    'x\\046y',
+    'a..b',
+    '-bad',
+    `${'l'.repeat(64)}`,
+    'xn--bcher-kva',
+    '\\#',
+  );
   const ttlTok = fc.constantFrom('', '300', '1h', '2w', '0', '59', '604801', '99999999999', '-1', '1x', 'IN', 'CH');
-  const type = fc.constantFrom('A', 'AAAA', 'CNAME', 'MX', 'TXT', 'SRV', 'CAA', 'TLSA', 'NS', 'PTR', 'SOA', 'DNSKEY', 'RRSIG', 'DS', 'HINFO', 'TYPE1', 'TYPE65535', 'a', 'txt', 'BOGUS', '');
+  const type = fc.constantFrom(
+    'A',
+    'AAAA',
+    'CNAME',
+    'MX',
+    'TXT',
+    'SRV',
+    'CAA',
+    'TLSA',
+    'NS',
+    'PTR',
+    'SOA',
+    'DNSKEY',
+    'RRSIG',
+    'DS',
+    'HINFO',
+    'TYPE1',
+    'TYPE65535',
+    'a',
+    'txt',
+    'BOGUS',
+    '',
+  );
   const rdataTok = fc.constantFrom(
-    '192.0.2.1', '999.1.1.1', '::1', '2001:db8::1', 'www', `www.${Z}.`, 'target.example.net.', '.', '@', '10', '0', '65536', '"text"', '"a" "b"', '"unterminated', '(', ')',
-    '\\# 4 c0000201', '\\# 3 c00002', '\\#', 'issue', '"letsencrypt.org"', 'abcdef', ';comment', '\\999', '\\', '"\\"', 'é', '\u0000', '\t', '"x\\000y"', '1 1 1', `3 1 1 ${SHA256}`,
+    '192.0.2.1',
+    '999.1.1.1',
+    '::1',
+    '2001:db8::1',
+    'www',
+    `www.${Z}.`,
+    'target.example.net.',
+    '.',
+    '@',
+    '10',
+    '0',
+    '65536',
+    '"text"',
+    '"a" "b"',
+    '"unterminated',
+    '(',
+    ')',
+    '\\# 4 c0000201',
+    '\\# 3 c00002',
+    '\\#',
+    'issue',
+    '"letsencrypt.org"',
+    'abcdef',
+    ';comment',
+    '\\999',
+    '\\',
+    '"\\"',
+    'é',
+    '\u0000',
+    '\t',
+    '"x\\000y"',
+    '1 1 1',
+    `3 1 1 ${SHA256}`,
   );
   const line = fc.oneof(
-    { weight: 6, arbitrary: fc.tuple(owner, ttlTok, fc.constantFrom('', 'IN', 'in', 'CH'), type, fc.array(rdataTok, { maxLength: 6 })).map(([o, t, k, ty, rd]) => [o, t, k, ty, ...rd].filter((x) => x !== '').join(' ')) },
-    { weight: 1, arbitrary: fc.tuple(fc.constantFrom('$ORIGIN', '$TTL', '$INCLUDE', '$GENERATE', '$origin', '$'), fc.constantFrom('', 'sub', `${Z}.`, '.', 'other.example.', '1h', 'x..y', '1-10 a$ A 192.0.2.$')).map(([d, a]) => `${d} ${a}`) },
+    {
+      weight: 6,
+      arbitrary: fc
+        .tuple(owner, ttlTok, fc.constantFrom('', 'IN', 'in', 'CH'), type, fc.array(rdataTok, { maxLength: 6 }))
+        .map(([o, t, k, ty, rd]) => [o, t, k, ty, ...rd].filter((x) => x !== '').join(' ')),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(
+          fc.constantFrom('$ORIGIN', '$TTL', '$INCLUDE', '$GENERATE', '$origin', '$'),
+          fc.constantFrom('', 'sub', `${Z}.`, '.', 'other.example.', '1h', 'x..y', '1-10 a$ A 192.0.2.$'),
+        )
+        .map(([d, a]) => `${d} ${a}`),
+    },
     { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 40 }) },
   );
-  const randomFile = fc.tuple(fc.array(line, { maxLength: 25 }), fc.constantFrom('\n', '\r\n'), fc.boolean()).map(([ls, eol, final]) => ls.join(eol) + (final ? eol : ''));
+  const randomFile = fc
+    .tuple(fc.array(line, { maxLength: 25 }), fc.constantFrom('\n', '\r\n'), fc.boolean())
+    .map(([ls, eol, final]) => ls.join(eol) + (final ? eol : ''));
 
   const bases = [fixture('bind-relative.zone'), fixture('knot-dump.zone'), fixture('hand-written.zone')];
   const mutation = fc.record({

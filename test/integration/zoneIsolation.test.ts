@@ -79,10 +79,14 @@ beforeAll(async () => {
   // The publication pipeline marks change sets failed; here the test does, so that a retry by B
   // would have something to change — once the set was published, or the build would push it again.
   failedChangeSetA = recordA.publication.changeset_id;
-  await eventually(async () => {
-    const { rows } = await db.query(`SELECT state FROM change_sets WHERE id = $1`, [failedChangeSetA]);
-    return rows[0].state === 'live' ? true : undefined;
-  }, 20_000, `${failedChangeSetA} live`);
+  await eventually(
+    async () => {
+      const { rows } = await db.query(`SELECT state FROM change_sets WHERE id = $1`, [failedChangeSetA]);
+      return rows[0].state === 'live' ? true : undefined;
+    },
+    20_000,
+    `${failedChangeSetA} live`,
+  );
   const failed = await db.query(`UPDATE change_sets SET state = 'failed', error = '{"code":"backend_rejected"}' WHERE id = $1`, [failedChangeSetA]);
   expect(failed.rowCount).toBe(1);
 });
@@ -128,10 +132,14 @@ describe("customer A's zones for customer B", () => {
   it('answer 404 to every write, and nothing of A changes', async () => {
     // The publication pipeline runs in this service: let A's change sets settle first, so that
     // what is compared below changes only through the writes tried.
-    await eventually(async () => {
-      const { rows } = await db.query(`SELECT count(*)::int AS n FROM change_sets WHERE tenant_id = $1 AND state IN ('pending', 'pushed')`, [tenant.A]);
-      return rows[0].n === 0 ? true : undefined;
-    }, 20_000, "A's change sets published");
+    await eventually(
+      async () => {
+        const { rows } = await db.query(`SELECT count(*)::int AS n FROM change_sets WHERE tenant_id = $1 AND state IN ('pending', 'pushed')`, [tenant.A]);
+        return rows[0].n === 0 ? true : undefined;
+      },
+      20_000,
+      "A's change sets published",
+    );
     const before = await viewOfA();
     const writes: [method: string, path: string, body?: unknown][] = [
       ['PATCH', `/zones/${zoneA}`, { default_ttl: 7200 }],
@@ -148,7 +156,10 @@ describe("customer A's zones for customer B", () => {
     ];
     for (const [method, path, body] of writes) expectProblem(await customerB.request(method, path, { body }), 404, 'not_found');
     // A change set on B's own zone naming A's record: like a record that does not exist.
-    for (const op of [{ op: 'delete', id: recordA.id }, { op: 'update', id: recordA.id, record: { ttl: 600 } }]) {
+    for (const op of [
+      { op: 'delete', id: recordA.id },
+      { op: 'update', id: recordA.id, record: { ttl: 600 } },
+    ]) {
       const res = await customerB.post(`/zones/${zoneB}/changesets`, { changes: [op] });
       expectProblem(res, 422, 'validation_failed');
       expect(res.body.errors).toEqual([expect.objectContaining({ pointer: '/changes/0/id', code: 'not_found' })]);
@@ -227,7 +238,7 @@ describe('tenant_id on the zone list', () => {
 });
 
 describe('zone names across tenants', () => {
-  it("cannot be taken by B when A holds them, in any spelling (409 zone_exists)", async () => {
+  it('cannot be taken by B when A holds them, in any spelling (409 zone_exists)', async () => {
     for (const name of [zoneA, zoneA.toUpperCase(), `${zoneA}.`]) {
       const res = await customerB.post('/zones', { name });
       expectProblem(res, 409, 'zone_exists');

@@ -4,7 +4,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiClient } from '../helpers/apiClient.js';
 import { expectProblem } from '../helpers/assertions.js';
-import { byteOrder, createRecord, createZone, type DnsLab, listAll, newCustomer, nextLink, startDnsLab, validationErrors, walk, withoutWarnings } from '../helpers/dnsLab.js';
+import {
+  byteOrder,
+  createRecord,
+  createZone,
+  type DnsLab,
+  listAll,
+  newCustomer,
+  nextLink,
+  startDnsLab,
+  validationErrors,
+  walk,
+  withoutWarnings,
+} from '../helpers/dnsLab.js';
 
 let lab: DnsLab;
 beforeAll(async () => {
@@ -334,7 +346,10 @@ describe('GET /zones', () => {
     for (const name of ['audit-bücher.example', 'bücherei.test', 'buecher.test']) await createZone(idn.api, name);
     for (const q of ['bücher', 'BÜCHER', 'b\u0075\u0308cher']) {
       const res = await idn.api.get(`/zones?q=${encodeURIComponent(q)}`);
-      expect(res.body.data.map((z: { unicode_name: string }) => z.unicode_name), q).toEqual(['audit-bücher.example', 'bücherei.test']);
+      expect(
+        res.body.data.map((z: { unicode_name: string }) => z.unicode_name),
+        q,
+      ).toEqual(['audit-bücher.example', 'bücherei.test']);
       expect(res.body.pagination.total).toBe(2);
     }
     expect(names(await idn.api.get(`/zones?q=${encodeURIComponent('-bücher.ex')}`))).toHaveLength(1);
@@ -367,9 +382,13 @@ describe('GET /zones', () => {
     expect((await lister.api.get('/zones?dnssec_state=off')).body.pagination.total).toBe(5);
     expect(validationErrors(await lister.api.get('/zones?dnssec_state=sleeping'))[0]).toMatchObject({ in: 'query' });
     expect(names(await lister.api.get('/zones?publication_state=live'))).toEqual(['bravo.example']);
-    expect(names(await lister.api.get('/zones?publication_state=pending'))).toEqual(
-      ['alpha.test', 'charlie.test', 'delta.test', 'subalpha.test', 'xn--bcher-kva.example'],
-    );
+    expect(names(await lister.api.get('/zones?publication_state=pending'))).toEqual([
+      'alpha.test',
+      'charlie.test',
+      'delta.test',
+      'subalpha.test',
+      'xn--bcher-kva.example',
+    ]);
     const combined = await lister.api.get('/zones?publication_state=pending&q=alpha&dnssec_state=off&kind=forward');
     expect(names(combined)).toEqual(['alpha.test', 'subalpha.test']);
     expect(combined.body.pagination.total).toBe(2);
@@ -531,16 +550,9 @@ describe('DELETE /zones/{zone}', () => {
     expectProblem(await lab.customerB.patch(`/zones/doomed.test/records/${record.id}`, { ttl: 600 }), 409, 'conflict');
     expectProblem(await lab.customerB.delete(`/zones/doomed.test/records/${record.id}`), 409, 'conflict');
     expectProblem(await lab.customerB.patch('/zones/doomed.test', { default_ttl: 600 }), 409, 'conflict');
-    expectProblem(
-      await lab.customerB.post('/zones/doomed.test/changesets', { changes: [{ op: 'delete', id: record.id }] }),
-      409,
-      'conflict',
-    );
+    expectProblem(await lab.customerB.post('/zones/doomed.test/changesets', { changes: [{ op: 'delete', id: record.id }] }), 409, 'conflict');
     // Nothing of the refused writes was stored.
-    expect((await listAll(lab.customerB, '/zones/doomed.test/records?include_system=false')).map((r) => r.content)).toEqual([
-      '"keep me"',
-      '192.0.2.10',
-    ]);
+    expect((await listAll(lab.customerB, '/zones/doomed.test/records?include_system=false')).map((r) => r.content)).toEqual(['"keep me"', '192.0.2.10']);
 
     const { rows } = await lab.sql.query('SELECT * FROM deleted_zone_exports WHERE zone_name = $1', ['doomed.test']);
     expect(rows).toHaveLength(1);

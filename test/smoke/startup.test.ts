@@ -51,7 +51,13 @@ interface LabOptions {
 
 async function spawnLab(dataDir: string, options: LabOptions = {}): Promise<Started> {
   const ports = options.ports ?? { http: await freePort(), postgres: await freePort() };
-  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, HTTP_PORT: String(ports.http), EMBEDDED_PG_PORT: String(ports.postgres), REAP_DELAY_S: '8' };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATA_DIR: dataDir,
+    HTTP_PORT: String(ports.http),
+    EMBEDDED_PG_PORT: String(ports.postgres),
+    REAP_DELAY_S: '8',
+  };
   delete env.DATABASE_URL;
   const command = [process.execPath, '--import', 'tsx', 'src/main.ts'];
   const child = options.slowReaper
@@ -72,7 +78,10 @@ async function untilHealthy(lab: Started, timeoutMs = 120_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (lab.child.exitCode !== null) throw new Error(`npm start exited early:\n${lab.stdout()}`);
-    const ok = await fetch(`${lab.base}/healthz`).then((r) => r.status === 200, () => false);
+    const ok = await fetch(`${lab.base}/healthz`).then(
+      (r) => r.status === 200,
+      () => false,
+    );
     if (ok) return;
     if (Date.now() > deadline) throw new Error(`not healthy in time:\n${lab.stdout()}`);
     await new Promise((r) => setTimeout(r, 300));
@@ -175,7 +184,10 @@ describe('npm start and its DATA_DIR', () => {
       expect(await postmasterPid(dataDir)).not.toBe(before);
       expect(lab.stdout()).toContain('embedded PostgreSQL exited unexpectedly; restarting it');
       expect(lab.stdout()).toContain('embedded PostgreSQL restarted');
-      const lines = lab.jsonLog().split('\n').filter((l) => l.trim() !== '');
+      const lines = lab
+        .jsonLog()
+        .split('\n')
+        .filter((l) => l.trim() !== '');
       const notJson = lines.filter((l) => {
         try {
           JSON.parse(l);
@@ -199,10 +211,11 @@ describe('npm start and its DATA_DIR', () => {
       process.kill(postmaster, 'SIGKILL');
       // Its port taken by someone else before the first restart attempt (0.5 s later).
       await eventually(
-        () => new Promise<true | undefined>((resolve) => {
-          squatter.once('error', () => resolve(undefined));
-          squatter.listen(lab.ports.postgres, '127.0.0.1', () => resolve(true));
-        }),
+        () =>
+          new Promise<true | undefined>((resolve) => {
+            squatter.once('error', () => resolve(undefined));
+            squatter.listen(lab.ports.postgres, '127.0.0.1', () => resolve(true));
+          }),
         400,
         'the embedded PostgreSQL port to be free',
       );
@@ -227,7 +240,11 @@ describe('npm start and its DATA_DIR', () => {
     const postmaster = await postmasterPid(dataDir);
     process.kill(-servicePid, 'SIGKILL');
     // The killed postmaster is a zombie now (its reaper is slow): pid taken, cmdline empty.
-    await eventually(async () => ((await fs.readFile(`/proc/${postmaster}/stat`, 'utf8')).split(') ')[1]!.startsWith('Z') ? true : undefined), 5000, 'the postmaster to be a zombie');
+    await eventually(
+      async () => ((await fs.readFile(`/proc/${postmaster}/stat`, 'utf8')).split(') ')[1]!.startsWith('Z') ? true : undefined),
+      5000,
+      'the postmaster to be a zombie',
+    );
     // Same ports and directory, at once.
     const again = await startLab(dataDir, { ports: killed.ports });
     try {

@@ -50,7 +50,12 @@ async function startService(env: NodeJS.ProcessEnv, base: string): Promise<Servi
   await eventually(
     async () => {
       if (child.exitCode !== null) throw new Error(`the service exited:\n${out}`);
-      return (await fetch(`${base}/healthz`).then((r) => r.ok, () => false)) || undefined;
+      return (
+        (await fetch(`${base}/healthz`).then(
+          (r) => r.ok,
+          () => false,
+        )) || undefined
+      );
     },
     60_000,
     'the service to be healthy',
@@ -73,7 +78,15 @@ it('keeps every acknowledged UPDATE across kill -9, and half-applies none', asyn
   const httpPort = await portOutsideEphemeralRange();
   const dnsPort = await portOutsideEphemeralRange();
   const base = `http://127.0.0.1:${httpPort}`;
-  const env = { ...process.env, DATABASE_URL: database.url, DATA_DIR: dataDir, HTTP_PORT: String(httpPort), DNS_PORT: String(dnsPort), LOG_LEVEL: 'warn', LAB_RDNS_SEED: 'off' };
+  const env = {
+    ...process.env,
+    DATABASE_URL: database.url,
+    DATA_DIR: dataDir,
+    HTTP_PORT: String(httpPort),
+    DNS_PORT: String(dnsPort),
+    LOG_LEVEL: 'warn',
+    LAB_RDNS_SEED: 'off',
+  };
 
   const first = await startService(env, base);
   const tokens = JSON.parse(await fs.readFile(path.join(dataDir, 'lab-tokens.json'), 'utf8'));
@@ -82,7 +95,7 @@ it('keeps every acknowledged UPDATE across kill -9, and half-applies none', asyn
   // 120 change sets in seconds: the tenant's API rate limit is not what this is about.
   expect((await platform.patch(`/tenants/${tokens.tenants.customers[0]}`, { limits: { api_rate_limit_per_minute: 1_000_000 } })).status).toBe(200);
   expect((await api.post('/zones', { name: ZONE })).status).toBe(201);
-  await eventually(async () => ((await api.get(`/zones/${ZONE}`)).body.publication?.state === 'live' || undefined), 30_000, 'the zone to be live');
+  await eventually(async () => (await api.get(`/zones/${ZONE}`)).body.publication?.state === 'live' || undefined, 30_000, 'the zone to be live');
   const created = await api.post('/tsig-keys', { name: `kill9.${ZONE}`, algorithm: 'hmac-sha256', policy: { zones: [ZONE], types: ['TXT'] } });
   expect(created.status, created.text).toBe(201);
   const keyArg = `hmac-sha256:${created.body.name}:${created.body.secret}`;
@@ -150,7 +163,7 @@ it('keeps every acknowledged UPDATE across kill -9, and half-applies none', asyn
 
   await startService(env, base);
   // As soon as the nameserver serves the zone again, every acknowledged UPDATE is answered.
-  await eventually(async () => ((await queryDns(dnsPort, ZONE, 'SOA', { timeoutMs: 500 })).aa || undefined), 30_000, 'the zone served again');
+  await eventually(async () => (await queryDns(dnsPort, ZONE, 'SOA', { timeoutMs: 500 })).aa || undefined, 30_000, 'the zone served again');
   const everyName = Array.from({ length: PROCESSES }, (_, p) => Array.from({ length: UPDATES }, (_, u) => names(p, u))).flat(2);
   const batch = tempFile('names', everyName.map((n) => `${n} TXT`).join('\n'));
   cleanups.push(async () => batch.remove());

@@ -65,13 +65,24 @@ describe('addressKind', () => {
 describe('unpublishableAddress (dyndns)', () => {
   const refused = (text: string, deployment: 'sandbox' | 'production') => unpublishableAddress(parseAddress(text, { mapped: 'keep' }), deployment);
 
-  it.each(['0.0.0.0', '0.1.2.3', '255.255.255.255', '240.0.0.1', '127.0.0.1', '169.254.1.1', '224.0.0.1', '::', '::1', 'fe80::1', 'ff02::1', '100::1', '::ffff:127.0.0.1'])(
-    'refuses %s everywhere',
-    (address) => {
-      expect(refused(address, 'sandbox')).not.toBeNull();
-      expect(refused(address, 'production')).not.toBeNull();
-    },
-  );
+  it.each([
+    '0.0.0.0',
+    '0.1.2.3',
+    '255.255.255.255',
+    '240.0.0.1',
+    '127.0.0.1',
+    '169.254.1.1',
+    '224.0.0.1',
+    '::',
+    '::1',
+    'fe80::1',
+    'ff02::1',
+    '100::1',
+    '::ffff:127.0.0.1',
+  ])('refuses %s everywhere', (address) => {
+    expect(refused(address, 'sandbox')).not.toBeNull();
+    expect(refused(address, 'production')).not.toBeNull();
+  });
   it.each(['192.0.2.1', '198.51.100.1', '203.0.113.1', '2001:db8::1'])('allows the documentation address %s in the sandbox only', (address) => {
     expect(refused(address, 'sandbox')).toBeNull();
     expect(refused(address, 'production')).toBe('documentation');

@@ -8,10 +8,26 @@ const NS = ['ns1.dns.test', 'ns2.dns.test'];
 const NOW = new Date('2026-11-28T12:00:00Z');
 
 const zone = (over: Partial<BuildZone> = {}): BuildZone => ({
-  id: 'zon_1', name: 'example.test', tenant_id: 'ten_1', status: 'active', default_ttl: 3600, soa_email: 'hostmaster.example.test',
-  created_at: new Date('2026-11-01T00:00:00Z'), changeset_seq: 3, published_seq: 2, published_serial: 2026112701,
-  served_nameservers: NS, dnssec_state: 'off', dnssec_denial: 'nsec3', served_signing: null, served_at: new Date('2026-11-28T11:00:00Z'),
-  pending_touched: [['www']], build_lock: true, kind: 'forward', ip_space_id: null, reverse_block: null,
+  id: 'zon_1',
+  name: 'example.test',
+  tenant_id: 'ten_1',
+  status: 'active',
+  default_ttl: 3600,
+  soa_email: 'hostmaster.example.test',
+  created_at: new Date('2026-11-01T00:00:00Z'),
+  changeset_seq: 3,
+  published_seq: 2,
+  published_serial: 2026112701,
+  served_nameservers: NS,
+  dnssec_state: 'off',
+  dnssec_denial: 'nsec3',
+  served_signing: null,
+  served_at: new Date('2026-11-28T11:00:00Z'),
+  pending_touched: [['www']],
+  build_lock: true,
+  kind: 'forward',
+  ip_space_id: null,
+  reverse_block: null,
   ...over,
 });
 const key = (id: string) => ({ id, state: 'active' }) as KeyRow;
@@ -42,8 +58,14 @@ describe('planBuild', () => {
     const signing = planBuild(zone({ dnssec_state: 'active' }), keys, NS, NOW)!.signing;
     const same = planBuild(zone({ dnssec_state: 'active', served_signing: signing }), keys, NS, NOW)!;
     expect(same).toMatchObject({ byChange: true, whole: false });
-    expect(planBuild(zone({ dnssec_state: 'active', served_signing: signing }), [key('k1'), key('k3')], NS, NOW)).toMatchObject({ byChange: false, whole: true });
-    expect(planBuild(zone({ dnssec_state: 'active', served_signing: signing, pending_touched: [['a\\046b']] }), keys, NS, NOW)).toMatchObject({ byChange: false, whole: true });
+    expect(planBuild(zone({ dnssec_state: 'active', served_signing: signing }), [key('k1'), key('k3')], NS, NOW)).toMatchObject({
+      byChange: false,
+      whole: true,
+    });
+    expect(planBuild(zone({ dnssec_state: 'active', served_signing: signing, pending_touched: [['a\\046b']] }), keys, NS, NOW)).toMatchObject({
+      byChange: false,
+      whole: true,
+    });
   });
 
   it('re-signs a signed zone whole once its version is a day old, with no change of its own', () => {
@@ -51,7 +73,10 @@ describe('planBuild', () => {
     const signing = planBuild(zone({ dnssec_state: 'active' }), keys, NS, NOW)!.signing;
     const old = new Date(NOW.getTime() - RESIGN_AFTER_MS);
     expect(planBuild(zone({ dnssec_state: 'active', served_signing: signing, published_seq: 3 }), keys, NS, NOW)).toBeNull();
-    expect(planBuild(zone({ dnssec_state: 'active', served_signing: signing, published_seq: 3, served_at: old }), keys, NS, NOW)).toMatchObject({ whole: true, byChange: false });
+    expect(planBuild(zone({ dnssec_state: 'active', served_signing: signing, published_seq: 3, served_at: old }), keys, NS, NOW)).toMatchObject({
+      whole: true,
+      byChange: false,
+    });
   });
 
   it('needs the keys of a zone that is or was signed', () => {

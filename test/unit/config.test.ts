@@ -75,7 +75,10 @@ describe('loadConfig', () => {
     const production = loadConfig({ DEPLOYMENT: 'production', DATABASE_URL: 'postgres://db/x', SECRET_KEY_ENCRYPTION_KEY: KEK });
     expect(production.deployment).toBe('production');
     expect(production.keyEncryptionKey).toEqual(Buffer.from(KEK, 'hex'));
-    expect(loadConfig({ DEPLOYMENT: 'production', DATABASE_URL: 'postgres://db/x', SECRET_KEY_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') }).keyEncryptionKey).toEqual(Buffer.alloc(32, 7));
+    expect(
+      loadConfig({ DEPLOYMENT: 'production', DATABASE_URL: 'postgres://db/x', SECRET_KEY_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') })
+        .keyEncryptionKey,
+    ).toEqual(Buffer.alloc(32, 7));
     // The lab makes its own under DATA_DIR.
     expect(loadConfig({}).keyEncryptionKey).toBeNull();
   });
@@ -87,7 +90,9 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ ...production, DNSSEC_KEY_ENCRYPTION_KEY: 'abcd' })).toThrowError(/DNSSEC_KEY_ENCRYPTION_KEY.*32 bytes/);
     // Both names for the same key are fine; two different keys are a mistake to refuse.
     expect(loadConfig({ ...production, DNSSEC_KEY_ENCRYPTION_KEY: KEK, SECRET_KEY_ENCRYPTION_KEY: KEK }).keyEncryptionKey).toEqual(Buffer.from(KEK, 'hex'));
-    expect(() => loadConfig({ ...production, DNSSEC_KEY_ENCRYPTION_KEY: KEK, SECRET_KEY_ENCRYPTION_KEY: 'ab'.repeat(32) })).toThrowError(/differs from DNSSEC_KEY_ENCRYPTION_KEY/);
+    expect(() => loadConfig({ ...production, DNSSEC_KEY_ENCRYPTION_KEY: KEK, SECRET_KEY_ENCRYPTION_KEY: 'ab'.repeat(32) })).toThrowError(
+      /differs from DNSSEC_KEY_ENCRYPTION_KEY/,
+    );
   });
 
   it('reads roles as a comma-separated list', () => {

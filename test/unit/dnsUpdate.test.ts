@@ -26,7 +26,11 @@ function stored(line: string, system = false): ZoneRecordInput {
   return { name: name!, type: type!, ttl: ttl === '-' ? null : Number(ttl), data: rdataToData(type!, wire.value)!, system };
 }
 
-const apex = [stored('@ - SOA ns1.example.net. hostmaster.example.com. 2024010101 10800 3600 1209600 300', true), stored('@ - NS ns1.example.net.', true), stored('@ - NS ns2.example.net.', true)];
+const apex = [
+  stored('@ - SOA ns1.example.net. hostmaster.example.com. 2024010101 10800 3600 1209600 300', true),
+  stored('@ - NS ns1.example.net.', true),
+  stored('@ - NS ns2.example.net.', true),
+];
 
 const zoneWith = (...lines: string[]) => new ZoneRRsets(ZONE, [...apex, ...lines.map((l) => stored(l))]);
 
@@ -48,8 +52,16 @@ function rr(text: string): UpdateRecord {
   return { name, type: typeCode(type)!, klass, ttl, rdata };
 }
 
-const prerequisites = (zone: ZoneRRsets, ...texts: string[]) => evaluatePrerequisites(zone, texts.map((t) => readPrerequisite(rr(t))));
-const apply = (zone: ZoneRRsets, ...texts: string[]) => applyUpdates(zone, texts.map((t) => readUpdate(rr(t))));
+const prerequisites = (zone: ZoneRRsets, ...texts: string[]) =>
+  evaluatePrerequisites(
+    zone,
+    texts.map((t) => readPrerequisite(rr(t))),
+  );
+const apply = (zone: ZoneRRsets, ...texts: string[]) =>
+  applyUpdates(
+    zone,
+    texts.map((t) => readUpdate(rr(t))),
+  );
 
 describe('prerequisites (RFC 2136 §3.2)', () => {
   const zone = zoneWith('www 300 A 192.0.2.1', 'www 300 A 192.0.2.2', 'txt - TXT "hello"');
@@ -87,7 +99,9 @@ describe('the update section (RFC 2136 §3.4.2) and what the service decides', (
     const result = apply(zone, ...texts);
     if (result.refused !== null) return { refused: result.refused };
     return {
-      items: zone.changeItems().map((i) => (i.op === 'replace_rrset' ? `${i.name} ${i.type} ${i.ttl ?? '-'} [${i.records.map((d) => JSON.stringify(d)).join(', ')}]` : i.op)),
+      items: zone
+        .changeItems()
+        .map((i) => (i.op === 'replace_rrset' ? `${i.name} ${i.type} ${i.ttl ?? '-'} [${i.records.map((d) => JSON.stringify(d)).join(', ')}]` : i.op)),
       ignored: result.ignored.length,
     };
   }
@@ -103,39 +117,70 @@ describe('the update section (RFC 2136 §3.4.2) and what the service decides', (
 
   it('an add with another TTL sets the RRset’s (RFC 2181 §5.2); one equal to the served TTL keeps a default TTL as it is', () => {
     expect(outcome(zoneWith('www 300 A 192.0.2.1'), 'www.example.com 60 A 192.0.2.1').items).toEqual(['www.example.com. A 60 [{"address":"192.0.2.1"}]']);
-    expect(outcome(zoneWith('www - A 192.0.2.1'), 'www.example.com 3600 A 192.0.2.2').items).toEqual(['www.example.com. A - [{"address":"192.0.2.1"}, {"address":"192.0.2.2"}]']);
+    expect(outcome(zoneWith('www - A 192.0.2.1'), 'www.example.com 3600 A 192.0.2.2').items).toEqual([
+      'www.example.com. A - [{"address":"192.0.2.1"}, {"address":"192.0.2.2"}]',
+    ]);
   });
 
   it('deletes an RRset, every RRset of a name, one record; deleting what is not there changes nothing', () => {
     const zone = zoneWith('www 300 A 192.0.2.1', 'www 300 A 192.0.2.2', 'www 300 TXT "t"', 'mail 300 MX 10 mx.example.net.');
-    expect(outcome(zone, 'ANY www.example.com A', 'NONE mail.example.com MX 10 MX.example.net.', 'ANY gone.example.com ANY', 'NONE www.example.com TXT "other"')).toEqual({
+    expect(
+      outcome(zone, 'ANY www.example.com A', 'NONE mail.example.com MX 10 MX.example.net.', 'ANY gone.example.com ANY', 'NONE www.example.com TXT "other"'),
+    ).toEqual({
       items: ['www.example.com. A - []', 'mail.example.com. MX - []'],
       ignored: 0,
     });
-    expect(outcome(zoneWith('www 300 A 192.0.2.1', 'www 300 TXT "t"'), 'ANY www.example.com ANY').items).toEqual(['www.example.com. A - []', 'www.example.com. TXT - []']);
+    expect(outcome(zoneWith('www 300 A 192.0.2.1', 'www 300 TXT "t"'), 'ANY www.example.com ANY').items).toEqual([
+      'www.example.com. A - []',
+      'www.example.com. TXT - []',
+    ]);
   });
 
   it('in order: a delete then an add of one RRset in one message (lego) leaves the add; an add then a delete leaves nothing', () => {
     const zone = zoneWith('_acme-challenge 120 TXT "old"');
-    expect(outcome(zone, 'ANY _acme-challenge.example.com TXT', '_acme-challenge.example.com 120 TXT "new"').items).toEqual(['_acme-challenge.example.com. TXT 120 [{"text":"new"}]']);
+    expect(outcome(zone, 'ANY _acme-challenge.example.com TXT', '_acme-challenge.example.com 120 TXT "new"').items).toEqual([
+      '_acme-challenge.example.com. TXT 120 [{"text":"new"}]',
+    ]);
     expect(outcome(zoneWith(), 'x.example.com 120 TXT "a"', 'ANY x.example.com TXT').items).toEqual([]);
   });
 
   it('the SOA is ignored; the apex NS set is kept: deletions ignored, an NS it holds changes nothing, another is REFUSED', () => {
-    expect(outcome(zoneWith(), 'example.com 300 SOA ns1.example.net. h.example.com. 2099010101 1 1 1 1', 'ANY example.com SOA', 'NONE example.com SOA ns1.example.net. h.example.com. 1 1 1 1 1')).toEqual({ items: [], ignored: 3 });
+    expect(
+      outcome(
+        zoneWith(),
+        'example.com 300 SOA ns1.example.net. h.example.com. 2099010101 1 1 1 1',
+        'ANY example.com SOA',
+        'NONE example.com SOA ns1.example.net. h.example.com. 1 1 1 1 1',
+      ),
+    ).toEqual({ items: [], ignored: 3 });
     expect(outcome(zoneWith(), 'ANY example.com NS', 'NONE example.com NS ns1.example.net.')).toEqual({ items: [], ignored: 2 });
     expect(outcome(zoneWith(), 'example.com 300 NS ns2.example.net.')).toEqual({ items: [], ignored: 0 });
     expect(outcome(zoneWith(), 'example.com 300 NS ns9.example.net.').refused).toMatch(/apex NS/);
   });
 
   it('every RRset at the apex but the SOA and NS goes with a delete of the name (§3.4.2.3)', () => {
-    expect(outcome(zoneWith('@ 300 TXT "apex"', '@ 300 MX 10 mx.example.net.'), 'ANY example.com ANY').items).toEqual(['example.com. TXT - []', 'example.com. MX - []']);
+    expect(outcome(zoneWith('@ 300 TXT "apex"', '@ 300 MX 10 mx.example.net.'), 'ANY example.com ANY').items).toEqual([
+      'example.com. TXT - []',
+      'example.com. MX - []',
+    ]);
   });
 
   it('CNAME exclusivity: a conflicting add is ignored (BIND, Knot); a CNAME replaces the CNAME; a delete first makes room', () => {
-    expect(outcome(zoneWith('www 300 A 192.0.2.1', 'alias 300 CNAME www.example.com.'), 'www.example.com 300 CNAME other.example.net.', 'alias.example.com 300 TXT "x"', 'example.com 300 CNAME other.example.net.')).toEqual({ items: [], ignored: 3 });
-    expect(outcome(zoneWith('alias 300 CNAME www.example.com.'), 'alias.example.com 300 CNAME other.example.net.').items).toEqual(['alias.example.com. CNAME 300 [{"target":"other.example.net"}]']);
-    expect(outcome(zoneWith('www 300 A 192.0.2.1'), 'ANY www.example.com A', 'www.example.com 300 CNAME other.example.net.').items).toEqual(['www.example.com. A - []', 'www.example.com. CNAME 300 [{"target":"other.example.net"}]']);
+    expect(
+      outcome(
+        zoneWith('www 300 A 192.0.2.1', 'alias 300 CNAME www.example.com.'),
+        'www.example.com 300 CNAME other.example.net.',
+        'alias.example.com 300 TXT "x"',
+        'example.com 300 CNAME other.example.net.',
+      ),
+    ).toEqual({ items: [], ignored: 3 });
+    expect(outcome(zoneWith('alias 300 CNAME www.example.com.'), 'alias.example.com 300 CNAME other.example.net.').items).toEqual([
+      'alias.example.com. CNAME 300 [{"target":"other.example.net"}]',
+    ]);
+    expect(outcome(zoneWith('www 300 A 192.0.2.1'), 'ANY www.example.com A', 'www.example.com 300 CNAME other.example.net.').items).toEqual([
+      'www.example.com. A - []',
+      'www.example.com. CNAME 300 [{"target":"other.example.net"}]',
+    ]);
   });
 
   it('DNSSEC types are REFUSED, added or deleted; a type the service does not hold is REFUSED when added, nothing when deleted', () => {

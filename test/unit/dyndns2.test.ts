@@ -1,7 +1,15 @@
 // The dyndns2 protocol as routers send it (docs/dyndns.md): credentials, host lists, addresses,
 // the client's address behind trusted proxies only, and the answers' lines and statuses.
 import { describe, expect, it } from 'vitest';
-import { clientAddress, Dyndns2InputError, formatDyndns2Answers, formatDyndns2Refusal, MAX_HOSTNAMES, parseDyndns2Request, parseTrustedProxies } from '../../src/dyndns/dyndns2.js';
+import {
+  clientAddress,
+  Dyndns2InputError,
+  formatDyndns2Answers,
+  formatDyndns2Refusal,
+  MAX_HOSTNAMES,
+  parseDyndns2Request,
+  parseTrustedProxies,
+} from '../../src/dyndns/dyndns2.js';
 import { formatAddress } from '../../src/domain/ip/address.js';
 
 const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
@@ -9,7 +17,10 @@ const text = (a: { family: 4 | 6; value: bigint } | null) => (a ? formatAddress(
 
 describe('parseDyndns2Request', () => {
   it('reads Basic auth first, else the query’s credentials (a colon may be in the password)', () => {
-    expect(parseDyndns2Request({ username: 'q', password: 'p' }, { authorization: basic('dyn_x', 'a:b') }, null, 'sandbox')).toMatchObject({ username: 'dyn_x', password: 'a:b' });
+    expect(parseDyndns2Request({ username: 'q', password: 'p' }, { authorization: basic('dyn_x', 'a:b') }, null, 'sandbox')).toMatchObject({
+      username: 'dyn_x',
+      password: 'a:b',
+    });
     expect(parseDyndns2Request({ user: 'dyn_y', pass: 'secret' }, {}, null, 'sandbox')).toMatchObject({ username: 'dyn_y', password: 'secret' });
     expect(parseDyndns2Request({}, { authorization: 'Bearer x' }, null, 'sandbox')).toMatchObject({ username: null, password: null });
   });
@@ -96,7 +107,11 @@ describe('clientAddress', () => {
 
 describe('formatDyndns2Answers', () => {
   it('writes one line per host; 200 unless every line is badauth (401 with a Basic challenge)', () => {
-    expect(formatDyndns2Answers([{ code: 'good', ip: '192.0.2.1' }, { code: 'nohost' }])).toEqual({ status: 200, body: 'good 192.0.2.1\nnohost\n', headers: {} });
+    expect(formatDyndns2Answers([{ code: 'good', ip: '192.0.2.1' }, { code: 'nohost' }])).toEqual({
+      status: 200,
+      body: 'good 192.0.2.1\nnohost\n',
+      headers: {},
+    });
     const bad = formatDyndns2Answers([{ code: 'badauth' }]);
     expect([bad.status, bad.body]).toEqual([401, 'badauth\n']);
     expect(bad.headers['WWW-Authenticate']).toMatch(/^Basic realm=/);

@@ -45,15 +45,76 @@ function paramSets(code: ErrorCode): ErrorParams[] {
 // Words of the English texts that German shares: protocol and header names, identifiers, loanwords
 // German uses as they are. Everything else of the English vocabulary must not appear in German.
 const SHARED_WORDS = new Set([
-  'API', 'Authorization', 'Bearer', 'DNSSEC', 'ETag', 'GET', 'Idempotency-Key', 'JSON', 'NS', 'SOA', 'Zone', 'Token',
-  'Multipart', 'Apex-NS', 'Reseller', 'Plattform', 'errors', 'me', 'Nameserver', 'Client', 'API-Client', 'token', 'CNAME',
+  'API',
+  'Authorization',
+  'Bearer',
+  'DNSSEC',
+  'ETag',
+  'GET',
+  'Idempotency-Key',
+  'JSON',
+  'NS',
+  'SOA',
+  'Zone',
+  'Token',
+  'Multipart',
+  'Apex-NS',
+  'Reseller',
+  'Plattform',
+  'errors',
+  'me',
+  'Nameserver',
+  'Client',
+  'API-Client',
+  'token',
+  'CNAME',
 ]);
 // English words that mark a sentence as English even when the English texts above lack them: function
 // words in any case, and nouns written small (German capitalises its nouns: "Zone", never "zone").
 const ENGLISH_WORDS = [
-  'the', 'is', 'are', 'was', 'has', 'have', 'been', 'not', 'no', 'of', 'to', 'for', 'with', 'and', 'or', 'this', 'that',
-  'there', 'here', 'be', 'it', 'its', 'can', 'cannot', 'may', 'only', 'already', 'exists', 'known', 'unknown', 'found',
-  'later', 'retry', 'try', 'please', 'yet', 'being', 'deleted', 'other', 'one', 'send', 'use', 'invalid',
+  'the',
+  'is',
+  'are',
+  'was',
+  'has',
+  'have',
+  'been',
+  'not',
+  'no',
+  'of',
+  'to',
+  'for',
+  'with',
+  'and',
+  'or',
+  'this',
+  'that',
+  'there',
+  'here',
+  'be',
+  'it',
+  'its',
+  'can',
+  'cannot',
+  'may',
+  'only',
+  'already',
+  'exists',
+  'known',
+  'unknown',
+  'found',
+  'later',
+  'retry',
+  'try',
+  'please',
+  'yet',
+  'being',
+  'deleted',
+  'other',
+  'one',
+  'send',
+  'use',
+  'invalid',
 ];
 const ENGLISH_NOUNS = ['zone', 'record', 'records', 'template', 'tenant', 'client', 'resource', 'change', 'set', 'request', 'body', 'user', 'customer'];
 
@@ -138,9 +199,7 @@ describe('the problem catalogue in German', () => {
   });
 
   it('catches what issue 11 found: an English reason or noun inside German', () => {
-    expect(englishIn('Senden Sie ein gültiges API-Token dieser Umgebung. The token is not known.')).toEqual(
-      expect.arrayContaining(['The', 'not', 'known']),
-    );
+    expect(englishIn('Senden Sie ein gültiges API-Token dieser Umgebung. The token is not known.')).toEqual(expect.arrayContaining(['The', 'not', 'known']));
     expect(englishIn('Hier gibt es kein(e) zone.')).toContain('zone');
   });
 });

@@ -36,7 +36,19 @@ describe('the lab parent zones', () => {
   ];
 
   it('are the root, the lab TLDs, the reverse parents and the TLDs of zones and nameserver names', () => {
-    expect(labParentNames(zones, [...NS, 'ns3.lab-dns.xyz'])).toEqual(['', 'test', 'example', 'com', 'net', 'org', 'de', 'in-addr.arpa', 'ip6.arpa', 'info', 'xyz']);
+    expect(labParentNames(zones, [...NS, 'ns3.lab-dns.xyz'])).toEqual([
+      '',
+      'test',
+      'example',
+      'com',
+      'net',
+      'org',
+      'de',
+      'in-addr.arpa',
+      'ip6.arpa',
+      'info',
+      'xyz',
+    ]);
   });
 
   it('put reverse zones under in-addr.arpa and ip6.arpa, everything else under its TLD', () => {

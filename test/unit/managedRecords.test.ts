@@ -18,7 +18,11 @@ const rec = (id: string, name: string, type: 'A' | 'AAAA' | 'TXT', content: stri
 });
 let n = 0;
 const newId = () => `rec_new${n++}`;
-const existing = [rec('rec_a', 'home', 'A', '198.51.100.7', 'dyn_one'), rec('rec_t', 'home', 'TXT', '"mine"', null), rec('rec_o', 'other', 'A', '192.0.2.1', 'dyn_two')];
+const existing = [
+  rec('rec_a', 'home', 'A', '198.51.100.7', 'dyn_one'),
+  rec('rec_t', 'home', 'TXT', '"mine"', null),
+  rec('rec_o', 'other', 'A', '192.0.2.1', 'dyn_two'),
+];
 const code = (f: () => unknown) => {
   try {
     f();

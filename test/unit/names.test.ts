@@ -1,13 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { absoluteName } from '../../nameserver/wire/name.js';
-import {
-  NameError,
-  canonicalName,
-  isReverseZoneName,
-  normalizeHostname,
-  normalizeOwner,
-  toAsciiName,
-} from '../../src/domain/names.js';
+import { NameError, canonicalName, isReverseZoneName, normalizeHostname, normalizeOwner, toAsciiName } from '../../src/domain/names.js';
 
 const label = (n: number, ch = 'a') => ch.repeat(n);
 /** A name of exactly `length` characters made of 63-character labels and a shorter last one. */

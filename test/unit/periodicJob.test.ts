@@ -200,7 +200,10 @@ describe('PeriodicJob', () => {
     expect(stopped).toBe(false);
     finish();
     await stopping;
-    expect(lines.map((l) => l.message)).toEqual(['test job overran its bound of 3 s; abandoned, the next run is scheduled', 'test job: the abandoned run ended']);
+    expect(lines.map((l) => l.message)).toEqual([
+      'test job overran its bound of 3 s; abandoned, the next run is scheduled',
+      'test job: the abandoned run ended',
+    ]);
   });
 
   it('counts a job failing after three failed runs in a row, ok again after one success', async () => {

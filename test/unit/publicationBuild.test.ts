@@ -49,7 +49,12 @@ describe('synthesize the system records', () => {
     const { after, nameservers } = synthesizeSystemRecords(zone, 2026112400, ['ns1.dns.test', 'ns2.dns.test'], []);
     expect(nameservers).toEqual(['ns1.dns.test', 'ns2.dns.test']);
     const expected = [
-      encodeRecord({ name: '@', type: 'SOA', ttl: 3600, data: { mname: 'ns1.dns.test', rname: 'hostmaster.example.com', serial: 2026112400, refresh: 10800, retry: 3600, expire: 1209600, minimum: 300 } }),
+      encodeRecord({
+        name: '@',
+        type: 'SOA',
+        ttl: 3600,
+        data: { mname: 'ns1.dns.test', rname: 'hostmaster.example.com', serial: 2026112400, refresh: 10800, retry: 3600, expire: 1209600, minimum: 300 },
+      }),
       encodeRecord({ name: '@', type: 'NS', ttl: 3600, data: { nameserver: 'ns1.dns.test' } }),
       encodeRecord({ name: '@', type: 'NS', ttl: 3600, data: { nameserver: 'ns2.dns.test' } }),
     ];
@@ -76,6 +81,9 @@ describe('sign', () => {
     const unsigned = [...draft.records.added, ...system.after];
     expect(await signDraft({ zoneName: zone.name, signing: null, unsigned, previous: { records: unsigned, dnssec: [] } })).toEqual({ removed: [], added: [] });
     const leftover = { recordId: 'dnssec:x', name: '@', type: 48, ttl: 3600, rdata: Buffer.from('0101030d', 'hex') };
-    expect(await signDraft({ zoneName: zone.name, signing: null, unsigned, previous: { records: unsigned, dnssec: [leftover] } })).toEqual({ removed: [leftover], added: [] });
+    expect(await signDraft({ zoneName: zone.name, signing: null, unsigned, previous: { records: unsigned, dnssec: [leftover] } })).toEqual({
+      removed: [leftover],
+      added: [],
+    });
   });
 });

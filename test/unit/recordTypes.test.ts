@@ -94,14 +94,34 @@ const valid: [RecordType, unknown, Record<string, unknown>, string][] = [
   ['TXT', { text: 'tab\there\nnew\u007f' }, { text: 'tab\there\nnew\u007f' }, '"tab\\009here\\010new\\127"'],
   ['TXT', { text: 'grüße' }, { text: 'grüße' }, '"gr\\195\\188\\195\\159e"'],
   ['TXT', { text: '😀' }, { text: '😀' }, '"\\240\\159\\152\\128"'],
-  ['SRV', { priority: 10, weight: 5, port: 5060, target: 'SIP.example.com.' }, { priority: 10, weight: 5, port: 5060, target: 'sip.example.com' }, '10 5 5060 sip.example.com.'],
+  [
+    'SRV',
+    { priority: 10, weight: 5, port: 5060, target: 'SIP.example.com.' },
+    { priority: 10, weight: 5, port: 5060, target: 'sip.example.com' },
+    '10 5 5060 sip.example.com.',
+  ],
   ['SRV', { priority: 0, weight: 0, port: 0, target: '.' }, { priority: 0, weight: 0, port: 0, target: '.' }, '0 0 0 .'],
-  ['SRV', { priority: 65535, weight: 65535, port: 65535, target: 'x.example' }, { priority: 65535, weight: 65535, port: 65535, target: 'x.example' }, '65535 65535 65535 x.example.'],
+  [
+    'SRV',
+    { priority: 65535, weight: 65535, port: 65535, target: 'x.example' },
+    { priority: 65535, weight: 65535, port: 65535, target: 'x.example' },
+    '65535 65535 65535 x.example.',
+  ],
   ['CAA', { flags: 0, tag: 'issue', value: 'letsencrypt.org' }, { flags: 0, tag: 'issue', value: 'letsencrypt.org' }, '0 issue "letsencrypt.org"'],
-  ['CAA', { flags: 128, tag: 'ISSUEWILD', value: ' LetsEncrypt.org ' }, { flags: 128, tag: 'issuewild', value: 'letsencrypt.org' }, '128 issuewild "letsencrypt.org"'],
+  [
+    'CAA',
+    { flags: 128, tag: 'ISSUEWILD', value: ' LetsEncrypt.org ' },
+    { flags: 128, tag: 'issuewild', value: 'letsencrypt.org' },
+    '128 issuewild "letsencrypt.org"',
+  ],
   ['CAA', { flags: 0, tag: 'issue', value: ';' }, { flags: 0, tag: 'issue', value: ';' }, '0 issue ";"'],
   ['CAA', { flags: 0, tag: 'issue', value: '' }, { flags: 0, tag: 'issue', value: ';' }, '0 issue ";"'],
-  ['CAA', { flags: 0, tag: 'issue', value: 'ca.example;account=230123' }, { flags: 0, tag: 'issue', value: 'ca.example; account=230123' }, '0 issue "ca.example; account=230123"'],
+  [
+    'CAA',
+    { flags: 0, tag: 'issue', value: 'ca.example;account=230123' },
+    { flags: 0, tag: 'issue', value: 'ca.example; account=230123' },
+    '0 issue "ca.example; account=230123"',
+  ],
   [
     'CAA',
     { flags: 0, tag: 'issue', value: 'letsencrypt.org; validationmethods=dns-01 ;  accounturi = https://acme-v02.api.letsencrypt.org/acme/acct/1' },
@@ -113,17 +133,67 @@ const valid: [RecordType, unknown, Record<string, unknown>, string][] = [
   ['CAA', { flags: 0, tag: 'issuevmc', value: 'digicert.com' }, { flags: 0, tag: 'issuevmc', value: 'digicert.com' }, '0 issuevmc "digicert.com"'],
   // RFC 8659 §4.1: any tag of 1–15 letters and digits; values of tags we do not know are kept as given.
   ['CAA', { flags: 128, tag: 'tag0', value: 'critical' }, { flags: 128, tag: 'tag0', value: 'critical' }, '128 tag0 "critical"'],
-  ['CAA', { flags: 0, tag: 'ContactEmail', value: ' x@example.com' }, { flags: 0, tag: 'contactemail', value: ' x@example.com' }, '0 contactemail " x@example.com"'],
+  [
+    'CAA',
+    { flags: 0, tag: 'ContactEmail', value: ' x@example.com' },
+    { flags: 0, tag: 'contactemail', value: ' x@example.com' },
+    '0 contactemail " x@example.com"',
+  ],
   ['CAA', { flags: 0, tag: 'policy', value: '' }, { flags: 0, tag: 'policy', value: '' }, '0 policy ""'],
-  ['CAA', { flags: 0, tag: 'iodef', value: 'mailto:security@example.com' }, { flags: 0, tag: 'iodef', value: 'mailto:security@example.com' }, '0 iodef "mailto:security@example.com"'],
-  ['CAA', { flags: 0, tag: 'iodef', value: ' https://iodef.example.com/report ' }, { flags: 0, tag: 'iodef', value: 'https://iodef.example.com/report' }, '0 iodef "https://iodef.example.com/report"'],
-  ['CAA', { flags: 0, tag: 'iodef', value: 'http://iodef.example.com/"q"' }, { flags: 0, tag: 'iodef', value: 'http://iodef.example.com/"q"' }, '0 iodef "http://iodef.example.com/\\"q\\""'],
-  ['TLSA', { usage: 3, selector: 1, matching_type: 1, certificate_data: sha256 }, { usage: 3, selector: 1, matching_type: 1, certificate_data: sha256 }, `3 1 1 ${sha256}`],
-  ['TLSA', { usage: 2, selector: 0, matching_type: 1, certificate_data: ` ${sha256.slice(0, 32).toUpperCase()}\n${sha256.slice(32)} ` }, { usage: 2, selector: 0, matching_type: 1, certificate_data: sha256 }, `2 0 1 ${sha256}`],
-  ['TLSA', { usage: 0, selector: 0, matching_type: 2, certificate_data: sha512 }, { usage: 0, selector: 0, matching_type: 2, certificate_data: sha512 }, `0 0 2 ${sha512}`],
-  ['DS', { key_tag: 60485, algorithm: 13, digest_type: 2, digest: ` ${sha256.toUpperCase()} ` }, { key_tag: 60485, algorithm: 13, digest_type: 2, digest: sha256 }, `60485 13 2 ${sha256}`],
-  ['DS', { key_tag: 0, algorithm: 8, digest_type: 4, digest: sha512.slice(0, 96) }, { key_tag: 0, algorithm: 8, digest_type: 4, digest: sha512.slice(0, 96) }, `0 8 4 ${sha512.slice(0, 96)}`],
-  ['TLSA', { usage: 1, selector: 1, matching_type: 0, certificate_data: '3059 3013 0607' }, { usage: 1, selector: 1, matching_type: 0, certificate_data: '305930130607' }, '1 1 0 305930130607'],
+  [
+    'CAA',
+    { flags: 0, tag: 'iodef', value: 'mailto:security@example.com' },
+    { flags: 0, tag: 'iodef', value: 'mailto:security@example.com' },
+    '0 iodef "mailto:security@example.com"',
+  ],
+  [
+    'CAA',
+    { flags: 0, tag: 'iodef', value: ' https://iodef.example.com/report ' },
+    { flags: 0, tag: 'iodef', value: 'https://iodef.example.com/report' },
+    '0 iodef "https://iodef.example.com/report"',
+  ],
+  [
+    'CAA',
+    { flags: 0, tag: 'iodef', value: 'http://iodef.example.com/"q"' },
+    { flags: 0, tag: 'iodef', value: 'http://iodef.example.com/"q"' },
+    '0 iodef "http://iodef.example.com/\\"q\\""',
+  ],
+  [
+    'TLSA',
+    { usage: 3, selector: 1, matching_type: 1, certificate_data: sha256 },
+    { usage: 3, selector: 1, matching_type: 1, certificate_data: sha256 },
+    `3 1 1 ${sha256}`,
+  ],
+  [
+    'TLSA',
+    { usage: 2, selector: 0, matching_type: 1, certificate_data: ` ${sha256.slice(0, 32).toUpperCase()}\n${sha256.slice(32)} ` },
+    { usage: 2, selector: 0, matching_type: 1, certificate_data: sha256 },
+    `2 0 1 ${sha256}`,
+  ],
+  [
+    'TLSA',
+    { usage: 0, selector: 0, matching_type: 2, certificate_data: sha512 },
+    { usage: 0, selector: 0, matching_type: 2, certificate_data: sha512 },
+    `0 0 2 ${sha512}`,
+  ],
+  [
+    'DS',
+    { key_tag: 60485, algorithm: 13, digest_type: 2, digest: ` ${sha256.toUpperCase()} ` },
+    { key_tag: 60485, algorithm: 13, digest_type: 2, digest: sha256 },
+    `60485 13 2 ${sha256}`,
+  ],
+  [
+    'DS',
+    { key_tag: 0, algorithm: 8, digest_type: 4, digest: sha512.slice(0, 96) },
+    { key_tag: 0, algorithm: 8, digest_type: 4, digest: sha512.slice(0, 96) },
+    `0 8 4 ${sha512.slice(0, 96)}`,
+  ],
+  [
+    'TLSA',
+    { usage: 1, selector: 1, matching_type: 0, certificate_data: '3059 3013 0607' },
+    { usage: 1, selector: 1, matching_type: 0, certificate_data: '305930130607' },
+    '1 1 0 305930130607',
+  ],
   ['NS', { nameserver: 'ns1.example.net' }, { nameserver: 'ns1.example.net' }, 'ns1.example.net.'],
   ['NS', { nameserver: 'NS1.Example.NET.' }, { nameserver: 'ns1.example.net' }, 'ns1.example.net.'],
   ['PTR', { target: 'host.example.com.' }, { target: 'host.example.com' }, 'host.example.com.'],
@@ -151,7 +221,14 @@ const invalid: [RecordType, unknown, [string, string][]][] = [
   ['A', ['192.0.2.1'], [['', 'invalid_type']]],
   ['A', {}, [['/address', 'required']]],
   ['A', { address: '192.0.2.1', ttl: 300 }, [['/ttl', 'unknown_field']]],
-  ['A', { address: '192.0.2.1', a: 1, 'b/c': 2 }, [['/a', 'unknown_field'], ['/b~1c', 'unknown_field']]],
+  [
+    'A',
+    { address: '192.0.2.1', a: 1, 'b/c': 2 },
+    [
+      ['/a', 'unknown_field'],
+      ['/b~1c', 'unknown_field'],
+    ],
+  ],
   // A
   ['A', { address: 3221225985 }, [['/address', 'invalid_type']]],
   ['A', { address: '192.0.2.01' }, [['/address', 'invalid_ipv4']]],
@@ -197,7 +274,15 @@ const invalid: [RecordType, unknown, [string, string][]][] = [
   ['MX', { preference: 10, exchange: '192.0.2.25' }, [['/exchange', 'ip_not_allowed']]],
   ['MX', { preference: 10, exchange: '.' }, [['/preference', 'null_mx_preference']]],
   ['MX', { preference: 70000, exchange: '.' }, [['/preference', 'too_big']]], // no second error on top
-  ['MX', { preference: 'x', exchange: 'mail', priority: 1 }, [['/preference', 'invalid_type'], ['/exchange', 'single_label'], ['/priority', 'unknown_field']]],
+  [
+    'MX',
+    { preference: 'x', exchange: 'mail', priority: 1 },
+    [
+      ['/preference', 'invalid_type'],
+      ['/exchange', 'single_label'],
+      ['/priority', 'unknown_field'],
+    ],
+  ],
   // TXT
   ['TXT', {}, [['/text', 'required']]],
   ['TXT', { text: '' }, [['/text', 'too_small']]],
@@ -210,7 +295,15 @@ const invalid: [RecordType, unknown, [string, string][]][] = [
   // SRV
   ['SRV', { priority: 10, weight: 5, port: 5060 }, [['/target', 'required']]],
   ['SRV', { priority: 10, weight: 5, target: 'sip.example.com' }, [['/port', 'required']]],
-  ['SRV', { priority: 65536, weight: -1, port: 70000, target: 'sip.example.com' }, [['/priority', 'too_big'], ['/weight', 'too_small'], ['/port', 'too_big']]],
+  [
+    'SRV',
+    { priority: 65536, weight: -1, port: 70000, target: 'sip.example.com' },
+    [
+      ['/priority', 'too_big'],
+      ['/weight', 'too_small'],
+      ['/port', 'too_big'],
+    ],
+  ],
   ['SRV', { priority: 0, weight: 0, port: 5060, target: 'sip' }, [['/target', 'single_label']]],
   ['SRV', { priority: 0, weight: 0, port: 5060, target: '2001:db8::5' }, [['/target', 'ip_not_allowed']]],
   // CAA
@@ -234,9 +327,24 @@ const invalid: [RecordType, unknown, [string, string][]][] = [
   ['CAA', { flags: 0, tag: 'iodef', value: 'ftp://example.com/report' }, [['/value', 'invalid_iodef']]],
   ['CAA', { flags: 0, tag: 'iodef', value: 'mailto:' }, [['/value', 'invalid_iodef']]],
   ['CAA', { flags: 0, tag: 'iodef', value: '' }, [['/value', 'invalid_iodef']]],
-  ['CAA', { flags: 0, tag: 'issue-wild', value: 'x'.repeat(2000) }, [['/tag', 'invalid_tag'], ['/value', 'too_big']]],
+  [
+    'CAA',
+    { flags: 0, tag: 'issue-wild', value: 'x'.repeat(2000) },
+    [
+      ['/tag', 'invalid_tag'],
+      ['/value', 'too_big'],
+    ],
+  ],
   // TLSA
-  ['TLSA', { usage: 4, selector: 2, matching_type: 3, certificate_data: sha256 }, [['/usage', 'too_big'], ['/selector', 'too_big'], ['/matching_type', 'too_big']]],
+  [
+    'TLSA',
+    { usage: 4, selector: 2, matching_type: 3, certificate_data: sha256 },
+    [
+      ['/usage', 'too_big'],
+      ['/selector', 'too_big'],
+      ['/matching_type', 'too_big'],
+    ],
+  ],
   ['TLSA', { usage: -1, selector: 0, matching_type: 0, certificate_data: 'ab' }, [['/usage', 'too_small']]],
   ['TLSA', { usage: 3, selector: 1, matching_type: 1 }, [['/certificate_data', 'required']]],
   ['TLSA', { usage: 3, selector: 1, matching_type: 0, certificate_data: '' }, [['/certificate_data', 'too_small']]],
@@ -253,13 +361,27 @@ const invalid: [RecordType, unknown, [string, string][]][] = [
   ['NS', { nameserver: 'ns1' }, [['/nameserver', 'single_label']]],
   ['NS', { nameserver: '198.51.100.53' }, [['/nameserver', 'ip_not_allowed']]],
   ['NS', { nameserver: '.' }, [['/nameserver', 'root_not_allowed']]],
-  ['NS', { target: 'ns1.example.net' }, [['/nameserver', 'required'], ['/target', 'unknown_field']]],
+  [
+    'NS',
+    { target: 'ns1.example.net' },
+    [
+      ['/nameserver', 'required'],
+      ['/target', 'unknown_field'],
+    ],
+  ],
   // PTR
   ['PTR', { target: 'host' }, [['/target', 'single_label']]],
   ['PTR', { target: '192.0.2.1' }, [['/target', 'ip_not_allowed']]],
   ['PTR', { target: '.' }, [['/target', 'root_not_allowed']]],
   ['PTR', { target: null }, [['/target', 'invalid_type']]],
-  ['PTR', { hostname: 'host.example.com' }, [['/target', 'required'], ['/hostname', 'unknown_field']]],
+  [
+    'PTR',
+    { hostname: 'host.example.com' },
+    [
+      ['/target', 'required'],
+      ['/hostname', 'unknown_field'],
+    ],
+  ],
   // DS
   ['DS', { key_tag: 65536, algorithm: 13, digest_type: 2, digest: sha256 }, [['/key_tag', 'too_big']]],
   ['DS', { key_tag: 1, algorithm: 13, digest_type: 3, digest: sha256 }, [['/digest_type', 'unknown_digest_type']]],

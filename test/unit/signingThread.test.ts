@@ -9,14 +9,33 @@ import type { SignPolicy, SigningKeys } from '../../nameserver/dnssec/signZone.j
 import { BuildError, type StoredRecord } from '../../src/publication/version/collectTouched.js';
 import { type SigningThreadOptions, usesSigningThread, versionInSigningThread } from '../../src/publication/version/signingThread.js';
 import type { DraftRecord } from '../../src/publication/version/versionDraft.js';
-import { type DraftInputs, draftFrom, type JsonbParam, type VersionInputs, type VersionRow, versionRow } from '../../src/publication/version/versionFromRead.js';
+import {
+  type DraftInputs,
+  draftFrom,
+  type JsonbParam,
+  type VersionInputs,
+  type VersionRow,
+  versionRow,
+} from '../../src/publication/version/versionFromRead.js';
 import { fromStored, type StoredWireRecord } from '../../src/publication/zoneRecords.js';
 
 const now = Math.floor(Date.now() / 1000);
-const policy: SignPolicy = { denial: 'nsec3', window: { inception: now - 3600, expiration: now + 14 * 86400 }, refreshBefore: now + 7 * 86400, dnskeyTtl: 3600, cds: 'keys' };
+const policy: SignPolicy = {
+  denial: 'nsec3',
+  window: { inception: now - 3600, expiration: now + 14 * 86400 },
+  refreshBefore: now + 7 * 86400,
+  dnskeyTtl: 3600,
+  cds: 'keys',
+};
 const keys: SigningKeys = { ksks: [generateZoneKey('ksk', 15)], zsks: [generateZoneKey('zsk', 15)], publishedOnly: [] };
 const zone = { id: 'zon_thread', name: 'thread.example', defaultTtl: 3600, soaEmail: 'hostmaster@thread.example' };
-const inputs = (serial: number, fromSerial: number | null): VersionInputs => ({ zone, serial, fromSerial, nameservers: ['ns1.dns.test', 'ns2.dns.test'], signing: { keys, policy } });
+const inputs = (serial: number, fromSerial: number | null): VersionInputs => ({
+  zone,
+  serial,
+  fromSerial,
+  nameservers: ['ns1.dns.test', 'ns2.dns.test'],
+  signing: { keys, policy },
+});
 const always: SigningThreadOptions = { fromRecords: 0, heapMb: null };
 
 /** A zone of `n` names: addresses, mail, text, a delegation with glue and a wildcard. */
@@ -27,7 +46,8 @@ function storedZone(n: number): StoredRecord[] {
     { recordId: 'rec_ns', name: 'sub', type: 'NS', ttl: 3600, data: { nameserver: 'ns.sub.thread.example' } },
     { recordId: 'rec_glue', name: 'ns.sub', type: 'A', ttl: 3600, data: { address: '192.0.2.53' } },
   ];
-  for (let i = 0; i < n; i++) records.push({ recordId: `rec_${i}`, name: `h${i}.deep`, type: 'A', ttl: 3600, data: { address: `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}` } });
+  for (let i = 0; i < n; i++)
+    records.push({ recordId: `rec_${i}`, name: `h${i}.deep`, type: 'A', ttl: 3600, data: { address: `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}` } });
   return records;
 }
 
@@ -84,7 +104,12 @@ describe('the signing thread', () => {
   });
 
   it('fails the build with a BuildError for a record that cannot be published, as the build thread does', async () => {
-    const read: DraftInputs = { stored: [...storedZone(5), { recordId: 'rec_bad', name: 'bad', type: 'A', ttl: 60, data: { address: 'not-an-address' } }], served: [], system: [], rendered: {} };
+    const read: DraftInputs = {
+      stored: [...storedZone(5), { recordId: 'rec_bad', name: 'bad', type: 'A', ttl: 60, data: { address: 'not-an-address' } }],
+      served: [],
+      system: [],
+      rendered: {},
+    };
     await expect(inThisThread(inputs(1, null), read)).rejects.toBeInstanceOf(BuildError);
     const failure = versionInSigningThread(inputs(1, null), read, null, always);
     await expect(failure).rejects.toBeInstanceOf(BuildError);

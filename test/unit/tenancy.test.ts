@@ -1,13 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { DomainError } from '../../src/domain/errors.js';
-import {
-  assertMayActFor,
-  autoLinkDecision,
-  hasFeature,
-  isEffectivelySuspended,
-  parseActAsHeader,
-  type TenantNode,
-} from '../../src/domain/tenancy.js';
+import { assertMayActFor, autoLinkDecision, hasFeature, isEffectivelySuspended, parseActAsHeader, type TenantNode } from '../../src/domain/tenancy.js';
 
 const node = (id: string, type: TenantNode['type'], path: string[]): TenantNode => ({ id, type, path, suspended: false });
 const platform = node('ten_p', 'platform', ['ten_p']);

@@ -17,9 +17,29 @@ const strictHttp: AddressPolicy = { ...production, allowHttp: true };
 
 describe('refusedAddress (production)', () => {
   it.each([
-    '127.0.0.1', '127.1.2.3', '10.0.0.1', '172.16.5.4', '172.31.255.255', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0',
-    '224.0.0.1', '255.255.255.255', '::1', '::', 'fe80::1', 'fc00::1', 'fd12:3456::1', 'ff02::1', '::ffff:127.0.0.1', '::ffff:7f00:1',
-    '::ffff:10.0.0.1', '64:ff9b::a9fe:a9fe', '198.51.100.7', '2001:db8::53',
+    '127.0.0.1',
+    '127.1.2.3',
+    '10.0.0.1',
+    '172.16.5.4',
+    '172.31.255.255',
+    '192.168.1.1',
+    '169.254.169.254',
+    '100.64.0.1',
+    '0.0.0.0',
+    '224.0.0.1',
+    '255.255.255.255',
+    '::1',
+    '::',
+    'fe80::1',
+    'fc00::1',
+    'fd12:3456::1',
+    'ff02::1',
+    '::ffff:127.0.0.1',
+    '::ffff:7f00:1',
+    '::ffff:10.0.0.1',
+    '64:ff9b::a9fe:a9fe',
+    '198.51.100.7',
+    '2001:db8::53',
   ])('refuses %s', (address) => {
     expect(refusedAddress(address, production)).not.toBeNull();
   });
@@ -43,22 +63,38 @@ describe('checkWebhookUrl: the policy', () => {
     expect(urlProblem('https://hooks.example.com/x', production)).toBeNull();
     expect(urlProblem('http://127.0.0.1:9000/x', lab)).toBeNull();
   });
-  it.each(['https://127.0.0.1/x', 'https://[::1]/x', 'https://10.1.2.3/x', 'https://localhost/x', 'https://intranet/x', 'https://u:p@hooks.example.com/', 'ftp://x.example/', 'nonsense'])(
-    'refuses %s in production',
-    (url) => {
-      expect(urlProblem(url, production)).not.toBeNull();
-    },
-  );
+  it.each([
+    'https://127.0.0.1/x',
+    'https://[::1]/x',
+    'https://10.1.2.3/x',
+    'https://localhost/x',
+    'https://intranet/x',
+    'https://u:p@hooks.example.com/',
+    'ftp://x.example/',
+    'nonsense',
+  ])('refuses %s in production', (url) => {
+    expect(urlProblem(url, production)).not.toBeNull();
+  });
 });
 
 describe('checkWebhookUrl: normalised before the policy', () => {
   /** Production's address rules with http allowed: only the address policy can refuse these. */
-  it.each(['http://LOCALHOST./', 'http://localhost./', 'http://LocalHost/', 'http://127.0.0.1./', 'http://[::1]/', 'http://foo.LOCALHOST./x', 'http://0x7f.1/', 'http://[::ffff:127.0.0.1]/', 'http://[::7f00:1]/', 'http://intranet./', 'http://localhost../', 'http://hooks..example.com/'])(
-    'refuses %s with private addresses off',
-    (url) => {
-      expect(checkWebhookUrl(url, strictHttp)).toHaveProperty('problem');
-    },
-  );
+  it.each([
+    'http://LOCALHOST./',
+    'http://localhost./',
+    'http://LocalHost/',
+    'http://127.0.0.1./',
+    'http://[::1]/',
+    'http://foo.LOCALHOST./x',
+    'http://0x7f.1/',
+    'http://[::ffff:127.0.0.1]/',
+    'http://[::7f00:1]/',
+    'http://intranet./',
+    'http://localhost../',
+    'http://hooks..example.com/',
+  ])('refuses %s with private addresses off', (url) => {
+    expect(checkWebhookUrl(url, strictHttp)).toHaveProperty('problem');
+  });
   it('stores the host in lower case without its final dot', () => {
     expect(checkWebhookUrl('https://Hooks.Example.COM./In?Token=AbC', production)).toEqual({ url: 'https://hooks.example.com/In?Token=AbC' });
     expect(checkWebhookUrl('http://LOCALHOST.:9000/hook', lab)).toEqual({ url: 'http://localhost:9000/hook' });

@@ -97,7 +97,11 @@ describe('owner names', () => {
   });
 
   it('an invalid zone name is one error on line 0', () => {
-    expect(parse('www A 192.0.2.1', 'exa mple.com')).toEqual({ entries: [], skipped: [], errors: [expect.objectContaining({ line: 0, code: 'invalid_character' })] });
+    expect(parse('www A 192.0.2.1', 'exa mple.com')).toEqual({
+      entries: [],
+      skipped: [],
+      errors: [expect.objectContaining({ line: 0, code: 'invalid_character' })],
+    });
   });
 
   it('the zone name may be given with a trailing dot and in any case', () => {
@@ -155,7 +159,7 @@ describe('TTLs', () => {
     ]);
   });
 
-  it('our service bounds (60–604800) are the caller\'s: the parser returns what the file says', () => {
+  it("our service bounds (60–604800) are the caller's: the parser returns what the file says", () => {
     expect(only('www 10 A 192.0.2.1').ttl).toBe(10);
   });
 
@@ -184,7 +188,9 @@ describe('TTLs', () => {
 
 describe('lexical rules (RFC 1035 §5.1)', () => {
   it('comments anywhere outside quotes; ";" inside quotes is text', () => {
-    const r = parse(['; a comment line', 'www A 192.0.2.1 ; trailing comment', 'txt TXT "v=DKIM1; k=rsa" ;comment', '   ; indented comment line', ''].join('\n'));
+    const r = parse(
+      ['; a comment line', 'www A 192.0.2.1 ; trailing comment', 'txt TXT "v=DKIM1; k=rsa" ;comment', '   ; indented comment line', ''].join('\n'),
+    );
     expect(r.errors).toEqual([]);
     expect(brief(r.entries)).toEqual([
       ['www.example.com', null, 'A', { address: '192.0.2.1' }],
@@ -309,8 +315,18 @@ describe('RDATA in presentation form', () => {
     ['CAA empty value', '@ CAA 0 issue ""', 'CAA', { flags: 0, tag: 'issue', value: '' }],
     ['CAA iodef', '@ CAA 0 iodef "mailto:security@example.com"', 'CAA', { flags: 0, tag: 'iodef', value: 'mailto:security@example.com' }],
     ['TLSA', `_443._tcp.www TLSA 3 1 1 ${sha256}`, 'TLSA', { usage: 3, selector: 1, matching_type: 1, certificate_data: sha256 }],
-    ['TLSA hex split by blank space', `_443._tcp TLSA 3 1 1 ${sha256.slice(0, 10)} ${sha256.slice(10)}`, 'TLSA', { usage: 3, selector: 1, matching_type: 1, certificate_data: sha256 }],
-    ['TLSA hex split over lines', `_443._tcp TLSA 2 0 2 (\n ${sha512.slice(0, 64)}\n ${sha512.slice(64)} )`, 'TLSA', { usage: 2, selector: 0, matching_type: 2, certificate_data: sha512 }],
+    [
+      'TLSA hex split by blank space',
+      `_443._tcp TLSA 3 1 1 ${sha256.slice(0, 10)} ${sha256.slice(10)}`,
+      'TLSA',
+      { usage: 3, selector: 1, matching_type: 1, certificate_data: sha256 },
+    ],
+    [
+      'TLSA hex split over lines',
+      `_443._tcp TLSA 2 0 2 (\n ${sha512.slice(0, 64)}\n ${sha512.slice(64)} )`,
+      'TLSA',
+      { usage: 2, selector: 0, matching_type: 2, certificate_data: sha512 },
+    ],
     ['TYPEnnn of a known type with its own presentation', 'www TYPE1 192.0.2.1', 'A', { address: '192.0.2.1' }],
     ['type in lower case', 'www cname target.example.net.', 'CNAME', { target: 'target.example.net' }],
   ])('%s', (_, text, type, data) => {
@@ -374,7 +390,7 @@ describe('RDATA in presentation form', () => {
     expect(errorsOf(text)).toEqual([[1, code]]);
   });
 
-  it('host name rules are parseRecordData\'s: the parser passes single labels and addresses through', () => {
+  it("host name rules are parseRecordData's: the parser passes single labels and addresses through", () => {
     const r = parse('$ORIGIN .\nmx.example.com MX 10 mail\nwww.example.com CNAME 192.0.2.1.');
     expect(r.errors).toEqual([]);
     expect(r.entries.map((e) => e.data)).toEqual([{ preference: 10, exchange: 'mail' }, { target: '192.0.2.1' }]);
@@ -395,7 +411,12 @@ describe('RFC 3597 generic RDATA (\\# length hex)', () => {
     ['null MX', 'mx TYPE15 \\# 3 000000', 'MX', { preference: 0, exchange: '.' }],
     ['CNAME', 'www TYPE5 \\# 17 03777777076578616d706c65036e657400', 'CNAME', { target: 'www.example.net' }],
     ['NS', 'sub TYPE2 \\# 17 036e7331076578616d706c65036e657400', 'NS', { nameserver: 'ns1.example.net' }],
-    ['SRV', '_sip._tcp TYPE33 \\# 23 000a000513c403736970076578616d706c6503636f6d00', 'SRV', { priority: 10, weight: 5, port: 5060, target: 'sip.example.com' }],
+    [
+      'SRV',
+      '_sip._tcp TYPE33 \\# 23 000a000513c403736970076578616d706c6503636f6d00',
+      'SRV',
+      { priority: 10, weight: 5, port: 5060, target: 'sip.example.com' },
+    ],
     ['CAA', '@ TYPE257 \\# 22 000569737375656c657473656e63727970742e6f7267', 'CAA', { flags: 0, tag: 'issue', value: 'letsencrypt.org' }],
     ['TLSA', `_443._tcp TYPE52 \\# 35 030101${sha256}`, 'TLSA', { usage: 3, selector: 1, matching_type: 1, certificate_data: sha256 }],
     ['hex split over tokens and lines', 'www TYPE1 \\# 4 ( c000\n 02 01 )', 'A', { address: '192.0.2.1' }],
@@ -405,7 +426,10 @@ describe('RFC 3597 generic RDATA (\\# length hex)', () => {
   });
 
   it('PTR', () => {
-    expect(only('1 TYPE12 \\# 18 04686f7374076578616d706c6503636f6d00', '2.0.192.in-addr.arpa')).toMatchObject({ type: 'PTR', data: { target: 'host.example.com' } });
+    expect(only('1 TYPE12 \\# 18 04686f7374076578616d706c6503636f6d00', '2.0.192.in-addr.arpa')).toMatchObject({
+      type: 'PTR',
+      data: { target: 'host.example.com' },
+    });
   });
 
   it.each([
@@ -470,7 +494,7 @@ describe('types that are skipped, not imported', () => {
     expect(only('sub NS ns1.example.net.').type).toBe('NS');
   });
 
-  it('DS is imported: the parent side of a secure delegation, not the signer\'s own data', () => {
+  it("DS is imported: the parent side of a secure delegation, not the signer's own data", () => {
     expect(only(`sub DS 12345 13 2 ${'ab'.repeat(32)}`).type).toBe('DS');
   });
 
@@ -741,7 +765,10 @@ describe('our own export parses back to the same data', () => {
 
   it('a PTR in a reverse zone', () => {
     const zone = '2.0.192.in-addr.arpa';
-    const r = parse(`${exportLine(zone, '1', 'PTR', 3600, { target: 'host.example.com' })}\n${exportLine(zone, 'sub', 'CNAME', 3600, { target: '1.sub.2.0.192.in-addr.arpa' })}\n`, zone);
+    const r = parse(
+      `${exportLine(zone, '1', 'PTR', 3600, { target: 'host.example.com' })}\n${exportLine(zone, 'sub', 'CNAME', 3600, { target: '1.sub.2.0.192.in-addr.arpa' })}\n`,
+      zone,
+    );
     expect(r.errors).toEqual([]);
     expect(brief(r.entries)).toEqual([
       ['1.2.0.192.in-addr.arpa', 3600, 'PTR', { target: 'host.example.com' }],
@@ -758,7 +785,51 @@ describe('totality: any string gives a result, never an exception', () => {
     '@ CAA 0 issue "letsencrypt.org"\n_sip._tcp SRV 10 5 5060 sip\n$ORIGIN .\nexample.com MX 0 .',
     '\uFEFFa\\.b A 1.2.3.4\r\n$INCLUDE x\r\n$GENERATE 1-2 a$ A 1.2.3.$\r\nb CH A 1\r\n" unterminated\r\n)(',
   ];
-  const ALPHABET = ['a', 'Z', '0', '9', '.', '@', '$', '*', '-', '_', ' ', '\t', '\n', '\r', '\r\n', ';', '(', ')', '"', '\\', '\\#', '\\.', '\\0', '\\255', '\\999', 'é', '😀', '\uFEFF', '\uD800', '\u0000', 'IN', 'CH', 'A', 'TXT', 'MX', 'TYPE1', 'TYPE99999', '1h', '$ORIGIN', '$TTL', '$INCLUDE', 'example.com.', 'ff'];
+  const ALPHABET = [
+    'a',
+    'Z',
+    '0',
+    '9',
+    '.',
+    '@',
+    '$',
+    '*',
+    '-',
+    '_',
+    ' ',
+    '\t',
+    '\n',
+    '\r',
+    '\r\n',
+    ';',
+    '(',
+    ')',
+    '"',
+    '\\',
+    '\\#',
+    '\\.',
+    '\\0',
+    '\\255',
+    '\\999',
+    'é',
+    '😀',
+    '\uFEFF',
+    '\uD800',
+    '\u0000',
+    'IN',
+    'CH',
+    'A',
+    'TXT',
+    'MX',
+    'TYPE1',
+    'TYPE99999',
+    '1h',
+    '$ORIGIN',
+    '$TTL',
+    '$INCLUDE',
+    'example.com.',
+    'ff',
+  ];
 
   const check = (text: string) => {
     let r: ReturnType<typeof parseZoneFile> | undefined;
@@ -807,7 +878,7 @@ describe('totality: any string gives a result, never an exception', () => {
             text = text.slice(0, at) + String.fromCharCode(Math.floor(random() * 0x10000)) + text.slice(at + 1);
             break;
           case 3:
-            text = text.slice(0, at) + text.slice(Math.floor(random() * text.length)) ;
+            text = text.slice(0, at) + text.slice(Math.floor(random() * text.length));
             break;
           default:
             text = text.slice(0, at);

@@ -10,7 +10,11 @@ export const isCaaTag = (tag: string): boolean => CAA_TAG.test(tag);
 
 export const caa: RecordCodec = {
   type: 'CAA',
-  fields: [['flags', 'uint'], ['tag', 'word'], ['value', 'string']],
+  fields: [
+    ['flags', 'uint'],
+    ['tag', 'word'],
+    ['value', 'string'],
+  ],
   encode: (b) => {
     b.u8('flags');
     const tag = b.string('tag');

@@ -10,7 +10,12 @@ import { typeName } from '../rrTypes.js';
 function dnskeyLike(type: string): RecordCodec {
   return {
     type,
-    fields: [['flags', 'uint'], ['protocol', 'uint'], ['algorithm', 'uint'], ['public_key', 'base64']],
+    fields: [
+      ['flags', 'uint'],
+      ['protocol', 'uint'],
+      ['algorithm', 'uint'],
+      ['public_key', 'base64'],
+    ],
     encode: (b) => {
       b.u16('flags');
       // RFC 4034 §2.1.2: the protocol field MUST be 3.
@@ -27,7 +32,12 @@ function dnskeyLike(type: string): RecordCodec {
 function dsLike(type: string): RecordCodec {
   return {
     type,
-    fields: [['key_tag', 'uint'], ['algorithm', 'uint'], ['digest_type', 'uint'], ['digest', 'hex']],
+    fields: [
+      ['key_tag', 'uint'],
+      ['algorithm', 'uint'],
+      ['digest_type', 'uint'],
+      ['digest', 'hex'],
+    ],
     encode: (b) => {
       b.u16('key_tag');
       b.u8('algorithm');
@@ -52,8 +62,15 @@ export function rrsigTime(seconds: number): string {
 export const rrsig: RecordCodec = {
   type: 'RRSIG',
   fields: [
-    ['type_covered', 'word'], ['algorithm', 'uint'], ['labels', 'uint'], ['original_ttl', 'uint'],
-    ['expiration', 'time'], ['inception', 'time'], ['key_tag', 'uint'], ['signer_name', 'name'], ['signature', 'base64'],
+    ['type_covered', 'word'],
+    ['algorithm', 'uint'],
+    ['labels', 'uint'],
+    ['original_ttl', 'uint'],
+    ['expiration', 'time'],
+    ['inception', 'time'],
+    ['key_tag', 'uint'],
+    ['signer_name', 'name'],
+    ['signature', 'base64'],
   ],
   encode: (b) => {
     b.typeField('type_covered');
@@ -83,7 +100,10 @@ export const rrsig: RecordCodec = {
 
 export const nsec: RecordCodec = {
   type: 'NSEC',
-  fields: [['next_domain_name', 'name'], ['types', 'types']],
+  fields: [
+    ['next_domain_name', 'name'],
+    ['types', 'types'],
+  ],
   encode: (b) => {
     b.name('next_domain_name');
     b.typeBitmap('types', { allowEmpty: false });
@@ -104,7 +124,12 @@ const salt = (r: RdataReader) => {
   return octets.length === 0 ? '-' : r.hex(octets);
 };
 
-const NSEC3PARAM_FIELDS = [['hash_algorithm', 'uint'], ['flags', 'uint'], ['iterations', 'uint'], ['salt', 'word']] as const;
+const NSEC3PARAM_FIELDS = [
+  ['hash_algorithm', 'uint'],
+  ['flags', 'uint'],
+  ['iterations', 'uint'],
+  ['salt', 'word'],
+] as const;
 
 export const nsec3: RecordCodec = {
   type: 'NSEC3',

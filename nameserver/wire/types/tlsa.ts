@@ -3,7 +3,12 @@ import type { RecordCodec } from '../rdataCodec.js';
 
 export const tlsa: RecordCodec = {
   type: 'TLSA',
-  fields: [['usage', 'uint'], ['selector', 'uint'], ['matching_type', 'uint'], ['certificate_data', 'hex']],
+  fields: [
+    ['usage', 'uint'],
+    ['selector', 'uint'],
+    ['matching_type', 'uint'],
+    ['certificate_data', 'hex'],
+  ],
   encode: (b) => {
     b.u8('usage');
     b.u8('selector');

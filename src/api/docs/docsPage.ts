@@ -11,8 +11,7 @@ type Json = Record<string, any>;
 
 export const DOCS_ASSET_BASE = '/docs/assets';
 
-const esc = (s: unknown) =>
-  String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+const esc = (s: unknown) => String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 /**
  * The page's own script: a file, not inline, so the Content-Security-Policy can say
@@ -62,7 +61,10 @@ export function loadDocsAssets(): Map<string, DocsAsset> {
 
 export function renderDocsPage(doc: Json, openApiUrl: string): string {
   const problems = Object.entries(errorCatalogue)
-    .map(([c, e]) => `<tr id="problem-${esc(c)}"><td><code>${esc(c)}</code></td><td>${e.status}</td><td>${esc(e.title.en)}</td><td lang="de">${esc(e.title.de)}</td></tr>`)
+    .map(
+      ([c, e]) =>
+        `<tr id="problem-${esc(c)}"><td><code>${esc(c)}</code></td><td>${e.status}</td><td>${esc(e.title.en)}</td><td lang="de">${esc(e.title.de)}</td></tr>`,
+    )
     .join('');
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${esc(doc.info.title)}</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">

@@ -18,12 +18,14 @@ const HEADER_DOCS: Record<string, Json> = {
   ETag: { description: 'Strong validator of the representation; send as If-Match or If-None-Match.', schema: { type: 'string' } },
   Location: { description: 'URL of the created resource.', schema: { type: 'string' } },
   'Idempotent-Replayed': {
-    description: '`true` when this is the stored response (or problem) of an earlier request with the same Idempotency-Key; `false` otherwise, also without a key.',
+    description:
+      '`true` when this is the stored response (or problem) of an earlier request with the same Idempotency-Key; `false` otherwise, also without a key.',
     schema: { type: 'string', enum: ['true', 'false'] },
   },
   Link: { description: 'RFC 8288 link to the next page (`rel="next"`).', schema: { type: 'string' } },
   'Preference-Applied': {
-    description: '`wait=N` (RFC 7240) when the request’s `Prefer: wait=N` was honoured: the answer waited until the change set was `live` (or `failed`), or N seconds (at most 60), and shows the state it had then.',
+    description:
+      '`wait=N` (RFC 7240) when the request’s `Prefer: wait=N` was honoured: the answer waited until the change set was `live` (or `failed`), or N seconds (at most 60), and shows the state it had then.',
     schema: { type: 'string', examples: ['wait=10'] },
   },
 };
@@ -46,8 +48,24 @@ const COMMON_RESPONSE_HEADERS: Json = {
 };
 
 /** Problems every authenticated operation may answer. */
-const ALWAYS: ErrorCode[] = ['unauthenticated', 'insufficient_scope', 'credential_policy', 'act_as_not_allowed', 'act_as_unknown', 'tenant_suspended', 'rate_limited', 'validation_failed'];
-const WRITES: ErrorCode[] = ['idempotency_key_reused', 'idempotency_in_progress', 'payload_too_large', 'malformed_request', 'nesting_too_deep', 'unsupported_media_type'];
+const ALWAYS: ErrorCode[] = [
+  'unauthenticated',
+  'insufficient_scope',
+  'credential_policy',
+  'act_as_not_allowed',
+  'act_as_unknown',
+  'tenant_suspended',
+  'rate_limited',
+  'validation_failed',
+];
+const WRITES: ErrorCode[] = [
+  'idempotency_key_reused',
+  'idempotency_in_progress',
+  'payload_too_large',
+  'malformed_request',
+  'nesting_too_deep',
+  'unsupported_media_type',
+];
 
 function parametersOf(route: RouteSpec): Json[] {
   const out: Json[] = [];
@@ -69,11 +87,23 @@ function parametersOf(route: RouteSpec): Json[] {
   add(route.params, 'path');
   add(route.query, 'query');
   out.push(
-    { name: 'X-Act-As-Customer', in: 'header', required: false, description: 'Act for a customer: `ten_…` or `billing:<client_id>` (scope `act_as`).', schema: { type: 'string' } },
+    {
+      name: 'X-Act-As-Customer',
+      in: 'header',
+      required: false,
+      description: 'Act for a customer: `ten_…` or `billing:<client_id>` (scope `act_as`).',
+      schema: { type: 'string' },
+    },
     { name: 'Accept-Language', in: 'header', required: false, description: '`en` (default) or `de` for problem texts.', schema: { type: 'string' } },
   );
   if (route.method === 'post' || route.method === 'patch') {
-    out.push({ name: 'Idempotency-Key', in: 'header', required: false, description: 'Up to 255 printable ASCII characters; the first response is replayed for 24 hours.', schema: { type: 'string', maxLength: 255 } });
+    out.push({
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+      description: 'Up to 255 printable ASCII characters; the first response is replayed for 24 hours.',
+      schema: { type: 'string', maxLength: 255 },
+    });
   }
   if (route.liveWait) out.push(PREFER_WAIT);
   if (route.method === 'get') out.push({ name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' } });
@@ -104,7 +134,10 @@ function operationOf(route: RouteSpec): Json {
     responses[String(status)] = {
       description: `Problem: ${list.map((c) => `\`${c}\``).join(', ')}`,
       // Problems are counted like any answer; with an Idempotency-Key most are stored and replayed.
-      headers: { ...COMMON_RESPONSE_HEADERS, ...(route.method === 'post' || route.method === 'patch' ? { 'Idempotent-Replayed': HEADER_DOCS['Idempotent-Replayed'] } : {}) },
+      headers: {
+        ...COMMON_RESPONSE_HEADERS,
+        ...(route.method === 'post' || route.method === 'patch' ? { 'Idempotent-Replayed': HEADER_DOCS['Idempotent-Replayed'] } : {}),
+      },
       content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
     };
   }
@@ -117,9 +150,7 @@ function operationOf(route: RouteSpec): Json {
     ...(route.feature ? { 'x-feature': route.feature } : {}),
     security: [{ bearer: route.scopes }],
     parameters: parametersOf(route),
-    ...(route.body
-      ? { requestBody: { required: true, content: { 'application/json': { schema: toSchema(route.body, 'input') } } } }
-      : {}),
+    ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: toSchema(route.body, 'input') } } } } : {}),
     responses,
   };
 }
@@ -145,9 +176,21 @@ const NIC_UPDATE: Json = {
     security: [{ dyndnsBasic: [] }, {}],
     parameters: [
       { name: 'hostname', in: 'query', required: false, description: 'Comma-separated host names; default: the credentials’ host', schema: { type: 'string' } },
-      { name: 'myip', in: 'query', required: false, description: 'IPv4 or IPv6 address, or one of each comma-separated; one others can reach (docs/dyndns.md "Addresses a router may publish")', schema: { type: 'string' } },
+      {
+        name: 'myip',
+        in: 'query',
+        required: false,
+        description: 'IPv4 or IPv6 address, or one of each comma-separated; one others can reach (docs/dyndns.md "Addresses a router may publish")',
+        schema: { type: 'string' },
+      },
       { name: 'myipv6', in: 'query', required: false, description: 'IPv6 address', schema: { type: 'string' } },
-      { name: 'offline', in: 'query', required: false, description: '`YES`: withdraw the host’s addresses until the next update', schema: { type: 'string', enum: ['YES', 'NO'] } },
+      {
+        name: 'offline',
+        in: 'query',
+        required: false,
+        description: '`YES`: withdraw the host’s addresses until the next update',
+        schema: { type: 'string', enum: ['YES', 'NO'] },
+      },
       { name: 'username', in: 'query', required: false, description: 'Instead of Basic auth', schema: { type: 'string' } },
       { name: 'password', in: 'query', required: false, description: 'Instead of Basic auth', schema: { type: 'string' } },
     ],
@@ -199,7 +242,13 @@ function webhookEvents(): Record<string, Json> {
         '`t=<unix seconds>,v1=<hex>`: v1 = hex(HMAC-SHA256(secret, "<t>.<raw body>")). During the 24 hours after a rotation a second `v1=` (the old secret) follows; accept any. Compare in constant time; reject a `t` more than 5 minutes off.',
       schema: { type: 'string' },
     },
-    { name: 'Service-Delivery', in: 'header', required: true, description: 'The delivery (this event to this webhook): the same on every retry. De-duplicate by it or by the event `id`.', schema: { type: 'string' } },
+    {
+      name: 'Service-Delivery',
+      in: 'header',
+      required: true,
+      description: 'The delivery (this event to this webhook): the same on every retry. De-duplicate by it or by the event `id`.',
+      schema: { type: 'string' },
+    },
     { name: 'Service-Event', in: 'header', required: true, description: 'The event `type`.', schema: { type: 'string' } },
   ];
   return Object.fromEntries(

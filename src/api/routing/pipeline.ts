@@ -110,7 +110,11 @@ async function readBody(ctx: Context, route: RouteSpec): Promise<void> {
     return;
   }
   const stray = (ctx.request as unknown as { files?: Record<string, { filepath: string } | { filepath: string }[]> }).files ?? {};
-  await Promise.all(Object.values(stray).flat().map((f) => fs.rm(f.filepath, { force: true })));
+  await Promise.all(
+    Object.values(stray)
+      .flat()
+      .map((f) => fs.rm(f.filepath, { force: true })),
+  );
   throw new DomainError('unsupported_media_type', { expected: route.upload ? 'application/json, multipart/form-data' : 'application/json' });
 }
 
@@ -226,7 +230,9 @@ function serveRoute(route: RouteSpec, services: Services, metrics: Metrics) {
     const validated = () => ({
       params: route.params ? parseOrThrow(route.params, ctx.params, 'path') : {},
       query: parseOrThrow(route.query ?? NO_QUERY, { ...ctx.query }, 'query'),
-      body: route.body ? parseOrThrow(route.body, (ctx.request as { body?: unknown }).body ?? {}, 'body', route.upload ? [route.upload.bodyField] : []) : undefined,
+      body: route.body
+        ? parseOrThrow(route.body, (ctx.request as { body?: unknown }).body ?? {}, 'body', route.upload ? [route.upload.bodyField] : [])
+        : undefined,
       actor,
       services,
       request,
@@ -244,12 +250,20 @@ function serveRoute(route: RouteSpec, services: Services, metrics: Metrics) {
         if (!(scope && err instanceof DomainError)) throw err;
         input = err;
       }
-      const prepared = route.prepare && !(input instanceof DomainError) ? await route.prepare({ ...input, context: reads, write: null, afterCommit: afterRead }) : undefined;
-      response = await runWrite(reads, scope, key ? fingerprint(ctx) : '', clock.now(), async (tx, afterCommit) => {
-        if (input instanceof DomainError) throw input;
-        const write = writeContextIn(tx, actor, clock, () => afterCommit(() => services.tokens.invalidate()));
-        return finalize(await route.handler({ ...input, context: tx, write, afterCommit, prepared }));
-      }, { onRetry: (reason) => metrics.transactionRetries.inc({ reason }) });
+      const prepared =
+        route.prepare && !(input instanceof DomainError) ? await route.prepare({ ...input, context: reads, write: null, afterCommit: afterRead }) : undefined;
+      response = await runWrite(
+        reads,
+        scope,
+        key ? fingerprint(ctx) : '',
+        clock.now(),
+        async (tx, afterCommit) => {
+          if (input instanceof DomainError) throw input;
+          const write = writeContextIn(tx, actor, clock, () => afterCommit(() => services.tokens.invalidate()));
+          return finalize(await route.handler({ ...input, context: tx, write, afterCommit, prepared }));
+        },
+        { onRetry: (reason) => metrics.transactionRetries.inc({ reason }) },
+      );
       // Committed (or replayed): `Prefer: wait` waits outside the transaction and its retries.
       if (route.liveWait && !(input instanceof DomainError)) {
         response = await answerOnceLive(ctx, route.liveWait, response, { ...input, context: reads, write: null, afterCommit: afterRead }, finalize);

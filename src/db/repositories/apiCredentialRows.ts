@@ -88,7 +88,10 @@ export async function findToken(scoped: ScopedDb, id: string): Promise<ApiToken 
 }
 
 /** A token to store: its hash, never the secret. */
-export type NewToken = Pick<ApiToken, 'id' | 'apiClientId' | 'tenantId' | 'userId' | 'name' | 'deployment' | 'displayPrefix' | 'scopes' | 'expiresAt' | 'policy' | 'createdAt'> & {
+export type NewToken = Pick<
+  ApiToken,
+  'id' | 'apiClientId' | 'tenantId' | 'userId' | 'name' | 'deployment' | 'displayPrefix' | 'scopes' | 'expiresAt' | 'policy' | 'createdAt'
+> & {
   tokenHash: string;
 };
 
@@ -124,13 +127,26 @@ export const userExists = async (scoped: ScopedDb, tenantId: string, id: string)
 export const userEmailTaken = async (scoped: ScopedDb, tenantId: string, email: string): Promise<boolean> =>
   (await scoped.from('users').where({ tenant_id: tenantId }).whereRaw('lower(email) = lower(?)', [email]).first('id')) !== undefined;
 
-export async function insertUser(scoped: ScopedDb, user: { id: string; tenantId: string; email: string; permissions: string[]; createdAt: Date }): Promise<User> {
-  const [row] = await scoped.insert('users', { id: user.id, tenant_id: user.tenantId, email: user.email, permissions: user.permissions, created_at: user.createdAt });
+export async function insertUser(
+  scoped: ScopedDb,
+  user: { id: string; tenantId: string; email: string; permissions: string[]; createdAt: Date },
+): Promise<User> {
+  const [row] = await scoped.insert('users', {
+    id: user.id,
+    tenant_id: user.tenantId,
+    email: user.email,
+    permissions: user.permissions,
+    created_at: user.createdAt,
+  });
   return userToDomain(row);
 }
 
 /** The platform's first client and token, before any acting tenant exists to scope them. */
-export async function insertBootstrapCredentials(trx: Transaction, client: { id: string; tenantId: string; name: string; createdAt: Date }, token: NewToken): Promise<void> {
+export async function insertBootstrapCredentials(
+  trx: Transaction,
+  client: { id: string; tenantId: string; name: string; createdAt: Date },
+  token: NewToken,
+): Promise<void> {
   await trx('api_clients').insert({ id: client.id, tenant_id: client.tenantId, name: client.name, created_at: client.createdAt });
   await trx('api_tokens').insert(tokenColumns(token));
 }

@@ -83,12 +83,7 @@ export function auditRow(actor: AuditActor, now: Date, entry: AuditEntryInput) {
 }
 
 /** Writes an audit entry in the caller's transaction, so it commits with the change it records. */
-export async function recordAudit(
-  runner: Knex | Knex.Transaction,
-  actor: AuditActor,
-  now: Date,
-  entry: AuditEntryInput,
-): Promise<void> {
+export async function recordAudit(runner: Knex | Knex.Transaction, actor: AuditActor, now: Date, entry: AuditEntryInput): Promise<void> {
   await runner('audit_log').insert(auditRow(actor, now, entry));
 }
 

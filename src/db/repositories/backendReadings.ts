@@ -7,7 +7,10 @@ export const countBackendZones = (db: Runner): Promise<number> => countRows(db('
 
 /** Stores the reading under its key, replacing the last. */
 export const storeBackendReading = async (db: Pool, key: string, value: unknown, at: Date): Promise<void> => {
-  await db('backend_readings').insert({ key, value: JSON.stringify(value), read_at: at }).onConflict('key').merge();
+  await db('backend_readings')
+    .insert({ key, value: JSON.stringify(value), read_at: at })
+    .onConflict('key')
+    .merge();
 };
 
 /** The last reading under the key, if any. */

@@ -58,7 +58,8 @@ export async function recordWriteStatements(
 ): Promise<Statement[]> {
   const { trx } = ctx;
   const writes: Statement[] = [];
-  if (records.deletedIds.length) writes.push(ctx.scoped.from('records').where('zone_id', zone.id).whereRaw('id = any(?::text[])', [records.deletedIds]).delete());
+  if (records.deletedIds.length)
+    writes.push(ctx.scoped.from('records').where('zone_id', zone.id).whereRaw('id = any(?::text[])', [records.deletedIds]).delete());
   if (records.updated.length) {
     // Each write of a row moves its version (its ETag).
     writes.push(
@@ -100,7 +101,10 @@ export const restateChangeSet = (trx: Transaction, id: string, entry: { itemCoun
 
 /** The zone's version moves and its record count by `growth`. */
 export const bumpZoneVersion = (ctx: WriteRunner, zoneId: string, growth: number) =>
-  ctx.scoped.from('zones').where('id', zoneId).update({ version: ctx.trx.raw('version + 1'), record_count: ctx.trx.raw('record_count + ?', [growth]) });
+  ctx.scoped
+    .from('zones')
+    .where('id', zoneId)
+    .update({ version: ctx.trx.raw('version + 1'), record_count: ctx.trx.raw('record_count + ?', [growth]) });
 
 /** A change set of the zone; `lock`: FOR UPDATE (noted in the lock order). */
 export async function changeSetRowById(scoped: ScopedDb, zoneId: string, id: string, lock?: Transaction): Promise<ChangeSetRow | undefined> {
@@ -113,7 +117,13 @@ export async function changeSetRowById(scoped: ScopedDb, zoneId: string, id: str
 }
 
 /** A page of the zone's change sets, newest first. */
-export async function changeSetPage(scoped: ScopedDb, zoneId: string, filter: { state?: ChangeSetState[]; since?: Date }, after: unknown[] | null, limit: number) {
+export async function changeSetPage(
+  scoped: ScopedDb,
+  zoneId: string,
+  filter: { state?: ChangeSetState[]; since?: Date },
+  after: unknown[] | null,
+  limit: number,
+) {
   const q = scoped.from('change_sets').where('zone_id', zoneId).select('*');
   if (filter.state?.length) q.whereIn('state', filter.state);
   if (filter.since) q.where('created_at', '>=', filter.since);
@@ -122,7 +132,11 @@ export async function changeSetPage(scoped: ScopedDb, zoneId: string, filter: { 
 
 /** A failed change set back to pending, and the NOTIFY that wakes the publication workers on commit. */
 export async function requeueChangeSet(ctx: WriteRunner, zoneId: string, id: string, now: Date): Promise<ChangeSetRow> {
-  const [updated] = (await ctx.scoped.from('change_sets').where('id', id).update({ state: 'pending', error: null, updated_at: now }).returning('*')) as ChangeSetRow[];
+  const [updated] = (await ctx.scoped
+    .from('change_sets')
+    .where('id', id)
+    .update({ state: 'pending', error: null, updated_at: now })
+    .returning('*')) as ChangeSetRow[];
   await ctx.trx.raw('SELECT pg_notify(?, ?)', [ZONE_CHANNEL, zoneId]);
   return updated!;
 }

@@ -15,9 +15,9 @@ export async function readDefaultPtrInputs(
   if (!space) return null;
   const own = (await trx('records').where({ zone_id: zone.id, type: 'PTR' }).distinct('name')) as { name: string }[];
   const singles = zone.block.includes(':')
-    ? ((await trx('ip_assignments').whereRaw('masklen(cidr) = 128 AND cidr <<= ?::cidr', [zone.block]).select(trx.raw('host(cidr) AS ip'))) as { ip: string }[]).map(
-        (r) => parseAddress(r.ip).value,
-      )
+    ? (
+        (await trx('ip_assignments').whereRaw('masklen(cidr) = 128 AND cidr <<= ?::cidr', [zone.block]).select(trx.raw('host(cidr) AS ip'))) as { ip: string }[]
+      ).map((r) => parseAddress(r.ip).value)
     : [];
   return { block: zone.block, pattern: space.ptr_pattern, ownPtrOwners: new Set(own.map((r) => r.name)), singles };
 }

@@ -53,7 +53,9 @@ export const keyFromRow = (r: KeyRow): StoredKey => ({
 
 /** With the encrypted private halves: for the sign step only. */
 export const keyRowsOf = (db: Knex | Knex.Transaction, zoneId: string): Promise<KeyRow[]> =>
-  db('dnssec_keys').where('zone_id', zoneId).orderBy([{ column: 'role' }, { column: 'created_at' }, { column: 'id' }]) as Promise<KeyRow[]>;
+  db('dnssec_keys')
+    .where('zone_id', zoneId)
+    .orderBy([{ column: 'role' }, { column: 'created_at' }, { column: 'id' }]) as Promise<KeyRow[]>;
 
 export const zoneKeys = async (db: Knex | Knex.Transaction, zoneId: string): Promise<StoredKey[]> => (await keyRowsOf(db, zoneId)).map(keyFromRow);
 

@@ -27,7 +27,9 @@ export async function recordTransition(
 
 /** The DNSSEC columns of zones, by id (the state the API shows beside the keys). */
 export const zoneDnssecRows = async <Row>(db: Knex | Knex.Transaction, zoneIds: string[]): Promise<(Row & { id: string })[]> =>
-  (await db('zones').whereIn('id', zoneIds).select('id', 'dnssec_state', 'dnssec_mode', 'dnssec_denial', 'dnssec_state_changed_at', 'dnssec_status')) as (Row & { id: string })[];
+  (await db('zones')
+    .whereIn('id', zoneIds)
+    .select('id', 'dnssec_state', 'dnssec_mode', 'dnssec_denial', 'dnssec_state_changed_at', 'dnssec_status')) as (Row & { id: string })[];
 
 /** What the last check saw of the zone (zones.dnssec_status). */
 export const zoneDnssecStatus = async <Status>(db: Knex | Knex.Transaction, zoneId: string): Promise<Status> =>

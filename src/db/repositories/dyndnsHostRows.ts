@@ -69,13 +69,13 @@ export const dyndnsHostToDomain = (r: DyndnsHostRow): DyndnsHost => ({
  * host keeps at most one of each (its writes replace the RRset).
  */
 const addressOf = (db: Knex | Knex.Transaction, type: 'A' | 'AAAA') =>
-  db.raw(`(SELECT r.data->>'address' FROM records r WHERE r.managed_by = h.id AND r.type = ? ORDER BY r.id LIMIT 1) AS ${type === 'A' ? 'ipv4' : 'ipv6'}`, [type]);
+  db.raw(`(SELECT r.data->>'address' FROM records r WHERE r.managed_by = h.id AND r.type = ? ORDER BY r.id LIMIT 1) AS ${type === 'A' ? 'ipv4' : 'ipv6'}`, [
+    type,
+  ]);
 
 /** Hosts (aliased `h`) with their zone's name and status and their current addresses; `from` is the scoped or plain table. */
 export const withHostDetails = (db: Knex | Knex.Transaction, from: Knex.QueryBuilder): Knex.QueryBuilder =>
-  from
-    .join('zones as z', 'z.id', 'h.zone_id')
-    .select('h.*', 'z.name as zone_name', 'z.status as zone_status', addressOf(db, 'A'), addressOf(db, 'AAAA'));
+  from.join('zones as z', 'z.id', 'h.zone_id').select('h.*', 'z.name as zone_name', 'z.status as zone_status', addressOf(db, 'A'), addressOf(db, 'AAAA'));
 
 /** The hosts of the subtree, and how many of them have an address now (GET /stats). */
 export async function dyndnsHostCounts(scoped: ScopedDb): Promise<{ hosts: number; withAddress: number }> {
@@ -100,7 +100,13 @@ export async function dyndnsHostWithChain(db: Runner, id: string): Promise<{ hos
 }
 
 /** Notes a router's update on its host; false when the host is gone from that zone (deleted under the same lock). */
-export async function markDyndnsHostUpdated(trx: Transaction, hostId: string, zoneId: string, update: { ip: string | null; client: string | null }, now: Date): Promise<boolean> {
+export async function markDyndnsHostUpdated(
+  trx: Transaction,
+  hostId: string,
+  zoneId: string,
+  update: { ip: string | null; client: string | null },
+  now: Date,
+): Promise<boolean> {
   const kept = await trx('dyndns_hosts')
     .where({ id: hostId, zone_id: zoneId })
     .update({ last_update_at: now, last_update_ip: update.ip, last_update_client: update.client, updated_at: now });

@@ -56,6 +56,8 @@ function perTenant(scoped: ScopedDb, match: string, matchBindings: Knex.RawBindi
 
 /** Where the subtree's event with this id stands (never a ping's); null when it has none such. */
 export async function subtreeEventPosition(scoped: ScopedDb, eventId: string, pingKind: string): Promise<EventPosition | null> {
-  const row = (await scoped.from('events', 'e').where('e.id', eventId).whereNot('e.kind', pingKind).first('e.tx', 'e.seq')) as { tx: string; seq: string } | undefined;
+  const row = (await scoped.from('events', 'e').where('e.id', eventId).whereNot('e.kind', pingKind).first('e.tx', 'e.seq')) as
+    | { tx: string; seq: string }
+    | undefined;
   return row ? [String(row.tx), String(row.seq)] : null;
 }

@@ -80,7 +80,8 @@ export const overlappingAssignment = async (trx: Transaction, cidr: string, pare
       .first(trx.raw('cidr::text as cidr'))) as { cidr: string } | undefined
   )?.cidr ?? null;
 
-export const assignmentHasChildren = async (trx: Transaction, id: string): Promise<boolean> => (await trx('ip_assignments').where('parent_id', id).first(trx.raw('cidr::text as cidr'))) !== undefined;
+export const assignmentHasChildren = async (trx: Transaction, id: string): Promise<boolean> =>
+  (await trx('ip_assignments').where('parent_id', id).first(trx.raw('cidr::text as cidr'))) !== undefined;
 
 export const deleteAssignmentRow = async (trx: Transaction, id: string): Promise<void> => {
   await trx('ip_assignments').where('id', id).delete();

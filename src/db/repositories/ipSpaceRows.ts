@@ -18,12 +18,16 @@ export const ipSpaceRow = async (db: Runner, id: string) => (await spacesQuery(d
 export const takenZoneName = async (trx: Transaction, names: string[]): Promise<string | null> =>
   ((await trx('zones').whereIn('name', names).first('name')) as { name: string } | undefined)?.name ?? null;
 
-export async function insertIpSpaceRow(trx: Transaction, row: { id: string; cidr: string; ptr_pattern: string; dnssec: boolean; forward_zone_id: string | null; created_at: Date }): Promise<void> {
+export async function insertIpSpaceRow(
+  trx: Transaction,
+  row: { id: string; cidr: string; ptr_pattern: string; dnssec: boolean; forward_zone_id: string | null; created_at: Date },
+): Promise<void> {
   await trx('ip_spaces').insert(row);
 }
 
 /** The space's reverse zones not being deleted, by name. */
-const liveSpaceZones = (trx: Transaction, spaceId: string) => trx('zones').where({ ip_space_id: spaceId, kind: 'provider_reverse' }).whereNot('status', 'deleting').orderBy('name');
+const liveSpaceZones = (trx: Transaction, spaceId: string) =>
+  trx('zones').where({ ip_space_id: spaceId, kind: 'provider_reverse' }).whereNot('status', 'deleting').orderBy('name');
 
 export const liveSpaceZoneNames = async (trx: Transaction, spaceId: string) => (await liveSpaceZones(trx, spaceId).pluck('name')) as string[];
 
@@ -45,13 +49,19 @@ export async function lockIpSpaceForDeletion(trx: Transaction, id: string): Prom
   return (await trx('ip_spaces').where('id', id).forUpdate().first()) as IpSpaceRow | undefined;
 }
 
-export const zoneNameById = async (trx: Transaction, id: string): Promise<string> => ((await trx('zones').where('id', id).first('name')) as { name: string }).name;
+export const zoneNameById = async (trx: Transaction, id: string): Promise<string> =>
+  ((await trx('zones').where('id', id).first('name')) as { name: string }).name;
 
-export async function updateIpSpaceRow(trx: Transaction, id: string, columns: { ptr_pattern: string; forward_zone_id: string | null; dnssec?: boolean }): Promise<void> {
+export async function updateIpSpaceRow(
+  trx: Transaction,
+  id: string,
+  columns: { ptr_pattern: string; forward_zone_id: string | null; dnssec?: boolean },
+): Promise<void> {
   await trx('ip_spaces').where('id', id).update(columns);
 }
 
-export const spaceHasAssignments = async (trx: Transaction, id: string): Promise<boolean> => (await trx('ip_assignments').where('space_id', id).first('id')) !== undefined;
+export const spaceHasAssignments = async (trx: Transaction, id: string): Promise<boolean> =>
+  (await trx('ip_assignments').where('space_id', id).first('id')) !== undefined;
 
 /** The space's row goes; its zones (deleted already, or going) forget it. */
 export async function deleteIpSpaceRow(trx: Transaction, id: string): Promise<void> {
@@ -67,7 +77,9 @@ const SPACE_ZONE_SORT = [
 /** A page of the space's reverse zones, by block, each with its block as text. */
 export const pageSpaceZoneRows = (ctx: DbContext, protectedNames: string[], spaceId: string, after: unknown[] | null, limit: number) =>
   paginate<ZoneRow & { reverse_block_text: string } & Record<string, unknown>>(
-    zonesQuery(ctx.scoped, protectedNames, 'provider_reverse').where('z.ip_space_id', spaceId).select(ctx.db.raw('z.reverse_block::text as reverse_block_text')),
+    zonesQuery(ctx.scoped, protectedNames, 'provider_reverse')
+      .where('z.ip_space_id', spaceId)
+      .select(ctx.db.raw('z.reverse_block::text as reverse_block_text')),
     SPACE_ZONE_SORT,
     after,
     limit,

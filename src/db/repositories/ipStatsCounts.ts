@@ -54,7 +54,8 @@ export const ptrCountsByFamily = async (
     .whereRaw(WHOLE_ADDRESS_OWNER)
     .where((q) => {
       q.whereRaw('z.reverse_block <<= any(?::cidr[])', [cidrs]);
-      for (const p of partial) q.orWhere((w) => w.where('z.id', p.zoneId).where((n) => n.whereIn('r.name', p.names).orWhereRaw('r.name like any(?::text[])', [p.suffixes])));
+      for (const p of partial)
+        q.orWhere((w) => w.where('z.id', p.zoneId).where((n) => n.whereIn('r.name', p.names).orWhereRaw('r.name like any(?::text[])', [p.suffixes])));
     })
     .groupByRaw('family(z.reverse_block)')
     .select(db.raw('family(z.reverse_block) AS family'), db.raw('count(DISTINCT r.id)::int AS n'))) as { family: 4 | 6; n: number }[];

@@ -81,13 +81,19 @@ export async function sendDueMail(db: Knex, now: Date, send: (mail: QueuedMail) 
       if (!row) return null;
       try {
         await send(mailOf(row));
-        await trx('mail_outbox').where('id', row.id).update({ sent_at: now, attempts: row.attempts + 1, last_error: null });
+        await trx('mail_outbox')
+          .where('id', row.id)
+          .update({ sent_at: now, attempts: row.attempts + 1, last_error: null });
         return true;
       } catch (err) {
         const wait = Math.min(3_600_000, 60_000 * 2 ** row.attempts);
         await trx('mail_outbox')
           .where('id', row.id)
-          .update({ attempts: row.attempts + 1, last_error: String((err as Error).message ?? err).slice(0, 500), next_attempt_at: new Date(now.getTime() + wait) });
+          .update({
+            attempts: row.attempts + 1,
+            last_error: String((err as Error).message ?? err).slice(0, 500),
+            next_attempt_at: new Date(now.getTime() + wait),
+          });
         return false;
       }
     });

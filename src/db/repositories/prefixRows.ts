@@ -14,14 +14,16 @@ export interface PrefixRow {
 
 /** The reverse zones of the prefixes (each prefix's by block), as the scope sees them. */
 export const prefixZoneRows = async (scoped: ScopedDb, prefixIds: string[]) =>
-  (await scoped
-    .from('zones')
-    .whereIn('prefix_id', prefixIds)
-    .orderBy('reverse_block')
-    .select('name', 'prefix_id', 'reverse_block', 'delegation')) as { name: string; prefix_id: string; reverse_block: string; delegation: Delegation | null }[];
+  (await scoped.from('zones').whereIn('prefix_id', prefixIds).orderBy('reverse_block').select('name', 'prefix_id', 'reverse_block', 'delegation')) as {
+    name: string;
+    prefix_id: string;
+    reverse_block: string;
+    delegation: Delegation | null;
+  }[];
 
 /** The prefix of exactly that cidr, as the scope sees it; undefined when none. */
-export const prefixByCidr = async (scoped: ScopedDb, cidr: string) => (await scoped.from('prefixes').whereRaw('cidr = ?::cidr', [cidr]).first()) as PrefixRow | undefined;
+export const prefixByCidr = async (scoped: ScopedDb, cidr: string) =>
+  (await scoped.from('prefixes').whereRaw('cidr = ?::cidr', [cidr]).first()) as PrefixRow | undefined;
 
 const SORT: SortKey[] = [{ column: 'p.cidr', direction: 'asc', field: 'cidr' }];
 
@@ -34,13 +36,16 @@ export function pagePrefixRows(scoped: ScopedDb, filter: { family?: 4 | 6; tenan
 }
 
 /** Whether a zone of that name is still being deleted (its name not free again yet). */
-export const zoneNameStillDeleting = async (trx: Transaction, name: string): Promise<boolean> => (await trx('zones').where({ name, status: 'deleting' }).first('id')) !== undefined;
+export const zoneNameStillDeleting = async (trx: Transaction, name: string): Promise<boolean> =>
+  (await trx('zones').where({ name, status: 'deleting' }).first('id')) !== undefined;
 
 /** A tenant of the scope, by id, with its type; undefined when the scope does not see it. */
-export const scopedTenantType = async (scoped: ScopedDb, id: string) => (await scoped.from('tenants').where('id', id).first('id', 'type')) as { id: string; type: string } | undefined;
+export const scopedTenantType = async (scoped: ScopedDb, id: string) =>
+  (await scoped.from('tenants').where('id', id).first('id', 'type')) as { id: string; type: string } | undefined;
 
 /** The names of the prefix's reverse zones not being deleted. */
-export const reverseZonesOfPrefix = async (db: Runner, prefixId: string) => (await db('zones').where('prefix_id', prefixId).whereNot('status', 'deleting').pluck('name')) as string[];
+export const reverseZonesOfPrefix = async (db: Runner, prefixId: string) =>
+  (await db('zones').where('prefix_id', prefixId).whereNot('status', 'deleting').pluck('name')) as string[];
 
 /** The prefix's row goes; its zones (deleted already, or going) forget it. */
 export async function deletePrefixRow(trx: Transaction, prefixId: string): Promise<void> {
@@ -49,5 +54,7 @@ export async function deletePrefixRow(trx: Transaction, prefixId: string): Promi
 }
 
 export async function storeZoneDelegation(trx: Transaction, prefixId: string, name: string, delegation: Delegation): Promise<void> {
-  await trx('zones').where({ prefix_id: prefixId, name }).update({ delegation: JSON.stringify(delegation) });
+  await trx('zones')
+    .where({ prefix_id: prefixId, name })
+    .update({ delegation: JSON.stringify(delegation) });
 }

@@ -14,10 +14,10 @@ export const reverseZonesHolding = async (db: Runner, addresses: string[]) =>
 
 /** The subtree's assignments holding any of the addresses. */
 export const scopedAssignmentsHolding = async (ctx: DbContext, addresses: string[]) =>
-  (await ctx.scoped
-    .from('ip_assignments', 'a')
-    .whereRaw('a.cidr >>= any(?::inet[])', [addresses])
-    .select('a.id', ctx.db.raw('a.cidr::text as cidr'))) as { id: string; cidr: string }[];
+  (await ctx.scoped.from('ip_assignments', 'a').whereRaw('a.cidr >>= any(?::inet[])', [addresses]).select('a.id', ctx.db.raw('a.cidr::text as cidr'))) as {
+    id: string;
+    cidr: string;
+  }[];
 
 /** Which of the prefixes are the subtree's. */
 export const subtreePrefixIds = async (ctx: DbContext, prefixIds: string[]) =>
@@ -32,7 +32,8 @@ export const storedPtrs = async (db: Runner, zoneIds: string[], owners: string[]
     .orderBy('id')
     .select('zone_id', 'name', 'data')) as { zone_id: string; name: string; data: { target: string } }[];
 
-export const spacePtrPatterns = async (db: Runner, spaceIds: string[]) => (await db('ip_spaces').whereIn('id', spaceIds).select('id', 'ptr_pattern')) as { id: string; ptr_pattern: string }[];
+export const spacePtrPatterns = async (db: Runner, spaceIds: string[]) =>
+  (await db('ip_spaces').whereIn('id', spaceIds).select('id', 'ptr_pattern')) as { id: string; ptr_pattern: string }[];
 
 /** Which of the /128 blocks are assigned, as addresses. */
 export const assignedSingles = async (db: Runner, cidrs: string[]) =>
@@ -50,7 +51,9 @@ export const ptrOwnersWithin = async (db: Runner, cidr: string) =>
 
 /** The addresses assigned alone (/128) inside the block. */
 export const singleAssignmentsWithin = async (db: Runner, cidr: string) =>
-  ((await db('ip_assignments').whereRaw('masklen(cidr) = 128 and cidr <<= ?::cidr', [cidr]).select(db.raw('host(cidr) as ip'))) as { ip: string }[]).map((r) => r.ip);
+  ((await db('ip_assignments').whereRaw('masklen(cidr) = 128 and cidr <<= ?::cidr', [cidr]).select(db.raw('host(cidr) as ip'))) as { ip: string }[]).map(
+    (r) => r.ip,
+  );
 
 /** Whether one block of the subtree's (an assignment, else a prefix) or, `anySpace`, an address space holds the block. */
 export async function blockHeld(ctx: DbContext, cidr: string, anySpace: boolean): Promise<boolean> {
@@ -67,4 +70,7 @@ export const forwardAddressRecords = async (db: Runner, zoneNames: string[]) =>
     .whereNot('z.status', 'deleting')
     .whereRaw('z.name = any(?::text[])', [zoneNames])
     .whereIn('r.type', ['A', 'AAAA'])
-    .select(db.raw(`CASE WHEN r.name = '@' THEN z.name ELSE r.name || '.' || z.name END AS fqdn`), db.raw(`r.data->>'address' AS address`))) as { fqdn: string; address: string }[];
+    .select(db.raw(`CASE WHEN r.name = '@' THEN z.name ELSE r.name || '.' || z.name END AS fqdn`), db.raw(`r.data->>'address' AS address`))) as {
+    fqdn: string;
+    address: string;
+  }[];

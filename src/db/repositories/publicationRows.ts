@@ -21,7 +21,16 @@ export interface VerifyZoneRow {
 export async function readZoneToVerify(db: Runner, zoneId: string): Promise<VerifyZoneRow | undefined> {
   return (await db('zones')
     .where('id', zoneId)
-    .first('id', 'name', 'tenant_id', 'status', 'published_serial', 'published_seq', 'changeset_seq', db.raw(`EXISTS (SELECT 1 FROM change_sets c WHERE c.zone_id = zones.id AND c.state = 'pushed') AS waiting`))
+    .first(
+      'id',
+      'name',
+      'tenant_id',
+      'status',
+      'published_serial',
+      'published_seq',
+      'changeset_seq',
+      db.raw(`EXISTS (SELECT 1 FROM change_sets c WHERE c.zone_id = zones.id AND c.state = 'pushed') AS waiting`),
+    )
     .options(PREPARED)) as VerifyZoneRow | undefined;
 }
 
@@ -34,8 +43,9 @@ export async function readZoneToVerify(db: Runner, zoneId: string): Promise<Veri
  * them live). Returns how many change sets became live.
  */
 export async function markChangeSetsLive(db: Runner, zone: { id: string; name: string; published_seq: number }, serial: number, now: Date): Promise<number> {
-  const result = await db.raw<{ rows: { n: number }[] }>(
-    `WITH live AS (
+  const result = await db
+    .raw<{ rows: { n: number }[] }>(
+      `WITH live AS (
        UPDATE change_sets SET state = 'live', live_at = ?, updated_at = ?
        WHERE zone_id = ? AND state = 'pushed' AND seq <= ?
        RETURNING id, tenant_id, serial, acting_tenant_id
@@ -51,8 +61,9 @@ export async function markChangeSetsLive(db: Runner, zone: { id: string; name: s
      )
      SELECT (SELECT count(*) FROM live) AS n, (SELECT count(*) FROM activated) AS a, (SELECT count(*) FROM events) AS e,
             CASE WHEN EXISTS (SELECT 1 FROM live) THEN pg_notify(?, ?) END AS notified`,
-    [now, now, zone.id, zone.published_seq, now, zone.id, zone.id, zone.name, serial, now, CHANGESETS_SETTLED_CHANNEL, zone.id],
-  ).options(PREPARED);
+      [now, now, zone.id, zone.published_seq, now, zone.id, zone.id, zone.name, serial, now, CHANGESETS_SETTLED_CHANNEL, zone.id],
+    )
+    .options(PREPARED);
   return Number(result.rows[0]!.n);
 }
 
@@ -121,11 +132,18 @@ export interface VersionHead {
 
 /** The zones with a published version. */
 export async function publishedZones(db: Runner): Promise<{ id: string; name: string; published_serial: number }[]> {
-  return (await db('zones').whereNotNull('published_serial').select('id', 'name', 'published_serial')) as { id: string; name: string; published_serial: number }[];
+  return (await db('zones').whereNotNull('published_serial').select('id', 'name', 'published_serial')) as {
+    id: string;
+    name: string;
+    published_serial: number;
+  }[];
 }
 
 /** The zone with its newest version (absent fields: no version row for the published serial). */
-export async function publishedHead(db: Runner, zoneId: string): Promise<(Partial<VersionHead> & { name: string; published_serial: number | null }) | undefined> {
+export async function publishedHead(
+  db: Runner,
+  zoneId: string,
+): Promise<(Partial<VersionHead> & { name: string; published_serial: number | null }) | undefined> {
   const result = await db
     .raw<{ rows: (Partial<VersionHead> & { name: string; published_serial: number | null })[] }>(
       `SELECT z.name, z.published_serial, v.serial, v.from_serial, v.withdrawn
@@ -166,7 +184,11 @@ export async function publishedRecordPage(db: Runner, zoneId: string, after: str
 
 /** The zone's newest `limit` versions, newest first. */
 export async function latestVersionHeads(db: Runner, zoneId: string, limit: number): Promise<VersionHead[]> {
-  return (await db('zone_versions').where('zone_id', zoneId).orderBy('created_at', 'desc').limit(limit).select('serial', 'from_serial', 'withdrawn')) as VersionHead[];
+  return (await db('zone_versions')
+    .where('zone_id', zoneId)
+    .orderBy('created_at', 'desc')
+    .limit(limit)
+    .select('serial', 'from_serial', 'withdrawn')) as VersionHead[];
 }
 
 /**

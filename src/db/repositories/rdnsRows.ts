@@ -93,7 +93,9 @@ export type BlockTable = 'ip_spaces' | 'ip_assignments' | 'prefixes';
 /** The first block of `tables` (in that order) overlapping `block`, or null. */
 export async function overlappingBlock(db: Runner, block: Block, tables: readonly BlockTable[]): Promise<{ table: BlockTable; cidr: string } | null> {
   for (const table of tables) {
-    const other = (await db(table).whereRaw('cidr && ?::cidr', [formatBlock(block)]).first('cidr')) as { cidr: string } | undefined;
+    const other = (await db(table)
+      .whereRaw('cidr && ?::cidr', [formatBlock(block)])
+      .first('cidr')) as { cidr: string } | undefined;
     if (other) return { table, cidr: String(other.cidr) };
   }
   return null;

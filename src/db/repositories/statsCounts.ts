@@ -11,7 +11,8 @@ const countBy = async (q: Knex.QueryBuilder, column: string): Promise<Record<str
 };
 
 /** Tokens that still authenticate: neither revoked nor expired (the token's `status: active`). */
-const whereTokenActive = (q: Knex.QueryBuilder, now: Date) => q.whereNull('revoked_at').andWhere((w) => w.whereNull('expires_at').orWhere('expires_at', '>', now));
+const whereTokenActive = (q: Knex.QueryBuilder, now: Date) =>
+  q.whereNull('revoked_at').andWhere((w) => w.whereNull('expires_at').orWhere('expires_at', '>', now));
 
 /** The tenants below the acting one: by type, and how many are suspended. */
 export const subtenantCounts = async (scoped: ScopedDb, actingId: string) => ({

@@ -129,7 +129,13 @@ export async function insertPlatformTenant(trx: Transaction, row: NewTenantRow):
 export const platformTenantExists = async (db: Runner): Promise<boolean> => (await db('tenants').where({ type: 'platform' }).first('id')) !== undefined;
 
 /** Changes columns of a tenant of the subtree, a new version of it. */
-export async function updateTenantRow(scoped: ScopedDb, trx: Transaction, id: string, changes: Partial<Record<keyof TenantRow, unknown>>, now: Date): Promise<Tenant> {
+export async function updateTenantRow(
+  scoped: ScopedDb,
+  trx: Transaction,
+  id: string,
+  changes: Partial<Record<keyof TenantRow, unknown>>,
+  now: Date,
+): Promise<Tenant> {
   const columns = { ...changes, ...(changes.branding !== undefined ? { branding: JSON.stringify(changes.branding) } : {}) };
   const [row] = (await scoped
     .from('tenants')

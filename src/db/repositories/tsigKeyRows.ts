@@ -88,7 +88,12 @@ export async function insertTsigKey(trx: Transaction, row: Omit<TsigKeyRow, 'rot
 }
 
 /** Changes columns of a key of the subtree; null when it is gone. */
-export async function updateTsigKeyRow(scoped: ScopedDb, id: string, columns: Partial<Pick<TsigKeyRow, 'secret' | 'policy' | 'rotated_at'>>, now: Date): Promise<TsigKey | null> {
+export async function updateTsigKeyRow(
+  scoped: ScopedDb,
+  id: string,
+  columns: Partial<Pick<TsigKeyRow, 'secret' | 'policy' | 'rotated_at'>>,
+  now: Date,
+): Promise<TsigKey | null> {
   const set = { ...columns, ...('policy' in columns ? { policy: columns.policy ? JSON.stringify(columns.policy) : null } : {}), updated_at: now };
   const [row] = (await scoped
     .from('tsig_keys')
@@ -103,13 +108,18 @@ export async function deleteTsigKeyRow(scoped: ScopedDb, id: string): Promise<vo
 }
 
 /** A tenant's key as an RFC 2136 update signs with it: its policy and its tenant's chain (root first), in one round trip. */
-export async function tsigKeyWithChain(db: Runner, id: string): Promise<{ id: string; name: string; tenantId: string; policy: CredentialPolicy | null; chain: Tenant[] } | null> {
+export async function tsigKeyWithChain(
+  db: Runner,
+  id: string,
+): Promise<{ id: string; name: string; tenantId: string; policy: CredentialPolicy | null; chain: Tenant[] } | null> {
   const row = (await db('tsig_keys as k')
     .select('k.id', 'k.name', 'k.tenant_id', 'k.policy')
     .select(db.raw('(SELECT jsonb_agg(to_jsonb(a.*)) FROM tenants t JOIN tenants a ON a.id = ANY (t.path) WHERE t.id = k.tenant_id) AS chain'))
     .where('k.id', id)
     .first()
-    .options(PREPARED)) as { id: string; name: string; tenant_id: string; policy: CredentialPolicy | null; chain: Record<string, unknown>[] | null } | undefined;
+    .options(PREPARED)) as
+    | { id: string; name: string; tenant_id: string; policy: CredentialPolicy | null; chain: Record<string, unknown>[] | null }
+    | undefined;
   if (!row) return null;
   return { id: row.id, name: row.name, tenantId: row.tenant_id, policy: row.policy ?? null, chain: chainFromJson(row.tenant_id, row.chain) };
 }

@@ -46,8 +46,21 @@ export interface BuildZone {
 }
 
 const ZONE_COLUMNS = (q: Pool | Transaction, buildLock = true) => [
-  'id', 'name', 'tenant_id', 'status', 'default_ttl', 'soa_email', 'created_at', 'changeset_seq', 'published_seq', 'published_serial',
-  'dnssec_state', 'dnssec_denial', 'kind', 'ip_space_id', q.raw('reverse_block::text AS reverse_block'),
+  'id',
+  'name',
+  'tenant_id',
+  'status',
+  'default_ttl',
+  'soa_email',
+  'created_at',
+  'changeset_seq',
+  'published_seq',
+  'published_serial',
+  'dnssec_state',
+  'dnssec_denial',
+  'kind',
+  'ip_space_id',
+  q.raw('reverse_block::text AS reverse_block'),
   q.raw('(SELECT v.nameservers FROM zone_versions v WHERE v.zone_id = zones.id AND v.serial = zones.published_serial) AS served_nameservers'),
   q.raw('(SELECT v.signing FROM zone_versions v WHERE v.zone_id = zones.id AND v.serial = zones.published_serial) AS served_signing'),
   q.raw('(SELECT v.created_at FROM zone_versions v WHERE v.zone_id = zones.id AND v.serial = zones.published_serial) AS served_at'),
@@ -65,7 +78,9 @@ const LARGE_VERSION_TIMEOUT_MS = 120_000;
 
 /** The zone's row without the row lock (null: gone, or being deleted); `buildLock`: take the build's advisory lock with it. */
 export async function readBuildZone(trx: Transaction, zoneId: string, buildLock: boolean): Promise<BuildZone | null> {
-  const zone = (await trx('zones').where('id', zoneId).first(...ZONE_COLUMNS(trx, buildLock))) as BuildZone | undefined;
+  const zone = (await trx('zones')
+    .where('id', zoneId)
+    .first(...ZONE_COLUMNS(trx, buildLock))) as BuildZone | undefined;
   return zone && zone.status !== 'deleting' ? zone : null;
 }
 
@@ -134,16 +149,23 @@ export interface VersionRead {
  * `names` (null: the whole zone), and the system records of the served version. Stored TTLs are
  * resolved against the zone's default_ttl, as served ones were.
  */
-export async function readVersionInputs(
-  trx: Transaction,
-  zone: BuildZone,
-  names: string[] | null,
-  fromSerial: number | null,
-): Promise<VersionRead> {
+export async function readVersionInputs(trx: Transaction, zone: BuildZone, names: string[] | null, fromSerial: number | null): Promise<VersionRead> {
   const at = names ? 'AND name = any(?::text[])' : '';
   const bindings = [zone.default_ttl, zone.id, ...(names ? [names] : []), zone.id, ...(names ? [names] : []), zone.id, fromSerial];
   const result = await trx
-    .raw<{ rows: { src: number; record_id: string | null; name: string; mnemonic: string | null; type: number | null; ttl: number; data: Record<string, unknown> | null; rdata: Buffer | null; system: StoredWireRecord[] | null }[] }>(
+    .raw<{
+      rows: {
+        src: number;
+        record_id: string | null;
+        name: string;
+        mnemonic: string | null;
+        type: number | null;
+        ttl: number;
+        data: Record<string, unknown> | null;
+        rdata: Buffer | null;
+        system: StoredWireRecord[] | null;
+      }[];
+    }>(
       `SELECT 0 AS src, id AS record_id, name, type AS mnemonic, NULL::int AS type, coalesce(ttl, ?)::int AS ttl, data, NULL::bytea AS rdata, NULL::jsonb AS system
          FROM records WHERE zone_id = ? ${at}
        UNION ALL
@@ -208,10 +230,23 @@ const versionRowsSql = (diff: DiffColumns) => `v AS (
            AND created_at < (SELECT h.created_at FROM zone_versions h WHERE h.zone_id = ? ORDER BY h.created_at DESC OFFSET ? LIMIT 1)
        )`;
 const versionRowsBindings = (zone: BuildZone, now: Date, v: VersionRow, diff: DiffColumns) => [
-  zone.id, v.serial, v.fromSerial, ...diff.bindings, v.system, v.nameservers, v.withdrawn, now, v.signing,
-  zone.id, v.gone,
-  zone.id, v.upserted[0] ?? '[]',
-  zone.id, new Date(now.getTime() - VERSION_HISTORY.minAgeMs), zone.id, VERSION_HISTORY.minVersions - 1,
+  zone.id,
+  v.serial,
+  v.fromSerial,
+  ...diff.bindings,
+  v.system,
+  v.nameservers,
+  v.withdrawn,
+  now,
+  v.signing,
+  zone.id,
+  v.gone,
+  zone.id,
+  v.upserted[0] ?? '[]',
+  zone.id,
+  new Date(now.getTime() - VERSION_HISTORY.minAgeMs),
+  zone.id,
+  VERSION_HISTORY.minVersions - 1,
 ];
 
 /**
@@ -244,8 +279,14 @@ async function diffColumns(trx: Transaction, v: VersionRow, timeoutMs?: number):
   // As text: the arrays' elements joined in their order and parsed once, as the one parameter was
   // (not parsed per array, taken apart and aggregated again).
   await trx.raw('CREATE TEMPORARY TABLE version_parts (side text NOT NULL, n int NOT NULL, part text NOT NULL) ON COMMIT DROP');
-  for (const [side, parts] of [['removed', v.removed], ['added', v.added]] as const) {
-    for (const [n, part] of parts.entries()) await trx.raw('INSERT INTO version_parts (side, n, part) VALUES (?, ?, ?::text)', [side, n, jsonText(part)]).options(timeoutMs ? { query_timeout: timeoutMs } : {});
+  for (const [side, parts] of [
+    ['removed', v.removed],
+    ['added', v.added],
+  ] as const) {
+    for (const [n, part] of parts.entries())
+      await trx
+        .raw('INSERT INTO version_parts (side, n, part) VALUES (?, ?, ?::text)', [side, n, jsonText(part)])
+        .options(timeoutMs ? { query_timeout: timeoutMs } : {});
   }
   const joined = (side: 'removed' | 'added') =>
     `(SELECT ('[' || coalesce(string_agg(nullif(substr(p.part, 2, length(p.part) - 2), ''), ',' ORDER BY p.n), '') || ']')::jsonb FROM version_parts p WHERE p.side = '${side}')`;
@@ -272,9 +313,18 @@ const VERSION_POINTER_SQL = `z AS (
        )
        SELECT (SELECT count(*) FROM z) AS moved, (SELECT count(*) FROM c) AS pushed, CASE WHEN EXISTS (SELECT 1 FROM z) THEN pg_notify(?, ?) END AS notified`;
 const versionPointerBindings = (zone: BuildZone, now: Date, v: VersionRow) => [
-  v.withdrawn ? null : v.serial, zone.changeset_seq, zone.id, zone.published_serial,
-  v.serial, now, now, zone.id, zone.published_seq, zone.changeset_seq,
-  PUBLISHED_CHANNEL, zone.id,
+  v.withdrawn ? null : v.serial,
+  zone.changeset_seq,
+  zone.id,
+  zone.published_serial,
+  v.serial,
+  now,
+  now,
+  zone.id,
+  zone.published_seq,
+  zone.changeset_seq,
+  PUBLISHED_CHANNEL,
+  zone.id,
 ];
 
 /**
@@ -288,7 +338,10 @@ const versionPointerBindings = (zone: BuildZone, now: Date, v: VersionRow) => [
 export async function writeVersion(trx: Transaction, zone: BuildZone, now: Date, v: VersionRow): Promise<number> {
   const diff = await diffColumns(trx, v);
   const result = await trx
-    .raw<{ rows: { pushed: number }[] }>(`WITH ${versionRowsSql(diff)}, ${VERSION_POINTER_SQL}`, [...versionRowsBindings(zone, now, v, diff), ...versionPointerBindings(zone, now, v)])
+    .raw<{ rows: { pushed: number }[] }>(`WITH ${versionRowsSql(diff)}, ${VERSION_POINTER_SQL}`, [
+      ...versionRowsBindings(zone, now, v, diff),
+      ...versionPointerBindings(zone, now, v),
+    ])
     .options(diff.staged ? {} : PREPARED);
   await upsertRest(trx, zone, v);
   return Number(result.rows[0]!.pushed);
@@ -339,7 +392,9 @@ export async function markBuildFailed(trx: Transaction, now: Date, zoneId: strin
     .andWhere('state', 'pending')
     .update({ state: 'failed', error: JSON.stringify({ code: 'build_failed', detail }), updated_at: now })
     .returning(['id', 'tenant_id', 'acting_tenant_id'])) as { id: string; tenant_id: string; acting_tenant_id: string | null }[];
-  await trx('zones').where('id', zoneId).update({ publish_retry_at: new Date(now.getTime() + FAILED_BUILD_BACKOFF_MS) });
+  await trx('zones')
+    .where('id', zoneId)
+    .update({ publish_retry_at: new Date(now.getTime() + FAILED_BUILD_BACKOFF_MS) });
   // `failed` ends a `Prefer: wait` as `live` does (src/services/liveWait.ts); delivered on commit.
   if (failed.length) await trx.raw('SELECT pg_notify(?, ?)', [CHANGESETS_SETTLED_CHANNEL, zoneId]);
   await recordEvents(
@@ -348,7 +403,13 @@ export async function markBuildFailed(trx: Transaction, now: Date, zoneId: strin
       tenantId: c.tenant_id,
       kind: 'record.failed',
       zoneId,
-      payload: { zone: zone.name, changeset_id: c.id, state: 'failed', error: { code: 'build_failed', detail }, ...(c.acting_tenant_id ? { acting_tenant_id: c.acting_tenant_id } : {}) },
+      payload: {
+        zone: zone.name,
+        changeset_id: c.id,
+        state: 'failed',
+        error: { code: 'build_failed', detail },
+        ...(c.acting_tenant_id ? { acting_tenant_id: c.acting_tenant_id } : {}),
+      },
     })),
     now,
   );
@@ -372,7 +433,13 @@ export async function namesWithStoredDescendants(trx: Transaction, zoneId: strin
  * For each hash label, the `count` served NSEC3 owners before it (`h`: the label; their order is
  * the (zone_id, name) index's: published_records.name is COLLATE "C").
  */
-export async function servedNsec3Before(trx: Transaction, zoneId: string, nsec3Type: number, labels: string[], count: number): Promise<{ h: string; name: string }[]> {
+export async function servedNsec3Before(
+  trx: Transaction,
+  zoneId: string,
+  nsec3Type: number,
+  labels: string[],
+  count: number,
+): Promise<{ h: string; name: string }[]> {
   const order = await trx
     .raw<{ rows: { h: string; name: string }[] }>(
       `SELECT t.h, p.name FROM unnest(?::text[]) WITH ORDINALITY AS t(h, i)
@@ -386,9 +453,16 @@ export async function servedNsec3Before(trx: Transaction, zoneId: string, nsec3T
 }
 
 /** The served records at these owners (zone-relative). */
-export async function servedRecordsAt(trx: Transaction, zoneId: string, names: string[]): Promise<{ name: string; type: number; ttl: number; rdata: Buffer }[]> {
+export async function servedRecordsAt(
+  trx: Transaction,
+  zoneId: string,
+  names: string[],
+): Promise<{ name: string; type: number; ttl: number; rdata: Buffer }[]> {
   const rows = await trx
-    .raw<{ rows: { name: string; type: number; ttl: number; rdata: Buffer }[] }>('SELECT name, type, ttl, rdata FROM published_records WHERE zone_id = ? AND name = any(?::text[])', [zoneId, names])
+    .raw<{ rows: { name: string; type: number; ttl: number; rdata: Buffer }[] }>(
+      'SELECT name, type, ttl, rdata FROM published_records WHERE zone_id = ? AND name = any(?::text[])',
+      [zoneId, names],
+    )
     .options(PREPARED);
   return rows.rows;
 }

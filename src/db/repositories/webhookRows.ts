@@ -191,7 +191,12 @@ export async function supportContact(db: Runner, tenantId: string): Promise<stri
 
 /** The rotation: the current secret becomes the previous one until `previousUntil`. */
 export async function rotateSecret(trx: Transaction, id: string, sealed: Buffer, previousUntil: Date, now: Date): Promise<void> {
-  await trx.raw(`UPDATE webhooks SET previous_secret = secret, previous_secret_expires_at = ?, secret = ?, updated_at = ? WHERE id = ?`, [previousUntil, sealed, now, id]);
+  await trx.raw(`UPDATE webhooks SET previous_secret = secret, previous_secret_expires_at = ?, secret = ?, updated_at = ? WHERE id = ?`, [
+    previousUntil,
+    sealed,
+    now,
+    id,
+  ]);
 }
 
 /** The webhook's pending deliveries (but those of `exceptKind`) become due `now`. */
@@ -201,7 +206,16 @@ export async function bringPendingForward(trx: Transaction, webhookId: string, e
 
 /** A pending delivery of one event to one webhook, due `now`, none attempted. */
 export async function insertDelivery(trx: Transaction, row: { id: string; webhookId: string; eventId: string; kind: string }, now: Date): Promise<void> {
-  await trx('webhook_deliveries').insert({ id: row.id, webhook_id: row.webhookId, event_id: row.eventId, kind: row.kind, state: 'pending', attempts: 0, next_attempt_at: now, created_at: now });
+  await trx('webhook_deliveries').insert({
+    id: row.id,
+    webhook_id: row.webhookId,
+    event_id: row.eventId,
+    kind: row.kind,
+    state: 'pending',
+    attempts: 0,
+    next_attempt_at: now,
+    created_at: now,
+  });
 }
 
 export interface LockedDelivery {
@@ -217,7 +231,9 @@ export async function lockDelivery(trx: Transaction, webhookId: string, delivery
   const row = (await trx('webhook_deliveries')
     .where({ id: deliveryId, webhook_id: webhookId })
     .forUpdate()
-    .first('kind', 'state', 'attempts', trx.raw('(SELECT count(*)::int FROM webhook_attempts a WHERE a.delivery_id = webhook_deliveries.id) AS recorded'))) as LockedDelivery | undefined;
+    .first('kind', 'state', 'attempts', trx.raw('(SELECT count(*)::int FROM webhook_attempts a WHERE a.delivery_id = webhook_deliveries.id) AS recorded'))) as
+    | LockedDelivery
+    | undefined;
   return row ?? null;
 }
 

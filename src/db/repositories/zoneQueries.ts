@@ -41,7 +41,13 @@ export function zonesQuery(scoped: ScopedDb, protectedNames: string[], reach: Zo
  * (the foreign key's FOR KEY SHARE), such as the publication writing the 370,000 rows of a zone
  * signed whole for seconds (docs/dnssec.md); writers of one zone are serialised all the same.
  */
-export async function zoneRowByName(scoped: ScopedDb, protectedNames: string[], name: string, lock: Transaction | null, reach: ZoneReach): Promise<ZoneRow | undefined> {
+export async function zoneRowByName(
+  scoped: ScopedDb,
+  protectedNames: string[],
+  name: string,
+  lock: Transaction | null,
+  reach: ZoneReach,
+): Promise<ZoneRow | undefined> {
   const q = zonesQuery(scoped, protectedNames, reach).where('z.name', name).first().options(PREPARED);
   if (lock) {
     noteLock(lock, reach === 'lab_parent' ? 'lab_parent_zones' : 'zones');

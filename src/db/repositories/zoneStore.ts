@@ -57,16 +57,19 @@ export const zoneOverlaps = async (trx: Transaction, name: string): Promise<bool
  */
 export async function lockedTenantQuotas(trx: Transaction, path: readonly string[]): Promise<{ id: string; max_zones: number }[]> {
   noteLock(trx, 'tenants');
-  return (await trx('tenants')
-    .whereIn('id', path)
-    .orderByRaw('cardinality(path)')
-    .forNoKeyUpdate()
-    .select('id', 'max_zones', 'path')) as { id: string; max_zones: number }[];
+  return (await trx('tenants').whereIn('id', path).orderByRaw('cardinality(path)').forNoKeyUpdate().select('id', 'max_zones', 'path')) as {
+    id: string;
+    max_zones: number;
+  }[];
 }
 
 /** The zones of a tenant's whole subtree (the lab's parent zones aside). */
 export const subtreeZoneCount = (trx: Transaction, tenantId: string): Promise<number> =>
-  countRows(trx('zones').whereNot('kind', 'lab_parent').whereIn('tenant_id', trx('tenants').select('id').whereRaw('path @> ARRAY[?]::text[]', [tenantId])));
+  countRows(
+    trx('zones')
+      .whereNot('kind', 'lab_parent')
+      .whereIn('tenant_id', trx('tenants').select('id').whereRaw('path @> ARRAY[?]::text[]', [tenantId])),
+  );
 
 /** A new zone row, its owner checked against the scope. */
 export const insertZone = (scoped: ScopedDb, row: Record<string, unknown>) => scoped.insert('zones', row);
@@ -83,7 +86,11 @@ export const insertDeletedZoneExport = (trx: Transaction, row: Record<string, un
 
 /** Unexpired kept exports, newest first (at most 500), of one zone name or all. */
 export async function keptExportRows(scoped: ScopedDb, now: Date, name?: string): Promise<DeletedZoneRow[]> {
-  const q = scoped.from('deleted_zone_exports').where('expires_at', '>', now).orderBy([{ column: 'deleted_at', order: 'desc' }, 'id']).limit(500);
+  const q = scoped
+    .from('deleted_zone_exports')
+    .where('expires_at', '>', now)
+    .orderBy([{ column: 'deleted_at', order: 'desc' }, 'id'])
+    .limit(500);
   if (name) q.where('zone_name', name);
   return (await q) as DeletedZoneRow[];
 }

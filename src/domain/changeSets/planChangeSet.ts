@@ -74,8 +74,7 @@ export interface ChangeSetPlan {
 }
 
 const key = (name: string, type: string) => `${name}\u0000${type}`;
-const same = (a: PlannedRecord, b: PlannedRecord) =>
-  a.name === b.name && a.ttl === b.ttl && a.content === b.content && a.comment === b.comment;
+const same = (a: PlannedRecord, b: PlannedRecord) => a.name === b.name && a.ttl === b.ttl && a.content === b.content && a.comment === b.comment;
 
 /** Owner names and record ids the items refer to: what the caller must load before planning. */
 export function referencesOf(items: ChangeItem[], zone: ZoneContext): { names: string[]; ids: string[] } {
@@ -174,8 +173,7 @@ export function planChangeSet(input: {
   /** Explicit TTLs per RRset: the RRset is aligned to it (RFC 2181 §5.2). */
   const explicitTtl = new Map<string, { ttl: number | null; index: number }>();
 
-  const fail = (index: number, pointer: string, code: string, detail: string) =>
-    errors.push({ ...locate(index, pointer), code, detail });
+  const fail = (index: number, pointer: string, code: string, detail: string) => errors.push({ ...locate(index, pointer), code, detail });
   const touch = (name: string, index: number) => {
     const indexes = touchedBy.get(name);
     if (indexes) indexes.push(index);
@@ -238,9 +236,7 @@ export function planChangeSet(input: {
     content: RECORD_TYPE_RULES[base.type as RecordType].presentation(base.data),
   });
   const managedDetail = (name: string, type: string, keeper: string | null) =>
-    keeper
-      ? `${name} ${type} is kept by ${keeper}; change it there (or delete that object to release it).`
-      : `${name} ${type} is not kept by ${manager}.`;
+    keeper ? `${name} ${type} is kept by ${keeper}; change it there (or delete that object to release it).` : `${name} ${type} is not kept by ${manager}.`;
   /** A record this write may not change: the service's (SOA, apex NS) or another object's. */
   const guard = (rec: Working, index: number, pointer: string) => {
     if (rec.system) {
@@ -264,7 +260,17 @@ export function planChangeSet(input: {
         if (!data) return;
         const hasTtl = r.ttl !== undefined;
         if (hasTtl) setTtl(name, type, r.ttl ?? null, index, '/record/ttl');
-        const rec = build({ id: input.newId(), name, type, ttl: r.ttl ?? null, data, comment: r.comment ?? null, system: false, managedBy: manager, inheritTtl: !hasTtl });
+        const rec = build({
+          id: input.newId(),
+          name,
+          type,
+          ttl: r.ttl ?? null,
+          data,
+          comment: r.comment ?? null,
+          system: false,
+          managedBy: manager,
+          inheritTtl: !hasTtl,
+        });
         put(rec);
         touch(name, index);
         results.push({ index, op: 'create', record_ids: [rec.id] });
@@ -378,7 +384,7 @@ export function planChangeSet(input: {
       continue;
     }
     const explicit = explicitTtl.get(k);
-    const ttl = explicit ? explicit.ttl : (recs.find((r) => !r.inheritTtl) ?? recs.find((r) => r.ttl !== null))?.ttl ?? null;
+    const ttl = explicit ? explicit.ttl : ((recs.find((r) => !r.inheritTtl) ?? recs.find((r) => r.ttl !== null))?.ttl ?? null);
     const changed = recs.filter((r) => r.ttl !== ttl && !r.inheritTtl);
     for (const r of recs) {
       r.ttl = ttl;

@@ -14,10 +14,7 @@ export interface RolloverKey {
   retiredAt: Date | null;
 }
 
-export type RolloverStep =
-  | { kind: 'prepublish' }
-  | { kind: 'activate'; successor: string; predecessor: string }
-  | { kind: 'remove'; key: string };
+export type RolloverStep = { kind: 'prepublish' } | { kind: 'activate'; successor: string; predecessor: string } | { kind: 'remove'; key: string };
 
 export interface RolloverTimes {
   now: Date;

@@ -2,7 +2,18 @@
 // the worker does next for a zone, given what it saw over DNS. The worker (src/dnssec/dnssecWorker.ts)
 // observes and stores; this module only decides, so every row of the spec's table is a unit test.
 
-export const DNSSEC_STATES = ['off', 'signing', 'keys_published', 'ds_submitted', 'awaiting_ds', 'ds_published', 'validated', 'active', 'ds_removing', 'unsigning'] as const;
+export const DNSSEC_STATES = [
+  'off',
+  'signing',
+  'keys_published',
+  'ds_submitted',
+  'awaiting_ds',
+  'ds_published',
+  'validated',
+  'active',
+  'ds_removing',
+  'unsigning',
+] as const;
 export type DnssecState = (typeof DNSSEC_STATES)[number];
 export type DnssecMode = 'automatic' | 'assisted';
 export type DenialMethod = 'nsec3' | 'nsec';
@@ -115,7 +126,12 @@ export type NextAction = 'none' | 'wait' | 'add_ds_at_registrar' | 'remove_ds_at
 /** Phases of a KSK rollover on request (the worker's rollKsk): the DS is replaced during the first two. */
 export type KskRolloverPhase = 'published' | 'ds_submitted' | 'ds_replaced';
 
-export function nextAction(state: DnssecState, mode: DnssecMode | null, dsAtParent: Observations['dsAtParent'], kskRollover: KskRolloverPhase | null = null): NextAction {
+export function nextAction(
+  state: DnssecState,
+  mode: DnssecMode | null,
+  dsAtParent: Observations['dsAtParent'],
+  kskRollover: KskRolloverPhase | null = null,
+): NextAction {
   if (mode === 'assisted' && (kskRollover === 'published' || kskRollover === 'ds_submitted')) return 'replace_ds_at_registrar';
   if (dsAtParent === 'mismatch' && isSigned(state) && state !== 'ds_removing') return mode === 'assisted' ? 'fix_ds_at_registrar' : 'wait';
   if (state === 'awaiting_ds') return 'add_ds_at_registrar';

@@ -68,7 +68,11 @@ export function parseBlock(text: string): Block {
   const prefixLength = Number(lengthText);
   if (!/^\d{1,3}$/.test(lengthText) || prefixLength > bits(address.family)) throw new AddressError('invalid_cidr', `"${text}" has no valid prefix length.`);
   const block = { family: address.family, network: address.value, prefixLength };
-  if (address.value !== firstOf(block)) throw new AddressError('not_network_address', `"${text}" does not start at its block's first address (${formatBlock({ ...block, network: firstOf(block) })}).`);
+  if (address.value !== firstOf(block))
+    throw new AddressError(
+      'not_network_address',
+      `"${text}" does not start at its block's first address (${formatBlock({ ...block, network: firstOf(block) })}).`,
+    );
   return block;
 }
 
@@ -147,10 +151,16 @@ export function reverseZonesOf(b: Block): ReverseZone[] {
 /** The reverse zone name of a block on an octet (IPv4) or nibble (IPv6) boundary. */
 export function zoneNameOf(b: Block): string {
   if (b.family === 4) {
-    const labels = formatAddress({ family: 4, value: b.network }).split('.').slice(0, b.prefixLength / 8);
+    const labels = formatAddress({ family: 4, value: b.network })
+      .split('.')
+      .slice(0, b.prefixLength / 8);
     return [...labels.reverse(), 'in-addr', 'arpa'].join('.');
   }
-  const nibbles = b.network.toString(16).padStart(32, '0').slice(0, b.prefixLength / 4).split('');
+  const nibbles = b.network
+    .toString(16)
+    .padStart(32, '0')
+    .slice(0, b.prefixLength / 4)
+    .split('');
   return [...nibbles.reverse(), 'ip6', 'arpa'].join('.');
 }
 

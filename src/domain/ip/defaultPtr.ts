@@ -23,7 +23,8 @@ export function canonicalPattern(pattern: string): string {
   return `${labels
     .map((label) => {
       if (!label.includes('{')) return toAsciiName(label);
-      if (/[^\x00-\x7f]/.test(label)) throw new NameError('invalid_character', `The label "${label}" has a placeholder and characters other than ASCII; write such a label as its A-label.`);
+      if (/[^\x00-\x7f]/.test(label))
+        throw new NameError('invalid_character', `The label "${label}" has a placeholder and characters other than ASCII; write such a label as its A-label.`);
       return label.toLowerCase();
     })
     .join('.')}.`;

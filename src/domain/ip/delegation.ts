@@ -32,7 +32,10 @@ export function classifyDelegation(observed: ObservedDelegation, nameservers: re
 const OBSERVE_AT_ONCE = 8;
 
 /** What the parent shows for each of `zones`, asked a few at a time. */
-export async function observeDelegations(zones: readonly string[], observe: (zone: string) => Promise<ObservedDelegation>): Promise<Map<string, ObservedDelegation>> {
+export async function observeDelegations(
+  zones: readonly string[],
+  observe: (zone: string) => Promise<ObservedDelegation>,
+): Promise<Map<string, ObservedDelegation>> {
   const seen = new Map<string, ObservedDelegation>();
   let next = 0;
   const lane = async () => {

@@ -10,7 +10,11 @@ export function rowEtag(id: string, version: number): string {
   return `"${id}.${version}"`;
 }
 
-const listOf = (header: string) => header.split(',').map((s) => s.trim()).filter(Boolean);
+const listOf = (header: string) =>
+  header
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 
 /**
  * RFC 9110 §13.1.1: does an If-Match value (a header or an item's `if_match`) hold for the

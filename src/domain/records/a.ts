@@ -11,11 +11,12 @@ export const ipv4Field = stringField('address').transform((value, ctx) => {
   const address = value.trim();
   const canonical = canonicalIpv4(address);
   if (canonical !== null) return canonical;
-  const detail = /^\d+(\.\d+){3}$/.test(address) && address.split('.').every((o) => Number(o) <= 255)
-    ? `"${address}" has a leading zero in an octet; write each octet without leading zeros.`
-    : address.includes(':')
-      ? `"${address}" is an IPv6 address; use an AAAA record.`
-      : `"${address}" is not an IPv4 address in dotted-quad form (for example 192.0.2.1).`;
+  const detail =
+    /^\d+(\.\d+){3}$/.test(address) && address.split('.').every((o) => Number(o) <= 255)
+      ? `"${address}" has a leading zero in an octet; write each octet without leading zeros.`
+      : address.includes(':')
+        ? `"${address}" is an IPv6 address; use an AAAA record.`
+        : `"${address}" is not an IPv4 address in dotted-quad form (for example 192.0.2.1).`;
   addProblem(ctx, 'invalid_ipv4', detail);
   return z.NEVER;
 });

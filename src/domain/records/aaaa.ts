@@ -14,9 +14,7 @@ export const ipv6Field = stringField('address').transform((value, ctx) => {
   addProblem(
     ctx,
     'invalid_ipv6',
-    canonicalIpv4(address) !== null
-      ? `"${address}" is an IPv4 address; use an A record.`
-      : `"${address}" is not an IPv6 address (for example 2001:db8::1).`,
+    canonicalIpv4(address) !== null ? `"${address}" is an IPv4 address; use an A record.` : `"${address}" is not an IPv6 address (for example 2001:db8::1).`,
   );
   return z.NEVER;
 });

@@ -22,9 +22,13 @@ export const dsRule: RecordTypePolicy = {
     })
     .superRefine((data, ctx) => {
       const wanted = DIGEST_HEX_LENGTH[data.digest_type];
-      if (wanted === undefined) addProblem(ctx, 'unknown_digest_type', `"digest_type" ${data.digest_type} is not a DS digest type in use: 1 (SHA-1), 2 (SHA-256) or 4 (SHA-384).`, ['digest_type']);
+      if (wanted === undefined)
+        addProblem(ctx, 'unknown_digest_type', `"digest_type" ${data.digest_type} is not a DS digest type in use: 1 (SHA-1), 2 (SHA-256) or 4 (SHA-384).`, [
+          'digest_type',
+        ]);
       else if (!/^[0-9a-f]+$/.test(data.digest)) addProblem(ctx, 'invalid_hex', '"digest" must be hexadecimal (0-9, a-f).', ['digest']);
-      else if (data.digest.length !== wanted) addProblem(ctx, 'invalid_length', `A digest of type ${data.digest_type} has ${wanted} hex digits; this one has ${data.digest.length}.`, ['digest']);
+      else if (data.digest.length !== wanted)
+        addProblem(ctx, 'invalid_length', `A digest of type ${data.digest_type} has ${wanted} hex digits; this one has ${data.digest.length}.`, ['digest']);
     }),
   ownerProblem: (owner) => {
     if (owner === '@') return "A DS record belongs at a delegation point below the apex (RFC 4035 §2.4); the zone's own DS is published by its parent.";

@@ -45,7 +45,12 @@ export const tlsaRule: RecordTypePolicy = {
     })
     .superRefine((d, ctx) => {
       const expected = isUint(d.matching_type, 2) ? DIGEST_HEX_LENGTH[d.matching_type] : undefined;
-      if (expected !== undefined && typeof d.certificate_data === 'string' && /^[0-9a-f]+$/.test(d.certificate_data) && d.certificate_data.length !== expected) {
+      if (
+        expected !== undefined &&
+        typeof d.certificate_data === 'string' &&
+        /^[0-9a-f]+$/.test(d.certificate_data) &&
+        d.certificate_data.length !== expected
+      ) {
         addProblem(
           ctx,
           'invalid_digest_length',

@@ -141,7 +141,10 @@ function directive(record: LogicalRecord, state: State, out: Result): void {
     const arg = args[0];
     const ttl = arg && !arg.quoted && args.length === 1 ? parseTtl(arg.text) : null;
     if (ttl === null) {
-      error(arg && args.length === 1 ? 'invalid_ttl' : 'invalid_directive', `$TTL takes one TTL in seconds or with units (3600, 1h, 1d12h); "${args.map((a) => a.text).join(' ')}" is not.`);
+      error(
+        arg && args.length === 1 ? 'invalid_ttl' : 'invalid_directive',
+        `$TTL takes one TTL in seconds or with units (3600, 1h, 1d12h); "${args.map((a) => a.text).join(' ')}" is not.`,
+      );
       return;
     }
     state.defaultTtl = ttl;
@@ -189,7 +192,13 @@ function interpret(record: LogicalRecord, state: State, out: Result): void {
     const c = t.text.charCodeAt(0);
     if (ttl === null && c >= 0x30 && c <= 0x39) {
       ttl = parseTtl(t.text);
-      if (ttl === null) return report(out, record.line, 'invalid_ttl', `"${t.text}" is not a TTL (seconds up to ${2 ** 31 - 1}, or with units such as 1h, 1d12h) nor a record type.`);
+      if (ttl === null)
+        return report(
+          out,
+          record.line,
+          'invalid_ttl',
+          `"${t.text}" is not a TTL (seconds up to ${2 ** 31 - 1}, or with units such as 1h, 1d12h) nor a record type.`,
+        );
       state.lastTtl = ttl;
       k++;
     } else if (klass === null && (klass = classOf(t.text)) !== null) {
@@ -201,13 +210,20 @@ function interpret(record: LogicalRecord, state: State, out: Result): void {
   }
 
   if (!owner.ok) {
-    return report(out, record.line, owner.code, owner.line === record.line ? owner.detail : `${owner.detail} (the owner of line ${owner.line}, inherited by a line starting with blank space)`);
+    return report(
+      out,
+      record.line,
+      owner.code,
+      owner.line === record.line ? owner.detail : `${owner.detail} (the owner of line ${owner.line}, inherited by a line starting with blank space)`,
+    );
   }
-  if (klass === 'other') return report(out, record.line, 'unsupported_class', `Class ${klassText.toUpperCase()} is not supported; only IN records can be imported.`);
+  if (klass === 'other')
+    return report(out, record.line, 'unsupported_class', `Class ${klassText.toUpperCase()} is not supported; only IN records can be imported.`);
 
   const typeToken = tokens[k];
   if (!typeToken) return report(out, record.line, 'missing_type', 'The record has no type.');
-  if (typeToken.quoted) return report(out, record.line, 'unexpected_quoted_string', `A quoted string ("${typeToken.text}") stands where the record type belongs.`);
+  if (typeToken.quoted)
+    return report(out, record.line, 'unexpected_quoted_string', `A quoted string ("${typeToken.text}") stands where the record type belongs.`);
   const mnemonic = typeMnemonic(typeToken.text);
   if (mnemonic === null) return report(out, record.line, 'unknown_type', `"${typeToken.text}" is not a record type.`);
   const entryTtl: Pick<ZoneFileEntry, 'ttl' | 'ttlSource'> =

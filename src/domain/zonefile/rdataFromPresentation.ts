@@ -110,7 +110,9 @@ export function rdataFromPresentation(type: string, tokens: readonly Token[], or
     }
     if (!token) {
       const missing = layout.slice(layout.findIndex(([f]) => f === field)).map(([f]) => `"${f}"`);
-      return invalid(`${type} has ${layout.length} field${layout.length > 1 ? 's' : ''} (${layout.map(([f]) => f).join(', ')}); ${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} missing.`);
+      return invalid(
+        `${type} has ${layout.length} field${layout.length > 1 ? 's' : ''} (${layout.map(([f]) => f).join(', ')}); ${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} missing.`,
+      );
     }
     switch (kind) {
       case 'uint':
@@ -141,7 +143,10 @@ export function rdataFromPresentation(type: string, tokens: readonly Token[], or
         break;
       }
       case 'strings': {
-        const text = tokensText(tokens.slice(k).map((t) => t.text), what);
+        const text = tokensText(
+          tokens.slice(k).map((t) => t.text),
+          what,
+        );
         if (!text.ok) return text;
         data[field] = text.value;
         k = tokens.length;
@@ -174,7 +179,9 @@ export function rdataFromPresentation(type: string, tokens: readonly Token[], or
   const extra = tokens[k];
   if (extra) {
     const last = layout[layout.length - 1]![0];
-    return invalid(`${type} has ${layout.length} field${layout.length > 1 ? 's' : ''} (${layout.map(([f]) => f).join(', ')}); unexpected "${extra.text}" after "${last}".`);
+    return invalid(
+      `${type} has ${layout.length} field${layout.length > 1 ? 's' : ''} (${layout.map(([f]) => f).join(', ')}); unexpected "${extra.text}" after "${last}".`,
+    );
   }
   return { ok: true, value: data };
 }

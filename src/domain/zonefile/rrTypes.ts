@@ -13,9 +13,7 @@ export function typeMnemonic(token: string): string | null {
   return code === null ? null : typeName(code);
 }
 
-export type TypeDisposition =
-  | { kind: 'import'; type: RecordType }
-  | { kind: 'skip'; reason: 'soa' | 'dnssec' | 'unsupported_type' };
+export type TypeDisposition = { kind: 'import'; type: RecordType } | { kind: 'skip'; reason: 'soa' | 'dnssec' | 'unsupported_type' };
 
 /** What the importer does with a type (apex NS is decided by the caller, who knows the owner). */
 export function typeDisposition(mnemonic: string): TypeDisposition {

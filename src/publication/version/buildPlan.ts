@@ -61,7 +61,14 @@ export function planBuild(zone: BuildZone, keys: KeyRow[], nameservers: readonly
   // starts, stops, changes keys or refreshes signatures over the whole zone (docs/dnssec.md).
   // Names with an escaped octet are left to the whole signer: the lookup of what lies below a
   // name (servedChain) matches names as text.
-  const byChange = signing !== null && signing === zone.served_signing && !resignDue && rendered && fromSerial !== null && touched !== null && !touched.some((n) => n.includes('\\'));
+  const byChange =
+    signing !== null &&
+    signing === zone.served_signing &&
+    !resignDue &&
+    rendered &&
+    fromSerial !== null &&
+    touched !== null &&
+    !touched.some((n) => n.includes('\\'));
   const whole = fromSerial === null || touched === null || ((signing !== null || zone.served_signing !== null) && !byChange);
   const serial = published === null ? initialSerial(zone.created_at) : nextSerial(published, now);
   return { zone, keys, signing, touched, byChange, whole, fromSerial, serial };

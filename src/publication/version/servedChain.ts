@@ -16,7 +16,11 @@ const PAST_THE_LAST_LABEL = 'w';
 export function servedChain(trx: Transaction, zone: { id: string; name: string }): ChainLookup {
   return {
     async withDescendants(names) {
-      const found = await namesWithStoredDescendants(trx, zone.id, names.map((n) => relativeName(n, zone.name)));
+      const found = await namesWithStoredDescendants(
+        trx,
+        zone.id,
+        names.map((n) => relativeName(n, zone.name)),
+      );
       return new Set(found.map((n) => absoluteName(n, zone.name)));
     },
 
@@ -27,7 +31,12 @@ export function servedChain(trx: Transaction, zone: { id: string; name: string }
       const last = lists.get(PAST_THE_LAST_LABEL) ?? [];
       const preceding = new Map(labels.map((h) => [h, [...(lists.get(h) ?? []), ...last].slice(0, count)]));
       const owners = [...new Set([...preceding.values()].flat())];
-      const records: ZoneRecord[] = (await servedRecordsAt(trx, zone.id, owners)).map((r) => ({ name: absoluteName(r.name, zone.name), type: r.type, ttl: r.ttl, rdata: r.rdata }));
+      const records: ZoneRecord[] = (await servedRecordsAt(trx, zone.id, owners)).map((r) => ({
+        name: absoluteName(r.name, zone.name),
+        type: r.type,
+        ttl: r.ttl,
+        rdata: r.rdata,
+      }));
       return { preceding, records };
     },
   };

@@ -23,7 +23,8 @@ export const DNSSEC_TYPES: ReadonlySet<number> = DNSSEC_TYPE_CODES;
 export const DNSSEC_RECORD_PREFIX = 'dnssec:';
 export const isDnssecRecord = (r: { recordId: string }) => r.recordId.startsWith(DNSSEC_RECORD_PREFIX);
 
-const idOf = (r: ZoneRecord) => `${DNSSEC_RECORD_PREFIX}${createHash('sha1').update(`${r.name}\u0000${r.type}\u0000${r.ttl}\u0000`).update(r.rdata).digest('hex')}`;
+const idOf = (r: ZoneRecord) =>
+  `${DNSSEC_RECORD_PREFIX}${createHash('sha1').update(`${r.name}\u0000${r.type}\u0000${r.ttl}\u0000`).update(r.rdata).digest('hex')}`;
 
 export interface SignInputs {
   zoneName: string;
@@ -44,7 +45,14 @@ export async function signDraft(inputs: SignInputs): Promise<{ removed: DraftRec
 function* signedDiff(inputs: SignInputs, signing: NonNullable<SignInputs['signing']>): Generator<void, { removed: DraftRecord[]; added: DraftRecord[] }> {
   const { zoneName, previous } = inputs;
   const absolute = (r: ZoneRecord) => ({ ...r, name: absoluteName(r.name, zoneName) });
-  const signed = yield* signZoneSteps(zoneName, inputs.unsigned.map(absolute), signing.keys, signing.policy, [...previous.records, ...previous.dnssec].map(absolute), false);
+  const signed = yield* signZoneSteps(
+    zoneName,
+    inputs.unsigned.map(absolute),
+    signing.keys,
+    signing.policy,
+    [...previous.records, ...previous.dnssec].map(absolute),
+    false,
+  );
   const made = new Map<string, DraftRecord>();
   for (const [i, r] of signed.entries()) {
     if (i % 4096 === 0) yield;

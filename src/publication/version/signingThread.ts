@@ -38,7 +38,14 @@ const SLICE = 2000;
 const ROWS_PER_STATEMENT = 20_000;
 
 type ToThread =
-  | { kind: 'version'; inputs: VersionInputs; fingerprint: string | null; system: DraftInputs['system']; rendered: DraftInputs['rendered']; rowsPerStatement: number }
+  | {
+      kind: 'version';
+      inputs: VersionInputs;
+      fingerprint: string | null;
+      system: DraftInputs['system'];
+      rendered: DraftInputs['rendered'];
+      rowsPerStatement: number;
+    }
   | { kind: 'stored'; records: StoredRecord[] }
   | { kind: 'served'; records: DraftRecord[] }
   | { kind: 'end' };
@@ -52,8 +59,16 @@ export const usesSigningThread = (read: DraftInputs, options: SigningThreadOptio
  * the build in this thread would have (a record that cannot be published), with an Error when
  * the thread fails or stops without an answer: nothing is committed, and the build is tried again.
  */
-export async function versionInSigningThread(inputs: VersionInputs, read: DraftInputs, fingerprint: string | null, options: SigningThreadOptions): Promise<VersionRow> {
-  const worker = new Worker(new URL('./signingThread.mjs', import.meta.url), options.heapMb === null ? {} : { resourceLimits: { maxOldGenerationSizeMb: options.heapMb } });
+export async function versionInSigningThread(
+  inputs: VersionInputs,
+  read: DraftInputs,
+  fingerprint: string | null,
+  options: SigningThreadOptions,
+): Promise<VersionRow> {
+  const worker = new Worker(
+    new URL('./signingThread.mjs', import.meta.url),
+    options.heapMb === null ? {} : { resourceLimits: { maxOldGenerationSizeMb: options.heapMb } },
+  );
   const answer = new Promise<VersionRow>((resolve, reject) => {
     worker.once('message', (m: FromThread) => {
       if (m.kind === 'row') resolve(bufferedRow(m.row));
@@ -66,8 +81,18 @@ export async function versionInSigningThread(inputs: VersionInputs, read: DraftI
   answer.catch(() => undefined); // awaited below, unless handing over failed first
   try {
     const post = (m: ToThread) => worker.postMessage(m);
-    post({ kind: 'version', inputs, fingerprint, system: read.system, rendered: read.rendered, rowsPerStatement: options.rowsPerStatement ?? ROWS_PER_STATEMENT });
-    for (const [kind, records] of [['stored', read.stored], ['served', read.served]] as const) {
+    post({
+      kind: 'version',
+      inputs,
+      fingerprint,
+      system: read.system,
+      rendered: read.rendered,
+      rowsPerStatement: options.rowsPerStatement ?? ROWS_PER_STATEMENT,
+    });
+    for (const [kind, records] of [
+      ['stored', read.stored],
+      ['served', read.served],
+    ] as const) {
       for (let i = 0; i < records.length; i += SLICE) {
         post({ kind, records: records.slice(i, i + SLICE) } as ToThread);
         await new Promise((r) => setImmediate(r));
@@ -90,10 +115,11 @@ export function serveSigningThread(): void {
     if (m.kind === 'version') version = m;
     else if (m.kind === 'stored') for (const r of m.records) stored.push(r);
     else if (m.kind === 'served') for (const r of m.records) served.push({ ...r, rdata: asBuffer(r.rdata) });
-    else void answer(version!, stored, served).then((reply) => {
-      port.postMessage(reply, reply.kind === 'row' ? transferables(reply.row) : []);
-      port.close();
-    });
+    else
+      void answer(version!, stored, served).then((reply) => {
+        port.postMessage(reply, reply.kind === 'row' ? transferables(reply.row) : []);
+        port.close();
+      });
   });
 }
 
@@ -102,7 +128,16 @@ async function answer(v: Extract<ToThread, { kind: 'version' }>, stored: StoredR
     const inputs: VersionInputs = { ...v.inputs, signing: v.inputs.signing && { ...v.inputs.signing, keys: keysAsBuffers(v.inputs.signing.keys) } };
     const read: DraftInputs = { stored, served, system: v.system.map((r) => ({ ...r, rdata: asBuffer(r.rdata) })), rendered: v.rendered };
     const row = await versionRow(await draftFrom(inputs, read), v.fingerprint, v.rowsPerStatement);
-    return { kind: 'row', row: { ...row, removed: row.removed.map(jsonbBinary), added: row.added.map(jsonbBinary), upserted: row.upserted.map(jsonbBinary), gone: textArrayLiteral(row.gone) } };
+    return {
+      kind: 'row',
+      row: {
+        ...row,
+        removed: row.removed.map(jsonbBinary),
+        added: row.added.map(jsonbBinary),
+        upserted: row.upserted.map(jsonbBinary),
+        gone: textArrayLiteral(row.gone),
+      },
+    };
   } catch (err) {
     return { kind: 'failed', message: (err as Error).message, buildError: err instanceof BuildError };
   }

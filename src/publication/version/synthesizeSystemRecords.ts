@@ -16,6 +16,8 @@ export function synthesizeSystemRecords(
   inputs: RenderedInputs = {},
 ): VersionDraft['system'] {
   const ctx = { zone, serial, nameservers };
-  const after = RECORD_SOURCES.flatMap((source) => (!source.read ? source.render(ctx, undefined) : inputs[source.name] === undefined ? [] : source.render(ctx, inputs[source.name])));
+  const after = RECORD_SOURCES.flatMap((source) =>
+    !source.read ? source.render(ctx, undefined) : inputs[source.name] === undefined ? [] : source.render(ctx, inputs[source.name]),
+  );
   return { before, after, nameservers: [...nameservers] };
 }

@@ -65,7 +65,9 @@ export async function versionRow(draft: VersionDraft, signing: string | null, ro
   const upserted = [...draft.records.added, ...draft.signatures.added];
   const perStatement = Math.max(1, Math.floor(rowsPerStatement / JSON_PART));
   const arrays = (parts: string[]) =>
-    parts.length <= perStatement ? [jsonArray(parts)] : Array.from({ length: Math.ceil(parts.length / perStatement) }, (_, i) => jsonArray(parts.slice(i * perStatement, (i + 1) * perStatement)));
+    parts.length <= perStatement
+      ? [jsonArray(parts)]
+      : Array.from({ length: Math.ceil(parts.length / perStatement) }, (_, i) => jsonArray(parts.slice(i * perStatement, (i + 1) * perStatement)));
   return {
     serial: draft.serial,
     fromSerial: draft.fromSerial,

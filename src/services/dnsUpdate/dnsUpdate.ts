@@ -110,8 +110,17 @@ class Answered extends Error {
 export async function applyDnsUpdate(deps: DnsUpdateDeps, request: DnsUpdateRequest): Promise<DnsUpdateResult> {
   const requestId = newId('req');
   const keyId = request.key?.owner ?? null;
-  const answer = (rcode: UpdateRcode, reason: string | null, more: Partial<DnsUpdateResult> = {}): DnsUpdateResult => ({ rcode, reason, requestId, keyId, changeSetId: null, live: null, ...more });
-  if (!request.key || keyId === null) return answer('REFUSED', `the deployment's key ${request.key?.name ?? '(none)'} is for transfers and NOTIFY, not for updates`);
+  const answer = (rcode: UpdateRcode, reason: string | null, more: Partial<DnsUpdateResult> = {}): DnsUpdateResult => ({
+    rcode,
+    reason,
+    requestId,
+    keyId,
+    changeSetId: null,
+    live: null,
+    ...more,
+  });
+  if (!request.key || keyId === null)
+    return answer('REFUSED', `the deployment's key ${request.key?.name ?? '(none)'} is for transfers and NOTIFY, not for updates`);
 
   const written = await withDatabaseDeadline(deps.config.database.requestTimeoutMs, async () => {
     const key: UpdateKey | null = await tsigKeyWithChain(deps.db, keyId);
@@ -124,7 +133,10 @@ export async function applyDnsUpdate(deps: DnsUpdateDeps, request: DnsUpdateRequ
     }
     if (isEffectivelySuspended(key.chain)) return answer('REFUSED', `tenant ${tenant.id} is suspended`);
     // The key writes as itself: the audit log and the change set name the key.
-    const actor = tokenlessActor(key.id, `TSIG key ${key.name}`, key.chain, deps.config.deployment, requestId, { policy: key.policy, source: request.remoteAddress });
+    const actor = tokenlessActor(key.id, `TSIG key ${key.name}`, key.chain, deps.config.deployment, requestId, {
+      policy: key.policy,
+      source: request.remoteAddress,
+    });
     const refused = async (err: DomainError) => {
       await auditCredentialRefusal(deps.db, actor, err, deps.clock.now(), { dns_update: { zone: request.zone, transport: request.transport } });
       return answer('REFUSED', describe(err));
@@ -143,7 +155,8 @@ export async function applyDnsUpdate(deps: DnsUpdateDeps, request: DnsUpdateRequ
       if (!(err instanceof DomainError)) throw err;
       if (err.code === 'credential_policy') return refused(err);
       // Not a zone of the key's tenant (or going away): not one this key may update here (§3.1.2).
-      if (err.code === 'not_found' || (err.code === 'conflict' && err.params.reason === 'zone_being_deleted')) return answer('NOTAUTH', `zone ${request.zone} is not a zone of the key's tenant`);
+      if (err.code === 'not_found' || (err.code === 'conflict' && err.params.reason === 'zone_being_deleted'))
+        return answer('NOTAUTH', `zone ${request.zone} is not a zone of the key's tenant`);
       // The API's refusals: invalid data, managed and system records, quotas. The write contention
       // 503 (still aborted after every retry) is the service's failure: thrown on.
       if (err.code === 'service_unavailable' || err.code === 'internal_error') throw err;
@@ -156,7 +169,12 @@ export async function applyDnsUpdate(deps: DnsUpdateDeps, request: DnsUpdateRequ
 }
 
 /** Steps 4 to 6 in one transaction under the zone's lock; the change set's id, or null when nothing changed. */
-async function writeUpdate(deps: DnsUpdateDeps, actor: Actor, key: UpdateKey, request: DnsUpdateRequest): Promise<{ changeSetId: string | null; ignored: string[] }> {
+async function writeUpdate(
+  deps: DnsUpdateDeps,
+  actor: Actor,
+  key: UpdateKey,
+  request: DnsUpdateRequest,
+): Promise<{ changeSetId: string | null; ignored: string[] }> {
   const prerequisites = request.prerequisites.map(readPrerequisite);
   const updates = request.updates.map(readUpdate);
   return transactionWithRetry(deps.db, async (trx) => {

@@ -22,9 +22,7 @@ const SALT_BYTES = 16;
 export const generatePassword = (): string => encodeBase32Hex(randomBytes(20), true);
 
 const scryptAsync = (password: string, salt: Buffer) =>
-  new Promise<Buffer>((resolve, reject) =>
-    scrypt(password, salt, KEY_BYTES, { N, r: R, p: P }, (err, key) => (err ? reject(err) : resolve(key))),
-  );
+  new Promise<Buffer>((resolve, reject) => scrypt(password, salt, KEY_BYTES, { N, r: R, p: P }, (err, key) => (err ? reject(err) : resolve(key))));
 
 /** The stored form: `scrypt$N$r$p$salt$key` (base64url), so parameters can change later. */
 export async function hashPassword(password: string): Promise<string> {
@@ -38,7 +36,9 @@ async function verifyHash(password: string, stored: string): Promise<boolean> {
   if (scheme !== 'scrypt' || !salt || !key) return false;
   const expected = Buffer.from(key, 'base64url');
   const actual = await new Promise<Buffer>((resolve, reject) =>
-    scrypt(password, Buffer.from(salt, 'base64url'), expected.length, { N: Number(n), r: Number(r), p: Number(p) }, (err, k) => (err ? reject(err) : resolve(k))),
+    scrypt(password, Buffer.from(salt, 'base64url'), expected.length, { N: Number(n), r: Number(r), p: Number(p) }, (err, k) =>
+      err ? reject(err) : resolve(k),
+    ),
   );
   return actual.length === expected.length && timingSafeEqual(actual, expected);
 }

@@ -43,7 +43,13 @@ export async function getHost(scoped: ScopedDb, db: Parameters<typeof withHostDe
   return dyndnsHostToDomain(row);
 }
 
-export async function listHosts(scoped: ScopedDb, db: Parameters<typeof withHostDetails>[0], filter: { zone?: string }, after: unknown[] | null, limit: number) {
+export async function listHosts(
+  scoped: ScopedDb,
+  db: Parameters<typeof withHostDetails>[0],
+  filter: { zone?: string },
+  after: unknown[] | null,
+  limit: number,
+) {
   const q = hostsQuery(scoped, db);
   if (filter.zone !== undefined) q.where('z.name', zoneNameFromPath(filter.zone) ?? '');
   const page = await paginate<DyndnsHostRow & Record<string, unknown>>(q, [{ column: 'h.id', direction: 'asc', field: 'id' }], after, limit);
@@ -89,14 +95,43 @@ export async function createHost(ctx: WriteContext, config: Config, input: HostC
     // A host owns its name's address records: it does not take over records written otherwise,
     // and a CNAME there would leave no room for them (RFC 1034 §3.6.2).
     const taken = (await ctx.trx('records').where({ zone_id: zone.id, name }).whereIn('type', ['A', 'AAAA', 'CNAME']).distinct('type')) as { type: string }[];
-    if (taken.length) throw new DomainError('conflict', { reason: 'dyndns_name_in_use', name, types: taken.map((t) => t.type).sort().join(', ') });
+    if (taken.length)
+      throw new DomainError('conflict', {
+        reason: 'dyndns_name_in_use',
+        name,
+        types: taken
+          .map((t) => t.type)
+          .sort()
+          .join(', '),
+      });
     const now = ctx.clock.now();
     const id = newId('dyn');
     const ttl = input.ttl ?? DEFAULT_DYNDNS_TTL;
-    await ctx.scoped.insert('dyndns_hosts', { id, tenant_id: zone.tenantId, zone_id: zone.id, name, ttl, password_hash: passwordHash, created_at: now, updated_at: now });
-    await recordAudit(ctx.trx, ctx.actor, now, { action: 'dyndns_host.created', targetType: 'dyndns_host', targetId: id, details: { zone: zone.name, name }, tenantId: zone.tenantId });
+    await ctx.scoped.insert('dyndns_hosts', {
+      id,
+      tenant_id: zone.tenantId,
+      zone_id: zone.id,
+      name,
+      ttl,
+      password_hash: passwordHash,
+      created_at: now,
+      updated_at: now,
+    });
+    await recordAudit(ctx.trx, ctx.actor, now, {
+      action: 'dyndns_host.created',
+      targetType: 'dyndns_host',
+      targetId: id,
+      details: { zone: zone.name, name },
+      tenantId: zone.tenantId,
+    });
     const changes = addressChanges(name, ttl, ipv4 ? [ipv4] : null, ipv6 ? [ipv6] : null);
-    if (changes.length) await applyChangeSet(ctx, zone, { changes, comment: `DynDNS host ${name} created` }, { kind: 'records', locate: (_i, inner) => ({ pointer: inner }), manager: id });
+    if (changes.length)
+      await applyChangeSet(
+        ctx,
+        zone,
+        { changes, comment: `DynDNS host ${name} created` },
+        { kind: 'records', locate: (_i, inner) => ({ pointer: inner }), manager: id },
+      );
     return { host: await getHost(ctx.scoped, ctx.trx, id), password };
   });
 }
@@ -126,10 +161,21 @@ async function writeHost<T>(ctx: WriteContext, config: Config, id: string, write
 export const deleteHost = (ctx: WriteContext, config: Config, id: string): Promise<void> =>
   writeHost(ctx, config, id, async (host, zone) => {
     if (zone.status !== 'deleting') {
-      await applyChangeSet(ctx, zone, { changes: addressChanges(host.name, host.ttl, [], []), comment: `DynDNS host ${host.name} deleted` }, { kind: 'records', skipWhenUnchanged: true, manager: host.id });
+      await applyChangeSet(
+        ctx,
+        zone,
+        { changes: addressChanges(host.name, host.ttl, [], []), comment: `DynDNS host ${host.name} deleted` },
+        { kind: 'records', skipWhenUnchanged: true, manager: host.id },
+      );
     }
     await ctx.scoped.from('dyndns_hosts').where('id', id).delete();
-    await recordAudit(ctx.trx, ctx.actor, ctx.clock.now(), { action: 'dyndns_host.deleted', targetType: 'dyndns_host', targetId: id, details: { zone: zone.name, name: host.name }, tenantId: host.tenantId });
+    await recordAudit(ctx.trx, ctx.actor, ctx.clock.now(), {
+      action: 'dyndns_host.deleted',
+      targetType: 'dyndns_host',
+      targetId: id,
+      details: { zone: zone.name, name: host.name },
+      tenantId: host.tenantId,
+    });
   });
 
 /** A new password; the old one stops working with this commit (credentials.ts). */
@@ -139,6 +185,12 @@ export async function rotatePassword(ctx: WriteContext, id: string): Promise<Hos
   const updated = await ctx.scoped.from('dyndns_hosts').where('id', id).update({ password_hash: passwordHash, updated_at: ctx.clock.now() });
   if (!updated) throw notFound('DynDNS host');
   const host = await getHost(ctx.scoped, ctx.trx, id);
-  await recordAudit(ctx.trx, ctx.actor, ctx.clock.now(), { action: 'dyndns_host.password_rotated', targetType: 'dyndns_host', targetId: id, details: { zone: host.zoneName, name: host.name }, tenantId: host.tenantId });
+  await recordAudit(ctx.trx, ctx.actor, ctx.clock.now(), {
+    action: 'dyndns_host.password_rotated',
+    targetType: 'dyndns_host',
+    targetId: id,
+    details: { zone: host.zoneName, name: host.name },
+    tenantId: host.tenantId,
+  });
   return { host, password };
 }

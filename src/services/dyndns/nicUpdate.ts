@@ -94,7 +94,8 @@ export async function nicUpdate(deps: NicUpdateDeps, limits: NicUpdateLimits, re
     // No address sent: the client's own is the one to publish, if others can reach it. One they
     // cannot (the loopback: a router on this machine, or behind a proxy missing from
     // DYNDNS_TRUSTED_PROXIES) is the service's setup to fix, not the router's request: dnserr.
-    if (!request.offline && !request.ipv4 && !request.ipv6 && request.source && unpublishableAddress(request.source, deps.config.deployment)) return answer('dnserr');
+    if (!request.offline && !request.ipv4 && !request.ipv6 && request.source && unpublishableAddress(request.source, deps.config.deployment))
+      return answer('dnserr');
     return updateHost(deps, host, chain, request, requestId);
   })();
   return named.map((_, i) => (mine[i] ? result : others(i)));
@@ -135,11 +136,22 @@ async function updateHost(deps: NicUpdateDeps, host: DyndnsHost, chain: Tenant[]
         const changes = addressChanges(host.name, host.ttl, asList(want.ipv4), asList(want.ipv6));
         // Planned under the zone's lock against the records as they are now: if another request
         // of the same router wrote them meanwhile, nothing changes and nothing is stored.
-        const { changeSet } = await applyChangeSet(ctx, zone, { changes, comment: `DynDNS update of ${host.fqdn}` }, { kind: 'records', skipWhenUnchanged: true, manager: host.id });
+        const { changeSet } = await applyChangeSet(
+          ctx,
+          zone,
+          { changes, comment: `DynDNS update of ${host.fqdn}` },
+          { kind: 'records', skipWhenUnchanged: true, manager: host.id },
+        );
         const ip = shown(want, host);
         if (!changeSet) return answer('nochg', ip);
         const now = deps.clock.now();
-        const kept = await markDyndnsHostUpdated(trx, host.id, zone.id, { ip: request.offline ? null : (ip ?? null), client: request.client?.slice(0, 200) ?? null }, now);
+        const kept = await markDyndnsHostUpdated(
+          trx,
+          host.id,
+          zone.id,
+          { ip: request.offline ? null : (ip ?? null), client: request.client?.slice(0, 200) ?? null },
+          now,
+        );
         // Its deletion (under the same lock) came first: roll the records back with the rest.
         if (!kept) throw new HostGone();
         return answer('good', ip);

@@ -69,7 +69,8 @@ export async function createAssignment(ctx: WriteContext, config: Config, reques
     }
   }
   const target = await assigneeTenant(ctx.trx, request.tenant_id);
-  if (target.type === 'platform') throw validationFailed([{ pointer: '/tenant_id', code: 'not_assignable', detail: 'The platform tenant holds the address spaces themselves.' }]);
+  if (target.type === 'platform')
+    throw validationFailed([{ pointer: '/tenant_id', code: 'not_assignable', detail: 'The platform tenant holds the address spaces themselves.' }]);
 
   let spaceId: string;
   let parentId: string | null = null;
@@ -91,23 +92,45 @@ export async function createAssignment(ctx: WriteContext, config: Config, reques
 
   const now = ctx.clock.now();
   const id = newId('ipa');
-  await ctx.scoped.insert('ip_assignments', { id, space_id: spaceId, tenant_id: target.id, cidr, server_name: serverName, parent_id: parentId, assigned_by: acting.id, created_at: now });
+  await ctx.scoped.insert('ip_assignments', {
+    id,
+    space_id: spaceId,
+    tenant_id: target.id,
+    cidr,
+    server_name: serverName,
+    parent_id: parentId,
+    assigned_by: acting.id,
+    created_at: now,
+  });
   // The space's row before any zone's (as PATCH /ip-spaces takes them): no lock-order deadlock.
-  if (block.family === 6 && block.prefixLength === 128) await syncSpaceForwardRecords(ctx, config, spaceId, `${cidr} assigned: forward record of its default PTR`);
+  if (block.family === 6 && block.prefixLength === 128)
+    await syncSpaceForwardRecords(ctx, config, spaceId, `${cidr} assigned: forward record of its default PTR`);
   await republishSingleAddress(ctx, config, block, 'assigned');
-  await recordAudit(ctx.trx, ctx.actor, now, { action: 'ip_assignment.created', targetType: 'ip_assignment', targetId: id, details: { cidr, tenant_id: target.id, server_name: serverName } });
+  await recordAudit(ctx.trx, ctx.actor, now, {
+    action: 'ip_assignment.created',
+    targetType: 'ip_assignment',
+    targetId: id,
+    details: { cidr, tenant_id: target.id, server_name: serverName },
+  });
   return getAssignment(ctx.scoped, id);
 }
 
 /** Only the tenant that made an assignment (or the platform) takes it back; its PTRs stay, defaults return. */
 export async function deleteAssignment(ctx: WriteContext, config: Config, id: string): Promise<void> {
   const a = await getAssignment(ctx.scoped, id);
-  if (ctx.actor.acting.type !== 'platform' && a.assignedBy !== ctx.actor.acting.id) throw new DomainError('forbidden', { reason: 'assignments_by_platform_or_reseller' });
+  if (ctx.actor.acting.type !== 'platform' && a.assignedBy !== ctx.actor.acting.id)
+    throw new DomainError('forbidden', { reason: 'assignments_by_platform_or_reseller' });
   if (await assignmentHasChildren(ctx.trx, id)) throw new DomainError('conflict', { reason: 'assignment_has_children', cidr: formatBlock(a.block) });
   await deleteAssignmentRow(ctx.trx, id);
-  if (a.block.family === 6 && a.block.prefixLength === 128) await syncSpaceForwardRecords(ctx, config, a.spaceId, `${formatBlock(a.block)} unassigned: forward record of its default PTR`);
+  if (a.block.family === 6 && a.block.prefixLength === 128)
+    await syncSpaceForwardRecords(ctx, config, a.spaceId, `${formatBlock(a.block)} unassigned: forward record of its default PTR`);
   await republishSingleAddress(ctx, config, a.block, 'unassigned');
-  await recordAudit(ctx.trx, ctx.actor, ctx.clock.now(), { action: 'ip_assignment.deleted', targetType: 'ip_assignment', targetId: id, details: { cidr: formatBlock(a.block), tenant_id: a.tenantId } });
+  await recordAudit(ctx.trx, ctx.actor, ctx.clock.now(), {
+    action: 'ip_assignment.deleted',
+    targetType: 'ip_assignment',
+    targetId: id,
+    details: { cidr: formatBlock(a.block), tenant_id: a.tenantId },
+  });
 }
 
 /**

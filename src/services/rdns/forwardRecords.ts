@@ -55,7 +55,14 @@ export const FORWARD_CHUNK = 4096;
  * one: staff), not being deleted, holding every name the pattern gives and with room for the
  * records (422 otherwise; `spaceId`: the space's own records there already count as room).
  */
-export async function forwardZoneInput(ctx: WriteContext, config: Config, name: string, pattern: string, block: Block, spaceId: string | null = null): Promise<Zone> {
+export async function forwardZoneInput(
+  ctx: WriteContext,
+  config: Config,
+  name: string,
+  pattern: string,
+  block: Block,
+  spaceId: string | null = null,
+): Promise<Zone> {
   const problem = (code: string, detail: string) => validationFailed([{ pointer: '/forward_zone', code, detail }]);
   const zone = await findZone(ctx.scoped, config, name, null).catch((e: unknown) => {
     if (e instanceof DomainError && e.code === 'not_found') return null;
@@ -63,7 +70,10 @@ export async function forwardZoneInput(ctx: WriteContext, config: Config, name: 
   });
   if (!zone) throw problem('zone_not_found', `No zone ${name} is hosted by the service.`);
   if (zone.tenantId !== ctx.actor.acting.id || zone.kind !== 'forward') {
-    throw problem('not_platform_zone', `${zone.name} is not a forward zone of the provider (the platform tenant): default names resolve only in the provider's own zones.`);
+    throw problem(
+      'not_platform_zone',
+      `${zone.name} is not a forward zone of the provider (the platform tenant): default names resolve only in the provider's own zones.`,
+    );
   }
   if (zone.status === 'deleting') throw problem('zone_being_deleted', `${zone.name} is being deleted.`);
   const suffix = patternSuffix(pattern);
@@ -74,7 +84,10 @@ export async function forwardZoneInput(ctx: WriteContext, config: Config, name: 
   if (block.family === 4) {
     const room = MAX_RECORDS_PER_ZONE - (zone.recordCount - (spaceId ? await keptForwardRecordCount(ctx.trx, spaceId, zone.id) : 0));
     if (Number(blockSize(block)) > room) {
-      throw problem('too_many_records', `${zone.name} has room for ${room} more records; the space's ${blockSize(block)} forward records do not fit (a zone holds at most ${MAX_RECORDS_PER_ZONE}).`);
+      throw problem(
+        'too_many_records',
+        `${zone.name} has room for ${room} more records; the space's ${blockSize(block)} forward records do not fit (a zone holds at most ${MAX_RECORDS_PER_ZONE}).`,
+      );
     }
   }
   return zone;
@@ -122,15 +135,14 @@ async function defaultNames(ctx: WriteContext, space: SpaceForForward, block: Bl
     return keyed(singles.map((ip) => parseAddress(ip)));
   }
   const cacheKey = `${space.cidr}|${space.ptr_pattern}|${zoneName}`;
-  const wanted = wantedIpv4.get(cacheKey) ?? keyed(Array.from({ length: Number(blockSize(block)) }, (_, i) => ({ family: 4, value: block.network + BigInt(i) })));
+  const wanted =
+    wantedIpv4.get(cacheKey) ?? keyed(Array.from({ length: Number(blockSize(block)) }, (_, i) => ({ family: 4, value: block.network + BigInt(i) })));
   // Newest last, so that the first is the one to evict.
   wantedIpv4.delete(cacheKey);
   wantedIpv4.set(cacheKey, wanted);
   if (wantedIpv4.size > WANTED_IPV4_KEPT) wantedIpv4.delete(wantedIpv4.keys().next().value!);
   return wanted;
 }
-
-
 
 /** What a zone still lacks after a chunk: the space's names there, those not stored yet, and the space's records there that should go. */
 export interface ForwardProgress {
@@ -167,10 +179,12 @@ async function writeForwardChunk(
     const creates = Math.min(missing.size, stale.length ? FORWARD_CHUNK / 2 : FORWARD_CHUNK);
     const deletes = Math.min(stale.length, FORWARD_CHUNK - creates);
     const changes: ChangeItem[] = stale.slice(0, deletes).map((id) => ({ op: 'delete', id }));
-    for (const r of [...missing.values()].slice(0, creates)) changes.push({ op: 'create', record: { name: `${r.name}.`, type: r.type, data: { address: r.address } } });
+    for (const r of [...missing.values()].slice(0, creates))
+      changes.push({ op: 'create', record: { name: `${r.name}.`, type: r.type, data: { address: r.address } } });
     // Whatever an item trips over (a CNAME of the platform's own at a default name, the zone's
     // record limit), it is the choice of this forward zone that the request must change.
-    if (changes.length) await applyChangeSet(owner, zone, { changes, comment }, { kind: 'records', manager: spaceId, locate: () => ({ pointer: '/forward_zone' }) });
+    if (changes.length)
+      await applyChangeSet(owner, zone, { changes, comment }, { kind: 'records', manager: spaceId, locate: () => ({ pointer: '/forward_zone' }) });
     return { total: names.size, missing: missing.size - creates, stale: stale.length - deletes };
   });
 }
@@ -182,7 +196,15 @@ async function writeForwardChunk(
  * left to the worker as the space's job row for that zone. The caller holds the space's row
  * (FOR UPDATE or FOR SHARE): locks go space, zone, job row, as the worker takes them.
  */
-export async function syncForwardRecords(ctx: WriteContext, config: Config, space: SpaceForForward, block: Block, zoneId: string, keep: boolean, comment: string): Promise<void> {
+export async function syncForwardRecords(
+  ctx: WriteContext,
+  config: Config,
+  space: SpaceForForward,
+  block: Block,
+  zoneId: string,
+  keep: boolean,
+  comment: string,
+): Promise<void> {
   const progress = await writeForwardChunk(ctx, config, space.id, keep ? (zoneName) => defaultNames(ctx, space, block, zoneName) : null, zoneId, comment);
   await storeForwardJob(ctx.trx, space.id, zoneId, progress, ctx.clock.now());
 }
@@ -218,12 +240,13 @@ export interface ForwardRecordsState {
 }
 
 /** The forward-record state of each space: from its job rows, or complete without any. */
-export async function forwardRecordsStates(db: Runner, spaces: { id: string; block: Block; forwardZoneId: string | null }[]): Promise<Map<string, ForwardRecordsState>> {
+export async function forwardRecordsStates(
+  db: Runner,
+  spaces: { id: string; block: Block; forwardZoneId: string | null }[],
+): Promise<Map<string, ForwardRecordsState>> {
   const ids = spaces.map((s) => s.id);
   const jobs = ids.length ? await forwardJobsOf(db, ids) : [];
-  const singles = ids.length
-    ? await singleAssignmentCounts(db, ids)
-    : [];
+  const singles = ids.length ? await singleAssignmentCounts(db, ids) : [];
   const states = new Map<string, ForwardRecordsState>();
   for (const s of spaces) {
     const own = jobs.filter((j) => j.space_id === s.id);
@@ -291,7 +314,9 @@ async function forwardJobChunk(trx: Transaction, deps: ForwardWorkerDeps, candid
   const space = await shareSpaceForForward(trx, candidate.space_id);
   const zoneTenant = await zoneTenantId(trx, candidate.zone_id);
   // The worker writes as the zone's tenant (the platform), without a token: the audit log names it.
-  const ctx = zoneTenant ? await tenantWriteContext(trx, deps.clock, zoneTenant, { id: 'rdns-forward-records', name: 'address space forward records' }, deps.config.deployment) : null;
+  const ctx = zoneTenant
+    ? await tenantWriteContext(trx, deps.clock, zoneTenant, { id: 'rdns-forward-records', name: 'address space forward records' }, deps.config.deployment)
+    : null;
   if (!ctx) {
     await deleteForwardJob(trx, candidate);
     return 'skipped';
@@ -300,7 +325,14 @@ async function forwardJobChunk(trx: Transaction, deps: ForwardWorkerDeps, candid
   if (!(await forwardJobExists(trx, candidate))) return 'skipped';
   const keep = space !== undefined && space.forward_zone_id === candidate.zone_id;
   const comment = space ? `address space ${space.cidr}: forward records of its default PTRs` : 'removed address space: its forward records';
-  const progress = await writeForwardChunk(ctx, deps.config, candidate.space_id, keep ? (zoneName) => defaultNames(ctx, space, parseBlock(space.cidr), zoneName) : null, candidate.zone_id, comment);
+  const progress = await writeForwardChunk(
+    ctx,
+    deps.config,
+    candidate.space_id,
+    keep ? (zoneName) => defaultNames(ctx, space, parseBlock(space.cidr), zoneName) : null,
+    candidate.zone_id,
+    comment,
+  );
   await storeForwardJob(trx, candidate.space_id, candidate.zone_id, progress, deps.clock.now());
   return 'written';
 }

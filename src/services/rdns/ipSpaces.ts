@@ -21,7 +21,21 @@ import { type DnssecDeps, type DnssecView, disableDnssec, dnssecViews, enableDns
 import { zoneToDomain } from '../../db/repositories/zoneRows.js';
 import { DISABLING, type DnssecState } from '../../domain/dnssec/states.js';
 import type { DbContext, Runner } from '../../db/context.js';
-import { allIpSpaceRows, deleteIpSpaceRow, insertIpSpaceRow, ipSpaceRow, liveSpaceZoneNames, liveSpaceZoneStates, lockIpSpaceForChange, lockIpSpaceForDeletion, pageSpaceZoneRows, spaceHasAssignments, takenZoneName, updateIpSpaceRow, zoneNameById } from '../../db/repositories/ipSpaceRows.js';
+import {
+  allIpSpaceRows,
+  deleteIpSpaceRow,
+  insertIpSpaceRow,
+  ipSpaceRow,
+  liveSpaceZoneNames,
+  liveSpaceZoneStates,
+  lockIpSpaceForChange,
+  lockIpSpaceForDeletion,
+  pageSpaceZoneRows,
+  spaceHasAssignments,
+  takenZoneName,
+  updateIpSpaceRow,
+  zoneNameById,
+} from '../../db/repositories/ipSpaceRows.js';
 import { writeZone } from '../zoneWrite.js';
 import { type ForwardRecordsState, forwardRecordsStates, forwardZoneInput, syncForwardRecords } from './forwardRecords.js';
 
@@ -34,7 +48,10 @@ export function assertPlatform(actor: Actor): void {
 export type IpSpaceView = IpSpace & { forwardRecords: ForwardRecordsState };
 
 async function withForwardRecords(db: Runner, spaces: IpSpace[]): Promise<IpSpaceView[]> {
-  const states = await forwardRecordsStates(db, spaces.map((s) => ({ id: s.id, block: s.block, forwardZoneId: s.forwardZone?.id ?? null })));
+  const states = await forwardRecordsStates(
+    db,
+    spaces.map((s) => ({ id: s.id, block: s.block, forwardZoneId: s.forwardZone?.id ?? null })),
+  );
   return spaces.map((s) => ({ ...s, forwardRecords: states.get(s.id)! }));
 }
 
@@ -89,16 +106,27 @@ export async function createIpSpace(
   const pattern = checkPattern(request.ptr_pattern, block);
   const forwardZone = request.forward_zone ? await forwardZoneInput(ctx, config, request.forward_zone, pattern, block) : null;
   if (block.family === 4 && block.prefixLength < MIN_IPV4_SPACE) {
-    throw validationFailed([{ pointer: '/cidr', code: 'block_too_large', detail: `An IPv4 address space is at most a /${MIN_IPV4_SPACE}; add ${formatBlock(block)} in parts.` }]);
+    throw validationFailed([
+      { pointer: '/cidr', code: 'block_too_large', detail: `An IPv4 address space is at most a /${MIN_IPV4_SPACE}; add ${formatBlock(block)} in parts.` },
+    ]);
   }
   const zones = providerZonesOf(block);
   if (zones.length > MAX_ZONES_PER_SPACE) {
-    throw validationFailed([{ pointer: '/cidr', code: 'too_many_reverse_zones', detail: `${formatBlock(block)} is cut into ${zones.length} reverse zones; add it in parts of at most ${MAX_ZONES_PER_SPACE}.` }]);
+    throw validationFailed([
+      {
+        pointer: '/cidr',
+        code: 'too_many_reverse_zones',
+        detail: `${formatBlock(block)} is cut into ${zones.length} reverse zones; add it in parts of at most ${MAX_ZONES_PER_SPACE}.`,
+      },
+    ]);
   }
   await lockBlocks(ctx);
   const other = await overlappingBlock(ctx, block, ['ip_spaces', 'prefixes']);
   if (other) throw new DomainError('conflict', { reason: 'ip_block_overlap', cidr: formatBlock(block), other: other.cidr });
-  const taken = await takenZoneName(ctx.trx, zones.map((z) => z.name));
+  const taken = await takenZoneName(
+    ctx.trx,
+    zones.map((z) => z.name),
+  );
   if (taken) throw new DomainError('zone_exists', { name: taken });
 
   const now = ctx.clock.now();
@@ -120,10 +148,13 @@ export async function createIpSpace(
       created_at: now,
       updated_at: now,
     });
-    await writeZone(ctx, config, z.name, { reach: 'provider_reverse' }, (zone) => requestRebuild(ctx, zone, { kind: 'zone_create', comment: `address space ${formatBlock(block)}` }, null));
+    await writeZone(ctx, config, z.name, { reach: 'provider_reverse' }, (zone) =>
+      requestRebuild(ctx, zone, { kind: 'zone_create', comment: `address space ${formatBlock(block)}` }, null),
+    );
   }
   if (request.dnssec) await applySpaceDnssec(ctx, requireDnssec(dnssec), id, true);
-  if (forwardZone) await syncForwardRecords(ctx, config, space, block, forwardZone.id, true, `address space ${space.cidr}: forward records of its default PTRs`);
+  if (forwardZone)
+    await syncForwardRecords(ctx, config, space, block, forwardZone.id, true, `address space ${space.cidr}: forward records of its default PTRs`);
   await recordAudit(ctx.trx, ctx.actor, now, {
     action: 'ip_space.created',
     targetType: 'ip_space',
@@ -179,7 +210,11 @@ export async function updateIpSpace(ctx: WriteContext, config: Config, deps: Dns
   }
 
   const space = { id, cidr: row.cidr, ptr_pattern: pattern };
-  await updateIpSpaceRow(ctx.trx, id, { ptr_pattern: pattern, forward_zone_id: forwardZoneId, ...(change.dnssec !== undefined ? { dnssec: change.dnssec } : {}) });
+  await updateIpSpaceRow(ctx.trx, id, {
+    ptr_pattern: pattern,
+    forward_zone_id: forwardZoneId,
+    ...(change.dnssec !== undefined ? { dnssec: change.dnssec } : {}),
+  });
   // Applied even when the flag already says so: a zone left behind (a transition refused earlier) follows now.
   if (change.dnssec !== undefined) await applySpaceDnssec(ctx, deps, id, change.dnssec);
   if (patternChanged) await republishSpaceZones(ctx, config, id, `address space ${row.cidr}: default PTR pattern ${pattern}`);
@@ -190,7 +225,12 @@ export async function updateIpSpace(ctx: WriteContext, config: Config, deps: Dns
   if (forwardZoneId && (patternChanged || change.forward_zone !== undefined)) {
     await syncForwardRecords(ctx, config, space, block, forwardZoneId, true, `address space ${row.cidr}: forward records of its default PTRs`);
   }
-  await recordAudit(ctx.trx, ctx.actor, ctx.clock.now(), { action: 'ip_space.updated', targetType: 'ip_space', targetId: id, details: { cidr: row.cidr, ...change } });
+  await recordAudit(ctx.trx, ctx.actor, ctx.clock.now(), {
+    action: 'ip_space.updated',
+    targetType: 'ip_space',
+    targetId: id,
+    details: { cidr: row.cidr, ...change },
+  });
   return getIpSpace(ctx.trx, id);
 }
 
@@ -239,7 +279,15 @@ export async function deleteIpSpace(ctx: WriteContext, config: Config, deps: Dns
     });
   }
   if (space.forward_zone_id) {
-    await syncForwardRecords(ctx, config, space, parseBlock(space.cidr), space.forward_zone_id, false, `address space ${space.cidr} removed: its forward records`);
+    await syncForwardRecords(
+      ctx,
+      config,
+      space,
+      parseBlock(space.cidr),
+      space.forward_zone_id,
+      false,
+      `address space ${space.cidr} removed: its forward records`,
+    );
   }
   await deleteIpSpaceRow(ctx.trx, id);
   await recordAudit(ctx.trx, ctx.actor, now, { action: 'ip_space.deleted', targetType: 'ip_space', targetId: id, details: { cidr: space.cidr, zones: names } });

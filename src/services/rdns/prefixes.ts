@@ -7,7 +7,17 @@ import { type BlockTable, lockBlocks, overlappingBlock } from './blocks.js';
 import type { Config } from '../../config/index.js';
 import { recordAudit } from '../../db/repositories/auditLog.js';
 import type { DbContext } from '../../db/context.js';
-import { deletePrefixRow, pagePrefixRows, prefixByCidr, type PrefixRow, prefixZoneRows, reverseZonesOfPrefix, scopedTenantType, storeZoneDelegation, zoneNameStillDeleting } from '../../db/repositories/prefixRows.js';
+import {
+  deletePrefixRow,
+  pagePrefixRows,
+  prefixByCidr,
+  type PrefixRow,
+  prefixZoneRows,
+  reverseZonesOfPrefix,
+  scopedTenantType,
+  storeZoneDelegation,
+  zoneNameStillDeleting,
+} from '../../db/repositories/prefixRows.js';
 import { readWindowCount, windowStartOf } from '../../db/rateLimitWindows.js';
 import type { ScopedDb } from '../../db/tenantScope.js';
 import { DomainError, notFound } from '../../domain/errors.js';
@@ -45,7 +55,6 @@ export interface Prefix {
   zones: PrefixZone[];
 }
 
-
 /** At most this many reverse zones per prefix (an IPv4 /9 is 128 /16 zones, an IPv6 /45 eight /48s). */
 export const MAX_ZONES_PER_PREFIX = 256;
 
@@ -64,7 +73,13 @@ async function zonesOf(scoped: ScopedDb, prefixIds: string[]): Promise<Map<strin
   return byPrefix;
 }
 
-const toPrefix = (r: PrefixRow, zones: PrefixZone[]): Prefix => ({ id: r.id, block: parseBlock(r.cidr), tenantId: r.tenant_id, createdAt: r.created_at, zones });
+const toPrefix = (r: PrefixRow, zones: PrefixZone[]): Prefix => ({
+  id: r.id,
+  block: parseBlock(r.cidr),
+  tenantId: r.tenant_id,
+  createdAt: r.created_at,
+  zones,
+});
 
 /** The prefix `block` exactly, as the scope sees it (another tenant's: 404). */
 async function findPrefix(scoped: ScopedDb, block: Block): Promise<PrefixRow> {
@@ -81,7 +96,10 @@ export async function getPrefix(scoped: ScopedDb, segment: string): Promise<Pref
 /** The acting tenant's prefixes and those of the tenants below it, IPv4 before IPv6, by address. */
 export async function listPrefixes(scoped: ScopedDb, filter: { family?: Family; tenantId?: string }, after: unknown[] | null, limit: number) {
   const page = await pagePrefixRows(scoped, filter, after, limit);
-  const zones = await zonesOf(scoped, page.rows.map((r) => r.id));
+  const zones = await zonesOf(
+    scoped,
+    page.rows.map((r) => r.id),
+  );
   return { items: page.rows.map((r) => toPrefix(r, zones.get(r.id) ?? [])), next: page.next };
 }
 
@@ -145,13 +163,19 @@ export async function attachPrefix(ctx: WriteContext, config: Config, input: { c
   assertStaff(ctx);
   const block = blockInput(input.cidr, '/cidr');
   if (tenant.type !== 'customer') {
-    throw new DomainError('validation_failed', {}, [{ pointer: '/tenant_id', code: 'not_a_customer', detail: `${input.tenant_id} is not a customer tenant; prefixes belong to customers.` }]);
+    throw new DomainError('validation_failed', {}, [
+      { pointer: '/tenant_id', code: 'not_a_customer', detail: `${input.tenant_id} is not a customer tenant; prefixes belong to customers.` },
+    ]);
   }
   const zones = reverseZonesOf(block);
   const tooWide = block.prefixLength < (block.family === 4 ? 8 : 16) || zones.length > MAX_ZONES_PER_PREFIX;
   if (tooWide) {
     throw new DomainError('validation_failed', {}, [
-      { pointer: '/cidr', code: 'prefix_too_large', detail: `${formatBlock(block)} would be ${zones.length} reverse zones; at most ${MAX_ZONES_PER_PREFIX} (IPv4 /8 or longer, IPv6 /16 or longer).` },
+      {
+        pointer: '/cidr',
+        code: 'prefix_too_large',
+        detail: `${formatBlock(block)} would be ${zones.length} reverse zones; at most ${MAX_ZONES_PER_PREFIX} (IPv4 /8 or longer, IPv6 /16 or longer).`,
+      },
     ]);
   }
   await lockBlocks(ctx);
@@ -161,7 +185,12 @@ export async function attachPrefix(ctx: WriteContext, config: Config, input: { c
   const id = newId('pfx');
   await ctx.scoped.insert('prefixes', { id, tenant_id: tenant.id, cidr: formatBlock(block), attached_by: ctx.actor.token.tenant.id, created_at: now });
   for (const zone of zones) await createReverseZone(ctx, config, tenant.id, id, zone);
-  await recordAudit(ctx.trx, ctx.actor, now, { action: 'prefix.attached', targetType: 'prefix', targetId: id, details: { cidr: formatBlock(block), tenant_id: tenant.id } });
+  await recordAudit(ctx.trx, ctx.actor, now, {
+    action: 'prefix.attached',
+    targetType: 'prefix',
+    targetId: id,
+    details: { cidr: formatBlock(block), tenant_id: tenant.id },
+  });
   return {
     id,
     block,
@@ -183,7 +212,12 @@ export async function detachPrefix(ctx: WriteContext, config: Config, dnssec: Dn
   const zones = await reverseZonesOfPrefix(ctx.trx, row.id);
   for (const name of zones) await deleteZone(ctx, config, name, { confirm: name, ifMatch: null, withPrefix: true }, dnssec);
   await deletePrefixRow(ctx.trx, row.id);
-  await recordAudit(ctx.trx, ctx.actor, ctx.clock.now(), { action: 'prefix.detached', targetType: 'prefix', targetId: row.id, details: { cidr: row.cidr, tenant_id: row.tenant_id } });
+  await recordAudit(ctx.trx, ctx.actor, ctx.clock.now(), {
+    action: 'prefix.detached',
+    targetType: 'prefix',
+    targetId: row.id,
+    details: { cidr: row.cidr, tenant_id: row.tenant_id },
+  });
 }
 
 const delegationCheckBucket = (prefixId: string) => `delegation-check:${prefixId}`;
@@ -194,7 +228,12 @@ const delegationCheckBucket = (prefixId: string) => `delegation-check:${prefixId
  * prefix's reverse zones shows. Null when the check will be refused anyway (no such prefix, or
  * this minute's check made) — checkPrefixDelegation decides, in the transaction.
  */
-export async function observePrefixDelegation({ scoped, db }: DbContext, deps: RdnsDeps, segment: string, now: Date): Promise<Map<string, ObservedDelegation> | null> {
+export async function observePrefixDelegation(
+  { scoped, db }: DbContext,
+  deps: RdnsDeps,
+  segment: string,
+  now: Date,
+): Promise<Map<string, ObservedDelegation> | null> {
   let row: PrefixRow;
   try {
     row = await findPrefix(scoped, blockInPath(segment, '/prefix'));
@@ -211,7 +250,14 @@ export async function observePrefixDelegation({ scoped, db }: DbContext, deps: R
  * what the parent of every reverse zone shows is stored on the zone: as `observed` saw it before
  * the transaction, or, for a zone it did not see (made meanwhile), asked now.
  */
-export async function checkPrefixDelegation(ctx: WriteContext, config: Config, deps: RdnsDeps, limiter: RateLimiter, segment: string, observed: Map<string, ObservedDelegation> | null): Promise<Prefix> {
+export async function checkPrefixDelegation(
+  ctx: WriteContext,
+  config: Config,
+  deps: RdnsDeps,
+  limiter: RateLimiter,
+  segment: string,
+  observed: Map<string, ObservedDelegation> | null,
+): Promise<Prefix> {
   const row = await findPrefix(ctx.scoped, blockInPath(segment, '/prefix'));
   const reading = await limiter.consume(delegationCheckBucket(row.id), 1, ctx.clock.now(), ctx.trx);
   if (!reading.allowed) throw new DomainError('rate_limited', { retry_after: reading.resetSeconds }, [], { 'Retry-After': String(reading.resetSeconds) });

@@ -5,12 +5,35 @@
 // computed from the space's pattern here and rendered by the publication build (defaultPtr.ts).
 import { addressInput } from './addressInput.js';
 import type { Runner } from '../../db/context.js';
-import { assignedSingles, blockHeld, forwardAddressRecords, ptrOwnersWithin, reverseZonesHolding, scopedAssignmentsHolding, singleAssignmentsWithin, spacePtrPatterns, storedPtrs, subtreePrefixIds } from '../../db/repositories/ptrRows.js';
+import {
+  assignedSingles,
+  blockHeld,
+  forwardAddressRecords,
+  ptrOwnersWithin,
+  reverseZonesHolding,
+  scopedAssignmentsHolding,
+  singleAssignmentsWithin,
+  spacePtrPatterns,
+  storedPtrs,
+  subtreePrefixIds,
+} from '../../db/repositories/ptrRows.js';
 import type { Config } from '../../config/index.js';
 import type { ScopedDb } from '../../db/tenantScope.js';
 import type { Warning } from '../../domain/changeSets/planChangeSet.js';
 import { DomainError, type FieldError, validationFailed } from '../../domain/errors.js';
-import { type Address, AddressError, addressOfReverseName, type Block, blockContains, formatAddress, formatBlock, lastOf, parseAddress, parseBlock, reverseNameOfOwner } from '../../domain/ip/address.js';
+import {
+  type Address,
+  AddressError,
+  addressOfReverseName,
+  type Block,
+  blockContains,
+  formatAddress,
+  formatBlock,
+  lastOf,
+  parseAddress,
+  parseBlock,
+  reverseNameOfOwner,
+} from '../../domain/ip/address.js';
 import { ownerOfAddress, renderDefaultPtr } from '../../domain/ip/defaultPtr.js';
 import { parseRecordData } from '../../domain/records/parseRecordData.js';
 import type { Actor } from '../actor.js';
@@ -61,16 +84,20 @@ async function resolve(rc: ReadContext, addresses: Address[]): Promise<Resolved[
   const assignments = await scopedAssignmentsHolding(rc, texts);
   const assignmentBlocks = assignments.map((a) => ({ id: a.id, b: parseBlock(a.cidr) })).sort((x, y) => y.b.prefixLength - x.b.prefixLength);
   const prefixIds = [...new Set(zones.flatMap((z) => (z.prefix_id ? [z.prefix_id] : [])))];
-  const ownPrefixes = new Set(
-    prefixIds.length ? await subtreePrefixIds(rc, prefixIds) : [],
-  );
+  const ownPrefixes = new Set(prefixIds.length ? await subtreePrefixIds(rc, prefixIds) : []);
   const platform = rc.actor.acting.type === 'platform';
   return addresses.map((address) => {
     const zone = zoneBlocks.find((x) => blockContains(x.b, address))?.z;
     const assignmentId = assignmentBlocks.find((x) => blockContains(x.b, address))?.id ?? null;
     const mine = zone && (zone.kind === 'reverse' ? zone.prefix_id !== null && ownPrefixes.has(zone.prefix_id) : platform || assignmentId !== null);
     if (!zone || !mine) throw new DomainError('not_owner', { ip: formatAddress(address) });
-    return { address, zone, owner: ownerOfAddress(address, zone.name), assignmentId: zone.kind === 'reverse' ? null : assignmentId, prefixId: zone.kind === 'reverse' ? zone.prefix_id : null };
+    return {
+      address,
+      zone,
+      owner: ownerOfAddress(address, zone.name),
+      assignmentId: zone.kind === 'reverse' ? null : assignmentId,
+      prefixId: zone.kind === 'reverse' ? zone.prefix_id : null,
+    };
   });
 }
 
@@ -103,9 +130,7 @@ async function defaultTargets(db: Runner, resolved: Resolved[]): Promise<(string
   if (spaceIds.length === 0) return resolved.map(() => null);
   const patterns = new Map((await spacePtrPatterns(db, spaceIds)).map((s) => [s.id, s.ptr_pattern]));
   const v6 = resolved.filter((r) => r.address.family === 6).map((r) => `${formatAddress(r.address)}/128`);
-  const single = new Set(
-    v6.length ? (await assignedSingles(db, v6)).map((ip) => formatAddress(parseAddress(ip))) : [],
-  );
+  const single = new Set(v6.length ? (await assignedSingles(db, v6)).map((ip) => formatAddress(parseAddress(ip))) : []);
   return resolved.map((r) => {
     const pattern = r.zone.ip_space_id ? patterns.get(r.zone.ip_space_id) : undefined;
     if (r.zone.kind !== 'provider_reverse' || !pattern) return null;
@@ -125,7 +150,14 @@ export async function getPtr(rc: ReadContext, ip: string): Promise<PtrView> {
  */
 export async function listPtrs(rc: ReadContext, within: Block, after: unknown[] | null, limit: number): Promise<{ items: PtrView[]; next: unknown[] | null }> {
   if (within.family === 4 && within.prefixLength < MAX_IPV4_LISTING) {
-    throw validationFailed([{ in: 'query', pointer: '/within', code: 'block_too_large', detail: `IPv4 PTRs are listed for at most a /${MAX_IPV4_LISTING} at a time; ${formatBlock(within)} is larger.` }]);
+    throw validationFailed([
+      {
+        in: 'query',
+        pointer: '/within',
+        code: 'block_too_large',
+        detail: `IPv4 PTRs are listed for at most a /${MAX_IPV4_LISTING} at a time; ${formatBlock(within)} is larger.`,
+      },
+    ]);
   }
   await assertBlockOwned(rc, within);
   const start = after ? BigInt(String(after[0])) + 1n : within.network;
@@ -134,7 +166,10 @@ export async function listPtrs(rc: ReadContext, within: Block, after: unknown[] 
     addresses = [];
     for (let v = start; v <= lastOf(within) && addresses.length <= limit; v++) addresses.push({ family: 4, value: v });
   } else {
-    addresses = (await ipv6WithPtr(rc.db, within)).filter((v) => v >= start).slice(0, limit + 1).map((value) => ({ family: 6 as const, value }));
+    addresses = (await ipv6WithPtr(rc.db, within))
+      .filter((v) => v >= start)
+      .slice(0, limit + 1)
+      .map((value) => ({ family: 6 as const, value }));
   }
   const more = addresses.length > limit;
   const page = addresses.slice(0, limit);

@@ -39,7 +39,10 @@ describe.each(algorithms)('keys of algorithm %i', (algorithm) => {
         // -f: a DS for the ZSK too, to compare its key tag.
         const run = runTool(tool, ['-f', '-n', '-2', file.file]);
         expect(run.status, run.output).toBe(0);
-        const theirs = run.stdout.split('\n').map(dsText).filter((t) => t !== null);
+        const theirs = run.stdout
+          .split('\n')
+          .map(dsText)
+          .filter((t) => t !== null);
         expect(theirs).toEqual([decodeRdata(TYPE.DS, dsRdata(zone, dnskey.rdata)).toLowerCase()]);
         expect(Number(theirs[0]!.split(' ')[0])).toBe(keys[i]!.keyTag);
       } finally {
@@ -54,7 +57,11 @@ describe.each(algorithms)('keys of algorithm %i', (algorithm) => {
     try {
       const run = runTool(tool, ['-2', '-A', '-f', file.file, zone]);
       expect(run.status, run.output).toBe(0);
-      const theirs = run.stdout.split('\n').map(dsText).filter((t) => t !== null).sort();
+      const theirs = run.stdout
+        .split('\n')
+        .map(dsText)
+        .filter((t) => t !== null)
+        .sort();
       expect(theirs).toEqual(ours);
     } finally {
       file.remove();

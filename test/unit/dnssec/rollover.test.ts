@@ -5,7 +5,14 @@ import { type RolloverKey, zskRolloverStep } from '../../../src/domain/dnssec/ro
 const DAY = 86_400_000;
 const t0 = new Date('2026-01-01T00:00:00Z');
 const at = (ms: number) => new Date(t0.getTime() + ms);
-const key = (id: string, role: 'ksk' | 'zsk', state: RolloverKey['state'], created: number, activated: number | null = created, retired: number | null = null): RolloverKey => ({
+const key = (
+  id: string,
+  role: 'ksk' | 'zsk',
+  state: RolloverKey['state'],
+  created: number,
+  activated: number | null = created,
+  retired: number | null = null,
+): RolloverKey => ({
   id,
   role,
   state,

@@ -19,7 +19,16 @@ describe.each([13, 15] as DnssecAlgorithm[])('RRSIGs of algorithm %i', (algorith
   const rrsig = signRRset(rrset, key, zone, window);
 
   it('carry the fields of RFC 4034 §3.1 and verify for the signed RRset', () => {
-    expect(rdataToData('RRSIG', rrsig)).toMatchObject({ type_covered: 'A', algorithm, labels: 3, original_ttl: 300, expiration: window.expiration, inception: window.inception, key_tag: key.keyTag, signer_name: zone });
+    expect(rdataToData('RRSIG', rrsig)).toMatchObject({
+      type_covered: 'A',
+      algorithm,
+      labels: 3,
+      original_ttl: 300,
+      expiration: window.expiration,
+      inception: window.inception,
+      key_tag: key.keyTag,
+      signer_name: zone,
+    });
     expect(verifyRRsig(rrset, rrsig, dnskey, during)).toBe(true);
   });
 

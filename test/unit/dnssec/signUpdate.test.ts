@@ -33,7 +33,8 @@ function random(seed: number) {
   return { next, pick: <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)]! };
 }
 
-const soa = (serial: number) => record(zone, 'SOA', { mname: `ns1.${zone}`, rname: `hostmaster.${zone}`, serial, refresh: 7200, retry: 3600, expire: 1209600, minimum: 300 });
+const soa = (serial: number) =>
+  record(zone, 'SOA', { mname: `ns1.${zone}`, rname: `hostmaster.${zone}`, serial, refresh: 7200, retry: 3600, expire: 1209600, minimum: 300 });
 const at = (label: string) => `${label}.${zone}`;
 const key = (r: ZoneRecord) => `${r.name} ${r.type} ${r.ttl} ${r.rdata.toString('hex')}`;
 const covered = (r: ZoneRecord) => {
@@ -72,7 +73,9 @@ function change(rng: ReturnType<typeof random>, records: ZoneRecord[], serial: n
   } else if (op === 'ds') {
     touched = [at('sub')];
     const has = records.some((r) => r.name === at('sub') && r.type === TYPE.DS);
-    next = has ? without(at('sub'), TYPE.DS) : [...records, record(at('sub'), 'DS', { key_tag: serial % 65535, algorithm: 13, digest_type: 2, digest: 'cd'.repeat(32) })];
+    next = has
+      ? without(at('sub'), TYPE.DS)
+      : [...records, record(at('sub'), 'DS', { key_tag: serial % 65535, algorithm: 13, digest_type: 2, digest: 'cd'.repeat(32) })];
   } else if (op === 'glue') {
     const name = at(`g${serial}.ns.sub`);
     touched = [name];
@@ -90,7 +93,10 @@ function memoryLookup(unsigned: ZoneRecord[], served: ZoneRecord[]): ChainLookup
   return {
     withDescendants: async (names) => new Set(names.filter((n) => unsigned.some((r) => r.name !== n && isAtOrBelow(r.name, n)))),
     nsec3Predecessors: async (labels, count) => {
-      const chain = served.filter((r) => r.type === TYPE.NSEC3).map((r) => r.name.split('.', 1)[0]!).sort();
+      const chain = served
+        .filter((r) => r.type === TYPE.NSEC3)
+        .map((r) => r.name.split('.', 1)[0]!)
+        .sort();
       const preceding = new Map<string, string[]>();
       for (const h of labels) {
         const below = chain.filter((l) => l < h).reverse();
@@ -114,7 +120,10 @@ function everySignatureVerifies(signed: readonly ZoneRecord[]): void {
     const data = rdataToData('RRSIG', sig.rdata)!;
     const type = typeCode(data.type_covered as string)!;
     const set = sets.get(`${sig.name} ${type}`)!;
-    expect(verifyRRsig({ name: sig.name, type, ttl: set.ttl, rdatas: set.rdatas }, sig.rdata, dnskeys.find((k) => keyTag(k) === data.key_tag)!), covered(sig)).toBe(true);
+    expect(
+      verifyRRsig({ name: sig.name, type, ttl: set.ttl, rdatas: set.rdatas }, sig.rdata, dnskeys.find((k) => keyTag(k) === data.key_tag)!),
+      covered(sig),
+    ).toBe(true);
   }
 }
 
@@ -145,9 +154,23 @@ describe.each(['nsec3', 'nsec'] as const)('signUpdate (%s)', (denial) => {
       const whole = signZone(zone, step.records, keys, policy, served);
       if (update && applied) {
         incremental++;
-        const unsignedOf = (rs: ZoneRecord[]) => rs.filter((r) => r.type !== TYPE.RRSIG).map(key).sort();
+        const unsignedOf = (rs: ZoneRecord[]) =>
+          rs
+            .filter((r) => r.type !== TYPE.RRSIG)
+            .map(key)
+            .sort();
         expect(unsignedOf(applied), `step ${serial}: ${step.touched.join(' ')}`).toEqual(unsignedOf(whole));
-        expect(applied.filter((r) => r.type === TYPE.RRSIG).map(covered).sort()).toEqual(whole.filter((r) => r.type === TYPE.RRSIG).map(covered).sort());
+        expect(
+          applied
+            .filter((r) => r.type === TYPE.RRSIG)
+            .map(covered)
+            .sort(),
+        ).toEqual(
+          whole
+            .filter((r) => r.type === TYPE.RRSIG)
+            .map(covered)
+            .sort(),
+        );
         everySignatureVerifies(applied);
         // What changed: the touched RRsets, the SOA, a few denial records and their signatures.
         expect(update.added.length, `step ${serial}`).toBeLessThanOrEqual(20);

@@ -32,7 +32,10 @@ const rrsigs = (records: readonly ZoneRecord[]) => records.filter((r) => r.type 
 /** The RRSIGs of `after` that are (kept) or are not (remade) byte for byte in `before`, as "owner TYPE". */
 function partition(before: readonly ZoneRecord[], after: readonly ZoneRecord[], kept: boolean): string[] {
   const old = new Set(rrsigs(before).map((r) => r.rdata.toString('hex')));
-  return rrsigs(after).filter((r) => old.has(r.rdata.toString('hex')) === kept).map(covered).sort();
+  return rrsigs(after)
+    .filter((r) => old.has(r.rdata.toString('hex')) === kept)
+    .map(covered)
+    .sort();
 }
 const remade = (before: readonly ZoneRecord[], after: readonly ZoneRecord[]) => partition(before, after, false);
 const kept = (before: readonly ZoneRecord[], after: readonly ZoneRecord[]) => partition(before, after, true);
@@ -105,7 +108,10 @@ describe.each([
     expect(signedSets.has(`ns.deep.secure.${zone} A`)).toBe(false);
     expect(signedSets.has(`${zone} NS`)).toBe(true);
     // DNSKEY, CDS and CDNSKEY by the KSK only; the rest by the ZSK only.
-    const ksk = signed.filter((r) => r.type === TYPE.DNSKEY).map((r) => keyTag(r.rdata)).find((t) => rrsigs(signed).some((s) => covered(s) === `${zone} DNSKEY` && rdataToData('RRSIG', s.rdata)!.key_tag === t));
+    const ksk = signed
+      .filter((r) => r.type === TYPE.DNSKEY)
+      .map((r) => keyTag(r.rdata))
+      .find((t) => rrsigs(signed).some((s) => covered(s) === `${zone} DNSKEY` && rdataToData('RRSIG', s.rdata)!.key_tag === t));
     for (const s of rrsigs(signed)) {
       const byKsk = rdataToData('RRSIG', s.rdata)!.key_tag === ksk;
       expect(byKsk, covered(s)).toBe(s.name === zone && /^(DNSKEY|CDS|CDNSKEY)$/.test(rdataToData('RRSIG', s.rdata)!.type_covered as string));
@@ -138,7 +144,9 @@ describe.each([
   } else {
     it('hashes every authoritative name, cut and empty non-terminal with RFC 9276 parameters', () => {
       const nsec3At = (name: string) => signed.find((r) => r.type === TYPE.NSEC3 && r.name === `${nsec3Label(name, Buffer.alloc(0), 0)}.${zone}`);
-      expect(signed.filter((r) => r.type === TYPE.NSEC3PARAM).map((r) => rdataToData('NSEC3PARAM', r.rdata))).toEqual([{ hash_algorithm: 1, flags: 0, iterations: 0, salt: '' }]);
+      expect(signed.filter((r) => r.type === TYPE.NSEC3PARAM).map((r) => rdataToData('NSEC3PARAM', r.rdata))).toEqual([
+        { hash_algorithm: 1, flags: 0, iterations: 0, salt: '' },
+      ]);
       expect(bitmapOf(nsec3At(`b.c.${zone}`)!, 'NSEC3')).toEqual([]);
       expect(bitmapOf(nsec3At(`c.${zone}`)!, 'NSEC3')).toEqual([]);
       expect(bitmapOf(nsec3At(`wild.${zone}`)!, 'NSEC3')).toEqual([]);
@@ -172,8 +180,12 @@ describe('a signed zone', () => {
     const again = signZone(zone, first, keysOf(15), policyOf('nsec3', { cds: 'delete' }));
     expect(again.filter((r) => r.type === TYPE.NSEC)).toEqual([]);
     expect(new Set(again.filter((r) => r.type === TYPE.DNSKEY).map((r) => r.rdata[3]))).toEqual(new Set([15]));
-    expect(again.filter((r) => r.type === TYPE.CDS).map((r) => rdataToData('CDS', r.rdata))).toEqual([{ key_tag: 0, algorithm: 0, digest_type: 0, digest: '00' }]);
-    expect(again.filter((r) => r.type === TYPE.CDNSKEY).map((r) => rdataToData('CDNSKEY', r.rdata))).toEqual([{ flags: 0, protocol: 3, algorithm: 0, public_key: 'AA==' }]);
+    expect(again.filter((r) => r.type === TYPE.CDS).map((r) => rdataToData('CDS', r.rdata))).toEqual([
+      { key_tag: 0, algorithm: 0, digest_type: 0, digest: '00' },
+    ]);
+    expect(again.filter((r) => r.type === TYPE.CDNSKEY).map((r) => rdataToData('CDNSKEY', r.rdata))).toEqual([
+      { flags: 0, protocol: 3, algorithm: 0, public_key: 'AA==' },
+    ]);
     everySignatureVerifies(again);
   });
 
@@ -184,7 +196,12 @@ describe('a signed zone', () => {
     expect(signed.filter((r) => r.type === TYPE.DNSKEY)).toHaveLength(2);
     expect(signed.some((r) => r.type === TYPE.DNSKEY && r.rdata.equals(standby))).toBe(true);
     // A signing key listed as published too is published once.
-    const twice = signZone(zone, variedZone(zone), { ...keys, publishedOnly: [...keys.publishedOnly, dnskeyRdata(keys.ksks[0]!)] }, policyOf('nsec3', { cds: 'none' }));
+    const twice = signZone(
+      zone,
+      variedZone(zone),
+      { ...keys, publishedOnly: [...keys.publishedOnly, dnskeyRdata(keys.ksks[0]!)] },
+      policyOf('nsec3', { cds: 'none' }),
+    );
     expect(twice.filter((r) => r.type === TYPE.DNSKEY)).toHaveLength(2);
     expect(new Set(rrsigs(signed).map((r) => rdataToData('RRSIG', r.rdata)!.key_tag))).toEqual(new Set([keys.ksks[0]!.keyTag]));
     expect(signed.some((r) => r.type === TYPE.CDS || r.type === TYPE.CDNSKEY)).toBe(false);
@@ -213,7 +230,13 @@ describe.each(['nsec3', 'nsec'] as const)('signing again with the previous outpu
   });
 
   it('re-signs a new name, the SOA and the two denial records whose content changed', () => {
-    const v2 = signZone(zone, changed((rs) => [...rs, record(`new.${zone}`, 'A', { address: '192.0.2.99' })]), keys, policy, v1);
+    const v2 = signZone(
+      zone,
+      changed((rs) => [...rs, record(`new.${zone}`, 'A', { address: '192.0.2.99' })]),
+      keys,
+      policy,
+      v1,
+    );
     const denialType = denial === 'nsec' ? 'NSEC' : 'NSEC3';
     const got = remade(v1, v2);
     expect(got.filter((c) => !c.endsWith(` ${denialType}`))).toEqual([`${zone} SOA`, `new.${zone} A`].sort());
@@ -225,7 +248,13 @@ describe.each(['nsec3', 'nsec'] as const)('signing again with the previous outpu
   });
 
   it('re-signs a set whose TTL changed, though its data did not', () => {
-    const v2 = signZone(zone, changed((rs) => rs.map((r) => (r.name === `mail.${zone}` && r.type === TYPE.AAAA ? { ...r, ttl: 60 } : r))), keys, policy, v1);
+    const v2 = signZone(
+      zone,
+      changed((rs) => rs.map((r) => (r.name === `mail.${zone}` && r.type === TYPE.AAAA ? { ...r, ttl: 60 } : r))),
+      keys,
+      policy,
+      v1,
+    );
     expect(remade(v1, v2)).toEqual([`${zone} SOA`, `mail.${zone} AAAA`].sort());
   });
 

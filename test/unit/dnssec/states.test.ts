@@ -1,10 +1,28 @@
 // The spec's DNSSEC state table (docs/dnssec.md "States"), row by row: what the worker does for
 // each state given what it saw over DNS.
 import { describe, expect, it } from 'vitest';
-import { cdsPolicy, DISABLING, DNSSEC_STATES, ENABLING, isSigned, needs, nextAction, nextStep, type Observations, type Situation } from '../../../src/domain/dnssec/states.js';
+import {
+  cdsPolicy,
+  DISABLING,
+  DNSSEC_STATES,
+  ENABLING,
+  isSigned,
+  needs,
+  nextAction,
+  nextStep,
+  type Observations,
+  type Situation,
+} from '../../../src/domain/dnssec/states.js';
 
 const nothing: Observations = { keysServed: null, dsAtParent: null, chainValid: null, unsignedServed: null };
-const at = (state: Situation['state'], extra: Partial<Situation> = {}): Situation => ({ state, mode: 'automatic', sinceSeconds: 0, dnskeyTtl: 10, dsTtl: 10, ...extra });
+const at = (state: Situation['state'], extra: Partial<Situation> = {}): Situation => ({
+  state,
+  mode: 'automatic',
+  sinceSeconds: 0,
+  dnskeyTtl: 10,
+  dsTtl: 10,
+  ...extra,
+});
 const seen = (o: Partial<Observations>): Observations => ({ ...nothing, ...o });
 
 describe('the DNSSEC state table', () => {
@@ -61,7 +79,16 @@ describe('the DNSSEC state table', () => {
     for (const state of DNSSEC_STATES) {
       expect([state === 'off', ENABLING.includes(state), state === 'active', DISABLING.includes(state)].filter(Boolean)).toHaveLength(1);
     }
-    expect(DNSSEC_STATES.filter(isSigned)).toEqual(['signing', 'keys_published', 'ds_submitted', 'awaiting_ds', 'ds_published', 'validated', 'active', 'ds_removing']);
+    expect(DNSSEC_STATES.filter(isSigned)).toEqual([
+      'signing',
+      'keys_published',
+      'ds_submitted',
+      'awaiting_ds',
+      'ds_published',
+      'validated',
+      'active',
+      'ds_removing',
+    ]);
     expect(cdsPolicy('active')).toBe('keys');
     expect(cdsPolicy('ds_removing')).toBe('delete');
     expect(cdsPolicy('unsigning')).toBe('none');

@@ -193,7 +193,12 @@ describe('answers from one zone', () => {
 
   describe('exact matches', () => {
     table(store, [
-      { q: 'example.com SOA', rcode: 'NOERROR', aa: true, answer: ['example.com. 3600 IN SOA ns1.example.com. hostmaster.example.com. 2024010101 7200 3600 1209600 300'] },
+      {
+        q: 'example.com SOA',
+        rcode: 'NOERROR',
+        aa: true,
+        answer: ['example.com. 3600 IN SOA ns1.example.com. hostmaster.example.com. 2024010101 7200 3600 1209600 300'],
+      },
       {
         q: 'example.com NS',
         rcode: 'NOERROR',
@@ -259,7 +264,11 @@ describe('answers from one zone', () => {
         q: 'chain.example.com AAAA',
         rcode: 'NOERROR',
         aa: true,
-        answer: ['chain.example.com. 300 IN CNAME alias.example.com.', 'alias.example.com. 300 IN CNAME www.example.com.', 'www.example.com. 300 IN AAAA 2001:db8::80'],
+        answer: [
+          'chain.example.com. 300 IN CNAME alias.example.com.',
+          'alias.example.com. 300 IN CNAME www.example.com.',
+          'www.example.com. 300 IN AAAA 2001:db8::80',
+        ],
       },
       { q: 'alias.example.com CNAME', rcode: 'NOERROR', aa: true, answer: ['alias.example.com. 300 IN CNAME www.example.com.'] },
       // The chain ends in NODATA: NOERROR with the SOA (RFC 6604 §3, RFC 2308 §2.2).
@@ -370,7 +379,12 @@ describe('answers from one zone', () => {
         ],
       },
       { q: 'alias.example.com ANY', rcode: 'NOERROR', aa: true, answer: ['alias.example.com. 300 IN CNAME www.example.com.'] },
-      { q: 'x.wild.example.com ANY', rcode: 'NOERROR', aa: true, answer: ['x.wild.example.com. 300 IN A 192.0.2.99', 'x.wild.example.com. 300 IN MX 10 mail.example.com.'] },
+      {
+        q: 'x.wild.example.com ANY',
+        rcode: 'NOERROR',
+        aa: true,
+        answer: ['x.wild.example.com. 300 IN A 192.0.2.99', 'x.wild.example.com. 300 IN MX 10 mail.example.com.'],
+      },
       { q: 'c.example.com ANY', rcode: 'NOERROR', aa: true, authority: [SOA] },
       { q: 'nope.example.com ANY', rcode: 'NXDOMAIN', aa: true, authority: [SOA] },
       { q: 'example.com AXFR', rcode: 'REFUSED', aa: false },
@@ -395,7 +409,12 @@ describe('nested zones in one store: the closest enclosing zone answers', () => 
   const store = storeOf(zone('example.com', EXAMPLE), zone('sub.example.com', SUB));
   table(store, [
     { q: 'host.sub.example.com A', rcode: 'NOERROR', aa: true, answer: ['host.sub.example.com. 60 IN A 192.0.2.154'] },
-    { q: 'sub.example.com SOA', rcode: 'NOERROR', aa: true, answer: ['sub.example.com. 3600 IN SOA ns.sub.example.com. hostmaster.example.com. 7 3600 600 86400 60'] },
+    {
+      q: 'sub.example.com SOA',
+      rcode: 'NOERROR',
+      aa: true,
+      answer: ['sub.example.com. 3600 IN SOA ns.sub.example.com. hostmaster.example.com. 7 3600 600 86400 60'],
+    },
     {
       q: 'sub.example.com NS',
       rcode: 'NOERROR',
@@ -417,7 +436,10 @@ describe('nested zones in one store: the closest enclosing zone answers', () => 
   describe('a TLD and a zone below it', () => {
     const store = storeOf(
       zone('test', 'test. 3600 IN SOA ns.test. hostmaster.test. 1 3600 600 86400 300\ntest. 3600 IN NS ns.test.\nns.test. 3600 IN A 192.0.2.10'),
-      zone('lab.test', 'lab.test. 3600 IN SOA ns.test. hostmaster.test. 5 3600 600 86400 120\nlab.test. 3600 IN NS ns.test.\nhost.lab.test. 300 IN A 192.0.2.11'),
+      zone(
+        'lab.test',
+        'lab.test. 3600 IN SOA ns.test. hostmaster.test. 5 3600 600 86400 120\nlab.test. 3600 IN NS ns.test.\nhost.lab.test. 300 IN A 192.0.2.11',
+      ),
     );
     table(store, [
       { q: 'host.lab.test A', rcode: 'NOERROR', aa: true, answer: ['host.lab.test. 300 IN A 192.0.2.11'] },
@@ -458,7 +480,13 @@ ns.child.signed.example. 3600 IN A     192.0.2.53
     'signed.example. 300 IN RRSIG SOA 13 1 3600 20300101000000 20240101000000 4711 signed.example. c29h',
   ];
   table(store, [
-    { q: 'www.signed.example A', do: true, rcode: 'NOERROR', aa: true, answer: ['www.signed.example. 300 IN A 192.0.2.80', `www.signed.example. 300 IN RRSIG A ${SIG}`] },
+    {
+      q: 'www.signed.example A',
+      do: true,
+      rcode: 'NOERROR',
+      aa: true,
+      answer: ['www.signed.example. 300 IN A 192.0.2.80', `www.signed.example. 300 IN RRSIG A ${SIG}`],
+    },
     { q: 'www.signed.example A', rcode: 'NOERROR', aa: true, answer: ['www.signed.example. 300 IN A 192.0.2.80'] },
     // The signature of a wildcard answer is the wildcard's, under the query name (RFC 4035 §3.1.3.3).
     {
@@ -466,12 +494,20 @@ ns.child.signed.example. 3600 IN A     192.0.2.53
       do: true,
       rcode: 'NOERROR',
       aa: true,
-      answer: ['x.signed.example. 300 IN TXT "wild"', 'x.signed.example. 300 IN RRSIG TXT 13 2 300 20300101000000 20240101000000 4711 signed.example. d2lsZA=='],
+      answer: [
+        'x.signed.example. 300 IN TXT "wild"',
+        'x.signed.example. 300 IN RRSIG TXT 13 2 300 20300101000000 20240101000000 4711 signed.example. d2lsZA==',
+      ],
     },
     { q: 'www.signed.example TXT', do: true, rcode: 'NOERROR', aa: true, authority: NEGATIVE },
     { q: 'www.signed.example TXT', rcode: 'NOERROR', aa: true, authority: [NEGATIVE[0]!] },
     // Asked for explicitly, RRSIGs are data (all of them at the name).
-    { q: 'www.signed.example RRSIG', rcode: 'NOERROR', aa: true, answer: [`www.signed.example. 300 IN RRSIG A ${SIG}`, `www.signed.example. 300 IN RRSIG AAAA ${SIG}`] },
+    {
+      q: 'www.signed.example RRSIG',
+      rcode: 'NOERROR',
+      aa: true,
+      answer: [`www.signed.example. 300 IN RRSIG A ${SIG}`, `www.signed.example. 300 IN RRSIG AAAA ${SIG}`],
+    },
     // A signed referral carries the DS and its RRSIG (RFC 4035 §3.1.4); glue is never signed.
     {
       q: 'www.child.signed.example A',
@@ -519,7 +555,10 @@ ns.child.signed.example. 3600 IN A     192.0.2.53
       q: 'signed.example ANY',
       rcode: 'NOERROR',
       aa: true,
-      answer: ['signed.example. 3600 IN NS ns.signed.example.', 'signed.example. 3600 IN SOA ns.signed.example. hostmaster.signed.example. 1 3600 600 86400 300'],
+      answer: [
+        'signed.example. 3600 IN NS ns.signed.example.',
+        'signed.example. 3600 IN SOA ns.signed.example. hostmaster.signed.example. 1 3600 600 86400 300',
+      ],
     },
   ]);
 });
@@ -543,9 +582,13 @@ describe('a snapshot after diffs answers like the same zone built from scratch',
     fc.tuple(owner, ttl, fc.constantFrom('t1', 't2')).map(([o, t, s]) => `${o} ${t} IN TXT "${s}"`),
     fc.tuple(owner, ttl, target).map(([o, t, x]) => `${o} ${t} IN MX 10 ${x}`),
     fc.tuple(owner, ttl, target).map(([o, t, x]) => `${o} ${t} IN CNAME ${x}`),
-    fc.tuple(fc.constantFrom(`sub.${ORIGIN}.`, `b.${ORIGIN}.`), ttl, fc.constantFrom('ns.sub.example.com.', 'ns.example.net.')).map(([o, t, x]) => `${o} ${t} IN NS ${x}`),
+    fc
+      .tuple(fc.constantFrom(`sub.${ORIGIN}.`, `b.${ORIGIN}.`), ttl, fc.constantFrom('ns.sub.example.com.', 'ns.example.net.'))
+      .map(([o, t, x]) => `${o} ${t} IN NS ${x}`),
     fc.tuple(ttl, fc.integer({ min: 1, max: 2 })).map(([t, n]) => `sub.${ORIGIN}. ${t} IN DS ${n} 13 2 ${'AB'.repeat(32)}`),
-    fc.tuple(owner, fc.constantFrom('A', 'TXT', 'CNAME')).map(([o, covered]) => `${o} 300 IN RRSIG ${covered} 13 3 300 20300101000000 20240101000000 1 ${ORIGIN}. AAAA`),
+    fc
+      .tuple(owner, fc.constantFrom('A', 'TXT', 'CNAME'))
+      .map(([o, covered]) => `${o} 300 IN RRSIG ${covered} 13 3 300 20300101000000 20240101000000 1 ${ORIGIN}. AAAA`),
   );
   const diffPlan = fc.record({
     removals: fc.array(fc.nat(), { maxLength: 4 }),
@@ -567,7 +610,14 @@ describe('a snapshot after diffs answers like the same zone built from scratch',
   /** Every query's answer as text, rdatas sorted within an RRset and the additional section sorted. */
   function answersOf(snapshot: ZoneSnapshot): string[] {
     const store = storeOf(snapshot);
-    const text = (sets: RRset[]) => sets.map((s) => `${s.name} ${s.ttl} ${s.type} ${s.rdatas.map((r) => r.toString('hex')).sort().join(',')}`);
+    const text = (sets: RRset[]) =>
+      sets.map(
+        (s) =>
+          `${s.name} ${s.ttl} ${s.type} ${s.rdatas
+            .map((r) => r.toString('hex'))
+            .sort()
+            .join(',')}`,
+      );
     const out: string[] = [];
     for (const name of QUERY_NAMES) {
       for (const type of QUERY_TYPES) {

@@ -11,11 +11,45 @@ const referenceOrder = referenceCanonicalOrder;
 const sign = (n: number) => Math.sign(n) + 0;
 
 // RFC 4034 §6.1, in the RFC's order (the RFC writes them with a trailing dot).
-const RFC_4034_EXAMPLE = ['example', 'a.example', 'yljkjljk.a.example', 'Z.a.example', 'zABC.a.EXAMPLE', 'z.example', '\\001.z.example', '*.z.example', '\\200.z.example'];
+const RFC_4034_EXAMPLE = [
+  'example',
+  'a.example',
+  'yljkjljk.a.example',
+  'Z.a.example',
+  'zABC.a.EXAMPLE',
+  'z.example',
+  '\\001.z.example',
+  '*.z.example',
+  '\\200.z.example',
+];
 
 // Label pieces: plain letters of both cases, digits, hyphen, the wildcard, escaped dots and
 // backslashes, \DDD of low, letter and high octets, \X of a plain letter, a non-ASCII character.
-const piece = fc.constantFrom('a', 'b', 'z', 'A', 'Z', '0', '9', '-', '_', '*', '\\.', '\\\\', '\\000', '\\001', '\\065', '\\097', '\\122', '\\200', '\\255', '\\a', '\\Z', 'é', '€');
+const piece = fc.constantFrom(
+  'a',
+  'b',
+  'z',
+  'A',
+  'Z',
+  '0',
+  '9',
+  '-',
+  '_',
+  '*',
+  '\\.',
+  '\\\\',
+  '\\000',
+  '\\001',
+  '\\065',
+  '\\097',
+  '\\122',
+  '\\200',
+  '\\255',
+  '\\a',
+  '\\Z',
+  'é',
+  '€',
+);
 const label = fc.array(piece, { minLength: 1, maxLength: 4 }).map((p) => p.join(''));
 const name = fc.array(label, { minLength: 0, maxLength: 4 }).map((ls) => ls.join('.'));
 // Names of one zone: what the index compares most (the common suffix path).
@@ -81,14 +115,24 @@ describe('compareCanonical', () => {
   it('canonicalOrderBelow agrees for names of one zone, however many names it compares one name with', () => {
     const below = canonicalOrderBelow('example.com');
     fc.assert(
-      fc.property(fc.array(fc.oneof(zoneName, plainZoneName.map((n) => `${n}.com`)), { minLength: 1, maxLength: 20 }), fc.array(fc.nat(), { maxLength: 40 }), (names, picks) => {
-        // Runs with the same second name (as a search makes them), then changes of it.
-        for (const [i, pick] of picks.entries()) {
-          const a = names[pick % names.length]!;
-          const b = names[Math.floor(i / 5) % names.length]!;
-          expect(sign(below(a, b))).toBe(sign(referenceOrder(a, b)));
-        }
-      }),
+      fc.property(
+        fc.array(
+          fc.oneof(
+            zoneName,
+            plainZoneName.map((n) => `${n}.com`),
+          ),
+          { minLength: 1, maxLength: 20 },
+        ),
+        fc.array(fc.nat(), { maxLength: 40 }),
+        (names, picks) => {
+          // Runs with the same second name (as a search makes them), then changes of it.
+          for (const [i, pick] of picks.entries()) {
+            const a = names[pick % names.length]!;
+            const b = names[Math.floor(i / 5) % names.length]!;
+            expect(sign(below(a, b))).toBe(sign(referenceOrder(a, b)));
+          }
+        },
+      ),
       { numRuns: 500 },
     );
   });

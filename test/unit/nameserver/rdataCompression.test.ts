@@ -60,13 +60,9 @@ describe('names in RDATA (RFC 3597 §4)', () => {
       'example.com 12 hostmaster.example.com.',
     ]);
     const packet = dns2.Packet.parse(buf);
-    expect(packet.answers.map((r: { ns?: string; exchange?: string; domain?: string; primary?: string }) => r.ns ?? r.exchange ?? r.domain ?? r.primary)).toEqual([
-      'ns1.example.com',
-      'example.com',
-      'mail.example.com',
-      'mail.example.com',
-      'hostmaster.example.com',
-    ]);
+    expect(
+      packet.answers.map((r: { ns?: string; exchange?: string; domain?: string; primary?: string }) => r.ns ?? r.exchange ?? r.domain ?? r.primary),
+    ).toEqual(['ns1.example.com', 'example.com', 'mail.example.com', 'mail.example.com', 'hostmaster.example.com']);
   });
 
   it('leaves the RDATA names of other types whole (SRV, RFC 2782)', () => {
@@ -86,7 +82,11 @@ describe('names in RDATA (RFC 3597 §4)', () => {
 
   it('writes RDATA that is not what its type says as it is', () => {
     const w = writer();
-    const odd = [Buffer.from([3, 0x61, 0x62]), Buffer.from([0xc0, 0x0c]), Buffer.concat([encodeRdata('NS', { nameserver: 'a.example.com' }), Buffer.from([1])])];
+    const odd = [
+      Buffer.from([3, 0x61, 0x62]),
+      Buffer.from([0xc0, 0x0c]),
+      Buffer.concat([encodeRdata('NS', { nameserver: 'a.example.com' }), Buffer.from([1])]),
+    ];
     w.addRRset('answer', rrset('example.com', TYPE.NS, odd));
     expect(writtenRdatas(w.finish())).toEqual(odd);
   });
@@ -95,7 +95,11 @@ describe('names in RDATA (RFC 3597 §4)', () => {
     const w = new MessageWriter(100, header);
     w.addQuestion({ name: 'example.com', qtype: TYPE.ANY, qclass: CLASS.IN });
     const before = w.finish();
-    const big = rrset('example.com', TYPE.NS, Array.from({ length: 8 }, (_, i) => encodeRdata('NS', { nameserver: `ns${i}.other.net` })));
+    const big = rrset(
+      'example.com',
+      TYPE.NS,
+      Array.from({ length: 8 }, (_, i) => encodeRdata('NS', { nameserver: `ns${i}.other.net` })),
+    );
     expect(w.addRRset('answer', big)).toBe(false);
     expect(w.finish()).toEqual(before);
     // Had other.net stayed registered, this owner would point into the octets that were dropped.

@@ -93,7 +93,10 @@ describe('the response cache', () => {
     expect(addresses(parsed(query('www.example.com', TYPE.A)))).toEqual(['192.0.2.10']);
     expect(handler.stats.cache.hits).toBe(1);
     // Its own zone changes: a miss, and the new data.
-    store.applyDiff('example.com', exampleDiff(EXAMPLE_SERIAL, EXAMPLE_SERIAL + 1, { oldAddress: '192.0.2.10', newAddress: '192.0.2.99', added: 'x.example.com' }));
+    store.applyDiff(
+      'example.com',
+      exampleDiff(EXAMPLE_SERIAL, EXAMPLE_SERIAL + 1, { oldAddress: '192.0.2.10', newAddress: '192.0.2.99', added: 'x.example.com' }),
+    );
     expect(addresses(parsed(query('www.example.com', TYPE.A)))).toEqual(['192.0.2.99']);
     expect(handler.stats.cache.hits).toBe(1);
   });
@@ -322,7 +325,10 @@ describe('RFC 2136 UPDATE: the order of checks and the handler', () => {
   const A = Buffer.from([192, 0, 2, 7]);
 
   /** An UPDATE: the zone section, then prerequisites and updates ({ name, type, ttl, rdata, klass }). */
-  function updateMessage(zone: string, o: { prerequisites?: RecordToWrite[]; updates?: RecordToWrite[]; edns?: { version?: number }; id?: number } = {}): Buffer {
+  function updateMessage(
+    zone: string,
+    o: { prerequisites?: RecordToWrite[]; updates?: RecordToWrite[]; edns?: { version?: number }; id?: number } = {},
+  ): Buffer {
     const w = new MessageWriter(4096, { id: o.id ?? 0x2136, opcode: OPCODE.UPDATE, rcode: 0 });
     w.addQuestion({ name: zone, nameWire: encodeName(zone), qtype: TYPE.SOA, qclass: CLASS.IN });
     for (const r of o.prerequisites ?? []) w.addRecord('answer', r);
@@ -360,7 +366,11 @@ describe('RFC 2136 UPDATE: the order of checks and the handler', () => {
     const { requests, handler } = recording(RCODE.YXRRSET);
     const { send, handler: h } = updateSetup(handler);
     const request = signMessage(
-      updateMessage('Example.Com', { prerequisites: [{ name: 'new.example.com', type: TYPE.ANY, klass: CLASS.NONE, ttl: 0, rdata: Buffer.alloc(0) }], updates: [add], edns: {} }),
+      updateMessage('Example.Com', {
+        prerequisites: [{ name: 'new.example.com', type: TYPE.ANY, klass: CLASS.NONE, ttl: 0, rdata: Buffer.alloc(0) }],
+        updates: [add],
+        edns: {},
+      }),
       tenant,
       { now: new Date() },
     );
@@ -396,8 +406,14 @@ describe('RFC 2136 UPDATE: the order of checks and the handler', () => {
     // A malformed message is FORMERR whatever its signature (nothing after the TSIG may follow).
     expect(await rcodeOf(Buffer.concat([signed(updateMessage('example.com', { updates: [add] })), Buffer.from([0])]))).toEqual([RCODE.FORMERR, null]);
     expect(await rcodeOf(signed(updateMessage('example.com', { updates: [add] }), { ...tenant, name: 'who.key' }))).toEqual([RCODE.NOTAUTH, RCODE.BADKEY]);
-    expect(await rcodeOf(signed(updateMessage('example.com', { updates: [add] }), { ...tenant, secret: Buffer.from('wrong') }))).toEqual([RCODE.NOTAUTH, RCODE.BADSIG]);
-    expect(await rcodeOf(signed(updateMessage('example.com', { updates: [add] }), tenant, new Date('2030-01-01T01:00:00Z')))).toEqual([RCODE.NOTAUTH, RCODE.BADTIME]);
+    expect(await rcodeOf(signed(updateMessage('example.com', { updates: [add] }), { ...tenant, secret: Buffer.from('wrong') }))).toEqual([
+      RCODE.NOTAUTH,
+      RCODE.BADSIG,
+    ]);
+    expect(await rcodeOf(signed(updateMessage('example.com', { updates: [add] }), tenant, new Date('2030-01-01T01:00:00Z')))).toEqual([
+      RCODE.NOTAUTH,
+      RCODE.BADTIME,
+    ]);
     // A zone not served here, checked before the form; the form before the signature's absence.
     expect(await rcodeOf(signed(updateMessage('example.org', { updates: [{ ...add, name: 'x.example.net' }] })))).toEqual([RCODE.NOTAUTH, 0]);
     expect(await rcodeOf(signed(updateMessage('example.com', { updates: [{ ...add, name: 'x.example.net' }] })))).toEqual([RCODE.NOTZONE, 0]);
@@ -433,7 +449,12 @@ describe('RFC 2136 UPDATE: the order of checks and the handler', () => {
 });
 
 describe('the TSIG key ring', () => {
-  const tenant = (name: string, owner: string | null = 'c1'): TsigKey => ({ name, algorithm: 'hmac-sha256', secret: Buffer.from(name), owner: owner as string });
+  const tenant = (name: string, owner: string | null = 'c1'): TsigKey => ({
+    name,
+    algorithm: 'hmac-sha256',
+    secret: Buffer.from(name),
+    owner: owner as string,
+  });
 
   it('deployment keys first: a tenant key of the same name is left out and reported; names canonical', () => {
     const ring = new TsigKeyRing([{ name: 'XFR.Key.', secret: Buffer.from('d') }]);

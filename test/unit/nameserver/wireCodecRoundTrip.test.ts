@@ -22,7 +22,10 @@ const octets = (min: number, max: number) => fc.uint8Array({ minLength: min, max
 const hex = (min: number, max: number) => octets(min, max).map((b) => b.toString('hex'));
 const base64 = (min: number, max: number) => octets(min, max).map((b) => b.toString('base64'));
 const label = fc.stringMatching(/^[a-z0-9_]([a-z0-9-]{0,20}[a-z0-9])?$/);
-const name = fc.oneof(fc.constant('.'), fc.array(label, { minLength: 1, maxLength: 5 }).map((l) => l.join('.')));
+const name = fc.oneof(
+  fc.constant('.'),
+  fc.array(label, { minLength: 1, maxLength: 5 }).map((l) => l.join('.')),
+);
 // Any Unicode scalar values (no lone surrogates: they have no UTF-8 form).
 const text = (max: number) => fc.string({ unit: 'grapheme', maxLength: max });
 const ipv6 = octets(16, 16).map((b) => Array.from({ length: 8 }, (_, i) => b.readUInt16BE(2 * i).toString(16)).join(':'));
@@ -30,7 +33,13 @@ const typeList = (min: number) => fc.uniqueArray(fc.integer({ min: 1, max: 0xfff
 
 const DATA: Record<string, fc.Arbitrary<Record<string, unknown>>> = {
   A: fc.tuple(u8, u8, u8, u8).map((o) => ({ address: o.join('.') })),
-  AAAA: fc.oneof(ipv6, u32.map((v) => `::${v >>> 24}.${(v >>> 16) & 0xff}.${(v >>> 8) & 0xff}.${v & 0xff}`), u32.map((v) => `::ffff:${(v >>> 16).toString(16)}:${(v & 0xffff).toString(16)}`)).map((address) => ({ address })),
+  AAAA: fc
+    .oneof(
+      ipv6,
+      u32.map((v) => `::${v >>> 24}.${(v >>> 16) & 0xff}.${(v >>> 8) & 0xff}.${v & 0xff}`),
+      u32.map((v) => `::ffff:${(v >>> 16).toString(16)}:${(v & 0xffff).toString(16)}`),
+    )
+    .map((address) => ({ address })),
   NS: fc.record({ nameserver: name }),
   CNAME: fc.record({ target: name }),
   PTR: fc.record({ target: name }),
@@ -56,7 +65,14 @@ const DATA: Record<string, fc.Arbitrary<Record<string, unknown>>> = {
     signature: base64(1, 100),
   }),
   NSEC: fc.record({ next_domain_name: name, types: typeList(1) }),
-  NSEC3: fc.record({ hash_algorithm: u8, flags: u8, iterations: u16, salt: fc.oneof(fc.constant('-'), hex(1, 20)), next_hashed_owner_name: octets(1, 32).map(encodeBase32Hex), types: typeList(0) }),
+  NSEC3: fc.record({
+    hash_algorithm: u8,
+    flags: u8,
+    iterations: u16,
+    salt: fc.oneof(fc.constant('-'), hex(1, 20)),
+    next_hashed_owner_name: octets(1, 32).map(encodeBase32Hex),
+    types: typeList(0),
+  }),
   NSEC3PARAM: fc.record({ hash_algorithm: u8, flags: u8, iterations: u16, salt: fc.oneof(fc.constant(''), hex(1, 20)) }),
 };
 

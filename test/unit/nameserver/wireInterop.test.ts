@@ -13,7 +13,17 @@ import { parseMessage } from '../../../nameserver/wire/parseMessage.js';
 import { parseQuery, type ParsedQuery, type Query } from '../../../nameserver/wire/query.js';
 import { encodeRdata } from '../../../nameserver/wire/rdata.js';
 import { encodeError, encodeResponse } from '../../../nameserver/wire/response.js';
-import { appendTsigError, signBadTime, signMessage, TSIG_ALGORITHMS, tsigRecordSize, verifyTsig, type TsigAlgorithm, type TsigKey, type TsigVerification } from '../../../nameserver/wire/tsig.js';
+import {
+  appendTsigError,
+  signBadTime,
+  signMessage,
+  TSIG_ALGORITHMS,
+  tsigRecordSize,
+  verifyTsig,
+  type TsigAlgorithm,
+  type TsigKey,
+  type TsigVerification,
+} from '../../../nameserver/wire/tsig.js';
 import { requireTool } from '../../helpers/dnsTools.js';
 
 const run = promisify(execFile);
@@ -91,14 +101,23 @@ async function ask(ctx: TestContext, tool: 'dig' | 'kdig', port: number, args: s
   }
 }
 
-const SOA = encodeRdata('SOA', { mname: 'ns1.example.com', rname: 'hostmaster.example.com', serial: 2024010101, refresh: 3600, retry: 600, expire: 604800, minimum: 300 });
+const SOA = encodeRdata('SOA', {
+  mname: 'ns1.example.com',
+  rname: 'hostmaster.example.com',
+  serial: 2024010101,
+  refresh: 3600,
+  retry: 600,
+  expire: 604800,
+  minimum: 300,
+});
 
 /** A minimal authoritative answer: the question name has one A record. */
 function answerFor(query: Query): Answer {
   return {
     rcode: RCODE.NOERROR,
     aa: true,
-    answer: query.question.qtype === TYPE.A ? [{ name: query.question.name, type: TYPE.A, ttl: 300, rdatas: [encodeRdata('A', { address: '192.0.2.1' })] }] : [],
+    answer:
+      query.question.qtype === TYPE.A ? [{ name: query.question.name, type: TYPE.A, ttl: 300, rdatas: [encodeRdata('A', { address: '192.0.2.1' })] }] : [],
     authority: query.question.qtype === TYPE.A ? [] : [{ name: 'example.com', type: TYPE.SOA, ttl: 300, rdatas: [SOA] }],
     additional: [],
   };
@@ -142,7 +161,14 @@ describe('parseQuery reads what dig and kdig send', () => {
     const port = await serve(recordingHandler(seen));
     const out = await ask(ctx, 'dig', port, ['WwW.Example.COM', 'A']);
     const q = onlyQuery(seen);
-    expect(q).toMatchObject({ opcode: OPCODE.QUERY, rd: true, cd: false, tsig: null, ednsError: null, question: { name: 'www.example.com', qtype: TYPE.A, qclass: CLASS.IN } });
+    expect(q).toMatchObject({
+      opcode: OPCODE.QUERY,
+      rd: true,
+      cd: false,
+      tsig: null,
+      ednsError: null,
+      question: { name: 'www.example.com', qtype: TYPE.A, qclass: CLASS.IN },
+    });
     expect(q.question.nameWire.toString('latin1')).toBe('\x03WwW\x07Example\x03COM\x00');
     expect(q.edns).toMatchObject({ udpSize: 1232, version: 0, dnssecOk: false });
     expect(optionCodes(q.edns!.options)).toContain(10);
@@ -222,7 +248,10 @@ describe('TSIG with dig and kdig (RFC 8945)', () => {
   /** xfr.key, and one key per algorithm named after it ("hmac-md5.key", …), each with its own secret. */
   const keys = new Map<string, TsigKey>([
     [XFR_KEY.name, XFR_KEY],
-    ...TSIG_ALGORITHMS.map((algorithm, i): [string, TsigKey] => [`${algorithm}.key`, { name: `${algorithm}.key`, algorithm, secret: Buffer.alloc(32 + i, `secret of ${algorithm}`), owner: null }]),
+    ...TSIG_ALGORITHMS.map((algorithm, i): [string, TsigKey] => [
+      `${algorithm}.key`,
+      { name: `${algorithm}.key`, algorithm, secret: Buffer.alloc(32 + i, `secret of ${algorithm}`), owner: null },
+    ]),
   ]);
   const keyOf = (algorithm: TsigAlgorithm) => keys.get(`${algorithm}.key`)!;
 
@@ -250,7 +279,8 @@ describe('TSIG with dig and kdig (RFC 8945)', () => {
       if (!check.ok) {
         if (check.error === RCODE.FORMERR) return [encodeError(q, RCODE.FORMERR)];
         const refusal = encodeError(q, RCODE.NOTAUTH);
-        if (check.error === RCODE.BADTIME) return [signBadTime(refusal, { ...check.key!, secret: options.signingSecret ?? check.key!.secret }, tsig, now).message];
+        if (check.error === RCODE.BADTIME)
+          return [signBadTime(refusal, { ...check.key!, secret: options.signingSecret ?? check.key!.secret }, tsig, now).message];
         return [appendTsigError(refusal, tsig, check.error)];
       }
       const key = { ...check.key, secret: options.signingSecret ?? check.key.secret };
@@ -265,7 +295,12 @@ describe('TSIG with dig and kdig (RFC 8945)', () => {
   function axfrStream(q: Query, key: TsigKey, breakChain: boolean): Buffer[] {
     const records = [
       { name: 'example.com', type: TYPE.SOA, ttl: 300, rdata: SOA },
-      ...Array.from({ length: 400 }, (_, i) => ({ name: `host${i}.example.com`, type: TYPE.TXT, ttl: 300, rdata: encodeRdata('TXT', { text: `record ${i} ${'p'.repeat(80)}` }) })),
+      ...Array.from({ length: 400 }, (_, i) => ({
+        name: `host${i}.example.com`,
+        type: TYPE.TXT,
+        ttl: 300,
+        rdata: encodeRdata('TXT', { text: `record ${i} ${'p'.repeat(80)}` }),
+      })),
       { name: 'example.com', type: TYPE.SOA, ttl: 300, rdata: SOA },
     ];
     const header = { id: q.id, opcode: OPCODE.QUERY, qr: true, aa: true, rcode: RCODE.NOERROR };
@@ -366,7 +401,9 @@ describe('TSIG with dig and kdig (RFC 8945)', () => {
           { ok: true, key },
         ]);
         const bad = await serve(tsigHandler([], { signingSecret: Buffer.from('not the secret of this key') }));
-        expect(await ask(ctx, tool, bad, [...keyArg(key.name, key.secret, algorithm), 'www.example.com', 'A'])).toMatch(tool === 'dig' ? /tsig verify failure/ : /failed to verify TSIG/);
+        expect(await ask(ctx, tool, bad, [...keyArg(key.name, key.secret, algorithm), 'www.example.com', 'A'])).toMatch(
+          tool === 'dig' ? /tsig verify failure/ : /failed to verify TSIG/,
+        );
       });
     }
   }

@@ -28,13 +28,18 @@ describe('nsec3HashLabel', () => {
   it.skipIf(!requireTool('knsec3hash'))('agrees with knsec3hash for random names, salts and iterations', () => {
     const label = fc.stringMatching(/^[a-z0-9][a-z0-9-]{0,11}$/);
     fc.assert(
-      fc.property(fc.array(label, { minLength: 1, maxLength: 4 }), fc.uint8Array({ maxLength: 8 }), fc.integer({ min: 0, max: 20 }), (labels, saltOctets, iterations) => {
-        const name = labels.join('.');
-        const saltHex = Buffer.from(saltOctets).toString('hex') || '-';
-        const knot = spawnSync('knsec3hash', [saltHex, '1', String(iterations), name], { encoding: 'utf8' });
-        expect(knot.status, knot.stderr).toBe(0);
-        expect(nsec3HashLabel(name, saltOctets, iterations)).toBe(knot.stdout.split(' ')[0]);
-      }),
+      fc.property(
+        fc.array(label, { minLength: 1, maxLength: 4 }),
+        fc.uint8Array({ maxLength: 8 }),
+        fc.integer({ min: 0, max: 20 }),
+        (labels, saltOctets, iterations) => {
+          const name = labels.join('.');
+          const saltHex = Buffer.from(saltOctets).toString('hex') || '-';
+          const knot = spawnSync('knsec3hash', [saltHex, '1', String(iterations), name], { encoding: 'utf8' });
+          expect(knot.status, knot.stderr).toBe(0);
+          expect(nsec3HashLabel(name, saltOctets, iterations)).toBe(knot.stdout.split(' ')[0]);
+        },
+      ),
       { numRuns: 40 },
     );
   });

@@ -15,11 +15,22 @@ const wireName = (name: string) =>
   Buffer.concat([...(name ? name.split('.') : []).map((l) => Buffer.concat([Buffer.from([l.length]), Buffer.from(l, 'latin1')])), Buffer.from([0])]);
 const rr = (owner: Buffer | string, type: number, klass: number, ttl: number, rdata: Buffer) =>
   Buffer.concat([typeof owner === 'string' ? wireName(owner) : owner, u16(type), u16(klass), u32(ttl), u16(rdata.length), rdata]);
-const soaRdata = (serial: number) => Buffer.concat([wireName('ns1.example.com'), wireName('hostmaster.example.com'), u32(serial), u32(1), u32(2), u32(3), u32(4)]);
+const soaRdata = (serial: number) =>
+  Buffer.concat([wireName('ns1.example.com'), wireName('hostmaster.example.com'), u32(serial), u32(1), u32(2), u32(3), u32(4)]);
 const opt = (udpSize = 1232, options: Buffer = Buffer.alloc(0), ttl = 0) => rr('', TYPE.OPT, udpSize, ttl, options);
 
 function tsigRdata(mac = Buffer.alloc(32, 7), other = Buffer.alloc(0)) {
-  return Buffer.concat([wireName('hmac-sha256'), Buffer.from([0, 0, 0x65, 0x00, 0x00, 0x01]), u16(300), u16(mac.length), mac, u16(0x1234), u16(0), u16(other.length), other]);
+  return Buffer.concat([
+    wireName('hmac-sha256'),
+    Buffer.from([0, 0, 0x65, 0x00, 0x00, 0x01]),
+    u16(300),
+    u16(mac.length),
+    mac,
+    u16(0x1234),
+    u16(0),
+    u16(other.length),
+    other,
+  ]);
 }
 const tsig = (klass: number = CLASS.ANY, ttl = 0) => rr('key.example', TYPE.TSIG, klass, ttl, tsigRdata());
 
@@ -76,7 +87,17 @@ describe('dropped without an answer', () => {
 describe('a well-formed query', () => {
   it('gives the header fields and the question, name lower case, the sent octets kept', () => {
     const q = expectQuery(parseQuery(message({ id: 0x1234, flags: 0x0110, questions: [question('WwW.ExAmple.COM', TYPE.AAAA)] })));
-    expect(q).toMatchObject({ id: 0x1234, opcode: OPCODE.QUERY, rd: true, cd: true, edns: null, ednsError: null, tsig: null, ixfrSerial: null, notifySerial: null });
+    expect(q).toMatchObject({
+      id: 0x1234,
+      opcode: OPCODE.QUERY,
+      rd: true,
+      cd: true,
+      edns: null,
+      ednsError: null,
+      tsig: null,
+      ixfrSerial: null,
+      notifySerial: null,
+    });
     expect(q.question).toMatchObject({ name: 'www.example.com', qtype: TYPE.AAAA, qclass: CLASS.IN });
     expect(q.question.nameWire.toString('latin1')).toBe('\x03WwW\x07ExAmple\x03COM\x00');
   });
@@ -100,14 +121,28 @@ describe('a well-formed query', () => {
     const unsigned = message({ additional: [opt()] });
     const buf = message({ additional: [opt(), tsig()] });
     const q = expectQuery(parseQuery(buf));
-    expect(q.tsig).toMatchObject({ keyName: 'key.example', algorithm: 'hmac-sha256', timeSigned: 0x65000001, fudge: 300, originalId: 0x1234, error: 0, offset: unsigned.length });
+    expect(q.tsig).toMatchObject({
+      keyName: 'key.example',
+      algorithm: 'hmac-sha256',
+      timeSigned: 0x65000001,
+      fudge: 300,
+      originalId: 0x1234,
+      error: 0,
+      offset: unsigned.length,
+    });
     expect(q.tsig?.mac).toEqual(Buffer.alloc(32, 7));
     expect(q.raw).toBe(buf);
   });
 
   it('NOTIFY with the new SOA in the answer section (RFC 1996 §3.7)', () => {
     const q = expectQuery(
-      parseQuery(message({ flags: opcodeFlags(OPCODE.NOTIFY) | 0x0400, questions: [question('example.com', TYPE.SOA)], answer: [rr('example.com', TYPE.SOA, CLASS.IN, 3600, soaRdata(2024010203))] })),
+      parseQuery(
+        message({
+          flags: opcodeFlags(OPCODE.NOTIFY) | 0x0400,
+          questions: [question('example.com', TYPE.SOA)],
+          answer: [rr('example.com', TYPE.SOA, CLASS.IN, 3600, soaRdata(2024010203))],
+        }),
+      ),
     );
     expect(q).toMatchObject({ opcode: OPCODE.NOTIFY, notifySerial: 2024010203, ixfrSerial: null });
     expect(expectQuery(parseQuery(message({ flags: opcodeFlags(OPCODE.NOTIFY), questions: [question('example.com', TYPE.SOA)] }))).notifySerial).toBeNull();
@@ -118,7 +153,11 @@ describe('a well-formed query', () => {
     expect(expectQuery(parseQuery(plain)).ixfrSerial).toBe(42);
     // Owner a pointer to the question (offset 12); MNAME and RNAME pointing into it too.
     const rdata = Buffer.concat([Buffer.from([3, 0x6e, 0x73, 0x31, 0xc0, 12]), Buffer.from([0xc0, 12]), u32(7), u32(1), u32(2), u32(3), u32(4)]);
-    const compressed = message({ questions: [question('Example.COM', TYPE.IXFR)], authority: [rr(Buffer.from([0xc0, 12]), TYPE.SOA, CLASS.IN, 0, rdata)], additional: [opt()] });
+    const compressed = message({
+      questions: [question('Example.COM', TYPE.IXFR)],
+      authority: [rr(Buffer.from([0xc0, 12]), TYPE.SOA, CLASS.IN, 0, rdata)],
+      additional: [opt()],
+    });
     expect(expectQuery(parseQuery(compressed))).toMatchObject({ ixfrSerial: 7, question: { name: 'example.com' } });
   });
 });
@@ -133,7 +172,11 @@ describe('FORMERR', () => {
     ['a label running past the end', { questions: [Buffer.from([9, 0x61])] }, false],
     ['a compressed question name', { questions: [Buffer.concat([Buffer.from([0xc0, 0x0c]), u16(1), u16(1)])] }, false],
     ['a reserved label type', { questions: [Buffer.concat([Buffer.from([0x41, 0x61, 0]), u16(1), u16(1)])] }, false],
-    ['a name over 255 octets', { questions: [Buffer.concat([...Array(5).fill(Buffer.concat([Buffer.from([63]), Buffer.alloc(63, 0x61)])), Buffer.from([0]), u16(1), u16(1)])] }, false],
+    [
+      'a name over 255 octets',
+      { questions: [Buffer.concat([...Array(5).fill(Buffer.concat([Buffer.from([63]), Buffer.alloc(63, 0x61)])), Buffer.from([0]), u16(1), u16(1)])] },
+      false,
+    ],
     ['QTYPE OPT', { questions: [question('example.com', TYPE.OPT)] }, true],
     ['QTYPE TSIG', { questions: [question('example.com', TYPE.TSIG)] }, true],
     ['an answer record in a query', { answer: [rr('www.example.com', TYPE.A, 1, 1, Buffer.alloc(4))] }, true],
@@ -150,11 +193,27 @@ describe('FORMERR', () => {
     ['RDLENGTH past the end', { additional: [opt().subarray(0, 11 - 2), Buffer.from([0, 9])] }, true],
     ['trailing octets', { trailing: Buffer.from([0]) }, true],
     ['IXFR without authority', { questions: [question('example.com', TYPE.IXFR)] }, true],
-    ['IXFR with an A record as authority', { questions: [question('example.com', TYPE.IXFR)], authority: [rr('example.com', TYPE.A, 1, 0, Buffer.alloc(4))] }, true],
-    ['IXFR with the SOA of another zone', { questions: [question('example.com', TYPE.IXFR)], authority: [rr('example.net', TYPE.SOA, 1, 0, soaRdata(1))] }, true],
-    ['IXFR SOA RDATA cut short', { questions: [question('example.com', TYPE.IXFR)], authority: [rr('example.com', TYPE.SOA, 1, 0, soaRdata(1).subarray(0, 40))] }, true],
+    [
+      'IXFR with an A record as authority',
+      { questions: [question('example.com', TYPE.IXFR)], authority: [rr('example.com', TYPE.A, 1, 0, Buffer.alloc(4))] },
+      true,
+    ],
+    [
+      'IXFR with the SOA of another zone',
+      { questions: [question('example.com', TYPE.IXFR)], authority: [rr('example.net', TYPE.SOA, 1, 0, soaRdata(1))] },
+      true,
+    ],
+    [
+      'IXFR SOA RDATA cut short',
+      { questions: [question('example.com', TYPE.IXFR)], authority: [rr('example.com', TYPE.SOA, 1, 0, soaRdata(1).subarray(0, 40))] },
+      true,
+    ],
     ['NOTIFY with an A record as answer', { flags: opcodeFlags(OPCODE.NOTIFY), answer: [rr('www.example.com', TYPE.A, 1, 0, Buffer.alloc(4))] }, true],
-    ['NOTIFY with two answers', { flags: opcodeFlags(OPCODE.NOTIFY), answer: [rr('a', TYPE.SOA, 1, 0, soaRdata(1)), rr('a', TYPE.SOA, 1, 0, soaRdata(1))] }, true],
+    [
+      'NOTIFY with two answers',
+      { flags: opcodeFlags(OPCODE.NOTIFY), answer: [rr('a', TYPE.SOA, 1, 0, soaRdata(1)), rr('a', TYPE.SOA, 1, 0, soaRdata(1))] },
+      true,
+    ],
   ])('%s', (_label, spec, echoed) => {
     const error = expectError(parseQuery(message(spec)), RCODE.FORMERR);
     expect(error.id).toBe(spec.id ?? 0xbeef);
@@ -192,7 +251,11 @@ describe('fuzz: nothing a datagram holds makes the parser throw', () => {
       message({ additional: [opt(4096, Buffer.from('000a000401020304', 'hex'), 0x8000)] }),
       message({ additional: [opt(), tsig()] }),
       message({ questions: [question('example.com', TYPE.IXFR)], authority: [rr(Buffer.from([0xc0, 12]), TYPE.SOA, CLASS.IN, 0, soaRdata(3))] }),
-      message({ flags: opcodeFlags(OPCODE.NOTIFY), questions: [question('example.com', TYPE.SOA)], answer: [rr('example.com', TYPE.SOA, CLASS.IN, 0, soaRdata(3))] }),
+      message({
+        flags: opcodeFlags(OPCODE.NOTIFY),
+        questions: [question('example.com', TYPE.SOA)],
+        answer: [rr('example.com', TYPE.SOA, CLASS.IN, 0, soaRdata(3))],
+      }),
       message({ questions: [question('a.b.c.d.e.f.g.h.example.com', TYPE.ANY)], additional: [opt(), opt()] }),
     ];
     const answer = {

@@ -33,8 +33,16 @@ const RDATA_CASES: [string, Record<string, unknown>, string][] = [
   ['CNAME', { target: 'venera.isi.edu' }, 'venera.isi.edu.'],
   ['PTR', { target: 'venera.isi.edu' }, 'venera.isi.edu.'],
   ['MX', { preference: 10, exchange: 'venera.isi.edu' }, '10 venera.isi.edu.'],
-  ['SOA', { mname: 'venera.isi.edu', rname: 'action\\.domains.isi.edu', serial: 20, refresh: 7200, retry: 600, expire: 3600000, minimum: 60 }, 'venera.isi.edu. action\\.domains.isi.edu. 20 7200 600 3600000 60'],
-  ['SOA', { mname: 'ns1.example.com', rname: 'hostmaster.example.com', serial: 4294967295, refresh: 0, retry: 0, expire: 0, minimum: 0 }, 'ns1.example.com. hostmaster.example.com. 4294967295 0 0 0 0'],
+  [
+    'SOA',
+    { mname: 'venera.isi.edu', rname: 'action\\.domains.isi.edu', serial: 20, refresh: 7200, retry: 600, expire: 3600000, minimum: 60 },
+    'venera.isi.edu. action\\.domains.isi.edu. 20 7200 600 3600000 60',
+  ],
+  [
+    'SOA',
+    { mname: 'ns1.example.com', rname: 'hostmaster.example.com', serial: 4294967295, refresh: 0, retry: 0, expire: 0, minimum: 0 },
+    'ns1.example.com. hostmaster.example.com. 4294967295 0 0 0 0',
+  ],
   // RFC 7505 §3: the null MX; RFC 2782: a "." target says the service is not offered
   ['MX', { preference: 0, exchange: '.' }, '0 .'],
   ['MX', { preference: 0, exchange: '' }, '0 .'],
@@ -72,23 +80,50 @@ const RDATA_CASES: [string, Record<string, unknown>, string][] = [
   ['CAA', { flags: 0, tag: 'issue', value: ';' }, '0 issue ";"'],
   ['CAA', { flags: 0, tag: 'issue', value: '' }, '0 issue ""'],
   // RFC 6698 §2.3 examples (dig prints hex upper case)
-  ['TLSA', { usage: 0, selector: 0, matching_type: 1, certificate_data: 'd2abde240d7cd3ee6b4b28c54df034b97983a1d16e8a410e4561cb106618e971' }, '0 0 1 D2ABDE240D7CD3EE6B4B28C54DF034B97983A1D16E8A410E4561CB106618E971'],
   [
     'TLSA',
-    { usage: 1, selector: 1, matching_type: 2, certificate_data: '92003ba34942dc74152e2f2c408d29eca5a520e7f2e06bb944f4dca346baf63c1b177615d466f6c4b71c216a50292bd58c9ebdd2f74e38fe51ffd48c43326cbc' },
+    { usage: 0, selector: 0, matching_type: 1, certificate_data: 'd2abde240d7cd3ee6b4b28c54df034b97983a1d16e8a410e4561cb106618e971' },
+    '0 0 1 D2ABDE240D7CD3EE6B4B28C54DF034B97983A1D16E8A410E4561CB106618E971',
+  ],
+  [
+    'TLSA',
+    {
+      usage: 1,
+      selector: 1,
+      matching_type: 2,
+      certificate_data: '92003ba34942dc74152e2f2c408d29eca5a520e7f2e06bb944f4dca346baf63c1b177615d466f6c4b71c216a50292bd58c9ebdd2f74e38fe51ffd48c43326cbc',
+    },
     '1 1 2 92003BA34942DC74152E2F2C408D29ECA5A520E7F2E06BB944F4DCA346BAF63C1B177615D466F6C4B71C216A50292BD58C9EBDD2F74E38FE51FFD48C43326CBC',
   ],
   // RFC 4034 §2.3, §5.4; RFC 7344 §3 (CDS, CDNSKEY), RFC 8078 §4 (the delete forms)
   ['DNSKEY', { flags: 256, protocol: 3, algorithm: 5, public_key: RFC4034_KEY }, `256 3 5 ${RFC4034_KEY}`],
   ['CDNSKEY', { flags: 257, protocol: 3, algorithm: 5, public_key: RFC4034_KEY }, `257 3 5 ${RFC4034_KEY}`],
   ['CDNSKEY', { flags: 0, protocol: 3, algorithm: 0, public_key: 'AA==' }, '0 3 0 AA=='],
-  ['DS', { key_tag: 60485, algorithm: 5, digest_type: 1, digest: '2BB183AF5F22588179A53B0A98631FAD1A292118' }, '60485 5 1 2BB183AF5F22588179A53B0A98631FAD1A292118'],
-  ['CDS', { key_tag: 60485, algorithm: 5, digest_type: 1, digest: '2bb183af5f22588179a53b0a98631fad1a292118' }, '60485 5 1 2BB183AF5F22588179A53B0A98631FAD1A292118'],
+  [
+    'DS',
+    { key_tag: 60485, algorithm: 5, digest_type: 1, digest: '2BB183AF5F22588179A53B0A98631FAD1A292118' },
+    '60485 5 1 2BB183AF5F22588179A53B0A98631FAD1A292118',
+  ],
+  [
+    'CDS',
+    { key_tag: 60485, algorithm: 5, digest_type: 1, digest: '2bb183af5f22588179a53b0a98631fad1a292118' },
+    '60485 5 1 2BB183AF5F22588179A53B0A98631FAD1A292118',
+  ],
   ['CDS', { key_tag: 0, algorithm: 0, digest_type: 0, digest: '00' }, '0 0 0 00'],
   // RFC 4034 §3.3
   [
     'RRSIG',
-    { type_covered: 'A', algorithm: 5, labels: 3, original_ttl: 86400, expiration: epoch('20030322173103'), inception: epoch('20030220173103'), key_tag: 2642, signer_name: 'example.com', signature: RFC4034_SIG },
+    {
+      type_covered: 'A',
+      algorithm: 5,
+      labels: 3,
+      original_ttl: 86400,
+      expiration: epoch('20030322173103'),
+      inception: epoch('20030220173103'),
+      key_tag: 2642,
+      signer_name: 'example.com',
+      signature: RFC4034_SIG,
+    },
     `A 5 3 86400 20030322173103 20030220173103 2642 example.com. ${RFC4034_SIG}`,
   ],
   // RFC 4034 §4.3
@@ -97,10 +132,21 @@ const RDATA_CASES: [string, Record<string, unknown>, string][] = [
   // RFC 5155 Appendix A (types in code order, hashes and salt upper case as dig prints them)
   [
     'NSEC3',
-    { hash_algorithm: 1, flags: 1, iterations: 12, salt: 'aabbccdd', next_hashed_owner_name: '2t7b4g4vsa5smi47k61mv5bv1a22bojr', types: ['MX', 'DNSKEY', 'NS', 'SOA', 'NSEC3PARAM', 'RRSIG'] },
+    {
+      hash_algorithm: 1,
+      flags: 1,
+      iterations: 12,
+      salt: 'aabbccdd',
+      next_hashed_owner_name: '2t7b4g4vsa5smi47k61mv5bv1a22bojr',
+      types: ['MX', 'DNSKEY', 'NS', 'SOA', 'NSEC3PARAM', 'RRSIG'],
+    },
     '1 1 12 AABBCCDD 2T7B4G4VSA5SMI47K61MV5BV1A22BOJR NS SOA MX RRSIG DNSKEY NSEC3PARAM',
   ],
-  ['NSEC3', { hash_algorithm: 1, flags: 0, iterations: 0, salt: '-', next_hashed_owner_name: '2VPTU5TIMAMQTTGL4LUU9KG21E0AOR3S', types: ['A', 'RRSIG'] }, '1 0 0 - 2VPTU5TIMAMQTTGL4LUU9KG21E0AOR3S A RRSIG'],
+  [
+    'NSEC3',
+    { hash_algorithm: 1, flags: 0, iterations: 0, salt: '-', next_hashed_owner_name: '2VPTU5TIMAMQTTGL4LUU9KG21E0AOR3S', types: ['A', 'RRSIG'] },
+    '1 0 0 - 2VPTU5TIMAMQTTGL4LUU9KG21E0AOR3S A RRSIG',
+  ],
   ['NSEC3PARAM', { hash_algorithm: 1, flags: 0, iterations: 12, salt: 'aabbccdd' }, '1 0 12 AABBCCDD'],
   ['NSEC3PARAM', { hash_algorithm: 1, flags: 0, iterations: 0, salt: '' }, '1 0 0 -'],
 ];
@@ -152,7 +198,17 @@ describe('golden wire bytes', () => {
   });
 
   it('an RRSIG with an empty signature is the prefix signatures are computed over (RFC 4034 §3.1.8.1)', () => {
-    const data = { type_covered: 'A', algorithm: 13, labels: 2, original_ttl: 300, expiration: 2, inception: 1, key_tag: 7, signer_name: 'example.com', signature: '' };
+    const data = {
+      type_covered: 'A',
+      algorithm: 13,
+      labels: 2,
+      original_ttl: 300,
+      expiration: 2,
+      inception: 1,
+      key_tag: 7,
+      signer_name: 'example.com',
+      signature: '',
+    };
     const prefix = encodeRdata('RRSIG', data);
     expect(prefix.length).toBe(18 + 13);
     expect(encodeRdata('RRSIG', { ...data, signature: 'AQID' })).toEqual(Buffer.concat([prefix, Buffer.from([1, 2, 3])]));

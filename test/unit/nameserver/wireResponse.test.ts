@@ -61,7 +61,10 @@ describe('encodeResponse: header and question', () => {
     const query = queryFor('www.sub.example.com', TYPE.A);
     const referral = answerOf({ aa: false, authority: [rrset('sub.example.com', TYPE.NS, [encodeRdata('NS', { nameserver: 'ns.sub.example.com' })])] });
     expect(decoded(encodeResponse(query, referral, { maxSize: 1232, tcp: false }))).toMatchObject({ aa: false, rcode: 0 });
-    expect(decoded(encodeResponse(query, answerOf({ rcode: RCODE.NXDOMAIN }), { maxSize: 1232, tcp: false }))).toMatchObject({ aa: true, rcode: RCODE.NXDOMAIN });
+    expect(decoded(encodeResponse(query, answerOf({ rcode: RCODE.NXDOMAIN }), { maxSize: 1232, tcp: false }))).toMatchObject({
+      aa: true,
+      rcode: RCODE.NXDOMAIN,
+    });
   });
 
   it('echoes the question exactly as sent and answers in its case (owner = pointer to offset 12)', () => {
@@ -99,7 +102,9 @@ describe('encodeResponse: header and question', () => {
     const query = queryFor('example.com', TYPE.ANY);
     const answer = answerOf({
       answer: [
-        rrset('example.com', TYPE.SOA, [encodeRdata('SOA', { mname: 'ns1.example.com', rname: 'hostmaster.example.com', serial: 7, refresh: 1, retry: 2, expire: 3, minimum: 4 })]),
+        rrset('example.com', TYPE.SOA, [
+          encodeRdata('SOA', { mname: 'ns1.example.com', rname: 'hostmaster.example.com', serial: 7, refresh: 1, retry: 2, expire: 3, minimum: 4 }),
+        ]),
         rrset('example.com', TYPE.MX, [encodeRdata('MX', { preference: 10, exchange: 'mail.example.com' })]),
         rrset('example.com', TYPE.TXT, [encodeRdata('TXT', { text: 'x'.repeat(300) })]),
         rrset('example.com', TYPE.AAAA, [encodeRdata('AAAA', { address: '2001:db8::1' })]),
@@ -149,7 +154,12 @@ describe('encodeResponse: EDNS', () => {
 });
 
 describe('encodeResponse: truncation (RFC 2181 §9)', () => {
-  const many = (name: string, count: number, from = 0) => rrset(name, TYPE.A, Array.from({ length: count }, (_, i) => a(`10.0.${(from + i) >> 8}.${(from + i) & 0xff}`)));
+  const many = (name: string, count: number, from = 0) =>
+    rrset(
+      name,
+      TYPE.A,
+      Array.from({ length: count }, (_, i) => a(`10.0.${(from + i) >> 8}.${(from + i) & 0xff}`)),
+    );
 
   it('drops additional RRsets that do not fit without setting TC', () => {
     const query = queryFor('www.example.com', TYPE.A);
@@ -210,11 +220,13 @@ describe('encodeResponse: truncation (RFC 2181 §9)', () => {
   it('property: never over the limit, RRsets whole and in order, TC exactly when answer or authority lost', () => {
     const owners = ['www.example.com', 'example.com', 'a.b.example.com', 'mail.example.net', `${'x'.repeat(60)}.example.org`];
     const rrsetArb = (section: string) =>
-      fc.record({
-        owner: fc.constantFrom(...owners),
-        txt: fc.boolean(),
-        sizes: fc.array(fc.integer({ min: 0, max: 400 }), { minLength: 1, maxLength: 12 }),
-      }).map((g) => ({ ...g, section }));
+      fc
+        .record({
+          owner: fc.constantFrom(...owners),
+          txt: fc.boolean(),
+          sizes: fc.array(fc.integer({ min: 0, max: 400 }), { minLength: 1, maxLength: 12 }),
+        })
+        .map((g) => ({ ...g, section }));
     fc.assert(
       fc.property(
         fc.array(rrsetArb('answer'), { maxLength: 4 }),
@@ -229,8 +241,16 @@ describe('encodeResponse: truncation (RFC 2181 §9)', () => {
           const build = (g: (typeof answerGen)[number]): RRset => {
             const name = `r${n++}.${g.owner}`;
             return g.txt
-              ? rrset(name, TYPE.TXT, g.sizes.map((s, i) => encodeRdata('TXT', { text: `${i}${'t'.repeat(s)}` })))
-              : rrset(name, TYPE.A, g.sizes.map((_, i) => a(`10.0.${i}.${n}`)));
+              ? rrset(
+                  name,
+                  TYPE.TXT,
+                  g.sizes.map((s, i) => encodeRdata('TXT', { text: `${i}${'t'.repeat(s)}` })),
+                )
+              : rrset(
+                  name,
+                  TYPE.A,
+                  g.sizes.map((_, i) => a(`10.0.${i}.${n}`)),
+                );
           };
           const answer = answerOf({ answer: answerGen.map(build), authority: authorityGen.map(build), additional: additionalGen.map(build) });
           const query = queryFor('www.example.com', TYPE.A, ednsSize === null ? {} : { edns: { udpSize: ednsSize } });
@@ -240,7 +260,9 @@ describe('encodeResponse: truncation (RFC 2181 §9)', () => {
           const m = decoded(buf);
           const prefix = (records: Message['answer'], rrsets: RRset[]) => {
             const kept = rrsets.slice(0, new Set(records.map((r) => r.name)).size);
-            expect(records.map((r) => `${r.name}/${r.rdata.toString('hex')}`)).toEqual(kept.flatMap((s) => s.rdatas.map((d) => `${s.name}/${d.toString('hex')}`)));
+            expect(records.map((r) => `${r.name}/${r.rdata.toString('hex')}`)).toEqual(
+              kept.flatMap((s) => s.rdatas.map((d) => `${s.name}/${d.toString('hex')}`)),
+            );
             return kept.length === rrsets.length;
           };
           const answerWhole = prefix(m.answer, answer.answer);
@@ -271,7 +293,16 @@ describe('encodeError', () => {
     const query = queryFor('Example.com', TYPE.SOA, { rd: true, edns: { udpSize: 1232, do: true } });
     for (const rcode of [RCODE.NOTIMP, RCODE.REFUSED, RCODE.NOTAUTH]) {
       const m = decoded(encodeError(query, rcode));
-      expect(m).toMatchObject({ id: query.id, qr: true, rd: true, aa: false, rcode, questions: [{ name: 'Example.com', type: TYPE.SOA, klass: CLASS.IN }], answer: [], authority: [] });
+      expect(m).toMatchObject({
+        id: query.id,
+        qr: true,
+        rd: true,
+        aa: false,
+        rcode,
+        questions: [{ name: 'Example.com', type: TYPE.SOA, klass: CLASS.IN }],
+        answer: [],
+        authority: [],
+      });
       expect(m.edns).toMatchObject({ udpSize: 1232, version: 0, dnssecOk: true });
     }
   });
@@ -316,7 +347,9 @@ describe('MessageWriter', () => {
     const before = w.finish();
     expect(() => w.addRRset('answer', rrset(`${'a'.repeat(64)}.example`, TYPE.A, [a('192.0.2.1')]))).toThrow(RangeError);
     expect(() => w.addRecord('answer', { name: 'a..example', type: TYPE.A, ttl: 1, rdata: a('192.0.2.1') })).toThrow(RangeError);
-    expect(() => w.addRecord('answer', { name: [...Array(4).fill('b'.repeat(63)), 'example'].join('.'), type: TYPE.A, ttl: 1, rdata: a('192.0.2.1') })).toThrow(RangeError);
+    expect(() => w.addRecord('answer', { name: [...Array(4).fill('b'.repeat(63)), 'example'].join('.'), type: TYPE.A, ttl: 1, rdata: a('192.0.2.1') })).toThrow(
+      RangeError,
+    );
     expect(w.finish()).toEqual(before);
   });
 
@@ -331,7 +364,16 @@ describe('MessageWriter', () => {
     const w = new MessageWriter(100, header);
     w.limit = 70_000;
     expect(w.limit).toBe(100);
-    expect(w.addRRset('answer', rrset('example.com', TYPE.A, Array.from({ length: 10 }, () => a('192.0.2.1'))))).toBe(false);
+    expect(
+      w.addRRset(
+        'answer',
+        rrset(
+          'example.com',
+          TYPE.A,
+          Array.from({ length: 10 }, () => a('192.0.2.1')),
+        ),
+      ),
+    ).toBe(false);
   });
 
   it('sections go forward only', () => {
@@ -349,7 +391,12 @@ describe('MessageWriter', () => {
     const parsed = parseQuery(notify.finish());
     expect(parsed).toMatchObject({ kind: 'query', query: { opcode: OPCODE.NOTIFY, notifySerial: 99, question: { name: 'example.com', qtype: TYPE.SOA } } });
 
-    const records = Array.from({ length: 300 }, (_, i) => ({ name: `host${i}.example.com`, type: TYPE.TXT, ttl: 60, rdata: encodeRdata('TXT', { text: 'z'.repeat(200) }) }));
+    const records = Array.from({ length: 300 }, (_, i) => ({
+      name: `host${i}.example.com`,
+      type: TYPE.TXT,
+      ttl: 60,
+      rdata: encodeRdata('TXT', { text: 'z'.repeat(200) }),
+    }));
     const messages: Buffer[] = [];
     let w = new MessageWriter(16384, { id: 9, opcode: 0, qr: true, aa: true, rcode: 0 });
     w.addQuestion({ name: 'example.com', qtype: TYPE.AXFR, qclass: CLASS.IN });
@@ -375,7 +422,19 @@ describe('parseMessage', () => {
     packet.header.qr = 1;
     packet.questions.push(new Packet.Question('example.com', TYPE.SOA, CLASS.IN));
     const answers = [
-      { name: 'example.com', type: TYPE.SOA, class: 1, ttl: 60, primary: 'ns1.example.com', admin: 'hostmaster.example.com', serial: 5, refresh: 6, retry: 7, expiration: 8, minimum: 9 },
+      {
+        name: 'example.com',
+        type: TYPE.SOA,
+        class: 1,
+        ttl: 60,
+        primary: 'ns1.example.com',
+        admin: 'hostmaster.example.com',
+        serial: 5,
+        refresh: 6,
+        retry: 7,
+        expiration: 8,
+        minimum: 9,
+      },
       { name: 'example.com', type: TYPE.MX, class: 1, ttl: 60, exchange: 'mail.example.com', priority: 10 },
       { name: 'example.com', type: TYPE.NS, class: 1, ttl: 60, ns: 'ns1.example.com' },
       { name: 'www.example.com', type: TYPE.CNAME, class: 1, ttl: 60, domain: 'example.com' },

@@ -59,7 +59,15 @@ describe('signMessage', () => {
     expect(message.length - unsigned.length).toBeLessThanOrEqual(tsigRecordSize(key));
     const m = parseMessage(message);
     expect(m?.additional.map((r) => [r.name, r.type, r.klass, r.ttl])).toEqual([['transfer.key', TYPE.TSIG, CLASS.ANY, 0]]);
-    expect(m?.tsig).toMatchObject({ keyName: 'transfer.key', algorithm: 'hmac-sha256', timeSigned: seconds, fudge: 300, originalId: 0x2222, error: 0, offset: unsigned.length });
+    expect(m?.tsig).toMatchObject({
+      keyName: 'transfer.key',
+      algorithm: 'hmac-sha256',
+      timeSigned: seconds,
+      fudge: 300,
+      originalId: 0x2222,
+      error: 0,
+      offset: unsigned.length,
+    });
     expect(m?.tsig?.mac).toEqual(mac);
   });
 
@@ -155,7 +163,9 @@ describe('responses', () => {
       if (i === 0) w.addQuestion(query.question);
       w.addRecord('answer', { name: 'example.com', type: TYPE.SOA, ttl: 60, rdata: soa });
       const signed: { message: Buffer; mac: Buffer } =
-        i === 0 ? signMessage(w.finish(), key, { requestMac: query.tsig!.mac, now }) : signMessage(w.finish(), key, { previousMac: previous, timersOnly: true, now });
+        i === 0
+          ? signMessage(w.finish(), key, { requestMac: query.tsig!.mac, now })
+          : signMessage(w.finish(), key, { previousMac: previous, timersOnly: true, now });
       previous = signed.mac;
       messages.push(signed.message);
     }
@@ -174,7 +184,14 @@ describe('responses', () => {
     const reply = appendTsigError(encodeError(query, RCODE.NOTAUTH), query.tsig!, RCODE.BADKEY);
     const m = parseMessage(reply);
     expect(m).toMatchObject({ rcode: RCODE.NOTAUTH, id: query.id });
-    expect(m?.tsig).toMatchObject({ keyName: 'unknown.key', algorithm: 'hmac-sha256', timeSigned: seconds, fudge: 300, error: RCODE.BADKEY, originalId: query.id });
+    expect(m?.tsig).toMatchObject({
+      keyName: 'unknown.key',
+      algorithm: 'hmac-sha256',
+      timeSigned: seconds,
+      fudge: 300,
+      error: RCODE.BADKEY,
+      originalId: query.id,
+    });
     expect(m?.tsig?.mac.length).toBe(0);
   });
 
@@ -198,7 +215,17 @@ const u16 = (n: number) => Buffer.from([n >> 8, n & 0xff]);
 function withMac(signed: Buffer, mac: Buffer): Buffer {
   const tsig = tsigOf(signed);
   const algorithm = wireName(tsig.algorithm);
-  const rdata = Buffer.concat([algorithm, Buffer.from(tsig.timeSigned.toString(16).padStart(12, '0'), 'hex'), u16(tsig.fudge), u16(mac.length), mac, u16(tsig.originalId), u16(tsig.error), u16(tsig.otherData.length), tsig.otherData]);
+  const rdata = Buffer.concat([
+    algorithm,
+    Buffer.from(tsig.timeSigned.toString(16).padStart(12, '0'), 'hex'),
+    u16(tsig.fudge),
+    u16(mac.length),
+    mac,
+    u16(tsig.originalId),
+    u16(tsig.error),
+    u16(tsig.otherData.length),
+    tsig.otherData,
+  ]);
   return Buffer.concat([signed.subarray(0, tsig.offset), wireName(tsig.keyName), u16(TYPE.TSIG), u16(CLASS.ANY), Buffer.alloc(4), u16(rdata.length), rdata]);
 }
 
@@ -223,7 +250,16 @@ describe.each(TSIG_ALGORITHMS)('%s (RFC 8945 §6)', (algorithm) => {
     expect(tsig.algorithm).toBe(wire);
     expect(tsigAlgorithmOf(wire)).toBe(algorithm);
     expect(mac).toHaveLength(octets);
-    const variables = Buffer.concat([wireName(k.name), u16(CLASS.ANY), Buffer.alloc(4), wireName(wire), Buffer.from(seconds.toString(16).padStart(12, '0'), 'hex'), u16(300), u16(0), u16(0)]);
+    const variables = Buffer.concat([
+      wireName(k.name),
+      u16(CLASS.ANY),
+      Buffer.alloc(4),
+      wireName(wire),
+      Buffer.from(seconds.toString(16).padStart(12, '0'), 'hex'),
+      u16(300),
+      u16(0),
+      u16(0),
+    ]);
     expect(mac).toEqual(createHmac(hash, k.secret).update(unsigned).update(variables).digest());
     expect(verifyTsig(message, tsig, ring, now)).toEqual({ ok: true, key: k });
     expect(message.length - unsigned.length).toBe(tsigRecordSize(k) - 6);
@@ -240,7 +276,8 @@ describe.each(TSIG_ALGORITHMS)('%s (RFC 8945 §6)', (algorithm) => {
     expect(minimumMacOctets(algorithm)).toBe(minimum);
     const { message, mac } = signMessage(request(), k, { now });
     const verify = (m: Buffer) => verifyTsig(m, tsigOf(m), ring, now);
-    for (let length = minimum; length <= octets; length++) expect(verify(withMac(message, mac.subarray(0, length))), `${length} octets`).toMatchObject({ ok: true });
+    for (let length = minimum; length <= octets; length++)
+      expect(verify(withMac(message, mac.subarray(0, length))), `${length} octets`).toMatchObject({ ok: true });
     expect(verify(withMac(message, mac.subarray(0, minimum - 1)))).toEqual({ ok: false, error: RCODE.FORMERR });
     expect(verify(withMac(message, Buffer.concat([mac, Buffer.from([0])])))).toEqual({ ok: false, error: RCODE.FORMERR });
     expect(verify(withMac(message, Buffer.alloc(0)))).toEqual({ ok: false, error: RCODE.BADSIG });

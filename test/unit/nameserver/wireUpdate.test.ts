@@ -32,11 +32,26 @@ function message(spec: Spec): Buffer {
   const pr = spec.prerequisites ?? [];
   const up = spec.updates ?? [];
   const ad = spec.additional ?? [];
-  return Buffer.concat([u16(spec.id ?? 0x2136), u16(spec.flags ?? UPDATE_FLAGS), ...[zone, pr, up, ad].map((s) => u16(s.length)), ...zone, ...pr, ...up, ...ad, spec.trailing ?? Buffer.alloc(0)]);
+  return Buffer.concat([
+    u16(spec.id ?? 0x2136),
+    u16(spec.flags ?? UPDATE_FLAGS),
+    ...[zone, pr, up, ad].map((s) => u16(s.length)),
+    ...zone,
+    ...pr,
+    ...up,
+    ...ad,
+    spec.trailing ?? Buffer.alloc(0),
+  ]);
 }
 const opt = () => rr('', TYPE.OPT, 1232, 0);
 const tsig = () =>
-  rr('key.example', TYPE.TSIG, CLASS.ANY, 0, Buffer.concat([wireName('hmac-sha256'), Buffer.from([0, 0, 0x65, 0, 0, 1]), u16(300), u16(32), Buffer.alloc(32, 7), u16(0x2136), u16(0), u16(0)]));
+  rr(
+    'key.example',
+    TYPE.TSIG,
+    CLASS.ANY,
+    0,
+    Buffer.concat([wireName('hmac-sha256'), Buffer.from([0, 0, 0x65, 0, 0, 1]), u16(300), u16(32), Buffer.alloc(32, 7), u16(0x2136), u16(0), u16(0)]),
+  );
 
 function expectUpdate(result: ParsedUpdate): UpdateMessage {
   if (result.kind !== 'update') throw new Error(`expected an update, got ${JSON.stringify(result)}`);
@@ -59,7 +74,11 @@ describe('parseUpdate', () => {
         message({
           zone: [zoneSection('Example.COM')],
           prerequisites: [rr('WWW.example.com', TYPE.ANY, CLASS.ANY, 0), rr('www.example.com', TYPE.A, CLASS.IN, 0, A)],
-          updates: [rr('New.Example.com', TYPE.A, CLASS.IN, 300, A), rr('old.example.com', TYPE.ANY, CLASS.ANY, 0), rr('www.example.com', TYPE.A, CLASS.NONE, 0, A)],
+          updates: [
+            rr('New.Example.com', TYPE.A, CLASS.IN, 300, A),
+            rr('old.example.com', TYPE.ANY, CLASS.ANY, 0),
+            rr('www.example.com', TYPE.A, CLASS.NONE, 0, A),
+          ],
         }),
       ),
     );
@@ -67,7 +86,11 @@ describe('parseUpdate', () => {
     // The zone section is echoed as sent (RFC 2136 §3.8).
     expect(u.question.nameWire.toString('latin1')).toBe('\x07Example\x03COM\x00');
     expect(u.prerequisites).toEqual([record('www.example.com', TYPE.ANY, CLASS.ANY, 0), record('www.example.com', TYPE.A, CLASS.IN, 0, A)]);
-    expect(u.updates).toEqual([record('new.example.com', TYPE.A, CLASS.IN, 300, A), record('old.example.com', TYPE.ANY, CLASS.ANY, 0), record('www.example.com', TYPE.A, CLASS.NONE, 0, A)]);
+    expect(u.updates).toEqual([
+      record('new.example.com', TYPE.A, CLASS.IN, 300, A),
+      record('old.example.com', TYPE.ANY, CLASS.ANY, 0),
+      record('www.example.com', TYPE.A, CLASS.NONE, 0, A),
+    ]);
   });
 
   it('names in RDATA and owners may be compressed: they come out uncompressed, and the RDATA is a copy', () => {
@@ -144,7 +167,12 @@ describe('checkUpdateForm (RFC 2136 §3.2.1–3.2.3, §3.4.1.3)', () => {
     ['a prerequisite of class CH', [record('a.example.com', TYPE.A, CLASS.CH, 0)], [], RCODE.FORMERR],
     ['an update outside the zone', [], [record('www.example.net', TYPE.A, CLASS.IN, 300, A)], RCODE.NOTZONE],
     ['adding type ANY', [], [record('a.example.com', TYPE.ANY, CLASS.IN, 300)], RCODE.FORMERR],
-    ['adding AXFR, MAILA, MAILB, OPT, TSIG', [], [TYPE.AXFR, TYPE.MAILA, TYPE.MAILB, TYPE.OPT, TYPE.TSIG].map((t) => record('a.example.com', t, CLASS.IN, 300, A)), RCODE.FORMERR],
+    [
+      'adding AXFR, MAILA, MAILB, OPT, TSIG',
+      [],
+      [TYPE.AXFR, TYPE.MAILA, TYPE.MAILB, TYPE.OPT, TYPE.TSIG].map((t) => record('a.example.com', t, CLASS.IN, 300, A)),
+      RCODE.FORMERR,
+    ],
     ['deleting an RRset with a TTL', [], [record('a.example.com', TYPE.A, CLASS.ANY, 300)], RCODE.FORMERR],
     ['deleting an RRset with RDATA', [], [record('a.example.com', TYPE.A, CLASS.ANY, 0, A)], RCODE.FORMERR],
     ['deleting an RRset of type AXFR', [], [record('a.example.com', TYPE.AXFR, CLASS.ANY, 0)], RCODE.FORMERR],
@@ -165,7 +193,11 @@ describe('fuzz: nothing an UPDATE datagram holds makes the parser throw', () => 
     const mx = Buffer.concat([u16(10), Buffer.from([4]), Buffer.from('mail'), Buffer.from([0xc0, 12])]);
     const seeds = [
       message({ updates: [rr('a.example.com', TYPE.A, CLASS.IN, 300, A)] }),
-      message({ prerequisites: [rr('a.example.com', TYPE.ANY, CLASS.NONE, 0), rr('b.example.com', TYPE.A, CLASS.IN, 0, A)], updates: [rr(Buffer.from([0xc0, 12]), TYPE.MX, CLASS.IN, 300, mx)], additional: [opt(), tsig()] }),
+      message({
+        prerequisites: [rr('a.example.com', TYPE.ANY, CLASS.NONE, 0), rr('b.example.com', TYPE.A, CLASS.IN, 0, A)],
+        updates: [rr(Buffer.from([0xc0, 12]), TYPE.MX, CLASS.IN, 300, mx)],
+        additional: [opt(), tsig()],
+      }),
       message({ updates: [rr('a.example.com', TYPE.ANY, CLASS.ANY, 0), rr('a.example.com', TYPE.A, CLASS.NONE, 0, A)], additional: [tsig()] }),
       message({ prerequisites: [rr('x.example.com', TYPE.SOA, CLASS.IN, 0, Buffer.concat([Buffer.from([0xc0, 12, 0xc0, 12]), Buffer.alloc(20)]))] }),
     ];

@@ -10,12 +10,18 @@ import { encodeRdata } from '../../../nameserver/wire/rdata.js';
 import { applyZoneDiff, buildZoneSnapshot, rrsetAt, type ZoneSnapshot } from '../../../nameserver/zone/snapshot.js';
 import { referenceCanonicalOrder } from '../../helpers/canonicalReference.js';
 
-const rr = (name: string, type: keyof typeof TYPE, data: Record<string, unknown>, ttl = 300): ZoneRecord => ({ name, type: TYPE[type], ttl, rdata: encodeRdata(type, data) });
+const rr = (name: string, type: keyof typeof TYPE, data: Record<string, unknown>, ttl = 300): ZoneRecord => ({
+  name,
+  type: TYPE[type],
+  ttl,
+  rdata: encodeRdata(type, data),
+});
 const soa = (origin: string, serial: number) =>
   rr(origin, 'SOA', { mname: `ns1.${origin}`, rname: `hostmaster.${origin}`, serial, refresh: 7200, retry: 3600, expire: 1209600, minimum: 300 }, 3600);
 const a = (name: string, address = '192.0.2.1') => rr(name, 'A', { address });
 const nsec = (name: string, next: string) => rr(name, 'NSEC', { next_domain_name: next, types: ['A', 'RRSIG', 'NSEC'] });
-const nsec3 = (owner: string, next: string) => rr(owner, 'NSEC3', { hash_algorithm: 1, flags: 0, iterations: 12, salt: 'aabbccdd', next_hashed_owner_name: next, types: ['A', 'RRSIG'] });
+const nsec3 = (owner: string, next: string) =>
+  rr(owner, 'NSEC3', { hash_algorithm: 1, flags: 0, iterations: 12, salt: 'aabbccdd', next_hashed_owner_name: next, types: ['A', 'RRSIG'] });
 
 /** The Next Domain Name field of the NSEC that matches or covers `name` (RFC 4034 §4.1.1). */
 const nsecNext = (snapshot: ZoneSnapshot, name: string) => decodeName(rrsetAt(snapshot.coveringNsec(name)!.node, TYPE.NSEC)!.rrset.rdatas[0]!, 0)!.name;
@@ -29,7 +35,17 @@ const diff = (origin: string, serial: number, removed: ZoneRecord[], added: Zone
 });
 
 // RFC 4034 §6.1's example, in the RFC's order, as the zone holds names (lower case).
-const RFC_4034_ORDER = ['example', 'a.example', 'yljkjljk.a.example', 'z.a.example', 'zabc.a.example', 'z.example', '\\001.z.example', '*.z.example', '\\200.z.example'];
+const RFC_4034_ORDER = [
+  'example',
+  'a.example',
+  'yljkjljk.a.example',
+  'z.a.example',
+  'zabc.a.example',
+  'z.example',
+  '\\001.z.example',
+  '*.z.example',
+  '\\200.z.example',
+];
 
 describe('the owner names of a snapshot in canonical order', () => {
   it("are RFC 4034 §6.1's example order, built whole or name by name in any order", () => {
@@ -46,7 +62,11 @@ describe('the owner names of a snapshot in canonical order', () => {
   });
 
   it('hold the names that own records: not empty non-terminals, not NSEC3 owners', () => {
-    const z = buildZoneSnapshot('example', [soa('example', 1), a('x.y.w.example'), nsec3('0p9mhaveqvm6t7vbl5lop2u3t2rp3tom.example', '2t7b4g4vsa5smi47k61mv5bv1a22bojr')]);
+    const z = buildZoneSnapshot('example', [
+      soa('example', 1),
+      a('x.y.w.example'),
+      nsec3('0p9mhaveqvm6t7vbl5lop2u3t2rp3tom.example', '2t7b4g4vsa5smi47k61mv5bv1a22bojr'),
+    ]);
     expect(z.node('w.example')).toBeDefined();
     expect([...z.owners.values()]).toEqual(['example', 'x.y.w.example']);
     expect([...z.nsec3Owners.values()]).toEqual(['0p9mhaveqvm6t7vbl5lop2u3t2rp3tom.example']);
@@ -130,15 +150,32 @@ function base32hex(octets: Buffer): string {
 /** RFC 5155 §5: SHA-1 over the canonical wire name and the salt, then `iterations` more times. */
 function nsec3Hash(name: string, salt: string, iterations: number): string {
   const s = Buffer.from(salt, 'hex');
-  let h = createHash('sha1').update(Buffer.concat([encodeName(name, true), s])).digest();
-  for (let i = 0; i < iterations; i++) h = createHash('sha1').update(Buffer.concat([h, s])).digest();
+  let h = createHash('sha1')
+    .update(Buffer.concat([encodeName(name, true), s]))
+    .digest();
+  for (let i = 0; i < iterations; i++)
+    h = createHash('sha1')
+      .update(Buffer.concat([h, s]))
+      .digest();
   return base32hex(h);
 }
 
 describe('coveringNsec3', () => {
   // The names of RFC 5155 Appendix A's zone that get NSEC3 records (salt aabbccdd, 12 iterations),
   // hashed here; the chain links each hash to the next in order, the last to the first.
-  const names = ['example', 'a.example', 'ai.example', 'ns1.example', 'ns2.example', 'w.example', '*.w.example', 'x.w.example', 'y.w.example', 'x.y.w.example', 'xx.example'];
+  const names = [
+    'example',
+    'a.example',
+    'ai.example',
+    'ns1.example',
+    'ns2.example',
+    'w.example',
+    '*.w.example',
+    'x.w.example',
+    'y.w.example',
+    'x.y.w.example',
+    'xx.example',
+  ];
   const hashes = names.map((n) => nsec3Hash(n, 'aabbccdd', 12)).sort();
   const zone = buildZoneSnapshot('example', [soa('example', 1), ...hashes.map((h, i) => nsec3(`${h}.example`, hashes[(i + 1) % hashes.length]!))]);
   const nextHash = (link: { node: { sets: readonly { rrset: { type: number; rdatas: Buffer[] } }[] } }) => {

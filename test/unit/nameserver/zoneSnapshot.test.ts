@@ -30,7 +30,12 @@ const rrsig = (name: string, covered: string) =>
 
 describe('buildZoneSnapshot', () => {
   it('derives the serial and the negative TTL min(SOA TTL, MINIMUM) (RFC 2308 §5)', () => {
-    expect(buildZoneSnapshot(ORIGIN, [soa(2024010101, { ttl: 3600, minimum: 300 })])).toMatchObject({ origin: ORIGIN, serial: 2024010101, negativeTtl: 300, recordCount: 1 });
+    expect(buildZoneSnapshot(ORIGIN, [soa(2024010101, { ttl: 3600, minimum: 300 })])).toMatchObject({
+      origin: ORIGIN,
+      serial: 2024010101,
+      negativeTtl: 300,
+      recordCount: 1,
+    });
     expect(buildZoneSnapshot(ORIGIN, [soa(7, { ttl: 60, minimum: 300 })]).negativeTtl).toBe(60);
     expect(buildZoneSnapshot(ORIGIN, [soa(0xffffffff)]).serial).toBe(0xffffffff);
   });
@@ -50,7 +55,12 @@ describe('buildZoneSnapshot', () => {
   });
 
   it('groups records into RRsets with the lowest TTL, each record once (RFC 2181 §5)', () => {
-    const z = buildZoneSnapshot(ORIGIN, [soa(1), a(`www.${ORIGIN}`, '192.0.2.1', 600), a(`www.${ORIGIN}`, '192.0.2.2', 300), a(`www.${ORIGIN}`, '192.0.2.1', 900)]);
+    const z = buildZoneSnapshot(ORIGIN, [
+      soa(1),
+      a(`www.${ORIGIN}`, '192.0.2.1', 600),
+      a(`www.${ORIGIN}`, '192.0.2.2', 300),
+      a(`www.${ORIGIN}`, '192.0.2.1', 900),
+    ]);
     const set = rrsetAt(z.node(`www.${ORIGIN}`)!, TYPE.A)!;
     expect(set.rrset).toMatchObject({ name: `www.${ORIGIN}`, type: TYPE.A, ttl: 300 });
     expect(set.rrset.rdatas.map((r) => [...r].join('.'))).toEqual(['192.0.2.1', '192.0.2.2']);
@@ -84,7 +94,13 @@ describe('buildZoneSnapshot', () => {
   });
 
   it('stores RRSIGs beside the RRsets they cover', () => {
-    const z = buildZoneSnapshot(ORIGIN, [soa(1), a(`www.${ORIGIN}`, '192.0.2.1'), rrsig(`www.${ORIGIN}`, 'A'), rrsig(`www.${ORIGIN}`, 'AAAA'), rrsig(ORIGIN, 'SOA')]);
+    const z = buildZoneSnapshot(ORIGIN, [
+      soa(1),
+      a(`www.${ORIGIN}`, '192.0.2.1'),
+      rrsig(`www.${ORIGIN}`, 'A'),
+      rrsig(`www.${ORIGIN}`, 'AAAA'),
+      rrsig(ORIGIN, 'SOA'),
+    ]);
     const www = z.node(`www.${ORIGIN}`)!;
     expect(signaturesAt(www, TYPE.A)!.rrset).toMatchObject({ name: `www.${ORIGIN}`, type: TYPE.RRSIG });
     expect(signaturesAt(www, TYPE.AAAA)!.rrset.rdatas).toHaveLength(1);
@@ -96,7 +112,14 @@ describe('buildZoneSnapshot', () => {
 
   it('keeps NSEC3 records out of the name tree (RFC 5155 §7.1): their owners are no names of the zone', () => {
     const hashed = `2vptu5timamqttgl4luu9kg21e0aor3s.${ORIGIN}`;
-    const nsec3 = rr(hashed, 'NSEC3', 300, { hash_algorithm: 1, flags: 0, iterations: 0, salt: '', next_hashed_owner_name: '2VPTU5TIMAMQTTGL4LUU9KG21E0AOR3T', types: ['A'] });
+    const nsec3 = rr(hashed, 'NSEC3', 300, {
+      hash_algorithm: 1,
+      flags: 0,
+      iterations: 0,
+      salt: '',
+      next_hashed_owner_name: '2VPTU5TIMAMQTTGL4LUU9KG21E0AOR3T',
+      types: ['A'],
+    });
     const z = buildZoneSnapshot(ORIGIN, [soa(1), nsec3, rrsig(hashed, 'NSEC3')]);
     expect(z.node(hashed)).toBeUndefined();
     expect(z.apex.descendants).toBe(0);
@@ -140,7 +163,12 @@ describe('applyZoneDiff', () => {
   });
 
   it('changes a TTL as a removal and an addition of the same RDATA', () => {
-    const next = applyZoneDiff(base, { fromSerial: 1, toSerial: 2, removed: [soa(1), a(`www.${ORIGIN}`, '192.0.2.2', 60)], added: [soa(2), a(`www.${ORIGIN}`, '192.0.2.2', 900)] });
+    const next = applyZoneDiff(base, {
+      fromSerial: 1,
+      toSerial: 2,
+      removed: [soa(1), a(`www.${ORIGIN}`, '192.0.2.2', 60)],
+      added: [soa(2), a(`www.${ORIGIN}`, '192.0.2.2', 900)],
+    });
     expect(rrsetAt(next.node(`www.${ORIGIN}`)!, TYPE.A)!.rrset.ttl).toBe(300);
     expect(next.recordCount).toBe(3);
   });
@@ -148,7 +176,11 @@ describe('applyZoneDiff', () => {
   it.each([
     ['starts from another serial', { fromSerial: 5, toSerial: 6, removed: [soa(5)], added: [soa(6)] }, /from serial 5/],
     ['does not replace the SOA', { fromSerial: 1, toSerial: 2, removed: [], added: [a(`x.${ORIGIN}`, '192.0.2.9')] }, /leaves .* at serial 1/],
-    ['removes a record the zone does not hold', { fromSerial: 1, toSerial: 2, removed: [soa(1), a(`www.${ORIGIN}`, '192.0.2.99')], added: [soa(2)] }, /no such type 1 record/],
+    [
+      'removes a record the zone does not hold',
+      { fromSerial: 1, toSerial: 2, removed: [soa(1), a(`www.${ORIGIN}`, '192.0.2.99')], added: [soa(2)] },
+      /no such type 1 record/,
+    ],
     ['removes the SOA without a successor', { fromSerial: 1, toSerial: 2, removed: [soa(1)], added: [] }, /no SOA/],
     ['adds a record outside the zone', { fromSerial: 1, toSerial: 2, removed: [soa(1)], added: [soa(2), a('www.example.org', '192.0.2.1')] }, /outside zone/],
   ])('refuses a diff that %s, and the snapshot stays as it was', (_, diff, message) => {

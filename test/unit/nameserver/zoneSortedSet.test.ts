@@ -62,7 +62,17 @@ describe('PersistentSortedSet', () => {
   it('behaves like a sorted array, answers neighbour searches, and earlier versions never change', () => {
     const op = fc.record({ del: fc.boolean(), key: fc.integer({ min: 0, max: 4000 }) });
     // Long runs of one kind grow the tree several levels and shrink it again.
-    const batch = fc.oneof(fc.array(op, { maxLength: 400 }), fc.array(op.map((o) => ({ ...o, del: true })), { maxLength: 1500 }), fc.array(op.map((o) => ({ ...o, del: false })), { maxLength: 1500 }));
+    const batch = fc.oneof(
+      fc.array(op, { maxLength: 400 }),
+      fc.array(
+        op.map((o) => ({ ...o, del: true })),
+        { maxLength: 1500 },
+      ),
+      fc.array(
+        op.map((o) => ({ ...o, del: false })),
+        { maxLength: 1500 },
+      ),
+    );
     fc.assert(
       fc.property(fc.array(batch, { minLength: 1, maxLength: 6 }), fc.array(fc.integer({ min: -1, max: 4001 }), { maxLength: 30 }), (batches, probes) => {
         let set = PersistentSortedSet.empty(NUMBERS);

@@ -52,7 +52,8 @@ describe('addresses', () => {
     expect(reverseName(parseAddress('192.0.2.10'))).toBe('10.2.0.192.in-addr.arpa');
     // RFC 3596 §2.5's example.
     expect(reverseName(parseAddress('4321:0:1:2:3:4:567:89ab'))).toBe('b.a.9.8.7.6.5.0.4.0.0.0.3.0.0.0.2.0.0.0.1.0.0.0.0.0.0.0.1.2.3.4.ip6.arpa');
-    for (const ip of ['192.0.2.10', '2001:db8::10', '4321:0:1:2:3:4:567:89ab']) expect(formatAddress(addressOfReverseName(reverseName(parseAddress(ip)))!)).toBe(fmt(ip));
+    for (const ip of ['192.0.2.10', '2001:db8::10', '4321:0:1:2:3:4:567:89ab'])
+      expect(formatAddress(addressOfReverseName(reverseName(parseAddress(ip)))!)).toBe(fmt(ip));
     expect(addressOfReverseName('2.0.192.in-addr.arpa')).toBeNull();
     expect(addressOfReverseName('010.2.0.192.in-addr.arpa')).toBeNull();
     expect(dashedAddress(parseAddress('2001:db8::10'))).toBe('2001-db8--10');

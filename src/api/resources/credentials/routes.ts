@@ -82,7 +82,12 @@ export const credentialRoutes = [
       const { after, limit } = pageRequest(input, list);
       const page = await listTokens(input.context.scoped, input.params.client, after, limit);
       const now = input.services.clock.now();
-      return listResult(input, list, page.items.map((t) => presentToken(t, now)), page.next);
+      return listResult(
+        input,
+        list,
+        page.items.map((t) => presentToken(t, now)),
+        page.next,
+      );
     },
   }),
   defineRoute({
@@ -98,12 +103,24 @@ export const credentialRoutes = [
     body: z.strictObject({
       name: z.string().trim().min(1).max(200),
       scopes: z.array(z.enum(SCOPES)).min(1).max(SCOPES.length),
-      expires_at: z.iso.datetime().transform((s) => new Date(s)).nullable().optional(),
-      user_id: z.string().regex(/^usr_[a-z2-7]+$/).nullable().optional(),
+      expires_at: z.iso
+        .datetime()
+        .transform((s) => new Date(s))
+        .nullable()
+        .optional(),
+      user_id: z
+        .string()
+        .regex(/^usr_[a-z2-7]+$/)
+        .nullable()
+        .optional(),
       policy: credentialPolicyInput.nullable().optional(),
     }),
     responses: {
-      201: { description: 'Issued; `token` is shown only now', schema: tokenSchema.extend({ token: z.string() }), headers: ['Location', 'Idempotent-Replayed'] },
+      201: {
+        description: 'Issued; `token` is shown only now',
+        schema: tokenSchema.extend({ token: z.string() }),
+        headers: ['Location', 'Idempotent-Replayed'],
+      },
     },
     handler: async (input) => {
       const { token, secret } = await createToken(writeContext(input), input.services.config.deployment, input.params.client, input.body);

@@ -1,7 +1,16 @@
 import { z } from 'zod';
 import { presentRdata } from '../../../../nameserver/wire/rdata.js';
 import { dnskeyRdata } from '../../../../nameserver/dnssec/keys.js';
-import { checkDnssec, disableDnssec, type DnssecCheckOutcome, type DnssecView, enableDnssec, getDnssec, requestRollover, runDnssecCheck } from '../../../services/dnssec.js';
+import {
+  checkDnssec,
+  disableDnssec,
+  type DnssecCheckOutcome,
+  type DnssecView,
+  enableDnssec,
+  getDnssec,
+  requestRollover,
+  runDnssecCheck,
+} from '../../../services/dnssec.js';
 import { DomainError } from '../../../domain/errors.js';
 import { missingScopes } from '../../../domain/scopes.js';
 import { hasFeature } from '../../../domain/tenancy.js';
@@ -18,7 +27,9 @@ const keySchema = z.object({
   algorithm: z.number().int().describe('13 ECDSAP256SHA256, 15 ED25519'),
   flags: z.number().int().describe('257 KSK (SEP), 256 ZSK'),
   key_tag: z.number().int(),
-  state: z.enum(['published', 'active', 'retired']).describe('published: in the DNSKEY set, not signing yet; active: signing; retired: still published, no longer signing'),
+  state: z
+    .enum(['published', 'active', 'retired'])
+    .describe('published: in the DNSKEY set, not signing yet; active: signing; retired: still published, no longer signing'),
   dnskey: z.string().describe('The DNSKEY RDATA in presentation form: flags protocol algorithm public-key'),
   created_at: timestamp,
 });
@@ -40,7 +51,9 @@ export const dnssecSchema = z.object({
     .describe('The service’s own chain validation from the trust anchor to the zone’s SOA'),
   next_action: z
     .enum(['none', 'wait', 'add_ds_at_registrar', 'remove_ds_at_registrar', 'fix_ds_at_registrar', 'replace_ds_at_registrar'])
-    .describe('none: nothing to do; wait: the service is working; add_/remove_/fix_/replace_ds_at_registrar: the customer’s step at its registrar (assisted mode; replace during a KSK rollover)'),
+    .describe(
+      'none: nothing to do; wait: the service is working; add_/remove_/fix_/replace_ds_at_registrar: the customer’s step at its registrar (assisted mode; replace during a KSK rollover)',
+    ),
   checked_at: timestamp.nullable(),
 });
 
@@ -94,7 +107,10 @@ export const dnssecRoutes = [
     feature: 'dnssec',
     params,
     responses: { 200: { description: 'The DNSSEC object', schema: dnssecSchema } },
-    handler: async (input) => ({ status: 200, body: presentDnssec(await getDnssec(input.context.db, input.context.scoped, input.services.config, input.params.zone)) }),
+    handler: async (input) => ({
+      status: 200,
+      body: presentDnssec(await getDnssec(input.context.db, input.context.scoped, input.services.config, input.params.zone)),
+    }),
   }),
   defineRoute({
     method: 'post',
@@ -178,6 +194,9 @@ export const dnssecRoutes = [
     body: z.strictObject({ key: z.enum(['ksk', 'zsk']) }),
     errors: ['not_implemented', 'feature_disabled', 'forbidden', 'conflict'],
     responses: { 202: { description: 'The rollover started: the DNSSEC object with the new key', schema: dnssecSchema } },
-    handler: async (input) => ({ status: 202, body: presentDnssec(await requestRollover(writeContext(input), input.services.dnssec, input.params.zone, input.body.key)) }),
+    handler: async (input) => ({
+      status: 202,
+      body: presentDnssec(await requestRollover(writeContext(input), input.services.dnssec, input.params.zone, input.body.key)),
+    }),
   }),
 ];

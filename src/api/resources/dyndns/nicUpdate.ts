@@ -3,7 +3,14 @@
 // failure of the service is `911`, never a stack trace, and no input makes it answer 500.
 import type { Context } from 'koa';
 import { DomainError } from '../../../domain/errors.js';
-import { clientAddress, Dyndns2InputError, formatDyndns2Answers, formatDyndns2Refusal, parseDyndns2Request, parseTrustedProxies } from '../../../dyndns/dyndns2.js';
+import {
+  clientAddress,
+  Dyndns2InputError,
+  formatDyndns2Answers,
+  formatDyndns2Refusal,
+  parseDyndns2Request,
+  parseTrustedProxies,
+} from '../../../dyndns/dyndns2.js';
 import type { Logger } from '../../../observability/logger.js';
 import { type Metrics, registerDyndnsMetrics } from '../../../observability/metrics.js';
 import { nicUpdate } from '../../../services/dyndns/nicUpdate.js';
@@ -27,7 +34,12 @@ export function nicUpdateHandler(services: Services, logger: Logger, metrics: Me
     const count = (code: string) => metrics.dyndnsAnswers.inc({ code });
     try {
       const source = clientAddress(ctx.req.socket.remoteAddress, ctx.get('X-Forwarded-For') || undefined, trusted);
-      const request = parseDyndns2Request(ctx.query, { authorization: ctx.get('Authorization') || undefined, userAgent: ctx.get('User-Agent') || undefined }, source, services.config.deployment);
+      const request = parseDyndns2Request(
+        ctx.query,
+        { authorization: ctx.get('Authorization') || undefined, userAgent: ctx.get('User-Agent') || undefined },
+        source,
+        services.config.deployment,
+      );
       const answers = await nicUpdate(services, limits, request, ctx.state.requestId as string);
       for (const a of answers) count(a.code);
       answer = formatDyndns2Answers(answers);

@@ -10,7 +10,9 @@ import { pageQuery } from '../common.js';
 import { eventSchemas } from '../webhooks/eventSchemas.js';
 
 const [first, ...rest] = SUBSCRIBABLE_KINDS.map((kind) => eventSchemas[kind]);
-const eventSchema = z.discriminatedUnion('type', [first!, ...rest]).describe('The event as a webhook delivery’s body has it (the OpenAPI document’s `webhooks`).');
+const eventSchema = z
+  .discriminatedUnion('type', [first!, ...rest])
+  .describe('The event as a webhook delivery’s body has it (the OpenAPI document’s `webhooks`).');
 
 export const eventRoutes = [
   defineRoute({
@@ -27,7 +29,9 @@ export const eventRoutes = [
         .string()
         .regex(/^evt_[a-z2-7]+$/, 'must be an event id (evt_…)')
         .optional()
-        .describe('Only events after this one (an event id of this list or of a delivery). `422` (`unknown_event`) once it is older than the 30 days events are kept.'),
+        .describe(
+          'Only events after this one (an event id of this list or of a delivery). `422` (`unknown_event`) once it is older than the 30 days events are kept.',
+        ),
       type: repeatable(z.enum(SUBSCRIBABLE_KINDS)).optional().describe('Only events of these types (repeat, or comma-separated).'),
       ...pageQuery,
     }),

@@ -30,7 +30,9 @@ const billingClientSchema = z.object({
 
 const registrationSchema = z.object({
   zone: z.string().describe('The lab zone (A-label form).'),
-  registered_here: z.boolean().describe('true: registered through the provider (DNSSEC automatic, the service sets the DS); false: at a foreign registrar (assisted).'),
+  registered_here: z
+    .boolean()
+    .describe('true: registered through the provider (DNSSEC automatic, the service sets the DS); false: at a foreign registrar (assisted).'),
   delegation: z.array(z.string()).nullable().describe("NS names at the parent; null: the service's nameservers."),
   ds: z.array(z.string()).describe('DS records at the parent, RDATA in presentation form.'),
 });
@@ -120,12 +122,23 @@ export const labRoutes = [
     responses: {
       200: {
         description: 'The mails',
-        schema: z.object({ data: z.array(z.object({ id: z.string(), tenant_id: z.string(), to: z.string(), subject: z.string(), body: z.string(), created_at: timestamp })) }),
+        schema: z.object({
+          data: z.array(z.object({ id: z.string(), tenant_id: z.string(), to: z.string(), subject: z.string(), body: z.string(), created_at: timestamp })),
+        }),
       },
     },
     handler: async ({ context, query }) => ({
       status: 200,
-      body: { data: (await listLabMail(context.db, context.scoped, query.limit)).map((m) => ({ id: m.id, tenant_id: m.tenantId, to: m.to, subject: m.subject, body: m.body, created_at: m.createdAt.toISOString() })) },
+      body: {
+        data: (await listLabMail(context.db, context.scoped, query.limit)).map((m) => ({
+          id: m.id,
+          tenant_id: m.tenantId,
+          to: m.to,
+          subject: m.subject,
+          body: m.body,
+          created_at: m.createdAt.toISOString(),
+        })),
+      },
     }),
   }),
   defineRoute({
@@ -169,7 +182,8 @@ export const labRoutes = [
     path: '/lab/registrations/{zone}',
     operationId: 'getLabRegistration',
     summary: "A lab zone's entry in the simulated registry",
-    description: 'Whether the domain is registered through the provider, where the lab parent delegates it, and the DS records there. Any lab token, for zones it can see.',
+    description:
+      'Whether the domain is registered through the provider, where the lab parent delegates it, and the DS records there. Any lab token, for zones it can see.',
     tag: TAG,
     scopes: ['zones:read'],
     labOnly: true,
@@ -259,7 +273,10 @@ export const labRoutes = [
     scopes: [],
     labOnly: true,
     responses: {
-      200: { description: 'The trust anchor', schema: z.object({ ready: z.boolean(), trust_anchors_conf: z.string().nullable(), root_key: z.string().nullable() }) },
+      200: {
+        description: 'The trust anchor',
+        schema: z.object({ ready: z.boolean(), trust_anchors_conf: z.string().nullable(), root_key: z.string().nullable() }),
+      },
     },
     handler: async ({ services }) => {
       const anchors = await readLabTrustAnchors(services.config.dataDir);

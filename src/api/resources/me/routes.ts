@@ -84,13 +84,21 @@ export const meRoutes = [
             api_tokens: z.object({ active: z.number().int(), revoked: z.number().int(), api_clients: z.number().int() }),
             ip: z
               .object({
-                ipv4: z.object({ assignments: z.number().int(), prefixes: z.number().int(), addresses: z.number().int(), ptrs: z.number().int().describe('PTRs set (defaults are rendered, not counted)') }),
+                ipv4: z.object({
+                  assignments: z.number().int(),
+                  prefixes: z.number().int(),
+                  addresses: z.number().int(),
+                  ptrs: z.number().int().describe('PTRs set (defaults are rendered, not counted)'),
+                }),
                 ipv6: z.object({
                   assignments: z.number().int(),
                   prefixes: z.number().int(),
                   ptrs: z.number().int(),
                   networks: z.number().int().optional().describe('Platform only: the provider’s IPv6 address spaces'),
-                  handed_out: z.object({ provider: z.number().int(), reseller: z.number().int() }).optional().describe('Platform only: IPv6 assignments by who made them'),
+                  handed_out: z
+                    .object({ provider: z.number().int(), reseller: z.number().int() })
+                    .optional()
+                    .describe('Platform only: IPv6 assignments by who made them'),
                 }),
               })
               .describe('The IP space of the subtree (docs/rdns.md "Stats")'),

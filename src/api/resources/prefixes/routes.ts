@@ -1,7 +1,15 @@
 import { z } from 'zod';
 import { DomainError } from '../../../domain/errors.js';
 import { formatBlock } from '../../../domain/ip/address.js';
-import { attachPrefix, checkPrefixDelegation, detachPrefix, getPrefix, listPrefixes, observePrefixDelegation, type Prefix } from '../../../services/rdns/prefixes.js';
+import {
+  attachPrefix,
+  checkPrefixDelegation,
+  detachPrefix,
+  getPrefix,
+  listPrefixes,
+  observePrefixDelegation,
+  type Prefix,
+} from '../../../services/rdns/prefixes.js';
 import { listEnvelope, listResult, pageRequest } from '../../pagination.js';
 import { defineRoute, writeContext } from '../../routing/route.js';
 import { pageQuery, tenantIdParam, timestamp } from '../common.js';
@@ -10,7 +18,11 @@ const TAG = 'Reverse DNS';
 
 const delegationSchema = z
   .object({
-    state: z.enum(['ok', 'missing', 'wrong', 'unchecked']).describe('ok: the parent delegates the zone to exactly the service’s nameservers; missing: no delegation; wrong: delegated elsewhere; unchecked: never checked, or the parent could not be asked'),
+    state: z
+      .enum(['ok', 'missing', 'wrong', 'unchecked'])
+      .describe(
+        'ok: the parent delegates the zone to exactly the service’s nameservers; missing: no delegation; wrong: delegated elsewhere; unchecked: never checked, or the parent could not be asked',
+      ),
     seen: z.array(z.string()).describe('The NS names the parent delegates to, as last seen'),
     checked_at: timestamp.nullable(),
   })
@@ -26,7 +38,9 @@ export const prefixSchema = z.object({
     .array(
       z.object({
         name: z.string().describe('The reverse zone (a zone of kind `reverse` in /zones)'),
-        kind: z.enum(['octet', 'classless', 'nibble']).describe('How it is cut: an IPv4 octet boundary, an RFC 2317 classless zone (`<first>-<length>` below the /24), an IPv6 nibble boundary'),
+        kind: z
+          .enum(['octet', 'classless', 'nibble'])
+          .describe('How it is cut: an IPv4 octet boundary, an RFC 2317 classless zone (`<first>-<length>` below the /24), an IPv6 nibble boundary'),
         delegation: delegationSchema,
       }),
     )
@@ -42,11 +56,7 @@ const present = (p: Prefix): z.infer<typeof prefixSchema> => ({
   zones: p.zones,
 });
 
-const prefixParam = z
-  .string()
-  .min(1)
-  .max(100)
-  .describe('The prefix in its URL form: `-` for `/` (`192.0.2.0-24`, `2001:db8::-48`); `%2F` is accepted too');
+const prefixParam = z.string().min(1).max(100).describe('The prefix in its URL form: `-` for `/` (`192.0.2.0-24`, `2001:db8::-48`); `%2F` is accepted too');
 const params = z.strictObject({ prefix: prefixParam });
 
 export const prefixRoutes = [
@@ -73,7 +83,12 @@ export const prefixRoutes = [
         ]);
       }
       const { after, limit } = pageRequest(input, 'prefixes');
-      const page = await listPrefixes(input.context.scoped, { family: query.family ? (Number(query.family) as 4 | 6) : undefined, tenantId: query.tenant_id }, after, limit);
+      const page = await listPrefixes(
+        input.context.scoped,
+        { family: query.family ? (Number(query.family) as 4 | 6) : undefined, tenantId: query.tenant_id },
+        after,
+        limit,
+      );
       return listResult(input, 'prefixes', page.items.map(present), page.next);
     },
   }),
@@ -143,7 +158,14 @@ export const prefixRoutes = [
     handler: async (input) => ({
       status: 200,
       body: present(
-        await checkPrefixDelegation(writeContext(input), input.services.config, input.services.rdns, input.services.rateLimiter, input.params.prefix, (input.prepared ?? null) as Awaited<ReturnType<typeof observePrefixDelegation>>),
+        await checkPrefixDelegation(
+          writeContext(input),
+          input.services.config,
+          input.services.rdns,
+          input.services.rateLimiter,
+          input.params.prefix,
+          (input.prepared ?? null) as Awaited<ReturnType<typeof observePrefixDelegation>>,
+        ),
       ),
     }),
   }),

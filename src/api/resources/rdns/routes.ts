@@ -3,7 +3,17 @@ import type { IpAssignment } from '../../../services/storedShapes.js';
 import { formatBlock } from '../../../domain/ip/address.js';
 import { createAssignment, deleteAssignment, listAssignments } from '../../../services/rdns/assignments.js';
 import { blockInput } from '../../../services/rdns/addressInput.js';
-import { createIpSpace, deleteIpSpace, getIpSpace, type IpSpaceView, listIpSpaces, listIpSpaceZones, assertPlatform, type SpaceZone, updateIpSpace } from '../../../services/rdns/ipSpaces.js';
+import {
+  createIpSpace,
+  deleteIpSpace,
+  getIpSpace,
+  type IpSpaceView,
+  listIpSpaces,
+  listIpSpaceZones,
+  assertPlatform,
+  type SpaceZone,
+  updateIpSpace,
+} from '../../../services/rdns/ipSpaces.js';
 import { getPtr, listPtrs, type PtrView, type PtrWritten, writePtrs } from '../../../services/rdns/ptr.js';
 import { listEnvelope, listResult, pageRequest } from '../../pagination.js';
 import { defineRoute, type HandlerInput, writeContext } from '../../routing/route.js';
@@ -16,7 +26,10 @@ const TAG = 'Reverse DNS';
 
 export const ptrSchema = z.object({
   ip: z.string().describe('IPv4 dotted quad or IPv6 in RFC 5952 form'),
-  target: z.string().nullable().describe('The host name served: the one set, else the default; null when neither. Lower case, no trailing dot (as the record API shows the PTR)'),
+  target: z
+    .string()
+    .nullable()
+    .describe('The host name served: the one set, else the default; null when neither. Lower case, no trailing dot (as the record API shows the PTR)'),
   source: z.enum(['set', 'default']).nullable().describe('set: written through /ptr; default: from the address space’s pattern; null: no PTR'),
   default_target: z.string().nullable().describe('What the address space’s pattern gives (provider addresses; IPv6 only when assigned alone)'),
   zone: z.string().describe('The reverse zone holding the PTR'),
@@ -34,7 +47,10 @@ const presentPtr = (p: PtrView) => ({
   prefix_id: p.prefixId,
 });
 
-const ptrWrittenSchema = ptrSchema.extend({ changeset_id: z.string(), warnings: warningsSchema.describe('ptr_not_forward_confirmed: no A/AAAA record of the target in the service’s zones points back (docs/rdns.md)') });
+const ptrWrittenSchema = ptrSchema.extend({
+  changeset_id: z.string(),
+  warnings: warningsSchema.describe('ptr_not_forward_confirmed: no A/AAAA record of the target in the service’s zones points back (docs/rdns.md)'),
+});
 
 const presentWritten = (w: PtrWritten) => ({ ...presentPtr(w.items[0]!), changeset_id: w.changeSetIds[0]!, warnings: w.warnings });
 
@@ -46,12 +62,16 @@ const ipSpaceSchema = z.object({
   forward_zone: z
     .string()
     .nullable()
-    .describe('The provider’s zone in which the service keeps an A/AAAA record (managed_by: the space’s id) for every default name: each IPv4 address of the space, each IPv6 address assigned alone (/128)'),
+    .describe(
+      'The provider’s zone in which the service keeps an A/AAAA record (managed_by: the space’s id) for every default name: each IPv4 address of the space, each IPv6 address assigned alone (/128)',
+    ),
   forward_records: z
     .object({
       state: z
         .enum(['complete', 'pending', 'failed'])
-        .describe('complete: the forward zone holds every default name and nothing else of the space; pending: the worker is writing the rest, a chunk (one change set) at a time; failed: the last chunk was refused (error), retried with back-off'),
+        .describe(
+          'complete: the forward zone holds every default name and nothing else of the space; pending: the worker is writing the rest, a chunk (one change set) at a time; failed: the last chunk was refused (error), retried with back-off',
+        ),
       total: z.number().int().describe('Default names the space keeps in its forward zone (0 without one)'),
       written: z.number().int().describe('Of those, how many are stored'),
       stale: z.number().int().describe('Records of the space still to be removed: old names after a new pattern, a zone it left, a removed space'),
@@ -78,13 +98,17 @@ const forwardZoneField = z
   .min(1)
   .max(253)
   .nullable()
-  .describe('A forward zone of the platform tenant holding every name of the pattern, with room for its records (422 otherwise); null: none (its forward records are removed). Sent again, a pending or failed job of that zone is retried now');
+  .describe(
+    'A forward zone of the platform tenant holding every name of the pattern, with room for its records (422 otherwise); null: none (its forward records are removed). Sent again, a pending or failed job of that zone is retried now',
+  );
 
 const spaceZoneSchema = z.object({
   name: z.string(),
   block: z.string().describe('The block the zone covers (an IPv4 /24, an RFC 2317 block, an IPv6 nibble block)'),
   status: z.enum(['activating', 'active', 'deleting']),
-  dnssec: dnssecSchema.describe('As GET /zones/{zone}/dnssec shows it for a customer’s zone: `ds` is what to place at the parent (the RIR’s reverse delegation) in assisted mode'),
+  dnssec: dnssecSchema.describe(
+    'As GET /zones/{zone}/dnssec shows it for a customer’s zone: `ds` is what to place at the parent (the RIR’s reverse delegation) in assisted mode',
+  ),
 });
 const presentSpaceZone = (z: SpaceZone) => ({ name: z.name, block: z.block, status: z.status, dnssec: presentDnssec(z.dnssec) });
 
@@ -206,7 +230,10 @@ export const rdnsRoutes = [
     handler: async (input) => {
       assertPlatform(input.actor);
       if (input.body.dnssec !== undefined) assertMayWriteDnssec(input.actor);
-      return { status: 200, body: presentSpace(await updateIpSpace(writeContext(input), input.services.config, input.services.dnssec, input.params.space, input.body)) };
+      return {
+        status: 200,
+        body: presentSpace(await updateIpSpace(writeContext(input), input.services.config, input.services.dnssec, input.params.space, input.body)),
+      };
     },
   }),
   defineRoute({
@@ -214,7 +241,8 @@ export const rdnsRoutes = [
     path: '/ip-spaces/{space}/zones',
     operationId: 'listIpSpaceZones',
     summary: 'The reverse zones of an address space, with their DNSSEC state (provider staff)',
-    description: 'Platform tokens only (403 otherwise). By block; each zone with its DNSSEC object (state, mode, keys, the DS to place at the parent, what the parent shows, the last validation).',
+    description:
+      'Platform tokens only (403 otherwise). By block; each zone with its DNSSEC object (state, mode, keys, the DS to place at the parent, what the parent shows, the last validation).',
     tag: TAG,
     scopes: ['rdns:read'],
     params: spaceParams,
@@ -238,7 +266,10 @@ export const rdnsRoutes = [
     scopes: ['rdns:read'],
     feature: 'rdns',
     query: z.strictObject({
-      family: z.enum(['4', '6']).transform((v) => Number(v) as 4 | 6).optional(),
+      family: z
+        .enum(['4', '6'])
+        .transform((v) => Number(v) as 4 | 6)
+        .optional(),
       q: z.string().min(1).max(255).optional(),
       within: cidrText.optional().describe('Only assignments inside this CIDR block'),
       ...pageQuery,
@@ -274,7 +305,8 @@ export const rdnsRoutes = [
     path: '/ips/{assignment}',
     operationId: 'deleteIpAssignment',
     summary: 'Take an assignment back',
-    description: 'By provider staff or the reseller that handed it on (403 for others who see it). Its PTRs stay; defaults return. Parts handed on to customers must go first (409).',
+    description:
+      'By provider staff or the reseller that handed it on (403 for others who see it). Its PTRs stay; defaults return. Parts handed on to customers must go first (409).',
     tag: TAG,
     scopes: ['rdns:write'],
     feature: 'rdns',
@@ -367,7 +399,12 @@ export const rdnsRoutes = [
     tag: TAG,
     scopes: ['rdns:write'],
     feature: 'rdns',
-    body: z.strictObject({ items: z.array(z.strictObject({ ip: ipParam, target: z.string().min(1).max(255).nullable() })).min(1).max(1000) }),
+    body: z.strictObject({
+      items: z
+        .array(z.strictObject({ ip: ipParam, target: z.string().min(1).max(255).nullable() }))
+        .min(1)
+        .max(1000),
+    }),
     errors: ['not_owner', 'conflict'],
     responses: {
       200: {

@@ -91,7 +91,11 @@ export const templateRoutes = [
     scopes: ['zones:read'],
     params,
     responses: { 200: { description: 'The template', schema: templateSchema, headers: ['ETag'] } },
-    handler: async (input) => ({ status: 200, body: present(await getTemplate(input.context.scoped, input.actor, input.params.template, { readSubtree: true })), etag: true }),
+    handler: async (input) => ({
+      status: 200,
+      body: present(await getTemplate(input.context.scoped, input.actor, input.params.template, { readSubtree: true })),
+      etag: true,
+    }),
   }),
   defineRoute({
     method: 'post',
@@ -119,7 +123,12 @@ export const templateRoutes = [
     tag: TAG,
     scopes: ['zones:write'],
     params,
-    body: z.strictObject({ name: definition.name.optional(), description: definition.description, variables: definition.variables.optional(), records: definition.records.optional() }),
+    body: z.strictObject({
+      name: definition.name.optional(),
+      description: definition.description,
+      variables: definition.variables.optional(),
+      records: definition.records.optional(),
+    }),
     errors: ['forbidden'],
     responses: { 200: { description: 'The template', schema: templateSchema } },
     handler: async (input) => ({ status: 200, body: present(await updateTemplate(writeContext(input), input.params.template, input.body)), etag: true }),

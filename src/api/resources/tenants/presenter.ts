@@ -11,9 +11,18 @@ export const limitsSchema = z.object({
 export const brandingSchema = z
   .object({
     display_name: z.string().max(100).optional(),
-    logo_url: z.url({ protocol: /^https$/ }).max(2000).optional(),
-    primary_color: z.string().regex(/^#[0-9a-fA-F]{6}$/).optional(),
-    support_url: z.url({ protocol: /^https?$/ }).max(2000).optional(),
+    logo_url: z
+      .url({ protocol: /^https$/ })
+      .max(2000)
+      .optional(),
+    primary_color: z
+      .string()
+      .regex(/^#[0-9a-fA-F]{6}$/)
+      .optional(),
+    support_url: z
+      .url({ protocol: /^https?$/ })
+      .max(2000)
+      .optional(),
     support_email: z.email().optional(),
   })
   .describe('White-label settings for panels.');

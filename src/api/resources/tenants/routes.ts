@@ -21,7 +21,11 @@ const settings = {
   features: z.array(z.enum(FEATURES)).max(FEATURES.length).optional(),
   branding: brandingSchema.strict().optional(),
   support_email: z.email().max(254).nullable().optional(),
-  billing_client_id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/).nullable().optional(),
+  billing_client_id: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/)
+    .nullable()
+    .optional(),
 };
 
 const nameSchema = z.string().trim().min(1).max(200);

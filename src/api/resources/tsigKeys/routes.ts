@@ -5,7 +5,16 @@
 import { z } from 'zod';
 import { credentialPolicyInput, credentialPolicySchema } from '../../../domain/credentialPolicy.js';
 import { DEFAULT_TSIG_ALGORITHM, MAX_TSIG_KEYS_PER_TENANT, TSIG_ALGORITHMS } from '../../../domain/tsigKeys.js';
-import { createTsigKey, deleteTsigKey, getTsigKey, listTsigKeys, rotateTsigKey, type TsigKey, type TsigKeyDeps, updateTsigKeyPolicy } from '../../../services/tsigKeys.js';
+import {
+  createTsigKey,
+  deleteTsigKey,
+  getTsigKey,
+  listTsigKeys,
+  rotateTsigKey,
+  type TsigKey,
+  type TsigKeyDeps,
+  updateTsigKeyPolicy,
+} from '../../../services/tsigKeys.js';
 import type { Services } from '../../../services/index.js';
 import { listEnvelope, listResult, pageRequest } from '../../pagination.js';
 import { defineRoute, writeContext } from '../../routing/route.js';
@@ -109,7 +118,8 @@ export const tsigKeyRoutes = [
     path: '/tsig-keys/{key}/rotate',
     operationId: 'rotateTsigKey',
     summary: 'Replace a TSIG key’s secret',
-    description: 'The new secret is shown only in this response; the old one stops working as soon as the nameservers reload their keys (at once, on commit). Name and algorithm stay.',
+    description:
+      'The new secret is shown only in this response; the old one stops working as soon as the nameservers reload their keys (at once, on commit). Name and algorithm stay.',
     tag: TAG,
     scopes: ['tsig:write', 'records:write'],
     params,

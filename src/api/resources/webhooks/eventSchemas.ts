@@ -14,7 +14,10 @@ const envelope = <T extends string>(type: T) => ({
 
 const zone = z.string().describe('The zone’s name (A-label form).');
 const changesetId = z.string().describe('chg_…: the change set.');
-const actingTenant = z.string().optional().describe('As in the change set’s zone.changed: the customer a PTR write into the provider’s reverse zones was made for.');
+const actingTenant = z
+  .string()
+  .optional()
+  .describe('As in the change set’s zone.changed: the customer a PTR write into the provider’s reverse zones was made for.');
 
 export const eventSchemas = {
   'zone.changed': z
@@ -72,7 +75,9 @@ export const eventSchemas = {
       usage: z.number().int().describe('Zones of the tenant’s subtree, this one included.'),
       limit: z.number().int().describe('The tenant’s max_zones.'),
     })
-    .describe('A zone creation made the tenant’s zones (its whole subtree’s) reach 80 % or 100 % of max_zones; once per crossing: falling below and reaching it again fires again.'),
+    .describe(
+      'A zone creation made the tenant’s zones (its whole subtree’s) reach 80 % or 100 % of max_zones; once per crossing: falling below and reaching it again fires again.',
+    ),
   'webhook.ping': z
     .object({ ...envelope('webhook.ping'), webhook: z.object({ id: z.string() }) })
     .describe('The test event of POST /webhooks/{webhook}/ping, sent to that webhook alone.'),

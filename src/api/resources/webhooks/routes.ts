@@ -36,10 +36,14 @@ export const webhookSchema = z.object({
   url: z.string(),
   events: z.array(z.enum(SUBSCRIBABLE_KINDS)),
   description: z.string(),
-  state: z.enum(['active', 'disabled']).describe('`disabled` after 3 days of failing deliveries or paused by POST …/disable (see `disabled_reason`); POST …/enable to resume.'),
+  state: z
+    .enum(['active', 'disabled'])
+    .describe('`disabled` after 3 days of failing deliveries or paused by POST …/disable (see `disabled_reason`); POST …/enable to resume.'),
   scope: z
     .enum(['subtree', 'tenant'])
-    .describe('`subtree`: created without X-Act-As-Customer, receives the events of the owner’s whole subtree; `tenant`: created acting for a customer, that customer’s events only.'),
+    .describe(
+      '`subtree`: created without X-Act-As-Customer, receives the events of the owner’s whole subtree; `tenant`: created acting for a customer, that customer’s events only.',
+    ),
   tenant_id: z.string().describe('The owner.'),
   failing_since: timestamp.nullable().describe('First failed attempt since the last success.'),
   disabled_at: timestamp.nullable(),
@@ -116,7 +120,11 @@ const presentDelivery = (d: Delivery) => ({
   })),
 });
 
-const urlField = z.string().min(1).max(2000).describe('https (http and loopback only in the sandbox). Stored normalised: scheme and host in lower case, the host without a final dot.');
+const urlField = z
+  .string()
+  .min(1)
+  .max(2000)
+  .describe('https (http and loopback only in the sandbox). Stored normalised: scheme and host in lower case, the host without a final dot.');
 const eventsField = z.array(z.enum(SUBSCRIBABLE_KINDS)).min(1).max(SUBSCRIBABLE_KINDS.length);
 const descriptionField = z.string().max(500);
 
@@ -166,7 +174,11 @@ export const webhookRoutes = [
     scopes: ['webhooks:manage'],
     params,
     responses: { 200: { description: 'The webhook', schema: webhookSchema, headers: ['ETag'] } },
-    handler: async (input) => ({ status: 200, body: presentWebhook(await getWebhook(input.context.scoped, input.services.clock.now(), input.params.webhook)), etag: true }),
+    handler: async (input) => ({
+      status: 200,
+      body: presentWebhook(await getWebhook(input.context.scoped, input.services.clock.now(), input.params.webhook)),
+      etag: true,
+    }),
   }),
   defineRoute({
     method: 'patch',
@@ -179,7 +191,11 @@ export const webhookRoutes = [
     params,
     body: z.strictObject({ url: urlField.optional(), events: eventsField.optional(), description: descriptionField.optional() }),
     responses: { 200: { description: 'The webhook', schema: webhookSchema } },
-    handler: async (input) => ({ status: 200, body: presentWebhook(await updateWebhook(ctxOf(input), deps(input.services), input.params.webhook, input.body)), etag: true }),
+    handler: async (input) => ({
+      status: 200,
+      body: presentWebhook(await updateWebhook(ctxOf(input), deps(input.services), input.params.webhook, input.body)),
+      etag: true,
+    }),
   }),
   defineRoute({
     method: 'delete',

@@ -18,13 +18,18 @@ export const changeSetRoutes = [
     path: '/zones/{zone}/changesets',
     operationId: 'listChangeSets',
     summary: 'List the change sets of a zone, newest first',
-    description: 'Change sets that are `live` are kept 90 days, and the zone’s newest always; `pending`, `pushed` and `failed` ones until they are `live` (docs/operations.md "Retention").',
+    description:
+      'Change sets that are `live` are kept 90 days, and the zone’s newest always; `pending`, `pushed` and `failed` ones until they are `live` (docs/operations.md "Retention").',
     tag: TAG,
     scopes: ['records:read'],
     params: zoneParams,
     query: z.strictObject({
       state: stateFilter.optional(),
-      since: z.iso.datetime({ offset: true }).transform((s) => new Date(s)).optional().describe('Created at or after.'),
+      since: z.iso
+        .datetime({ offset: true })
+        .transform((s) => new Date(s))
+        .optional()
+        .describe('Created at or after.'),
       ...pageQuery,
     }),
     responses: { 200: { description: 'A page of change sets (without results)', schema: listEnvelope(changeSetSchema), headers: ['Link'] } },
@@ -33,7 +38,12 @@ export const changeSetRoutes = [
       const list = `changesets:${zone.id}`;
       const { after, limit } = pageRequest(input, list);
       const page = await listChangeSets(input.context.scoped, zone, { state: input.query.state, since: input.query.since }, after, limit);
-      return listResult(input, list, page.items.map((c) => presentChangeSet(c, false)), page.next);
+      return listResult(
+        input,
+        list,
+        page.items.map((c) => presentChangeSet(c, false)),
+        page.next,
+      );
     },
   }),
   defineRoute({
@@ -50,7 +60,11 @@ export const changeSetRoutes = [
     errors: ['precondition_failed', 'record_readonly', 'record_managed', 'conflict'],
     responses: {
       200: { description: 'Dry run: the diff; nothing stored', schema: dryRunSchema },
-      201: { description: 'Stored; state pending (with `Prefer: wait`, the state after the wait)', schema: changeSetWrittenSchema, headers: ['Location', 'Idempotent-Replayed', 'Preference-Applied'] },
+      201: {
+        description: 'Stored; state pending (with `Prefer: wait`, the state after the wait)',
+        schema: changeSetWrittenSchema,
+        headers: ['Location', 'Idempotent-Replayed', 'Preference-Applied'],
+      },
     },
     liveWait: changeSetLiveWait,
     handler: async (input) => {
@@ -86,7 +100,10 @@ export const changeSetRoutes = [
     errors: ['conflict'],
     responses: { 202: { description: 'Pending again', schema: changeSetSchema } },
     handler: async (input) => {
-      return { status: 202, body: presentChangeSet(await retryChangeSet(writeContext(input), input.services.config, input.params.zone, input.params.changeset)) };
+      return {
+        status: 202,
+        body: presentChangeSet(await retryChangeSet(writeContext(input), input.services.config, input.params.zone, input.params.changeset)),
+      };
     },
   }),
 ];

@@ -31,7 +31,11 @@ export const deletedZoneRoutes = [
     responses: { 200: { description: 'Kept exports', schema: z.object({ data: z.array(deletedSchema) }) } },
     handler: async (input) => {
       assertProviderStaff(input.actor);
-      const list = await listDeletedZones(input.context.scoped, input.services.clock.now(), input.query.name === undefined ? undefined : canonicalName(input.query.name));
+      const list = await listDeletedZones(
+        input.context.scoped,
+        input.services.clock.now(),
+        input.query.name === undefined ? undefined : canonicalName(input.query.name),
+      );
       return { status: 200, body: { data: list.map(present) } };
     },
   }),

@@ -54,5 +54,7 @@ export const zoneLiveWait = liveWaitOn<z.output<typeof zoneSchema> & { warnings?
 /** An applied import: its change set, with the lines it skipped; a dry run has none. */
 export const importLiveWait = liveWaitOn<{ changeset?: ChangeSetWritten; skipped: unknown[]; unchanged: number }>({
   changeSets: (written) => (written.changeset ? [written.changeset.id] : []),
-  reread: async (input, written) => ({ body: { changeset: await changeSetNow(input, written.changeset!), skipped: written.skipped, unchanged: written.unchanged } }),
+  reread: async (input, written) => ({
+    body: { changeset: await changeSetNow(input, written.changeset!), skipped: written.skipped, unchanged: written.unchanged },
+  }),
 });

@@ -15,7 +15,6 @@ export const warningsSchema = z
   .array(z.object({ index: z.number().int().optional(), code: z.string(), detail: z.string() }))
   .describe('rrset_ttl_aligned (other records of the RRset took the TTL), name_repeats_zone (docs/records.md).');
 
-
 export const zoneSchema = z.object({
   id: z.string(),
   name: z.string().describe('A-label form, lower case, no trailing dot.'),
@@ -36,7 +35,9 @@ export const zoneSchema = z.object({
     nameservers: z.array(z.string()).describe('The NS set to configure at the registrar (or, for a reverse zone, at the parent reverse zone).'),
     status: z
       .enum(['ok', 'missing', 'wrong', 'unchecked'])
-      .describe('A prefix’s reverse zone: what its last delegation check saw (docs/rdns.md "Delegation checks"); other zones: unchecked. Unknown values may appear.'),
+      .describe(
+        'A prefix’s reverse zone: what its last delegation check saw (docs/rdns.md "Delegation checks"); other zones: unchecked. Unknown values may appear.',
+      ),
     seen: z.array(z.string()).describe('The NS names the parent delegates to, as last seen (empty when missing or unchecked).'),
     checked_at: timestamp.nullable(),
   }),
@@ -80,8 +81,14 @@ export const recordSchema = z.object({
   managed_by: z
     .string()
     .nullable()
-    .describe('The id of the object that keeps this record (a dynamic DNS host `dyn_…`, an address space); null for your own records. Writes to a kept record through the record API: `409 record_managed`.'),
-  publication: z.object({ state: stateSchema, changeset_id: z.string() }).describe('The record’s last change set and its state; that change set may be past its retention (a `live` one is kept 90 days), and the state then is `live`.'),
+    .describe(
+      'The id of the object that keeps this record (a dynamic DNS host `dyn_…`, an address space); null for your own records. Writes to a kept record through the record API: `409 record_managed`.',
+    ),
+  publication: z
+    .object({ state: stateSchema, changeset_id: z.string() })
+    .describe(
+      'The record’s last change set and its state; that change set may be past its retention (a `live` one is kept 90 days), and the state then is `live`.',
+    ),
   created_at: timestamp,
   updated_at: timestamp,
 });
@@ -101,7 +108,15 @@ export const presentRecord = (r: DnsRecord) => ({
   updated_at: iso(r.updatedAt),
 });
 
-const plannedSchema = z.object({ id: z.string(), name: z.string(), type: z.string(), ttl: z.number().int().nullable(), data: z.record(z.string(), z.unknown()), content: z.string(), comment: z.string().nullable() });
+const plannedSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  type: z.string(),
+  ttl: z.number().int().nullable(),
+  data: z.record(z.string(), z.unknown()),
+  content: z.string(),
+  comment: z.string().nullable(),
+});
 const presentPlanned = (r: PlannedRecord) => ({ id: r.id, name: r.name, type: r.type, ttl: r.ttl, data: r.data, content: r.content, comment: r.comment });
 
 export const changeSetSchema = z.object({
@@ -111,7 +126,9 @@ export const changeSetSchema = z.object({
   error: z
     .object({ code: z.string(), detail: z.string().optional() })
     .nullable()
-    .describe('`build_failed` (state `failed`: the version could not be built; `detail` names the record) or `verification_timeout` (still `pushed` 60 minutes after the push).'),
+    .describe(
+      '`build_failed` (state `failed`: the version could not be built; `detail` names the record) or `verification_timeout` (still `pushed` 60 minutes after the push).',
+    ),
   serial: z.number().int().nullable().describe('SOA serial of the published version that carries this change set; null while `pending` or `failed`.'),
   pushed_at: timestamp.nullable(),
   live_at: timestamp.nullable().describe('When every authoritative nameserver was seen serving it.'),
@@ -122,8 +139,13 @@ export const changeSetSchema = z.object({
   results: z.array(z.unknown()).optional().describe('Per-item results; omitted in lists.'),
   source: z
     .enum(['api', 'dyndns', 'rfc2136', 'service'])
-    .describe('Who wrote it: the API, a DynDNS router (`GET /nic/update`), an RFC 2136 UPDATE signed with a TSIG key (docs/dynamic-update.md), or the service itself (DNSSEC, the lab registry, forward records of address spaces).'),
-  source_id: z.string().nullable().describe('The API client (`cli_…`), DynDNS host (`dyn_…`) or TSIG key (`tsk_…`) that wrote it; null for the service\'s own writes.'),
+    .describe(
+      'Who wrote it: the API, a DynDNS router (`GET /nic/update`), an RFC 2136 UPDATE signed with a TSIG key (docs/dynamic-update.md), or the service itself (DNSSEC, the lab registry, forward records of address spaces).',
+    ),
+  source_id: z
+    .string()
+    .nullable()
+    .describe("The API client (`cli_…`), DynDNS host (`dyn_…`) or TSIG key (`tsk_…`) that wrote it; null for the service's own writes."),
   created_at: timestamp,
   updated_at: timestamp,
 });

@@ -19,7 +19,6 @@ const TAG = 'Records';
 const zoneParams = z.strictObject({ zone: zoneParam });
 const recordParams = z.strictObject({ zone: zoneParam, record: recordIdParam });
 
-
 export const recordRoutes = [
   defineRoute({
     method: 'get',
@@ -75,10 +74,18 @@ export const recordRoutes = [
     params: zoneParams,
     body: recordInputSchema,
     errors: ['record_managed', 'conflict'],
-    responses: { 201: { description: 'Created; `warnings` as in a change set', schema: recordWrittenSchema, headers: ['Location', 'ETag', 'Idempotent-Replayed', 'Preference-Applied'] } },
+    responses: {
+      201: {
+        description: 'Created; `warnings` as in a change set',
+        schema: recordWrittenSchema,
+        headers: ['Location', 'ETag', 'Idempotent-Replayed', 'Preference-Applied'],
+      },
+    },
     liveWait: recordLiveWait,
     handler: async (input) => {
-      const { zone, record, warnings } = await createRecord(writeContext(input), input.services.config, input.params.zone, input.body, { locate: singleRecordItem });
+      const { zone, record, warnings } = await createRecord(writeContext(input), input.services.config, input.params.zone, input.body, {
+        locate: singleRecordItem,
+      });
       return {
         status: 201,
         body: presentWrittenRecord(record, warnings),
@@ -133,14 +140,20 @@ export const recordRoutes = [
     scopes: ['records:write'],
     params: recordParams,
     errors: ['record_readonly', 'record_managed', 'precondition_failed', 'conflict'],
-    responses: { 202: { description: 'The change set (202 also once it is live)', schema: changeSetWrittenSchema, headers: ['Location', 'Preference-Applied'] } },
+    responses: {
+      202: { description: 'The change set (202 also once it is live)', schema: changeSetWrittenSchema, headers: ['Location', 'Preference-Applied'] },
+    },
     liveWait: changeSetLiveWait,
     handler: async (input) => {
       const { zone, changeSet, warnings } = await deleteRecord(writeContext(input), input.services.config, input.params.zone, input.params.record, {
         locate: singleRecordItem,
         ifMatch: input.request.ifMatch,
       });
-      return { status: 202, body: { ...presentChangeSet(changeSet), warnings }, headers: { Location: `/api/v1/zones/${zone.name}/changesets/${changeSet.id}` } };
+      return {
+        status: 202,
+        body: { ...presentChangeSet(changeSet), warnings },
+        headers: { Location: `/api/v1/zones/${zone.name}/changesets/${changeSet.id}` },
+      };
     },
   }),
 ];

@@ -20,7 +20,6 @@ import { recordInputSchema, ttlSchema, zoneParam } from './schemas.js';
 const TAG = 'Zones';
 const params = z.strictObject({ zone: zoneParam });
 
-
 /** The zone list searches the A-label and the U-label form: lower case, NFC (as UTS 46 maps). */
 const searchTerm = (q: string): string => q.normalize('NFC').toLowerCase();
 
@@ -74,7 +73,13 @@ export const zoneRoutes = [
         after,
         limit,
       );
-      return listResult(input, list, page.items.map((z) => presentZone(z, input.services.config)), page.next, { total: page.total });
+      return listResult(
+        input,
+        list,
+        page.items.map((z) => presentZone(z, input.services.config)),
+        page.next,
+        { total: page.total },
+      );
     },
   }),
   defineRoute({
@@ -89,15 +94,37 @@ export const zoneRoutes = [
     body: z.strictObject({
       name: z.string().min(1).max(300),
       default_ttl: ttlSchema.optional(),
-      dnssec: z.boolean().optional().describe('true: DNSSEC is enabled in the same request (as POST /zones/{zone}/dnssec/enable with its default mode; needs the scope dnssec:write and the feature dnssec).'),
+      dnssec: z
+        .boolean()
+        .optional()
+        .describe(
+          'true: DNSSEC is enabled in the same request (as POST /zones/{zone}/dnssec/enable with its default mode; needs the scope dnssec:write and the feature dnssec).',
+        ),
       template: z
         .strictObject({ template_id: templateIdParam, variables: z.record(z.string(), z.string().max(1024)).optional() })
         .optional()
         .describe('Applied in the creation change set (on_conflict skip).'),
       records: z.array(recordInputSchema).max(1000).optional(),
     }),
-    errors: ['zone_protected', 'reverse_zone_managed', 'zone_exists', 'zone_overlap', 'quota_exceeded', 'backend_capacity_exhausted', 'not_implemented', 'feature_disabled', 'insufficient_scope', 'dnssec_not_delegated'],
-    responses: { 201: { description: 'Created; `warnings` of the initial records and template', schema: zoneCreatedSchema, headers: ['Location', 'ETag', 'Idempotent-Replayed', 'Preference-Applied'] } },
+    errors: [
+      'zone_protected',
+      'reverse_zone_managed',
+      'zone_exists',
+      'zone_overlap',
+      'quota_exceeded',
+      'backend_capacity_exhausted',
+      'not_implemented',
+      'feature_disabled',
+      'insufficient_scope',
+      'dnssec_not_delegated',
+    ],
+    responses: {
+      201: {
+        description: 'Created; `warnings` of the initial records and template',
+        schema: zoneCreatedSchema,
+        headers: ['Location', 'ETag', 'Idempotent-Replayed', 'Preference-Applied'],
+      },
+    },
     liveWait: zoneLiveWait,
     handler: async (input) => {
       const { body, services } = input;
@@ -112,12 +139,23 @@ export const zoneRoutes = [
         { name: body.name, default_ttl: body.default_ttl, records: body.records?.map((record) => ({ op: 'create' as const, record })) },
         template
           ? async (z) =>
-              (await templateChangeItems(ctx.scoped, ctx.actor, z, { template_id: template.template_id, variables: template.variables ?? {}, on_conflict: 'skip' })).items
+              (
+                await templateChangeItems(ctx.scoped, ctx.actor, z, {
+                  template_id: template.template_id,
+                  variables: template.variables ?? {},
+                  on_conflict: 'skip',
+                })
+              ).items
           : undefined,
       );
       if (body.dnssec) await enableDnssec(ctx, services.dnssec, zone.name, {});
       const created = body.dnssec ? await getZone(ctx.scoped, services.config, zone.name) : zone;
-      return { status: 201, body: { ...presentZone(created, services.config), warnings }, etag: storedEtag(created), headers: { Location: `/api/v1/zones/${zone.name}` } };
+      return {
+        status: 201,
+        body: { ...presentZone(created, services.config), warnings },
+        etag: storedEtag(created),
+        headers: { Location: `/api/v1/zones/${zone.name}` },
+      };
     },
   }),
   defineRoute({

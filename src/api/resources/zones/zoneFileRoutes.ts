@@ -32,7 +32,10 @@ export const zoneFileRoutes = [
     responses: { 200: { description: 'The zone file', contentType: 'text/dns', schema: z.string(), headers: ['ETag'] }, 304: { description: 'Not modified' } },
     handler: async (input) => {
       const zone = await getZone(input.context.scoped, input.services.config, input.params.zone);
-      const text = await exportZoneFile(input.context.scoped, zone, { includeSystem: input.query.include_system, nameservers: input.services.config.zones.nameservers });
+      const text = await exportZoneFile(input.context.scoped, zone, {
+        includeSystem: input.query.include_system,
+        nameservers: input.services.config.zones.nameservers,
+      });
       return {
         status: 200,
         body: text,
@@ -71,7 +74,11 @@ export const zoneFileRoutes = [
     liveWait: importLiveWait,
     handler: async (input) => {
       const { services, body } = input;
-      const result = await importZoneFile(writeContext(input), services.config, input.params.zone, { zonefile: body.zonefile, mode: body.mode, dryRun: body.dry_run });
+      const result = await importZoneFile(writeContext(input), services.config, input.params.zone, {
+        zonefile: body.zonefile,
+        mode: body.mode,
+        dryRun: body.dry_run,
+      });
       const { zone } = result;
       if (!result.changeSet) return { status: 200, body: { ...presentDryRun(result.plan), skipped: result.skipped, unchanged: result.unchanged } };
       return {
