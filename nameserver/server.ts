@@ -91,7 +91,7 @@ interface Listener {
 
 const BIND_ATTEMPTS = 20;
 /** Knot's tcp-io-timeout is 500 ms; a little more leaves room for a retransmission on a lossy path. */
-export const DEFAULT_TCP_IO_TIMEOUT_MS = 2000;
+const DEFAULT_TCP_IO_TIMEOUT_MS = 2000;
 /** Larger than the usual 208 KiB default, so that bursts are not dropped by the kernel. */
 const UDP_RECEIVE_BUFFER = 4 * 1024 * 1024;
 

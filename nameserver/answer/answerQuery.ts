@@ -4,7 +4,7 @@ import { RCODE, type Answer } from '../types.js';
 import type { ZoneStore } from '../zone/store.js';
 import { lookup, type LookupOptions, type LookupResult, type Question } from './lookup.js';
 
-export function toAnswer(result: LookupResult): Answer {
+function toAnswer(result: LookupResult): Answer {
   const { answer, authority, additional } = result;
   switch (result.kind) {
     case 'HIT':

@@ -56,7 +56,7 @@ const NAMES_LOWER_CASED: ReadonlySet<number> = new Set(
 );
 
 /** RDATA in canonical form: the stored octets unless a name in them has an upper-case letter. */
-export function canonicalRdata(type: number, rdata: Buffer): Buffer {
+function canonicalRdata(type: number, rdata: Buffer): Buffer {
   if (!NAMES_LOWER_CASED.has(type) || !rdata.some((b) => b >= 0x41 && b <= 0x5a)) return rdata;
   const mnemonic = typeName(type);
   const data = rdataToData(mnemonic, rdata);
@@ -70,7 +70,7 @@ export function canonicalRdatas(type: number, rdatas: readonly Buffer[]): Buffer
 }
 
 /** RRSIG labels field (RFC 4034 §3.1.3): the owner's labels, a leading wildcard label not counted. */
-export function rrsigLabels(name: string): number {
+function rrsigLabels(name: string): number {
   const labels = splitLabels(name);
   return labels[0] === '*' ? labels.length - 1 : labels.length;
 }

@@ -381,7 +381,7 @@ export class QueryHandler {
 }
 
 /** A SERVFAIL reply to `buf` (at least a header long): the question echoed when it parses. */
-export function servfailFor(buf: Buffer): Buffer {
+function servfailFor(buf: Buffer): Buffer {
   try {
     const parsed = parseQuery(buf);
     if (parsed.kind === 'query') return encodeError(parsed.query, RCODE.SERVFAIL);

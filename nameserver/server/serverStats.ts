@@ -1,7 +1,7 @@
 // Counters kept by the server (plain numbers, no metrics library): what `server.stats()` returns
 // and what the service may export as metrics.
 
-export const RCODE_NAMES: Readonly<Record<number, string>> = {
+const RCODE_NAMES: Readonly<Record<number, string>> = {
   0: 'NOERROR',
   1: 'FORMERR',
   2: 'SERVFAIL',

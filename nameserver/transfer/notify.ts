@@ -33,7 +33,7 @@ export interface NotifyResult extends NotifyTarget {
 }
 
 /** The NOTIFY message (RFC 1996 §3.7): AA set, the zone's SOA question, the new SOA as answer. */
-export function notifyMessage(id: number, origin: string, soa: { ttl: number; rdata: Buffer } | null): Buffer {
+function notifyMessage(id: number, origin: string, soa: { ttl: number; rdata: Buffer } | null): Buffer {
   const w = new MessageWriter(512, { id, opcode: OPCODE.NOTIFY, aa: true, rcode: RCODE.NOERROR });
   w.addQuestion({ name: origin, qtype: TYPE.SOA, qclass: CLASS.IN });
   if (soa) w.addRecord('answer', { name: origin, type: TYPE.SOA, ttl: soa.ttl, rdata: soa.rdata });

@@ -73,7 +73,6 @@ export const WRITER_SLACK = 512;
 /** RFC 1035 §4.1.4: a pointer holds a 14-bit offset. */
 const MAX_POINTER = 0x3fff;
 const SECTION_INDEX: Record<Section, number> = { answer: 0, authority: 1, additional: 2 };
-const SECTION_COUNT_OFFSET = [COUNT_OFFSET.answer, COUNT_OFFSET.authority, COUNT_OFFSET.additional] as const;
 
 // Integers are written octet by octet and short RDATA copied in a loop: Buffer's writeUInt*BE
 // and copy() check their arguments and cross into C++, which dominates for 2- to 16-octet fields.

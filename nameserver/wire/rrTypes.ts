@@ -115,9 +115,6 @@ export const DNSSEC_TYPES: ReadonlySet<string> = new Set<string>(SIGNER_ONLY);
 /** DNSSEC_TYPES by type code, for code that holds records rather than mnemonics (the signer, the build). */
 export const DNSSEC_TYPE_CODES: ReadonlySet<number> = new Set(SIGNER_ONLY.map((t) => TYPE[t]));
 
-/** Types that exist only in queries, transfers and message security, never in a zone (RFC 6895 §3.1). */
-export const META_TYPES: ReadonlySet<string> = new Set<TypeMnemonic>(['OPT', 'TKEY', 'TSIG', 'IXFR', 'AXFR', 'MAILB', 'MAILA', 'ANY']);
-
 const CODE_OF: ReadonlyMap<string, number> = new Map(Object.entries(TYPE));
 const NAME_OF: ReadonlyMap<number, string> = new Map(Object.entries(TYPE).map(([name, code]) => [code, name]));
 
@@ -136,5 +133,3 @@ export function typeCode(mnemonic: string): number | null {
 export function typeName(code: number): string {
   return NAME_OF.get(code) ?? `TYPE${code}`;
 }
-
-export const isApiRecordType = (s: string): s is ApiRecordType => (API_RECORD_TYPES as readonly string[]).includes(s);

@@ -48,7 +48,7 @@ export const TSIG_ALGORITHMS = Object.keys(ALGORITHMS) as readonly TsigAlgorithm
 /** RFC 8945 §6: HMAC-SHA256 is mandatory to implement; keys without an algorithm use it. */
 export const DEFAULT_TSIG_ALGORITHM: TsigAlgorithm = 'hmac-sha256';
 /** RFC 8945 §10: 300 seconds is the recommended fudge. */
-export const DEFAULT_FUDGE = 300;
+const DEFAULT_FUDGE = 300;
 
 const BY_WIRE_NAME: ReadonlyMap<string, TsigAlgorithm> = new Map(TSIG_ALGORITHMS.map((a) => [ALGORITHMS[a].wireName, a]));
 

@@ -15,7 +15,7 @@ import { allRoutes } from './resources/index.js';
 import { NIC_UPDATE_PATH, nicUpdateHandler } from './resources/dyndns/nicUpdate.js';
 import { identifyClient, routeMiddleware } from './routing/pipeline.js';
 
-export const API_BASE = '/api/v1';
+const API_BASE = '/api/v1';
 
 export interface ReadinessCheck {
   name: string;

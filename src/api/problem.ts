@@ -1,9 +1,9 @@
 // The one writer of RFC 7807 problem documents.
 import type { Context } from 'koa';
-import { DomainError, errorCatalogue, type ErrorCode, type ErrorParams, localise } from '../domain/errors.js';
+import { type DomainError, errorCatalogue, type ErrorCode, type ErrorParams, localise } from '../domain/errors.js';
 import { negotiateLanguage } from './language.js';
 
-export const PROBLEM_TYPE_BASE = '/docs#problem-';
+const PROBLEM_TYPE_BASE = '/docs#problem-';
 
 export function writeProblem(ctx: Context, error: DomainError): void {
   const lang = negotiateLanguage(ctx.get('Accept-Language') || undefined);
@@ -24,5 +24,3 @@ export function writeProblem(ctx: Context, error: DomainError): void {
     ...(error.errors.length ? { errors: error.errors } : {}),
   };
 }
-
-export const problem = (code: ErrorCode, params: ErrorParams = {}) => new DomainError(code, params);

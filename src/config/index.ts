@@ -439,6 +439,3 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
   };
 }
-
-/** The variables this service reads, for the README and the start-up message. */
-export const configVariables = Object.keys(variables);

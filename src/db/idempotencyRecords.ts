@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { tryAdvisoryLock } from './lockOrder.js';
 
-export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
 export interface StoredResponse {
   fingerprint: string;

@@ -115,7 +115,7 @@ export interface DbTimeouts {
 const CLIENT_MARGIN_MS = 1000;
 
 /** How long the client waits for PostgreSQL's answer to a COMMIT (see BoundedPgClient). */
-export const COMMIT_TIMEOUT_MS = 60_000;
+const COMMIT_TIMEOUT_MS = 60_000;
 
 export function knexConfig(connectionString: string, poolMax = 10, timeouts?: DbTimeouts): Knex.Config {
   const bounded = timeouts

@@ -10,7 +10,7 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
-export const KEK_FILE = 'dnssec-kek';
+const KEK_FILE = 'dnssec-kek';
 
 /** `configured`: the key from the environment; without it the lab's key under `dataDir`. */
 export async function loadKeyEncryptionKey(configured: Buffer | null, dataDir: string): Promise<Buffer> {

@@ -5,13 +5,13 @@
 // or transactional, and effects after commit are registered per attempt by the caller.
 import type { Knex } from 'knex';
 
-export const RETRYABLE_SQLSTATES: Readonly<Record<string, string>> = {
+const RETRYABLE_SQLSTATES: Readonly<Record<string, string>> = {
   '40P01': 'deadlock_detected',
   '40001': 'serialization_failure',
 };
 
 /** Attempts in all (the first and the retries). */
-export const TRANSACTION_ATTEMPTS = 4;
+const TRANSACTION_ATTEMPTS = 4;
 const BASE_BACKOFF_MS = 10;
 
 /** The retryable reason of a failure (deadlock_detected, serialization_failure), or null. */

@@ -8,7 +8,7 @@ import { dsOfKey } from '../../nameserver/dnssec/keys.js';
 import { rdataFromText } from '../domain/zonefile/rdataFromPresentation.js';
 
 /** "<tag> <algorithm> <digest type> <hex digest>" → DS RDATA (RFC 4034 §5.1), through the codec. */
-export function dsFromPresentation(text: string): Buffer {
+function dsFromPresentation(text: string): Buffer {
   const parsed = rdataFromText('DS', text);
   if (!parsed.ok) throw new RangeError(`"${text}" is not a DS record's data: ${parsed.detail}`);
   return parsed.value;

@@ -107,7 +107,7 @@ function normalizeZone(input: string): string {
 }
 
 /** A names pattern in its stored form; throws NameError. */
-export function normalizeNamePattern(input: string): string {
+function normalizeNamePattern(input: string): string {
   const text = input.trim().replace(/\.$/, '');
   if (text === '*') throw new NameError('pattern_matches_everything', 'The pattern "*" matches every name: leave `names` out instead.');
   if (text.endsWith('.*')) {

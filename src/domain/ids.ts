@@ -55,5 +55,3 @@ export function newId(prefix: IdPrefix, bytes = 16): string {
   if (bits > 0) out += ALPHABET[(value << (5 - bits)) & 31];
   return `${prefix}_${out}`;
 }
-
-export const hasPrefix = (id: string, prefix: IdPrefix) => id.startsWith(`${prefix}_`);

@@ -35,7 +35,7 @@ export class NameError extends Error {
 /** RFC 1035 §2.3.4: labels 63 octets or less (the name module's bound). */
 export { MAX_LABEL_OCTETS };
 /** RFC 1035 §2.3.4: names 255 wire octets or less, i.e. 253 characters in text without the final dot. */
-export const MAX_NAME_OCTETS = MAX_NAME_WIRE_OCTETS - 2;
+const MAX_NAME_OCTETS = MAX_NAME_WIRE_OCTETS - 2;
 
 // IDNA (UTS #46 §4) treats these full-width and ideographic full stops as label separators.
 const IDEOGRAPHIC_DOTS = /[\u3002\uff0e\uff61]/g;

@@ -24,8 +24,6 @@ export const SCOPES = [
 
 export type Scope = (typeof SCOPES)[number];
 
-export const isScope = (s: string): s is Scope => (SCOPES as readonly string[]).includes(s);
-
 export function missingScopes(granted: readonly string[], required: readonly Scope[]): Scope[] {
   return required.filter((s) => !granted.includes(s));
 }

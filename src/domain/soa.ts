@@ -4,10 +4,10 @@
 import { serialAdd, serialGreater } from '../../nameserver/wire/serial.js';
 
 /** SOA timers (RFC 1912 §2.2 ranges); MINIMUM is the negative-caching TTL (RFC 2308 §4). */
-export const SOA_TIMERS = { refresh: 10800, retry: 3600, expire: 1_209_600, minimum: 300 } as const;
+const SOA_TIMERS = { refresh: 10800, retry: 3600, expire: 1_209_600, minimum: 300 } as const;
 
 /** hostmaster@example.com → hostmaster.example.com (dots in the local part escaped, RFC 1035 §8). */
-export function emailToRname(email: string): string {
+function emailToRname(email: string): string {
   const at = email.lastIndexOf('@');
   const local = email.slice(0, at).replace(/\./g, '\\.');
   return `${local}.${email.slice(at + 1).toLowerCase()}`;

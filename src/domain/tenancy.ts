@@ -18,7 +18,7 @@ export interface TenantNode {
   suspended: boolean;
 }
 
-export const isInSubtree = (candidate: Pick<TenantNode, 'path'>, rootId: string) => candidate.path.includes(rootId);
+const isInSubtree = (candidate: Pick<TenantNode, 'path'>, rootId: string) => candidate.path.includes(rootId);
 
 export type ActAsTarget = { kind: 'tenant'; id: string } | { kind: 'billing'; clientId: string };
 

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Deployment } from './deployment.js';
 
-export const TOKEN_PREFIX: Record<Deployment, string> = { sandbox: 'svc_test_', production: 'svc_live_' };
+const TOKEN_PREFIX: Record<Deployment, string> = { sandbox: 'svc_test_', production: 'svc_live_' };
 
 /** A new token: the deployment prefix and 32 random bytes (base64url, 43 characters). */
 export function generateToken(deployment: Deployment): string {

@@ -44,7 +44,7 @@ const first = (q: Query, ...names: string[]): string | null => {
  * An address as the socket or a proxy header gives it: IPv4-mapped IPv6 (a dual-stack socket's
  * `::ffff:192.0.2.1`) is the IPv4 address; a zone index (`%eth0`) is dropped.
  */
-export function peerAddress(text: string | undefined | null): Address | null {
+function peerAddress(text: string | undefined | null): Address | null {
   if (!text) return null;
   const t = text
     .trim()

@@ -4,7 +4,7 @@
 // One monitor per thread: a process's roles' thread reports its own through the counters message.
 
 /** Runs that failed one after another before the job counts as failing (a single failed poll is a warning). */
-export const FAILURES_BEFORE_DEGRADED = 3;
+const FAILURES_BEFORE_DEGRADED = 3;
 
 export type JobState = 'ok' | 'failing' | 'stalled';
 

@@ -12,9 +12,9 @@ import type { Logger } from '../observability/logger.js';
 import { type JobMonitor, jobMonitor, type RunOutcome } from './jobMonitor.js';
 
 /** A run's bound unless the job names its own (docs/operations.md "Background jobs"). */
-export const DEFAULT_RUN_BOUND_MS = 5 * 60_000;
+const DEFAULT_RUN_BOUND_MS = 5 * 60_000;
 /** How long a stop waits for runs abandoned at their bound before it returns all the same. */
-export const ABANDONED_STOP_WAIT_MS = 5000;
+const ABANDONED_STOP_WAIT_MS = 5000;
 
 export interface PeriodicJobOptions {
   /** For the log: `<name> failed`. */

@@ -56,7 +56,7 @@ async function delegatedZones(trx: Knex.Transaction): Promise<DelegatedZone[]> {
 }
 
 /** Where the lab delegates a prefix set to "wrong": nameservers that are not the service's. */
-export const LAB_WRONG_DELEGATION = ['ns1.elsewhere.example', 'ns2.elsewhere.example'] as const;
+const LAB_WRONG_DELEGATION = ['ns1.elsewhere.example', 'ns2.elsewhere.example'] as const;
 
 const isClasslessBlock = (cidr: string) => !cidr.includes(':') && Number(cidr.split('/')[1]) > 24;
 
@@ -179,7 +179,7 @@ export class LabParentSync {
  * a TLD's DS goes into the root through the registry, the root's DS becomes the lab's trust
  * anchor (LabRegistrar.setDs). Parents already on their way are left alone.
  */
-export async function signLabParents(db: Knex, clock: Clock, dnssec: DnssecDeps): Promise<void> {
+async function signLabParents(db: Knex, clock: Clock, dnssec: DnssecDeps): Promise<void> {
   const unsigned = (await db('zones').where({ kind: 'lab_parent', dnssec_state: 'off' }).orderBy('name').select('name')) as { name: string }[];
   for (const { name } of unsigned) {
     await db.transaction(async (trx) => {

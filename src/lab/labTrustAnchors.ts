@@ -5,11 +5,11 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
-export const TRUST_ANCHORS_CONF = 'lab-trust-anchors.conf';
-export const ROOT_KEY_FILE = 'lab-root.key';
+const TRUST_ANCHORS_CONF = 'lab-trust-anchors.conf';
+const ROOT_KEY_FILE = 'lab-root.key';
 
 /** DS presentations ("<tag> <alg> <digest type> <hex>") → the two files' contents. */
-export function labTrustAnchorTexts(ds: string[]): { conf: string; rootKey: string } {
+function labTrustAnchorTexts(ds: string[]): { conf: string; rootKey: string } {
   const conf = `trust-anchors {\n${ds
     .map((d) => {
       const [tag, algorithm, digestType, ...digest] = d.split(/\s+/);

@@ -7,13 +7,13 @@ import { isAtOrBelow, relativeName, splitLabels } from '../../nameserver/wire/na
 import type { ParentRRset } from '../services/labParentZones.js';
 
 /** TLDs the lab serves from the start (the lab's own `test`, documentation names, common ones). */
-export const LAB_TLDS = ['test', 'example', 'com', 'net', 'org', 'de'] as const;
+const LAB_TLDS = ['test', 'example', 'com', 'net', 'org', 'de'] as const;
 
 /** The reverse parents: the lab's registry for every reverse zone the service hosts. */
-export const LAB_REVERSE_PARENTS = ['in-addr.arpa', 'ip6.arpa'] as const;
+const LAB_REVERSE_PARENTS = ['in-addr.arpa', 'ip6.arpa'] as const;
 
 /** Where the lab's nameserver names point: the embedded nameserver on loopback. */
-export const LAB_NAMESERVER_ADDRESSES = { A: { address: '127.0.0.1' }, AAAA: { address: '::1' } } as const;
+const LAB_NAMESERVER_ADDRESSES = { A: { address: '127.0.0.1' }, AAAA: { address: '::1' } } as const;
 
 /** A lab zone as its parent sees it: its name and where the registry delegates it. */
 export interface DelegatedZone {

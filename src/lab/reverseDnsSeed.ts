@@ -21,12 +21,12 @@ import { advisoryLock } from '../db/lockOrder.js';
 import { BLOCKS_LOCK } from '../services/rdns/blocks.js';
 import { parseBlock, reverseZonesOf } from '../domain/ip/address.js';
 
-export const LAB_PTR_PATTERN = 'static.{dashed}.lab-hosting.example.';
+const LAB_PTR_PATTERN = 'static.{dashed}.lab-hosting.example.';
 /** The platform's zone holding the default names' A/AAAA records. */
-export const LAB_FORWARD_ZONE = 'lab-hosting.example';
-export const LAB_ADDRESS_SPACES = ['192.0.2.0/24', '198.51.100.0/24', '2001:db8:100::/48'] as const;
+const LAB_FORWARD_ZONE = 'lab-hosting.example';
+const LAB_ADDRESS_SPACES = ['192.0.2.0/24', '198.51.100.0/24', '2001:db8:100::/48'] as const;
 /** Per seeded customer (A, B): a server address, a /29 and a /64. */
-export const LAB_ASSIGNMENTS = [
+const LAB_ASSIGNMENTS = [
   [
     { cidr: '192.0.2.10/32', server_name: 'web1.customer-a.lab' },
     { cidr: '192.0.2.16/29', server_name: 'rack-a.customer-a.lab' },
@@ -39,7 +39,7 @@ export const LAB_ASSIGNMENTS = [
   ],
 ] as const;
 /** The first customer's own blocks. */
-export const LAB_PREFIXES = ['203.0.113.0/24', '2001:db8:a::/48'] as const;
+const LAB_PREFIXES = ['203.0.113.0/24', '2001:db8:a::/48'] as const;
 
 /**
  * The seed's advisory locks, taken before any row: the address blocks' and the name families of
@@ -47,7 +47,7 @@ export const LAB_PREFIXES = ['203.0.113.0/24', '2001:db8:a::/48'] as const;
  * the spaces and prefixes, and the lock order (src/db/lockOrder.ts) puts these before any zone's
  * row; the nightly reset, whose earlier steps touch zones, takes them at its start.
  */
-export async function lockLabReverseDnsSeed(trx: Knex.Transaction): Promise<void> {
+async function lockLabReverseDnsSeed(trx: Knex.Transaction): Promise<void> {
   await advisoryLock(trx, 'rdns_blocks', BLOCKS_LOCK);
   await lockNameFamilies(trx, [LAB_FORWARD_ZONE, ...LAB_PREFIXES.flatMap((cidr) => reverseZonesOf(parseBlock(cidr)).map((z) => z.name))]);
 }

@@ -17,7 +17,7 @@ import type { SoaProbe, SoaProbeResult } from './soaProbe.js';
 import { transactionWithRetry } from '../db/transaction.js';
 
 /** Spec: still `pushed` after 60 minutes → error.code verification_timeout (state unchanged). */
-export const VERIFICATION_TIMEOUT_MS = 60 * 60_000;
+const VERIFICATION_TIMEOUT_MS = 60 * 60_000;
 
 export interface VerifyDeps {
   db: Pool;

@@ -194,11 +194,11 @@ function assertPlanAllowed(ctx: WriteContext, zone: Zone, plan: ChangeSetPlan): 
 }
 
 /** Owner names whose records a plan changes: what the publisher re-reads for the next version. */
-export const touchedNames = (plan: ChangeSetPlan): string[] => [
+const touchedNames = (plan: ChangeSetPlan): string[] => [
   ...new Set([...plan.created, ...plan.deleted, ...plan.updated.flatMap((u) => [u.before, u.after])].map((r) => r.name)),
 ];
 
-export const planSummary = (plan: ChangeSetPlan) => ({
+const planSummary = (plan: ChangeSetPlan) => ({
   created: plan.created.length,
   updated: plan.updated.length,
   deleted: plan.deleted.length,

@@ -26,7 +26,7 @@ const REASONS: Record<PolicyRule, ProblemReason> = {
 };
 
 /** The problem of a refusal; its params name what was refused (never a secret). */
-export function credentialPolicyError(refusal: PolicyRefusal, use: Partial<CredentialUse>, policy: CredentialPolicy | null): DomainError {
+function credentialPolicyError(refusal: PolicyRefusal, use: Partial<CredentialUse>, policy: CredentialPolicy | null): DomainError {
   const wholeZone = (refusal.rule === 'names' && use.name === null) || (refusal.rule === 'types' && use.type === null);
   const params: ErrorParams = { rule: refusal.rule, reason: wholeZone ? 'policy_whole_zone' : REASONS[refusal.rule] };
   if (refusal.rule === 'expired') params.expires_at = policy?.expires_at;

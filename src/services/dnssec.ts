@@ -112,14 +112,14 @@ export async function dnssecViews(db: Runner, zones: Zone[]): Promise<DnssecView
 }
 
 /** The DNSSEC object of a zone already found. */
-export const dnssecView = async (db: Runner, zone: Zone): Promise<DnssecView> => (await dnssecViews(db, [zone]))[0]!;
+const dnssecView = async (db: Runner, zone: Zone): Promise<DnssecView> => (await dnssecViews(db, [zone]))[0]!;
 
 export async function getDnssec(db: Runner, scoped: ScopedDb, config: Config, zoneRef: string): Promise<DnssecView> {
   return dnssecView(db, await getZone(scoped, config, zoneRef));
 }
 
 /** The whole zone built again: keys in or out, signing on or off. */
-export const republish = (ctx: WriteContext, zone: Zone, what: string) => requestRebuild(ctx, zone, { kind: 'dnssec', step: what }, null);
+const republish = (ctx: WriteContext, zone: Zone, what: string) => requestRebuild(ctx, zone, { kind: 'dnssec', step: what }, null);
 
 function assertAvailable(config: Config): void {
   if (!config.dnssec.available) throw new DomainError('not_implemented', { reason: 'dnssec_switched_off' });

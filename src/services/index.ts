@@ -70,11 +70,6 @@ export interface Services extends ServiceDeps {
   contextFor(tenantId: string, zoneNames: readonly string[] | null): DbContext;
 }
 
-/** Zones of the acting tenant against its quota. */
-const zoneUsage: UsageContributor = async (scoped, acting) => ({
-  zones: { count: await zoneCount(scoped), max: acting.limits.maxZones },
-});
-
 /**
  * Lab zones go with the nightly reset (their records and change sets cascade); the lab's parent
  * zones stay, and the lab registry's reset step (src/lab/labParents.ts) brings them in line.

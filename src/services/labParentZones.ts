@@ -13,7 +13,7 @@ import { findZone } from './zoneReads.js';
 import { writeZone } from './zoneWrite.js';
 
 /** TTL of the parent zones' records: short, so a lab resolver follows delegation changes quickly. */
-export const LAB_PARENT_TTL = 300;
+const LAB_PARENT_TTL = 300;
 
 /** One RRset a parent zone should hold: owner relative to the zone ('@' the apex), records' data. */
 export interface ParentRRset {

@@ -26,7 +26,7 @@ export type { LiveWaitState };
 /** No wait lasts longer than this, whatever the caller asks (docs/api-conventions.md). */
 export const MAX_LIVE_WAIT_MS = 60_000;
 /** The safety net for lost notifications: how often every waiter's change sets are read again. */
-export const RECHECK_MS = 500;
+const RECHECK_MS = 500;
 
 export interface LiveWaitersOptions {
   db: Pool;

@@ -109,7 +109,7 @@ export const consumeCustomerLimit = (limiter: RateLimiter, customer: Tenant, now
  * source address (the peer; no proxy header is trusted), so that its response carries RateLimit-*
  * like every other and trying tokens is bounded (docs/api-conventions.md).
  */
-export const UNAUTHENTICATED_LIMIT_PER_MINUTE = 60;
+const UNAUTHENTICATED_LIMIT_PER_MINUTE = 60;
 
 export const consumeAddressLimit = (limiter: RateLimiter, address: string, now: Date) =>
   limiter.consume(`address:${address}`, UNAUTHENTICATED_LIMIT_PER_MINUTE, now);

@@ -30,7 +30,7 @@ export const tokenStats: StatsContributor = {
   },
 };
 
-export const STATS_TTL_MS = 60_000;
+const STATS_TTL_MS = 60_000;
 
 /**
  * Computes stats at most once a minute per acting tenant and process (spec: "cached about 60

@@ -168,7 +168,7 @@ const rrsetKey = (name: string, type: string) => `${name}\u0000${type}`;
  * existing RRsets of the same name and type alone; `replace` replaces them. A CNAME conflict is a
  * validation error unless `replace`, which then removes the conflicting records.
  */
-export function templateItems(rendered: RenderedRecord[], existing: DnsRecord[], zone: Zone, onConflict: 'skip' | 'replace'): ChangeItem[] {
+function templateItems(rendered: RenderedRecord[], existing: DnsRecord[], zone: Zone, onConflict: 'skip' | 'replace'): ChangeItem[] {
   const groups = new Map<string, { name: string; type: string; ttl?: number | null; datas: Record<string, unknown>[] }>();
   for (const r of rendered) {
     const name = normalizeOwner(r.name, zone.name);

@@ -42,7 +42,7 @@ import { exportZoneFile } from './zoneExport.js';
 import { lastSystemWrite, renderSystemRecords } from './systemRecords.js';
 import { advisoryLock } from '../db/lockOrder.js';
 
-export const DELETED_EXPORT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
+const DELETED_EXPORT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 
 export interface ZoneListFilter {
   q?: string;
@@ -321,5 +321,3 @@ export async function listRecords(
   const more = page.next !== null || merged.length > limit;
   return { items: items.map((i) => i.record), next: more && items.length ? items[items.length - 1]!.key : null };
 }
-
-export const isProtected = (config: Config, name: string) => config.zones.protectedNames.some((p) => isAtOrBelow(name, p));

@@ -44,7 +44,7 @@ export function refusedAddress(address: string, policy: AddressPolicy): string |
 }
 
 /** The service's own addresses: every interface's, and the listeners' when they name one. */
-export function ownAddresses(listeners: string[]): string[] {
+function ownAddresses(listeners: string[]): string[] {
   const interfaces = Object.values(os.networkInterfaces()).flatMap((list) => (list ?? []).map((i) => i.address.replace(/%.*$/, '')));
   return [...new Set([...interfaces, ...listeners.filter((h) => isIP(h) !== 0)])];
 }
@@ -88,7 +88,7 @@ export function checkWebhookUrl(raw: string, policy: AddressPolicy): { url: stri
   return { url: url.href };
 }
 
-export class RefusedAddressError extends Error {
+class RefusedAddressError extends Error {
   readonly code = 'EREFUSEDADDRESS';
   constructor(
     readonly address: string,

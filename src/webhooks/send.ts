@@ -23,7 +23,7 @@ export interface Sender {
   close(): void;
 }
 
-export const USER_AGENT = 'managed-dns-webhooks/1';
+const USER_AGENT = 'managed-dns-webhooks/1';
 
 /** Keep-alive connections per worker, at most `maxSocketsPerHost` to one receiver. */
 export function createSender(policy: AddressPolicy, maxSocketsPerHost: number, timeoutMs = DELIVERY_TIMEOUT_MS): Sender {

@@ -370,7 +370,7 @@ export async function redeliver(ctx: WebhookContext, webhookId: string, delivery
 }
 
 /** One delivery of the webhook, as the delivery log shows it. */
-export async function getDelivery(scoped: ScopedDb, now: Date, webhookId: string, deliveryId: string): Promise<Delivery> {
+async function getDelivery(scoped: ScopedDb, now: Date, webhookId: string, deliveryId: string): Promise<Delivery> {
   const { deliveries } = await listDeliveries(scoped, now, webhookId, { id: deliveryId }, null, 1);
   if (!deliveries[0]) throw notFound('webhook delivery');
   return deliveries[0];

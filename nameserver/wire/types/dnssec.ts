@@ -55,7 +55,7 @@ export const ds = dsLike('DS');
 export const cds = dsLike('CDS');
 
 /** RFC 4034 §3.2: RRSIG times as YYYYMMDDHHmmSS (UTC). */
-export function rrsigTime(seconds: number): string {
+function rrsigTime(seconds: number): string {
   return new Date(seconds * 1000).toISOString().replace(/[-:T]/g, '').slice(0, 14);
 }
 

@@ -9,7 +9,7 @@ import { clientWait, withDatabaseDeadline } from '../../services/requestDeadline
 import { preferredWaitSeconds } from './prefer.js';
 import type { HandlerInput, HandlerResult, LiveWaitSpec } from './route.js';
 
-export const PREFERENCE_APPLIED = 'Preference-Applied';
+const PREFERENCE_APPLIED = 'Preference-Applied';
 
 /**
  * The answer to a write that asked to wait: `response` (as the write or its idempotent replay gave

@@ -29,7 +29,7 @@ export function issuesToFieldErrors(issues: z.core.$ZodIssue[], location: FieldE
  * item data) needs five levels; the bound keeps every later walk (validation, the idempotency
  * fingerprint, JSON.stringify into jsonb) far from the stack's end.
  */
-export const MAX_NESTING_DEPTH = 64;
+const MAX_NESTING_DEPTH = 64;
 
 /**
  * Refuses a body nested deeper than MAX_NESTING_DEPTH (400 nesting_too_deep). Iterative, so that

@@ -95,7 +95,7 @@ export interface AuditFilter {
   target?: string;
 }
 
-export function auditQuery(scoped: ScopedDb, filter: AuditFilter): Knex.QueryBuilder {
+function auditQuery(scoped: ScopedDb, filter: AuditFilter): Knex.QueryBuilder {
   const q = scoped.from('audit_log');
   if (filter.since) q.where('occurred_at', '>=', filter.since);
   if (filter.until) q.where('occurred_at', '<', filter.until);

@@ -37,7 +37,7 @@ export interface KeyRow {
   retired_at: Date | null;
 }
 
-export const keyFromRow = (r: KeyRow): StoredKey => ({
+const keyFromRow = (r: KeyRow): StoredKey => ({
   id: r.id,
   zoneId: r.zone_id,
   role: r.role,

@@ -45,7 +45,7 @@ export interface DyndnsHost {
   updatedAt: Date;
 }
 
-export const hostFqdn = (name: string, zone: string) => (name === '@' ? zone : `${name}.${zone}`);
+const hostFqdn = (name: string, zone: string) => (name === '@' ? zone : `${name}.${zone}`);
 
 export const dyndnsHostToDomain = (r: DyndnsHostRow): DyndnsHost => ({
   id: r.id,

@@ -18,9 +18,6 @@ export const eventRow = (e: DomainEvent, now: Date) => ({
   occurred_at: now,
 });
 
-/** The insert of some events, as a query to run or to send as a CTE of a larger statement. */
-export const insertEvents = (db: Knex, events: DomainEvent[], now: Date) => db('events').insert(events.map((e) => eventRow(e, now)));
-
 /**
  * Writes events in the caller's transaction; returns their ids. `dispatched`: the writer hands the
  * event to its receivers itself (a webhook's test ping), so the webhook dispatcher skips it.

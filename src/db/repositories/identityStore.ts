@@ -29,7 +29,7 @@ export interface TokenRecord {
 }
 
 /** A tenants row as to_jsonb gives it: timestamps arrive as strings. */
-export function tenantRowFromJson(j: Record<string, unknown>): TenantRow {
+function tenantRowFromJson(j: Record<string, unknown>): TenantRow {
   const date = (v: unknown) => (v === null || v === undefined ? null : new Date(v as string));
   return { ...(j as unknown as TenantRow), created_at: date(j.created_at)!, updated_at: date(j.updated_at)!, suspended_at: date(j.suspended_at) };
 }

@@ -7,7 +7,7 @@ import { paginate } from '../paginate.js';
 import type { ScopedDb } from '../tenantScope.js';
 import { type IpAssignment, type IpAssignmentRow, ipAssignmentToDomain } from './rdnsRows.js';
 
-export const ASSIGNMENT_SORT = [
+const ASSIGNMENT_SORT = [
   { column: 'a.cidr', direction: 'asc' as const, field: 'cidr' },
   { column: 'a.id', direction: 'asc' as const, field: 'id' },
 ];

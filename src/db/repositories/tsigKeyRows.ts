@@ -37,9 +37,9 @@ export interface TsigKey {
 }
 
 /** The columns a read selects: never the secret, which only the nameservers' list decrypts. */
-export const TSIG_KEY_COLUMNS = ['id', 'tenant_id', 'name', 'algorithm', 'policy', 'created_at', 'updated_at', 'rotated_at'] as const;
+const TSIG_KEY_COLUMNS = ['id', 'tenant_id', 'name', 'algorithm', 'policy', 'created_at', 'updated_at', 'rotated_at'] as const;
 
-export const tsigKeyToDomain = (r: Omit<TsigKeyRow, 'secret'>): TsigKey => ({
+const tsigKeyToDomain = (r: Omit<TsigKeyRow, 'secret'>): TsigKey => ({
   id: r.id,
   tenantId: r.tenant_id,
   name: r.name,

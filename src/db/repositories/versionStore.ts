@@ -13,7 +13,7 @@ import { recordEvents } from './events.js';
 /** The channel a committed version is announced on (the nameserver feed listens). */
 export const PUBLISHED_CHANNEL = 'zone_published';
 /** How long the poll leaves a zone alone after a failed build (writes and retries try at once). */
-export const FAILED_BUILD_BACKOFF_MS = 60_000;
+const FAILED_BUILD_BACKOFF_MS = 60_000;
 
 /** The zone's row as the build reads it (with the served version's columns and the pending change sets' names). */
 export interface BuildZone {
@@ -194,7 +194,7 @@ export async function readVersionInputs(trx: Transaction, zone: BuildZone, names
 export type JsonbParam = string | Buffer;
 
 /** A jsonb parameter's JSON text (a Buffer without the version octet: a text parameter in binary form). */
-export const jsonText = (p: JsonbParam): string | Buffer => (typeof p === 'string' ? p : p.subarray(1));
+const jsonText = (p: JsonbParam): string | Buffer => (typeof p === 'string' ? p : p.subarray(1));
 
 export interface VersionRow {
   serial: number;

@@ -60,7 +60,7 @@ export async function zoneRowByName(
  * Records (aliased `r`) with the state of their last change set. One no longer kept was `live`:
  * retention deletes only live change sets (db/retention.ts).
  */
-export const withPublicationState = (records: Knex.QueryBuilder): Knex.QueryBuilder =>
+const withPublicationState = (records: Knex.QueryBuilder): Knex.QueryBuilder =>
   records.leftJoin('change_sets as c', 'c.id', 'r.last_changeset_id').select('r.*', records.client.raw("coalesce(c.state, 'live') as publication_state"));
 
 /**
@@ -69,8 +69,7 @@ export const withPublicationState = (records: Knex.QueryBuilder): Knex.QueryBuil
  * plan intersected the tenant and zone indexes (every record of the zone) instead of using
  * (zone_id, name).
  */
-export const lockedZoneRecords = (trx: Transaction, zoneId: string): Knex.QueryBuilder =>
-  withPublicationState(trx.from('records as r')).where('r.zone_id', zoneId);
+const lockedZoneRecords = (trx: Transaction, zoneId: string): Knex.QueryBuilder => withPublicationState(trx.from('records as r')).where('r.zone_id', zoneId);
 
 /** The records at these owner names of a zone found and locked through the scope (prepared; one array parameter). */
 export const lockedRecordsAtNames = async (trx: Transaction, zoneId: string, names: string[]): Promise<RecordRow[]> =>

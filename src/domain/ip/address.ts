@@ -149,7 +149,7 @@ export function reverseZonesOf(b: Block): ReverseZone[] {
 }
 
 /** The reverse zone name of a block on an octet (IPv4) or nibble (IPv6) boundary. */
-export function zoneNameOf(b: Block): string {
+function zoneNameOf(b: Block): string {
   if (b.family === 4) {
     const labels = formatAddress({ family: 4, value: b.network })
       .split('.')

@@ -4,8 +4,6 @@
 import { canonicalName, NameError, toAsciiName } from '../names.js';
 import { type Address, type Block, dashedAddress, formatAddress, isClasslessZoneName, reverseName } from './address.js';
 
-export const PATTERN_PLACEHOLDERS = ['{dashed}', '{ip}', '{reversed}'] as const;
-
 /** The pattern filled for `a`, without the trailing dot (as PTR targets are stored). */
 export function renderDefaultPtr(pattern: string, a: Address): string {
   const reversed = reverseName(a).replace(/\.(in-addr|ip6)\.arpa$/, '');

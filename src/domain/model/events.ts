@@ -20,7 +20,7 @@ export interface DomainEvent {
 }
 
 /** What each kind of change set tells subscribers: a zone.changed with this `change`. */
-export const ZONE_CHANGE_OF: Record<ChangeSetKind, ZoneChange> = {
+const ZONE_CHANGE_OF: Record<ChangeSetKind, ZoneChange> = {
   zone_create: 'created',
   zone_settings: 'settings',
   zone_delete: 'deletion_requested',
@@ -67,7 +67,7 @@ export function actingCustomerOf(zone: { tenantId: string; kind?: string }, acti
 }
 
 /** Percentages of max_zones whose crossing fires quota.warning (docs/webhooks.md). */
-export const QUOTA_WARNING_THRESHOLDS = [80, 100] as const;
+const QUOTA_WARNING_THRESHOLDS = [80, 100] as const;
 
 /**
  * The highest threshold a count crosses going from `before` to `after` zones (before below it,

@@ -6,7 +6,7 @@ import type { RecordTypePolicy } from './rule.js';
 
 export type AData = { address: string };
 
-export const ipv4Field = stringField('address').transform((value, ctx) => {
+const ipv4Field = stringField('address').transform((value, ctx) => {
   // The codec's parser refuses leading zeros ("010" is octal to inet_aton, decimal to others).
   const address = value.trim();
   const canonical = canonicalIpv4(address);

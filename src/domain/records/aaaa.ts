@@ -7,7 +7,7 @@ import type { RecordTypePolicy } from './rule.js';
 
 export type AaaaData = { address: string };
 
-export const ipv6Field = stringField('address').transform((value, ctx) => {
+const ipv6Field = stringField('address').transform((value, ctx) => {
   const address = value.trim();
   const canonical = canonicalIpv6(address);
   if (canonical) return canonical;

@@ -6,18 +6,9 @@ import type { RecordTypePolicy } from './rule.js';
 
 export type CaaData = { flags: number; tag: string; value: string };
 
-/**
- * The property tags whose values we check: issue, issuewild, iodef (RFC 8659 §4.2–4.4), issuemail
- * (RFC 9495) and issuevmc (BIMI verified mark certificates). RFC 8659 §4.1 allows any tag of
- * 1–15 letters and digits, and real zones carry others (`tag0` with the critical flag in test
- * suites, `contactemail` of the CA/B Forum, vendor tags): those are accepted with any printable
- * value, as a CA that does not know a tag ignores it (or, with the critical flag, refuses to
- * issue, RFC 8659 §4.1) — which is the owner's stated intent either way.
- */
-export const KNOWN_CAA_TAGS = ['issue', 'issuewild', 'iodef', 'issuemail', 'issuevmc'] as const;
 const ISSUE_LIKE_TAGS: readonly string[] = ['issue', 'issuewild', 'issuemail', 'issuevmc'];
 /** Our bound on the value; real values are an issuer name and a few parameters, or one URL. */
-export const MAX_CAA_VALUE_LENGTH = 1024;
+const MAX_CAA_VALUE_LENGTH = 1024;
 
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 // RFC 8659 §4.2 ABNF: label = (ALPHA / DIGIT) *( *("-") (ALPHA / DIGIT)), also the parameter tag.

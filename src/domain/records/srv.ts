@@ -11,9 +11,9 @@ export type SrvData = { priority: number; weight: number; port: number; target: 
 // length DNS allows is accepted.
 const SERVICE_LABEL = /^_(?=[a-z0-9-]{1,62}$)(?=[a-z0-9-]*[a-z])[a-z0-9]+(?:-[a-z0-9]+)*$/;
 // RFC 2782 names _tcp and _udp; _sctp (RFC 4960) and _tls (RFC 6733 §5.2, SIP/Diameter) are in use.
-export const SRV_PROTOCOL_LABELS: readonly string[] = ['_tcp', '_udp', '_tls', '_sctp'];
+const SRV_PROTOCOL_LABELS: readonly string[] = ['_tcp', '_udp', '_tls', '_sctp'];
 
-export function srvOwnerProblem(owner: string): string | null {
+function srvOwnerProblem(owner: string): string | null {
   const [service, proto] = owner.split('.');
   if (owner === '@' || !service || !proto || !SERVICE_LABEL.test(service) || !SRV_PROTOCOL_LABELS.includes(proto)) {
     return `An SRV record's name starts with "_service._proto", for example "_sip._tcp" or "_imaps._tcp.mail" (RFC 2782), with the protocol one of ${SRV_PROTOCOL_LABELS.join(', ')}; "${owner}" does not.`;

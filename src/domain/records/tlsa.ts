@@ -8,13 +8,13 @@ export type TlsaData = { usage: number; selector: number; matching_type: number;
 /** RFC 6698 §2.1.3: SHA-256 (1) and SHA-512 (2) digests have a fixed length, in hex digits. */
 const DIGEST_HEX_LENGTH: Record<number, number> = { 1: 64, 2: 128 };
 /** Our bound for a full certificate or key (matching type 0): 8192 octets, 16384 hex digits. */
-export const MAX_TLSA_DATA_HEX = 16384;
+const MAX_TLSA_DATA_HEX = 16384;
 
 // RFC 6698 §3: the owner is _<port>._<protocol>.<host>; protocols tcp, udp, sctp.
 const PORT_LABEL = /^_([1-9][0-9]{0,4})$/;
 const TLSA_PROTOCOL_LABELS = ['_tcp', '_udp', '_sctp'];
 
-export function tlsaOwnerProblem(owner: string): string | null {
+function tlsaOwnerProblem(owner: string): string | null {
   const [port, proto] = owner.split('.');
   const m = PORT_LABEL.exec(port ?? '');
   if (owner === '@' || !m || Number(m[1]) > 65535 || !proto || !TLSA_PROTOCOL_LABELS.includes(proto)) {

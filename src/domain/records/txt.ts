@@ -12,7 +12,7 @@ export type TxtData = { text: string };
  * 4096-bit DKIM keys and long SPF/verification strings, far below the 65535-octet RDATA limit
  * (RFC 1035 §3.2.1), and small enough that an answer still fits a TCP/EDNS response comfortably.
  */
-export const MAX_TXT_OCTETS = 8192;
+const MAX_TXT_OCTETS = 8192;
 
 // With the u flag a surrogate code unit matches only when it is unpaired.
 const LONE_SURROGATE = /[\uD800-\uDFFF]/u;

@@ -42,7 +42,7 @@ const PLACEHOLDER = /\{\{\s*([a-z][a-z0-9_]*)\s*\}\}/g;
 const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
 
 /** Variables every template may use without declaring them. */
-export const BUILTIN_VARIABLES = ['zone', 'zone_dashed'] as const;
+const BUILTIN_VARIABLES = ['zone', 'zone_dashed'] as const;
 
 function checkKind(kind: VariableKind, value: string): string | null {
   if (kind === 'ipv4' && !IPV4.test(value)) return 'must be an IPv4 address';

@@ -20,7 +20,7 @@ const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** The text of UTF-8 octets, or null when they are not valid UTF-8. */
-export function decodeUtf8(octets: Uint8Array): string | null {
+function decodeUtf8(octets: Uint8Array): string | null {
   try {
     return utf8.decode(octets);
   } catch {
@@ -63,7 +63,7 @@ function readEscape(text: string, i: number, out: number[]): Decoded<{ next: num
 }
 
 /** The octets of a token (a <character-string>), escapes decoded. */
-export function tokenOctets(text: string): Decoded<number[]> {
+function tokenOctets(text: string): Decoded<number[]> {
   const out: number[] = [];
   let i = 0;
   while (i < text.length) {
@@ -152,7 +152,7 @@ export function absoluteText(name: PresentationName, origin: string): string {
 }
 
 /** RFC 2181 §8: a TTL is an unsigned 31-bit number. */
-export const MAX_TTL = 2_147_483_647;
+const MAX_TTL = 2_147_483_647;
 
 const UNIT_SECONDS: Record<string, number> = { w: 604_800, d: 86_400, h: 3_600, m: 60, s: 1 };
 const PLAIN_SECONDS = /^[0-9]+$/;

@@ -18,7 +18,7 @@ const invalid = (detail: string): { ok: false; code: string; detail: string } =>
  * A name inside RDATA as our data holds it: absolute, lower case, without trailing dot; the root
  * stays '.'. `@` is the origin. `origin` is the current $ORIGIN ('' = root), null when invalid.
  */
-export function rdataName(token: Token, origin: string | null, what: string): Decoded<string> {
+function rdataName(token: Token, origin: string | null, what: string): Decoded<string> {
   if (token.quoted) return invalid(`${what} is a domain name and cannot be quoted.`);
   if (token.text === '@') {
     if (origin === null) return { ok: false, code: 'invalid_origin', detail: `${what} is "@" but the current $ORIGIN is invalid.` };
@@ -37,7 +37,7 @@ export function rdataName(token: Token, origin: string | null, what: string): De
  * The RFC 3597 §5 generic RDATA `\# <length> <hex…>` (the `\#` token included), as wire octets.
  * The hex may be split into several tokens; `\# 0` is empty RDATA.
  */
-export function genericRdata(tokens: readonly Token[], type: string): Decoded<Uint8Array> {
+function genericRdata(tokens: readonly Token[], type: string): Decoded<Uint8Array> {
   const what = `${type} (generic \\# form)`;
   const length = tokens[1];
   if (!length || length.quoted || !DECIMAL.test(length.text)) return invalid(`${what}: "\\#" must be followed by the RDATA length in octets.`);
@@ -53,7 +53,7 @@ export function genericRdata(tokens: readonly Token[], type: string): Decoded<Ui
 }
 
 /** True when the RDATA is in the RFC 3597 generic form (an unquoted `\#` first). */
-export const isGenericRdata = (tokens: readonly Token[]) => tokens[0] !== undefined && !tokens[0].quoted && tokens[0].text === '\\#';
+const isGenericRdata = (tokens: readonly Token[]) => tokens[0] !== undefined && !tokens[0].quoted && tokens[0].text === '\\#';
 
 /** RFC 4034 §3.2: an RRSIG time, YYYYMMDDHHmmSS in UTC or (RFC 4034 §3.2) plain seconds. */
 function rrsigTime(text: string): number | null {

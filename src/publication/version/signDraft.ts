@@ -17,10 +17,10 @@ import { type SignPolicy, type SigningKeys, signZoneSteps } from '../../../names
 import type { DraftRecord } from './versionDraft.js';
 
 /** The types only the sign step writes; user records of these types do not exist. */
-export const DNSSEC_TYPES: ReadonlySet<number> = DNSSEC_TYPE_CODES;
+const DNSSEC_TYPES: ReadonlySet<number> = DNSSEC_TYPE_CODES;
 
 /** Rows of published_records the sign step wrote: ids of their own, made from the record. */
-export const DNSSEC_RECORD_PREFIX = 'dnssec:';
+const DNSSEC_RECORD_PREFIX = 'dnssec:';
 export const isDnssecRecord = (r: { recordId: string }) => r.recordId.startsWith(DNSSEC_RECORD_PREFIX);
 
 const idOf = (r: ZoneRecord) =>

@@ -35,7 +35,7 @@ export type { AssignmentFilter };
 
 export const listAssignments = (ctx: DbContext, filter: AssignmentFilter, after: unknown[] | null, limit: number) => pageAssignments(ctx, filter, after, limit);
 
-export async function getAssignment(scoped: ScopedDb, id: string): Promise<IpAssignment> {
+async function getAssignment(scoped: ScopedDb, id: string): Promise<IpAssignment> {
   const found = await findAssignment(scoped, id);
   if (!found) throw new DomainError('not_found', { resource: 'IP assignment' });
   return found;

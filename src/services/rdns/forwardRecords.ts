@@ -48,7 +48,7 @@ import { transactionWithRetry } from '../../db/transaction.js';
  * test machine under load, well inside the 5 s statement timeout, where a /16's 65,536 in one
  * change set took 13–17 s and their rename ran past it (docs/rdns.md). A /20 is one chunk.
  */
-export const FORWARD_CHUNK = 4096;
+const FORWARD_CHUNK = 4096;
 
 /**
  * The zone a space names as `forward_zone`: a forward zone of the platform tenant (the acting
@@ -290,7 +290,7 @@ export async function writeDueForwardRecords(deps: ForwardWorkerDeps, stopping: 
  * One chunk of one due job, in a transaction of its own: 'written' (the job may go on), 'idle'
  * (no due job this worker could take), or 'failed' (stored on the job with its next attempt).
  */
-export async function runForwardChunk(deps: ForwardWorkerDeps): Promise<'written' | 'idle' | 'failed'> {
+async function runForwardChunk(deps: ForwardWorkerDeps): Promise<'written' | 'idle' | 'failed'> {
   const now = deps.clock.now();
   const due = await dueForwardJobs(deps.db, now);
   for (const candidate of due) {

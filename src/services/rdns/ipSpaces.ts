@@ -88,7 +88,7 @@ const MIN_IPV4_SPACE = 16;
  * in every build, so a zone holds at most 256 of them, not a /16's 65,536 rewritten with every
  * PTR write. IPv6 zones are cut on nibbles as any reverse zone (their defaults are /128s only).
  */
-export function providerZonesOf(block: Block) {
+function providerZonesOf(block: Block) {
   if (block.family === 6 || block.prefixLength >= 24) return reverseZonesOf(block);
   const count = 1n << BigInt(24 - block.prefixLength);
   return Array.from({ length: Number(count) }, (_, i) => reverseZonesOf({ family: 4, network: block.network + BigInt(i) * 256n, prefixLength: 24 })).flat();

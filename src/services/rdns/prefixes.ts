@@ -56,7 +56,7 @@ export interface Prefix {
 }
 
 /** At most this many reverse zones per prefix (an IPv4 /9 is 128 /16 zones, an IPv6 /45 eight /48s). */
-export const MAX_ZONES_PER_PREFIX = 256;
+const MAX_ZONES_PER_PREFIX = 256;
 
 /** How a reverse zone's block is cut: IPv6 nibbles, IPv4 octets, or an RFC 2317 classless block below a /24. */
 const cutOf = (block: Block): PrefixZone['kind'] => (block.family === 6 ? 'nibble' : block.prefixLength > 24 ? 'classless' : 'octet');
@@ -150,7 +150,7 @@ async function createReverseZone(ctx: WriteContext, config: Config, tenantId: st
 }
 
 /** The name families of the prefix's reverse zones, all before the first zone is made (src/db/lockOrder.ts). */
-export const lockPrefixZoneFamilies = (ctx: WriteContext, block: Block) =>
+const lockPrefixZoneFamilies = (ctx: WriteContext, block: Block) =>
   lockNameFamilies(
     ctx.trx,
     reverseZonesOf(block).map((z) => z.name),

@@ -59,7 +59,7 @@ export interface ReadContext {
 }
 
 /** IPv4 listings cover at most a /22 (1,024 addresses, every one listed). */
-export const MAX_IPV4_LISTING = 22;
+const MAX_IPV4_LISTING = 22;
 
 interface Resolved {
   address: Address;

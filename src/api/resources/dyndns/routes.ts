@@ -8,7 +8,7 @@ import { iso, pageQuery, timestamp } from '../common.js';
 
 const TAG = 'Dynamic DNS';
 
-export const hostSchema = z.object({
+const hostSchema = z.object({
   id: z.string(),
   zone: z.string(),
   name: z.string().describe('Owner relative to the zone (`@` the apex)'),

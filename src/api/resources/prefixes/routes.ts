@@ -28,7 +28,7 @@ const delegationSchema = z
   })
   .describe('What the last delegation check saw at the parent reverse zone');
 
-export const prefixSchema = z.object({
+const prefixSchema = z.object({
   id: z.string(),
   prefix: z.string().describe('The block in CIDR form (IPv6 in RFC 5952 form)'),
   family: z.union([z.literal(4), z.literal(6)]),

@@ -24,7 +24,7 @@ import { booleanParam } from '../../routing/validate.js';
 
 const TAG = 'Reverse DNS';
 
-export const ptrSchema = z.object({
+const ptrSchema = z.object({
   ip: z.string().describe('IPv4 dotted quad or IPv6 in RFC 5952 form'),
   target: z
     .string()

@@ -59,7 +59,7 @@ const definition = {
   records: z.array(templateRecordSchema).min(1).max(100),
 };
 
-export const applyTemplateBody = z.strictObject({
+const applyTemplateBody = z.strictObject({
   template_id: templateIdParam,
   variables: z.record(z.string(), z.string().max(1024)).default({}),
   on_conflict: z.enum(['skip', 'replace']).default('skip'),

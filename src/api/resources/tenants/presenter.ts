@@ -3,7 +3,7 @@ import type { Tenant } from '../../../services/storedShapes.js';
 import { FEATURES } from '../../../domain/tenancy.js';
 import { iso, timestamp } from '../common.js';
 
-export const limitsSchema = z.object({
+const limitsSchema = z.object({
   api_rate_limit_per_minute: z.number().int().describe('Requests per minute per API client of this tenant, and per customer when acted for.'),
   max_zones: z.number().int().describe('Zone quota (quota_exceeded beyond it).'),
 });

@@ -23,7 +23,7 @@ import { iso, pageQuery, timestamp } from '../common.js';
 const TAG = 'TSIG keys';
 const LIST = 'tsig-keys';
 
-export const tsigKeySchema = z.object({
+const tsigKeySchema = z.object({
   id: z.string(),
   tenant_id: z.string().describe('The owner: the acting tenant at creation.'),
   name: z.string().describe('The key’s DNS name (lower case, no trailing dot), as clients name it; unique in the service.'),

@@ -31,7 +31,7 @@ export const recordPatchSchema = z.strictObject({
 
 const etag = z.string().max(200);
 
-export const changeItemSchema = z.discriminatedUnion('op', [
+const changeItemSchema = z.discriminatedUnion('op', [
   z.strictObject({ op: z.literal('create'), record: recordInputSchema }),
   z.strictObject({ op: z.literal('update'), id: recordIdParam, if_match: etag.optional(), record: recordPatchSchema }),
   z.strictObject({ op: z.literal('delete'), id: recordIdParam, if_match: etag.optional() }),
@@ -44,7 +44,7 @@ export const changeItemSchema = z.discriminatedUnion('op', [
   }),
 ]);
 
-export const MAX_CHANGES = 1000;
+const MAX_CHANGES = 1000;
 
 export const changeSetRequestSchema = z.strictObject({
   changes: z.array(changeItemSchema).min(1).max(MAX_CHANGES),
