@@ -3,6 +3,7 @@
 import type { Knex } from 'knex';
 import type { Runner, Transaction } from '../context.js';
 import { countRows } from '../count.js';
+import { paginate } from '../paginate.js';
 import { PREPARED } from '../preparedStatements.js';
 import type { ScopedDb } from '../tenantScope.js';
 import { chainFromJson } from './identityStore.js';
@@ -111,4 +112,56 @@ export async function markDyndnsHostUpdated(
     .where({ id: hostId, zone_id: zoneId })
     .update({ last_update_at: now, last_update_ip: update.ip, last_update_client: update.client, updated_at: now });
   return kept > 0;
+}
+
+const hostsInScope = (scoped: ScopedDb, db: Runner) => withHostDetails(db, scoped.from('dyndns_hosts', 'h'));
+
+/** A host of the subtree with its zone and addresses; undefined when there is none. */
+export async function dyndnsHostInScope(scoped: ScopedDb, db: Runner, id: string): Promise<DyndnsHost | undefined> {
+  const row = (await hostsInScope(scoped, db).where('h.id', id).first()) as DyndnsHostRow | undefined;
+  return row ? dyndnsHostToDomain(row) : undefined;
+}
+
+/** A page of the subtree's hosts by id, of one zone when `zoneName` is given. */
+export async function pageDyndnsHosts(scoped: ScopedDb, db: Runner, zoneName: string | undefined, after: unknown[] | null, limit: number) {
+  const q = hostsInScope(scoped, db);
+  if (zoneName !== undefined) q.where('z.name', zoneName);
+  const page = await paginate<DyndnsHostRow & Record<string, unknown>>(q, [{ column: 'h.id', direction: 'asc', field: 'id' }], after, limit);
+  return { items: page.rows.map(dyndnsHostToDomain), next: page.next };
+}
+
+/** Whether a host is at this owner name of the zone. */
+export async function dyndnsHostAt(trx: Transaction, zoneId: string, name: string): Promise<boolean> {
+  return Boolean(await trx('dyndns_hosts').where({ zone_id: zoneId, name }).first('id'));
+}
+
+/** The address-bearing types (A, AAAA, CNAME) stored at an owner name of the zone. */
+export async function addressTypesAt(trx: Transaction, zoneId: string, name: string): Promise<string[]> {
+  const rows = (await trx('records').where({ zone_id: zoneId, name }).whereIn('type', ['A', 'AAAA', 'CNAME']).distinct('type')) as { type: string }[];
+  return rows.map((r) => r.type);
+}
+
+export type NewDyndnsHost = {
+  id: string;
+  tenant_id: string;
+  zone_id: string;
+  name: string;
+  ttl: number;
+  password_hash: string;
+  created_at: Date;
+  updated_at: Date;
+};
+
+/** Inserts a host after checking that its tenant lies in the subtree. */
+export async function insertDyndnsHost(scoped: ScopedDb, host: NewDyndnsHost): Promise<void> {
+  await scoped.insert('dyndns_hosts', host);
+}
+
+export async function deleteDyndnsHost(scoped: ScopedDb, id: string): Promise<void> {
+  await scoped.from('dyndns_hosts').where('id', id).delete();
+}
+
+/** Sets a host's password hash; false when the subtree has no such host. */
+export async function setDyndnsHostPassword(scoped: ScopedDb, id: string, passwordHash: string, now: Date): Promise<boolean> {
+  return (await scoped.from('dyndns_hosts').where('id', id).update({ password_hash: passwordHash, updated_at: now })) > 0;
 }

@@ -86,3 +86,8 @@ export const assignmentHasChildren = async (trx: Transaction, id: string): Promi
 export const deleteAssignmentRow = async (trx: Transaction, id: string): Promise<void> => {
   await trx('ip_assignments').where('id', id).delete();
 };
+
+/** Inserts an assignment after checking that its tenant lies in the subtree. */
+export async function insertIpAssignment(scoped: ScopedDb, row: Record<string, unknown>): Promise<void> {
+  await scoped.insert('ip_assignments', row);
+}

@@ -58,3 +58,11 @@ export async function storeZoneDelegation(trx: Transaction, prefixId: string, na
     .where({ prefix_id: prefixId, name })
     .update({ delegation: JSON.stringify(delegation) });
 }
+
+/** Inserts a prefix after checking that its tenant lies in the subtree. */
+export async function insertPrefix(
+  scoped: ScopedDb,
+  row: { id: string; tenant_id: string; cidr: string; attached_by: string; created_at: Date },
+): Promise<void> {
+  await scoped.insert('prefixes', row);
+}

@@ -4,8 +4,17 @@
 // change set through the zone-write seam, with the host as the records' keeper (records.managed_by,
 // docs/records.md "Managed records"): the record API cannot change them.
 import type { Config } from '../../config/index.js';
-import { type DyndnsHost, type DyndnsHostRow, dyndnsHostToDomain, withHostDetails } from '../../db/repositories/dyndnsHostRows.js';
-import { paginate } from '../../db/paginate.js';
+import type { Runner } from '../../db/context.js';
+import {
+  addressTypesAt,
+  type DyndnsHost,
+  deleteDyndnsHost,
+  dyndnsHostAt,
+  dyndnsHostInScope,
+  insertDyndnsHost,
+  pageDyndnsHosts,
+  setDyndnsHostPassword,
+} from '../../db/repositories/dyndnsHostRows.js';
 import type { ScopedDb } from '../../db/tenantScope.js';
 import { DomainError, notFound, validationFailed, type FieldError } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
@@ -35,25 +44,15 @@ export interface HostWithPassword {
   password: string;
 }
 
-const hostsQuery = (scoped: ScopedDb, db: Parameters<typeof withHostDetails>[0]) => withHostDetails(db, scoped.from('dyndns_hosts', 'h'));
-
-export async function getHost(scoped: ScopedDb, db: Parameters<typeof withHostDetails>[0], id: string): Promise<DyndnsHost> {
-  const row = (await hostsQuery(scoped, db).where('h.id', id).first()) as DyndnsHostRow | undefined;
-  if (!row) throw notFound('DynDNS host');
-  return dyndnsHostToDomain(row);
+export async function getHost(scoped: ScopedDb, db: Runner, id: string): Promise<DyndnsHost> {
+  const host = await dyndnsHostInScope(scoped, db, id);
+  if (!host) throw notFound('DynDNS host');
+  return host;
 }
 
-export async function listHosts(
-  scoped: ScopedDb,
-  db: Parameters<typeof withHostDetails>[0],
-  filter: { zone?: string },
-  after: unknown[] | null,
-  limit: number,
-) {
-  const q = hostsQuery(scoped, db);
-  if (filter.zone !== undefined) q.where('z.name', zoneNameFromPath(filter.zone) ?? '');
-  const page = await paginate<DyndnsHostRow & Record<string, unknown>>(q, [{ column: 'h.id', direction: 'asc', field: 'id' }], after, limit);
-  return { items: page.rows.map(dyndnsHostToDomain), next: page.next };
+export async function listHosts(scoped: ScopedDb, db: Runner, filter: { zone?: string }, after: unknown[] | null, limit: number) {
+  const zoneName = filter.zone === undefined ? undefined : (zoneNameFromPath(filter.zone) ?? '');
+  return pageDyndnsHosts(scoped, db, zoneName, after, limit);
 }
 
 /** The address of a family given at creation, or a field error. */
@@ -89,25 +88,22 @@ export async function createHost(ctx: WriteContext, config: Config, input: HostC
       throw validationFailed([{ pointer: '/zone', code: 'zone_kind', detail: `${zone.name} is a reverse zone; DynDNS hosts live in forward zones.` }]);
     }
     if (zone.status === 'deleting') throw new DomainError('conflict', { reason: 'zone_being_deleted', zone: zone.name });
-    if (await ctx.trx('dyndns_hosts').where({ zone_id: zone.id, name }).first('id')) {
+    if (await dyndnsHostAt(ctx.trx, zone.id, name)) {
       throw new DomainError('conflict', { reason: 'dyndns_host_exists', name });
     }
     // A host owns its name's address records: it does not take over records written otherwise,
     // and a CNAME there would leave no room for them (RFC 1034 §3.6.2).
-    const taken = (await ctx.trx('records').where({ zone_id: zone.id, name }).whereIn('type', ['A', 'AAAA', 'CNAME']).distinct('type')) as { type: string }[];
+    const taken = await addressTypesAt(ctx.trx, zone.id, name);
     if (taken.length)
       throw new DomainError('conflict', {
         reason: 'dyndns_name_in_use',
         name,
-        types: taken
-          .map((t) => t.type)
-          .sort()
-          .join(', '),
+        types: taken.sort().join(', '),
       });
     const now = ctx.clock.now();
     const id = newId('dyn');
     const ttl = input.ttl ?? DEFAULT_DYNDNS_TTL;
-    await ctx.scoped.insert('dyndns_hosts', {
+    await insertDyndnsHost(ctx.scoped, {
       id,
       tenant_id: zone.tenantId,
       zone_id: zone.id,
@@ -168,7 +164,7 @@ export const deleteHost = (ctx: WriteContext, config: Config, id: string): Promi
         { kind: 'records', skipWhenUnchanged: true, manager: host.id },
       );
     }
-    await ctx.scoped.from('dyndns_hosts').where('id', id).delete();
+    await deleteDyndnsHost(ctx.scoped, id);
     await recordAudit(ctx.trx, ctx.actor, ctx.clock.now(), {
       action: 'dyndns_host.deleted',
       targetType: 'dyndns_host',
@@ -182,7 +178,7 @@ export const deleteHost = (ctx: WriteContext, config: Config, id: string): Promi
 export async function rotatePassword(ctx: WriteContext, id: string): Promise<HostWithPassword> {
   const password = generatePassword();
   const passwordHash = await hashPassword(password);
-  const updated = await ctx.scoped.from('dyndns_hosts').where('id', id).update({ password_hash: passwordHash, updated_at: ctx.clock.now() });
+  const updated = await setDyndnsHostPassword(ctx.scoped, id, passwordHash, ctx.clock.now());
   if (!updated) throw notFound('DynDNS host');
   const host = await getHost(ctx.scoped, ctx.trx, id);
   await recordAudit(ctx.trx, ctx.actor, ctx.clock.now(), {

@@ -7,6 +7,7 @@ import type { Config } from '../../config/index.js';
 import type { DbContext } from '../../db/context.js';
 import { recordAudit } from '../../db/repositories/auditLog.js';
 import {
+  insertIpAssignment,
   type AssignmentFilter,
   assigneeTenant,
   assignmentHasChildren,
@@ -92,7 +93,7 @@ export async function createAssignment(ctx: WriteContext, config: Config, reques
 
   const now = ctx.clock.now();
   const id = newId('ipa');
-  await ctx.scoped.insert('ip_assignments', {
+  await insertIpAssignment(ctx.scoped, {
     id,
     space_id: spaceId,
     tenant_id: target.id,

@@ -16,6 +16,7 @@ import { normalizeHostname, NameError } from '../../domain/names.js';
 import type { Actor } from '../actor.js';
 import { requestRebuild } from '../requestRebuild.js';
 import { requestZoneDeletion } from '../zones.js';
+import { insertZone } from '../../db/repositories/zoneStore.js';
 import type { WriteContext } from '../writeContext.js';
 import { type DnssecDeps, type DnssecView, disableDnssec, dnssecViews, enableDnssec, prepareDeletion } from '../dnssec.js';
 import { zoneToDomain } from '../../db/repositories/zoneRows.js';
@@ -134,7 +135,7 @@ export async function createIpSpace(
   const space = { id, cidr: formatBlock(block), ptr_pattern: pattern };
   await insertIpSpaceRow(ctx.trx, { ...space, dnssec: request.dnssec === true, forward_zone_id: forwardZone?.id ?? null, created_at: now });
   for (const z of zones) {
-    await ctx.scoped.insert('zones', {
+    await insertZone(ctx.scoped, {
       id: newId('zon'),
       tenant_id: ctx.actor.acting.id,
       name: z.name,

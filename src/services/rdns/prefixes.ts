@@ -8,6 +8,7 @@ import type { Config } from '../../config/index.js';
 import { recordAudit } from '../../db/repositories/auditLog.js';
 import type { DbContext } from '../../db/context.js';
 import {
+  insertPrefix,
   deletePrefixRow,
   pagePrefixRows,
   prefixByCidr,
@@ -28,6 +29,7 @@ import { DEFAULT_ZONE_TTL } from '../../domain/records/ttl.js';
 import { appendChangeSet } from '../changeSets.js';
 import type { DnssecDeps } from '../dnssec.js';
 import type { RateLimiter } from '../rateLimiter.js';
+import { insertZone } from '../../db/repositories/zoneStore.js';
 import type { WriteContext } from '../writeContext.js';
 import { findZone } from '../zoneReads.js';
 import { assertBackendCapacity, assertNameFree, deleteZone, lockNameFamilies, lockNameFamily } from '../zones.js';
@@ -129,7 +131,7 @@ async function createReverseZone(ctx: WriteContext, config: Config, tenantId: st
   await assertBackendCapacity(ctx.trx, config.zones.backendCapacity);
   const now = ctx.clock.now();
   const id = newId('zon');
-  await ctx.scoped.insert('zones', {
+  await insertZone(ctx.scoped, {
     id,
     tenant_id: tenantId,
     name: zone.name,
@@ -183,7 +185,7 @@ export async function attachPrefix(ctx: WriteContext, config: Config, input: { c
   await assertNoOverlap(ctx, block);
   const now = ctx.clock.now();
   const id = newId('pfx');
-  await ctx.scoped.insert('prefixes', { id, tenant_id: tenant.id, cidr: formatBlock(block), attached_by: ctx.actor.token.tenant.id, created_at: now });
+  await insertPrefix(ctx.scoped, { id, tenant_id: tenant.id, cidr: formatBlock(block), attached_by: ctx.actor.token.tenant.id, created_at: now });
   for (const zone of zones) await createReverseZone(ctx, config, tenant.id, id, zone);
   await recordAudit(ctx.trx, ctx.actor, now, {
     action: 'prefix.attached',
