@@ -19,9 +19,9 @@ export const COUNT_OFFSET = { question: 4, answer: 6, authority: 8, additional: 
 
 export const opcodeOf = (flags: number): number => (flags >> 11) & 0x0f;
 
-/** The flags word: the opcode in bits 11–14, the low 4 bits of the rcode in bits 0–3. */
-export function flagsWord(h: {
+export interface HeaderFlags {
   opcode: number;
+  /** Only the low 4 bits go in the header; the rest travels in OPT (RFC 6891 §6.1.3). */
   rcode: number;
   qr?: boolean;
   aa?: boolean;
@@ -30,7 +30,10 @@ export function flagsWord(h: {
   ra?: boolean;
   ad?: boolean;
   cd?: boolean;
-}): number {
+}
+
+/** The flags word: the opcode in bits 11–14, the low 4 bits of the rcode in bits 0–3. */
+export function flagsWord(h: HeaderFlags): number {
   return (
     (h.qr ? FLAG.QR : 0) |
     ((h.opcode & 0x0f) << 11) |

@@ -31,23 +31,13 @@
 // remembering.
 import type { RRset } from '../types.js';
 import { CLASS, TYPE } from '../types.js';
-import { COUNT_OFFSET, FLAG, flagsWord, HEADER_OCTETS } from './header.js';
+import { COUNT_OFFSET, FLAG, flagsWord, HEADER_OCTETS, type HeaderFlags } from './header.js';
 import { decodeName, labelEnd, MAX_NAME_OCTETS, presentationEnd, writeLabel } from './name.js';
 
 export type Section = 'answer' | 'authority' | 'additional';
 
-export interface HeaderFields {
+export interface HeaderFields extends HeaderFlags {
   id: number;
-  opcode: number;
-  /** Only the low 4 bits go in the header; the rest travels in OPT (RFC 6891 §6.1.3). */
-  rcode: number;
-  qr?: boolean;
-  aa?: boolean;
-  tc?: boolean;
-  rd?: boolean;
-  ra?: boolean;
-  ad?: boolean;
-  cd?: boolean;
 }
 
 /** One record to write: the owner as a name string, RDATA in wire form. */
