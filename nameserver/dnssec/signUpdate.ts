@@ -16,8 +16,9 @@ import { decodeBase32Hex, encodeBase32Hex } from '../wire/base32hex.js';
 import { decodeUncompressedName, parentName } from '../wire/name.js';
 import { finish } from '../zone/steps.js';
 import {
-  addApexSets,
+  addDenialParameters,
   addRRset,
+  checkKeysPublished,
   denialTtlOf,
   GENERATED,
   type NameRole,
@@ -125,7 +126,8 @@ export async function signUpdate(input: SignUpdateInput, lookup: ChainLookup): P
     const node = after.get(name);
     if (node) out.set(name, new Map(node));
   }
-  addApexSets(zone, out, keys, policy, denialTtl);
+  checkKeysPublished(zone, after, keys);
+  addDenialParameters(zone, out, policy, denialTtl);
   const owners = new Set<string>(names);
   let previous = [...input.before];
 

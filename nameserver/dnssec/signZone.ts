@@ -35,8 +35,14 @@ export interface SigningKeys {
   publishedOnly?: Buffer[];
 }
 
-/** The types the signer makes: any in the input are dropped and made anew. */
-export const GENERATED: ReadonlySet<number> = DNSSEC_TYPE_CODES;
+/**
+ * The types the signer makes: any in the input are dropped and made anew. The key sets (DNSKEY,
+ * CDS, CDNSKEY) are not among them: they are the zone's data, made from the keys and the policy
+ * by keySets (the build renders them as a record source), and signed by the KSKs like any apex set.
+ */
+export const GENERATED: ReadonlySet<number> = new Set([TYPE.RRSIG, TYPE.NSEC, TYPE.NSEC3, TYPE.NSEC3PARAM]);
+/** The apex sets made from the keys and the policy, not by the signer (keySets). */
+const KEY_SET_TYPES: ReadonlySet<number> = new Set([...DNSSEC_TYPE_CODES].filter((t) => !GENERATED.has(t)));
 /** Signed by the KSKs at the apex (RFC 6781 §3.1, RFC 7344 §4.1); all else by the ZSKs. */
 const KSK_SIGNED: ReadonlySet<number> = new Set([TYPE.DNSKEY, TYPE.CDS, TYPE.CDNSKEY]);
 
@@ -63,19 +69,44 @@ export function addRRset(nodes: Nodes, name: string, type: number, ttl: number, 
 }
 
 /**
- * The complete signed zone for the unsigned `records` of `zone`: those records plus the DNSKEY
- * set, CDS/CDNSKEY per policy, NSEC3PARAM, the NSEC or NSEC3 chain and the RRSIGs, in canonical
- * order. An RRSIG of `previous` is kept instead of made anew while its RRset is unchanged, its
- * key still signs that set and it expires after `policy.refreshBefore`.
+ * The complete signed zone for the unsigned `records` of `zone`: those records plus the key sets
+ * the keys and policy make (any key sets in `records` are replaced), NSEC3PARAM, the NSEC or NSEC3
+ * chain and the RRSIGs, in canonical order. An RRSIG of `previous` is kept instead of made anew
+ * while its RRset is unchanged, its key still signs that set and it expires after
+ * `policy.refreshBefore`. For callers that hold the keys alone (tests, benches); the build renders
+ * the key sets itself and signs with signZoneSteps.
  */
 export function signZone(zone: string, records: ZoneRecord[], keys: SigningKeys, policy: SignPolicy, previous?: ZoneRecord[]): ZoneRecord[] {
-  return finish(signZoneSteps(zone, records, keys, policy, previous));
+  const data = [...records.filter((r) => !(r.name === zone && KEY_SET_TYPES.has(r.type))), ...keySets(zone, keys, policy)];
+  return finish(signZoneSteps(zone, data, keys, policy, previous));
 }
 
 /**
- * signZone in steps: it pauses (yields) after every few hundred signatures and hashes, so that a
- * caller that serves others meanwhile can hand its thread back between them (signing a large zone
- * whole takes seconds; the build does so, docs/dnssec.md "Signing in the build").
+ * The apex key sets of a zone signed with `keys` under `policy`, absolute owners: the DNSKEY set
+ * (every key, signing or only published), and CDS/CDNSKEY per policy (RFC 7344 for the KSKs, or
+ * RFC 8078's delete form).
+ */
+export function keySets(zone: string, keys: SigningKeys, policy: Pick<SignPolicy, 'cds' | 'dnskeyTtl'>): ZoneRecord[] {
+  const ksks = keys.ksks.map((k) => dnskeyRdata(k));
+  const published = [...ksks, ...keys.zsks.map((k) => dnskeyRdata(k)), ...(keys.publishedOnly ?? [])];
+  const set = (type: number, rdatas: Buffer[]) => rdatas.map((rdata) => ({ name: zone, type, ttl: policy.dnskeyTtl, rdata }));
+  const cds = policy.cds === 'keys' ? ksks.map((k) => dsRdata(zone, k)) : policy.cds === 'delete' ? [DELETE_CDS] : [];
+  const cdnskey = policy.cds === 'keys' ? ksks : policy.cds === 'delete' ? [DELETE_CDNSKEY] : [];
+  return [
+    ...set(
+      TYPE.DNSKEY,
+      published.filter((k, i) => published.findIndex((o) => o.equals(k)) === i),
+    ),
+    ...set(TYPE.CDS, cds),
+    ...set(TYPE.CDNSKEY, cdnskey),
+  ];
+}
+
+/**
+ * A whole zone signed in steps: `records` hold the zone's data with its key sets (keySets); it
+ * pauses (yields) after every few hundred signatures and hashes, so that a caller that serves
+ * others meanwhile can hand its thread back between them (signing a large zone whole takes
+ * seconds; the build does so, docs/dnssec.md "Signing in the build").
  */
 export function* signZoneSteps(
   zone: string,
@@ -89,7 +120,8 @@ export function* signZoneSteps(
   if (keys.ksks.length === 0) throw new RangeError('signing needs at least one KSK');
   const nodes = unsignedNodes(zone, records);
   const denialTtl = denialTtlOf(zone, nodes);
-  addApexSets(zone, nodes, keys, policy, denialTtl);
+  checkKeysPublished(zone, nodes, keys);
+  addDenialParameters(zone, nodes, policy, denialTtl);
   const roles = nameRoles(zone, nodes);
   if (policy.denial === 'nsec') addNsecChain(zone, nodes, roles, denialTtl);
   else yield* addNsec3Chain(zone, nodes, roles, denialTtl);
@@ -110,32 +142,18 @@ export function denialTtlOf(zone: string, nodes: Nodes): number {
   return Math.min(apex.ttl, soaMinimum);
 }
 
-/** The apex sets made from the keys and the policy: DNSKEY, CDS/CDNSKEY per policy, NSEC3PARAM for NSEC3. */
-export function addApexSets(zone: string, nodes: Nodes, keys: SigningKeys, policy: SignPolicy, denialTtl: number): void {
-  const ksks = keys.ksks.map((k) => dnskeyRdata(k));
-  const zsks = keys.zsks.map((k) => dnskeyRdata(k));
-  const published = [...ksks, ...zsks, ...(keys.publishedOnly ?? [])];
-  addRRset(
-    nodes,
-    zone,
-    TYPE.DNSKEY,
-    policy.dnskeyTtl,
-    published.filter((k, i) => published.findIndex((o) => o.equals(k)) === i),
-  );
-  if (policy.cds === 'keys') {
-    addRRset(
-      nodes,
-      zone,
-      TYPE.CDS,
-      policy.dnskeyTtl,
-      ksks.map((k) => dsRdata(zone, k)),
-    );
-    addRRset(nodes, zone, TYPE.CDNSKEY, policy.dnskeyTtl, ksks);
-  } else if (policy.cds === 'delete') {
-    addRRset(nodes, zone, TYPE.CDS, policy.dnskeyTtl, [DELETE_CDS]);
-    addRRset(nodes, zone, TYPE.CDNSKEY, policy.dnskeyTtl, [DELETE_CDNSKEY]);
-  }
+/** NSEC3PARAM at the apex where the denial is NSEC3 (RFC 5155 §4), at the denial TTL. */
+export function addDenialParameters(zone: string, nodes: Nodes, policy: Pick<SignPolicy, 'denial'>, denialTtl: number): void {
   if (policy.denial === 'nsec3') addRRset(nodes, zone, TYPE.NSEC3PARAM, denialTtl, [NSEC3PARAM]);
+}
+
+/** A signing key missing from the apex DNSKEY set would make signatures no resolver can verify: refuse to sign. */
+export function checkKeysPublished(zone: string, nodes: Nodes, keys: SigningKeys): void {
+  const published = nodes.get(zone)?.get(TYPE.DNSKEY)?.rdatas ?? [];
+  for (const key of [...keys.ksks, ...keys.zsks]) {
+    const rdata = dnskeyRdata(key);
+    if (!published.some((p) => p.equals(rdata))) throw new RangeError(`the DNSKEY set of "${zone}" does not hold the signing key ${key.keyTag}`);
+  }
 }
 
 /**

@@ -24,9 +24,14 @@ export function signingKeys(rows: readonly KeyRow[], kek: Buffer): SigningKeys {
 /**
  * What a version was signed with, stored with it (zone_versions.signing): when it differs from
  * what the zone asks for now — keys in or out, signing on or off, CDS policy — the worker builds
- * the zone again. Null: unsigned.
+ * the zone again, signed whole. Null: unsigned.
+ *
+ * The first word names the layout of a signed version: a change of what the signer stores (as when
+ * the key sets became rendered records, src/dnssec/keySetSource.ts) takes a new word, so that
+ * every signed zone is signed whole once rather than by its names over a version laid out otherwise.
  */
 export function signingFingerprint(state: { signed: boolean; denial: string; cds: string }, keys: { id: string; state: string }[]): string | null {
   if (!state.signed) return null;
-  return [state.denial, state.cds, ...keys.map((k) => `${k.id}:${k.state}`).sort()].join(' ');
+  return [SIGNED_LAYOUT, state.denial, state.cds, ...keys.map((k) => `${k.id}:${k.state}`).sort()].join(' ');
 }
+const SIGNED_LAYOUT = 'keysets-rendered';

@@ -230,11 +230,12 @@ async function draftSignedChange(b: DraftBuild, touched: string[]): Promise<Vers
   const read = await readDraftInputs(b.trx, b.zone, names, b.fromSerial);
   const servedOwn = read.served.filter((r) => !isDnssecRecord(r));
   const records = collectTouched(read.stored, servedOwn);
-  const system = synthesizeSystemRecords(b.draftZone, b.serial, b.deps.nameservers, read.system, read.rendered);
+  const signing = { keys: signingKeys(b.keys, b.deps.dnssec.kek), policy };
+  const system = synthesizeSystemRecords({ zone: b.draftZone, serial: b.serial, nameservers: b.deps.nameservers, signing }, read.system, read.rendered);
   const signatures = await signChange(
     {
       zoneName: b.zone.name,
-      signing: { keys: signingKeys(b.keys, b.deps.dnssec.kek), policy },
+      signing,
       touched,
       before: [...read.served, ...system.before],
       after: [...currentRecords(servedOwn, records), ...system.after],

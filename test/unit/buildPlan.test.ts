@@ -68,6 +68,15 @@ describe('planBuild', () => {
     });
   });
 
+  it('signs whole, with no change of its own, a zone whose served version lays its DNSSEC records out otherwise (key sets made by the signer)', () => {
+    const keys = [key('k1'), key('k2')];
+    const earlierLayout = 'nsec3 keys k1:active k2:active';
+    expect(planBuild(zone({ dnssec_state: 'active', served_signing: earlierLayout, published_seq: 3 }), keys, NS, NOW)).toMatchObject({
+      byChange: false,
+      whole: true,
+    });
+  });
+
   it('re-signs a signed zone whole once its version is a day old, with no change of its own', () => {
     const keys = [key('k1')];
     const signing = planBuild(zone({ dnssec_state: 'active' }), keys, NS, NOW)!.signing;

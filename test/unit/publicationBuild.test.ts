@@ -6,6 +6,8 @@ import { signDraft } from '../../src/publication/version/signDraft.js';
 import { synthesizeSystemRecords } from '../../src/publication/version/synthesizeSystemRecords.js';
 import { draftDiff, type VersionDraft } from '../../src/publication/version/versionDraft.js';
 import { encodeRecord } from '../../src/publication/zoneRecords.js';
+import { dnskeyRdata, dsRdata, generateZoneKey } from '../../nameserver/dnssec/keys.js';
+import type { SignPolicy } from '../../nameserver/dnssec/signZone.js';
 
 const zone = { id: 'zon_x', name: 'example.com', defaultTtl: 3600, soaEmail: 'hostmaster@example.com' };
 const served = (recordId: string, r: Parameters<typeof encodeRecord>[0]) => ({ recordId, ...encodeRecord(r) });
@@ -46,7 +48,7 @@ describe('collect touched records', () => {
 
 describe('synthesize the system records', () => {
   it('renders the SOA with the serial (MNAME the first nameserver) and the apex NS set, at the default TTL', () => {
-    const { after, nameservers } = synthesizeSystemRecords(zone, 2026112400, ['ns1.dns.test', 'ns2.dns.test'], []);
+    const { after, nameservers } = synthesizeSystemRecords({ zone, serial: 2026112400, nameservers: ['ns1.dns.test', 'ns2.dns.test'], signing: null }, []);
     expect(nameservers).toEqual(['ns1.dns.test', 'ns2.dns.test']);
     const expected = [
       encodeRecord({
@@ -62,20 +64,64 @@ describe('synthesize the system records', () => {
   });
 
   it('replaces the SOA in every diff, the NS set only when NAMESERVERS changed', () => {
-    const before = synthesizeSystemRecords(zone, 2026112301, ['ns1.dns.test', 'ns2.dns.test'], []).after;
-    const same = draftDiff(draftOf({ removed: [], added: [], gone: [] }, synthesizeSystemRecords(zone, 2026112400, ['ns1.dns.test', 'ns2.dns.test'], before)));
+    const before = synthesizeSystemRecords({ zone, serial: 2026112301, nameservers: ['ns1.dns.test', 'ns2.dns.test'], signing: null }, []).after;
+    const same = draftDiff(
+      draftOf(
+        { removed: [], added: [], gone: [] },
+        synthesizeSystemRecords({ zone, serial: 2026112400, nameservers: ['ns1.dns.test', 'ns2.dns.test'], signing: null }, before),
+      ),
+    );
     expect(same.removed.map((r) => r.type)).toEqual([6]);
     expect(same.added.map((r) => r.type)).toEqual([6]);
 
-    const moved = draftDiff(draftOf({ removed: [], added: [], gone: [] }, synthesizeSystemRecords(zone, 2026112400, ['ns1.dns.test', 'ns3.dns.test'], before)));
+    const moved = draftDiff(
+      draftOf(
+        { removed: [], added: [], gone: [] },
+        synthesizeSystemRecords({ zone, serial: 2026112400, nameservers: ['ns1.dns.test', 'ns3.dns.test'], signing: null }, before),
+      ),
+    );
     expect(moved.removed).toEqual([before[0], before[2]]);
     expect(moved.added.map((r) => r.type)).toEqual([6, 2]);
   });
 });
 
+describe('render the DNSSEC key sets', () => {
+  const [ksk, zsk] = [generateZoneKey('ksk', 13), generateZoneKey('zsk', 13)];
+  const retiring = dnskeyRdata(generateZoneKey('zsk', 13));
+  const policy = (cds: SignPolicy['cds']): SignPolicy => ({ denial: 'nsec3', window: { inception: 0, expiration: 1 }, refreshBefore: 0, dnskeyTtl: 600, cds });
+  const rendered = (cds: SignPolicy['cds'] | null) =>
+    synthesizeSystemRecords(
+      {
+        zone,
+        serial: 2026112400,
+        nameservers: ['ns1.dns.test'],
+        signing: cds === null ? null : { keys: { ksks: [ksk], zsks: [zsk], publishedOnly: [retiring, dnskeyRdata(zsk)] }, policy: policy(cds) },
+      },
+      [],
+    ).after.filter((r) => r.type !== 6 && r.type !== 2);
+
+  it('publishes every key once at the apex, at the DNSKEY TTL, with CDS and CDNSKEY for the KSK', () => {
+    const at = (type: number) => rendered('keys').filter((r) => r.type === type);
+    expect(at(48).map((r) => r.rdata)).toEqual([dnskeyRdata(ksk), dnskeyRdata(zsk), retiring]);
+    expect(at(59).map((r) => r.rdata)).toEqual([dsRdata('example.com', dnskeyRdata(ksk))]);
+    expect(at(60).map((r) => r.rdata)).toEqual([dnskeyRdata(ksk)]);
+    expect(rendered('keys').every((r) => r.name === '@' && r.ttl === 600)).toBe(true);
+  });
+
+  it('publishes the RFC 8078 delete form, or no CDS at all, as the policy says; nothing where the version is unsigned', () => {
+    expect(
+      rendered('delete')
+        .filter((r) => r.type === 59)
+        .map((r) => r.rdata.toString('hex')),
+    ).toEqual(['0000000000']);
+    expect(rendered('none').map((r) => r.type)).toEqual([48, 48, 48]);
+    expect(rendered(null)).toEqual([]);
+  });
+});
+
 describe('sign', () => {
   it('leaves an unsigned zone that never was signed as it is, and removes every DNSSEC record of one that stops being signed', async () => {
-    const system = synthesizeSystemRecords(zone, 2026112400, ['ns1.dns.test'], []);
+    const system = synthesizeSystemRecords({ zone, serial: 2026112400, nameservers: ['ns1.dns.test'], signing: null }, []);
     const draft = draftOf(collectTouched([{ recordId: 'rec_1', ...a('www', '192.0.2.1') }], []), system);
     expect(draftDiff(draft).added).toHaveLength(3);
     const unsigned = [...draft.records.added, ...system.after];

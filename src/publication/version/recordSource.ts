@@ -1,5 +1,5 @@
 // Rendered records come from sources: records the service serves in a zone without storing them
-// (the apex SOA/NS, a reverse zone's default PTRs, …), each rendered anew from its inputs by every
+// (the apex SOA/NS, the DNSSEC key sets, a reverse zone's default PTRs, …), each rendered anew from its inputs by every
 // build. A source says which zones it renders in, reads its inputs through a repository inside
 // the build's snapshot, and renders them purely — in the signing thread too, so its inputs cross
 // threads by structured cloning (plain data, Set, bigint, Buffer).
@@ -11,13 +11,16 @@
 import type { Transaction } from '../../db/context.js';
 import type { BuildZone } from '../../db/repositories/versionStore.js';
 import type { ZoneRecord } from '../../../nameserver/types.js';
+import type { SignPolicy, SigningKeys } from '../../../nameserver/dnssec/signZone.js';
 import type { VersionDraft } from './versionDraft.js';
 
-/** What every source renders with: the zone, the version's serial, the configured NAMESERVERS. */
+/** What every source renders with: the zone, the version's serial, the configured NAMESERVERS, how the version is signed. */
 export interface RenderContext {
   zone: VersionDraft['zone'];
   serial: number;
   nameservers: readonly string[];
+  /** The keys and policy the version is signed with (read by the build for its signer); null: unsigned. */
+  signing: { keys: SigningKeys; policy: SignPolicy } | null;
 }
 
 export interface RecordSource<Inputs = unknown> {

@@ -1,13 +1,14 @@
 // The build's rendered-record sources, in the order their records are rendered. The one place a
 // source is registered: a new one (its read in a repository, its render beside its feature)
 // is added to this list and touches no other source and no step of the build.
+import { keySetSource } from '../../dnssec/keySetSource.js';
 import { defaultPtrSource } from '../../rdns/defaultPtrSource.js';
 import { apexSource } from './apexSource.js';
 import type { Transaction } from '../../db/context.js';
 import type { BuildZone } from '../../db/repositories/versionStore.js';
 import type { RecordSource, RenderedInputs } from './recordSource.js';
 
-export const RECORD_SOURCES: readonly RecordSource[] = [apexSource, defaultPtrSource];
+export const RECORD_SOURCES: readonly RecordSource[] = [apexSource, keySetSource, defaultPtrSource];
 
 /** Each applying source's inputs for this zone, by name (a source with nothing to render, or nothing to read, is left out). */
 export async function readRenderedInputs(trx: Transaction, zone: BuildZone): Promise<RenderedInputs> {

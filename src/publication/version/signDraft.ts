@@ -1,6 +1,7 @@
 // Build step 3: signing (docs/dnssec.md "Signing in the build"). The zone's DNSSEC records —
-// DNSKEY, CDS, CDNSKEY, NSEC3PARAM, the NSEC3 or NSEC chain and every RRSIG — are made here, once,
-// and stored with the version like its other records, so every nameserver process and every
+// NSEC3PARAM, the NSEC3 or NSEC chain and every RRSIG — are made here, once, over the zone's own
+// records and the rendered ones (the key sets among them: src/dnssec/keySetSource.ts), and stored
+// with the version like its other records, so every nameserver process and every
 // secondary serves the very same signatures. A change to a zone signed with the same keys and
 // policy is signed by its names (signChange: the changed RRsets, the SOA and the denial records
 // around them, read from the served chain); a zone signed for the first time, with other keys, or
@@ -11,13 +12,9 @@ import { createHash } from 'node:crypto';
 import type { ZoneRecord } from '../../../nameserver/types.js';
 import { inTurns } from '../../../nameserver/zone/steps.js';
 import { absoluteName, relativeName } from '../../../nameserver/wire/name.js';
-import { DNSSEC_TYPE_CODES } from '../../../nameserver/wire/rrTypes.js';
 import { type ChainLookup, signUpdate } from '../../../nameserver/dnssec/signUpdate.js';
-import { type SignPolicy, type SigningKeys, signZoneSteps } from '../../../nameserver/dnssec/signZone.js';
+import { GENERATED, type SignPolicy, type SigningKeys, signZoneSteps } from '../../../nameserver/dnssec/signZone.js';
 import type { DraftRecord } from './versionDraft.js';
-
-/** The types only the sign step writes; user records of these types do not exist. */
-const DNSSEC_TYPES: ReadonlySet<number> = DNSSEC_TYPE_CODES;
 
 /** Rows of published_records the sign step wrote: ids of their own, made from the record. */
 const DNSSEC_RECORD_PREFIX = 'dnssec:';
@@ -30,7 +27,7 @@ export interface SignInputs {
   zoneName: string;
   /** Null: the version is unsigned. */
   signing: { keys: SigningKeys; policy: SignPolicy } | null;
-  /** The version's records before signing: the zone's own and the rendered SOA and apex NS. */
+  /** The version's records before signing: the zone's own and the rendered ones (SOA, apex NS, key sets, …). */
   unsigned: ZoneRecord[];
   /** What is served now: the zone's records, its rendered records and its DNSSEC records. */
   previous: { records: ZoneRecord[]; dnssec: DraftRecord[] };
@@ -56,7 +53,7 @@ function* signedDiff(inputs: SignInputs, signing: NonNullable<SignInputs['signin
   const made = new Map<string, DraftRecord>();
   for (const [i, r] of signed.entries()) {
     if (i % 4096 === 0) yield;
-    if (!DNSSEC_TYPES.has(r.type)) continue;
+    if (!GENERATED.has(r.type)) continue;
     const record = { name: relativeName(r.name, zoneName), type: r.type, ttl: r.ttl, rdata: r.rdata };
     const recordId = idOf(record);
     made.set(recordId, { recordId, ...record });

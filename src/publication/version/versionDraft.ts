@@ -16,7 +16,7 @@ export interface VersionDraft {
   records: { removed: DraftRecord[]; added: DraftRecord[]; gone: string[] };
   /** The records the build renders: before (the served version's) and for this version. */
   system: { before: ZoneRecord[]; after: ZoneRecord[]; nameservers: string[] };
-  /** Records the sign step adds and removes (DNSKEY, CDS, CDNSKEY, NSEC3PARAM, NSEC/NSEC3, RRSIG). */
+  /** Records the sign step adds and removes (NSEC3PARAM, NSEC/NSEC3, RRSIG). */
   signatures: { removed: DraftRecord[]; added: DraftRecord[] };
 }
 

@@ -36,7 +36,7 @@ export async function draftFrom(v: VersionInputs, read: DraftInputs): Promise<Ve
   const servedDnssec = read.served.filter(isDnssecRecord);
   const servedOwn = servedDnssec.length === 0 ? read.served : read.served.filter((r) => !isDnssecRecord(r));
   const records = collectTouched(read.stored, servedOwn);
-  const system = synthesizeSystemRecords(v.zone, v.serial, v.nameservers, read.system, read.rendered);
+  const system = synthesizeSystemRecords(v, read.system, read.rendered);
   const draft: VersionDraft = { zone: v.zone, serial: v.serial, fromSerial: v.fromSerial, records, system, signatures: { removed: [], added: [] } };
   if (v.signing !== null || servedDnssec.length > 0) {
     draft.signatures = await signDraft({

@@ -11,7 +11,7 @@ import { typeCode } from '../../../nameserver/wire/rrTypes.js';
 import { generateZoneKey, keyTag } from '../../../nameserver/dnssec/keys.js';
 import { verifyRRsig } from '../../../nameserver/dnssec/sign.js';
 import { type ChainLookup, signUpdate, updateOwners } from '../../../nameserver/dnssec/signUpdate.js';
-import { GENERATED, type SignPolicy, type SigningKeys, signZone } from '../../../nameserver/dnssec/signZone.js';
+import { GENERATED, keySets, type SignPolicy, type SigningKeys, signZone } from '../../../nameserver/dnssec/signZone.js';
 import { requireTool, runTool, tempFile } from '../../helpers/dnsTools.js';
 import { record, zoneFileText } from '../../helpers/zoneText.js';
 import { mulberry32 } from '../../helpers/seededRandom.js';
@@ -131,13 +131,15 @@ function everySignatureVerifies(signed: readonly ZoneRecord[]): void {
 async function signStep(policy: SignPolicy, served: ZoneRecord[], step: { records: ZoneRecord[]; touched: string[] }) {
   const { names, nsec3Owners } = updateOwners(zone, step.touched, policy.denial);
   const read = new Set([...names, ...nsec3Owners]);
+  // The key sets are the zone's data to the signer, as the build renders them.
+  const data = [...step.records, ...keySets(zone, keys, policy)];
   const update = await signUpdate(
-    { zone, keys, policy, touched: step.touched, before: served.filter((r) => read.has(r.name)), after: step.records.filter((r) => read.has(r.name)) },
+    { zone, keys, policy, touched: step.touched, before: served.filter((r) => read.has(r.name)), after: data.filter((r) => read.has(r.name)) },
     memoryLookup(step.records, served),
   );
   if (!update) return { update, applied: null };
   const gone = new Set(update.removed.map(key));
-  return { update, applied: [...step.records, ...served.filter((r) => GENERATED.has(r.type) && !gone.has(key(r))), ...update.added] };
+  return { update, applied: [...data, ...served.filter((r) => GENERATED.has(r.type) && !gone.has(key(r))), ...update.added] };
 }
 
 describe.each(['nsec3', 'nsec'] as const)('signUpdate (%s)', (denial) => {
@@ -207,7 +209,12 @@ describe.each(['nsec3', 'nsec'] as const)('signUpdate (%s)', (denial) => {
   it('answers null where a change reaches beyond its names: a new zone cut', async () => {
     const unsigned = startZone();
     const served = signZone(zone, unsigned, keys, policy);
-    const after = [...unsigned.filter((r) => r.type !== TYPE.SOA), soa(2), record(at('h3'), 'NS', { nameserver: 'ns.elsewhere.test' })];
+    const after = [
+      ...unsigned.filter((r) => r.type !== TYPE.SOA),
+      soa(2),
+      record(at('h3'), 'NS', { nameserver: 'ns.elsewhere.test' }),
+      ...keySets(zone, keys, policy),
+    ];
     const { names, nsec3Owners } = updateOwners(zone, [at('h3')], denial);
     const read = new Set([...names, ...nsec3Owners]);
     const update = await signUpdate(
