@@ -8,22 +8,17 @@ import { CLASS, OPCODE, RCODE, TYPE } from '../types.js';
 import type { Edns } from './edns.js';
 import { FLAG, HEADER_OCTETS, opcodeOf } from './header.js';
 import { decodeName, isAtOrBelow } from './name.js';
-import { uncompressedRdata } from './parseMessage.js';
+import { type MessageRecord, uncompressedRdata } from './parseMessage.js';
 import { queryError, readAdditional, readQuestion, type AdditionalSection, type QueryError, type Question, type RequestHeader } from './query.js';
 import { readRecord } from './recordReader.js';
 import type { TsigRecord } from './tsig.js';
 
-/** One record of the prerequisite or update section, as sent. */
-export interface UpdateRecord {
-  /** Owner, lower case, without the trailing dot. */
-  name: string;
-  type: number;
-  /** IN, ANY or NONE: which of them says what the record asks for (RFC 2136 §2.4, §2.5). */
-  klass: number;
-  ttl: number;
-  /** Uncompressed RDATA (names in NS, CNAME, PTR, MX, SRV, SOA RDATA decompressed); empty when RDLENGTH is 0. */
-  rdata: Buffer;
-}
+/**
+ * One record of the prerequisite or update section: a message's record, its owner in lower case
+ * (names are matched, not echoed) and its class saying what the record asks for — IN, ANY or NONE
+ * (RFC 2136 §2.4, §2.5); RDATA empty when RDLENGTH is 0.
+ */
+export type UpdateRecord = MessageRecord;
 
 export interface UpdateMessage {
   id: number;

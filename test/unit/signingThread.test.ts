@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { generateZoneKey } from '../../nameserver/dnssec/keys.js';
 import type { SignPolicy, SigningKeys } from '../../nameserver/dnssec/signZone.js';
-import { BuildError, type StoredRecord } from '../../src/publication/version/collectTouched.js';
+import { BuildError } from '../../src/publication/version/collectTouched.js';
+import type { StoredRecord } from '../../src/db/repositories/versionStore.js';
 import { type SigningThreadOptions, usesSigningThread, versionInSigningThread } from '../../src/publication/version/signingThread.js';
 import type { DraftRecord } from '../../src/publication/version/versionDraft.js';
 import {

@@ -134,10 +134,19 @@ export interface StoredWireRecord {
   rdata: string;
 }
 
+/** A stored record as the build reads it: its TTL already resolved against the zone's default. */
+export interface StoredRecord {
+  recordId: string;
+  name: string;
+  type: string;
+  ttl: number;
+  data: Record<string, unknown>;
+}
+
 /** What the build reads of a zone's records (readVersionInputs). */
 export interface VersionRead {
   /** Stored records, their TTL resolved against the zone's default. */
-  stored: { recordId: string; name: string; type: string; ttl: number; data: Record<string, unknown> }[];
+  stored: StoredRecord[];
   /** What the nameservers serve, in wire form. */
   served: { recordId: string; name: string; type: number; ttl: number; rdata: Buffer }[];
   /** The rendered records of the served version. */

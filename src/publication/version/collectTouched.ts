@@ -1,17 +1,9 @@
 // Build step 1: the zone's own records at the names the unpublished change sets touched (the
 // whole zone when one of them touched everything), compared with what the nameservers serve.
 // Each stored record is encoded here, once; what is served is compared in wire form.
+import type { StoredRecord } from '../../db/repositories/versionStore.js';
 import { encodeRecord, sameWire } from '../zoneRecords.js';
 import type { DraftRecord, VersionDraft } from './versionDraft.js';
-
-/** A stored record as the build reads it: its TTL already resolved against the zone's default. */
-export interface StoredRecord {
-  recordId: string;
-  name: string;
-  type: string;
-  ttl: number;
-  data: Record<string, unknown>;
-}
 
 export class BuildError extends Error {}
 

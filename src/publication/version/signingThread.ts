@@ -9,7 +9,8 @@
 // `npm start` (tsx) as under vitest, then calls serveSigningThread.
 import { parentPort, Worker } from 'node:worker_threads';
 import type { SigningKeys } from '../../../nameserver/dnssec/signZone.js';
-import { BuildError, type StoredRecord } from './collectTouched.js';
+import { BuildError } from './collectTouched.js';
+import type { StoredRecord } from '../../db/repositories/versionStore.js';
 import type { DraftRecord } from './versionDraft.js';
 import { type DraftInputs, draftFrom, type JsonbParam, type VersionInputs, type VersionRow, versionRow } from './versionFromRead.js';
 

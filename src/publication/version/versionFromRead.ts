@@ -3,7 +3,8 @@
 // this in the signing thread (signingThread.ts), every other build in the build's own thread.
 import { isDnssecRecord, signDraft } from './signDraft.js';
 import type { SignPolicy, SigningKeys } from '../../../nameserver/dnssec/signZone.js';
-import { collectTouched, type StoredRecord } from './collectTouched.js';
+import { collectTouched } from './collectTouched.js';
+import type { StoredRecord } from '../../db/repositories/versionStore.js';
 import type { JsonbParam, VersionRow } from '../../db/repositories/versionStore.js';
 import type { RenderedInputs } from './recordSource.js';
 import { synthesizeSystemRecords } from './synthesizeSystemRecords.js';
