@@ -13,7 +13,7 @@ import { ZoneStore } from '../nameserver/zone/store.js';
 import { createDb, migrateToLatest } from '../src/db/knex.js';
 import { createLogger } from '../src/observability/logger.js';
 import { NameserverFeed } from '../src/publication/nameserverFeed.js';
-import { encodeRecord, toStored } from '../src/publication/zoneRecords.js';
+import { encodeRecord, toStored } from '../src/versionRecords/zoneRecords.js';
 
 const url = process.env.DATABASE_URL ?? '';
 if (!url || /\/(postgres|test)$/.test(url)) throw new Error('DATABASE_URL must name a scratch database');

@@ -4,7 +4,7 @@
 // of its own: the build reads the keys for its signer, and hands them to every source.
 import { keySets } from '../../nameserver/dnssec/signZone.js';
 import { relativeName } from '../../nameserver/wire/name.js';
-import type { RecordSource } from '../publication/version/recordSource.js';
+import type { RecordSource } from '../versionRecords/recordSource.js';
 
 export const keySetSource: RecordSource<undefined> = {
   name: 'dnssecKeys',

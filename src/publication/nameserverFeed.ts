@@ -24,7 +24,7 @@ import { PeriodicJob } from '../jobs/periodicJob.js';
 import type { Logger } from '../observability/logger.js';
 import { PUBLISHED_CHANNEL } from '../db/repositories/versionStore.js';
 import { absoluteName } from '../../nameserver/wire/name.js';
-import { fromStored, type StoredWireRecord, toZoneRecord } from './zoneRecords.js';
+import { fromStored, type StoredWireRecord, toZoneRecord } from '../versionRecords/zoneRecords.js';
 
 const LOAD_PAGE = 20_000;
 

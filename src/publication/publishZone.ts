@@ -40,7 +40,7 @@ import { type SigningThreadOptions, usesSigningThread, versionInSigningThread } 
 import { synthesizeSystemRecords } from './version/synthesizeSystemRecords.js';
 import type { VersionDraft } from './version/versionDraft.js';
 import { currentRecords, type DraftInputs, draftFrom, type VersionInputs, versionRow } from './version/versionFromRead.js';
-import { fromStored } from './zoneRecords.js';
+import { fromStored } from '../versionRecords/zoneRecords.js';
 
 export type PublishOutcome =
   | { kind: 'idle' }

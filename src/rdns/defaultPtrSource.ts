@@ -6,8 +6,8 @@
 import { readDefaultPtrInputs } from '../db/repositories/defaultPtrInputs.js';
 import { type Address, blockSize, parseBlock } from '../domain/ip/address.js';
 import { ownerOfAddress, renderDefaultPtr } from '../domain/ip/defaultPtr.js';
-import type { RecordSource } from '../publication/version/recordSource.js';
-import { encodeRecord } from '../publication/zoneRecords.js';
+import type { RecordSource } from '../versionRecords/recordSource.js';
+import { encodeRecord } from '../versionRecords/zoneRecords.js';
 
 /** What a reverse zone's defaults are rendered from. */
 export interface DefaultPtrInputs {

@@ -5,7 +5,7 @@ import { BuildError, collectTouched } from '../../src/publication/version/collec
 import { signDraft } from '../../src/publication/version/signDraft.js';
 import { synthesizeSystemRecords } from '../../src/publication/version/synthesizeSystemRecords.js';
 import { draftDiff, type VersionDraft } from '../../src/publication/version/versionDraft.js';
-import { encodeRecord } from '../../src/publication/zoneRecords.js';
+import { encodeRecord } from '../../src/versionRecords/zoneRecords.js';
 import { dnskeyRdata, dsRdata, generateZoneKey } from '../../nameserver/dnssec/keys.js';
 import type { SignPolicy } from '../../nameserver/dnssec/signZone.js';
 

@@ -18,7 +18,7 @@ import {
   type VersionRow,
   versionRow,
 } from '../../src/publication/version/versionFromRead.js';
-import { fromStored, type StoredWireRecord } from '../../src/publication/zoneRecords.js';
+import { fromStored, type StoredWireRecord } from '../../src/versionRecords/zoneRecords.js';
 
 const now = Math.floor(Date.now() / 1000);
 const policy: SignPolicy = {

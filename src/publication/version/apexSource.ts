@@ -3,8 +3,8 @@
 // zone's default TTL as a record without a TTL of its own. Stored nowhere: a change of NAMESERVERS
 // reaches every zone with its next build (zonesRenderedElsewise).
 import { systemRecords } from '../../domain/soa.js';
-import { encodeRecord } from '../zoneRecords.js';
-import type { RecordSource } from './recordSource.js';
+import { encodeRecord } from '../../versionRecords/zoneRecords.js';
+import type { RecordSource } from '../../versionRecords/recordSource.js';
 
 export const apexSource: RecordSource<undefined> = {
   name: 'apex',

@@ -2,7 +2,7 @@
 // whole zone when one of them touched everything), compared with what the nameservers serve.
 // Each stored record is encoded here, once; what is served is compared in wire form.
 import type { StoredRecord } from '../../db/repositories/versionStore.js';
-import { encodeRecord, sameWire } from '../zoneRecords.js';
+import { encodeRecord, sameWire } from '../../versionRecords/zoneRecords.js';
 import type { DraftRecord, VersionDraft } from './versionDraft.js';
 
 export class BuildError extends Error {}

@@ -6,7 +6,7 @@ import { defaultPtrSource } from '../../rdns/defaultPtrSource.js';
 import { apexSource } from './apexSource.js';
 import type { Transaction } from '../../db/context.js';
 import type { BuildZone } from '../../db/repositories/versionStore.js';
-import type { RecordSource, RenderedInputs } from './recordSource.js';
+import type { RecordSource, RenderedInputs } from '../../versionRecords/recordSource.js';
 
 export const RECORD_SOURCES: readonly RecordSource[] = [apexSource, keySetSource, defaultPtrSource];
 

@@ -3,7 +3,7 @@
 // zone's default PTRs, …), compared with those the served version rendered. They are stored nowhere else, so that the
 // nameserver serves (and the signer signs) exactly what the build rendered.
 import type { ZoneRecord } from '../../../nameserver/types.js';
-import type { RenderContext, RenderedInputs } from './recordSource.js';
+import type { RenderContext, RenderedInputs } from '../../versionRecords/recordSource.js';
 import { RECORD_SOURCES } from './recordSources.js';
 import type { VersionDraft } from './versionDraft.js';
 

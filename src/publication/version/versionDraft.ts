@@ -1,6 +1,7 @@
 // The next version of a zone while it is being built: what the steps of the build
 // (docs/publication.md) read and fill in, before one statement commits it.
 import type { ZoneRecord } from '../../../nameserver/types.js';
+import type { RenderZone } from '../../versionRecords/recordSource.js';
 
 /** A stored or served record of the zone's own data, with the record it comes from. */
 export interface DraftRecord extends ZoneRecord {
@@ -8,7 +9,7 @@ export interface DraftRecord extends ZoneRecord {
 }
 
 export interface VersionDraft {
-  zone: { id: string; name: string; defaultTtl: number; soaEmail: string };
+  zone: RenderZone;
   serial: number;
   /** The version this one applies to; null: a whole zone (first build, or rebuilt whole). */
   fromSerial: number | null;

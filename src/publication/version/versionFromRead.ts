@@ -6,11 +6,11 @@ import type { SignPolicy, SigningKeys } from '../../../nameserver/dnssec/signZon
 import { collectTouched } from './collectTouched.js';
 import type { StoredRecord } from '../../db/repositories/versionStore.js';
 import type { JsonbParam, VersionRow } from '../../db/repositories/versionStore.js';
-import type { RenderedInputs } from './recordSource.js';
+import type { RenderedInputs } from '../../versionRecords/recordSource.js';
 import { synthesizeSystemRecords } from './synthesizeSystemRecords.js';
 import { type DraftRecord, draftDiff, type VersionDraft } from './versionDraft.js';
 import type { ZoneRecord } from '../../../nameserver/types.js';
-import { toStored } from '../zoneRecords.js';
+import { toStored } from '../../versionRecords/zoneRecords.js';
 
 /** What the build read: stored records and served ones at the names it read, the served version's rendered records, the record sources' inputs. */
 export interface DraftInputs {

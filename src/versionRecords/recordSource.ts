@@ -8,15 +8,22 @@
 // a build (requestRebuild, src/services/requestRebuild.ts) naming the owners whose rendered
 // records change, or none for the whole zone: the pending change sets say what changed since the
 // published sequence, for rendered records as for stored ones.
-import type { Transaction } from '../../db/context.js';
-import type { BuildZone } from '../../db/repositories/versionStore.js';
-import type { ZoneRecord } from '../../../nameserver/types.js';
-import type { SignPolicy, SigningKeys } from '../../../nameserver/dnssec/signZone.js';
-import type { VersionDraft } from './versionDraft.js';
+import type { Transaction } from '../db/context.js';
+import type { BuildZone } from '../db/repositories/versionStore.js';
+import type { ZoneRecord } from '../../nameserver/types.js';
+import type { SignPolicy, SigningKeys } from '../../nameserver/dnssec/signZone.js';
+
+/** The zone a version is built for, as every step of the build and every source sees it. */
+export interface RenderZone {
+  id: string;
+  name: string;
+  defaultTtl: number;
+  soaEmail: string;
+}
 
 /** What every source renders with: the zone, the version's serial, the configured NAMESERVERS, how the version is signed. */
 export interface RenderContext {
-  zone: VersionDraft['zone'];
+  zone: RenderZone;
   serial: number;
   nameservers: readonly string[];
   /** The keys and policy the version is signed with (read by the build for its signer); null: unsigned. */
