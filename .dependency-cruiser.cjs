@@ -96,8 +96,6 @@ module.exports = {
         path: '^src/(publication|dnssec|rdns|dyndns|webhooks|lab|jobs)/',
         // Until converted: the workers and lab modules whose statements still live beside them.
         pathNot: [
-          '^src/dnssec/(trustAnchors|dnssecWorker)\\.ts$',
-          '^src/rdns/delegationWorker\\.ts$',
           '^src/lab/(reverseDnsSeed|seed|labWebhooks|labPrefixDelegations|nightlyReset|labBillingDirectory|labParents|registrar)\\.ts$',
         ],
       },
