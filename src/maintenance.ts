@@ -1,4 +1,4 @@
-import type { Knex } from 'knex';
+import type { Pool } from './db/context.js';
 import { deleteExpiredIdempotencyRecords } from './db/idempotencyRecords.js';
 import { deleteOldRateLimitWindows } from './db/rateLimitWindows.js';
 import { deleteExpiredRows } from './db/retention.js';
@@ -14,7 +14,7 @@ export class MaintenanceLoop {
   private readonly job: PeriodicJob;
 
   constructor(
-    private readonly db: Knex,
+    private readonly db: Pool,
     private readonly clock: Clock,
     private readonly logger: Logger,
     intervalMs = 60_000,

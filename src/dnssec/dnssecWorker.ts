@@ -3,9 +3,9 @@
 // the parent publish, does the chain validate — store what was seen, and take the step the table
 // (./states.ts) says. Observing needs no lock (it is network I/O); storing and stepping happen in
 // one short transaction under the zone's row lock, after checking that nobody moved the zone meanwhile.
-import type { Knex } from 'knex';
 import type { HostPort } from '../config/index.js';
-import { ZONE_CHANNEL } from '../db/channels.js';
+import type { Pool, Transaction } from '../db/context.js';
+import { dnssecZoneRow, maxPublishedTtl, notifyZoneChanged, zonesDueForDnssecCheck } from '../db/repositories/dnssecChecks.js';
 import { activateKey, deleteKey, deleteKeys, insertKey, type StoredKey, zoneKeys } from '../db/repositories/dnssecKeys.js';
 import type { Clock } from '../domain/clock.js';
 import type { Logger } from '../observability/logger.js';
@@ -16,14 +16,14 @@ import { queryDns } from '../../nameserver/client/dnsQuery.js';
 import { dnskeyRdata, dsOfKey, sealedZoneKey } from '../../nameserver/dnssec/keys.js';
 import { sealSecret } from '../db/sealedSecrets.js';
 import { zskRolloverStep } from '../domain/dnssec/rollover.js';
-import { recordTransition } from '../db/repositories/dnssecTransitions.js';
+import { recordCheckedTransition, storeDnssecCheck, storeKskRollover } from '../db/repositories/dnssecTransitions.js';
 import type { Registrar } from '../domain/dnssec/registrar.js';
 import { type Action, type DnssecMode, type KskRolloverPhase, type DnssecState, needs, nextStep, type Observations } from '../domain/dnssec/states.js';
 import { transactionWithRetry } from '../db/transaction.js';
-import { advisoryLock, LAB_PARENTS_LOCK, noteLock } from '../db/lockOrder.js';
+import { advisoryLock, LAB_PARENTS_LOCK } from '../db/lockOrder.js';
 
 export interface DnssecWorkerDeps {
-  db: Knex;
+  db: Pool;
   clock: Clock;
   logger: Pick<Logger, 'info' | 'warn'>;
   /** Every authoritative server of the service: its own nameserver(s) and the secondaries. */
@@ -38,7 +38,7 @@ export interface DnssecWorkerDeps {
   validator: HostPort | null;
   /** DS RDATA of the trust anchor (the root's KSKs). */
   trustAnchors(): Promise<Buffer[]>;
-  registrar: Registrar<Knex.Transaction>;
+  registrar: Registrar<Transaction>;
   dnskeyTtl: number;
   dsTtl: number;
   /** How long a zone in transition waits between checks; an active zone is looked at 30 times less often. */
@@ -85,14 +85,8 @@ export class DnssecWorker {
    */
   async runDue(limit = 20, signal?: AbortSignal): Promise<number> {
     const now = this.deps.clock.now();
-    const due = (await this.deps
-      .db('zones')
-      .whereNot('dnssec_state', 'off')
-      .andWhere((w) => w.whereNull('dnssec_next_check_at').orWhere('dnssec_next_check_at', '<=', now))
-      .orderBy('dnssec_next_check_at')
-      .limit(limit)
-      .select('id')) as { id: string }[];
-    for (const { id } of due) {
+    const due = await zonesDueForDnssecCheck(this.deps.db, now, limit);
+    for (const id of due) {
       if (signal?.aborted) break;
       await this.checkZone(id);
     }
@@ -105,7 +99,7 @@ export class DnssecWorker {
    */
   async checkZone(zoneId: string): Promise<void> {
     for (let steps = 0; steps < 4; steps++) {
-      const zone = await this.zoneRow(this.deps.db, zoneId);
+      const zone = await dnssecZoneRow<ZoneDnssecRow>(this.deps.db, zoneId);
       if (!zone || zone.dnssec_state === 'off') return;
       const keys = await zoneKeys(this.deps.db, zoneId);
       const seen = await this.observe(zone, keys);
@@ -113,24 +107,13 @@ export class DnssecWorker {
         // A lab parent zone (the lab's root, its TLDs) is written under the registry's lock, which
         // the lock order puts before its row (src/db/lockOrder.ts): take it first, as the registry does.
         if (zone.kind === 'lab_parent') await advisoryLock(trx, 'lab_parents', LAB_PARENTS_LOCK);
-        const locked = await this.zoneRow(trx, zoneId, zone.kind === 'lab_parent' ? 'lab_parent_zones' : 'zones');
+        const locked = await dnssecZoneRow<ZoneDnssecRow>(trx, zoneId, zone.kind === 'lab_parent' ? 'lab_parent_zones' : 'zones');
         // Someone (enable, disable, another worker) moved the zone while we looked: look again later.
         if (!locked || locked.dnssec_state !== zone.dnssec_state) return false;
         return this.store(trx, locked, keys, seen);
       });
       if (!stepped) return;
     }
-  }
-
-  /** `lock`: the row locked FOR NO KEY UPDATE in the transaction `db`, as a lock of that class. */
-  private async zoneRow(db: Knex | Knex.Transaction, zoneId: string, lock: 'zones' | 'lab_parent_zones' | null = null): Promise<ZoneDnssecRow | undefined> {
-    const q = db('zones')
-      .where('id', zoneId)
-      .first('id', 'name', 'tenant_id', 'dnssec_state', 'dnssec_mode', 'dnssec_state_changed_at', 'dnssec_status', 'kind');
-    // NO KEY: the row's DNSSEC columns change, never its key, so a version being written (whose
-    // rows hold the zone FOR KEY SHARE until their commit) does not keep the worker waiting.
-    if (lock) noteLock(db as Knex.Transaction, lock);
-    return (await (lock ? q.forNoKeyUpdate() : q)) as ZoneDnssecRow | undefined;
   }
 
   private async observe(zone: ZoneDnssecRow, keys: StoredKey[]): Promise<Seen> {
@@ -183,35 +166,30 @@ export class DnssecWorker {
   }
 
   /** Stores what was seen and takes the table's step, if any; true when the state moved. */
-  private async store(trx: Knex.Transaction, zone: ZoneDnssecRow, keys: StoredKey[], observed: Seen): Promise<boolean> {
+  private async store(trx: Transaction, zone: ZoneDnssecRow, keys: StoredKey[], observed: Seen): Promise<boolean> {
     const { observations: seen, status } = observed;
     const now = this.deps.clock.now();
     const since = zone.dnssec_state_changed_at ? (now.getTime() - zone.dnssec_state_changed_at.getTime()) / 1000 : Infinity;
     const mode = zone.dnssec_mode ?? 'assisted';
     const step = nextStep({ state: zone.dnssec_state, mode, sinceSeconds: since, dnskeyTtl: this.deps.dnskeyTtl, dsTtl: this.deps.dsTtl }, seen);
     const interval = step || zone.dnssec_state !== 'active' ? this.deps.checkIntervalMs : this.deps.checkIntervalMs * 30;
-    const columns: Record<string, unknown> = {
-      dnssec_status: trx.raw('dnssec_status || ?::jsonb', [JSON.stringify(status)]),
-      dnssec_next_check_at: new Date(now.getTime() + interval),
-    };
+    const nextCheck = new Date(now.getTime() + interval);
     if (!step) {
-      await trx('zones').where('id', zone.id).update(columns);
+      await storeDnssecCheck(trx, zone.id, status, nextCheck);
       if (zone.dnssec_state === 'active') await this.rollZsk(trx, zone, keys, seen.keysServed === true, now);
       if (zone.dnssec_state === 'active' && zone.dnssec_status?.ksk_rollover)
         await this.rollKsk(trx, zone, keys, zone.dnssec_status.ksk_rollover, observed, now);
       // Signatures age without writes: the build makes near-expiry ones anew once the served
       // version is a day old (publishZone's RESIGN_AFTER_MS); a key change needs a build too.
-      if (zone.dnssec_state === 'active') await trx.raw('SELECT pg_notify(?, ?)', [ZONE_CHANNEL, zone.id]);
+      if (zone.dnssec_state === 'active') await notifyZoneChanged(trx, zone.id);
       return false;
     }
     for (const action of step.actions) await this.act(trx, zone, keys, action);
-    const { dnssec_next_check_at: nextCheck, ...seenColumns } = columns;
-    await recordTransition(trx, { id: zone.id, tenantId: zone.tenant_id, name: zone.name }, zone.dnssec_state, step.to, zone.dnssec_mode, now, {
-      ...seenColumns,
-      ...(step.to === 'off' ? {} : { dnssec_next_check_at: nextCheck }),
-    });
+    const zoneRef = { id: zone.id, tenantId: zone.tenant_id, name: zone.name };
+    // Back at off, the zone is checked no more (recordTransition clears the next check).
+    await recordCheckedTransition(trx, zoneRef, zone.dnssec_state, step.to, zone.dnssec_mode, now, status, step.to === 'off' ? null : nextCheck);
     // What is served may change with the state (CDS delete form, signing off): the build compares.
-    await trx.raw('SELECT pg_notify(?, ?)', [ZONE_CHANNEL, zone.id]);
+    await notifyZoneChanged(trx, zone.id);
     this.deps.logger.info({ zone: zone.name, from: zone.dnssec_state, to: step.to }, 'DNSSEC state changed');
     return true;
   }
@@ -235,7 +213,7 @@ export class DnssecWorker {
    * assisted: the customer does it); once only the new DS is seen and the DS TTL has passed, the
    * old KSK goes.
    */
-  private async rollKsk(trx: Knex.Transaction, zone: ZoneDnssecRow, keys: StoredKey[], rollover: KskRollover, observed: Seen, now: Date): Promise<void> {
+  private async rollKsk(trx: Transaction, zone: ZoneDnssecRow, keys: StoredKey[], rollover: KskRollover, observed: Seen, now: Date): Promise<void> {
     const since = (now.getTime() - Date.parse(rollover.since)) / 1000;
     const dsOf = (id: string) => {
       const k = keys.find((key) => key.id === id);
@@ -254,20 +232,18 @@ export class DnssecWorker {
       next = null;
     }
     if (next === undefined) return;
-    await trx('zones')
-      .where('id', zone.id)
-      .update({ dnssec_status: trx.raw(`dnssec_status || jsonb_build_object('ksk_rollover', ?::jsonb)`, [JSON.stringify(next)]) });
+    await storeKskRollover(trx, zone.id, next);
     this.deps.logger.info({ zone: zone.name, phase: next?.phase ?? 'done' }, 'KSK rollover');
   }
 
   /** One step of the automatic ZSK rollover, when one is due; the next build publishes it. */
-  private async rollZsk(trx: Knex.Transaction, zone: ZoneDnssecRow, keys: StoredKey[], keysServed: boolean, now: Date): Promise<void> {
-    const maxTtl = (await trx('published_records').where('zone_id', zone.id).max('ttl as ttl').first()) as { ttl: number | null } | undefined;
+  private async rollZsk(trx: Transaction, zone: ZoneDnssecRow, keys: StoredKey[], keysServed: boolean, now: Date): Promise<void> {
+    const maxTtl = await maxPublishedTtl(trx, zone.id);
     const step = zskRolloverStep(keys, {
       now,
       lifetimeMs: this.deps.zskLifetimeMs,
       dnskeyTtlMs: this.deps.dnskeyTtl * 1000,
-      maxTtlMs: Math.max(maxTtl?.ttl ?? 0, this.deps.dnskeyTtl) * 1000,
+      maxTtlMs: Math.max(maxTtl ?? 0, this.deps.dnskeyTtl) * 1000,
       keysServed,
     });
     if (!step) return;
@@ -288,7 +264,7 @@ export class DnssecWorker {
     this.deps.logger.info({ zone: zone.name, step: step.kind }, 'ZSK rollover');
   }
 
-  private async act(trx: Knex.Transaction, zone: ZoneDnssecRow, keys: StoredKey[], action: Action): Promise<void> {
+  private async act(trx: Transaction, zone: ZoneDnssecRow, keys: StoredKey[], action: Action): Promise<void> {
     switch (action) {
       case 'submit_ds': {
         const ksks = keys.filter((k) => k.role === 'ksk' && k.state !== 'retired');

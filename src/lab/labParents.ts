@@ -3,8 +3,16 @@
 // difference as change sets of the lab platform tenant, through the zone-write seam, so the
 // publication build publishes them like any zone. LabParentSync runs it at start and whenever the
 // events outbox tells of a zone created (live), deleted or on its way out.
-import type { Knex } from 'knex';
 import type { Config } from '../config/index.js';
+import type { Pool, Transaction } from '../db/context.js';
+import {
+  delegatedZoneRows,
+  deleteRegistrations,
+  lastEventSeq,
+  lifecycleEventsAfter,
+  registeredDsRows,
+  unsignedLabParentNames,
+} from '../db/repositories/labRegistry.js';
 import type { Clock } from '../domain/clock.js';
 import { PeriodicJob } from '../jobs/periodicJob.js';
 import type { Logger } from '../observability/logger.js';
@@ -19,7 +27,7 @@ import { readSeedIds } from './seed.js';
 import { advisoryLock, LAB_PARENTS_LOCK } from '../db/lockOrder.js';
 
 /** The lab registry writes as the lab platform tenant, without a token (the audit log says so). */
-export async function registrarContext(trx: Knex.Transaction, clock: Clock): Promise<WriteContext | null> {
+export async function registrarContext(trx: Transaction, clock: Clock): Promise<WriteContext | null> {
   const seed = await readSeedIds(trx);
   if (!seed) return null;
   return tenantWriteContext(trx, clock, seed.platform, { id: 'lab-registry', name: 'lab registry' }, 'sandbox');
@@ -30,20 +38,8 @@ export async function registrarContext(trx: Knex.Transaction, clock: Clock): Pro
  * being deleted (a delegation to a zone the nameservers do not serve yet would be lame), with the
  * registry's delegation where the lab moved it elsewhere.
  */
-async function delegatedZones(trx: Knex.Transaction): Promise<DelegatedZone[]> {
-  const rows = (await trx('zones as z')
-    .leftJoin('lab_registrations as r', 'r.zone_name', 'z.name')
-    .leftJoin('lab_prefix_delegations as p', 'p.prefix_id', 'z.prefix_id')
-    .whereNot('z.kind', 'lab_parent')
-    .where('z.status', 'active')
-    .orderBy('z.name')
-    .select('z.name', 'z.reverse_block', 'r.delegation', 'r.ds', 'p.state as prefix_state')) as {
-    name: string;
-    reverse_block: string | null;
-    delegation: string[] | null;
-    ds: string[] | null;
-    prefix_state: 'correct' | 'missing' | 'wrong' | null;
-  }[];
+async function delegatedZones(trx: Transaction): Promise<DelegatedZone[]> {
+  const rows = await delegatedZoneRows(trx);
   // A prefix's delegation as the lab endpoint set it (PUT /lab/prefix-delegations): missing, none at all.
   return rows
     .filter((r) => r.prefix_state !== 'missing')
@@ -61,8 +57,8 @@ const LAB_WRONG_DELEGATION = ['ns1.elsewhere.example', 'ns2.elsewhere.example'] 
 const isClasslessBlock = (cidr: string) => !cidr.includes(':') && Number(cidr.split('/')[1]) > 24;
 
 /** The DS the registry holds for the lab's TLDs (their KSKs, put there by DNSSEC's registrar call). */
-async function registeredDs(trx: Knex.Transaction, tlds: string[]): Promise<Map<string, Record<string, unknown>[]>> {
-  const rows = (await trx('lab_registrations').whereIn('zone_name', tlds).select('zone_name', 'ds')) as { zone_name: string; ds: string[] | null }[];
+async function registeredDs(trx: Transaction, tlds: string[]): Promise<Map<string, Record<string, unknown>[]>> {
+  const rows = await registeredDsRows(trx, tlds);
   return new Map(rows.map((r) => [r.zone_name, parseDsPresentation(r.ds ?? []).map((rdata) => rdataToData('DS', rdata)!)]));
 }
 
@@ -71,7 +67,7 @@ async function registeredDs(trx: Knex.Transaction, tlds: string[]): Promise<Map<
  * zones and the registry say, in the caller's transaction; returns how many change sets it stored.
  * Serialised by an advisory lock: several workers may run it at once.
  */
-export async function syncLabParents(trx: Knex.Transaction, config: Config, clock: Clock, only?: string[]): Promise<number> {
+export async function syncLabParents(trx: Transaction, config: Config, clock: Clock, only?: string[]): Promise<number> {
   await advisoryLock(trx, 'lab_parents', LAB_PARENTS_LOCK);
   const ctx = await registrarContext(trx, clock);
   if (!ctx) return 0;
@@ -102,27 +98,9 @@ const FULL_SYNC_EVERY_TICKS = 60;
 export const resetLabParents =
   (config: Config, clock: Clock): LabResetStep =>
   async (trx) => {
-    await trx('lab_registrations').delete();
+    await deleteRegistrations(trx);
     await syncLabParents(trx, config, clock);
   };
-
-/** Events after which a parent may need a change: a zone created, its creation live, deleted. */
-async function lifecycleEventsAfter(db: Knex, seq: number): Promise<{ last: number; relevant: boolean }> {
-  const row = (await db('events as e')
-    .where('e.seq', '>', seq)
-    .select(
-      db.raw('max(e.seq) AS last'),
-      db.raw(
-        `bool_or(
-           (e.kind = 'zone.changed' AND e.payload->>'change' IN ('created', 'deletion_requested', 'deleted'))
-           OR (e.kind = 'record.published' AND EXISTS (
-                 SELECT 1 FROM change_sets c WHERE c.id = e.payload->>'changeset_id' AND c.kind = 'zone_create'))
-         ) AS relevant`,
-      ),
-    )
-    .first()) as { last: string | null; relevant: boolean | null };
-  return { last: row.last === null ? seq : Number(row.last), relevant: row.relevant === true };
-}
 
 /**
  * The lab job that keeps parents in step: reads the events outbox in `seq` order (from where this
@@ -135,7 +113,7 @@ export class LabParentSync {
   private ticks = 0;
 
   constructor(
-    private readonly db: Knex,
+    private readonly db: Pool,
     private readonly config: Config,
     private readonly clock: Clock,
     private readonly logger: Logger,
@@ -148,8 +126,7 @@ export class LabParentSync {
 
   /** Delegates every zone there is (an older DATA_DIR's included), then follows the outbox. */
   async start(): Promise<void> {
-    const row = (await this.db('events').max('seq as last').first()) as { last: string | null } | undefined;
-    this.seen = Number(row?.last ?? 0);
+    this.seen = Number((await lastEventSeq(this.db)) ?? 0);
     await this.syncNow();
     this.job.start();
   }
@@ -179,9 +156,9 @@ export class LabParentSync {
  * a TLD's DS goes into the root through the registry, the root's DS becomes the lab's trust
  * anchor (LabRegistrar.setDs). Parents already on their way are left alone.
  */
-async function signLabParents(db: Knex, clock: Clock, dnssec: DnssecDeps): Promise<void> {
-  const unsigned = (await db('zones').where({ kind: 'lab_parent', dnssec_state: 'off' }).orderBy('name').select('name')) as { name: string }[];
-  for (const { name } of unsigned) {
+async function signLabParents(db: Pool, clock: Clock, dnssec: DnssecDeps): Promise<void> {
+  const unsigned = await unsignedLabParentNames(db);
+  for (const name of unsigned) {
     await db.transaction(async (trx) => {
       const ctx = await registrarContext(trx, clock);
       if (ctx) await enableDnssec(ctx, dnssec, name, { mode: 'automatic' }, 'lab_parent');

@@ -1,6 +1,9 @@
 // Nightly lab reset: data returns to the seed, tokens survive (spec "Sandbox data is reset every
 // night; tokens survive the reset").
-import type { Knex } from 'knex';
+import type { Pool, Transaction } from '../db/context.js';
+import { replaceLabBillingClients } from '../db/repositories/labBillingClients.js';
+import { deleteLabHistory, restoreSeedTenants } from '../db/repositories/labSeed.js';
+import { labStateValue, storeLabState } from '../db/repositories/labState.js';
 import type { Clock } from '../domain/clock.js';
 import { PeriodicJob } from '../jobs/periodicJob.js';
 import type { Logger } from '../observability/logger.js';
@@ -21,7 +24,7 @@ export function latestScheduledReset(now: Date, at: { hour: number; minute: numb
  * Resets now. Tenants' settings return to the seed and lab tenants go with their tokens:
  * `afterReset` runs once that has committed (cached tokens of this process go).
  */
-export async function resetLab(db: Knex, now: Date, steps: LabResetStep[], afterReset: () => void): Promise<void> {
+export async function resetLab(db: Pool, now: Date, steps: LabResetStep[], afterReset: () => void): Promise<void> {
   await inResetTransaction(db, (trx) => resetLabData(trx, now, steps));
   afterReset();
 }
@@ -32,39 +35,28 @@ export async function resetLab(db: Knex, now: Date, steps: LabResetStep[], after
  * cannot come in the order's sequence (docs/architecture.md "One lock order"); it is exempt from
  * the check and, as a deadlock victim, run again whole.
  */
-const inResetTransaction = <T>(db: Knex, run: (trx: Knex.Transaction) => Promise<T>): Promise<T> =>
+const inResetTransaction = <T>(db: Pool, run: (trx: Transaction) => Promise<T>): Promise<T> =>
   transactionWithRetry(db, (trx) => {
     exemptFromLockOrder(trx);
     return run(trx);
   });
 
-async function resetLabData(trx: Knex.Transaction, now: Date, steps: LabResetStep[]): Promise<void> {
+async function resetLabData(trx: Transaction, now: Date, steps: LabResetStep[]): Promise<void> {
   const ids = await readSeedIds(trx);
   if (!ids) return;
   const byRole = seedRoleIds(ids);
   const seedIds = Object.values(byRole);
   for (const step of steps) await step(trx, seedIds);
-  // Tenants created in the lab go, with their clients and tokens (ON DELETE CASCADE); the
-  // seeded tenants, their API clients and tokens stay.
-  await trx('tenants').whereNotIn('id', seedIds).whereNotNull('parent_id').delete();
-  for (const seed of SEED_TENANTS) {
-    await trx('tenants')
-      .where({ id: byRole[seed.role] })
-      .update({ ...seedTenantSettings(seed), version: trx.raw('version + 1'), updated_at: now });
-  }
-  // Users go, except those a surviving token is tied to (deleting them would cascade to it).
-  await trx('users')
-    .whereIn('tenant_id', seedIds)
-    .whereNotExists(trx('api_tokens').select(trx.raw('1')).whereRaw('api_tokens.user_id = users.id'))
-    .delete();
-  await trx('audit_log').delete();
-  await trx('idempotency_records').delete();
-  await trx('lab_billing_clients').delete();
-  await trx('lab_billing_clients').insert([...SEED_BILLING_CLIENTS]);
-  await trx('lab_state')
-    .insert({ key: LAST_RESET_KEY, value: JSON.stringify(now.toISOString()) })
-    .onConflict('key')
-    .merge();
+  // Tenants created in the lab go with their clients and tokens; the seeded tenants, their API
+  // clients and tokens stay, their settings back to the seed's.
+  await restoreSeedTenants(
+    trx,
+    SEED_TENANTS.map((seed) => ({ id: byRole[seed.role], settings: seedTenantSettings(seed) })),
+    now,
+  );
+  await deleteLabHistory(trx);
+  await replaceLabBillingClients(trx, SEED_BILLING_CLIENTS);
+  await storeLabState(trx, LAST_RESET_KEY, JSON.stringify(now.toISOString()));
 }
 
 /**
@@ -76,7 +68,7 @@ export class NightlyLabReset {
   private readonly job: PeriodicJob;
 
   constructor(
-    private readonly db: Knex,
+    private readonly db: Pool,
     private readonly clock: Clock,
     private readonly at: { hour: number; minute: number },
     private readonly steps: LabResetStep[],
@@ -103,8 +95,8 @@ export class NightlyLabReset {
     const due = latestScheduledReset(now, this.at);
     const done = await inResetTransaction(this.db, async (trx) => {
       if (!(await tryAdvisoryLock(trx, 'deployment', 'lab-reset'))) return false;
-      const row = await trx('lab_state').where({ key: LAST_RESET_KEY }).first('value');
-      const last = row ? new Date(row.value as string) : new Date(0);
+      const lastReset = await labStateValue<string>(trx, LAST_RESET_KEY);
+      const last = lastReset !== undefined ? new Date(lastReset) : new Date(0);
       if (last >= due) return false;
       await resetLabData(trx, now, this.steps);
       return true;

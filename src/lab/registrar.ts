@@ -5,8 +5,10 @@
 // The Registrar interface and production's (nothing is registered here) are DNSSEC's
 // (src/domain/dnssec/registrar.ts); this is the sandbox lab's simulated registry, whose parent zones the
 // lab serves itself. src/service.ts chooses by DEPLOYMENT.
-import type { Knex } from 'knex';
 import type { Config } from '../config/index.js';
+import type { Pool, Runner, Transaction } from '../db/context.js';
+import { type RegistrationRow, registrationRow, storeRegistration } from '../db/repositories/labRegistry.js';
+import { isLabParentZone, zoneNameTaken } from '../db/repositories/zoneStore.js';
 import type { Clock } from '../domain/clock.js';
 import type { Registrar } from '../domain/dnssec/registrar.js';
 import { DomainError, notFound } from '../domain/errors.js';
@@ -27,13 +29,6 @@ export interface LabRegistration {
   ds: string[];
 }
 
-interface RegistrationRow {
-  zone_name: string;
-  registered_here: boolean;
-  delegation: string[] | null;
-  ds: string[];
-}
-
 const toRegistration = (zone: string, row: RegistrationRow | undefined): LabRegistration => ({
   zone,
   registeredHere: row?.registered_here ?? true,
@@ -46,28 +41,28 @@ const toRegistration = (zone: string, row: RegistrationRow | undefined): LabRegi
  * registered here, delegated to the service), delegations and DS records in the lab parent zones,
  * written through the zone-write seam by syncLabParents.
  */
-export class LabRegistrar implements Registrar<Knex.Transaction> {
+export class LabRegistrar implements Registrar<Transaction> {
   constructor(
-    private readonly db: Knex,
+    private readonly db: Pool,
     private readonly config: Config,
     private readonly clock: Clock,
   ) {}
 
-  async registration(zone: string, db: Knex | Knex.Transaction = this.db): Promise<LabRegistration> {
-    return toRegistration(zone, (await db('lab_registrations').where('zone_name', zone).first()) as RegistrationRow | undefined);
+  async registration(zone: string, db: Runner = this.db): Promise<LabRegistration> {
+    return toRegistration(zone, await registrationRow(db, zone));
   }
 
-  async registeredHere(zoneName: string, trx?: Knex.Transaction): Promise<boolean> {
+  async registeredHere(zoneName: string, trx?: Transaction): Promise<boolean> {
     return (await this.registration(zoneName, trx)).registeredHere;
   }
 
-  async delegation(zoneName: string, trx?: Knex.Transaction): Promise<'ours' | 'elsewhere' | 'unknown'> {
+  async delegation(zoneName: string, trx?: Transaction): Promise<'ours' | 'elsewhere' | 'unknown'> {
     return (await this.registration(zoneName, trx)).delegation === null ? 'ours' : 'elsewhere';
   }
 
-  async setDs(zoneName: string, ds: Buffer[], trx?: Knex.Transaction): Promise<void> {
+  async setDs(zoneName: string, ds: Buffer[], trx?: Transaction): Promise<void> {
     const presented = dsPresentation(ds);
-    if ((await (trx ?? this.db)('zones').where({ name: zoneName, kind: 'lab_parent' }).first('id')) !== undefined) {
+    if (await isLabParentZone(trx ?? this.db, zoneName)) {
       await this.setParentDs(zoneName, presented, trx);
       return;
     }
@@ -85,7 +80,7 @@ export class LabRegistrar implements Registrar<Knex.Transaction> {
    * In the caller's transaction when it has one (never a second pool connection while it holds
    * one); the registry's lock is then held until the caller commits.
    */
-  private inTransaction<T>(trx: Knex.Transaction | undefined, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+  private inTransaction<T>(trx: Transaction | undefined, work: (trx: Transaction) => Promise<T>): Promise<T> {
     return trx ? work(trx) : this.db.transaction(work);
   }
 
@@ -93,13 +88,10 @@ export class LabRegistrar implements Registrar<Knex.Transaction> {
    * A lab parent's own DS: a TLD's goes into the root; the root has no parent, so its DS is the
    * lab's trust anchor, written to DATA_DIR for validators (labTrustAnchors.ts).
    */
-  private async setParentDs(zoneName: string, ds: string[], outer?: Knex.Transaction): Promise<void> {
+  private async setParentDs(zoneName: string, ds: string[], outer?: Transaction): Promise<void> {
     await this.inTransaction(outer, async (trx) => {
       await advisoryLock(trx, 'lab_parents', LAB_PARENTS_LOCK);
-      await trx('lab_registrations')
-        .insert({ zone_name: zoneName, registered_here: true, delegation: null, ds, updated_at: this.clock.now() })
-        .onConflict('zone_name')
-        .merge();
+      await storeRegistration(trx, { zone_name: zoneName, registered_here: true, delegation: null, ds }, this.clock.now());
       if (zoneName !== '') await syncLabParents(trx, this.config, this.clock, ['']);
     });
     if (zoneName !== '') return;
@@ -114,12 +106,12 @@ export class LabRegistrar implements Registrar<Knex.Transaction> {
    * Lab: registered through the provider or at a foreign registrar; the delegation pointed at
    * other nameservers or (null) back at the service's. Both in one registry change.
    */
-  changeRegistration(zone: string, change: { registeredHere?: boolean; delegation?: string[] | null }, trx?: Knex.Transaction): Promise<LabRegistration> {
+  changeRegistration(zone: string, change: { registeredHere?: boolean; delegation?: string[] | null }, trx?: Transaction): Promise<LabRegistration> {
     return this.update(zone, () => Object.fromEntries(Object.entries(change).filter(([, v]) => v !== undefined)), trx);
   }
 
   /** Lab: the customer adds or removes DS records at a foreign registrar (any data, right or wrong). */
-  setForeignDs(zone: string, ds: string[], trx?: Knex.Transaction): Promise<LabRegistration> {
+  setForeignDs(zone: string, ds: string[], trx?: Transaction): Promise<LabRegistration> {
     const presented = dsPresentation(parseDsPresentation(ds));
     return this.update(
       zone,
@@ -132,17 +124,13 @@ export class LabRegistrar implements Registrar<Knex.Transaction> {
   }
 
   /** One registry change and the parent's change set, in one transaction. */
-  private async update(zone: string, change: (current: LabRegistration) => Partial<LabRegistration>, outer?: Knex.Transaction): Promise<LabRegistration> {
+  private async update(zone: string, change: (current: LabRegistration) => Partial<LabRegistration>, outer?: Transaction): Promise<LabRegistration> {
     return this.inTransaction(outer, async (trx) => {
       await advisoryLock(trx, 'lab_parents', LAB_PARENTS_LOCK);
-      const lab = await trx('zones').where('name', zone).whereNot('kind', 'lab_parent').first('id');
-      if (!lab) throw notFound('zone');
+      if (!(await zoneNameTaken(trx, zone))) throw notFound('zone');
       const current = await this.registration(zone, trx);
       const next = { ...current, ...change(current) };
-      await trx('lab_registrations')
-        .insert({ zone_name: zone, registered_here: next.registeredHere, delegation: next.delegation, ds: next.ds, updated_at: this.clock.now() })
-        .onConflict('zone_name')
-        .merge();
+      await storeRegistration(trx, { zone_name: zone, registered_here: next.registeredHere, delegation: next.delegation, ds: next.ds }, this.clock.now());
       await syncLabParents(trx, this.config, this.clock, [labParentOf(zone)]);
       return next;
     });

@@ -6,8 +6,11 @@
 // documentation ranges (RFC 5737, RFC 3849). Made through the same services the API uses, as the
 // lab registry (the platform tenant without a token), at the first start and after every nightly
 // reset.
-import type { Knex } from 'knex';
 import type { Config } from '../config/index.js';
+import type { Transaction } from '../db/context.js';
+import { anyIpSpace } from '../db/repositories/ipSpaceRows.js';
+import { deleteIpBlocks } from '../db/repositories/labSeed.js';
+import { zoneIdNamed } from '../db/repositories/zoneStore.js';
 import type { Clock } from '../domain/clock.js';
 import { type DnssecDeps, enableDnssec } from '../services/dnssec.js';
 import { createAssignment } from '../services/rdns/assignments.js';
@@ -47,21 +50,21 @@ const LAB_PREFIXES = ['203.0.113.0/24', '2001:db8:a::/48'] as const;
  * the spaces and prefixes, and the lock order (src/db/lockOrder.ts) puts these before any zone's
  * row; the nightly reset, whose earlier steps touch zones, takes them at its start.
  */
-async function lockLabReverseDnsSeed(trx: Knex.Transaction): Promise<void> {
+async function lockLabReverseDnsSeed(trx: Transaction): Promise<void> {
   await advisoryLock(trx, 'rdns_blocks', BLOCKS_LOCK);
   await lockNameFamilies(trx, [LAB_FORWARD_ZONE, ...LAB_PREFIXES.flatMap((cidr) => reverseZonesOf(parseBlock(cidr)).map((z) => z.name))]);
 }
 
 /** Seeds the lab's reverse DNS unless there is some already (a restart keeps what the lab holds). */
-export async function seedLabReverseDns(trx: Knex.Transaction, config: Config, clock: Clock, dnssec: DnssecDeps): Promise<void> {
-  if (!config.labReverseDnsSeed || (await trx('ip_spaces').first('id'))) return;
+export async function seedLabReverseDns(trx: Transaction, config: Config, clock: Clock, dnssec: DnssecDeps): Promise<void> {
+  if (!config.labReverseDnsSeed || (await anyIpSpace(trx))) return;
   const ctx = await registrarContext(trx, clock);
   const seed = await readSeedIds(trx);
   if (!ctx || !seed) return;
   await lockLabReverseDnsSeed(trx);
   // Signed where the service signs at all (DNSSEC_SIGNING=off: unsigned, as the API would refuse).
   const signed = config.dnssec.available;
-  if (!(await trx('zones').where('name', LAB_FORWARD_ZONE).first('id'))) {
+  if (!(await zoneIdNamed(trx, LAB_FORWARD_ZONE))) {
     await createZone(ctx, config, { name: LAB_FORWARD_ZONE });
     if (signed) await enableDnssec(ctx, dnssec, LAB_FORWARD_ZONE, {});
   }
@@ -78,9 +81,6 @@ export async function seedLabReverseDns(trx: Knex.Transaction, config: Config, c
 export const resetLabReverseDns =
   (config: Config, clock: Clock, dnssec: DnssecDeps): LabResetStep =>
   async (trx) => {
-    await trx('ip_assignments').delete();
-    await trx('ip_spaces').delete();
-    // The zones are gone and their jobs with them; a removed space's job would outlive it.
-    await trx('forward_record_jobs').delete();
+    await deleteIpBlocks(trx);
     await seedLabReverseDns(trx, config, clock, dnssec);
   };

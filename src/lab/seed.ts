@@ -3,8 +3,11 @@
 // restarts and nightly resets, and DATA_DIR/lab-tokens.json always holds working ones.
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { Knex } from 'knex';
-import type { TenantRow } from '../db/repositories/tenantRows.js';
+import type { Pool, Runner, Transaction } from '../db/context.js';
+import { insertBootstrapCredentials, unrevokedTokenExists } from '../db/repositories/apiCredentialRows.js';
+import { insertLabBillingClients } from '../db/repositories/labBillingClients.js';
+import { insertSeedTenant } from '../db/repositories/labSeed.js';
+import { insertLabState, labStateValue } from '../db/repositories/labState.js';
 import { TENANT_DEFAULTS } from '../db/repositories/tenantRows.js';
 import { newId } from '../domain/ids.js';
 import { SCOPES } from '../domain/scopes.js';
@@ -51,9 +54,8 @@ export const SEED_BILLING_CLIENTS = [
 const SEED_KEY = 'seed';
 export const LAST_RESET_KEY = 'last_reset_at';
 
-export async function readSeedIds(db: Knex | Knex.Transaction): Promise<LabSeedIds | null> {
-  const row = await db('lab_state').where({ key: SEED_KEY }).first('value');
-  return (row?.value as LabSeedIds | undefined) ?? null;
+export async function readSeedIds(db: Runner): Promise<LabSeedIds | null> {
+  return (await labStateValue<LabSeedIds>(db, SEED_KEY)) ?? null;
 }
 
 /** Seed values of a tenant, used at creation and by the nightly reset. */
@@ -79,7 +81,7 @@ export const seedRoleIds = (ids: LabSeedIds): Record<SeedTenant['role'], string>
   customer_b: ids.customers[1],
 });
 
-async function createSeed(trx: Knex.Transaction, now: Date): Promise<LabSeedIds> {
+async function createSeed(trx: Transaction, now: Date): Promise<LabSeedIds> {
   const ids: LabSeedIds = { platform: newId('ten'), reseller: newId('ten'), customers: [newId('ten'), newId('ten')] };
   const byRole = seedRoleIds(ids);
   const paths = new Map<string, string[]>();
@@ -88,7 +90,7 @@ async function createSeed(trx: Knex.Transaction, now: Date): Promise<LabSeedIds>
     const parentId = seed.parent ? byRole[seed.parent] : null;
     const tenantPath = [...(parentId ? paths.get(parentId)! : []), id];
     paths.set(id, tenantPath);
-    await trx<TenantRow>('tenants').insert({
+    await insertSeedTenant(trx, {
       id,
       parent_id: parentId,
       type: seed.type,
@@ -97,40 +99,42 @@ async function createSeed(trx: Knex.Transaction, now: Date): Promise<LabSeedIds>
       created_at: now,
       updated_at: now,
       ...seedTenantSettings(seed),
-    } as unknown as TenantRow);
+    });
   }
-  await trx('lab_billing_clients').insert([...SEED_BILLING_CLIENTS]);
-  await trx('lab_state').insert([
+  await insertLabBillingClients(trx, SEED_BILLING_CLIENTS);
+  await insertLabState(trx, [
     { key: SEED_KEY, value: JSON.stringify(ids) },
     { key: LAST_RESET_KEY, value: JSON.stringify(now.toISOString()) },
   ]);
   return ids;
 }
 
-async function tokenIsUsable(db: Knex, token: unknown, tenantId: string): Promise<boolean> {
+async function tokenIsUsable(db: Pool, token: unknown, tenantId: string): Promise<boolean> {
   if (typeof token !== 'string') return false;
-  const row = await db('api_tokens')
-    .where({ token_hash: hashToken(token), tenant_id: tenantId })
-    .whereNull('revoked_at')
-    .first('id');
-  return row !== undefined;
+  return unrevokedTokenExists(db, hashToken(token), tenantId);
 }
 
-async function issueLabToken(db: Knex, tenantId: string, label: string, now: Date): Promise<string> {
+async function issueLabToken(db: Pool, tenantId: string, label: string, now: Date): Promise<string> {
   const clientId = newId('cli');
-  await db('api_clients').insert({ id: clientId, tenant_id: tenantId, name: `${label} (lab)`, created_at: now });
   const secret = generateToken('sandbox');
-  await db('api_tokens').insert({
-    id: newId('tok'),
-    api_client_id: clientId,
-    tenant_id: tenantId,
-    name: `${label} lab token`,
-    deployment: 'sandbox',
-    token_hash: hashToken(secret),
-    display_prefix: displayPrefix(secret),
-    scopes: [...SCOPES],
-    created_at: now,
-  });
+  await insertBootstrapCredentials(
+    db,
+    { id: clientId, tenantId, name: `${label} (lab)`, createdAt: now },
+    {
+      id: newId('tok'),
+      apiClientId: clientId,
+      tenantId,
+      userId: null,
+      name: `${label} lab token`,
+      deployment: 'sandbox',
+      tokenHash: hashToken(secret),
+      displayPrefix: displayPrefix(secret),
+      scopes: [...SCOPES],
+      expiresAt: null,
+      policy: null,
+      createdAt: now,
+    },
+  );
   return secret;
 }
 
@@ -139,7 +143,7 @@ async function issueLabToken(db: Knex, tenantId: string, label: string, now: Dat
  * sure lab-tokens.json holds a usable token for each seeded tenant, issuing new ones only where
  * the file's token no longer works.
  */
-export async function ensureLabSeed(db: Knex, dataDir: string, now: Date): Promise<{ file: string; tokens: LabTokensFile }> {
+export async function ensureLabSeed(db: Pool, dataDir: string, now: Date): Promise<{ file: string; tokens: LabTokensFile }> {
   const ids = await db.transaction(async (trx) => {
     await advisoryLock(trx, 'deployment', 'lab-seed');
     return (await readSeedIds(trx)) ?? createSeed(trx, now);

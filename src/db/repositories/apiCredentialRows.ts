@@ -3,7 +3,7 @@
 import type { CredentialPolicy } from '../../domain/credentialPolicy.js';
 import type { Deployment } from '../../domain/deployment.js';
 import { type Page, paginate } from '../paginate.js';
-import type { Transaction } from '../context.js';
+import type { Runner } from '../context.js';
 import type { ScopedDb } from '../tenantScope.js';
 
 export interface ApiClient {
@@ -141,12 +141,19 @@ export async function insertUser(
   return userToDomain(row);
 }
 
-/** The platform's first client and token, before any acting tenant exists to scope them. */
+/**
+ * A client and its token outside any acting tenant's scope: the platform's first, before any
+ * acting tenant exists, and the sandbox lab's seeded tenants' (src/lab/seed.ts).
+ */
 export async function insertBootstrapCredentials(
-  trx: Transaction,
+  trx: Runner,
   client: { id: string; tenantId: string; name: string; createdAt: Date },
   token: NewToken,
 ): Promise<void> {
   await trx('api_clients').insert({ id: client.id, tenant_id: client.tenantId, name: client.name, created_at: client.createdAt });
   await trx('api_tokens').insert(tokenColumns(token));
 }
+
+/** Whether the tenant has an unrevoked token of that hash (unscoped: the lab's check of its tokens file). */
+export const unrevokedTokenExists = async (db: Runner, tokenHash: string, tenantId: string): Promise<boolean> =>
+  (await db('api_tokens').where({ token_hash: tokenHash, tenant_id: tenantId }).whereNull('revoked_at').first('id')) !== undefined;

@@ -2,7 +2,15 @@
 // the caller's transaction, for the API's transitions (src/services/dnssec.ts) and the worker's
 // (src/dnssec/dnssecWorker.ts) alike.
 import type { Knex } from 'knex';
+import type { Runner, Transaction } from '../context.js';
 import { recordEvents } from './events.js';
+
+/** The zone's dnssec_status with `status`'s keys merged in (what a check saw replaces what an earlier one did). */
+const mergedStatus = (db: Runner, status: Record<string, unknown>) => db.raw('dnssec_status || ?::jsonb', [JSON.stringify(status)]);
+
+/** A KSK rollover's state put into the zone's dnssec_status (null: the rollover is over). */
+const withKskRollover = (db: Runner, rollover: object | null) =>
+  db.raw(`dnssec_status || jsonb_build_object('ksk_rollover', ?::jsonb)`, [JSON.stringify(rollover)]);
 
 /**
  * Moves the zone to `to`, with its event; `columns` are further zone columns of the same statement
@@ -25,6 +33,33 @@ export async function recordTransition(
   await recordEvents(trx, [{ tenantId: zone.tenantId, kind: 'dnssec.state_changed', zoneId: zone.id, payload: { zone: zone.name, from, to, mode } }], now);
 }
 
+/** What a check saw, when it takes no step: the status merged in, and when to look next. */
+export async function storeDnssecCheck(trx: Transaction, zoneId: string, status: Record<string, unknown>, nextCheckAt: Date): Promise<void> {
+  await trx('zones')
+    .where('id', zoneId)
+    .update({ dnssec_status: mergedStatus(trx, status), dnssec_next_check_at: nextCheckAt });
+}
+
+/**
+ * A check's step (recordTransition) with what it saw merged into the status; `nextCheckAt` null:
+ * recordTransition's own (a zone back at off is checked no more).
+ */
+export async function recordCheckedTransition(
+  trx: Transaction,
+  zone: { id: string; tenantId: string; name: string },
+  from: string,
+  to: string,
+  mode: string | null,
+  now: Date,
+  status: Record<string, unknown>,
+  nextCheckAt: Date | null,
+): Promise<void> {
+  await recordTransition(trx, zone, from, to, mode, now, {
+    dnssec_status: mergedStatus(trx, status),
+    ...(nextCheckAt === null ? {} : { dnssec_next_check_at: nextCheckAt }),
+  });
+}
+
 /** The DNSSEC columns of zones, by id (the state the API shows beside the keys). */
 export const zoneDnssecRows = async <Row>(db: Knex | Knex.Transaction, zoneIds: string[]): Promise<(Row & { id: string })[]> =>
   (await db('zones')
@@ -39,5 +74,12 @@ export const zoneDnssecStatus = async <Status>(db: Knex | Knex.Transaction, zone
 export async function recordKskRollover(trx: Knex.Transaction, zoneId: string, rollover: Record<string, unknown>, now: Date): Promise<void> {
   await trx('zones')
     .where('id', zoneId)
-    .update({ dnssec_status: trx.raw(`dnssec_status || jsonb_build_object('ksk_rollover', ?::jsonb)`, [JSON.stringify(rollover)]), dnssec_next_check_at: now });
+    .update({ dnssec_status: withKskRollover(trx, rollover), dnssec_next_check_at: now });
+}
+
+/** The worker's step of a KSK rollover: its new state in the zone's status (null: done). */
+export async function storeKskRollover(trx: Transaction, zoneId: string, rollover: object | null): Promise<void> {
+  await trx('zones')
+    .where('id', zoneId)
+    .update({ dnssec_status: withKskRollover(trx, rollover) });
 }

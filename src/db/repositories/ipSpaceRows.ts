@@ -12,6 +12,9 @@ const spacesQuery = (db: Runner) => db('ip_spaces as s').leftJoin('zones as fz',
 
 export const allIpSpaceRows = async (db: Runner) => (await spacesQuery(db).orderBy('s.cidr')) as IpSpaceRow[];
 
+/** Whether the provider has any address space. */
+export const anyIpSpace = async (db: Runner): Promise<boolean> => (await db('ip_spaces').first('id')) !== undefined;
+
 export const ipSpaceRow = async (db: Runner, id: string) => (await spacesQuery(db).where('s.id', id).first()) as IpSpaceRow | undefined;
 
 /** The first of the zone names already taken, or null. */

@@ -4,6 +4,7 @@
 // the outbox is the inbox, listed by GET /lab/mails.
 import type { Knex } from 'knex';
 import { newId } from '../../domain/ids.js';
+import type { ScopedDb } from '../tenantScope.js';
 
 export interface MailInput {
   /** The tenant the mail is about (for the lab listing's scope); null for the platform. */
@@ -39,7 +40,7 @@ export interface QueuedMail {
   lastError: string | null;
 }
 
-export interface MailRow {
+interface MailRow {
   id: string;
   tenant_id: string | null;
   to_address: string;
@@ -51,7 +52,7 @@ export interface MailRow {
   last_error: string | null;
 }
 
-export const mailOf = (r: MailRow): QueuedMail => ({
+const mailOf = (r: MailRow): QueuedMail => ({
   id: r.id,
   tenantId: r.tenant_id,
   to: r.to_address,
@@ -101,4 +102,17 @@ export async function sendDueMail(db: Knex, now: Date, send: (mail: QueuedMail) 
     if (done) sent++;
   }
   return sent;
+}
+
+/** Mail about tenants of the acting subtree, newest first (the lab's inbox, GET /lab/mails). */
+export async function subtreeMail(db: Knex, scoped: ScopedDb, limit: number): Promise<QueuedMail[]> {
+  const rows = (await db('mail_outbox')
+    .whereIn('tenant_id', scoped.subtreeIds())
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
+    .limit(limit)
+    .select('*')) as MailRow[];
+  return rows.map(mailOf);
 }

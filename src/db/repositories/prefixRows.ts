@@ -66,3 +66,30 @@ export async function insertPrefix(
 ): Promise<void> {
   await scoped.insert('prefixes', row);
 }
+
+/**
+ * Up to `limit` active reverse zones of customer prefixes whose delegation was last checked before
+ * `checkedBefore` (an ISO instant) or never, never-checked first.
+ */
+export async function zonesDueForDelegationCheck(db: Runner, checkedBefore: string, limit: number): Promise<{ id: string; name: string }[]> {
+  return (await db('zones')
+    .whereNotNull('prefix_id')
+    .where('status', 'active')
+    .where((q) =>
+      q
+        .whereNull('delegation')
+        .orWhereRaw("delegation->>'checked_at' IS NULL")
+        .orWhereRaw("(delegation->>'checked_at')::timestamptz < ?::timestamptz", [checkedBefore]),
+    )
+    .orderByRaw("delegation->>'checked_at' NULLS FIRST")
+    .limit(limit)
+    .select('id')
+    .select('name')) as { id: string; name: string }[];
+}
+
+/** What the delegation check saw of the zone. */
+export async function storeDelegationCheck(db: Runner, zoneId: string, delegation: Delegation): Promise<void> {
+  await db('zones')
+    .where('id', zoneId)
+    .update({ delegation: JSON.stringify(delegation) });
+}

@@ -1,6 +1,6 @@
 // The statements of zone creation, deletion and the zone and record lists (src/services/zones.ts):
 // one function per question. Lock notes stay with the statements that take the locks.
-import type { Transaction } from '../context.js';
+import type { Runner, Transaction } from '../context.js';
 import { countRows } from '../count.js';
 import { likeEscape } from '../like.js';
 import { noteLock } from '../lockOrder.js';
@@ -42,6 +42,10 @@ export async function zonePage(scoped: ScopedDb, protectedNames: string[], filte
 export const zoneNameTaken = async (trx: Transaction, name: string): Promise<boolean> =>
   Boolean(await trx('zones').where({ name }).whereNot('kind', 'lab_parent').first('id'));
 
+/** The id of the zone of this name, of any kind (a lab parent too); undefined when none. */
+export const zoneIdNamed = async (db: Runner, name: string): Promise<string | undefined> =>
+  ((await db('zones').where('name', name).first('id')) as { id: string } | undefined)?.id;
+
 /** Whether any tenant's zone lies above or inside `name` (the lab's parent zones aside). */
 export const zoneOverlaps = async (trx: Transaction, name: string): Promise<boolean> =>
   Boolean(
@@ -76,6 +80,10 @@ export const insertZone = (scoped: ScopedDb, row: Record<string, unknown>) => sc
 
 /** Names of the lab's parent zones ('' the root). */
 export const labParentNames = (trx: Transaction): Promise<string[]> => trx('zones').where('kind', 'lab_parent').pluck('name');
+
+/** Whether the zone of this name is one of the lab's parent zones. */
+export const isLabParentZone = async (db: Runner, name: string): Promise<boolean> =>
+  (await db('zones').where({ name, kind: 'lab_parent' }).first('id')) !== undefined;
 
 /** The owner name and type of every RRset stored in the zone. */
 export const zoneRRsetKeys = async (trx: Transaction, zoneId: string): Promise<Pick<RecordRow, 'name' | 'type'>[]> =>
