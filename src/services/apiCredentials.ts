@@ -44,7 +44,7 @@ export async function createApiClient(ctx: WriteContext, tenantId: string, name:
   await getTenant(ctx.scoped, tenantId);
   const now = ctx.clock.now();
   const client = await insertApiClient(ctx.scoped, { id: newId('cli'), tenantId, name, createdAt: now });
-  await recordAudit(ctx.trx, ctx.actor, now, {
+  await recordAudit(ctx.db, ctx.actor, now, {
     action: 'api_client.created',
     targetType: 'api_client',
     targetId: client.id,
@@ -120,7 +120,7 @@ export async function createToken(
     policy,
     createdAt: now,
   });
-  await recordAudit(ctx.trx, ctx.actor, now, {
+  await recordAudit(ctx.db, ctx.actor, now, {
     action: 'token.created',
     targetType: 'token',
     targetId: token.id,
@@ -135,7 +135,7 @@ export async function revokeToken(ctx: WriteContext, id: string): Promise<ApiTok
   ctx.identityChanged();
   const now = ctx.clock.now();
   const token = await markTokenRevoked(ctx.scoped, id, now);
-  await recordAudit(ctx.trx, ctx.actor, now, { action: 'token.revoked', targetType: 'token', targetId: id });
+  await recordAudit(ctx.db, ctx.actor, now, { action: 'token.revoked', targetType: 'token', targetId: id });
   return token;
 }
 
@@ -149,6 +149,6 @@ export async function createUser(ctx: WriteContext, tenantId: string, email: str
   if (await userEmailTaken(ctx.scoped, tenantId, email)) throw new DomainError('conflict', { reason: 'user_exists', email });
   const now = ctx.clock.now();
   const user = await insertUser(ctx.scoped, { id: newId('usr'), tenantId, email, permissions, createdAt: now });
-  await recordAudit(ctx.trx, ctx.actor, now, { action: 'user.created', targetType: 'user', targetId: user.id, details: { email, permissions } });
+  await recordAudit(ctx.db, ctx.actor, now, { action: 'user.created', targetType: 'user', targetId: user.id, details: { email, permissions } });
   return user;
 }

@@ -241,7 +241,7 @@ export async function applyChangeSet(
   // than the 65,535 parameters a PostgreSQL statement may have.
   const idNames = refs.ids.length ? await recordNamesByIds(ctx.scoped, zone.id, refs.ids) : [];
   const names = [...new Set([...refs.names, ...idNames])];
-  const existing: DnsRecord[] = names.length ? (await lockedRecordsAtNames(ctx.trx, zone.id, names)).map(recordToDomain) : [];
+  const existing: DnsRecord[] = names.length ? (await lockedRecordsAtNames(ctx.db, zone.id, names)).map(recordToDomain) : [];
   // The SOA and apex NS are rendered, not stored (systemRecords.ts): named by id they are
   // read-only, answered by the planner's record_readonly guard.
   for (const id of refs.ids) if (isSystemRecordId(zone, id)) existing.push(systemRecordStub(zone, id));
@@ -275,7 +275,7 @@ export async function applyChangeSet(
     changeSet.itemCount = entry.itemCount;
     changeSet.summary = entry.summary;
     changeSet.results = entry.results;
-    await restateChangeSet(ctx.trx, changeSet.id, entry);
+    await restateChangeSet(ctx.db, changeSet.id, entry);
     await bumpZoneVersion(ctx, zone.id, growth);
     zone.recordCount += growth;
     zone.version += 1;
@@ -312,13 +312,13 @@ export async function listChangeSets(scoped: ScopedDb, zone: Zone, filter: { sta
  */
 export const retryChangeSet = (ctx: WriteContext, config: Config, zoneRef: string, id: string): Promise<ChangeSet> =>
   writeZone(ctx, config, zoneRef, {}, async (zone) => {
-    const row = await changeSetRowById(ctx.scoped, zone.id, id, ctx.trx);
+    const row = await changeSetRowById(ctx.scoped, zone.id, id, ctx.db);
     if (!row) throw notFound('change set');
     if (row.state !== 'failed') {
       throw new DomainError('conflict', { reason: 'retry_needs_failed_change_set', state: row.state });
     }
     const now = ctx.clock.now();
     const updated = await requeueChangeSet(ctx, zone.id, id, now);
-    await recordAudit(ctx.trx, ctx.actor, now, { action: 'changeset.retried', targetType: 'changeset', targetId: id, details: { zone: zone.name } });
+    await recordAudit(ctx.db, ctx.actor, now, { action: 'changeset.retried', targetType: 'changeset', targetId: id, details: { zone: zone.name } });
     return changeSetToDomain(updated, zone.name);
   });

@@ -144,9 +144,9 @@ export async function enableDnssec(
     const state = zone.dnssec.state as DnssecState;
     if (zone.status === 'deleting') throw new DomainError('conflict', { reason: 'zone_being_deleted', zone: zone.name });
     if (DISABLING.includes(state)) throw new DomainError('dnssec_transition_in_progress', { name: zone.name, state });
-    if (state !== 'off') return { started: false, view: await dnssecView(ctx.trx, zone) };
+    if (state !== 'off') return { started: false, view: await dnssecView(ctx.db, zone) };
 
-    const registered = await deps.registrar.registeredHere(zone.name, ctx.trx);
+    const registered = await deps.registrar.registeredHere(zone.name, ctx.db);
     const mode: DnssecMode = request.mode ?? (registered ? 'automatic' : 'assisted');
     if (mode === 'automatic' && !registered) {
       throw new DomainError('validation_failed', {}, [
@@ -157,22 +157,22 @@ export async function enableDnssec(
         },
       ]);
     }
-    if ((await deps.registrar.delegation(zone.name, ctx.trx)) === 'elsewhere') {
+    if ((await deps.registrar.delegation(zone.name, ctx.db)) === 'elsewhere') {
       throw new DomainError('dnssec_not_delegated', { name: zone.name, nameservers: deps.config.zones.nameservers.join(', ') });
     }
     const now = ctx.clock.now();
     // A zone's first keys, both signing at once: nothing to roll from.
     for (const role of ['ksk', 'zsk'] as const)
       await insertKey(
-        ctx.trx,
+        ctx.db,
         zone.id,
         sealedZoneKey(role, deps.config.dnssec.algorithm, (pkcs8) => sealSecret(pkcs8, deps.kek)),
         'active',
         now,
       );
-    await recordTransition(ctx.trx, zone, 'off', 'signing', mode, now, { dnssec_denial: request.denial ?? 'nsec3', dnssec_status: '{}' });
+    await recordTransition(ctx.db, zone, 'off', 'signing', mode, now, { dnssec_denial: request.denial ?? 'nsec3', dnssec_status: '{}' });
     await republish(ctx, zone, 'keys_published');
-    return { started: true, view: await dnssecView(ctx.trx, zone) };
+    return { started: true, view: await dnssecView(ctx.db, zone) };
   });
 }
 
@@ -187,21 +187,21 @@ export async function disableDnssec(
   return writeZone(ctx, deps.config, zoneRef, { reach }, async (zone) => {
     const state = zone.dnssec.state as DnssecState;
     if (DISABLING.includes(state)) throw new DomainError('dnssec_transition_in_progress', { name: zone.name, state });
-    if (state === 'off') return { started: false, view: await dnssecView(ctx.trx, zone) };
+    if (state === 'off') return { started: false, view: await dnssecView(ctx.db, zone) };
     const mode = zone.dnssec.mode as DnssecMode;
     const now = ctx.clock.now();
     // Before any DS went up the zone can go unsigned at once; otherwise the DS goes first.
     const dsMayBeUp = !(['signing', 'keys_published', 'awaiting_ds'] as DnssecState[]).includes(state) || mode === 'assisted';
     if (dsMayBeUp) {
-      await recordTransition(ctx.trx, zone, state, 'ds_removing', mode, now);
+      await recordTransition(ctx.db, zone, state, 'ds_removing', mode, now);
       // The CDS/CDNSKEY delete form (RFC 8078) goes out with the next version.
       await republish(ctx, zone, 'cds_delete');
-      if (mode === 'automatic') await deps.registrar.setDs(zone.name, [], ctx.trx);
+      if (mode === 'automatic') await deps.registrar.setDs(zone.name, [], ctx.db);
     } else {
-      await recordTransition(ctx.trx, zone, state, 'unsigning', mode, now);
+      await recordTransition(ctx.db, zone, state, 'unsigning', mode, now);
       await republish(ctx, zone, 'unsigned');
     }
-    return { started: true, view: await dnssecView(ctx.trx, zone) };
+    return { started: true, view: await dnssecView(ctx.db, zone) };
   });
 }
 
@@ -232,7 +232,7 @@ export async function checkDnssec(ctx: WriteContext, deps: DnssecDeps, zoneRef: 
   if (outcome && 'retryAfter' in outcome) {
     throw new DomainError('rate_limited', { retry_after: outcome.retryAfter }, [], { 'Retry-After': String(outcome.retryAfter) });
   }
-  return dnssecView(ctx.trx, zone);
+  return dnssecView(ctx.db, zone);
 }
 
 /**
@@ -246,15 +246,15 @@ export async function prepareDeletion(ctx: WriteContext, deps: DnssecDeps, zone:
   const state = zone.dnssec.state as DnssecState;
   if (state === 'off' || DISABLING.includes(state)) return;
   const mode = zone.dnssec.mode as DnssecMode;
-  const dsSeen = (await zoneDnssecStatus<DnssecStatus | null>(ctx.trx, zone.id))?.ds_at_parent?.state;
+  const dsSeen = (await zoneDnssecStatus<DnssecStatus | null>(ctx.db, zone.id))?.ds_at_parent?.state;
   if (mode === 'assisted' && (dsSeen === 'matching' || dsSeen === 'mismatch') && !force) throw new DomainError('dnssec_ds_present', { name: zone.name });
   const now = ctx.clock.now();
   const dsMayBeUp = !(['signing', 'keys_published'] as DnssecState[]).includes(state) && !(mode === 'assisted' && force);
   if (dsMayBeUp) {
-    await recordTransition(ctx.trx, zone, state, 'ds_removing', mode, now);
-    if (mode === 'automatic') await deps.registrar.setDs(zone.name, [], ctx.trx);
+    await recordTransition(ctx.db, zone, state, 'ds_removing', mode, now);
+    if (mode === 'automatic') await deps.registrar.setDs(zone.name, [], ctx.db);
   } else {
-    await recordTransition(ctx.trx, zone, state, 'unsigning', mode, now);
+    await recordTransition(ctx.db, zone, state, 'unsigning', mode, now);
   }
 }
 
@@ -271,15 +271,15 @@ export async function requestRollover(ctx: WriteContext, deps: DnssecDeps, zoneR
     // After the lookup: a zone the token cannot see is a 404 for everyone, staff or not.
     if (ctx.actor.token.tenant.type !== 'platform') throw new DomainError('forbidden', { reason: 'rollover_for_platform' });
     const state = zone.dnssec.state as DnssecState;
-    const keys = await zoneKeys(ctx.trx, zone.id);
-    const status = await zoneDnssecStatus<(DnssecStatus & { ksk_rollover?: unknown }) | null>(ctx.trx, zone.id);
+    const keys = await zoneKeys(ctx.db, zone.id);
+    const status = await zoneDnssecStatus<(DnssecStatus & { ksk_rollover?: unknown }) | null>(ctx.db, zone.id);
     const running = key === 'ksk' ? status?.ksk_rollover != null : keys.some((k) => k.role === 'zsk' && k.state !== 'active');
     if (state !== 'active' || running) throw new DomainError('conflict', { reason: 'dnssec_rollover_needs_active', name: zone.name, state });
     const now = ctx.clock.now();
     const current = keys.find((k) => k.role === key && k.state === 'active')!;
     // A ZSK successor is published first (the worker activates it); a new KSK signs at once beside the old.
     const id = await insertKey(
-      ctx.trx,
+      ctx.db,
       zone.id,
       sealedZoneKey(key, current.algorithm, (pkcs8) => sealSecret(pkcs8, deps.kek)),
       key === 'ksk' ? 'active' : 'published',
@@ -287,9 +287,9 @@ export async function requestRollover(ctx: WriteContext, deps: DnssecDeps, zoneR
     );
     if (key === 'ksk') {
       const rollover = { old_key: current.id, new_key: id, phase: 'published', since: now.toISOString() };
-      await recordKskRollover(ctx.trx, zone.id, rollover, now);
+      await recordKskRollover(ctx.db, zone.id, rollover, now);
     }
     await republish(ctx, zone, `${key}_rollover`);
-    return dnssecView(ctx.trx, zone);
+    return dnssecView(ctx.db, zone);
   });
 }

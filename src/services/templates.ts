@@ -125,13 +125,13 @@ export async function createTemplate(ctx: WriteContext, input: TemplateInput): P
     created_at: now,
     updated_at: now,
   });
-  await recordAudit(ctx.trx, ctx.actor, now, { action: 'template.created', targetType: 'template', targetId: row.id, details: { name: input.name } });
+  await recordAudit(ctx.db, ctx.actor, now, { action: 'template.created', targetType: 'template', targetId: row.id, details: { name: input.name } });
   return templateToDomain(row);
 }
 
 /** Only the owning tenant changes or deletes a template; others see it read-only (404 here). */
 async function ownTemplate(ctx: WriteContext, id: string): Promise<TemplateRow> {
-  const row = await lockedOwnTemplate(ctx.trx, ctx.scoped, ctx.actor.acting.id, id);
+  const row = await lockedOwnTemplate(ctx.db, ctx.scoped, ctx.actor.acting.id, id);
   if (!row) throw notFound('template');
   return row;
 }
@@ -150,7 +150,7 @@ export async function updateTemplate(ctx: WriteContext, id: string, patch: Parti
     records: JSON.stringify(next.records),
     updated_at: now,
   });
-  await recordAudit(ctx.trx, ctx.actor, now, { action: 'template.updated', targetType: 'template', targetId: id });
+  await recordAudit(ctx.db, ctx.actor, now, { action: 'template.updated', targetType: 'template', targetId: id });
   return templateToDomain(row);
 }
 
@@ -158,7 +158,7 @@ export async function deleteTemplate(ctx: WriteContext, id: string): Promise<voi
   await ownTemplate(ctx, id);
   assertMayDefine(ctx.actor);
   await deleteTemplateRow(ctx.scoped, id);
-  await recordAudit(ctx.trx, ctx.actor, ctx.clock.now(), { action: 'template.deleted', targetType: 'template', targetId: id });
+  await recordAudit(ctx.db, ctx.actor, ctx.clock.now(), { action: 'template.deleted', targetType: 'template', targetId: id });
 }
 
 const rrsetKey = (name: string, type: string) => `${name}\u0000${type}`;

@@ -64,7 +64,7 @@ export async function createTenant(ctx: WriteContext, input: TenantSettings & { 
       },
     ]);
   }
-  await assertBillingClientFree(ctx.trx, input.billing_client_id);
+  await assertBillingClientFree(ctx.db, input.billing_client_id);
   const defaults = TENANT_DEFAULTS[input.type];
   const id = newId('ten');
   const now = ctx.clock.now();
@@ -83,14 +83,14 @@ export async function createTenant(ctx: WriteContext, input: TenantSettings & { 
     created_at: now,
     updated_at: now,
   });
-  await recordAudit(ctx.trx, ctx.actor, now, {
+  await recordAudit(ctx.db, ctx.actor, now, {
     action: 'tenant.created',
     targetType: 'tenant',
     targetId: id,
     details: { type: input.type, parent_id: parent.id, name: input.name },
   });
   if (input.billing_client_id) {
-    await recordAudit(ctx.trx, ctx.actor, now, {
+    await recordAudit(ctx.db, ctx.actor, now, {
       action: 'tenant.billing_linked',
       targetType: 'tenant',
       targetId: id,
@@ -101,10 +101,10 @@ export async function createTenant(ctx: WriteContext, input: TenantSettings & { 
 }
 
 export async function updateTenant(ctx: WriteContext, id: string, patch: TenantSettings, precondition: (current: Tenant) => void): Promise<Tenant> {
-  const current = await getTenant(ctx.scoped, id, ctx.trx);
+  const current = await getTenant(ctx.scoped, id, ctx.db);
   assertBelowActing(ctx.actor, current);
   precondition(current);
-  await assertBillingClientFree(ctx.trx, patch.billing_client_id, id);
+  await assertBillingClientFree(ctx.db, patch.billing_client_id, id);
   const changes: Partial<Record<keyof TenantRow, unknown>> = {};
   if (patch.name !== undefined) changes.name = patch.name;
   if (patch.limits?.api_rate_limit_per_minute !== undefined) changes.api_rate_limit_per_minute = patch.limits.api_rate_limit_per_minute;
@@ -116,15 +116,15 @@ export async function updateTenant(ctx: WriteContext, id: string, patch: TenantS
   if (Object.keys(changes).length === 0) return current;
   ctx.identityChanged();
   const now = ctx.clock.now();
-  const updated = await updateTenantRow(ctx.scoped, ctx.trx, id, changes, now);
-  await recordAudit(ctx.trx, ctx.actor, now, {
+  const updated = await updateTenantRow(ctx.scoped, ctx.db, id, changes, now);
+  await recordAudit(ctx.db, ctx.actor, now, {
     action: 'tenant.updated',
     targetType: 'tenant',
     targetId: id,
     details: { changed: Object.keys(patch) },
   });
   if (patch.billing_client_id && patch.billing_client_id !== current.billingClientId) {
-    await recordAudit(ctx.trx, ctx.actor, now, {
+    await recordAudit(ctx.db, ctx.actor, now, {
       action: 'tenant.billing_linked',
       targetType: 'tenant',
       targetId: id,
@@ -135,13 +135,13 @@ export async function updateTenant(ctx: WriteContext, id: string, patch: TenantS
 }
 
 export async function setSuspension(ctx: WriteContext, id: string, suspend: boolean, reason: string | null): Promise<Tenant> {
-  const current = await getTenant(ctx.scoped, id, ctx.trx);
+  const current = await getTenant(ctx.scoped, id, ctx.db);
   assertBelowActing(ctx.actor, current);
   if (current.suspended === suspend) return current;
   ctx.identityChanged();
   const now = ctx.clock.now();
-  const updated = await updateTenantRow(ctx.scoped, ctx.trx, id, { suspended_at: suspend ? now : null, suspension_reason: suspend ? reason : null }, now);
-  await recordAudit(ctx.trx, ctx.actor, now, {
+  const updated = await updateTenantRow(ctx.scoped, ctx.db, id, { suspended_at: suspend ? now : null, suspension_reason: suspend ? reason : null }, now);
+  await recordAudit(ctx.db, ctx.actor, now, {
     action: suspend ? 'tenant.suspended' : 'tenant.unsuspended',
     targetType: 'tenant',
     targetId: id,

@@ -73,8 +73,8 @@ const policyOf = (ctx: WriteContext, input: CredentialPolicyInput | null | undef
 
 /** Room for one more key of the acting tenant, its row locked so parallel creations queue. */
 async function assertKeyQuota(ctx: WriteContext): Promise<void> {
-  await lockTenantRow(ctx.trx, ctx.actor.acting.id);
-  if ((await countTenantTsigKeys(ctx.trx, ctx.actor.acting.id)) >= MAX_TSIG_KEYS_PER_TENANT)
+  await lockTenantRow(ctx.db, ctx.actor.acting.id);
+  if ((await countTenantTsigKeys(ctx.db, ctx.actor.acting.id)) >= MAX_TSIG_KEYS_PER_TENANT)
     throw new DomainError('quota_exceeded', { quota: 'max_tsig_keys', limit: MAX_TSIG_KEYS_PER_TENANT });
 }
 
@@ -97,8 +97,8 @@ async function changeKey(
 ): Promise<TsigKey> {
   const key = await updateTsigKeyRow(ctx.scoped, current.id, columns, now);
   if (!key) throw notFound('TSIG key');
-  await recordAudit(ctx.trx, ctx.actor, now, { action, targetType: 'tsig_key', targetId: current.id, details: { name: current.name, ...details } });
-  await notifyTsigKeysChanged(ctx.trx, current.id);
+  await recordAudit(ctx.db, ctx.actor, now, { action, targetType: 'tsig_key', targetId: current.id, details: { name: current.name, ...details } });
+  await notifyTsigKeysChanged(ctx.db, current.id);
   return key;
 }
 
@@ -113,7 +113,7 @@ export async function createTsigKey(ctx: WriteContext, deps: TsigKeyDeps, input:
   const now = ctx.clock.now();
   await ctx.scoped.assertInSubtree([ctx.actor.acting.id]);
   // The unique name decides between parallel creations: the loser inserts nothing.
-  const key = await insertTsigKey(ctx.trx, {
+  const key = await insertTsigKey(ctx.db, {
     id: newId('tsk'),
     tenant_id: ctx.actor.acting.id,
     name,
@@ -124,13 +124,13 @@ export async function createTsigKey(ctx: WriteContext, deps: TsigKeyDeps, input:
     updated_at: now,
   });
   if (!key) throw new DomainError('conflict', { reason: 'tsig_key_name_taken', name });
-  await recordAudit(ctx.trx, ctx.actor, now, {
+  await recordAudit(ctx.db, ctx.actor, now, {
     action: 'tsig_key.created',
     targetType: 'tsig_key',
     targetId: key.id,
     details: { name, algorithm, ...(policy ? { policy } : {}) },
   });
-  await notifyTsigKeysChanged(ctx.trx, key.id);
+  await notifyTsigKeysChanged(ctx.db, key.id);
   return { key, secret: secret.toString('base64') };
 }
 
@@ -153,8 +153,8 @@ export async function updateTsigKeyPolicy(ctx: WriteContext, id: string, input: 
 export async function deleteTsigKey(ctx: WriteContext, id: string): Promise<void> {
   const current = await getTsigKey(ctx.scoped, id);
   await deleteTsigKeyRow(ctx.scoped, id);
-  await recordAudit(ctx.trx, ctx.actor, ctx.clock.now(), { action: 'tsig_key.deleted', targetType: 'tsig_key', targetId: id, details: { name: current.name } });
-  await notifyTsigKeysChanged(ctx.trx, id);
+  await recordAudit(ctx.db, ctx.actor, ctx.clock.now(), { action: 'tsig_key.deleted', targetType: 'tsig_key', targetId: id, details: { name: current.name } });
+  await notifyTsigKeysChanged(ctx.db, id);
 }
 
 /**

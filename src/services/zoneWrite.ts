@@ -25,7 +25,7 @@ export interface ZonePreconditions {
 
 /** Locks the zone named in a path for the rest of the request transaction. */
 const lockZone = (ctx: WriteContext, config: Config, pathName: string, reach: ZoneReach = 'tenant'): Promise<Zone> =>
-  findZone(ctx.scoped, config, pathName, ctx.trx, reach);
+  findZone(ctx.scoped, config, pathName, ctx.db, reach);
 
 /** RFC 9110 §13.1.1 on the zone's stored version; 412 with the header located. */
 export function assertZoneMatches(

@@ -111,10 +111,10 @@ async function assertQuota(ctx: WriteContext): Promise<DomainEvent[]> {
   // Every tenant of the chain must have room: a reseller's quota covers its whole subtree. The
   // rows are locked root first, so concurrent creations queue instead of overshooting; FOR NO KEY
   // UPDATE, so that inserts referencing a tenant (its FOR KEY SHARE) pass (src/db/lockOrder.ts).
-  const chain = await lockedTenantQuotas(ctx.trx, ctx.actor.acting.path);
+  const chain = await lockedTenantQuotas(ctx.db, ctx.actor.acting.path);
   const warnings: DomainEvent[] = [];
   for (const tenant of chain) {
-    const count = await subtreeZoneCount(ctx.trx, tenant.id);
+    const count = await subtreeZoneCount(ctx.db, tenant.id);
     if (count >= tenant.max_zones) {
       throw new DomainError('quota_exceeded', { quota: 'max_zones', limit: tenant.max_zones });
     }
@@ -159,10 +159,10 @@ export async function createZone(
   // A credential confined to some zones creates only those, and one confined to names or types
   // none (docs/credentials.md): refused before the name is looked up or anything locked.
   assertCredentialAllows(ctx.actor, { zone: name, name: null, type: null }, ctx.clock.now());
-  await lockNameFamily(ctx.trx, name);
-  await assertNameFree(ctx.trx, name);
+  await lockNameFamily(ctx.db, name);
+  await assertNameFree(ctx.db, name);
   const quotaWarnings = await assertQuota(ctx);
-  await assertBackendCapacity(ctx.trx, config.zones.backendCapacity);
+  await assertBackendCapacity(ctx.db, config.zones.backendCapacity);
 
   const now = ctx.clock.now();
   const id = newId('zon');
@@ -178,7 +178,7 @@ export async function createZone(
     created_at: now,
     updated_at: now,
   });
-  const zone = await findZone(ctx.scoped, config, name, ctx.trx);
+  const zone = await findZone(ctx.scoped, config, name, ctx.db);
   const changeSet = await appendChangeSet(ctx, zone, { kind: 'zone_create', itemCount: input.records?.length ?? 0, summary: {}, results: [] });
   // Initial records (and a template's) join the creation's change set: one atomic unit (spec).
   const records = input.records ?? [];
@@ -191,8 +191,8 @@ export async function createZone(
       i < records.length ? { pointer: `/records/${i}${inner.replace(/^\/record(?=\/|$)/, '')}`, index: i } : { pointer: '/template' };
     warnings = (await applyChangeSet(ctx, zone, { changes }, { kind: 'zone_create', locate, within: changeSet })).plan.warnings;
   }
-  await recordAudit(ctx.trx, ctx.actor, now, { action: 'zone.created', targetType: 'zone', targetId: id, details: { name } });
-  await recordEvents(ctx.trx, quotaWarnings, now);
+  await recordAudit(ctx.db, ctx.actor, now, { action: 'zone.created', targetType: 'zone', targetId: id, details: { name } });
+  await recordEvents(ctx.db, quotaWarnings, now);
   return { zone: await getZone(ctx.scoped, config, name), warnings };
 }
 
@@ -217,7 +217,7 @@ export const updateZone = (ctx: WriteContext, config: Config, zoneRef: string, s
       results: [{ settings: Object.keys(changes) }],
       zoneColumns: changes,
     });
-    await recordAudit(ctx.trx, ctx.actor, now, { action: 'zone.updated', targetType: 'zone', targetId: zone.id, details: { name: zone.name, ...changes } });
+    await recordAudit(ctx.db, ctx.actor, now, { action: 'zone.updated', targetType: 'zone', targetId: zone.id, details: { name: zone.name, ...changes } });
     return getZone(ctx.scoped, config, zone.name);
   });
 
@@ -245,7 +245,7 @@ export const deleteZone = (
     if (zone.status === 'deleting') throw new DomainError('conflict', { reason: 'zone_deletion_running', zone: zone.name });
     await prepareDeletion(ctx, dnssec, zone, request.force ?? false);
     const now = ctx.clock.now();
-    await insertDeletedZoneExport(ctx.trx, {
+    await insertDeletedZoneExport(ctx.db, {
       id: newId('zon'),
       zone_id: zone.id,
       zone_name: zone.name,
@@ -255,7 +255,7 @@ export const deleteZone = (
       expires_at: new Date(now.getTime() + DELETED_EXPORT_RETENTION_MS),
     });
     await requestZoneDeletion(ctx, zone, now);
-    await recordAudit(ctx.trx, ctx.actor, now, { action: 'zone.deletion_requested', targetType: 'zone', targetId: zone.id, details: { name: zone.name } });
+    await recordAudit(ctx.db, ctx.actor, now, { action: 'zone.deletion_requested', targetType: 'zone', targetId: zone.id, details: { name: zone.name } });
     return getZone(ctx.scoped, config, zone.name);
   });
 
@@ -267,7 +267,7 @@ export async function requestZoneDeletion(ctx: WriteContext, zone: Zone, now: Da
   zone.status = 'deleting';
   // Spec "DELETE zone rules" 2: the zone's DynDNS hosts go with it, at once: their routers get
   // badauth from now on (their records go with the zone's).
-  await deleteZoneDyndnsHosts(ctx.trx, zone.id);
+  await deleteZoneDyndnsHosts(ctx.db, zone.id);
   await requestRebuild(ctx, zone, { kind: 'zone_delete', zoneColumns: { status: 'deleting', deletion_requested_at: now, ...columns } }, null);
 }
 

@@ -2,7 +2,7 @@
 // secret rotation, pausing and enabling, the test ping, the delivery log and redelivery. Every
 // query goes through the acting tenant's ScopedDb: a webhook outside the subtree does not exist here.
 import { randomBytes } from 'node:crypto';
-import type { Transaction } from '../db/context.js';
+import type { Transaction, TransactionContext } from '../db/context.js';
 import { sealSecret } from '../db/sealedSecrets.js';
 import { type AuditActor, recordAudit } from '../db/repositories/auditLog.js';
 import { recordEvents } from '../db/repositories/events.js';
@@ -17,11 +17,10 @@ import { disableFailingWebhooks } from './deliveries.js';
 import { DISABLE_AFTER_MS, PING_KIND, ROTATION_OVERLAP_MS } from './deliveryPolicy.js';
 import { noteLock } from '../db/lockOrder.js';
 
-export interface WebhookContext {
-  trx: Transaction;
-  scoped: ScopedDb;
-  actor: AuditActor;
-  clock: Clock;
+/** A webhook write's context: its transaction and scope, who writes and when. */
+export interface WebhookContext extends TransactionContext {
+  readonly actor: AuditActor;
+  readonly clock: Clock;
 }
 
 export interface WebhookDeps {
@@ -134,7 +133,7 @@ export async function createWebhook(ctx: WebhookContext, deps: WebhookDeps, inpu
     created_at: now,
     updated_at: now,
   });
-  await recordAudit(ctx.trx, ctx.actor, now, { action: 'webhook.created', targetType: 'webhook', targetId: id, details: { url, events: input.events } });
+  await recordAudit(ctx.db, ctx.actor, now, { action: 'webhook.created', targetType: 'webhook', targetId: id, details: { url, events: input.events } });
   return { webhook: await getWebhook(ctx.scoped, now, id), secret };
 }
 
@@ -157,7 +156,7 @@ export async function listWebhooks(scoped: ScopedDb, now: Date, after: unknown[]
 
 export async function updateWebhook(ctx: WebhookContext, deps: WebhookDeps, id: string, patch: Partial<WebhookInput>): Promise<Webhook> {
   const now = ctx.clock.now();
-  await getWebhook(ctx.scoped, now, id, ctx.trx);
+  await getWebhook(ctx.scoped, now, id, ctx.db);
   const changes: Record<string, unknown> = {};
   if (patch.url !== undefined) {
     changes.url = checkedUrl(patch.url, deps.policy);
@@ -169,7 +168,7 @@ export async function updateWebhook(ctx: WebhookContext, deps: WebhookDeps, id: 
       .from('webhooks')
       .where('id', id)
       .update({ ...changes, updated_at: now });
-    await recordAudit(ctx.trx, ctx.actor, now, { action: 'webhook.updated', targetType: 'webhook', targetId: id, details: changes });
+    await recordAudit(ctx.db, ctx.actor, now, { action: 'webhook.updated', targetType: 'webhook', targetId: id, details: changes });
   }
   return getWebhook(ctx.scoped, now, id);
 }
@@ -177,9 +176,9 @@ export async function updateWebhook(ctx: WebhookContext, deps: WebhookDeps, id: 
 /** Deletes the webhook and its delivery log; attempts in flight end unrecorded. */
 export async function deleteWebhook(ctx: WebhookContext, id: string): Promise<void> {
   const now = ctx.clock.now();
-  await getWebhook(ctx.scoped, now, id, ctx.trx);
+  await getWebhook(ctx.scoped, now, id, ctx.db);
   await ctx.scoped.from('webhooks').where('id', id).delete();
-  await recordAudit(ctx.trx, ctx.actor, now, { action: 'webhook.deleted', targetType: 'webhook', targetId: id });
+  await recordAudit(ctx.db, ctx.actor, now, { action: 'webhook.deleted', targetType: 'webhook', targetId: id });
 }
 
 /**
@@ -189,10 +188,10 @@ export async function deleteWebhook(ctx: WebhookContext, id: string): Promise<vo
  */
 export async function rotateWebhookSecret(ctx: WebhookContext, deps: WebhookDeps, id: string): Promise<{ webhook: Webhook; secret: string }> {
   const now = ctx.clock.now();
-  await getWebhook(ctx.scoped, now, id, ctx.trx);
+  await getWebhook(ctx.scoped, now, id, ctx.db);
   const secret = newSecret();
-  await rotateSecret(ctx.trx, id, sealSecret(secret, deps.kek), new Date(now.getTime() + ROTATION_OVERLAP_MS), now);
-  await recordAudit(ctx.trx, ctx.actor, now, { action: 'webhook.secret_rotated', targetType: 'webhook', targetId: id });
+  await rotateSecret(ctx.db, id, sealSecret(secret, deps.kek), new Date(now.getTime() + ROTATION_OVERLAP_MS), now);
+  await recordAudit(ctx.db, ctx.actor, now, { action: 'webhook.secret_rotated', targetType: 'webhook', targetId: id });
   return { webhook: await getWebhook(ctx.scoped, now, id), secret };
 }
 
@@ -202,12 +201,12 @@ export async function rotateWebhookSecret(ctx: WebhookContext, deps: WebhookDeps
  */
 export async function enableWebhook(ctx: WebhookContext, id: string): Promise<Webhook> {
   const now = ctx.clock.now();
-  const webhook = await getWebhook(ctx.scoped, now, id, ctx.trx);
+  const webhook = await getWebhook(ctx.scoped, now, id, ctx.db);
   if (webhook.state === 'active') return webhook;
   await ctx.scoped.from('webhooks').where('id', id).update({ state: 'active', disabled_at: null, disabled_reason: null, failing_since: null, updated_at: now });
   // Pings are left alone: they run while disabled too, and one may be in flight.
-  await bringPendingForward(ctx.trx, id, PING_KIND, now);
-  await recordAudit(ctx.trx, ctx.actor, now, { action: 'webhook.enabled', targetType: 'webhook', targetId: id });
+  await bringPendingForward(ctx.db, id, PING_KIND, now);
+  await recordAudit(ctx.db, ctx.actor, now, { action: 'webhook.enabled', targetType: 'webhook', targetId: id });
   return getWebhook(ctx.scoped, now, id);
 }
 
@@ -220,13 +219,13 @@ export async function enableWebhook(ctx: WebhookContext, id: string): Promise<We
  */
 export async function disableWebhook(ctx: WebhookContext, id: string): Promise<Webhook> {
   const now = ctx.clock.now();
-  const webhook = await getWebhook(ctx.scoped, now, id, ctx.trx);
+  const webhook = await getWebhook(ctx.scoped, now, id, ctx.db);
   if (webhook.state === 'disabled') return webhook;
   await ctx.scoped
     .from('webhooks')
     .where('id', id)
     .update({ state: 'disabled', disabled_at: now, disabled_reason: 'manual' satisfies DisabledReason, updated_at: now });
-  await recordAudit(ctx.trx, ctx.actor, now, { action: 'webhook.disabled', targetType: 'webhook', targetId: id });
+  await recordAudit(ctx.db, ctx.actor, now, { action: 'webhook.disabled', targetType: 'webhook', targetId: id });
   return getWebhook(ctx.scoped, now, id);
 }
 
@@ -237,14 +236,14 @@ export async function disableWebhook(ctx: WebhookContext, id: string): Promise<W
  */
 export async function failWebhookNow(ctx: WebhookContext, id: string): Promise<Webhook> {
   const now = ctx.clock.now();
-  const webhook = await getWebhook(ctx.scoped, now, id, ctx.trx);
+  const webhook = await getWebhook(ctx.scoped, now, id, ctx.db);
   if (webhook.state === 'disabled') throw new DomainError('conflict', { reason: 'webhook_disabled', webhook: id });
   const threeDaysAgo = new Date(now.getTime() - DISABLE_AFTER_MS);
   if (!webhook.failingSince || webhook.failingSince > threeDaysAgo) {
     await ctx.scoped.from('webhooks').where('id', id).update({ failing_since: threeDaysAgo });
   }
-  await disableFailingWebhooks(ctx.trx, now, { only: id });
-  await recordAudit(ctx.trx, ctx.actor, now, { action: 'webhook.lab_failed', targetType: 'webhook', targetId: id });
+  await disableFailingWebhooks(ctx.db, now, { only: id });
+  await recordAudit(ctx.db, ctx.actor, now, { action: 'webhook.lab_failed', targetType: 'webhook', targetId: id });
   return getWebhook(ctx.scoped, now, id);
 }
 
@@ -254,12 +253,12 @@ export async function failWebhookNow(ctx: WebhookContext, id: string): Promise<W
  */
 export async function pingWebhook(ctx: WebhookContext, id: string): Promise<{ deliveryId: string; eventId: string }> {
   const now = ctx.clock.now();
-  const webhook = await getWebhook(ctx.scoped, now, id, ctx.trx);
-  const [eventId] = await recordEvents(ctx.trx, [{ tenantId: webhook.tenantId, kind: PING_KIND, zoneId: null, payload: { webhook: { id } } }], now, {
+  const webhook = await getWebhook(ctx.scoped, now, id, ctx.db);
+  const [eventId] = await recordEvents(ctx.db, [{ tenantId: webhook.tenantId, kind: PING_KIND, zoneId: null, payload: { webhook: { id } } }], now, {
     dispatched: true,
   });
   const deliveryId = newId('dlv');
-  await insertDelivery(ctx.trx, { id: deliveryId, webhookId: id, eventId: eventId!, kind: PING_KIND }, now);
+  await insertDelivery(ctx.db, { id: deliveryId, webhookId: id, eventId: eventId!, kind: PING_KIND }, now);
   return { deliveryId, eventId: eventId! };
 }
 
@@ -348,19 +347,19 @@ export async function listDeliveries(
  */
 export async function redeliver(ctx: WebhookContext, webhookId: string, deliveryId: string): Promise<Delivery> {
   const now = ctx.clock.now();
-  const webhook = await getWebhook(ctx.scoped, now, webhookId, ctx.trx);
-  noteLock(ctx.trx, 'webhook_deliveries');
-  const row = await lockDelivery(ctx.trx, webhookId, deliveryId);
+  const webhook = await getWebhook(ctx.scoped, now, webhookId, ctx.db);
+  noteLock(ctx.db, 'webhook_deliveries');
+  const row = await lockDelivery(ctx.db, webhookId, deliveryId);
   if (!row) throw notFound('webhook delivery');
   // A ping goes to a disabled webhook too (that is what it is for), so its redelivery does.
   if (webhook.state === 'disabled' && row.kind !== PING_KIND) throw new DomainError('conflict', { reason: 'webhook_disabled', webhook: webhookId });
   if (row.state !== 'pending') {
-    await reopenDelivery(ctx.trx, deliveryId, row.attempts + 1, now);
+    await reopenDelivery(ctx.db, deliveryId, row.attempts + 1, now);
   } else if (row.recorded === row.attempts) {
     // Waiting for a retry (no attempt under way: each started attempt is recorded when it ends).
-    await deliveryDueNow(ctx.trx, deliveryId, now);
+    await deliveryDueNow(ctx.db, deliveryId, now);
   }
-  await recordAudit(ctx.trx, ctx.actor, now, {
+  await recordAudit(ctx.db, ctx.actor, now, {
     action: 'webhook.redelivered',
     targetType: 'webhook',
     targetId: webhookId,

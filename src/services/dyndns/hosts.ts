@@ -88,12 +88,12 @@ export async function createHost(ctx: WriteContext, config: Config, input: HostC
       throw validationFailed([{ pointer: '/zone', code: 'zone_kind', detail: `${zone.name} is a reverse zone; DynDNS hosts live in forward zones.` }]);
     }
     if (zone.status === 'deleting') throw new DomainError('conflict', { reason: 'zone_being_deleted', zone: zone.name });
-    if (await dyndnsHostAt(ctx.trx, zone.id, name)) {
+    if (await dyndnsHostAt(ctx.db, zone.id, name)) {
       throw new DomainError('conflict', { reason: 'dyndns_host_exists', name });
     }
     // A host owns its name's address records: it does not take over records written otherwise,
     // and a CNAME there would leave no room for them (RFC 1034 §3.6.2).
-    const taken = await addressTypesAt(ctx.trx, zone.id, name);
+    const taken = await addressTypesAt(ctx.db, zone.id, name);
     if (taken.length)
       throw new DomainError('conflict', {
         reason: 'dyndns_name_in_use',
@@ -113,7 +113,7 @@ export async function createHost(ctx: WriteContext, config: Config, input: HostC
       created_at: now,
       updated_at: now,
     });
-    await recordAudit(ctx.trx, ctx.actor, now, {
+    await recordAudit(ctx.db, ctx.actor, now, {
       action: 'dyndns_host.created',
       targetType: 'dyndns_host',
       targetId: id,
@@ -128,7 +128,7 @@ export async function createHost(ctx: WriteContext, config: Config, input: HostC
         { changes, comment: `DynDNS host ${name} created` },
         { kind: 'records', locate: (_i, inner) => ({ pointer: inner }), manager: id },
       );
-    return { host: await getHost(ctx.scoped, ctx.trx, id), password };
+    return { host: await getHost(ctx.scoped, ctx.db, id), password };
   });
 }
 
@@ -145,10 +145,10 @@ function ownerOf(input: string, zone: Zone): string {
 
 /** Finds a host of the acting subtree and runs `write` with its zone locked (the write seam). */
 async function writeHost<T>(ctx: WriteContext, config: Config, id: string, write: (host: DyndnsHost, zone: Zone) => Promise<T>): Promise<T> {
-  const found = await getHost(ctx.scoped, ctx.trx, id);
+  const found = await getHost(ctx.scoped, ctx.db, id);
   return writeZone(ctx, config, found.zoneName, {}, async (zone) => {
     // Re-read under the zone's lock: a concurrent delete may have taken it.
-    const host = await getHost(ctx.scoped, ctx.trx, id);
+    const host = await getHost(ctx.scoped, ctx.db, id);
     return write(host, zone);
   });
 }
@@ -165,7 +165,7 @@ export const deleteHost = (ctx: WriteContext, config: Config, id: string): Promi
       );
     }
     await deleteDyndnsHost(ctx.scoped, id);
-    await recordAudit(ctx.trx, ctx.actor, ctx.clock.now(), {
+    await recordAudit(ctx.db, ctx.actor, ctx.clock.now(), {
       action: 'dyndns_host.deleted',
       targetType: 'dyndns_host',
       targetId: id,
@@ -180,8 +180,8 @@ export async function rotatePassword(ctx: WriteContext, id: string): Promise<Hos
   const passwordHash = await hashPassword(password);
   const updated = await setDyndnsHostPassword(ctx.scoped, id, passwordHash, ctx.clock.now());
   if (!updated) throw notFound('DynDNS host');
-  const host = await getHost(ctx.scoped, ctx.trx, id);
-  await recordAudit(ctx.trx, ctx.actor, ctx.clock.now(), {
+  const host = await getHost(ctx.scoped, ctx.db, id);
+  await recordAudit(ctx.db, ctx.actor, ctx.clock.now(), {
     action: 'dyndns_host.password_rotated',
     targetType: 'dyndns_host',
     targetId: id,

@@ -125,10 +125,10 @@ async function assertNoOverlap(ctx: WriteContext, block: Block) {
  * customer's choice (docs/rdns.md).
  */
 async function createReverseZone(ctx: WriteContext, config: Config, tenantId: string, prefixId: string, zone: ReverseZone): Promise<void> {
-  await lockNameFamily(ctx.trx, zone.name);
-  if (await zoneNameStillDeleting(ctx.trx, zone.name)) throw new DomainError('conflict', { reason: 'reverse_zone_still_deleting', zone: zone.name });
-  await assertNameFree(ctx.trx, zone.name);
-  await assertBackendCapacity(ctx.trx, config.zones.backendCapacity);
+  await lockNameFamily(ctx.db, zone.name);
+  if (await zoneNameStillDeleting(ctx.db, zone.name)) throw new DomainError('conflict', { reason: 'reverse_zone_still_deleting', zone: zone.name });
+  await assertNameFree(ctx.db, zone.name);
+  await assertBackendCapacity(ctx.db, config.zones.backendCapacity);
   const now = ctx.clock.now();
   const id = newId('zon');
   await insertZone(ctx.scoped, {
@@ -146,15 +146,15 @@ async function createReverseZone(ctx: WriteContext, config: Config, tenantId: st
     created_at: now,
     updated_at: now,
   });
-  const created = await findZone(ctx.scoped, config, zone.name, ctx.trx);
+  const created = await findZone(ctx.scoped, config, zone.name, ctx.db);
   await appendChangeSet(ctx, created, { kind: 'zone_create', comment: `reverse zone of prefix ${prefixId}`, itemCount: 0, summary: {}, results: [] });
-  await recordAudit(ctx.trx, ctx.actor, now, { action: 'zone.created', targetType: 'zone', targetId: id, details: { name: zone.name, prefix_id: prefixId } });
+  await recordAudit(ctx.db, ctx.actor, now, { action: 'zone.created', targetType: 'zone', targetId: id, details: { name: zone.name, prefix_id: prefixId } });
 }
 
 /** The name families of the prefix's reverse zones, all before the first zone is made (src/db/lockOrder.ts). */
 const lockPrefixZoneFamilies = (ctx: WriteContext, block: Block) =>
   lockNameFamilies(
-    ctx.trx,
+    ctx.db,
     reverseZonesOf(block).map((z) => z.name),
   );
 
@@ -187,7 +187,7 @@ export async function attachPrefix(ctx: WriteContext, config: Config, input: { c
   const id = newId('pfx');
   await insertPrefix(ctx.scoped, { id, tenant_id: tenant.id, cidr: formatBlock(block), attached_by: ctx.actor.token.tenant.id, created_at: now });
   for (const zone of zones) await createReverseZone(ctx, config, tenant.id, id, zone);
-  await recordAudit(ctx.trx, ctx.actor, now, {
+  await recordAudit(ctx.db, ctx.actor, now, {
     action: 'prefix.attached',
     targetType: 'prefix',
     targetId: id,
@@ -211,10 +211,10 @@ export async function detachPrefix(ctx: WriteContext, config: Config, dnssec: Dn
   const row = await findPrefix(ctx.scoped, block);
   assertStaff(ctx);
   await lockBlocks(ctx);
-  const zones = await reverseZonesOfPrefix(ctx.trx, row.id);
+  const zones = await reverseZonesOfPrefix(ctx.db, row.id);
   for (const name of zones) await deleteZone(ctx, config, name, { confirm: name, ifMatch: null, withPrefix: true }, dnssec);
-  await deletePrefixRow(ctx.trx, row.id);
-  await recordAudit(ctx.trx, ctx.actor, ctx.clock.now(), {
+  await deletePrefixRow(ctx.db, row.id);
+  await recordAudit(ctx.db, ctx.actor, ctx.clock.now(), {
     action: 'prefix.detached',
     targetType: 'prefix',
     targetId: row.id,
@@ -261,15 +261,15 @@ export async function checkPrefixDelegation(
   observed: Map<string, ObservedDelegation> | null,
 ): Promise<Prefix> {
   const row = await findPrefix(ctx.scoped, blockInPath(segment, '/prefix'));
-  const reading = await limiter.consume(delegationCheckBucket(row.id), 1, ctx.clock.now(), ctx.trx);
+  const reading = await limiter.consume(delegationCheckBucket(row.id), 1, ctx.clock.now(), ctx.db);
   if (!reading.allowed) throw new DomainError('rate_limited', { retry_after: reading.resetSeconds }, [], { 'Retry-After': String(reading.resetSeconds) });
-  const zones = await reverseZonesOfPrefix(ctx.trx, row.id);
+  const zones = await reverseZonesOfPrefix(ctx.db, row.id);
   const seen = new Map(observed ?? []);
   const unseen = zones.filter((name) => !seen.has(name));
   if (unseen.length) for (const [name, o] of await observeDelegations(unseen, deps.observeDelegation)) seen.set(name, o);
   for (const name of zones) {
     const delegation = classifyDelegation(seen.get(name)!, config.zones.nameservers, ctx.clock.now());
-    await storeZoneDelegation(ctx.trx, row.id, name, delegation);
+    await storeZoneDelegation(ctx.db, row.id, name, delegation);
   }
   return getPrefix(ctx.scoped, formatBlock(parseBlock(row.cidr)));
 }

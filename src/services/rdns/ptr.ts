@@ -236,7 +236,7 @@ export async function writePtrs(ctx: WriteContext, config: Config, writes: PtrWr
   });
   if (errors.length) throw validationFailed(errors);
 
-  const rc: ReadContext = { db: ctx.trx, scoped: ctx.scoped, actor: ctx.actor };
+  const rc: ReadContext = { db: ctx.db, scoped: ctx.scoped, actor: ctx.actor };
   const resolved = await resolve(rc, addresses);
   const byZone = new Map<string, number[]>();
   resolved.forEach((r, i) => byZone.set(r.zone.id, [...(byZone.get(r.zone.id) ?? []), i]));
@@ -259,7 +259,7 @@ export async function writePtrs(ctx: WriteContext, config: Config, writes: PtrWr
     changeSetIds.push(changeSet.id);
   }
   const items = await views(rc, resolved);
-  const warnings = await forwardConfirmation(ctx.trx, items, targets);
+  const warnings = await forwardConfirmation(ctx.db, items, targets);
   return { items, changeSetIds, warnings };
 }
 
