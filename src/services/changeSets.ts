@@ -2,7 +2,7 @@
 // with its zone.changed event in the caller's transaction, then NOTIFYs the publication workers.
 // Writes reach here through the write seam (writeZone, src/services/zoneWrite.ts), which has
 // locked the zone and checked the zone's If-Match header.
-import type { Statement } from '../db/context.js';
+import type { Statement, DbContext } from '../db/context.js';
 import type { Config } from '../config/index.js';
 import { auditRow, recordAudit } from '../db/repositories/auditLog.js';
 import { changeSetToDomain, changeSetToRow } from '../db/repositories/changeSetRows.js';
@@ -18,7 +18,6 @@ import {
 } from '../db/repositories/changeSetStore.js';
 import { eventRow } from '../db/repositories/events.js';
 import { recordDataToRow, recordToDomain, storedRecord } from '../db/repositories/recordRows.js';
-import type { ScopedDb } from '../db/tenantScope.js';
 import {
   type ChangeItem,
   type ChangeSetPlan,
@@ -295,14 +294,14 @@ export const submitChangeSet = (ctx: WriteContext, config: Config, zoneRef: stri
 export const createdRecord = (zone: Zone, planned: PlannedRecord, changeSet: ChangeSet, storedAt: Date): DnsRecord =>
   storedRecord(zone.id, planned, { version: 1, changeSet, at: storedAt });
 
-export async function getChangeSet(scoped: ScopedDb, zone: Zone, id: string): Promise<ChangeSet> {
-  const row = await changeSetRowById(scoped, zone.id, id);
+export async function getChangeSet(ctx: DbContext, zone: Zone, id: string): Promise<ChangeSet> {
+  const row = await changeSetRowById(ctx.scoped, zone.id, id);
   if (!row) throw notFound('change set');
   return changeSetToDomain(row, zone.name);
 }
 
-export async function listChangeSets(scoped: ScopedDb, zone: Zone, filter: { state?: ChangeSetState[]; since?: Date }, after: unknown[] | null, limit: number) {
-  const page = await changeSetPage(scoped, zone.id, filter, after, limit);
+export async function listChangeSets(ctx: DbContext, zone: Zone, filter: { state?: ChangeSetState[]; since?: Date }, after: unknown[] | null, limit: number) {
+  const page = await changeSetPage(ctx.scoped, zone.id, filter, after, limit);
   return { items: page.rows.map((r) => changeSetToDomain(r, zone.name)), next: page.next };
 }
 

@@ -4,9 +4,8 @@
 // when what is served changes (keys in, signing off) it is also a change set of kind `dnssec`
 // that the publication build signs (or stops signing) and publishes like any other.
 import type { Config } from '../config/index.js';
-import type { Runner, Transaction } from '../db/context.js';
+import type { Transaction, DbContext } from '../db/context.js';
 import { insertKey, type KeyRole, keysOfZones, type StoredKey, zoneKeys } from '../db/repositories/dnssecKeys.js';
-import type { ScopedDb } from '../db/tenantScope.js';
 import { dsOfKey, sealedZoneKey } from '../../nameserver/dnssec/keys.js';
 import { sealSecret } from '../db/sealedSecrets.js';
 import type { Registrar } from '../domain/dnssec/registrar.js';
@@ -86,12 +85,12 @@ function validationOf(state: DnssecState, status: DnssecStatus): DnssecView['val
 }
 
 /** The DNSSEC objects of zones already found (their reach checked by the caller), in two queries. */
-export async function dnssecViews(db: Runner, zones: Zone[]): Promise<DnssecView[]> {
+export async function dnssecViews(ctx: DbContext, zones: Zone[]): Promise<DnssecView[]> {
   if (!zones.length) return [];
   const ids = zones.map((z) => z.id);
-  const rows = await zoneDnssecRows<DnssecRow>(db, ids);
+  const rows = await zoneDnssecRows<DnssecRow>(ctx.db, ids);
   const rowOf = new Map(rows.map((r) => [r.id, r]));
-  const keysOf = await keysOfZones(db, ids);
+  const keysOf = await keysOfZones(ctx.db, ids);
   return zones.map((zone) => {
     const row = rowOf.get(zone.id)!;
     const keys = keysOf.get(zone.id)!;
@@ -112,10 +111,10 @@ export async function dnssecViews(db: Runner, zones: Zone[]): Promise<DnssecView
 }
 
 /** The DNSSEC object of a zone already found. */
-const dnssecView = async (db: Runner, zone: Zone): Promise<DnssecView> => (await dnssecViews(db, [zone]))[0]!;
+const dnssecView = async (ctx: DbContext, zone: Zone): Promise<DnssecView> => (await dnssecViews(ctx, [zone]))[0]!;
 
-export async function getDnssec(db: Runner, scoped: ScopedDb, config: Config, zoneRef: string): Promise<DnssecView> {
-  return dnssecView(db, await getZone(scoped, config, zoneRef));
+export async function getDnssec(ctx: DbContext, config: Config, zoneRef: string): Promise<DnssecView> {
+  return dnssecView(ctx, await getZone(ctx, config, zoneRef));
 }
 
 /** The whole zone built again: keys in or out, signing on or off. */
@@ -144,7 +143,7 @@ export async function enableDnssec(
     const state = zone.dnssec.state as DnssecState;
     if (zone.status === 'deleting') throw new DomainError('conflict', { reason: 'zone_being_deleted', zone: zone.name });
     if (DISABLING.includes(state)) throw new DomainError('dnssec_transition_in_progress', { name: zone.name, state });
-    if (state !== 'off') return { started: false, view: await dnssecView(ctx.db, zone) };
+    if (state !== 'off') return { started: false, view: await dnssecView(ctx, zone) };
 
     const registered = await deps.registrar.registeredHere(zone.name, ctx.db);
     const mode: DnssecMode = request.mode ?? (registered ? 'automatic' : 'assisted');
@@ -172,7 +171,7 @@ export async function enableDnssec(
       );
     await recordTransition(ctx.db, zone, 'off', 'signing', mode, now, { dnssec_denial: request.denial ?? 'nsec3', dnssec_status: '{}' });
     await republish(ctx, zone, 'keys_published');
-    return { started: true, view: await dnssecView(ctx.db, zone) };
+    return { started: true, view: await dnssecView(ctx, zone) };
   });
 }
 
@@ -187,7 +186,7 @@ export async function disableDnssec(
   return writeZone(ctx, deps.config, zoneRef, { reach }, async (zone) => {
     const state = zone.dnssec.state as DnssecState;
     if (DISABLING.includes(state)) throw new DomainError('dnssec_transition_in_progress', { name: zone.name, state });
-    if (state === 'off') return { started: false, view: await dnssecView(ctx.db, zone) };
+    if (state === 'off') return { started: false, view: await dnssecView(ctx, zone) };
     const mode = zone.dnssec.mode as DnssecMode;
     const now = ctx.clock.now();
     // Before any DS went up the zone can go unsigned at once; otherwise the DS goes first.
@@ -201,7 +200,7 @@ export async function disableDnssec(
       await recordTransition(ctx.db, zone, state, 'unsigning', mode, now);
       await republish(ctx, zone, 'unsigned');
     }
-    return { started: true, view: await dnssecView(ctx.db, zone) };
+    return { started: true, view: await dnssecView(ctx, zone) };
   });
 }
 
@@ -215,9 +214,9 @@ export type DnssecCheckOutcome = { checked: true } | { retryAfter: number };
  * limiter's block and the check's transaction would each want a second pool connection while the
  * request holds one. It never refuses (null: nothing to check; the handler answers).
  */
-export async function runDnssecCheck(scoped: ScopedDb, deps: DnssecDeps, limiter: RateLimiter, zoneRef: string, now: Date): Promise<DnssecCheckOutcome | null> {
+export async function runDnssecCheck(ctx: DbContext, deps: DnssecDeps, limiter: RateLimiter, zoneRef: string, now: Date): Promise<DnssecCheckOutcome | null> {
   if (!deps.config.dnssec.available) return null;
-  const zone = await getZone(scoped, deps.config, zoneRef).catch(() => null);
+  const zone = await getZone(ctx, deps.config, zoneRef).catch(() => null);
   if (!zone) return null;
   const reading = await limiter.consume(`dnssec-check:${zone.id}`, 1, now);
   if (!reading.allowed) return { retryAfter: reading.resetSeconds };
@@ -228,11 +227,11 @@ export async function runDnssecCheck(scoped: ScopedDb, deps: DnssecDeps, limiter
 /** POST …/check, in the request's transaction: the answer to what runDnssecCheck did. */
 export async function checkDnssec(ctx: WriteContext, deps: DnssecDeps, zoneRef: string, outcome: DnssecCheckOutcome | null): Promise<DnssecView> {
   assertAvailable(deps.config);
-  const zone = await getZone(ctx.scoped, deps.config, zoneRef);
+  const zone = await getZone(ctx, deps.config, zoneRef);
   if (outcome && 'retryAfter' in outcome) {
     throw new DomainError('rate_limited', { retry_after: outcome.retryAfter }, [], { 'Retry-After': String(outcome.retryAfter) });
   }
-  return dnssecView(ctx.db, zone);
+  return dnssecView(ctx, zone);
 }
 
 /**
@@ -290,6 +289,6 @@ export async function requestRollover(ctx: WriteContext, deps: DnssecDeps, zoneR
       await recordKskRollover(ctx.db, zone.id, rollover, now);
     }
     await republish(ctx, zone, `${key}_rollover`);
-    return dnssecView(ctx.db, zone);
+    return dnssecView(ctx, zone);
   });
 }

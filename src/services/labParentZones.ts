@@ -9,7 +9,7 @@ import { newId } from '../domain/ids.js';
 import type { ChangeSet } from '../domain/model/changeSet.js';
 import { applyChangeSet, appendChangeSet } from './changeSets.js';
 import type { WriteContext } from './writeContext.js';
-import { findZone } from './zoneReads.js';
+import { lockedZone } from './zoneReads.js';
 import { writeZone } from './zoneWrite.js';
 
 /** TTL of the parent zones' records: short, so a lab resolver follows delegation changes quickly. */
@@ -42,7 +42,7 @@ export async function createLabParentZone(ctx: WriteContext, config: Config, nam
     created_at: now,
     updated_at: now,
   });
-  const zone = await findZone(ctx.scoped, config, name, ctx.db, 'lab_parent');
+  const zone = await lockedZone(ctx, config, name, 'lab_parent');
   await appendChangeSet(ctx, zone, { kind: 'zone_create', comment: 'lab parent zone', itemCount: 0, summary: {}, results: [] });
 }
 

@@ -1,6 +1,6 @@
 // Provider staff and resellers administer the tenants below them (docs/tenants.md).
 import { recordAudit } from '../db/repositories/auditLog.js';
-import type { Transaction } from '../db/context.js';
+import type { DbContext, Transaction, TransactionContext } from '../db/context.js';
 import {
   billingClientLinked,
   findTenant,
@@ -12,7 +12,6 @@ import {
   TENANT_DEFAULTS,
   updateTenantRow,
 } from '../db/repositories/tenantRows.js';
-import type { ScopedDb } from '../db/tenantScope.js';
 import { DomainError, notFound, validationFailed } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import { CHILD_TYPES, type TenantType } from '../domain/tenancy.js';
@@ -28,16 +27,19 @@ export interface TenantSettings {
   billing_client_id?: string | null;
 }
 
-/** `lock`: the row locked for the rest of that transaction (FOR NO KEY UPDATE: src/db/lockOrder.ts). */
-export async function getTenant(scoped: ScopedDb, id: string, lock: Transaction | null = null): Promise<Tenant> {
-  const tenant = await findTenant(scoped, id, lock);
+const found = (tenant: Tenant | null): Tenant => {
   if (!tenant) throw notFound('tenant');
   return tenant;
-}
+};
+
+export const getTenant = async (ctx: DbContext, id: string): Promise<Tenant> => found(await findTenant(ctx.scoped, id));
+
+/** The tenant, its row locked for the rest of the transaction (FOR NO KEY UPDATE: src/db/lockOrder.ts). */
+export const lockedTenant = async (ctx: TransactionContext, id: string): Promise<Tenant> => found(await findTenant(ctx.scoped, id, ctx.db));
 
 export type { TenantListFilter };
 
-export const listTenants = (scoped: ScopedDb, filter: TenantListFilter, after: unknown[] | null, limit: number) => pageTenants(scoped, filter, after, limit);
+export const listTenants = (ctx: DbContext, filter: TenantListFilter, after: unknown[] | null, limit: number) => pageTenants(ctx.scoped, filter, after, limit);
 
 /** Administration acts strictly below the acting tenant: nobody raises their own limits. */
 function assertBelowActing(actor: Actor, tenant: Tenant) {
@@ -54,7 +56,7 @@ async function assertBillingClientFree(trx: Transaction, billingClientId: string
 }
 
 export async function createTenant(ctx: WriteContext, input: TenantSettings & { type: TenantType; name: string; parent_id?: string }): Promise<Tenant> {
-  const parent = await getTenant(ctx.scoped, input.parent_id ?? ctx.actor.acting.id);
+  const parent = await getTenant(ctx, input.parent_id ?? ctx.actor.acting.id);
   if (!CHILD_TYPES[parent.type].includes(input.type)) {
     throw validationFailed([
       {
@@ -101,7 +103,7 @@ export async function createTenant(ctx: WriteContext, input: TenantSettings & { 
 }
 
 export async function updateTenant(ctx: WriteContext, id: string, patch: TenantSettings, precondition: (current: Tenant) => void): Promise<Tenant> {
-  const current = await getTenant(ctx.scoped, id, ctx.db);
+  const current = await lockedTenant(ctx, id);
   assertBelowActing(ctx.actor, current);
   precondition(current);
   await assertBillingClientFree(ctx.db, patch.billing_client_id, id);
@@ -135,7 +137,7 @@ export async function updateTenant(ctx: WriteContext, id: string, patch: TenantS
 }
 
 export async function setSuspension(ctx: WriteContext, id: string, suspend: boolean, reason: string | null): Promise<Tenant> {
-  const current = await getTenant(ctx.scoped, id, ctx.db);
+  const current = await lockedTenant(ctx, id);
   assertBelowActing(ctx.actor, current);
   if (current.suspended === suspend) return current;
   ctx.identityChanged();

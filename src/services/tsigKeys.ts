@@ -8,7 +8,7 @@
 //   a nameserver finds a key by its name alone.
 // - Every change NOTIFYs TSIG_KEYS_CHANNEL on commit, so nameserver processes reload the list.
 import type { Config } from '../config/index.js';
-import type { Runner } from '../db/context.js';
+import type { Runner, DbContext } from '../db/context.js';
 import { recordAudit } from '../db/repositories/auditLog.js';
 import { lockTenantRow } from '../db/repositories/tenantRows.js';
 import {
@@ -22,7 +22,6 @@ import {
   type TsigKey,
   updateTsigKeyRow,
 } from '../db/repositories/tsigKeyRows.js';
-import type { ScopedDb } from '../db/tenantScope.js';
 import { sealSecret, unsealSecret } from '../db/sealedSecrets.js';
 import { type CredentialPolicy, type CredentialPolicyInput, normalizeCredentialPolicy } from '../domain/credentialPolicy.js';
 import { DomainError, notFound, validationFailed } from '../domain/errors.js';
@@ -78,10 +77,10 @@ async function assertKeyQuota(ctx: WriteContext): Promise<void> {
     throw new DomainError('quota_exceeded', { quota: 'max_tsig_keys', limit: MAX_TSIG_KEYS_PER_TENANT });
 }
 
-export const listTsigKeys = (scoped: ScopedDb, after: unknown[] | null, limit: number) => pageTsigKeys(scoped, after, limit);
+export const listTsigKeys = (ctx: DbContext, after: unknown[] | null, limit: number) => pageTsigKeys(ctx.scoped, after, limit);
 
-export async function getTsigKey(scoped: ScopedDb, id: string): Promise<TsigKey> {
-  const key = await findTsigKey(scoped, id);
+export async function getTsigKey(ctx: DbContext, id: string): Promise<TsigKey> {
+  const key = await findTsigKey(ctx.scoped, id);
   if (!key) throw notFound('TSIG key');
   return key;
 }
@@ -136,7 +135,7 @@ export async function createTsigKey(ctx: WriteContext, deps: TsigKeyDeps, input:
 
 /** A new secret for the key (same name and algorithm), returned this once; the old one stops working. */
 export async function rotateTsigKey(ctx: WriteContext, deps: TsigKeyDeps, id: string): Promise<{ key: TsigKey; secret: string }> {
-  const current = await getTsigKey(ctx.scoped, id);
+  const current = await getTsigKey(ctx, id);
   const secret = generateTsigSecret(current.algorithm);
   const now = ctx.clock.now();
   const key = await changeKey(ctx, current, now, { secret: sealSecret(secret, deps.kek), rotated_at: now }, 'tsig_key.rotated', {});
@@ -145,13 +144,13 @@ export async function rotateTsigKey(ctx: WriteContext, deps: TsigKeyDeps, id: st
 
 /** Replaces the key's policy (null: none, its tenant's zones alone). */
 export async function updateTsigKeyPolicy(ctx: WriteContext, id: string, input: CredentialPolicyInput | null): Promise<TsigKey> {
-  const current = await getTsigKey(ctx.scoped, id);
+  const current = await getTsigKey(ctx, id);
   const policy = policyOf(ctx, input);
   return changeKey(ctx, current, ctx.clock.now(), { policy }, 'tsig_key.updated', { policy });
 }
 
 export async function deleteTsigKey(ctx: WriteContext, id: string): Promise<void> {
-  const current = await getTsigKey(ctx.scoped, id);
+  const current = await getTsigKey(ctx, id);
   await deleteTsigKeyRow(ctx.scoped, id);
   await recordAudit(ctx.db, ctx.actor, ctx.clock.now(), { action: 'tsig_key.deleted', targetType: 'tsig_key', targetId: id, details: { name: current.name } });
   await notifyTsigKeysChanged(ctx.db, id);

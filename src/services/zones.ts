@@ -1,13 +1,12 @@
 // Zones: creation with the spec's ordered checks, settings, deletion, reading and listing.
 import { domainToUnicode } from 'node:url';
-import type { Transaction } from '../db/context.js';
+import type { Transaction, DbContext } from '../db/context.js';
 import type { Config } from '../config/index.js';
 import { recordAudit } from '../db/repositories/auditLog.js';
 import { recordEvents } from '../db/repositories/events.js';
 import { nameSortKey, recordToDomain } from '../db/repositories/recordRows.js';
 import { zoneToDomain } from '../db/repositories/zoneRows.js';
 import type { SortKey } from '../db/paginate.js';
-import type { ScopedDb } from '../db/tenantScope.js';
 import type { ChangeItem, LocateItem, Warning } from '../domain/changeSets/planChangeSet.js';
 import { DomainError } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
@@ -36,7 +35,7 @@ import {
   zoneOverlaps,
   zonePage,
 } from '../db/repositories/zoneStore.js';
-import { findZone, getZone } from './zoneReads.js';
+import { getZone, lockedZone } from './zoneReads.js';
 import { assertZoneMatches, writeZone } from './zoneWrite.js';
 import { exportZoneFile } from './zoneExport.js';
 import { lastSystemWrite, renderSystemRecords } from './systemRecords.js';
@@ -66,11 +65,11 @@ const SORTS: Record<ZoneListFilter['sort'], SortKey[]> = {
   ],
 };
 
-export async function listZones(scoped: ScopedDb, config: Config, filter: ZoneListFilter, after: unknown[] | null, limit: number) {
+export async function listZones(ctx: DbContext, config: Config, filter: ZoneListFilter, after: unknown[] | null, limit: number) {
   const sort = SORTS[filter.sort];
   // Cursor values of timestamps travel as ISO strings.
   const decoded = after?.map((v, i) => (sort[i]!.field === 'created_at' ? new Date(v as string) : v)) ?? null;
-  const { total, ...page } = await zonePage(scoped, config.zones.protectedNames, filter, sort, decoded, limit);
+  const { total, ...page } = await zonePage(ctx.scoped, config.zones.protectedNames, filter, sort, decoded, limit);
   return {
     items: page.rows.map(zoneToDomain),
     next: page.next?.map((v) => (v instanceof Date ? v.toISOString() : v)) ?? null,
@@ -178,7 +177,7 @@ export async function createZone(
     created_at: now,
     updated_at: now,
   });
-  const zone = await findZone(ctx.scoped, config, name, ctx.db);
+  const zone = await lockedZone(ctx, config, name);
   const changeSet = await appendChangeSet(ctx, zone, { kind: 'zone_create', itemCount: input.records?.length ?? 0, summary: {}, results: [] });
   // Initial records (and a template's) join the creation's change set: one atomic unit (spec).
   const records = input.records ?? [];
@@ -193,7 +192,7 @@ export async function createZone(
   }
   await recordAudit(ctx.db, ctx.actor, now, { action: 'zone.created', targetType: 'zone', targetId: id, details: { name } });
   await recordEvents(ctx.db, quotaWarnings, now);
-  return { zone: await getZone(ctx.scoped, config, name), warnings };
+  return { zone: await getZone(ctx, config, name), warnings };
 }
 
 export interface ZoneSettings {
@@ -218,7 +217,7 @@ export const updateZone = (ctx: WriteContext, config: Config, zoneRef: string, s
       zoneColumns: changes,
     });
     await recordAudit(ctx.db, ctx.actor, now, { action: 'zone.updated', targetType: 'zone', targetId: zone.id, details: { name: zone.name, ...changes } });
-    return getZone(ctx.scoped, config, zone.name);
+    return getZone(ctx, config, zone.name);
   });
 
 /**
@@ -250,13 +249,13 @@ export const deleteZone = (
       zone_id: zone.id,
       zone_name: zone.name,
       tenant_id: zone.tenantId,
-      zonefile: await exportZoneFile(ctx.scoped, zone, { includeSystem: true, nameservers: config.zones.nameservers }),
+      zonefile: await exportZoneFile(ctx, zone, { includeSystem: true, nameservers: config.zones.nameservers }),
       deleted_at: now,
       expires_at: new Date(now.getTime() + DELETED_EXPORT_RETENTION_MS),
     });
     await requestZoneDeletion(ctx, zone, now);
     await recordAudit(ctx.db, ctx.actor, now, { action: 'zone.deletion_requested', targetType: 'zone', targetId: zone.id, details: { name: zone.name } });
-    return getZone(ctx.scoped, config, zone.name);
+    return getZone(ctx, config, zone.name);
   });
 
 /**
@@ -299,17 +298,17 @@ const compareKeys = (a: unknown[], b: unknown[]) => {
  * whose name key is the smallest, among the apex records by type.
  */
 export async function listRecords(
-  scoped: ScopedDb,
+  ctx: DbContext,
   zone: Zone,
   filter: RecordListFilter,
   after: unknown[] | null,
   limit: number,
   nameservers: readonly string[],
 ) {
-  const page = await recordPage(scoped, zone.id, filter, RECORD_SORT, after, limit);
+  const page = await recordPage(ctx.scoped, zone.id, filter, RECORD_SORT, after, limit);
   if (!filter.includeSystem) return { items: page.rows.map(recordToDomain) as DnsRecord[], next: page.next };
 
-  const system = renderSystemRecords(zone, nameservers, await lastSystemWrite(scoped, zone))
+  const system = renderSystemRecords(zone, nameservers, await lastSystemWrite(ctx, zone))
     .filter((r) => !filter.type?.length || filter.type.includes(r.type))
     .filter((r) => filter.name === undefined || filter.name === r.name)
     .filter((r) => !filter.q || r.name.includes(filter.q) || r.content.toLowerCase().includes(filter.q))

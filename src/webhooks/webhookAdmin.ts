@@ -2,7 +2,7 @@
 // secret rotation, pausing and enabling, the test ping, the delivery log and redelivery. Every
 // query goes through the acting tenant's ScopedDb: a webhook outside the subtree does not exist here.
 import { randomBytes } from 'node:crypto';
-import type { Transaction, TransactionContext } from '../db/context.js';
+import type { DbContext, Transaction, TransactionContext } from '../db/context.js';
 import { sealSecret } from '../db/sealedSecrets.js';
 import { type AuditActor, recordAudit } from '../db/repositories/auditLog.js';
 import { recordEvents } from '../db/repositories/events.js';
@@ -397,8 +397,8 @@ type DeliveryRow = {
 /** The `webhooks` section of GET /stats (a StatsContributor of src/services/stats.ts, by shape). */
 export const webhookStats = {
   name: 'webhooks',
-  async collect(scoped: ScopedDb): Promise<Record<string, number>> {
-    const rows = (await scoped.from('webhooks').select('state').count({ n: '*' }).groupBy('state')) as { state: string; n: number | string }[];
+  async collect(ctx: DbContext): Promise<Record<string, number>> {
+    const rows = (await ctx.scoped.from('webhooks').select('state').count({ n: '*' }).groupBy('state')) as { state: string; n: number | string }[];
     const by = Object.fromEntries(rows.map((r) => [r.state, Number(r.n)]));
     return { active: by.active ?? 0, disabled: by.disabled ?? 0 };
   },

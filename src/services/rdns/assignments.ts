@@ -19,7 +19,6 @@ import {
   tenantAssignmentHolding,
 } from '../../db/repositories/ipAssignmentRows.js';
 import type { IpAssignment } from '../../db/repositories/rdnsRows.js';
-import type { ScopedDb } from '../../db/tenantScope.js';
 import { DomainError, validationFailed } from '../../domain/errors.js';
 import { type Block, formatBlock } from '../../domain/ip/address.js';
 import { newId } from '../../domain/ids.js';
@@ -36,8 +35,8 @@ export type { AssignmentFilter };
 
 export const listAssignments = (ctx: DbContext, filter: AssignmentFilter, after: unknown[] | null, limit: number) => pageAssignments(ctx, filter, after, limit);
 
-async function getAssignment(scoped: ScopedDb, id: string): Promise<IpAssignment> {
-  const found = await findAssignment(scoped, id);
+async function getAssignment(ctx: DbContext, id: string): Promise<IpAssignment> {
+  const found = await findAssignment(ctx.scoped, id);
   if (!found) throw new DomainError('not_found', { resource: 'IP assignment' });
   return found;
 }
@@ -113,12 +112,12 @@ export async function createAssignment(ctx: WriteContext, config: Config, reques
     targetId: id,
     details: { cidr, tenant_id: target.id, server_name: serverName },
   });
-  return getAssignment(ctx.scoped, id);
+  return getAssignment(ctx, id);
 }
 
 /** Only the tenant that made an assignment (or the platform) takes it back; its PTRs stay, defaults return. */
 export async function deleteAssignment(ctx: WriteContext, config: Config, id: string): Promise<void> {
-  const a = await getAssignment(ctx.scoped, id);
+  const a = await getAssignment(ctx, id);
   if (ctx.actor.acting.type !== 'platform' && a.assignedBy !== ctx.actor.acting.id)
     throw new DomainError('forbidden', { reason: 'assignments_by_platform_or_reseller' });
   if (await assignmentHasChildren(ctx.db, id)) throw new DomainError('conflict', { reason: 'assignment_has_children', cidr: formatBlock(a.block) });

@@ -9,7 +9,7 @@
 // the rest for the worker (writeDueForwardRecords), which writes one chunk per
 // transaction until nothing differs. A chunk recomputes the difference from what is stored, so a
 // crash, a second worker or a change in between never writes a record twice.
-import type { Pool, Runner, Transaction } from '../../db/context.js';
+import type { Pool, Transaction, DbContext } from '../../db/context.js';
 import {
   deleteForwardJob,
   dueForwardJobs,
@@ -37,7 +37,7 @@ import type { Zone } from '../../domain/model/zone.js';
 import { isAtOrBelow } from '../../../nameserver/wire/name.js';
 import { applyChangeSet } from '../changeSets.js';
 import { tenantWriteContext, type WriteContext } from '../writeContext.js';
-import { findZone } from '../zoneReads.js';
+import { getZone } from '../zoneReads.js';
 import { writeZone } from '../zoneWrite.js';
 import { ownerScope } from './reverseZones.js';
 import { tryAdvisoryLock } from '../../db/lockOrder.js';
@@ -64,7 +64,7 @@ export async function forwardZoneInput(
   spaceId: string | null = null,
 ): Promise<Zone> {
   const problem = (code: string, detail: string) => validationFailed([{ pointer: '/forward_zone', code, detail }]);
-  const zone = await findZone(ctx.scoped, config, name, null).catch((e: unknown) => {
+  const zone = await getZone(ctx, config, name).catch((e: unknown) => {
     if (e instanceof DomainError && e.code === 'not_found') return null;
     throw e;
   });
@@ -241,12 +241,12 @@ export interface ForwardRecordsState {
 
 /** The forward-record state of each space: from its job rows, or complete without any. */
 export async function forwardRecordsStates(
-  db: Runner,
+  ctx: DbContext,
   spaces: { id: string; block: Block; forwardZoneId: string | null }[],
 ): Promise<Map<string, ForwardRecordsState>> {
   const ids = spaces.map((s) => s.id);
-  const jobs = ids.length ? await forwardJobsOf(db, ids) : [];
-  const singles = ids.length ? await singleAssignmentCounts(db, ids) : [];
+  const jobs = ids.length ? await forwardJobsOf(ctx.db, ids) : [];
+  const singles = ids.length ? await singleAssignmentCounts(ctx.db, ids) : [];
   const states = new Map<string, ForwardRecordsState>();
   for (const s of spaces) {
     const own = jobs.filter((j) => j.space_id === s.id);

@@ -21,7 +21,7 @@ import type { WriteContext } from '../writeContext.js';
 import { type DnssecDeps, type DnssecView, disableDnssec, dnssecViews, enableDnssec, prepareDeletion } from '../dnssec.js';
 import { zoneToDomain } from '../../db/repositories/zoneRows.js';
 import { DISABLING, type DnssecState } from '../../domain/dnssec/states.js';
-import type { DbContext, Runner } from '../../db/context.js';
+import type { DbContext } from '../../db/context.js';
 import {
   allIpSpaceRows,
   deleteIpSpaceRow,
@@ -48,23 +48,23 @@ export function assertPlatform(actor: Actor): void {
 /** A space as the API shows it: with how far its forward records are. */
 export type IpSpaceView = IpSpace & { forwardRecords: ForwardRecordsState };
 
-async function withForwardRecords(db: Runner, spaces: IpSpace[]): Promise<IpSpaceView[]> {
+async function withForwardRecords(ctx: DbContext, spaces: IpSpace[]): Promise<IpSpaceView[]> {
   const states = await forwardRecordsStates(
-    db,
+    ctx,
     spaces.map((s) => ({ id: s.id, block: s.block, forwardZoneId: s.forwardZone?.id ?? null })),
   );
   return spaces.map((s) => ({ ...s, forwardRecords: states.get(s.id)! }));
 }
 
-export async function listIpSpaces(db: Runner, actor: Actor): Promise<IpSpaceView[]> {
+export async function listIpSpaces(ctx: DbContext, actor: Actor): Promise<IpSpaceView[]> {
   assertPlatform(actor);
-  return withForwardRecords(db, (await allIpSpaceRows(db)).map(ipSpaceToDomain));
+  return withForwardRecords(ctx, (await allIpSpaceRows(ctx.db)).map(ipSpaceToDomain));
 }
 
-export async function getIpSpace(db: Runner, id: string): Promise<IpSpaceView> {
-  const row = await ipSpaceRow(db, id);
+export async function getIpSpace(ctx: DbContext, id: string): Promise<IpSpaceView> {
+  const row = await ipSpaceRow(ctx.db, id);
   if (!row) throw new DomainError('not_found', { resource: 'address space' });
-  return (await withForwardRecords(db, [ipSpaceToDomain(row)]))[0]!;
+  return (await withForwardRecords(ctx, [ipSpaceToDomain(row)]))[0]!;
 }
 
 /** A default-PTR pattern for the block as it is stored, or 422 at /ptr_pattern (docs/rdns.md "Default PTRs"). */
@@ -162,7 +162,7 @@ export async function createIpSpace(
     targetId: id,
     details: { cidr: formatBlock(block), zones: zones.map((z) => z.name), dnssec: request.dnssec === true, forward_zone: forwardZone?.name ?? null },
   });
-  return getIpSpace(ctx.db, id);
+  return getIpSpace(ctx, id);
 }
 
 function requireDnssec(deps: DnssecDeps | null): DnssecDeps {
@@ -232,7 +232,7 @@ export async function updateIpSpace(ctx: WriteContext, config: Config, deps: Dns
     targetId: id,
     details: { cidr: row.cidr, ...change },
   });
-  return getIpSpace(ctx.db, id);
+  return getIpSpace(ctx, id);
 }
 
 /** Every reverse zone of the space built anew (its defaults rendered from the pattern now stored): a whole-zone change set each. */
@@ -253,10 +253,10 @@ export interface SpaceZone {
 /** The reverse zones of a space with their DNSSEC object, by block: what staff read to follow or hand on the DS. */
 export async function listIpSpaceZones(ctx: DbContext, config: Config, actor: Actor, id: string, after: unknown[] | null, limit: number) {
   assertPlatform(actor);
-  await getIpSpace(ctx.db, id);
+  await getIpSpace(ctx, id);
   const page = await pageSpaceZoneRows(ctx, config.zones.protectedNames, id, after, limit);
   const zones = page.rows.map(zoneToDomain);
-  const views = await dnssecViews(ctx.db, zones);
+  const views = await dnssecViews(ctx, zones);
   const items: SpaceZone[] = page.rows.map((row, i) => ({ name: zones[i]!.name, block: row.reverse_block_text, status: zones[i]!.status, dnssec: views[i]! }));
   return { items, next: page.next };
 }
