@@ -1,7 +1,7 @@
 // Credential policies at work (docs/credentials.md; the rules: src/domain/credentialPolicy.ts).
 // Where they are checked:
 //   - every API request: source address and expiry (the pipeline, before anything else runs);
-//   - every zone a request names, read or write: the zones (findZone and the zone list, through
+//   - every zone a request names, read or write: the zones (getZone and the zone list, through
 //     the zone names the request's ScopedDb carries);
 //   - every write to a zone, at the write seam (applyChangeSet per record, appendChangeSet for a
 //     write to the whole zone): all rules, against the actor's credential — an API token's policy,

@@ -8,7 +8,7 @@
 //   a nameserver finds a key by its name alone.
 // - Every change NOTIFYs TSIG_KEYS_CHANNEL on commit, so nameserver processes reload the list.
 import type { Config } from '../config/index.js';
-import type { Runner, DbContext } from '../db/context.js';
+import type { DbContext, Pool } from '../db/context.js';
 import { recordAudit } from '../db/repositories/auditLog.js';
 import { lockTenantRow } from '../db/repositories/tenantRows.js';
 import {
@@ -161,8 +161,8 @@ export async function deleteTsigKey(ctx: WriteContext, id: string): Promise<void
  * signed messages with (by the key's name) and, for an RFC 2136 update, whose tenant and policy
  * the update is checked against. Reload on TSIG_KEYS_CHANNEL.
  */
-export async function loadTenantTsigKeys(db: Runner, kek: Buffer): Promise<TenantTsigKey[]> {
-  return (await allTsigKeyRows(db)).map((r) => ({
+export async function loadTenantTsigKeys(pool: Pool, kek: Buffer): Promise<TenantTsigKey[]> {
+  return (await allTsigKeyRows(pool)).map((r) => ({
     id: r.id,
     tenantId: r.tenant_id,
     name: r.name,

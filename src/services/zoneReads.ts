@@ -26,7 +26,7 @@ async function zoneNamed(ctx: DbContext, config: Config, pathName: string, lock:
 export const getZone = (ctx: DbContext, config: Config, pathName: string, reach: ZoneReach = 'tenant'): Promise<Zone> =>
   zoneNamed(ctx, config, pathName, null, reach);
 
-/** The zone, its row locked for the rest of the transaction (the write seam's lockZone only; see zoneRowByName). */
+/** The zone, its row locked FOR NO KEY UPDATE for the rest of the transaction (writeZone's lock; see zoneRowByName). */
 export const lockedZone = (ctx: TransactionContext, config: Config, pathName: string, reach: ZoneReach = 'tenant'): Promise<Zone> =>
   zoneNamed(ctx, config, pathName, ctx.db, reach);
 
