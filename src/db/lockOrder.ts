@@ -27,7 +27,7 @@ export const LOCK_ORDER = [
   'templates',
   /** Rows of ip_spaces (FOR UPDATE or FOR SHARE): a space before the zones it renders into. */
   'ip_spaces',
-  /** Rows of zones, FOR NO KEY UPDATE (the write seam's lockZone); several in name order. */
+  /** Rows of zones, FOR NO KEY UPDATE (the write seam's lockedZone); several in name order. */
   'zones',
   /** Advisory: the lab registry's parent zones, after the child zone whose delegation it edits. */
   'lab_parents',

@@ -1,4 +1,5 @@
 // API clients, their tokens, and the users tokens may be tied to.
+import type { DbContext } from '../db/context.js';
 import { recordAudit } from '../db/repositories/auditLog.js';
 import {
   type ApiClient,
@@ -16,7 +17,6 @@ import {
   userEmailTaken,
   userExists,
 } from '../db/repositories/apiCredentialRows.js';
-import type { ScopedDb } from '../db/tenantScope.js';
 import type { Deployment } from '../config/index.js';
 import { type CredentialPolicyInput, normalizeCredentialPolicy } from '../domain/credentialPolicy.js';
 import { DomainError, notFound, validationFailed } from '../domain/errors.js';
@@ -29,22 +29,22 @@ import type { WriteContext } from './writeContext.js';
 
 export type { ApiClient, ApiToken, User };
 
-export async function getApiClient(scoped: ScopedDb, id: string): Promise<ApiClient> {
-  const client = await findApiClient(scoped, id);
+export async function getApiClient(ctx: DbContext, id: string): Promise<ApiClient> {
+  const client = await findApiClient(ctx.scoped, id);
   if (!client) throw notFound('API client');
   return client;
 }
 
-export async function listApiClients(scoped: ScopedDb, tenantId: string, after: unknown[] | null, limit: number) {
-  await getTenant(scoped, tenantId);
-  return pageApiClients(scoped, tenantId, after, limit);
+export async function listApiClients(ctx: DbContext, tenantId: string, after: unknown[] | null, limit: number) {
+  await getTenant(ctx, tenantId);
+  return pageApiClients(ctx.scoped, tenantId, after, limit);
 }
 
 export async function createApiClient(ctx: WriteContext, tenantId: string, name: string): Promise<ApiClient> {
-  await getTenant(ctx.scoped, tenantId);
+  await getTenant(ctx, tenantId);
   const now = ctx.clock.now();
   const client = await insertApiClient(ctx.scoped, { id: newId('cli'), tenantId, name, createdAt: now });
-  await recordAudit(ctx.trx, ctx.actor, now, {
+  await recordAudit(ctx.db, ctx.actor, now, {
     action: 'api_client.created',
     targetType: 'api_client',
     targetId: client.id,
@@ -53,13 +53,13 @@ export async function createApiClient(ctx: WriteContext, tenantId: string, name:
   return client;
 }
 
-export async function listTokens(scoped: ScopedDb, apiClientId: string, after: unknown[] | null, limit: number) {
-  await getApiClient(scoped, apiClientId);
-  return pageTokens(scoped, apiClientId, after, limit);
+export async function listTokens(ctx: DbContext, apiClientId: string, after: unknown[] | null, limit: number) {
+  await getApiClient(ctx, apiClientId);
+  return pageTokens(ctx.scoped, apiClientId, after, limit);
 }
 
-export async function getToken(scoped: ScopedDb, id: string): Promise<ApiToken> {
-  const token = await findToken(scoped, id);
+export async function getToken(ctx: DbContext, id: string): Promise<ApiToken> {
+  const token = await findToken(ctx.scoped, id);
   if (!token) throw notFound('token');
   return token;
 }
@@ -83,7 +83,7 @@ export async function createToken(
   apiClientId: string,
   input: TokenInput,
 ): Promise<{ token: ApiToken; secret: string }> {
-  const client = await getApiClient(ctx.scoped, apiClientId);
+  const client = await getApiClient(ctx, apiClientId);
   const beyond = missingScopes(ctx.actor.token.scopes, input.scopes);
   if (beyond.length) {
     throw validationFailed(
@@ -120,7 +120,7 @@ export async function createToken(
     policy,
     createdAt: now,
   });
-  await recordAudit(ctx.trx, ctx.actor, now, {
+  await recordAudit(ctx.db, ctx.actor, now, {
     action: 'token.created',
     targetType: 'token',
     targetId: token.id,
@@ -130,25 +130,25 @@ export async function createToken(
 }
 
 export async function revokeToken(ctx: WriteContext, id: string): Promise<ApiToken> {
-  const current = await getToken(ctx.scoped, id);
+  const current = await getToken(ctx, id);
   if (current.revokedAt) return current;
   ctx.identityChanged();
   const now = ctx.clock.now();
   const token = await markTokenRevoked(ctx.scoped, id, now);
-  await recordAudit(ctx.trx, ctx.actor, now, { action: 'token.revoked', targetType: 'token', targetId: id });
+  await recordAudit(ctx.db, ctx.actor, now, { action: 'token.revoked', targetType: 'token', targetId: id });
   return token;
 }
 
-export async function listUsers(scoped: ScopedDb, tenantId: string, after: unknown[] | null, limit: number) {
-  await getTenant(scoped, tenantId);
-  return pageUsers(scoped, tenantId, after, limit);
+export async function listUsers(ctx: DbContext, tenantId: string, after: unknown[] | null, limit: number) {
+  await getTenant(ctx, tenantId);
+  return pageUsers(ctx.scoped, tenantId, after, limit);
 }
 
 export async function createUser(ctx: WriteContext, tenantId: string, email: string, permissions: string[]): Promise<User> {
-  await getTenant(ctx.scoped, tenantId);
+  await getTenant(ctx, tenantId);
   if (await userEmailTaken(ctx.scoped, tenantId, email)) throw new DomainError('conflict', { reason: 'user_exists', email });
   const now = ctx.clock.now();
   const user = await insertUser(ctx.scoped, { id: newId('usr'), tenantId, email, permissions, createdAt: now });
-  await recordAudit(ctx.trx, ctx.actor, now, { action: 'user.created', targetType: 'user', targetId: user.id, details: { email, permissions } });
+  await recordAudit(ctx.db, ctx.actor, now, { action: 'user.created', targetType: 'user', targetId: user.id, details: { email, permissions } });
   return user;
 }

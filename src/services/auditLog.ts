@@ -1,8 +1,8 @@
+import type { DbContext } from '../db/context.js';
 import { type AuditFilter, auditPage, auditRowToDomain } from '../db/repositories/auditLog.js';
-import type { ScopedDb } from '../db/tenantScope.js';
 
 /** The acting subtree's audit log, newest first. */
-export async function listAuditLog(scoped: ScopedDb, filter: AuditFilter, after: unknown[] | null, limit: number) {
-  const page = await auditPage(scoped, filter, after, limit);
+export async function listAuditLog(ctx: DbContext, filter: AuditFilter, after: unknown[] | null, limit: number) {
+  const page = await auditPage(ctx.scoped, filter, after, limit);
   return { items: page.rows.map(auditRowToDomain), next: page.next };
 }

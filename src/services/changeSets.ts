@@ -2,7 +2,7 @@
 // with its zone.changed event in the caller's transaction, then NOTIFYs the publication workers.
 // Writes reach here through the write seam (writeZone, src/services/zoneWrite.ts), which has
 // locked the zone and checked the zone's If-Match header.
-import type { Statement } from '../db/context.js';
+import type { Statement, DbContext } from '../db/context.js';
 import type { Config } from '../config/index.js';
 import { auditRow, recordAudit } from '../db/repositories/auditLog.js';
 import { changeSetToDomain, changeSetToRow } from '../db/repositories/changeSetRows.js';
@@ -18,7 +18,6 @@ import {
 } from '../db/repositories/changeSetStore.js';
 import { eventRow } from '../db/repositories/events.js';
 import { recordDataToRow, recordToDomain, storedRecord } from '../db/repositories/recordRows.js';
-import type { ScopedDb } from '../db/tenantScope.js';
 import {
   type ChangeItem,
   type ChangeSetPlan,
@@ -241,7 +240,7 @@ export async function applyChangeSet(
   // than the 65,535 parameters a PostgreSQL statement may have.
   const idNames = refs.ids.length ? await recordNamesByIds(ctx.scoped, zone.id, refs.ids) : [];
   const names = [...new Set([...refs.names, ...idNames])];
-  const existing: DnsRecord[] = names.length ? (await lockedRecordsAtNames(ctx.trx, zone.id, names)).map(recordToDomain) : [];
+  const existing: DnsRecord[] = names.length ? (await lockedRecordsAtNames(ctx.db, zone.id, names)).map(recordToDomain) : [];
   // The SOA and apex NS are rendered, not stored (systemRecords.ts): named by id they are
   // read-only, answered by the planner's record_readonly guard.
   for (const id of refs.ids) if (isSystemRecordId(zone, id)) existing.push(systemRecordStub(zone, id));
@@ -275,7 +274,7 @@ export async function applyChangeSet(
     changeSet.itemCount = entry.itemCount;
     changeSet.summary = entry.summary;
     changeSet.results = entry.results;
-    await restateChangeSet(ctx.trx, changeSet.id, entry);
+    await restateChangeSet(ctx.db, changeSet.id, entry);
     await bumpZoneVersion(ctx, zone.id, growth);
     zone.recordCount += growth;
     zone.version += 1;
@@ -295,14 +294,14 @@ export const submitChangeSet = (ctx: WriteContext, config: Config, zoneRef: stri
 export const createdRecord = (zone: Zone, planned: PlannedRecord, changeSet: ChangeSet, storedAt: Date): DnsRecord =>
   storedRecord(zone.id, planned, { version: 1, changeSet, at: storedAt });
 
-export async function getChangeSet(scoped: ScopedDb, zone: Zone, id: string): Promise<ChangeSet> {
-  const row = await changeSetRowById(scoped, zone.id, id);
+export async function getChangeSet(ctx: DbContext, zone: Zone, id: string): Promise<ChangeSet> {
+  const row = await changeSetRowById(ctx.scoped, zone.id, id);
   if (!row) throw notFound('change set');
   return changeSetToDomain(row, zone.name);
 }
 
-export async function listChangeSets(scoped: ScopedDb, zone: Zone, filter: { state?: ChangeSetState[]; since?: Date }, after: unknown[] | null, limit: number) {
-  const page = await changeSetPage(scoped, zone.id, filter, after, limit);
+export async function listChangeSets(ctx: DbContext, zone: Zone, filter: { state?: ChangeSetState[]; since?: Date }, after: unknown[] | null, limit: number) {
+  const page = await changeSetPage(ctx.scoped, zone.id, filter, after, limit);
   return { items: page.rows.map((r) => changeSetToDomain(r, zone.name)), next: page.next };
 }
 
@@ -312,13 +311,13 @@ export async function listChangeSets(scoped: ScopedDb, zone: Zone, filter: { sta
  */
 export const retryChangeSet = (ctx: WriteContext, config: Config, zoneRef: string, id: string): Promise<ChangeSet> =>
   writeZone(ctx, config, zoneRef, {}, async (zone) => {
-    const row = await changeSetRowById(ctx.scoped, zone.id, id, ctx.trx);
+    const row = await changeSetRowById(ctx.scoped, zone.id, id, ctx.db);
     if (!row) throw notFound('change set');
     if (row.state !== 'failed') {
       throw new DomainError('conflict', { reason: 'retry_needs_failed_change_set', state: row.state });
     }
     const now = ctx.clock.now();
     const updated = await requeueChangeSet(ctx, zone.id, id, now);
-    await recordAudit(ctx.trx, ctx.actor, now, { action: 'changeset.retried', targetType: 'changeset', targetId: id, details: { zone: zone.name } });
+    await recordAudit(ctx.db, ctx.actor, now, { action: 'changeset.retried', targetType: 'changeset', targetId: id, details: { zone: zone.name } });
     return changeSetToDomain(updated, zone.name);
   });

@@ -1,14 +1,14 @@
 // Credential policies at work (docs/credentials.md; the rules: src/domain/credentialPolicy.ts).
 // Where they are checked:
 //   - every API request: source address and expiry (the pipeline, before anything else runs);
-//   - every zone a request names, read or write: the zones (findZone and the zone list, through
+//   - every zone a request names, read or write: the zones (getZone and the zone list, through
 //     the zone names the request's ScopedDb carries);
 //   - every write to a zone, at the write seam (applyChangeSet per record, appendChangeSet for a
 //     write to the whole zone): all rules, against the actor's credential — an API token's policy,
 //     and the same for a TSIG key's RFC 2136 update, whose actor carries the key's policy.
 // A refusal is `403 credential_policy` naming the rule; nothing of the write is stored (it rolls
 // back with its transaction) and the refusal is audited on its own (auditCredentialRefusal).
-import type { Runner } from '../db/context.js';
+import type { Pool } from '../db/context.js';
 import { recordAudit } from '../db/repositories/auditLog.js';
 import { type CredentialPolicy, type CredentialUse, type PolicyRefusal, type PolicyRule, policyRefusal, policyWiderThan } from '../domain/credentialPolicy.js';
 import { DomainError, type ErrorParams, type ProblemReason } from '../domain/errors.js';
@@ -67,9 +67,9 @@ export function assertPolicyWithinActor(actor: Actor, policy: CredentialPolicy |
  * refused request's transaction rolled back with everything it did. `details`: where it
  * happened (the API request, the DNS message).
  */
-export async function auditCredentialRefusal(db: Runner, actor: Actor, error: DomainError, now: Date, details: Record<string, unknown> = {}): Promise<void> {
+export async function auditCredentialRefusal(pool: Pool, actor: Actor, error: DomainError, now: Date, details: Record<string, unknown> = {}): Promise<void> {
   const { reason: _reason, ...refused } = error.params;
-  await recordAudit(db, actor, now, {
+  await recordAudit(pool, actor, now, {
     action: 'credential.refused',
     targetType: 'credential',
     targetId: actor.token.id,

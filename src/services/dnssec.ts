@@ -4,9 +4,8 @@
 // when what is served changes (keys in, signing off) it is also a change set of kind `dnssec`
 // that the publication build signs (or stops signing) and publishes like any other.
 import type { Config } from '../config/index.js';
-import type { Runner, Transaction } from '../db/context.js';
+import type { Transaction, DbContext } from '../db/context.js';
 import { insertKey, type KeyRole, keysOfZones, type StoredKey, zoneKeys } from '../db/repositories/dnssecKeys.js';
-import type { ScopedDb } from '../db/tenantScope.js';
 import { dsOfKey, sealedZoneKey } from '../../nameserver/dnssec/keys.js';
 import { sealSecret } from '../db/sealedSecrets.js';
 import type { Registrar } from '../domain/dnssec/registrar.js';
@@ -86,12 +85,12 @@ function validationOf(state: DnssecState, status: DnssecStatus): DnssecView['val
 }
 
 /** The DNSSEC objects of zones already found (their reach checked by the caller), in two queries. */
-export async function dnssecViews(db: Runner, zones: Zone[]): Promise<DnssecView[]> {
+export async function dnssecViews(ctx: DbContext, zones: Zone[]): Promise<DnssecView[]> {
   if (!zones.length) return [];
   const ids = zones.map((z) => z.id);
-  const rows = await zoneDnssecRows<DnssecRow>(db, ids);
+  const rows = await zoneDnssecRows<DnssecRow>(ctx.db, ids);
   const rowOf = new Map(rows.map((r) => [r.id, r]));
-  const keysOf = await keysOfZones(db, ids);
+  const keysOf = await keysOfZones(ctx.db, ids);
   return zones.map((zone) => {
     const row = rowOf.get(zone.id)!;
     const keys = keysOf.get(zone.id)!;
@@ -112,10 +111,10 @@ export async function dnssecViews(db: Runner, zones: Zone[]): Promise<DnssecView
 }
 
 /** The DNSSEC object of a zone already found. */
-const dnssecView = async (db: Runner, zone: Zone): Promise<DnssecView> => (await dnssecViews(db, [zone]))[0]!;
+const dnssecView = async (ctx: DbContext, zone: Zone): Promise<DnssecView> => (await dnssecViews(ctx, [zone]))[0]!;
 
-export async function getDnssec(db: Runner, scoped: ScopedDb, config: Config, zoneRef: string): Promise<DnssecView> {
-  return dnssecView(db, await getZone(scoped, config, zoneRef));
+export async function getDnssec(ctx: DbContext, config: Config, zoneRef: string): Promise<DnssecView> {
+  return dnssecView(ctx, await getZone(ctx, config, zoneRef));
 }
 
 /** The whole zone built again: keys in or out, signing on or off. */
@@ -144,9 +143,9 @@ export async function enableDnssec(
     const state = zone.dnssec.state as DnssecState;
     if (zone.status === 'deleting') throw new DomainError('conflict', { reason: 'zone_being_deleted', zone: zone.name });
     if (DISABLING.includes(state)) throw new DomainError('dnssec_transition_in_progress', { name: zone.name, state });
-    if (state !== 'off') return { started: false, view: await dnssecView(ctx.trx, zone) };
+    if (state !== 'off') return { started: false, view: await dnssecView(ctx, zone) };
 
-    const registered = await deps.registrar.registeredHere(zone.name, ctx.trx);
+    const registered = await deps.registrar.registeredHere(zone.name, ctx.db);
     const mode: DnssecMode = request.mode ?? (registered ? 'automatic' : 'assisted');
     if (mode === 'automatic' && !registered) {
       throw new DomainError('validation_failed', {}, [
@@ -157,22 +156,22 @@ export async function enableDnssec(
         },
       ]);
     }
-    if ((await deps.registrar.delegation(zone.name, ctx.trx)) === 'elsewhere') {
+    if ((await deps.registrar.delegation(zone.name, ctx.db)) === 'elsewhere') {
       throw new DomainError('dnssec_not_delegated', { name: zone.name, nameservers: deps.config.zones.nameservers.join(', ') });
     }
     const now = ctx.clock.now();
     // A zone's first keys, both signing at once: nothing to roll from.
     for (const role of ['ksk', 'zsk'] as const)
       await insertKey(
-        ctx.trx,
+        ctx.db,
         zone.id,
         sealedZoneKey(role, deps.config.dnssec.algorithm, (pkcs8) => sealSecret(pkcs8, deps.kek)),
         'active',
         now,
       );
-    await recordTransition(ctx.trx, zone, 'off', 'signing', mode, now, { dnssec_denial: request.denial ?? 'nsec3', dnssec_status: '{}' });
+    await recordTransition(ctx.db, zone, 'off', 'signing', mode, now, { dnssec_denial: request.denial ?? 'nsec3', dnssec_status: '{}' });
     await republish(ctx, zone, 'keys_published');
-    return { started: true, view: await dnssecView(ctx.trx, zone) };
+    return { started: true, view: await dnssecView(ctx, zone) };
   });
 }
 
@@ -187,21 +186,21 @@ export async function disableDnssec(
   return writeZone(ctx, deps.config, zoneRef, { reach }, async (zone) => {
     const state = zone.dnssec.state as DnssecState;
     if (DISABLING.includes(state)) throw new DomainError('dnssec_transition_in_progress', { name: zone.name, state });
-    if (state === 'off') return { started: false, view: await dnssecView(ctx.trx, zone) };
+    if (state === 'off') return { started: false, view: await dnssecView(ctx, zone) };
     const mode = zone.dnssec.mode as DnssecMode;
     const now = ctx.clock.now();
     // Before any DS went up the zone can go unsigned at once; otherwise the DS goes first.
     const dsMayBeUp = !(['signing', 'keys_published', 'awaiting_ds'] as DnssecState[]).includes(state) || mode === 'assisted';
     if (dsMayBeUp) {
-      await recordTransition(ctx.trx, zone, state, 'ds_removing', mode, now);
+      await recordTransition(ctx.db, zone, state, 'ds_removing', mode, now);
       // The CDS/CDNSKEY delete form (RFC 8078) goes out with the next version.
       await republish(ctx, zone, 'cds_delete');
-      if (mode === 'automatic') await deps.registrar.setDs(zone.name, [], ctx.trx);
+      if (mode === 'automatic') await deps.registrar.setDs(zone.name, [], ctx.db);
     } else {
-      await recordTransition(ctx.trx, zone, state, 'unsigning', mode, now);
+      await recordTransition(ctx.db, zone, state, 'unsigning', mode, now);
       await republish(ctx, zone, 'unsigned');
     }
-    return { started: true, view: await dnssecView(ctx.trx, zone) };
+    return { started: true, view: await dnssecView(ctx, zone) };
   });
 }
 
@@ -215,9 +214,9 @@ export type DnssecCheckOutcome = { checked: true } | { retryAfter: number };
  * limiter's block and the check's transaction would each want a second pool connection while the
  * request holds one. It never refuses (null: nothing to check; the handler answers).
  */
-export async function runDnssecCheck(scoped: ScopedDb, deps: DnssecDeps, limiter: RateLimiter, zoneRef: string, now: Date): Promise<DnssecCheckOutcome | null> {
+export async function runDnssecCheck(ctx: DbContext, deps: DnssecDeps, limiter: RateLimiter, zoneRef: string, now: Date): Promise<DnssecCheckOutcome | null> {
   if (!deps.config.dnssec.available) return null;
-  const zone = await getZone(scoped, deps.config, zoneRef).catch(() => null);
+  const zone = await getZone(ctx, deps.config, zoneRef).catch(() => null);
   if (!zone) return null;
   const reading = await limiter.consume(`dnssec-check:${zone.id}`, 1, now);
   if (!reading.allowed) return { retryAfter: reading.resetSeconds };
@@ -228,11 +227,11 @@ export async function runDnssecCheck(scoped: ScopedDb, deps: DnssecDeps, limiter
 /** POST …/check, in the request's transaction: the answer to what runDnssecCheck did. */
 export async function checkDnssec(ctx: WriteContext, deps: DnssecDeps, zoneRef: string, outcome: DnssecCheckOutcome | null): Promise<DnssecView> {
   assertAvailable(deps.config);
-  const zone = await getZone(ctx.scoped, deps.config, zoneRef);
+  const zone = await getZone(ctx, deps.config, zoneRef);
   if (outcome && 'retryAfter' in outcome) {
     throw new DomainError('rate_limited', { retry_after: outcome.retryAfter }, [], { 'Retry-After': String(outcome.retryAfter) });
   }
-  return dnssecView(ctx.trx, zone);
+  return dnssecView(ctx, zone);
 }
 
 /**
@@ -246,15 +245,15 @@ export async function prepareDeletion(ctx: WriteContext, deps: DnssecDeps, zone:
   const state = zone.dnssec.state as DnssecState;
   if (state === 'off' || DISABLING.includes(state)) return;
   const mode = zone.dnssec.mode as DnssecMode;
-  const dsSeen = (await zoneDnssecStatus<DnssecStatus | null>(ctx.trx, zone.id))?.ds_at_parent?.state;
+  const dsSeen = (await zoneDnssecStatus<DnssecStatus | null>(ctx.db, zone.id))?.ds_at_parent?.state;
   if (mode === 'assisted' && (dsSeen === 'matching' || dsSeen === 'mismatch') && !force) throw new DomainError('dnssec_ds_present', { name: zone.name });
   const now = ctx.clock.now();
   const dsMayBeUp = !(['signing', 'keys_published'] as DnssecState[]).includes(state) && !(mode === 'assisted' && force);
   if (dsMayBeUp) {
-    await recordTransition(ctx.trx, zone, state, 'ds_removing', mode, now);
-    if (mode === 'automatic') await deps.registrar.setDs(zone.name, [], ctx.trx);
+    await recordTransition(ctx.db, zone, state, 'ds_removing', mode, now);
+    if (mode === 'automatic') await deps.registrar.setDs(zone.name, [], ctx.db);
   } else {
-    await recordTransition(ctx.trx, zone, state, 'unsigning', mode, now);
+    await recordTransition(ctx.db, zone, state, 'unsigning', mode, now);
   }
 }
 
@@ -271,15 +270,15 @@ export async function requestRollover(ctx: WriteContext, deps: DnssecDeps, zoneR
     // After the lookup: a zone the token cannot see is a 404 for everyone, staff or not.
     if (ctx.actor.token.tenant.type !== 'platform') throw new DomainError('forbidden', { reason: 'rollover_for_platform' });
     const state = zone.dnssec.state as DnssecState;
-    const keys = await zoneKeys(ctx.trx, zone.id);
-    const status = await zoneDnssecStatus<(DnssecStatus & { ksk_rollover?: unknown }) | null>(ctx.trx, zone.id);
+    const keys = await zoneKeys(ctx.db, zone.id);
+    const status = await zoneDnssecStatus<(DnssecStatus & { ksk_rollover?: unknown }) | null>(ctx.db, zone.id);
     const running = key === 'ksk' ? status?.ksk_rollover != null : keys.some((k) => k.role === 'zsk' && k.state !== 'active');
     if (state !== 'active' || running) throw new DomainError('conflict', { reason: 'dnssec_rollover_needs_active', name: zone.name, state });
     const now = ctx.clock.now();
     const current = keys.find((k) => k.role === key && k.state === 'active')!;
     // A ZSK successor is published first (the worker activates it); a new KSK signs at once beside the old.
     const id = await insertKey(
-      ctx.trx,
+      ctx.db,
       zone.id,
       sealedZoneKey(key, current.algorithm, (pkcs8) => sealSecret(pkcs8, deps.kek)),
       key === 'ksk' ? 'active' : 'published',
@@ -287,9 +286,9 @@ export async function requestRollover(ctx: WriteContext, deps: DnssecDeps, zoneR
     );
     if (key === 'ksk') {
       const rollover = { old_key: current.id, new_key: id, phase: 'published', since: now.toISOString() };
-      await recordKskRollover(ctx.trx, zone.id, rollover, now);
+      await recordKskRollover(ctx.db, zone.id, rollover, now);
     }
     await republish(ctx, zone, `${key}_rollover`);
-    return dnssecView(ctx.trx, zone);
+    return dnssecView(ctx, zone);
   });
 }

@@ -42,12 +42,12 @@ export interface ServiceDeps {
   liveWaiters: LiveWaiters;
 }
 
-export type UsageContributor = (scoped: ScopedDb, acting: Tenant) => Promise<Record<string, unknown>>;
+export type UsageContributor = (ctx: DbContext, acting: Tenant) => Promise<Record<string, unknown>>;
 
 const credentialUsage =
   (clock: Clock): UsageContributor =>
-  async (scoped, acting) => {
-    return tenantCredentialCounts(scoped, acting.id, clock.now());
+  async (ctx, acting) => {
+    return tenantCredentialCounts(ctx.scoped, acting.id, clock.now());
   };
 
 /** What route handlers reach: the dependencies and the long-lived service objects. */

@@ -16,10 +16,10 @@ import type { StatsContributor } from './stats.js';
 
 export const ipStats = (db: Pool): StatsContributor => ({
   name: 'ip',
-  async collect(scoped, acting) {
+  async collect(ctx, acting) {
     const parsed = (rows: IpBlockRow[]) => rows.map((r) => ({ ...r, block: parseBlock(r.cidr) }));
-    const assignments = parsed(await subtreeAssignmentBlocks(db, scoped));
-    const prefixes = parsed(await subtreePrefixBlocks(db, scoped));
+    const assignments = parsed(await subtreeAssignmentBlocks(db, ctx.scoped));
+    const prefixes = parsed(await subtreePrefixBlocks(db, ctx.scoped));
     const ptrs = await setPtrsIn(
       db,
       [...assignments, ...prefixes].map((r) => r.block),

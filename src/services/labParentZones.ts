@@ -9,7 +9,7 @@ import { newId } from '../domain/ids.js';
 import type { ChangeSet } from '../domain/model/changeSet.js';
 import { applyChangeSet, appendChangeSet } from './changeSets.js';
 import type { WriteContext } from './writeContext.js';
-import { findZone } from './zoneReads.js';
+import { lockedZone } from './zoneReads.js';
 import { writeZone } from './zoneWrite.js';
 
 /** TTL of the parent zones' records: short, so a lab resolver follows delegation changes quickly. */
@@ -24,7 +24,7 @@ export interface ParentRRset {
 
 /** Names of the lab parent zones that exist ('' the root). */
 export async function labParentZoneNames(ctx: WriteContext): Promise<string[]> {
-  return labParentNames(ctx.trx);
+  return labParentNames(ctx.db);
 }
 
 /** Creates the parent zone `name` for the acting (platform) tenant, as createZone stores a zone. */
@@ -42,7 +42,7 @@ export async function createLabParentZone(ctx: WriteContext, config: Config, nam
     created_at: now,
     updated_at: now,
   });
-  const zone = await findZone(ctx.scoped, config, name, ctx.trx, 'lab_parent');
+  const zone = await lockedZone(ctx, config, name, 'lab_parent');
   await appendChangeSet(ctx, zone, { kind: 'zone_create', comment: 'lab parent zone', itemCount: 0, summary: {}, results: [] });
 }
 
@@ -54,7 +54,7 @@ export async function setLabParentRecords(ctx: WriteContext, config: Config, nam
   return writeZone(ctx, config, name, { reach: 'lab_parent' }, async (zone) => {
     const key = (owner: string, type: string) => `${owner}\u0000${type}`;
     const wanted = new Set(rrsets.map((s) => key(s.name, s.type)));
-    const stored = await zoneRRsetKeys(ctx.trx, zone.id);
+    const stored = await zoneRRsetKeys(ctx.db, zone.id);
     const changes: ChangeItem[] = [
       ...rrsets.map((s): ChangeItem => ({ op: 'replace_rrset', name: s.name, type: s.type, ttl: null, records: s.records })),
       ...stored.filter((r) => !wanted.has(key(r.name, r.type))).map((r): ChangeItem => ({ op: 'replace_rrset', name: r.name, type: r.type, records: [] })),

@@ -42,19 +42,19 @@ export const updateRecord = (
   options: RecordWriteOptions,
 ) =>
   writeZone(ctx, config, zoneRef, {}, async (zone): Promise<{ record: DnsRecord; warnings: Warning[] }> => {
-    await getRecordOrSystem(ctx.scoped, zone, id, config.zones.nameservers);
+    await getRecordOrSystem(ctx, zone, id, config.zones.nameservers);
     const { plan } = await applyChangeSet(
       ctx,
       zone,
       { changes: [{ op: 'update', id, record: patch, ...ifMatchItem(options.ifMatch) }] },
       { kind: 'records', locate: options.locate, skipWhenUnchanged: true },
     );
-    return { record: await getRecord(ctx.scoped, zone, id), warnings: plan.warnings };
+    return { record: await getRecord(ctx, zone, id), warnings: plan.warnings };
   });
 
 export const deleteRecord = (ctx: WriteContext, config: Config, zoneRef: string, id: string, options: RecordWriteOptions) =>
   writeZone(ctx, config, zoneRef, {}, async (zone): Promise<{ zone: Zone; changeSet: ChangeSet; warnings: Warning[] }> => {
-    await getRecordOrSystem(ctx.scoped, zone, id, config.zones.nameservers);
+    await getRecordOrSystem(ctx, zone, id, config.zones.nameservers);
     const { changeSet, plan } = await applyChangeSet(
       ctx,
       zone,

@@ -1,6 +1,6 @@
 // GET /stats: counts for the acting subtree. Each capability contributes its own section, so the
 // stats grow with the service without this file knowing every table.
-import type { ScopedDb } from '../db/tenantScope.js';
+import type { DbContext } from '../db/context.js';
 import type { Clock } from '../domain/clock.js';
 import type { Tenant } from '../db/repositories/tenantRows.js';
 import { credentialCounts, recordCountsByType, subtenantCounts, zoneCountsBy } from '../db/repositories/statsCounts.js';
@@ -12,21 +12,21 @@ export interface StatsContributor {
   name: string;
   /** Only in the platform's stats (spec: "With scope: platform it additionally carries …"). */
   platformOnly?: boolean;
-  collect(scoped: ScopedDb, acting: Tenant, now: Date): Promise<StatsSection>;
+  collect(ctx: DbContext, acting: Tenant, now: Date): Promise<StatsSection>;
 }
 
 export const tenantStats: StatsContributor = {
   name: 'tenants',
-  async collect(scoped, acting) {
-    const { byType, suspended } = await subtenantCounts(scoped, acting.id);
+  async collect(ctx, acting) {
+    const { byType, suspended } = await subtenantCounts(ctx.scoped, acting.id);
     return { resellers: byType.reseller ?? 0, customers: byType.customer ?? 0, suspended };
   },
 };
 
 export const tokenStats: StatsContributor = {
   name: 'api_tokens',
-  async collect(scoped, _acting, now) {
-    return credentialCounts(scoped, now);
+  async collect(ctx, _acting, now) {
+    return credentialCounts(ctx.scoped, now);
   },
 };
 
@@ -44,12 +44,12 @@ export class StatsService {
     private readonly clock: Clock,
   ) {}
 
-  async forTenant(scoped: ScopedDb, acting: Tenant): Promise<StatsSection> {
+  async forTenant(ctx: DbContext, acting: Tenant): Promise<StatsSection> {
     const now = this.clock.now().getTime();
     const hit = this.cache.get(acting.id);
     if (hit && now - hit.at < STATS_TTL_MS) return hit.value;
     const contributors = this.contributors.filter((c) => !c.platformOnly || acting.type === 'platform');
-    const sections = await Promise.all(contributors.map(async (c) => [c.name, await c.collect(scoped, acting, new Date(now))] as const));
+    const sections = await Promise.all(contributors.map(async (c) => [c.name, await c.collect(ctx, acting, new Date(now))] as const));
     const value: StatsSection = {
       generated_at: new Date(now).toISOString(),
       scope: acting.type,
@@ -63,11 +63,11 @@ export class StatsService {
 
 export const zoneStats: StatsContributor = {
   name: 'zones',
-  async collect(scoped) {
-    const byKind = await zoneCountsBy(scoped, 'kind');
-    const byStatus = await zoneCountsBy(scoped, 'status');
+  async collect(ctx) {
+    const byKind = await zoneCountsBy(ctx.scoped, 'kind');
+    const byStatus = await zoneCountsBy(ctx.scoped, 'status');
     // DNSSEC states of the spec's machine ("off" included): how many zones are signed, on their way, or failing to get a DS.
-    const byDnssecState = await zoneCountsBy(scoped, 'dnssec_state');
+    const byDnssecState = await zoneCountsBy(ctx.scoped, 'dnssec_state');
     return { total: Object.values(byKind).reduce((a, b) => a + b, 0), by_kind: byKind, by_status: byStatus, by_dnssec_state: byDnssecState };
   },
 };
@@ -75,9 +75,9 @@ export const zoneStats: StatsContributor = {
 /** Records by type: the stored ones and, in every zone, the rendered SOA and apex NS set. */
 export const recordStats = (nameservers: readonly string[]): StatsContributor => ({
   name: 'records',
-  async collect(scoped) {
-    const byType = await recordCountsByType(scoped);
-    const zones = Object.values(await zoneCountsBy(scoped, 'kind')).reduce((a, b) => a + b, 0);
+  async collect(ctx) {
+    const byType = await recordCountsByType(ctx.scoped);
+    const zones = Object.values(await zoneCountsBy(ctx.scoped, 'kind')).reduce((a, b) => a + b, 0);
     if (zones) {
       byType.SOA = (byType.SOA ?? 0) + zones;
       byType.NS = (byType.NS ?? 0) + zones * nameservers.length;

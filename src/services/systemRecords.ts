@@ -2,11 +2,11 @@
 // the publication build renders them (src/domain/soa.ts), never stored. They keep the shape of a
 // stored record (system: true, read-only) with ids derived from the zone's, so lists, exports,
 // GET by id and the record_readonly answers stay as they were when the rows were stored.
+import type { DbContext } from '../db/context.js';
 import { createHash } from 'node:crypto';
 import type { DnsRecord } from '../domain/model/record.js';
 import type { Zone } from '../domain/model/zone.js';
 import { lastChangeSetOfKinds } from '../db/repositories/changeSetStore.js';
-import type { ScopedDb } from '../db/tenantScope.js';
 import type { ChangeSetState } from '../domain/publication.js';
 import { type SystemRecord, systemPresentation, systemRecords } from '../domain/soa.js';
 
@@ -31,8 +31,8 @@ export interface SystemRecordsWrite {
   at: Date;
 }
 
-export async function lastSystemWrite(scoped: ScopedDb, zone: Zone): Promise<SystemRecordsWrite | null> {
-  const row = await lastChangeSetOfKinds(scoped, zone.id, ['zone_create', 'zone_settings']);
+export async function lastSystemWrite(ctx: DbContext, zone: Zone): Promise<SystemRecordsWrite | null> {
+  const row = await lastChangeSetOfKinds(ctx.scoped, zone.id, ['zone_create', 'zone_settings']);
   return row ? { changesetId: row.id, state: row.state, at: row.created_at } : null;
 }
 

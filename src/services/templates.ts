@@ -1,9 +1,9 @@
 // Templates: the built-ins, and those platform and reseller tenants define for their subtree.
+import type { DbContext } from '../db/context.js';
 import type { Config } from '../config/index.js';
 import { recordToDomain } from '../db/repositories/recordRows.js';
 import type { DnsRecord } from '../domain/model/record.js';
 import type { Zone } from '../domain/model/zone.js';
-import type { ScopedDb } from '../db/tenantScope.js';
 import type { ChangeItem } from '../domain/changeSets/planChangeSet.js';
 import { DomainError, type FieldError, notFound, validationFailed } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
@@ -44,8 +44,8 @@ const builtins: StoredTemplate[] = BUILTIN_TEMPLATES.map((t) => ({ ...t, created
 const ancestry = (actor: Actor) => actor.actingChain.map((t) => t.id);
 
 /** Built-ins first, then the templates of the acting tenant's ancestors and its own. */
-export async function listTemplates(scoped: ScopedDb, actor: Actor): Promise<StoredTemplate[]> {
-  const rows = await ancestryTemplateRows(scoped, ancestry(actor));
+export async function listTemplates(ctx: DbContext, actor: Actor): Promise<StoredTemplate[]> {
+  const rows = await ancestryTemplateRows(ctx.scoped, ancestry(actor));
   return [...builtins, ...rows.map(templateToDomain)];
 }
 
@@ -53,10 +53,10 @@ export async function listTemplates(scoped: ScopedDb, actor: Actor): Promise<Sto
  * A template the acting tenant may apply (built-in, its ancestors' or its own). With
  * `readSubtree`, also one defined below it: the subtree is readable, as everywhere else.
  */
-export async function getTemplate(scoped: ScopedDb, actor: Actor, id: string, options: { readSubtree?: boolean } = {}): Promise<StoredTemplate> {
+export async function getTemplate(ctx: DbContext, actor: Actor, id: string, options: { readSubtree?: boolean } = {}): Promise<StoredTemplate> {
   const builtin = builtins.find((t) => t.id === id);
   if (builtin) return builtin;
-  const row = (await ancestryTemplateRow(scoped, ancestry(actor), id)) ?? (options.readSubtree ? await subtreeTemplateRow(scoped, id) : undefined);
+  const row = (await ancestryTemplateRow(ctx.scoped, ancestry(actor), id)) ?? (options.readSubtree ? await subtreeTemplateRow(ctx.scoped, id) : undefined);
   if (!row) throw notFound('template');
   return templateToDomain(row);
 }
@@ -125,13 +125,13 @@ export async function createTemplate(ctx: WriteContext, input: TemplateInput): P
     created_at: now,
     updated_at: now,
   });
-  await recordAudit(ctx.trx, ctx.actor, now, { action: 'template.created', targetType: 'template', targetId: row.id, details: { name: input.name } });
+  await recordAudit(ctx.db, ctx.actor, now, { action: 'template.created', targetType: 'template', targetId: row.id, details: { name: input.name } });
   return templateToDomain(row);
 }
 
 /** Only the owning tenant changes or deletes a template; others see it read-only (404 here). */
 async function ownTemplate(ctx: WriteContext, id: string): Promise<TemplateRow> {
-  const row = await lockedOwnTemplate(ctx.trx, ctx.scoped, ctx.actor.acting.id, id);
+  const row = await lockedOwnTemplate(ctx.db, ctx.scoped, ctx.actor.acting.id, id);
   if (!row) throw notFound('template');
   return row;
 }
@@ -150,7 +150,7 @@ export async function updateTemplate(ctx: WriteContext, id: string, patch: Parti
     records: JSON.stringify(next.records),
     updated_at: now,
   });
-  await recordAudit(ctx.trx, ctx.actor, now, { action: 'template.updated', targetType: 'template', targetId: id });
+  await recordAudit(ctx.db, ctx.actor, now, { action: 'template.updated', targetType: 'template', targetId: id });
   return templateToDomain(row);
 }
 
@@ -158,7 +158,7 @@ export async function deleteTemplate(ctx: WriteContext, id: string): Promise<voi
   await ownTemplate(ctx, id);
   assertMayDefine(ctx.actor);
   await deleteTemplateRow(ctx.scoped, id);
-  await recordAudit(ctx.trx, ctx.actor, ctx.clock.now(), { action: 'template.deleted', targetType: 'template', targetId: id });
+  await recordAudit(ctx.db, ctx.actor, ctx.clock.now(), { action: 'template.deleted', targetType: 'template', targetId: id });
 }
 
 const rrsetKey = (name: string, type: string) => `${name}\u0000${type}`;
@@ -217,12 +217,12 @@ export interface ApplyTemplateRequest {
 
 /** The change items of a template for a zone, against the records now at the names it uses. */
 export async function templateChangeItems(
-  scoped: ScopedDb,
+  ctx: DbContext,
   actor: Actor,
   zone: Zone,
   request: Pick<ApplyTemplateRequest, 'template_id' | 'variables' | 'on_conflict'>,
 ): Promise<{ template: StoredTemplate; items: ChangeItem[] }> {
-  const template = await getTemplate(scoped, actor, request.template_id).catch((e) => {
+  const template = await getTemplate(ctx, actor, request.template_id).catch((e) => {
     if (e instanceof DomainError && e.code === 'not_found') {
       throw validationFailed([{ pointer: '/template_id', code: 'unknown_template', detail: `No template ${request.template_id} is available here.` }]);
     }
@@ -230,14 +230,14 @@ export async function templateChangeItems(
   });
   const rendered = renderTemplate(template, request.variables, zone.name);
   const names = [...new Set(rendered.map((r) => normalizeOwner(r.name, zone.name)))];
-  const existing = names.length ? (await recordRowsAtNames(scoped, zone.id, names)).map(recordToDomain) : [];
+  const existing = names.length ? (await recordRowsAtNames(ctx.scoped, zone.id, names)).map(recordToDomain) : [];
   return { template, items: templateItems(rendered, existing, zone, request.on_conflict) };
 }
 
 /** POST /zones/{zone}/apply-template: one change set through the write seam. */
 export const applyTemplate = (ctx: WriteContext, config: Config, zoneRef: string, request: ApplyTemplateRequest) =>
   writeZone(ctx, config, zoneRef, {}, async (zone) => {
-    const { template, items } = await templateChangeItems(ctx.scoped, ctx.actor, zone, request);
+    const { template, items } = await templateChangeItems(ctx, ctx.actor, zone, request);
     // The items are the template's, not the request's: their problems point at the template.
     const applied = await applyChangeSet(
       ctx,

@@ -1,6 +1,6 @@
 // Provider staff and resellers administer the tenants below them (docs/tenants.md).
 import { recordAudit } from '../db/repositories/auditLog.js';
-import type { Transaction } from '../db/context.js';
+import type { DbContext, Transaction, TransactionContext } from '../db/context.js';
 import {
   billingClientLinked,
   findTenant,
@@ -12,7 +12,6 @@ import {
   TENANT_DEFAULTS,
   updateTenantRow,
 } from '../db/repositories/tenantRows.js';
-import type { ScopedDb } from '../db/tenantScope.js';
 import { DomainError, notFound, validationFailed } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import { CHILD_TYPES, type TenantType } from '../domain/tenancy.js';
@@ -28,16 +27,19 @@ export interface TenantSettings {
   billing_client_id?: string | null;
 }
 
-/** `lock`: the row locked for the rest of that transaction (FOR NO KEY UPDATE: src/db/lockOrder.ts). */
-export async function getTenant(scoped: ScopedDb, id: string, lock: Transaction | null = null): Promise<Tenant> {
-  const tenant = await findTenant(scoped, id, lock);
+const found = (tenant: Tenant | null): Tenant => {
   if (!tenant) throw notFound('tenant');
   return tenant;
-}
+};
+
+export const getTenant = async (ctx: DbContext, id: string): Promise<Tenant> => found(await findTenant(ctx.scoped, id));
+
+/** The tenant, its row locked for the rest of the transaction (FOR NO KEY UPDATE: src/db/lockOrder.ts). */
+export const lockedTenant = async (ctx: TransactionContext, id: string): Promise<Tenant> => found(await findTenant(ctx.scoped, id, ctx.db));
 
 export type { TenantListFilter };
 
-export const listTenants = (scoped: ScopedDb, filter: TenantListFilter, after: unknown[] | null, limit: number) => pageTenants(scoped, filter, after, limit);
+export const listTenants = (ctx: DbContext, filter: TenantListFilter, after: unknown[] | null, limit: number) => pageTenants(ctx.scoped, filter, after, limit);
 
 /** Administration acts strictly below the acting tenant: nobody raises their own limits. */
 function assertBelowActing(actor: Actor, tenant: Tenant) {
@@ -54,7 +56,7 @@ async function assertBillingClientFree(trx: Transaction, billingClientId: string
 }
 
 export async function createTenant(ctx: WriteContext, input: TenantSettings & { type: TenantType; name: string; parent_id?: string }): Promise<Tenant> {
-  const parent = await getTenant(ctx.scoped, input.parent_id ?? ctx.actor.acting.id);
+  const parent = await getTenant(ctx, input.parent_id ?? ctx.actor.acting.id);
   if (!CHILD_TYPES[parent.type].includes(input.type)) {
     throw validationFailed([
       {
@@ -64,7 +66,7 @@ export async function createTenant(ctx: WriteContext, input: TenantSettings & { 
       },
     ]);
   }
-  await assertBillingClientFree(ctx.trx, input.billing_client_id);
+  await assertBillingClientFree(ctx.db, input.billing_client_id);
   const defaults = TENANT_DEFAULTS[input.type];
   const id = newId('ten');
   const now = ctx.clock.now();
@@ -83,14 +85,14 @@ export async function createTenant(ctx: WriteContext, input: TenantSettings & { 
     created_at: now,
     updated_at: now,
   });
-  await recordAudit(ctx.trx, ctx.actor, now, {
+  await recordAudit(ctx.db, ctx.actor, now, {
     action: 'tenant.created',
     targetType: 'tenant',
     targetId: id,
     details: { type: input.type, parent_id: parent.id, name: input.name },
   });
   if (input.billing_client_id) {
-    await recordAudit(ctx.trx, ctx.actor, now, {
+    await recordAudit(ctx.db, ctx.actor, now, {
       action: 'tenant.billing_linked',
       targetType: 'tenant',
       targetId: id,
@@ -101,10 +103,10 @@ export async function createTenant(ctx: WriteContext, input: TenantSettings & { 
 }
 
 export async function updateTenant(ctx: WriteContext, id: string, patch: TenantSettings, precondition: (current: Tenant) => void): Promise<Tenant> {
-  const current = await getTenant(ctx.scoped, id, ctx.trx);
+  const current = await lockedTenant(ctx, id);
   assertBelowActing(ctx.actor, current);
   precondition(current);
-  await assertBillingClientFree(ctx.trx, patch.billing_client_id, id);
+  await assertBillingClientFree(ctx.db, patch.billing_client_id, id);
   const changes: Partial<Record<keyof TenantRow, unknown>> = {};
   if (patch.name !== undefined) changes.name = patch.name;
   if (patch.limits?.api_rate_limit_per_minute !== undefined) changes.api_rate_limit_per_minute = patch.limits.api_rate_limit_per_minute;
@@ -116,15 +118,15 @@ export async function updateTenant(ctx: WriteContext, id: string, patch: TenantS
   if (Object.keys(changes).length === 0) return current;
   ctx.identityChanged();
   const now = ctx.clock.now();
-  const updated = await updateTenantRow(ctx.scoped, ctx.trx, id, changes, now);
-  await recordAudit(ctx.trx, ctx.actor, now, {
+  const updated = await updateTenantRow(ctx.scoped, ctx.db, id, changes, now);
+  await recordAudit(ctx.db, ctx.actor, now, {
     action: 'tenant.updated',
     targetType: 'tenant',
     targetId: id,
     details: { changed: Object.keys(patch) },
   });
   if (patch.billing_client_id && patch.billing_client_id !== current.billingClientId) {
-    await recordAudit(ctx.trx, ctx.actor, now, {
+    await recordAudit(ctx.db, ctx.actor, now, {
       action: 'tenant.billing_linked',
       targetType: 'tenant',
       targetId: id,
@@ -135,13 +137,13 @@ export async function updateTenant(ctx: WriteContext, id: string, patch: TenantS
 }
 
 export async function setSuspension(ctx: WriteContext, id: string, suspend: boolean, reason: string | null): Promise<Tenant> {
-  const current = await getTenant(ctx.scoped, id, ctx.trx);
+  const current = await lockedTenant(ctx, id);
   assertBelowActing(ctx.actor, current);
   if (current.suspended === suspend) return current;
   ctx.identityChanged();
   const now = ctx.clock.now();
-  const updated = await updateTenantRow(ctx.scoped, ctx.trx, id, { suspended_at: suspend ? now : null, suspension_reason: suspend ? reason : null }, now);
-  await recordAudit(ctx.trx, ctx.actor, now, {
+  const updated = await updateTenantRow(ctx.scoped, ctx.db, id, { suspended_at: suspend ? now : null, suspension_reason: suspend ? reason : null }, now);
+  await recordAudit(ctx.db, ctx.actor, now, {
     action: suspend ? 'tenant.suspended' : 'tenant.unsuspended',
     targetType: 'tenant',
     targetId: id,

@@ -8,7 +8,7 @@
 //   a nameserver finds a key by its name alone.
 // - Every change NOTIFYs TSIG_KEYS_CHANNEL on commit, so nameserver processes reload the list.
 import type { Config } from '../config/index.js';
-import type { Runner } from '../db/context.js';
+import type { DbContext, Pool } from '../db/context.js';
 import { recordAudit } from '../db/repositories/auditLog.js';
 import { lockTenantRow } from '../db/repositories/tenantRows.js';
 import {
@@ -22,7 +22,6 @@ import {
   type TsigKey,
   updateTsigKeyRow,
 } from '../db/repositories/tsigKeyRows.js';
-import type { ScopedDb } from '../db/tenantScope.js';
 import { sealSecret, unsealSecret } from '../db/sealedSecrets.js';
 import { type CredentialPolicy, type CredentialPolicyInput, normalizeCredentialPolicy } from '../domain/credentialPolicy.js';
 import { DomainError, notFound, validationFailed } from '../domain/errors.js';
@@ -73,15 +72,15 @@ const policyOf = (ctx: WriteContext, input: CredentialPolicyInput | null | undef
 
 /** Room for one more key of the acting tenant, its row locked so parallel creations queue. */
 async function assertKeyQuota(ctx: WriteContext): Promise<void> {
-  await lockTenantRow(ctx.trx, ctx.actor.acting.id);
-  if ((await countTenantTsigKeys(ctx.trx, ctx.actor.acting.id)) >= MAX_TSIG_KEYS_PER_TENANT)
+  await lockTenantRow(ctx.db, ctx.actor.acting.id);
+  if ((await countTenantTsigKeys(ctx.db, ctx.actor.acting.id)) >= MAX_TSIG_KEYS_PER_TENANT)
     throw new DomainError('quota_exceeded', { quota: 'max_tsig_keys', limit: MAX_TSIG_KEYS_PER_TENANT });
 }
 
-export const listTsigKeys = (scoped: ScopedDb, after: unknown[] | null, limit: number) => pageTsigKeys(scoped, after, limit);
+export const listTsigKeys = (ctx: DbContext, after: unknown[] | null, limit: number) => pageTsigKeys(ctx.scoped, after, limit);
 
-export async function getTsigKey(scoped: ScopedDb, id: string): Promise<TsigKey> {
-  const key = await findTsigKey(scoped, id);
+export async function getTsigKey(ctx: DbContext, id: string): Promise<TsigKey> {
+  const key = await findTsigKey(ctx.scoped, id);
   if (!key) throw notFound('TSIG key');
   return key;
 }
@@ -97,8 +96,8 @@ async function changeKey(
 ): Promise<TsigKey> {
   const key = await updateTsigKeyRow(ctx.scoped, current.id, columns, now);
   if (!key) throw notFound('TSIG key');
-  await recordAudit(ctx.trx, ctx.actor, now, { action, targetType: 'tsig_key', targetId: current.id, details: { name: current.name, ...details } });
-  await notifyTsigKeysChanged(ctx.trx, current.id);
+  await recordAudit(ctx.db, ctx.actor, now, { action, targetType: 'tsig_key', targetId: current.id, details: { name: current.name, ...details } });
+  await notifyTsigKeysChanged(ctx.db, current.id);
   return key;
 }
 
@@ -113,7 +112,7 @@ export async function createTsigKey(ctx: WriteContext, deps: TsigKeyDeps, input:
   const now = ctx.clock.now();
   await ctx.scoped.assertInSubtree([ctx.actor.acting.id]);
   // The unique name decides between parallel creations: the loser inserts nothing.
-  const key = await insertTsigKey(ctx.trx, {
+  const key = await insertTsigKey(ctx.db, {
     id: newId('tsk'),
     tenant_id: ctx.actor.acting.id,
     name,
@@ -124,19 +123,19 @@ export async function createTsigKey(ctx: WriteContext, deps: TsigKeyDeps, input:
     updated_at: now,
   });
   if (!key) throw new DomainError('conflict', { reason: 'tsig_key_name_taken', name });
-  await recordAudit(ctx.trx, ctx.actor, now, {
+  await recordAudit(ctx.db, ctx.actor, now, {
     action: 'tsig_key.created',
     targetType: 'tsig_key',
     targetId: key.id,
     details: { name, algorithm, ...(policy ? { policy } : {}) },
   });
-  await notifyTsigKeysChanged(ctx.trx, key.id);
+  await notifyTsigKeysChanged(ctx.db, key.id);
   return { key, secret: secret.toString('base64') };
 }
 
 /** A new secret for the key (same name and algorithm), returned this once; the old one stops working. */
 export async function rotateTsigKey(ctx: WriteContext, deps: TsigKeyDeps, id: string): Promise<{ key: TsigKey; secret: string }> {
-  const current = await getTsigKey(ctx.scoped, id);
+  const current = await getTsigKey(ctx, id);
   const secret = generateTsigSecret(current.algorithm);
   const now = ctx.clock.now();
   const key = await changeKey(ctx, current, now, { secret: sealSecret(secret, deps.kek), rotated_at: now }, 'tsig_key.rotated', {});
@@ -145,16 +144,16 @@ export async function rotateTsigKey(ctx: WriteContext, deps: TsigKeyDeps, id: st
 
 /** Replaces the key's policy (null: none, its tenant's zones alone). */
 export async function updateTsigKeyPolicy(ctx: WriteContext, id: string, input: CredentialPolicyInput | null): Promise<TsigKey> {
-  const current = await getTsigKey(ctx.scoped, id);
+  const current = await getTsigKey(ctx, id);
   const policy = policyOf(ctx, input);
   return changeKey(ctx, current, ctx.clock.now(), { policy }, 'tsig_key.updated', { policy });
 }
 
 export async function deleteTsigKey(ctx: WriteContext, id: string): Promise<void> {
-  const current = await getTsigKey(ctx.scoped, id);
+  const current = await getTsigKey(ctx, id);
   await deleteTsigKeyRow(ctx.scoped, id);
-  await recordAudit(ctx.trx, ctx.actor, ctx.clock.now(), { action: 'tsig_key.deleted', targetType: 'tsig_key', targetId: id, details: { name: current.name } });
-  await notifyTsigKeysChanged(ctx.trx, id);
+  await recordAudit(ctx.db, ctx.actor, ctx.clock.now(), { action: 'tsig_key.deleted', targetType: 'tsig_key', targetId: id, details: { name: current.name } });
+  await notifyTsigKeysChanged(ctx.db, id);
 }
 
 /**
@@ -162,8 +161,8 @@ export async function deleteTsigKey(ctx: WriteContext, id: string): Promise<void
  * signed messages with (by the key's name) and, for an RFC 2136 update, whose tenant and policy
  * the update is checked against. Reload on TSIG_KEYS_CHANNEL.
  */
-export async function loadTenantTsigKeys(db: Runner, kek: Buffer): Promise<TenantTsigKey[]> {
-  return (await allTsigKeyRows(db)).map((r) => ({
+export async function loadTenantTsigKeys(pool: Pool, kek: Buffer): Promise<TenantTsigKey[]> {
+  return (await allTsigKeyRows(pool)).map((r) => ({
     id: r.id,
     tenantId: r.tenant_id,
     name: r.name,

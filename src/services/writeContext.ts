@@ -7,12 +7,15 @@ import { newId } from '../domain/ids.js';
 import type { WriteContext as DomainWriteContext } from '../domain/model/writeContext.js';
 import { type Actor, tokenlessActor } from './actor.js';
 
-/** The write context of every service that writes: the request transaction, its scope, actor, clock. */
-export type WriteContext = DomainWriteContext<Transaction, ScopedDb, Actor>;
+/**
+ * The context of every service that writes: a DbContext inside a transaction (`db`, `scoped`)
+ * plus who writes and when. Being a DbContext, it is handed as is to any read.
+ */
+export interface WriteContext extends TransactionContext, DomainWriteContext<Transaction, ScopedDb, Actor> {}
 
 /** The write context of a request's transaction (runWrite's), in the actor's name. */
 export const writeContextIn = (tx: TransactionContext, actor: Actor, clock: Clock, identityChanged: () => void): WriteContext => ({
-  trx: tx.db,
+  db: tx.db,
   scoped: tx.scoped,
   actor,
   clock,

@@ -1,8 +1,8 @@
 // A zone in RFC 1035 master-file format, as stored: absolute names, $TTL for the zone default.
+import type { DbContext } from '../db/context.js';
 import { zoneRecordRowsInOrder } from '../db/repositories/zoneQueries.js';
 import type { DnsRecord } from '../domain/model/record.js';
 import type { Zone } from '../domain/model/zone.js';
-import type { ScopedDb } from '../db/tenantScope.js';
 import { absoluteName } from '../../nameserver/wire/name.js';
 import { renderSystemRecords } from './systemRecords.js';
 
@@ -12,8 +12,8 @@ export interface ExportOptions {
   nameservers: readonly string[];
 }
 
-export async function exportZoneFile(scoped: ScopedDb, zone: Zone, options: ExportOptions): Promise<string> {
-  const rows = await zoneRecordRowsInOrder(scoped, zone.id);
+export async function exportZoneFile(ctx: DbContext, zone: Zone, options: ExportOptions): Promise<string> {
+  const rows = await zoneRecordRowsInOrder(ctx.scoped, zone.id);
   // The SOA first (RFC 1035 §5.2), then the apex NS set (in list order: by content), then every
   // stored record in list order.
   const system = options.includeSystem ? renderSystemRecords(zone, options.nameservers) : [];

@@ -1,5 +1,6 @@
 // Zone-file import: the parsed file becomes one change set through the same engine as every
 // other write (spec "Import rules").
+import type { DbContext } from '../db/context.js';
 import type { Config } from '../config/index.js';
 import type { Zone } from '../domain/model/zone.js';
 import { relativeName } from '../../nameserver/wire/name.js';
@@ -14,7 +15,6 @@ import { applyChangeSet } from './changeSets.js';
 import { zoneRecordRows } from '../db/repositories/zoneQueries.js';
 import type { WriteContext } from './writeContext.js';
 import { writeZone } from './zoneWrite.js';
-import type { ScopedDb } from '../db/tenantScope.js';
 import type { RecordRow } from '../db/repositories/recordRows.js';
 
 /** Spec: "Maximum file size 1 MiB (413 above)". */
@@ -94,7 +94,7 @@ function desiredRRsets(entries: ZoneFileEntry[], zone: Zone): { rrsets: DesiredR
 }
 
 /** The change items that make a zone take a zone file's records (merge or replace). */
-export async function zoneFileChangeItems(scoped: ScopedDb, zone: Zone, zonefile: string, mode: ImportRequest['mode']) {
+export async function zoneFileChangeItems(ctx: DbContext, zone: Zone, zonefile: string, mode: ImportRequest['mode']) {
   if (Buffer.byteLength(zonefile, 'utf8') > MAX_ZONEFILE_BYTES) {
     throw new DomainError('payload_too_large', { limit: MAX_ZONEFILE_BYTES });
   }
@@ -103,7 +103,7 @@ export async function zoneFileChangeItems(scoped: ScopedDb, zone: Zone, zonefile
   const all = [...parsed.errors.map((e) => lineError(e.line, e.code, e.detail)), ...desired.errors].sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
   if (all.length) throw new DomainError('validation_failed', {}, all);
 
-  const stored = await zoneRecordRows(scoped, zone.id);
+  const stored = await zoneRecordRows(ctx.scoped, zone.id);
   // RRsets kept by another object (a dynamic DNS host's address) are not the file's to change:
   // an import leaves them as they are, in both modes, and reports the file's lines for them.
   const kept = new Set(stored.filter((r) => r.managed_by).map((r) => `${r.name}\u0000${r.type}`));
@@ -171,7 +171,7 @@ export async function zoneFileChangeItems(scoped: ScopedDb, zone: Zone, zonefile
 /** POST /zones/{zone}/import: one change set through the write seam. */
 export const importZoneFile = (ctx: WriteContext, config: Config, zoneRef: string, request: ImportRequest): Promise<ImportResult> =>
   writeZone(ctx, config, zoneRef, {}, async (zone) => {
-    const { items, itemLines, skipped, unchanged, warnings } = await zoneFileChangeItems(ctx.scoped, zone, request.zonefile, request.mode);
+    const { items, itemLines, skipped, unchanged, warnings } = await zoneFileChangeItems(ctx, zone, request.zonefile, request.mode);
     // Items come from the file: their problems are told by line.
     const { changeSet, plan } = await applyChangeSet(
       ctx,

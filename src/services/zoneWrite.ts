@@ -13,7 +13,7 @@ import type { Config } from '../config/index.js';
 import { DomainError } from '../domain/errors.js';
 import { ifMatchSatisfied, rowEtag } from '../domain/model/etag.js';
 import type { Zone } from '../domain/model/zone.js';
-import { findZone, type ZoneReach } from './zoneReads.js';
+import { lockedZone, type ZoneReach } from './zoneReads.js';
 import type { WriteContext } from './writeContext.js';
 
 export interface ZonePreconditions {
@@ -22,10 +22,6 @@ export interface ZonePreconditions {
   /** The zones the name may find: the tenants' (default) or the lab's parent zones (the lab registrar). */
   reach?: ZoneReach;
 }
-
-/** Locks the zone named in a path for the rest of the request transaction. */
-const lockZone = (ctx: WriteContext, config: Config, pathName: string, reach: ZoneReach = 'tenant'): Promise<Zone> =>
-  findZone(ctx.scoped, config, pathName, ctx.trx, reach);
 
 /** RFC 9110 §13.1.1 on the zone's stored version; 412 with the header located. */
 export function assertZoneMatches(
@@ -47,7 +43,7 @@ export async function writeZone<T>(
   preconditions: ZonePreconditions,
   write: (zone: Zone) => Promise<T>,
 ): Promise<T> {
-  const zone = await lockZone(ctx, config, pathName, preconditions.reach);
+  const zone = await lockedZone(ctx, config, pathName, preconditions.reach);
   assertZoneMatches(zone, preconditions.ifMatch);
   return write(zone);
 }

@@ -1,13 +1,12 @@
 // Zones: creation with the spec's ordered checks, settings, deletion, reading and listing.
 import { domainToUnicode } from 'node:url';
-import type { Transaction } from '../db/context.js';
+import type { Transaction, DbContext } from '../db/context.js';
 import type { Config } from '../config/index.js';
 import { recordAudit } from '../db/repositories/auditLog.js';
 import { recordEvents } from '../db/repositories/events.js';
 import { nameSortKey, recordToDomain } from '../db/repositories/recordRows.js';
 import { zoneToDomain } from '../db/repositories/zoneRows.js';
 import type { SortKey } from '../db/paginate.js';
-import type { ScopedDb } from '../db/tenantScope.js';
 import type { ChangeItem, LocateItem, Warning } from '../domain/changeSets/planChangeSet.js';
 import { DomainError } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
@@ -36,7 +35,7 @@ import {
   zoneOverlaps,
   zonePage,
 } from '../db/repositories/zoneStore.js';
-import { findZone, getZone } from './zoneReads.js';
+import { getZone, lockedZone } from './zoneReads.js';
 import { assertZoneMatches, writeZone } from './zoneWrite.js';
 import { exportZoneFile } from './zoneExport.js';
 import { lastSystemWrite, renderSystemRecords } from './systemRecords.js';
@@ -66,11 +65,11 @@ const SORTS: Record<ZoneListFilter['sort'], SortKey[]> = {
   ],
 };
 
-export async function listZones(scoped: ScopedDb, config: Config, filter: ZoneListFilter, after: unknown[] | null, limit: number) {
+export async function listZones(ctx: DbContext, config: Config, filter: ZoneListFilter, after: unknown[] | null, limit: number) {
   const sort = SORTS[filter.sort];
   // Cursor values of timestamps travel as ISO strings.
   const decoded = after?.map((v, i) => (sort[i]!.field === 'created_at' ? new Date(v as string) : v)) ?? null;
-  const { total, ...page } = await zonePage(scoped, config.zones.protectedNames, filter, sort, decoded, limit);
+  const { total, ...page } = await zonePage(ctx.scoped, config.zones.protectedNames, filter, sort, decoded, limit);
   return {
     items: page.rows.map(zoneToDomain),
     next: page.next?.map((v) => (v instanceof Date ? v.toISOString() : v)) ?? null,
@@ -111,10 +110,10 @@ async function assertQuota(ctx: WriteContext): Promise<DomainEvent[]> {
   // Every tenant of the chain must have room: a reseller's quota covers its whole subtree. The
   // rows are locked root first, so concurrent creations queue instead of overshooting; FOR NO KEY
   // UPDATE, so that inserts referencing a tenant (its FOR KEY SHARE) pass (src/db/lockOrder.ts).
-  const chain = await lockedTenantQuotas(ctx.trx, ctx.actor.acting.path);
+  const chain = await lockedTenantQuotas(ctx.db, ctx.actor.acting.path);
   const warnings: DomainEvent[] = [];
   for (const tenant of chain) {
-    const count = await subtreeZoneCount(ctx.trx, tenant.id);
+    const count = await subtreeZoneCount(ctx.db, tenant.id);
     if (count >= tenant.max_zones) {
       throw new DomainError('quota_exceeded', { quota: 'max_zones', limit: tenant.max_zones });
     }
@@ -159,10 +158,10 @@ export async function createZone(
   // A credential confined to some zones creates only those, and one confined to names or types
   // none (docs/credentials.md): refused before the name is looked up or anything locked.
   assertCredentialAllows(ctx.actor, { zone: name, name: null, type: null }, ctx.clock.now());
-  await lockNameFamily(ctx.trx, name);
-  await assertNameFree(ctx.trx, name);
+  await lockNameFamily(ctx.db, name);
+  await assertNameFree(ctx.db, name);
   const quotaWarnings = await assertQuota(ctx);
-  await assertBackendCapacity(ctx.trx, config.zones.backendCapacity);
+  await assertBackendCapacity(ctx.db, config.zones.backendCapacity);
 
   const now = ctx.clock.now();
   const id = newId('zon');
@@ -178,7 +177,7 @@ export async function createZone(
     created_at: now,
     updated_at: now,
   });
-  const zone = await findZone(ctx.scoped, config, name, ctx.trx);
+  const zone = await lockedZone(ctx, config, name);
   const changeSet = await appendChangeSet(ctx, zone, { kind: 'zone_create', itemCount: input.records?.length ?? 0, summary: {}, results: [] });
   // Initial records (and a template's) join the creation's change set: one atomic unit (spec).
   const records = input.records ?? [];
@@ -191,9 +190,9 @@ export async function createZone(
       i < records.length ? { pointer: `/records/${i}${inner.replace(/^\/record(?=\/|$)/, '')}`, index: i } : { pointer: '/template' };
     warnings = (await applyChangeSet(ctx, zone, { changes }, { kind: 'zone_create', locate, within: changeSet })).plan.warnings;
   }
-  await recordAudit(ctx.trx, ctx.actor, now, { action: 'zone.created', targetType: 'zone', targetId: id, details: { name } });
-  await recordEvents(ctx.trx, quotaWarnings, now);
-  return { zone: await getZone(ctx.scoped, config, name), warnings };
+  await recordAudit(ctx.db, ctx.actor, now, { action: 'zone.created', targetType: 'zone', targetId: id, details: { name } });
+  await recordEvents(ctx.db, quotaWarnings, now);
+  return { zone: await getZone(ctx, config, name), warnings };
 }
 
 export interface ZoneSettings {
@@ -217,8 +216,8 @@ export const updateZone = (ctx: WriteContext, config: Config, zoneRef: string, s
       results: [{ settings: Object.keys(changes) }],
       zoneColumns: changes,
     });
-    await recordAudit(ctx.trx, ctx.actor, now, { action: 'zone.updated', targetType: 'zone', targetId: zone.id, details: { name: zone.name, ...changes } });
-    return getZone(ctx.scoped, config, zone.name);
+    await recordAudit(ctx.db, ctx.actor, now, { action: 'zone.updated', targetType: 'zone', targetId: zone.id, details: { name: zone.name, ...changes } });
+    return getZone(ctx, config, zone.name);
   });
 
 /**
@@ -245,18 +244,18 @@ export const deleteZone = (
     if (zone.status === 'deleting') throw new DomainError('conflict', { reason: 'zone_deletion_running', zone: zone.name });
     await prepareDeletion(ctx, dnssec, zone, request.force ?? false);
     const now = ctx.clock.now();
-    await insertDeletedZoneExport(ctx.trx, {
+    await insertDeletedZoneExport(ctx.db, {
       id: newId('zon'),
       zone_id: zone.id,
       zone_name: zone.name,
       tenant_id: zone.tenantId,
-      zonefile: await exportZoneFile(ctx.scoped, zone, { includeSystem: true, nameservers: config.zones.nameservers }),
+      zonefile: await exportZoneFile(ctx, zone, { includeSystem: true, nameservers: config.zones.nameservers }),
       deleted_at: now,
       expires_at: new Date(now.getTime() + DELETED_EXPORT_RETENTION_MS),
     });
     await requestZoneDeletion(ctx, zone, now);
-    await recordAudit(ctx.trx, ctx.actor, now, { action: 'zone.deletion_requested', targetType: 'zone', targetId: zone.id, details: { name: zone.name } });
-    return getZone(ctx.scoped, config, zone.name);
+    await recordAudit(ctx.db, ctx.actor, now, { action: 'zone.deletion_requested', targetType: 'zone', targetId: zone.id, details: { name: zone.name } });
+    return getZone(ctx, config, zone.name);
   });
 
 /**
@@ -267,7 +266,7 @@ export async function requestZoneDeletion(ctx: WriteContext, zone: Zone, now: Da
   zone.status = 'deleting';
   // Spec "DELETE zone rules" 2: the zone's DynDNS hosts go with it, at once: their routers get
   // badauth from now on (their records go with the zone's).
-  await deleteZoneDyndnsHosts(ctx.trx, zone.id);
+  await deleteZoneDyndnsHosts(ctx.db, zone.id);
   await requestRebuild(ctx, zone, { kind: 'zone_delete', zoneColumns: { status: 'deleting', deletion_requested_at: now, ...columns } }, null);
 }
 
@@ -299,17 +298,17 @@ const compareKeys = (a: unknown[], b: unknown[]) => {
  * whose name key is the smallest, among the apex records by type.
  */
 export async function listRecords(
-  scoped: ScopedDb,
+  ctx: DbContext,
   zone: Zone,
   filter: RecordListFilter,
   after: unknown[] | null,
   limit: number,
   nameservers: readonly string[],
 ) {
-  const page = await recordPage(scoped, zone.id, filter, RECORD_SORT, after, limit);
+  const page = await recordPage(ctx.scoped, zone.id, filter, RECORD_SORT, after, limit);
   if (!filter.includeSystem) return { items: page.rows.map(recordToDomain) as DnsRecord[], next: page.next };
 
-  const system = renderSystemRecords(zone, nameservers, await lastSystemWrite(scoped, zone))
+  const system = renderSystemRecords(zone, nameservers, await lastSystemWrite(ctx, zone))
     .filter((r) => !filter.type?.length || filter.type.includes(r.type))
     .filter((r) => filter.name === undefined || filter.name === r.name)
     .filter((r) => !filter.q || r.name.includes(filter.q) || r.content.toLowerCase().includes(filter.q))

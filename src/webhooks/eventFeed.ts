@@ -7,8 +7,8 @@
 // has ended (its `tx` is below the reading snapshot's xmin), in (tx, seq) order. An event
 // committed late therefore never appears behind one a poller has already passed; the price is
 // that an event shows only once the longest write running beside it has ended (milliseconds).
+import type { DbContext } from '../db/context.js';
 import { type EventPosition as Position, pageSubtreeEvents, subtreeEventPosition } from '../db/repositories/eventFeedRows.js';
-import type { ScopedDb } from '../db/tenantScope.js';
 import { validationFailed } from '../domain/errors.js';
 import { ACTING_TENANT_EVENT_KINDS } from '../domain/model/events.js';
 import { PING_KIND, presentEvent, SUBSCRIBABLE_KINDS } from './deliveryPolicy.js';
@@ -21,10 +21,10 @@ export interface EventFilter {
 }
 
 /** A page of the acting subtree's events, oldest first, each in the shape a delivery's body has. */
-export async function listEvents(scoped: ScopedDb, filter: EventFilter, after: unknown[] | null, limit: number) {
-  const from = latest(after as Position | null, filter.afterEvent === undefined ? null : await positionOf(scoped, filter.afterEvent));
+export async function listEvents(ctx: DbContext, filter: EventFilter, after: unknown[] | null, limit: number) {
+  const from = latest(after as Position | null, filter.afterEvent === undefined ? null : await positionOf(ctx, filter.afterEvent));
   const kinds = filter.types?.length ? filter.types : [...SUBSCRIBABLE_KINDS];
-  const page = await pageSubtreeEvents(scoped, kinds, [...ACTING_TENANT_EVENT_KINDS], from, limit);
+  const page = await pageSubtreeEvents(ctx.scoped, kinds, [...ACTING_TENANT_EVENT_KINDS], from, limit);
   return {
     events: page.rows.map((r) => presentEvent({ id: r.id, kind: r.kind, tenantId: r.tenant_id, occurredAt: r.occurred_at, payload: r.payload })),
     next: page.next,
@@ -32,8 +32,8 @@ export async function listEvents(scoped: ScopedDb, filter: EventFilter, after: u
 }
 
 /** Where the event with this id stands; 422 when the subtree has none such (any more). */
-async function positionOf(scoped: ScopedDb, eventId: string): Promise<Position> {
-  const position = await subtreeEventPosition(scoped, eventId, PING_KIND);
+async function positionOf(ctx: DbContext, eventId: string): Promise<Position> {
+  const position = await subtreeEventPosition(ctx.scoped, eventId, PING_KIND);
   if (!position) {
     throw validationFailed([
       {

@@ -2,13 +2,12 @@
 // secret rotation, pausing and enabling, the test ping, the delivery log and redelivery. Every
 // query goes through the acting tenant's ScopedDb: a webhook outside the subtree does not exist here.
 import { randomBytes } from 'node:crypto';
-import type { Transaction } from '../db/context.js';
+import type { DbContext, Transaction, TransactionContext } from '../db/context.js';
 import { sealSecret } from '../db/sealedSecrets.js';
 import { type AuditActor, recordAudit } from '../db/repositories/auditLog.js';
 import { recordEvents } from '../db/repositories/events.js';
 import { bringPendingForward, deliveryDueNow, insertDelivery, lockDelivery, reopenDelivery, rotateSecret } from '../db/repositories/webhookRows.js';
 import { paginate } from '../db/paginate.js';
-import type { ScopedDb } from '../db/tenantScope.js';
 import type { Clock } from '../domain/clock.js';
 import { DomainError, notFound, validationFailed } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
@@ -17,11 +16,10 @@ import { disableFailingWebhooks } from './deliveries.js';
 import { DISABLE_AFTER_MS, PING_KIND, ROTATION_OVERLAP_MS } from './deliveryPolicy.js';
 import { noteLock } from '../db/lockOrder.js';
 
-export interface WebhookContext {
-  trx: Transaction;
-  scoped: ScopedDb;
-  actor: AuditActor;
-  clock: Clock;
+/** A webhook write's context: its transaction and scope, who writes and when. */
+export interface WebhookContext extends TransactionContext {
+  readonly actor: AuditActor;
+  readonly clock: Clock;
 }
 
 export interface WebhookDeps {
@@ -134,13 +132,13 @@ export async function createWebhook(ctx: WebhookContext, deps: WebhookDeps, inpu
     created_at: now,
     updated_at: now,
   });
-  await recordAudit(ctx.trx, ctx.actor, now, { action: 'webhook.created', targetType: 'webhook', targetId: id, details: { url, events: input.events } });
-  return { webhook: await getWebhook(ctx.scoped, now, id), secret };
+  await recordAudit(ctx.db, ctx.actor, now, { action: 'webhook.created', targetType: 'webhook', targetId: id, details: { url, events: input.events } });
+  return { webhook: await getWebhook(ctx, now, id), secret };
 }
 
 /** `lock`: the row locked FOR UPDATE for the rest of that transaction. */
-export async function getWebhook(scoped: ScopedDb, now: Date, id: string, lock: Transaction | null = null): Promise<Webhook> {
-  const q = scoped.from('webhooks').where('id', id).first(COLUMNS);
+async function webhookAt(ctx: DbContext, now: Date, id: string, lock: Transaction | null): Promise<Webhook> {
+  const q = ctx.scoped.from('webhooks').where('id', id).first(COLUMNS);
   if (lock) {
     noteLock(lock, 'webhooks');
     q.forUpdate();
@@ -150,14 +148,19 @@ export async function getWebhook(scoped: ScopedDb, now: Date, id: string, lock: 
   return toDomain(row, now);
 }
 
-export async function listWebhooks(scoped: ScopedDb, now: Date, after: unknown[] | null, limit: number) {
-  const page = await paginate<WebhookRow>(scoped.from('webhooks').select(COLUMNS), [{ column: 'id', direction: 'asc', field: 'id' }], after, limit);
+export const getWebhook = (ctx: DbContext, now: Date, id: string): Promise<Webhook> => webhookAt(ctx, now, id, null);
+
+/** The webhook, its row locked FOR UPDATE for the rest of the transaction. */
+const lockedWebhook = (ctx: TransactionContext, now: Date, id: string): Promise<Webhook> => webhookAt(ctx, now, id, ctx.db);
+
+export async function listWebhooks(ctx: DbContext, now: Date, after: unknown[] | null, limit: number) {
+  const page = await paginate<WebhookRow>(ctx.scoped.from('webhooks').select(COLUMNS), [{ column: 'id', direction: 'asc', field: 'id' }], after, limit);
   return { webhooks: page.rows.map((r) => toDomain(r, now)), next: page.next };
 }
 
 export async function updateWebhook(ctx: WebhookContext, deps: WebhookDeps, id: string, patch: Partial<WebhookInput>): Promise<Webhook> {
   const now = ctx.clock.now();
-  await getWebhook(ctx.scoped, now, id, ctx.trx);
+  await lockedWebhook(ctx, now, id);
   const changes: Record<string, unknown> = {};
   if (patch.url !== undefined) {
     changes.url = checkedUrl(patch.url, deps.policy);
@@ -169,17 +172,17 @@ export async function updateWebhook(ctx: WebhookContext, deps: WebhookDeps, id: 
       .from('webhooks')
       .where('id', id)
       .update({ ...changes, updated_at: now });
-    await recordAudit(ctx.trx, ctx.actor, now, { action: 'webhook.updated', targetType: 'webhook', targetId: id, details: changes });
+    await recordAudit(ctx.db, ctx.actor, now, { action: 'webhook.updated', targetType: 'webhook', targetId: id, details: changes });
   }
-  return getWebhook(ctx.scoped, now, id);
+  return getWebhook(ctx, now, id);
 }
 
 /** Deletes the webhook and its delivery log; attempts in flight end unrecorded. */
 export async function deleteWebhook(ctx: WebhookContext, id: string): Promise<void> {
   const now = ctx.clock.now();
-  await getWebhook(ctx.scoped, now, id, ctx.trx);
+  await lockedWebhook(ctx, now, id);
   await ctx.scoped.from('webhooks').where('id', id).delete();
-  await recordAudit(ctx.trx, ctx.actor, now, { action: 'webhook.deleted', targetType: 'webhook', targetId: id });
+  await recordAudit(ctx.db, ctx.actor, now, { action: 'webhook.deleted', targetType: 'webhook', targetId: id });
 }
 
 /**
@@ -189,11 +192,11 @@ export async function deleteWebhook(ctx: WebhookContext, id: string): Promise<vo
  */
 export async function rotateWebhookSecret(ctx: WebhookContext, deps: WebhookDeps, id: string): Promise<{ webhook: Webhook; secret: string }> {
   const now = ctx.clock.now();
-  await getWebhook(ctx.scoped, now, id, ctx.trx);
+  await lockedWebhook(ctx, now, id);
   const secret = newSecret();
-  await rotateSecret(ctx.trx, id, sealSecret(secret, deps.kek), new Date(now.getTime() + ROTATION_OVERLAP_MS), now);
-  await recordAudit(ctx.trx, ctx.actor, now, { action: 'webhook.secret_rotated', targetType: 'webhook', targetId: id });
-  return { webhook: await getWebhook(ctx.scoped, now, id), secret };
+  await rotateSecret(ctx.db, id, sealSecret(secret, deps.kek), new Date(now.getTime() + ROTATION_OVERLAP_MS), now);
+  await recordAudit(ctx.db, ctx.actor, now, { action: 'webhook.secret_rotated', targetType: 'webhook', targetId: id });
+  return { webhook: await getWebhook(ctx, now, id), secret };
 }
 
 /**
@@ -202,13 +205,13 @@ export async function rotateWebhookSecret(ctx: WebhookContext, deps: WebhookDeps
  */
 export async function enableWebhook(ctx: WebhookContext, id: string): Promise<Webhook> {
   const now = ctx.clock.now();
-  const webhook = await getWebhook(ctx.scoped, now, id, ctx.trx);
+  const webhook = await lockedWebhook(ctx, now, id);
   if (webhook.state === 'active') return webhook;
   await ctx.scoped.from('webhooks').where('id', id).update({ state: 'active', disabled_at: null, disabled_reason: null, failing_since: null, updated_at: now });
   // Pings are left alone: they run while disabled too, and one may be in flight.
-  await bringPendingForward(ctx.trx, id, PING_KIND, now);
-  await recordAudit(ctx.trx, ctx.actor, now, { action: 'webhook.enabled', targetType: 'webhook', targetId: id });
-  return getWebhook(ctx.scoped, now, id);
+  await bringPendingForward(ctx.db, id, PING_KIND, now);
+  await recordAudit(ctx.db, ctx.actor, now, { action: 'webhook.enabled', targetType: 'webhook', targetId: id });
+  return getWebhook(ctx, now, id);
 }
 
 /**
@@ -220,14 +223,14 @@ export async function enableWebhook(ctx: WebhookContext, id: string): Promise<We
  */
 export async function disableWebhook(ctx: WebhookContext, id: string): Promise<Webhook> {
   const now = ctx.clock.now();
-  const webhook = await getWebhook(ctx.scoped, now, id, ctx.trx);
+  const webhook = await lockedWebhook(ctx, now, id);
   if (webhook.state === 'disabled') return webhook;
   await ctx.scoped
     .from('webhooks')
     .where('id', id)
     .update({ state: 'disabled', disabled_at: now, disabled_reason: 'manual' satisfies DisabledReason, updated_at: now });
-  await recordAudit(ctx.trx, ctx.actor, now, { action: 'webhook.disabled', targetType: 'webhook', targetId: id });
-  return getWebhook(ctx.scoped, now, id);
+  await recordAudit(ctx.db, ctx.actor, now, { action: 'webhook.disabled', targetType: 'webhook', targetId: id });
+  return getWebhook(ctx, now, id);
 }
 
 /**
@@ -237,15 +240,15 @@ export async function disableWebhook(ctx: WebhookContext, id: string): Promise<W
  */
 export async function failWebhookNow(ctx: WebhookContext, id: string): Promise<Webhook> {
   const now = ctx.clock.now();
-  const webhook = await getWebhook(ctx.scoped, now, id, ctx.trx);
+  const webhook = await lockedWebhook(ctx, now, id);
   if (webhook.state === 'disabled') throw new DomainError('conflict', { reason: 'webhook_disabled', webhook: id });
   const threeDaysAgo = new Date(now.getTime() - DISABLE_AFTER_MS);
   if (!webhook.failingSince || webhook.failingSince > threeDaysAgo) {
     await ctx.scoped.from('webhooks').where('id', id).update({ failing_since: threeDaysAgo });
   }
-  await disableFailingWebhooks(ctx.trx, now, { only: id });
-  await recordAudit(ctx.trx, ctx.actor, now, { action: 'webhook.lab_failed', targetType: 'webhook', targetId: id });
-  return getWebhook(ctx.scoped, now, id);
+  await disableFailingWebhooks(ctx.db, now, { only: id });
+  await recordAudit(ctx.db, ctx.actor, now, { action: 'webhook.lab_failed', targetType: 'webhook', targetId: id });
+  return getWebhook(ctx, now, id);
 }
 
 /**
@@ -254,12 +257,12 @@ export async function failWebhookNow(ctx: WebhookContext, id: string): Promise<W
  */
 export async function pingWebhook(ctx: WebhookContext, id: string): Promise<{ deliveryId: string; eventId: string }> {
   const now = ctx.clock.now();
-  const webhook = await getWebhook(ctx.scoped, now, id, ctx.trx);
-  const [eventId] = await recordEvents(ctx.trx, [{ tenantId: webhook.tenantId, kind: PING_KIND, zoneId: null, payload: { webhook: { id } } }], now, {
+  const webhook = await lockedWebhook(ctx, now, id);
+  const [eventId] = await recordEvents(ctx.db, [{ tenantId: webhook.tenantId, kind: PING_KIND, zoneId: null, payload: { webhook: { id } } }], now, {
     dispatched: true,
   });
   const deliveryId = newId('dlv');
-  await insertDelivery(ctx.trx, { id: deliveryId, webhookId: id, eventId: eventId!, kind: PING_KIND }, now);
+  await insertDelivery(ctx.db, { id: deliveryId, webhookId: id, eventId: eventId!, kind: PING_KIND }, now);
   return { deliveryId, eventId: eventId! };
 }
 
@@ -289,15 +292,15 @@ export interface Delivery {
  * and its attempts are read in one snapshot (never "8 attempts" beside a state of before the 8th).
  */
 export async function listDeliveries(
-  scoped: ScopedDb,
+  ctx: DbContext,
   now: Date,
   webhookId: string,
   filter: { state?: string; id?: string },
   after: unknown[] | null,
   limit: number,
 ) {
-  await getWebhook(scoped, now, webhookId);
-  const q = scoped
+  await getWebhook(ctx, now, webhookId);
+  const q = ctx.scoped
     .from('webhooks', 'w')
     .join('webhook_deliveries as d', 'd.webhook_id', 'w.id')
     .joinRaw(
@@ -348,30 +351,30 @@ export async function listDeliveries(
  */
 export async function redeliver(ctx: WebhookContext, webhookId: string, deliveryId: string): Promise<Delivery> {
   const now = ctx.clock.now();
-  const webhook = await getWebhook(ctx.scoped, now, webhookId, ctx.trx);
-  noteLock(ctx.trx, 'webhook_deliveries');
-  const row = await lockDelivery(ctx.trx, webhookId, deliveryId);
+  const webhook = await lockedWebhook(ctx, now, webhookId);
+  noteLock(ctx.db, 'webhook_deliveries');
+  const row = await lockDelivery(ctx.db, webhookId, deliveryId);
   if (!row) throw notFound('webhook delivery');
   // A ping goes to a disabled webhook too (that is what it is for), so its redelivery does.
   if (webhook.state === 'disabled' && row.kind !== PING_KIND) throw new DomainError('conflict', { reason: 'webhook_disabled', webhook: webhookId });
   if (row.state !== 'pending') {
-    await reopenDelivery(ctx.trx, deliveryId, row.attempts + 1, now);
+    await reopenDelivery(ctx.db, deliveryId, row.attempts + 1, now);
   } else if (row.recorded === row.attempts) {
     // Waiting for a retry (no attempt under way: each started attempt is recorded when it ends).
-    await deliveryDueNow(ctx.trx, deliveryId, now);
+    await deliveryDueNow(ctx.db, deliveryId, now);
   }
-  await recordAudit(ctx.trx, ctx.actor, now, {
+  await recordAudit(ctx.db, ctx.actor, now, {
     action: 'webhook.redelivered',
     targetType: 'webhook',
     targetId: webhookId,
     details: { delivery_id: deliveryId },
   });
-  return getDelivery(ctx.scoped, now, webhookId, deliveryId);
+  return getDelivery(ctx, now, webhookId, deliveryId);
 }
 
 /** One delivery of the webhook, as the delivery log shows it. */
-async function getDelivery(scoped: ScopedDb, now: Date, webhookId: string, deliveryId: string): Promise<Delivery> {
-  const { deliveries } = await listDeliveries(scoped, now, webhookId, { id: deliveryId }, null, 1);
+async function getDelivery(ctx: DbContext, now: Date, webhookId: string, deliveryId: string): Promise<Delivery> {
+  const { deliveries } = await listDeliveries(ctx, now, webhookId, { id: deliveryId }, null, 1);
   if (!deliveries[0]) throw notFound('webhook delivery');
   return deliveries[0];
 }
@@ -398,8 +401,8 @@ type DeliveryRow = {
 /** The `webhooks` section of GET /stats (a StatsContributor of src/services/stats.ts, by shape). */
 export const webhookStats = {
   name: 'webhooks',
-  async collect(scoped: ScopedDb): Promise<Record<string, number>> {
-    const rows = (await scoped.from('webhooks').select('state').count({ n: '*' }).groupBy('state')) as { state: string; n: number | string }[];
+  async collect(ctx: DbContext): Promise<Record<string, number>> {
+    const rows = (await ctx.scoped.from('webhooks').select('state').count({ n: '*' }).groupBy('state')) as { state: string; n: number | string }[];
     const by = Object.fromEntries(rows.map((r) => [r.state, Number(r.n)]));
     return { active: by.active ?? 0, disabled: by.disabled ?? 0 };
   },

@@ -37,7 +37,7 @@ describe('services run no statements', () => {
   });
 
   it('catches a statement', () => {
-    for (const line of ["await ctx.trx('zones').where('id', id)", "scoped.from('records')", 'ctx.trx.raw(`x`)', "q.whereIn('kind', kinds)"]) {
+    for (const line of ["await ctx.db('zones').where('id', id)", "scoped.from('records')", 'ctx.db.raw(`x`)', "q.whereIn('kind', kinds)"]) {
       expect(
         STATEMENT.some((re) => re.test(line)),
         line,

@@ -176,7 +176,7 @@ export function routeMiddleware(route: RouteSpec, services: Services, metrics: M
       const actor = ctx.state.actor as Actor | undefined;
       if (actor && err instanceof DomainError && err.code === 'credential_policy' && err.headers[REPLAYED] !== 'true') {
         // On the pool: the refused write's transaction rolled back.
-        await auditCredentialRefusal(services.contextFor(actor.acting.id, null).db, actor, err, services.clock.now(), { request: `${ctx.method} ${ctx.path}` });
+        await auditCredentialRefusal(services.db, actor, err, services.clock.now(), { request: `${ctx.method} ${ctx.path}` });
       }
       throw err;
     }

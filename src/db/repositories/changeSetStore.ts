@@ -2,7 +2,7 @@
 // reads: one function per question. The write path's statements are prepared and batched exactly
 // as the service describes; the service decides, these only run.
 import { ZONE_CHANNEL } from '../channels.js';
-import type { Statement, Transaction } from '../context.js';
+import type { Statement, Transaction, TransactionContext } from '../context.js';
 import { noteLock } from '../lockOrder.js';
 import { paginate } from '../paginate.js';
 import { PREPARED } from '../preparedStatements.js';
@@ -10,26 +10,20 @@ import type { ScopedDb } from '../tenantScope.js';
 import type { ChangeSetState } from '../../domain/publication.js';
 import type { ChangeSetRow } from './changeSetRows.js';
 
-/** Where a write's statements run: its transaction and the acting tenant's scope over it. */
-export interface WriteRunner {
-  readonly trx: Transaction;
-  readonly scoped: ScopedDb;
-}
-
 /**
  * ONE statement: the change set row, its audit entry, its event, the zone's pointer, version and
  * record count, the record writes (`w0`…) and the NOTIFY delivered on commit. Prepared.
  */
 export async function storeChangeSet(
-  ctx: WriteRunner,
+  ctx: TransactionContext,
   rows: { changeSet: Record<string, unknown>; audit: Record<string, unknown>; event: Record<string, unknown> },
   zone: { id: string; columns: Record<string, unknown>; growth: number },
   recordWrites: Statement[],
 ): Promise<void> {
-  const statement = ctx.trx
-    .with('cs', ctx.trx('change_sets').insert(rows.changeSet))
-    .with('a', ctx.trx('audit_log').insert(rows.audit))
-    .with('e', ctx.trx('events').insert(rows.event))
+  const statement = ctx.db
+    .with('cs', ctx.db('change_sets').insert(rows.changeSet))
+    .with('a', ctx.db('audit_log').insert(rows.audit))
+    .with('e', ctx.db('events').insert(rows.event))
     .with(
       'z',
       ctx.scoped
@@ -37,12 +31,12 @@ export async function storeChangeSet(
         .where('id', zone.id)
         .update({
           ...zone.columns,
-          version: ctx.trx.raw('version + 1'),
-          record_count: ctx.trx.raw('record_count + ?', [zone.growth]),
+          version: ctx.db.raw('version + 1'),
+          record_count: ctx.db.raw('record_count + ?', [zone.growth]),
         }),
     );
   for (const [i, write] of recordWrites.entries()) statement.with(`w${i}`, write);
-  await statement.select(ctx.trx.raw('pg_notify(?, ?)', [ZONE_CHANNEL, zone.id])).options(PREPARED);
+  await statement.select(ctx.db.raw('pg_notify(?, ?)', [ZONE_CHANNEL, zone.id])).options(PREPARED);
 }
 
 /**
@@ -50,13 +44,13 @@ export async function storeChangeSet(
  * needed. Each record row travels in ONE jsonb parameter (an import creates tens of thousands).
  */
 export async function recordWriteStatements(
-  ctx: WriteRunner,
+  ctx: TransactionContext,
   zone: { id: string; tenantId: string },
   records: { deletedIds: string[]; updated: Record<string, unknown>[]; created: Record<string, unknown>[] },
   changeSetId: string,
   now: Date,
 ): Promise<Statement[]> {
-  const { trx } = ctx;
+  const trx = ctx.db;
   const writes: Statement[] = [];
   if (records.deletedIds.length)
     writes.push(ctx.scoped.from('records').where('zone_id', zone.id).whereRaw('id = any(?::text[])', [records.deletedIds]).delete());
@@ -100,11 +94,11 @@ export const restateChangeSet = (trx: Transaction, id: string, entry: { itemCoun
     .update({ item_count: entry.itemCount, summary: JSON.stringify(entry.summary), results: JSON.stringify(entry.results) });
 
 /** The zone's version moves and its record count by `growth`. */
-export const bumpZoneVersion = (ctx: WriteRunner, zoneId: string, growth: number) =>
+export const bumpZoneVersion = (ctx: TransactionContext, zoneId: string, growth: number) =>
   ctx.scoped
     .from('zones')
     .where('id', zoneId)
-    .update({ version: ctx.trx.raw('version + 1'), record_count: ctx.trx.raw('record_count + ?', [growth]) });
+    .update({ version: ctx.db.raw('version + 1'), record_count: ctx.db.raw('record_count + ?', [growth]) });
 
 /** A change set of the zone; `lock`: FOR UPDATE (noted in the lock order). */
 export async function changeSetRowById(scoped: ScopedDb, zoneId: string, id: string, lock?: Transaction): Promise<ChangeSetRow | undefined> {
@@ -131,13 +125,13 @@ export async function changeSetPage(
 }
 
 /** A failed change set back to pending, and the NOTIFY that wakes the publication workers on commit. */
-export async function requeueChangeSet(ctx: WriteRunner, zoneId: string, id: string, now: Date): Promise<ChangeSetRow> {
+export async function requeueChangeSet(ctx: TransactionContext, zoneId: string, id: string, now: Date): Promise<ChangeSetRow> {
   const [updated] = (await ctx.scoped
     .from('change_sets')
     .where('id', id)
     .update({ state: 'pending', error: null, updated_at: now })
     .returning('*')) as ChangeSetRow[];
-  await ctx.trx.raw('SELECT pg_notify(?, ?)', [ZONE_CHANNEL, zoneId]);
+  await ctx.db.raw('SELECT pg_notify(?, ?)', [ZONE_CHANNEL, zoneId]);
   return updated!;
 }
 

@@ -28,7 +28,7 @@ export function zonesQuery(scoped: ScopedDb, protectedNames: string[], reach: Zo
   if (reach !== 'tenant') return q.where('z.kind', reach);
   q.whereNotIn('z.kind', HIDDEN_ZONE_KINDS);
   // A credential confined to some zones sees only those (docs/credentials.md).
-  // One array parameter: the statement keeps one shape (findZone's is prepared).
+  // One array parameter: the statement keeps one shape (getZone's and lockedZone's is prepared).
   if (scoped.zoneNames) q.whereRaw('z.name = any(?::text[])', [[...scoped.zoneNames]]);
   // Protected names are never listed nor reachable (spec "Zone").
   for (const p of protectedNames) q.whereNot('z.name', p).whereNot('z.name', 'like', `%.${p}`);
@@ -36,7 +36,7 @@ export function zonesQuery(scoped: ScopedDb, protectedNames: string[], reach: Zo
 }
 
 /**
- * The zone row of that name, `lock`: locked FOR NO KEY UPDATE (the write seam's lockZone only).
+ * The zone row of that name, `lock`: locked FOR NO KEY UPDATE (the write seam's lockedZone only).
  * Not FOR UPDATE: that also waits for every transaction that inserted a row referencing the zone
  * (the foreign key's FOR KEY SHARE), such as the publication writing the 370,000 rows of a zone
  * signed whole for seconds (docs/dnssec.md); writers of one zone are serialised all the same.

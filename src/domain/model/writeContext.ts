@@ -1,13 +1,14 @@
 import type { Clock } from '../clock.js';
 
 /**
- * What every write carries: where it writes (the request transaction and the tenant-scoped view
- * of it), who writes (the actor) and when (the clock). The domain fixes the shape; the store
- * types come from the layer that owns them (src/services/writeContext.ts binds Knex and ScopedDb).
+ * What every write carries: where it writes (`db`, the request transaction, and `scoped`, the
+ * tenant-scoped view of it), who writes (the actor) and when (the clock). The domain fixes the
+ * shape; the store types come from the layer that owns them (src/services/writeContext.ts makes
+ * it src/db/context.ts's TransactionContext plus who and when).
  */
 export interface WriteContext<Transaction, Scoped, Actor> {
-  trx: Transaction;
-  scoped: Scoped;
+  readonly db: Transaction;
+  readonly scoped: Scoped;
   actor: Actor;
   clock: Clock;
   /**

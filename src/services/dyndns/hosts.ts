@@ -4,7 +4,7 @@
 // change set through the zone-write seam, with the host as the records' keeper (records.managed_by,
 // docs/records.md "Managed records"): the record API cannot change them.
 import type { Config } from '../../config/index.js';
-import type { Runner } from '../../db/context.js';
+import type { DbContext } from '../../db/context.js';
 import {
   addressTypesAt,
   type DyndnsHost,
@@ -15,7 +15,6 @@ import {
   pageDyndnsHosts,
   setDyndnsHostPassword,
 } from '../../db/repositories/dyndnsHostRows.js';
-import type { ScopedDb } from '../../db/tenantScope.js';
 import { DomainError, notFound, validationFailed, type FieldError } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import { type Address, AddressError, formatAddress, parseAddress } from '../../domain/ip/address.js';
@@ -44,15 +43,15 @@ export interface HostWithPassword {
   password: string;
 }
 
-export async function getHost(scoped: ScopedDb, db: Runner, id: string): Promise<DyndnsHost> {
-  const host = await dyndnsHostInScope(scoped, db, id);
+export async function getHost(ctx: DbContext, id: string): Promise<DyndnsHost> {
+  const host = await dyndnsHostInScope(ctx.scoped, ctx.db, id);
   if (!host) throw notFound('DynDNS host');
   return host;
 }
 
-export async function listHosts(scoped: ScopedDb, db: Runner, filter: { zone?: string }, after: unknown[] | null, limit: number) {
+export async function listHosts(ctx: DbContext, filter: { zone?: string }, after: unknown[] | null, limit: number) {
   const zoneName = filter.zone === undefined ? undefined : (zoneNameFromPath(filter.zone) ?? '');
-  return pageDyndnsHosts(scoped, db, zoneName, after, limit);
+  return pageDyndnsHosts(ctx.scoped, ctx.db, zoneName, after, limit);
 }
 
 /** The address of a family given at creation, or a field error. */
@@ -88,12 +87,12 @@ export async function createHost(ctx: WriteContext, config: Config, input: HostC
       throw validationFailed([{ pointer: '/zone', code: 'zone_kind', detail: `${zone.name} is a reverse zone; DynDNS hosts live in forward zones.` }]);
     }
     if (zone.status === 'deleting') throw new DomainError('conflict', { reason: 'zone_being_deleted', zone: zone.name });
-    if (await dyndnsHostAt(ctx.trx, zone.id, name)) {
+    if (await dyndnsHostAt(ctx.db, zone.id, name)) {
       throw new DomainError('conflict', { reason: 'dyndns_host_exists', name });
     }
     // A host owns its name's address records: it does not take over records written otherwise,
     // and a CNAME there would leave no room for them (RFC 1034 §3.6.2).
-    const taken = await addressTypesAt(ctx.trx, zone.id, name);
+    const taken = await addressTypesAt(ctx.db, zone.id, name);
     if (taken.length)
       throw new DomainError('conflict', {
         reason: 'dyndns_name_in_use',
@@ -113,7 +112,7 @@ export async function createHost(ctx: WriteContext, config: Config, input: HostC
       created_at: now,
       updated_at: now,
     });
-    await recordAudit(ctx.trx, ctx.actor, now, {
+    await recordAudit(ctx.db, ctx.actor, now, {
       action: 'dyndns_host.created',
       targetType: 'dyndns_host',
       targetId: id,
@@ -128,7 +127,7 @@ export async function createHost(ctx: WriteContext, config: Config, input: HostC
         { changes, comment: `DynDNS host ${name} created` },
         { kind: 'records', locate: (_i, inner) => ({ pointer: inner }), manager: id },
       );
-    return { host: await getHost(ctx.scoped, ctx.trx, id), password };
+    return { host: await getHost(ctx, id), password };
   });
 }
 
@@ -145,10 +144,10 @@ function ownerOf(input: string, zone: Zone): string {
 
 /** Finds a host of the acting subtree and runs `write` with its zone locked (the write seam). */
 async function writeHost<T>(ctx: WriteContext, config: Config, id: string, write: (host: DyndnsHost, zone: Zone) => Promise<T>): Promise<T> {
-  const found = await getHost(ctx.scoped, ctx.trx, id);
+  const found = await getHost(ctx, id);
   return writeZone(ctx, config, found.zoneName, {}, async (zone) => {
     // Re-read under the zone's lock: a concurrent delete may have taken it.
-    const host = await getHost(ctx.scoped, ctx.trx, id);
+    const host = await getHost(ctx, id);
     return write(host, zone);
   });
 }
@@ -165,7 +164,7 @@ export const deleteHost = (ctx: WriteContext, config: Config, id: string): Promi
       );
     }
     await deleteDyndnsHost(ctx.scoped, id);
-    await recordAudit(ctx.trx, ctx.actor, ctx.clock.now(), {
+    await recordAudit(ctx.db, ctx.actor, ctx.clock.now(), {
       action: 'dyndns_host.deleted',
       targetType: 'dyndns_host',
       targetId: id,
@@ -180,8 +179,8 @@ export async function rotatePassword(ctx: WriteContext, id: string): Promise<Hos
   const passwordHash = await hashPassword(password);
   const updated = await setDyndnsHostPassword(ctx.scoped, id, passwordHash, ctx.clock.now());
   if (!updated) throw notFound('DynDNS host');
-  const host = await getHost(ctx.scoped, ctx.trx, id);
-  await recordAudit(ctx.trx, ctx.actor, ctx.clock.now(), {
+  const host = await getHost(ctx, id);
+  await recordAudit(ctx.db, ctx.actor, ctx.clock.now(), {
     action: 'dyndns_host.password_rotated',
     targetType: 'dyndns_host',
     targetId: id,

@@ -5,8 +5,8 @@ import type { StatsContributor } from '../stats.js';
 
 export const dyndnsStats: StatsContributor = {
   name: 'dyndns',
-  async collect(scoped) {
-    const { hosts, withAddress } = await dyndnsHostCounts(scoped);
+  async collect(ctx) {
+    const { hosts, withAddress } = await dyndnsHostCounts(ctx.scoped);
     return { hosts, with_address: withAddress };
   },
 };

@@ -19,7 +19,6 @@ import {
   tenantAssignmentHolding,
 } from '../../db/repositories/ipAssignmentRows.js';
 import type { IpAssignment } from '../../db/repositories/rdnsRows.js';
-import type { ScopedDb } from '../../db/tenantScope.js';
 import { DomainError, validationFailed } from '../../domain/errors.js';
 import { type Block, formatBlock } from '../../domain/ip/address.js';
 import { newId } from '../../domain/ids.js';
@@ -36,8 +35,8 @@ export type { AssignmentFilter };
 
 export const listAssignments = (ctx: DbContext, filter: AssignmentFilter, after: unknown[] | null, limit: number) => pageAssignments(ctx, filter, after, limit);
 
-async function getAssignment(scoped: ScopedDb, id: string): Promise<IpAssignment> {
-  const found = await findAssignment(scoped, id);
+async function getAssignment(ctx: DbContext, id: string): Promise<IpAssignment> {
+  const found = await findAssignment(ctx.scoped, id);
   if (!found) throw new DomainError('not_found', { resource: 'IP assignment' });
   return found;
 }
@@ -69,26 +68,26 @@ export async function createAssignment(ctx: WriteContext, config: Config, reques
       throw e;
     }
   }
-  const target = await assigneeTenant(ctx.trx, request.tenant_id);
+  const target = await assigneeTenant(ctx.db, request.tenant_id);
   if (target.type === 'platform')
     throw validationFailed([{ pointer: '/tenant_id', code: 'not_assignable', detail: 'The platform tenant holds the address spaces themselves.' }]);
 
   let spaceId: string;
   let parentId: string | null = null;
   if (acting.type === 'platform') {
-    const space = await spaceHolding(ctx.trx, cidr);
+    const space = await spaceHolding(ctx.db, cidr);
     if (!space) throw validationFailed([{ pointer: '/cidr', code: 'outside_ip_space', detail: `${cidr} lies in none of the provider's address spaces.` }]);
     spaceId = space;
   } else {
     if (target.parent_id !== acting.id || target.type !== 'customer') throw new DomainError('forbidden', { reason: 'assignment_target_customer' });
-    const parent = await tenantAssignmentHolding(ctx.trx, acting.id, cidr);
+    const parent = await tenantAssignmentHolding(ctx.db, acting.id, cidr);
     if (!parent) throw validationFailed([{ pointer: '/cidr', code: 'outside_assignment', detail: `${cidr} lies in none of your own IP assignments.` }]);
     spaceId = parent.space_id;
     parentId = parent.id;
   }
   // Serialises every creation of a block (spaces, assignments, prefixes): the overlap check and the insert see the same rows.
   await lockBlocks(ctx);
-  const overlap = await overlappingAssignment(ctx.trx, cidr, parentId);
+  const overlap = await overlappingAssignment(ctx.db, cidr, parentId);
   if (overlap) throw new DomainError('conflict', { reason: 'ip_block_overlap', cidr, other: overlap });
 
   const now = ctx.clock.now();
@@ -107,26 +106,26 @@ export async function createAssignment(ctx: WriteContext, config: Config, reques
   if (block.family === 6 && block.prefixLength === 128)
     await syncSpaceForwardRecords(ctx, config, spaceId, `${cidr} assigned: forward record of its default PTR`);
   await republishSingleAddress(ctx, config, block, 'assigned');
-  await recordAudit(ctx.trx, ctx.actor, now, {
+  await recordAudit(ctx.db, ctx.actor, now, {
     action: 'ip_assignment.created',
     targetType: 'ip_assignment',
     targetId: id,
     details: { cidr, tenant_id: target.id, server_name: serverName },
   });
-  return getAssignment(ctx.scoped, id);
+  return getAssignment(ctx, id);
 }
 
 /** Only the tenant that made an assignment (or the platform) takes it back; its PTRs stay, defaults return. */
 export async function deleteAssignment(ctx: WriteContext, config: Config, id: string): Promise<void> {
-  const a = await getAssignment(ctx.scoped, id);
+  const a = await getAssignment(ctx, id);
   if (ctx.actor.acting.type !== 'platform' && a.assignedBy !== ctx.actor.acting.id)
     throw new DomainError('forbidden', { reason: 'assignments_by_platform_or_reseller' });
-  if (await assignmentHasChildren(ctx.trx, id)) throw new DomainError('conflict', { reason: 'assignment_has_children', cidr: formatBlock(a.block) });
-  await deleteAssignmentRow(ctx.trx, id);
+  if (await assignmentHasChildren(ctx.db, id)) throw new DomainError('conflict', { reason: 'assignment_has_children', cidr: formatBlock(a.block) });
+  await deleteAssignmentRow(ctx.db, id);
   if (a.block.family === 6 && a.block.prefixLength === 128)
     await syncSpaceForwardRecords(ctx, config, a.spaceId, `${formatBlock(a.block)} unassigned: forward record of its default PTR`);
   await republishSingleAddress(ctx, config, a.block, 'unassigned');
-  await recordAudit(ctx.trx, ctx.actor, ctx.clock.now(), {
+  await recordAudit(ctx.db, ctx.actor, ctx.clock.now(), {
     action: 'ip_assignment.deleted',
     targetType: 'ip_assignment',
     targetId: id,
@@ -142,7 +141,7 @@ export async function deleteAssignment(ctx: WriteContext, config: Config, id: st
 async function republishSingleAddress(ctx: WriteContext, config: Config, block: Block, what: string): Promise<void> {
   if (block.family !== 6 || block.prefixLength !== 128) return;
   const address = { family: 6 as const, value: block.network };
-  const zoneRow = await reverseZoneOf(ctx.trx, address, ['provider_reverse']);
+  const zoneRow = await reverseZoneOf(ctx.db, address, ['provider_reverse']);
   if (!zoneRow) return;
   const owned = ownerScope(ctx, zoneRow.tenant_id);
   await writeZone(owned, config, zoneRow.name, { reach: 'provider_reverse' }, (zone) =>

@@ -8,10 +8,10 @@ import type { WriteContext } from '../writeContext.js';
 import { advisoryLock } from '../../db/lockOrder.js';
 
 /** Every creation of a block is placed under this lock: the overlap check and the insert see the same rows. */
-export const lockBlocks = (ctx: WriteContext) => advisoryLock(ctx.trx, 'rdns_blocks', BLOCKS_LOCK);
+export const lockBlocks = (ctx: WriteContext) => advisoryLock(ctx.db, 'rdns_blocks', BLOCKS_LOCK);
 export const BLOCKS_LOCK = 'rdns-blocks';
 
 export type { BlockTable };
 
 /** The first block of `tables` (in that order) overlapping `block`, or null. */
-export const overlappingBlock = (ctx: WriteContext, block: Block, tables: readonly BlockTable[]) => overlappingBlockRow(ctx.trx, block, tables);
+export const overlappingBlock = (ctx: WriteContext, block: Block, tables: readonly BlockTable[]) => overlappingBlockRow(ctx.db, block, tables);

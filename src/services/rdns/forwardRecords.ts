@@ -9,7 +9,7 @@
 // the rest for the worker (writeDueForwardRecords), which writes one chunk per
 // transaction until nothing differs. A chunk recomputes the difference from what is stored, so a
 // crash, a second worker or a change in between never writes a record twice.
-import type { Pool, Runner, Transaction } from '../../db/context.js';
+import type { Pool, Transaction, DbContext } from '../../db/context.js';
 import {
   deleteForwardJob,
   dueForwardJobs,
@@ -37,7 +37,7 @@ import type { Zone } from '../../domain/model/zone.js';
 import { isAtOrBelow } from '../../../nameserver/wire/name.js';
 import { applyChangeSet } from '../changeSets.js';
 import { tenantWriteContext, type WriteContext } from '../writeContext.js';
-import { findZone } from '../zoneReads.js';
+import { getZone } from '../zoneReads.js';
 import { writeZone } from '../zoneWrite.js';
 import { ownerScope } from './reverseZones.js';
 import { tryAdvisoryLock } from '../../db/lockOrder.js';
@@ -64,7 +64,7 @@ export async function forwardZoneInput(
   spaceId: string | null = null,
 ): Promise<Zone> {
   const problem = (code: string, detail: string) => validationFailed([{ pointer: '/forward_zone', code, detail }]);
-  const zone = await findZone(ctx.scoped, config, name, null).catch((e: unknown) => {
+  const zone = await getZone(ctx, config, name).catch((e: unknown) => {
     if (e instanceof DomainError && e.code === 'not_found') return null;
     throw e;
   });
@@ -82,7 +82,7 @@ export async function forwardZoneInput(
   }
   // Checked whole here: the chunks after the request's first would meet the limit only later, in the worker.
   if (block.family === 4) {
-    const room = MAX_RECORDS_PER_ZONE - (zone.recordCount - (spaceId ? await keptForwardRecordCount(ctx.trx, spaceId, zone.id) : 0));
+    const room = MAX_RECORDS_PER_ZONE - (zone.recordCount - (spaceId ? await keptForwardRecordCount(ctx.db, spaceId, zone.id) : 0));
     if (Number(blockSize(block)) > room) {
       throw problem(
         'too_many_records',
@@ -131,7 +131,7 @@ async function defaultNames(ctx: WriteContext, space: SpaceForForward, block: Bl
     );
   };
   if (block.family === 6) {
-    const singles = await spaceSingleAddresses(ctx.trx, space.id);
+    const singles = await spaceSingleAddresses(ctx.db, space.id);
     return keyed(singles.map((ip) => parseAddress(ip)));
   }
   const cacheKey = `${space.cidr}|${space.ptr_pattern}|${zoneName}`;
@@ -166,14 +166,14 @@ async function writeForwardChunk(
   zoneId: string,
   comment: string,
 ): Promise<ForwardProgress | null> {
-  const row = await forwardZoneRow(ctx.trx, zoneId);
+  const row = await forwardZoneRow(ctx.db, zoneId);
   if (!row || row.status === 'deleting') return null;
   // The zone is the platform's; a reseller's assignment of a /128 writes there too.
   const owner = ownerScope(ctx, row.tenant_id);
   return writeZone(owner, config, row.name, {}, async (zone) => {
     const names = wanted ? await wanted(zone.name) : new Map<string, ForwardRecord>();
     const missing = new Map(names);
-    const kept = await keptForwardRecords(ctx.trx, zone.id, spaceId);
+    const kept = await keptForwardRecords(ctx.db, zone.id, spaceId);
     const stale: string[] = [];
     for (const r of kept) if (!missing.delete(recordKey(r.name, r.type, r.address))) stale.push(r.id);
     const creates = Math.min(missing.size, stale.length ? FORWARD_CHUNK / 2 : FORWARD_CHUNK);
@@ -206,7 +206,7 @@ export async function syncForwardRecords(
   comment: string,
 ): Promise<void> {
   const progress = await writeForwardChunk(ctx, config, space.id, keep ? (zoneName) => defaultNames(ctx, space, block, zoneName) : null, zoneId, comment);
-  await storeForwardJob(ctx.trx, space.id, zoneId, progress, ctx.clock.now());
+  await storeForwardJob(ctx.db, space.id, zoneId, progress, ctx.clock.now());
 }
 
 /** What remains after a chunk: the job row updated, or gone once nothing does. */
@@ -223,7 +223,7 @@ async function storeForwardJob(trx: Transaction, spaceId: string, zoneId: string
  */
 export async function syncSpaceForwardRecords(ctx: WriteContext, config: Config, spaceId: string, comment: string): Promise<void> {
   // FOR SHARE: a PATCH of the pattern or the zone (FOR UPDATE) commits first, and its names are the ones kept.
-  const row = await shareSpaceForForward(ctx.trx, spaceId);
+  const row = await shareSpaceForForward(ctx.db, spaceId);
   if (!row?.forward_zone_id) return;
   await syncForwardRecords(ctx, config, row, parseBlock(row.cidr), row.forward_zone_id, true, comment);
 }
@@ -241,12 +241,12 @@ export interface ForwardRecordsState {
 
 /** The forward-record state of each space: from its job rows, or complete without any. */
 export async function forwardRecordsStates(
-  db: Runner,
+  ctx: DbContext,
   spaces: { id: string; block: Block; forwardZoneId: string | null }[],
 ): Promise<Map<string, ForwardRecordsState>> {
   const ids = spaces.map((s) => s.id);
-  const jobs = ids.length ? await forwardJobsOf(db, ids) : [];
-  const singles = ids.length ? await singleAssignmentCounts(db, ids) : [];
+  const jobs = ids.length ? await forwardJobsOf(ctx.db, ids) : [];
+  const singles = ids.length ? await singleAssignmentCounts(ctx.db, ids) : [];
   const states = new Map<string, ForwardRecordsState>();
   for (const s of spaces) {
     const own = jobs.filter((j) => j.space_id === s.id);

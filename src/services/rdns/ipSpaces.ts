@@ -21,7 +21,7 @@ import type { WriteContext } from '../writeContext.js';
 import { type DnssecDeps, type DnssecView, disableDnssec, dnssecViews, enableDnssec, prepareDeletion } from '../dnssec.js';
 import { zoneToDomain } from '../../db/repositories/zoneRows.js';
 import { DISABLING, type DnssecState } from '../../domain/dnssec/states.js';
-import type { DbContext, Runner } from '../../db/context.js';
+import type { DbContext } from '../../db/context.js';
 import {
   allIpSpaceRows,
   deleteIpSpaceRow,
@@ -48,23 +48,23 @@ export function assertPlatform(actor: Actor): void {
 /** A space as the API shows it: with how far its forward records are. */
 export type IpSpaceView = IpSpace & { forwardRecords: ForwardRecordsState };
 
-async function withForwardRecords(db: Runner, spaces: IpSpace[]): Promise<IpSpaceView[]> {
+async function withForwardRecords(ctx: DbContext, spaces: IpSpace[]): Promise<IpSpaceView[]> {
   const states = await forwardRecordsStates(
-    db,
+    ctx,
     spaces.map((s) => ({ id: s.id, block: s.block, forwardZoneId: s.forwardZone?.id ?? null })),
   );
   return spaces.map((s) => ({ ...s, forwardRecords: states.get(s.id)! }));
 }
 
-export async function listIpSpaces(db: Runner, actor: Actor): Promise<IpSpaceView[]> {
+export async function listIpSpaces(ctx: DbContext, actor: Actor): Promise<IpSpaceView[]> {
   assertPlatform(actor);
-  return withForwardRecords(db, (await allIpSpaceRows(db)).map(ipSpaceToDomain));
+  return withForwardRecords(ctx, (await allIpSpaceRows(ctx.db)).map(ipSpaceToDomain));
 }
 
-export async function getIpSpace(db: Runner, id: string): Promise<IpSpaceView> {
-  const row = await ipSpaceRow(db, id);
+export async function getIpSpace(ctx: DbContext, id: string): Promise<IpSpaceView> {
+  const row = await ipSpaceRow(ctx.db, id);
   if (!row) throw new DomainError('not_found', { resource: 'address space' });
-  return (await withForwardRecords(db, [ipSpaceToDomain(row)]))[0]!;
+  return (await withForwardRecords(ctx, [ipSpaceToDomain(row)]))[0]!;
 }
 
 /** A default-PTR pattern for the block as it is stored, or 422 at /ptr_pattern (docs/rdns.md "Default PTRs"). */
@@ -125,7 +125,7 @@ export async function createIpSpace(
   const other = await overlappingBlock(ctx, block, ['ip_spaces', 'prefixes']);
   if (other) throw new DomainError('conflict', { reason: 'ip_block_overlap', cidr: formatBlock(block), other: other.cidr });
   const taken = await takenZoneName(
-    ctx.trx,
+    ctx.db,
     zones.map((z) => z.name),
   );
   if (taken) throw new DomainError('zone_exists', { name: taken });
@@ -133,7 +133,7 @@ export async function createIpSpace(
   const now = ctx.clock.now();
   const id = newId('spc');
   const space = { id, cidr: formatBlock(block), ptr_pattern: pattern };
-  await insertIpSpaceRow(ctx.trx, { ...space, dnssec: request.dnssec === true, forward_zone_id: forwardZone?.id ?? null, created_at: now });
+  await insertIpSpaceRow(ctx.db, { ...space, dnssec: request.dnssec === true, forward_zone_id: forwardZone?.id ?? null, created_at: now });
   for (const z of zones) {
     await insertZone(ctx.scoped, {
       id: newId('zon'),
@@ -156,13 +156,13 @@ export async function createIpSpace(
   if (request.dnssec) await applySpaceDnssec(ctx, requireDnssec(dnssec), id, true);
   if (forwardZone)
     await syncForwardRecords(ctx, config, space, block, forwardZone.id, true, `address space ${space.cidr}: forward records of its default PTRs`);
-  await recordAudit(ctx.trx, ctx.actor, now, {
+  await recordAudit(ctx.db, ctx.actor, now, {
     action: 'ip_space.created',
     targetType: 'ip_space',
     targetId: id,
     details: { cidr: formatBlock(block), zones: zones.map((z) => z.name), dnssec: request.dnssec === true, forward_zone: forwardZone?.name ?? null },
   });
-  return getIpSpace(ctx.trx, id);
+  return getIpSpace(ctx, id);
 }
 
 function requireDnssec(deps: DnssecDeps | null): DnssecDeps {
@@ -177,7 +177,7 @@ function requireDnssec(deps: DnssecDeps | null): DnssecDeps {
  * still being disabled is 409 `dnssec_transition_in_progress`, as for any zone.
  */
 async function applySpaceDnssec(ctx: WriteContext, deps: DnssecDeps, spaceId: string, on: boolean): Promise<void> {
-  const zones = await liveSpaceZoneStates<DnssecState>(ctx.trx, spaceId);
+  const zones = await liveSpaceZoneStates<DnssecState>(ctx.db, spaceId);
   for (const z of zones) {
     if (on) await enableDnssec(ctx, deps, z.name, {}, 'provider_reverse');
     else if (z.dnssec_state !== 'off' && !DISABLING.includes(z.dnssec_state)) await disableDnssec(ctx, deps, z.name, 'provider_reverse');
@@ -198,7 +198,7 @@ export interface IpSpaceChange {
  */
 export async function updateIpSpace(ctx: WriteContext, config: Config, deps: DnssecDeps, id: string, change: IpSpaceChange): Promise<IpSpaceView> {
   assertPlatform(ctx.actor);
-  const row = await lockIpSpaceForChange(ctx.trx, id);
+  const row = await lockIpSpaceForChange(ctx.db, id);
   if (!row) throw new DomainError('not_found', { resource: 'address space' });
   const block = parseBlock(row.cidr);
   const pattern = change.ptr_pattern === undefined ? row.ptr_pattern : checkPattern(change.ptr_pattern, block);
@@ -206,12 +206,12 @@ export async function updateIpSpace(ctx: WriteContext, config: Config, deps: Dns
   // The pattern's names must lie in the forward zone, whichever of the two changes.
   let forwardZoneId = row.forward_zone_id;
   if (change.forward_zone !== undefined || (patternChanged && row.forward_zone_id)) {
-    const name = change.forward_zone === undefined ? await zoneNameById(ctx.trx, row.forward_zone_id!) : change.forward_zone;
+    const name = change.forward_zone === undefined ? await zoneNameById(ctx.db, row.forward_zone_id!) : change.forward_zone;
     forwardZoneId = name ? (await forwardZoneInput(ctx, config, name, pattern, block, id)).id : null;
   }
 
   const space = { id, cidr: row.cidr, ptr_pattern: pattern };
-  await updateIpSpaceRow(ctx.trx, id, {
+  await updateIpSpaceRow(ctx.db, id, {
     ptr_pattern: pattern,
     forward_zone_id: forwardZoneId,
     ...(change.dnssec !== undefined ? { dnssec: change.dnssec } : {}),
@@ -226,18 +226,18 @@ export async function updateIpSpace(ctx: WriteContext, config: Config, deps: Dns
   if (forwardZoneId && (patternChanged || change.forward_zone !== undefined)) {
     await syncForwardRecords(ctx, config, space, block, forwardZoneId, true, `address space ${row.cidr}: forward records of its default PTRs`);
   }
-  await recordAudit(ctx.trx, ctx.actor, ctx.clock.now(), {
+  await recordAudit(ctx.db, ctx.actor, ctx.clock.now(), {
     action: 'ip_space.updated',
     targetType: 'ip_space',
     targetId: id,
     details: { cidr: row.cidr, ...change },
   });
-  return getIpSpace(ctx.trx, id);
+  return getIpSpace(ctx, id);
 }
 
 /** Every reverse zone of the space built anew (its defaults rendered from the pattern now stored): a whole-zone change set each. */
 async function republishSpaceZones(ctx: WriteContext, config: Config, spaceId: string, comment: string): Promise<void> {
-  const names = await liveSpaceZoneNames(ctx.trx, spaceId);
+  const names = await liveSpaceZoneNames(ctx.db, spaceId);
   for (const name of names) {
     await writeZone(ctx, config, name, { reach: 'provider_reverse' }, (zone) => requestRebuild(ctx, zone, { kind: 'records', comment }, null));
   }
@@ -253,10 +253,10 @@ export interface SpaceZone {
 /** The reverse zones of a space with their DNSSEC object, by block: what staff read to follow or hand on the DS. */
 export async function listIpSpaceZones(ctx: DbContext, config: Config, actor: Actor, id: string, after: unknown[] | null, limit: number) {
   assertPlatform(actor);
-  await getIpSpace(ctx.db, id);
+  await getIpSpace(ctx, id);
   const page = await pageSpaceZoneRows(ctx, config.zones.protectedNames, id, after, limit);
   const zones = page.rows.map(zoneToDomain);
-  const views = await dnssecViews(ctx.db, zones);
+  const views = await dnssecViews(ctx, zones);
   const items: SpaceZone[] = page.rows.map((row, i) => ({ name: zones[i]!.name, block: row.reverse_block_text, status: zones[i]!.status, dnssec: views[i]! }));
   return { items, next: page.next };
 }
@@ -268,11 +268,11 @@ export async function listIpSpaceZones(ctx: DbContext, config: Config, actor: Ac
  */
 export async function deleteIpSpace(ctx: WriteContext, config: Config, deps: DnssecDeps, id: string, force = false): Promise<void> {
   assertPlatform(ctx.actor);
-  const space = await lockIpSpaceForDeletion(ctx.trx, id);
+  const space = await lockIpSpaceForDeletion(ctx.db, id);
   if (!space) throw new DomainError('not_found', { resource: 'address space' });
-  if (await spaceHasAssignments(ctx.trx, id)) throw new DomainError('conflict', { reason: 'ip_space_has_assignments', cidr: space.cidr });
+  if (await spaceHasAssignments(ctx.db, id)) throw new DomainError('conflict', { reason: 'ip_space_has_assignments', cidr: space.cidr });
   const now = ctx.clock.now();
-  const names = await liveSpaceZoneNames(ctx.trx, id);
+  const names = await liveSpaceZoneNames(ctx.db, id);
   for (const name of names) {
     await writeZone(ctx, config, name, { reach: 'provider_reverse' }, async (zone) => {
       await prepareDeletion(ctx, deps, zone, force);
@@ -290,6 +290,6 @@ export async function deleteIpSpace(ctx: WriteContext, config: Config, deps: Dns
       `address space ${space.cidr} removed: its forward records`,
     );
   }
-  await deleteIpSpaceRow(ctx.trx, id);
-  await recordAudit(ctx.trx, ctx.actor, now, { action: 'ip_space.deleted', targetType: 'ip_space', targetId: id, details: { cidr: space.cidr, zones: names } });
+  await deleteIpSpaceRow(ctx.db, id);
+  await recordAudit(ctx.db, ctx.actor, now, { action: 'ip_space.deleted', targetType: 'ip_space', targetId: id, details: { cidr: space.cidr, zones: names } });
 }

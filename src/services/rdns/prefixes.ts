@@ -20,7 +20,6 @@ import {
   zoneNameStillDeleting,
 } from '../../db/repositories/prefixRows.js';
 import { readWindowCount, windowStartOf } from '../../db/rateLimitWindows.js';
-import type { ScopedDb } from '../../db/tenantScope.js';
 import { DomainError, notFound } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import { type Block, type Family, formatBlock, parseBlock, type ReverseZone, reverseZonesOf } from '../../domain/ip/address.js';
@@ -31,7 +30,7 @@ import type { DnssecDeps } from '../dnssec.js';
 import type { RateLimiter } from '../rateLimiter.js';
 import { insertZone } from '../../db/repositories/zoneStore.js';
 import type { WriteContext } from '../writeContext.js';
-import { findZone } from '../zoneReads.js';
+import { lockedZone } from '../zoneReads.js';
 import { assertBackendCapacity, assertNameFree, deleteZone, lockNameFamilies, lockNameFamily } from '../zones.js';
 
 export type { Delegation, DelegationState, ObservedDelegation } from '../../domain/ip/delegation.js';
@@ -63,8 +62,8 @@ const MAX_ZONES_PER_PREFIX = 256;
 /** How a reverse zone's block is cut: IPv6 nibbles, IPv4 octets, or an RFC 2317 classless block below a /24. */
 const cutOf = (block: Block): PrefixZone['kind'] => (block.family === 6 ? 'nibble' : block.prefixLength > 24 ? 'classless' : 'octet');
 
-async function zonesOf(scoped: ScopedDb, prefixIds: string[]): Promise<Map<string, PrefixZone[]>> {
-  const rows = await prefixZoneRows(scoped, prefixIds);
+async function zonesOf(ctx: DbContext, prefixIds: string[]): Promise<Map<string, PrefixZone[]>> {
+  const rows = await prefixZoneRows(ctx.scoped, prefixIds);
   const byPrefix = new Map<string, PrefixZone[]>();
   for (const r of rows) {
     const block = parseBlock(r.reverse_block);
@@ -84,22 +83,22 @@ const toPrefix = (r: PrefixRow, zones: PrefixZone[]): Prefix => ({
 });
 
 /** The prefix `block` exactly, as the scope sees it (another tenant's: 404). */
-async function findPrefix(scoped: ScopedDb, block: Block): Promise<PrefixRow> {
-  const row = await prefixByCidr(scoped, formatBlock(block));
+async function findPrefix(ctx: DbContext, block: Block): Promise<PrefixRow> {
+  const row = await prefixByCidr(ctx.scoped, formatBlock(block));
   if (!row) throw notFound('prefix');
   return row;
 }
 
-export async function getPrefix(scoped: ScopedDb, segment: string): Promise<Prefix> {
-  const row = await findPrefix(scoped, blockInPath(segment, '/prefix'));
-  return toPrefix(row, (await zonesOf(scoped, [row.id])).get(row.id) ?? []);
+export async function getPrefix(ctx: DbContext, segment: string): Promise<Prefix> {
+  const row = await findPrefix(ctx, blockInPath(segment, '/prefix'));
+  return toPrefix(row, (await zonesOf(ctx, [row.id])).get(row.id) ?? []);
 }
 
 /** The acting tenant's prefixes and those of the tenants below it, IPv4 before IPv6, by address. */
-export async function listPrefixes(scoped: ScopedDb, filter: { family?: Family; tenantId?: string }, after: unknown[] | null, limit: number) {
-  const page = await pagePrefixRows(scoped, filter, after, limit);
+export async function listPrefixes(ctx: DbContext, filter: { family?: Family; tenantId?: string }, after: unknown[] | null, limit: number) {
+  const page = await pagePrefixRows(ctx.scoped, filter, after, limit);
   const zones = await zonesOf(
-    scoped,
+    ctx,
     page.rows.map((r) => r.id),
   );
   return { items: page.rows.map((r) => toPrefix(r, zones.get(r.id) ?? [])), next: page.next };
@@ -125,10 +124,10 @@ async function assertNoOverlap(ctx: WriteContext, block: Block) {
  * customer's choice (docs/rdns.md).
  */
 async function createReverseZone(ctx: WriteContext, config: Config, tenantId: string, prefixId: string, zone: ReverseZone): Promise<void> {
-  await lockNameFamily(ctx.trx, zone.name);
-  if (await zoneNameStillDeleting(ctx.trx, zone.name)) throw new DomainError('conflict', { reason: 'reverse_zone_still_deleting', zone: zone.name });
-  await assertNameFree(ctx.trx, zone.name);
-  await assertBackendCapacity(ctx.trx, config.zones.backendCapacity);
+  await lockNameFamily(ctx.db, zone.name);
+  if (await zoneNameStillDeleting(ctx.db, zone.name)) throw new DomainError('conflict', { reason: 'reverse_zone_still_deleting', zone: zone.name });
+  await assertNameFree(ctx.db, zone.name);
+  await assertBackendCapacity(ctx.db, config.zones.backendCapacity);
   const now = ctx.clock.now();
   const id = newId('zon');
   await insertZone(ctx.scoped, {
@@ -146,15 +145,15 @@ async function createReverseZone(ctx: WriteContext, config: Config, tenantId: st
     created_at: now,
     updated_at: now,
   });
-  const created = await findZone(ctx.scoped, config, zone.name, ctx.trx);
+  const created = await lockedZone(ctx, config, zone.name);
   await appendChangeSet(ctx, created, { kind: 'zone_create', comment: `reverse zone of prefix ${prefixId}`, itemCount: 0, summary: {}, results: [] });
-  await recordAudit(ctx.trx, ctx.actor, now, { action: 'zone.created', targetType: 'zone', targetId: id, details: { name: zone.name, prefix_id: prefixId } });
+  await recordAudit(ctx.db, ctx.actor, now, { action: 'zone.created', targetType: 'zone', targetId: id, details: { name: zone.name, prefix_id: prefixId } });
 }
 
 /** The name families of the prefix's reverse zones, all before the first zone is made (src/db/lockOrder.ts). */
 const lockPrefixZoneFamilies = (ctx: WriteContext, block: Block) =>
   lockNameFamilies(
-    ctx.trx,
+    ctx.db,
     reverseZonesOf(block).map((z) => z.name),
   );
 
@@ -187,7 +186,7 @@ export async function attachPrefix(ctx: WriteContext, config: Config, input: { c
   const id = newId('pfx');
   await insertPrefix(ctx.scoped, { id, tenant_id: tenant.id, cidr: formatBlock(block), attached_by: ctx.actor.token.tenant.id, created_at: now });
   for (const zone of zones) await createReverseZone(ctx, config, tenant.id, id, zone);
-  await recordAudit(ctx.trx, ctx.actor, now, {
+  await recordAudit(ctx.db, ctx.actor, now, {
     action: 'prefix.attached',
     targetType: 'prefix',
     targetId: id,
@@ -208,13 +207,13 @@ export async function attachPrefix(ctx: WriteContext, config: Config, input: { c
  */
 export async function detachPrefix(ctx: WriteContext, config: Config, dnssec: DnssecDeps, segment: string): Promise<void> {
   const block = blockInPath(segment, '/prefix');
-  const row = await findPrefix(ctx.scoped, block);
+  const row = await findPrefix(ctx, block);
   assertStaff(ctx);
   await lockBlocks(ctx);
-  const zones = await reverseZonesOfPrefix(ctx.trx, row.id);
+  const zones = await reverseZonesOfPrefix(ctx.db, row.id);
   for (const name of zones) await deleteZone(ctx, config, name, { confirm: name, ifMatch: null, withPrefix: true }, dnssec);
-  await deletePrefixRow(ctx.trx, row.id);
-  await recordAudit(ctx.trx, ctx.actor, ctx.clock.now(), {
+  await deletePrefixRow(ctx.db, row.id);
+  await recordAudit(ctx.db, ctx.actor, ctx.clock.now(), {
     action: 'prefix.detached',
     targetType: 'prefix',
     targetId: row.id,
@@ -230,21 +229,16 @@ const delegationCheckBucket = (prefixId: string) => `delegation-check:${prefixId
  * prefix's reverse zones shows. Null when the check will be refused anyway (no such prefix, or
  * this minute's check made) — checkPrefixDelegation decides, in the transaction.
  */
-export async function observePrefixDelegation(
-  { scoped, db }: DbContext,
-  deps: RdnsDeps,
-  segment: string,
-  now: Date,
-): Promise<Map<string, ObservedDelegation> | null> {
+export async function observePrefixDelegation(ctx: DbContext, deps: RdnsDeps, segment: string, now: Date): Promise<Map<string, ObservedDelegation> | null> {
   let row: PrefixRow;
   try {
-    row = await findPrefix(scoped, blockInPath(segment, '/prefix'));
+    row = await findPrefix(ctx, blockInPath(segment, '/prefix'));
   } catch (err) {
     if (err instanceof DomainError) return null;
     throw err;
   }
-  if ((await readWindowCount(db, delegationCheckBucket(row.id), windowStartOf(now))) >= 1) return null;
-  return observeDelegations(await reverseZonesOfPrefix(db, row.id), deps.observeDelegation);
+  if ((await readWindowCount(ctx.db, delegationCheckBucket(row.id), windowStartOf(now))) >= 1) return null;
+  return observeDelegations(await reverseZonesOfPrefix(ctx.db, row.id), deps.observeDelegation);
 }
 
 /**
@@ -260,16 +254,16 @@ export async function checkPrefixDelegation(
   segment: string,
   observed: Map<string, ObservedDelegation> | null,
 ): Promise<Prefix> {
-  const row = await findPrefix(ctx.scoped, blockInPath(segment, '/prefix'));
-  const reading = await limiter.consume(delegationCheckBucket(row.id), 1, ctx.clock.now(), ctx.trx);
+  const row = await findPrefix(ctx, blockInPath(segment, '/prefix'));
+  const reading = await limiter.consume(delegationCheckBucket(row.id), 1, ctx.clock.now(), ctx.db);
   if (!reading.allowed) throw new DomainError('rate_limited', { retry_after: reading.resetSeconds }, [], { 'Retry-After': String(reading.resetSeconds) });
-  const zones = await reverseZonesOfPrefix(ctx.trx, row.id);
+  const zones = await reverseZonesOfPrefix(ctx.db, row.id);
   const seen = new Map(observed ?? []);
   const unseen = zones.filter((name) => !seen.has(name));
   if (unseen.length) for (const [name, o] of await observeDelegations(unseen, deps.observeDelegation)) seen.set(name, o);
   for (const name of zones) {
     const delegation = classifyDelegation(seen.get(name)!, config.zones.nameservers, ctx.clock.now());
-    await storeZoneDelegation(ctx.trx, row.id, name, delegation);
+    await storeZoneDelegation(ctx.db, row.id, name, delegation);
   }
-  return getPrefix(ctx.scoped, formatBlock(parseBlock(row.cidr)));
+  return getPrefix(ctx, formatBlock(parseBlock(row.cidr)));
 }

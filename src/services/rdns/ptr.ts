@@ -4,7 +4,7 @@
 // is published, evented and audited like any record. Default PTRs are never stored: they are
 // computed from the space's pattern here and rendered by the publication build (defaultPtr.ts).
 import { addressInput } from './addressInput.js';
-import type { Runner } from '../../db/context.js';
+import type { DbContext } from '../../db/context.js';
 import {
   assignedSingles,
   blockHeld,
@@ -18,7 +18,6 @@ import {
   subtreePrefixIds,
 } from '../../db/repositories/ptrRows.js';
 import type { Config } from '../../config/index.js';
-import type { ScopedDb } from '../../db/tenantScope.js';
 import type { Warning } from '../../domain/changeSets/planChangeSet.js';
 import { DomainError, type FieldError, validationFailed } from '../../domain/errors.js';
 import {
@@ -52,12 +51,6 @@ export interface PtrView {
   prefixId: string | null;
 }
 
-export interface ReadContext {
-  db: Runner;
-  scoped: ScopedDb;
-  actor: Actor;
-}
-
 /** IPv4 listings cover at most a /22 (1,024 addresses, every one listed). */
 const MAX_IPV4_LISTING = 22;
 
@@ -76,16 +69,16 @@ const zoneBlock = (z: ReverseZoneRow) => parseBlock(z.reverse_block);
  * provider staff, the address space itself) in a provider reverse zone, a prefix in a customer's
  * reverse zone. Addresses outside the tenant's space: 403 not_owner, naming the first.
  */
-async function resolve(rc: ReadContext, addresses: Address[]): Promise<Resolved[]> {
+async function resolve(ctx: DbContext, actor: Actor, addresses: Address[]): Promise<Resolved[]> {
   if (addresses.length === 0) return [];
   const texts = addresses.map(formatAddress);
-  const zones = await reverseZonesHolding(rc.db, texts);
+  const zones = await reverseZonesHolding(ctx.db, texts);
   const zoneBlocks = zones.map((z) => ({ z, b: zoneBlock(z) })).sort((x, y) => y.b.prefixLength - x.b.prefixLength);
-  const assignments = await scopedAssignmentsHolding(rc, texts);
+  const assignments = await scopedAssignmentsHolding(ctx, texts);
   const assignmentBlocks = assignments.map((a) => ({ id: a.id, b: parseBlock(a.cidr) })).sort((x, y) => y.b.prefixLength - x.b.prefixLength);
   const prefixIds = [...new Set(zones.flatMap((z) => (z.prefix_id ? [z.prefix_id] : [])))];
-  const ownPrefixes = new Set(prefixIds.length ? await subtreePrefixIds(rc, prefixIds) : []);
-  const platform = rc.actor.acting.type === 'platform';
+  const ownPrefixes = new Set(prefixIds.length ? await subtreePrefixIds(ctx, prefixIds) : []);
+  const platform = actor.acting.type === 'platform';
   return addresses.map((address) => {
     const zone = zoneBlocks.find((x) => blockContains(x.b, address))?.z;
     const assignmentId = assignmentBlocks.find((x) => blockContains(x.b, address))?.id ?? null;
@@ -102,13 +95,13 @@ async function resolve(rc: ReadContext, addresses: Address[]): Promise<Resolved[
 }
 
 /** The PTRs as they are stored (set) and as the space's pattern gives them (default). */
-async function views(rc: ReadContext, resolved: Resolved[]): Promise<PtrView[]> {
+async function views(ctx: DbContext, resolved: Resolved[]): Promise<PtrView[]> {
   if (resolved.length === 0) return [];
   const zoneIds = [...new Set(resolved.map((r) => r.zone.id))];
-  const set = await storedPtrs(rc.db, zoneIds, [...new Set(resolved.map((r) => r.owner))]);
+  const set = await storedPtrs(ctx.db, zoneIds, [...new Set(resolved.map((r) => r.owner))]);
   const targets = new Map<string, string>();
   for (const r of set) if (!targets.has(`${r.zone_id} ${r.name}`)) targets.set(`${r.zone_id} ${r.name}`, r.data.target);
-  const defaults = await defaultTargets(rc.db, resolved);
+  const defaults = await defaultTargets(ctx, resolved);
   return resolved.map((r, i) => {
     const own = targets.get(`${r.zone.id} ${r.owner}`) ?? null;
     const def = defaults[i] ?? null;
@@ -125,12 +118,12 @@ async function views(rc: ReadContext, resolved: Resolved[]): Promise<PtrView[]> 
 }
 
 /** Default PTRs: provider reverse zones only; every IPv4 address, IPv6 only when assigned alone (/128). */
-async function defaultTargets(db: Runner, resolved: Resolved[]): Promise<(string | null)[]> {
+async function defaultTargets(ctx: DbContext, resolved: Resolved[]): Promise<(string | null)[]> {
   const spaceIds = [...new Set(resolved.flatMap((r) => (r.zone.kind === 'provider_reverse' && r.zone.ip_space_id ? [r.zone.ip_space_id] : [])))];
   if (spaceIds.length === 0) return resolved.map(() => null);
-  const patterns = new Map((await spacePtrPatterns(db, spaceIds)).map((s) => [s.id, s.ptr_pattern]));
+  const patterns = new Map((await spacePtrPatterns(ctx.db, spaceIds)).map((s) => [s.id, s.ptr_pattern]));
   const v6 = resolved.filter((r) => r.address.family === 6).map((r) => `${formatAddress(r.address)}/128`);
-  const single = new Set(v6.length ? (await assignedSingles(db, v6)).map((ip) => formatAddress(parseAddress(ip))) : []);
+  const single = new Set(v6.length ? (await assignedSingles(ctx.db, v6)).map((ip) => formatAddress(parseAddress(ip))) : []);
   return resolved.map((r) => {
     const pattern = r.zone.ip_space_id ? patterns.get(r.zone.ip_space_id) : undefined;
     if (r.zone.kind !== 'provider_reverse' || !pattern) return null;
@@ -139,16 +132,22 @@ async function defaultTargets(db: Runner, resolved: Resolved[]): Promise<(string
   });
 }
 
-export async function getPtr(rc: ReadContext, ip: string): Promise<PtrView> {
+export async function getPtr(ctx: DbContext, actor: Actor, ip: string): Promise<PtrView> {
   const address = addressInput(ip, '/ip', 'path');
-  return (await views(rc, await resolve(rc, [address])))[0]!;
+  return (await views(ctx, await resolve(ctx, actor, [address])))[0]!;
 }
 
 /**
  * The PTRs of a block inside one of the tenant's assignments or prefixes, by address: IPv4 every
  * address (at most a /22), IPv6 only addresses with a PTR (set, or default for /128 assignments).
  */
-export async function listPtrs(rc: ReadContext, within: Block, after: unknown[] | null, limit: number): Promise<{ items: PtrView[]; next: unknown[] | null }> {
+export async function listPtrs(
+  ctx: DbContext,
+  actor: Actor,
+  within: Block,
+  after: unknown[] | null,
+  limit: number,
+): Promise<{ items: PtrView[]; next: unknown[] | null }> {
   if (within.family === 4 && within.prefixLength < MAX_IPV4_LISTING) {
     throw validationFailed([
       {
@@ -159,29 +158,29 @@ export async function listPtrs(rc: ReadContext, within: Block, after: unknown[] 
       },
     ]);
   }
-  await assertBlockOwned(rc, within);
+  await assertBlockOwned(ctx, actor, within);
   const start = after ? BigInt(String(after[0])) + 1n : within.network;
   let addresses: Address[];
   if (within.family === 4) {
     addresses = [];
     for (let v = start; v <= lastOf(within) && addresses.length <= limit; v++) addresses.push({ family: 4, value: v });
   } else {
-    addresses = (await ipv6WithPtr(rc.db, within))
+    addresses = (await ipv6WithPtr(ctx, within))
       .filter((v) => v >= start)
       .slice(0, limit + 1)
       .map((value) => ({ family: 6 as const, value }));
   }
   const more = addresses.length > limit;
   const page = addresses.slice(0, limit);
-  const items = await views(rc, await resolve(rc, page));
+  const items = await views(ctx, await resolve(ctx, actor, page));
   return { items, next: more && page.length ? [page[page.length - 1]!.value.toString()] : null };
 }
 
 /** Addresses of an IPv6 block with a stored PTR or a /128 assignment (a default), ascending. */
-async function ipv6WithPtr(db: Runner, within: Block): Promise<bigint[]> {
+async function ipv6WithPtr(ctx: DbContext, within: Block): Promise<bigint[]> {
   const cidr = formatBlock(within);
-  const stored = await ptrOwnersWithin(db, cidr);
-  const singles = await singleAssignmentsWithin(db, cidr);
+  const stored = await ptrOwnersWithin(ctx.db, cidr);
+  const singles = await singleAssignmentsWithin(ctx.db, cidr);
   const values = new Set<bigint>();
   for (const r of stored) {
     const a = addressOfReverseName(reverseNameOfOwner(r.name, r.zone));
@@ -192,9 +191,9 @@ async function ipv6WithPtr(db: Runner, within: Block): Promise<bigint[]> {
 }
 
 /** A listed block lies inside one assignment or prefix of the tenant (provider staff: one address space). */
-async function assertBlockOwned(rc: ReadContext, within: Block): Promise<void> {
+async function assertBlockOwned(ctx: DbContext, actor: Actor, within: Block): Promise<void> {
   const cidr = formatBlock(within);
-  if (await blockHeld(rc, cidr, rc.actor.acting.type === 'platform')) return;
+  if (await blockHeld(ctx, cidr, actor.acting.type === 'platform')) return;
   throw new DomainError('not_owner', { ip: cidr });
 }
 
@@ -236,8 +235,7 @@ export async function writePtrs(ctx: WriteContext, config: Config, writes: PtrWr
   });
   if (errors.length) throw validationFailed(errors);
 
-  const rc: ReadContext = { db: ctx.trx, scoped: ctx.scoped, actor: ctx.actor };
-  const resolved = await resolve(rc, addresses);
+  const resolved = await resolve(ctx, ctx.actor, addresses);
   const byZone = new Map<string, number[]>();
   resolved.forEach((r, i) => byZone.set(r.zone.id, [...(byZone.get(r.zone.id) ?? []), i]));
   const changeSetIds: string[] = [];
@@ -258,8 +256,8 @@ export async function writePtrs(ctx: WriteContext, config: Config, writes: PtrWr
     });
     changeSetIds.push(changeSet.id);
   }
-  const items = await views(rc, resolved);
-  const warnings = await forwardConfirmation(ctx.trx, items, targets);
+  const items = await views(ctx, resolved);
+  const warnings = await forwardConfirmation(ctx, items, targets);
   return { items, changeSetIds, warnings };
 }
 
@@ -268,11 +266,11 @@ export async function writePtrs(ctx: WriteContext, config: Config, writes: PtrWr
  * service's forward zones, holds the address. Unconfirmed is a warning, never a refusal: the
  * forward zone may be hosted elsewhere or written next.
  */
-async function forwardConfirmation(db: Runner, items: PtrView[], setTargets: (string | null)[]): Promise<Warning[]> {
+async function forwardConfirmation(ctx: DbContext, items: PtrView[], setTargets: (string | null)[]): Promise<Warning[]> {
   const checks = items.flatMap((item, index) => (setTargets[index] ? [{ index, item, target: setTargets[index]! }] : []));
   if (checks.length === 0) return [];
   const suffixes = [...new Set(checks.flatMap((c) => c.target.split('.').map((_, i, labels) => labels.slice(i).join('.'))))];
-  const rows = await forwardAddressRecords(db, suffixes);
+  const rows = await forwardAddressRecords(ctx.db, suffixes);
   const confirmed = new Set(
     rows.flatMap((r) => {
       try {

@@ -11,4 +11,4 @@ export { type ReverseZoneRow, reverseZoneOf } from '../../db/repositories/rdnsRo
  * (assignment or prefix) before it writes through this.
  */
 export const ownerScope = (ctx: WriteContext, tenantId: string): WriteContext =>
-  tenantId === ctx.scoped.rootTenantId ? ctx : { ...ctx, scoped: new ScopedDb(ctx.trx, tenantId) };
+  tenantId === ctx.scoped.rootTenantId ? ctx : { ...ctx, scoped: new ScopedDb(ctx.db, tenantId) };

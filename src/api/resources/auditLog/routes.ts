@@ -44,7 +44,7 @@ export const auditLogRoutes = [
     responses: { 200: { description: 'A page of entries', schema: listEnvelope(entrySchema) } },
     handler: async (input) => {
       const { after, limit } = pageRequest(input, 'audit-log');
-      const page = await listAuditLog(input.context.scoped, input.query, after, limit);
+      const page = await listAuditLog(input.context, input.query, after, limit);
       const data = page.items.map((e) => ({
         id: e.id,
         occurred_at: iso(e.occurredAt),

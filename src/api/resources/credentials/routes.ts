@@ -37,7 +37,7 @@ export const credentialRoutes = [
     responses: { 200: { description: 'A page of API clients', schema: listEnvelope(apiClientSchema) } },
     handler: async (input) => {
       const { after, limit } = pageRequest(input, `api-clients:${input.params.tenant}`);
-      const page = await listApiClients(input.context.scoped, input.params.tenant, after, limit);
+      const page = await listApiClients(input.context, input.params.tenant, after, limit);
       return listResult(input, `api-clients:${input.params.tenant}`, page.items.map(presentApiClient), page.next);
     },
   }),
@@ -65,7 +65,7 @@ export const credentialRoutes = [
     scopes: ['tenants:read'],
     params: clientParams,
     responses: { 200: { description: 'The API client', schema: apiClientSchema, headers: ['ETag'] } },
-    handler: async (input) => ({ status: 200, body: presentApiClient(await getApiClient(input.context.scoped, input.params.client)), etag: true }),
+    handler: async (input) => ({ status: 200, body: presentApiClient(await getApiClient(input.context, input.params.client)), etag: true }),
   }),
   defineRoute({
     method: 'get',
@@ -80,7 +80,7 @@ export const credentialRoutes = [
     handler: async (input) => {
       const list = `tokens:${input.params.client}`;
       const { after, limit } = pageRequest(input, list);
-      const page = await listTokens(input.context.scoped, input.params.client, after, limit);
+      const page = await listTokens(input.context, input.params.client, after, limit);
       const now = input.services.clock.now();
       return listResult(
         input,
@@ -142,7 +142,7 @@ export const credentialRoutes = [
     responses: { 200: { description: 'The token', schema: tokenSchema, headers: ['ETag'] } },
     handler: async (input) => ({
       status: 200,
-      body: presentToken(await getToken(input.context.scoped, input.params.token), input.services.clock.now()),
+      body: presentToken(await getToken(input.context, input.params.token), input.services.clock.now()),
       etag: true,
     }),
   }),
@@ -174,7 +174,7 @@ export const credentialRoutes = [
     handler: async (input) => {
       const list = `users:${input.params.tenant}`;
       const { after, limit } = pageRequest(input, list);
-      const page = await listUsers(input.context.scoped, input.params.tenant, after, limit);
+      const page = await listUsers(input.context, input.params.tenant, after, limit);
       return listResult(input, list, page.items.map(presentUser), page.next);
     },
   }),

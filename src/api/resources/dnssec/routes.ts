@@ -109,7 +109,7 @@ export const dnssecRoutes = [
     responses: { 200: { description: 'The DNSSEC object', schema: dnssecSchema } },
     handler: async (input) => ({
       status: 200,
-      body: presentDnssec(await getDnssec(input.context.db, input.context.scoped, input.services.config, input.params.zone)),
+      body: presentDnssec(await getDnssec(input.context, input.services.config, input.params.zone)),
     }),
   }),
   defineRoute({
@@ -174,7 +174,7 @@ export const dnssecRoutes = [
     errors: [...DNSSEC_ERRORS],
     responses: { 200: { description: 'The DNSSEC object after the check', schema: dnssecSchema } },
     // The check runs before the request's transaction (services/dnssec.ts runDnssecCheck).
-    prepare: (input) => runDnssecCheck(input.context.scoped, input.services.dnssec, input.services.rateLimiter, input.params.zone, input.services.clock.now()),
+    prepare: (input) => runDnssecCheck(input.context, input.services.dnssec, input.services.rateLimiter, input.params.zone, input.services.clock.now()),
     handler: async (input) => ({
       status: 200,
       body: presentDnssec(await checkDnssec(writeContext(input), input.services.dnssec, input.params.zone, input.prepared as DnssecCheckOutcome | null)),

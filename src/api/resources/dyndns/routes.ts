@@ -60,7 +60,7 @@ export const dyndnsRoutes = [
     handler: async (input) => {
       const list = `dyndns_hosts:${input.query.zone ?? ''}`;
       const { after, limit } = pageRequest(input, list);
-      const page = await listHosts(input.context.scoped, input.context.db, { zone: input.query.zone }, after, limit);
+      const page = await listHosts(input.context, { zone: input.query.zone }, after, limit);
       return listResult(input, list, page.items.map(present), page.next);
     },
   }),
@@ -99,7 +99,7 @@ export const dyndnsRoutes = [
     feature: 'dyndns',
     params: hostParam,
     responses: { 200: { description: 'The host', schema: hostSchema } },
-    handler: async (input) => ({ status: 200, body: present(await getHost(input.context.scoped, input.context.db, input.params.host)) }),
+    handler: async (input) => ({ status: 200, body: present(await getHost(input.context, input.params.host)) }),
   }),
   defineRoute({
     method: 'delete',

@@ -38,7 +38,7 @@ export const eventRoutes = [
     responses: { 200: { description: 'A page of events', schema: listEnvelope(eventSchema), headers: ['Link'] } },
     handler: async (input) => {
       const { after, limit } = pageRequest(input, 'events');
-      const page = await listEvents(input.context.scoped, { types: input.query.type, afterEvent: input.query.after }, after, limit);
+      const page = await listEvents(input.context, { types: input.query.type, afterEvent: input.query.after }, after, limit);
       return listResult(input, 'events', page.events, page.next);
     },
   }),

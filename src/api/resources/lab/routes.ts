@@ -190,7 +190,7 @@ export const labRoutes = [
     params: zoneParam,
     responses: { 200: { description: 'The registration', schema: registrationSchema } },
     handler: async ({ context, services, params }) => {
-      const zone = await getZone(context.scoped, services.config, params.zone);
+      const zone = await getZone(context, services.config, params.zone);
       return { status: 200, body: presentRegistration(await registrar(services, context).registration(zone.name)) };
     },
   }),
@@ -213,7 +213,7 @@ export const labRoutes = [
     responses: { 200: { description: 'The registration', schema: registrationSchema } },
     handler: async ({ actor, context, services, params, body }) => {
       assertPlatform(actor);
-      const zone = await getZone(context.scoped, services.config, params.zone);
+      const zone = await getZone(context, services.config, params.zone);
       const registration = await registrar(services, context).changeRegistration(zone.name, {
         registeredHere: body.registered_here,
         delegation: body.delegation && [...new Set(body.delegation)],
@@ -237,7 +237,7 @@ export const labRoutes = [
     responses: { 200: { description: 'The registration', schema: registrationSchema } },
     handler: async ({ actor, context, services, params, body }) => {
       assertPlatform(actor);
-      const zone = await getZone(context.scoped, services.config, params.zone);
+      const zone = await getZone(context, services.config, params.zone);
       return { status: 200, body: presentRegistration(await registrar(services, context).setForeignDs(zone.name, body.ds)) };
     },
   }),

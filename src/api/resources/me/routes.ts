@@ -36,9 +36,9 @@ export const meRoutes = [
     scopes: ['tenant:read'],
     allowSuspended: true,
     responses: { 200: { description: 'The acting tenant', schema: meSchema, headers: ['ETag'] } },
-    handler: async ({ actor, context: { scoped }, services }) => {
+    handler: async ({ actor, context, services }) => {
       const { acting, actingChain, token } = actor;
-      const usage = Object.assign({}, ...(await Promise.all(services.usage.map((u) => u(scoped, acting)))));
+      const usage = Object.assign({}, ...(await Promise.all(services.usage.map((u) => u(context, acting)))));
       return {
         status: 200,
         etag: true,
@@ -116,6 +116,6 @@ export const meRoutes = [
           .catchall(z.unknown()),
       },
     },
-    handler: async ({ actor, context: { scoped }, services }) => ({ status: 200, body: await services.stats.forTenant(scoped, actor.acting) }),
+    handler: async ({ actor, context, services }) => ({ status: 200, body: await services.stats.forTenant(context, actor.acting) }),
   }),
 ];

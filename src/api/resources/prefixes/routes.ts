@@ -84,7 +84,7 @@ export const prefixRoutes = [
       }
       const { after, limit } = pageRequest(input, 'prefixes');
       const page = await listPrefixes(
-        input.context.scoped,
+        input.context,
         { family: query.family ? (Number(query.family) as 4 | 6) : undefined, tenantId: query.tenant_id },
         after,
         limit,
@@ -123,7 +123,7 @@ export const prefixRoutes = [
     feature: 'rdns',
     params,
     responses: { 200: { description: 'The prefix', schema: prefixSchema } },
-    handler: async (input) => ({ status: 200, body: present(await getPrefix(input.context.scoped, input.params.prefix)) }),
+    handler: async (input) => ({ status: 200, body: present(await getPrefix(input.context, input.params.prefix)) }),
   }),
   defineRoute({
     method: 'delete',

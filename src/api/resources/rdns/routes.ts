@@ -16,7 +16,7 @@ import {
 } from '../../../services/rdns/ipSpaces.js';
 import { getPtr, listPtrs, type PtrView, type PtrWritten, writePtrs } from '../../../services/rdns/ptr.js';
 import { listEnvelope, listResult, pageRequest } from '../../pagination.js';
-import { defineRoute, type HandlerInput, writeContext } from '../../routing/route.js';
+import { defineRoute, writeContext } from '../../routing/route.js';
 import { iso, pageQuery, tenantIdParam, timestamp } from '../common.js';
 import { warningsSchema } from '../zones/presenter.js';
 import { assertMayWriteDnssec, dnssecSchema, presentDnssec } from '../dnssec/routes.js';
@@ -139,8 +139,6 @@ const presentAssignment = (a: IpAssignment) => ({
 
 const ipParam = z.string().min(1).max(100).describe('An IPv4 or IPv6 address in any valid textual form');
 const cidrText = z.string().min(3).max(100);
-const readContext = (input: HandlerInput<unknown, unknown, unknown>) => ({ ...input.context, actor: input.actor });
-
 export const rdnsRoutes = [
   defineRoute({
     method: 'get',
@@ -153,7 +151,7 @@ export const rdnsRoutes = [
     errors: ['forbidden'],
     responses: { 200: { description: 'Every address space (one page)', schema: listEnvelope(ipSpaceSchema) } },
     handler: async (input) => {
-      const all = await listIpSpaces(input.context.db, input.actor);
+      const all = await listIpSpaces(input.context, input.actor);
       return { status: 200, body: { data: all.map(presentSpace), pagination: { next_cursor: null, has_more: false } } };
     },
   }),
@@ -211,7 +209,7 @@ export const rdnsRoutes = [
     responses: { 200: { description: 'The address space', schema: ipSpaceSchema } },
     handler: async (input) => {
       assertPlatform(input.actor);
-      return { status: 200, body: presentSpace(await getIpSpace(input.context.db, input.params.space)) };
+      return { status: 200, body: presentSpace(await getIpSpace(input.context, input.params.space)) };
     },
   }),
   defineRoute({
@@ -335,7 +333,7 @@ export const rdnsRoutes = [
       const within = blockInput(input.query.within, '/within', 'query');
       const list = `ptr:${formatBlock(within)}`;
       const { after, limit } = pageRequest(input, list);
-      const page = await listPtrs(readContext(input), within, after, limit);
+      const page = await listPtrs(input.context, input.actor, within, after, limit);
       return listResult(input, list, page.items.map(presentPtr), page.next);
     },
   }),
@@ -351,7 +349,7 @@ export const rdnsRoutes = [
     params: z.strictObject({ ip: ipParam }),
     errors: ['not_owner'],
     responses: { 200: { description: 'The PTR', schema: ptrSchema } },
-    handler: async (input) => ({ status: 200, body: presentPtr(await getPtr(readContext(input), input.params.ip)) }),
+    handler: async (input) => ({ status: 200, body: presentPtr(await getPtr(input.context, input.actor, input.params.ip)) }),
   }),
   defineRoute({
     method: 'put',

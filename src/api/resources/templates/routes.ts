@@ -77,7 +77,7 @@ export const templateRoutes = [
     scopes: ['zones:read'],
     responses: { 200: { description: 'All available templates (one page)', schema: listEnvelope(templateSchema) } },
     handler: async (input) => {
-      const all = await listTemplates(input.context.scoped, input.actor);
+      const all = await listTemplates(input.context, input.actor);
       return { status: 200, body: { data: all.map(present), pagination: { next_cursor: null, has_more: false } } };
     },
   }),
@@ -93,7 +93,7 @@ export const templateRoutes = [
     responses: { 200: { description: 'The template', schema: templateSchema, headers: ['ETag'] } },
     handler: async (input) => ({
       status: 200,
-      body: present(await getTemplate(input.context.scoped, input.actor, input.params.template, { readSubtree: true })),
+      body: present(await getTemplate(input.context, input.actor, input.params.template, { readSubtree: true })),
       etag: true,
     }),
   }),

@@ -48,7 +48,7 @@ export const tenantRoutes = [
     responses: { 200: { description: 'A page of tenants', schema: listEnvelope(tenantSchema) } },
     handler: async (input) => {
       const { after, limit } = pageRequest(input, 'tenants');
-      const page = await listTenants(input.context.scoped, { type: input.query.type, parentId: input.query.parent_id, q: input.query.q }, after, limit);
+      const page = await listTenants(input.context, { type: input.query.type, parentId: input.query.parent_id, q: input.query.q }, after, limit);
       return listResult(input, 'tenants', page.items.map(presentTenant), page.next);
     },
   }),
@@ -82,7 +82,7 @@ export const tenantRoutes = [
     scopes: ['tenants:read'],
     params,
     responses: { 200: { description: 'The tenant', schema: tenantSchema, headers: ['ETag'] }, 304: { description: 'Not modified' } },
-    handler: async (input) => ({ status: 200, body: presentTenant(await getTenant(input.context.scoped, input.params.tenant)), etag: true }),
+    handler: async (input) => ({ status: 200, body: presentTenant(await getTenant(input.context, input.params.tenant)), etag: true }),
   }),
   defineRoute({
     method: 'patch',

@@ -85,7 +85,7 @@ export const tsigKeyRoutes = [
     responses: { 200: { description: 'A page of keys, by id', schema: listEnvelope(tsigKeySchema) } },
     handler: async (input) => {
       const { after, limit } = pageRequest(input, LIST);
-      const page = await listTsigKeys(input.context.scoped, after, limit);
+      const page = await listTsigKeys(input.context, after, limit);
       return listResult(input, LIST, page.items.map(present), page.next);
     },
   }),
@@ -98,7 +98,7 @@ export const tsigKeyRoutes = [
     scopes: ['tsig:read'],
     params,
     responses: { 200: { description: 'The key', schema: tsigKeySchema, headers: ['ETag'] } },
-    handler: async (input) => ({ status: 200, body: present(await getTsigKey(input.context.scoped, input.params.key)), etag: true }),
+    handler: async (input) => ({ status: 200, body: present(await getTsigKey(input.context, input.params.key)), etag: true }),
   }),
   defineRoute({
     method: 'patch',

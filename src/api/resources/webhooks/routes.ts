@@ -161,7 +161,7 @@ export const webhookRoutes = [
     responses: { 200: { description: 'A page of webhooks', schema: listEnvelope(webhookSchema) } },
     handler: async (input) => {
       const { after, limit } = pageRequest(input, 'webhooks');
-      const page = await listWebhooks(input.context.scoped, input.services.clock.now(), after, limit);
+      const page = await listWebhooks(input.context, input.services.clock.now(), after, limit);
       return listResult(input, 'webhooks', page.webhooks.map(presentWebhook), page.next);
     },
   }),
@@ -176,7 +176,7 @@ export const webhookRoutes = [
     responses: { 200: { description: 'The webhook', schema: webhookSchema, headers: ['ETag'] } },
     handler: async (input) => ({
       status: 200,
-      body: presentWebhook(await getWebhook(input.context.scoped, input.services.clock.now(), input.params.webhook)),
+      body: presentWebhook(await getWebhook(input.context, input.services.clock.now(), input.params.webhook)),
       etag: true,
     }),
   }),
@@ -283,7 +283,7 @@ export const webhookRoutes = [
     responses: { 200: { description: 'A page of deliveries', schema: listEnvelope(deliverySchema) } },
     handler: async (input) => {
       const { after, limit } = pageRequest(input, `webhook-deliveries|${input.params.webhook}`);
-      const page = await listDeliveries(input.context.scoped, input.services.clock.now(), input.params.webhook, { state: input.query.state }, after, limit);
+      const page = await listDeliveries(input.context, input.services.clock.now(), input.params.webhook, { state: input.query.state }, after, limit);
       return listResult(input, `webhook-deliveries|${input.params.webhook}`, page.deliveries.map(presentDelivery), page.next);
     },
   }),

@@ -34,10 +34,10 @@ export const changeSetRoutes = [
     }),
     responses: { 200: { description: 'A page of change sets (without results)', schema: listEnvelope(changeSetSchema), headers: ['Link'] } },
     handler: async (input) => {
-      const zone = await getZone(input.context.scoped, input.services.config, input.params.zone);
+      const zone = await getZone(input.context, input.services.config, input.params.zone);
       const list = `changesets:${zone.id}`;
       const { after, limit } = pageRequest(input, list);
-      const page = await listChangeSets(input.context.scoped, zone, { state: input.query.state, since: input.query.since }, after, limit);
+      const page = await listChangeSets(input.context, zone, { state: input.query.state, since: input.query.since }, after, limit);
       return listResult(
         input,
         list,
@@ -84,8 +84,8 @@ export const changeSetRoutes = [
     params: changeSetParams,
     responses: { 200: { description: 'The change set', schema: changeSetSchema, headers: ['ETag'] } },
     handler: async (input) => {
-      const zone = await getZone(input.context.scoped, input.services.config, input.params.zone);
-      return { status: 200, body: presentChangeSet(await getChangeSet(input.context.scoped, zone, input.params.changeset)), etag: true };
+      const zone = await getZone(input.context, input.services.config, input.params.zone);
+      return { status: 200, body: presentChangeSet(await getChangeSet(input.context, zone, input.params.changeset)), etag: true };
     },
   }),
   defineRoute({

@@ -32,7 +32,7 @@ export const deletedZoneRoutes = [
     handler: async (input) => {
       assertProviderStaff(input.actor);
       const list = await listDeletedZones(
-        input.context.scoped,
+        input.context,
         input.services.clock.now(),
         input.query.name === undefined ? undefined : canonicalName(input.query.name),
       );
@@ -51,7 +51,7 @@ export const deletedZoneRoutes = [
     responses: { 200: { description: 'The zone file', contentType: 'text/dns', schema: z.string() } },
     handler: async (input) => {
       assertProviderStaff(input.actor);
-      const kept = await getDeletedZone(input.context.scoped, input.services.clock.now(), input.params.deleted_zone);
+      const kept = await getDeletedZone(input.context, input.services.clock.now(), input.params.deleted_zone);
       return { status: 200, body: kept.zonefile, contentType: 'text/dns; charset=utf-8', etag: true };
     },
   }),

@@ -21,16 +21,16 @@ type ChangeSetWritten = z.output<typeof changeSetWrittenSchema>;
 
 /** The change set a write stored, as it is now, with the write's warnings. */
 async function changeSetNow(input: HandlerInput<unknown, unknown, unknown>, written: ChangeSetWritten) {
-  const zone = await getZone(input.context.scoped, input.services.config, written.zone);
-  return { ...presentChangeSet(await getChangeSet(input.context.scoped, zone, written.id)), warnings: written.warnings as Warning[] };
+  const zone = await getZone(input.context, input.services.config, written.zone);
+  return { ...presentChangeSet(await getChangeSet(input.context, zone, written.id)), warnings: written.warnings as Warning[] };
 }
 
 /** Record create and change: the record's change set; the record as it is now. */
 export const recordLiveWait = liveWaitOn<z.output<typeof recordWrittenSchema>>({
   changeSets: (written) => [written.publication.changeset_id],
   reread: async (input, written) => {
-    const zone = await getZone(input.context.scoped, input.services.config, (input.params as { zone: string }).zone);
-    const record = await getRecord(input.context.scoped, zone, written.id);
+    const zone = await getZone(input.context, input.services.config, (input.params as { zone: string }).zone);
+    const record = await getRecord(input.context, zone, written.id);
     return { body: presentWrittenRecord(record, written.warnings as Warning[]), etag: storedEtag(record) };
   },
 });
@@ -45,7 +45,7 @@ export const changeSetLiveWait = liveWaitOn<ChangeSetWritten | { dry_run: true }
 export const zoneLiveWait = liveWaitOn<z.output<typeof zoneSchema> & { warnings?: unknown[] }>({
   changeSets: (written) => (written.publication.changeset_id ? [written.publication.changeset_id] : []),
   reread: async (input, written) => {
-    const zone = await getZone(input.context.scoped, input.services.config, written.name);
+    const zone = await getZone(input.context, input.services.config, written.name);
     const body = presentZone(zone, input.services.config);
     return { body: written.warnings ? { ...body, warnings: written.warnings } : body, etag: storedEtag(zone) };
   },

@@ -40,7 +40,7 @@ export const recordRoutes = [
     responses: { 200: { description: 'A page of records', schema: listEnvelope(recordSchema), headers: ['Link'] } },
     handler: async (input) => {
       const { query } = input;
-      const zone = await getZone(input.context.scoped, input.services.config, input.params.zone);
+      const zone = await getZone(input.context, input.services.config, input.params.zone);
       let name: string | undefined;
       if (query.name !== undefined) {
         try {
@@ -53,7 +53,7 @@ export const recordRoutes = [
       const list = `records:${zone.id}`;
       const { after, limit } = pageRequest(input, list);
       const page = await listRecords(
-        input.context.scoped,
+        input.context,
         zone,
         { type: query.type, name, q: query.q?.toLowerCase(), publicationState: query.publication_state, includeSystem: query.include_system },
         after,
@@ -104,8 +104,8 @@ export const recordRoutes = [
     params: recordParams,
     responses: { 200: { description: 'The record', schema: recordSchema, headers: ['ETag'] }, 304: { description: 'Not modified' } },
     handler: async (input) => {
-      const zone = await getZone(input.context.scoped, input.services.config, input.params.zone);
-      const record = await getRecordOrSystem(input.context.scoped, zone, input.params.record, input.services.config.zones.nameservers);
+      const zone = await getZone(input.context, input.services.config, input.params.zone);
+      const record = await getRecordOrSystem(input.context, zone, input.params.record, input.services.config.zones.nameservers);
       return { status: 200, body: presentRecord(record), etag: storedEtag(record) };
     },
   }),

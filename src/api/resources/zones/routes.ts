@@ -60,7 +60,7 @@ export const zoneRoutes = [
       const list = `zones:${query.sort}`;
       const { after, limit } = pageRequest(input, list);
       const page = await listZones(
-        input.context.scoped,
+        input.context,
         input.services.config,
         {
           q: query.q ? searchTerm(query.q) : undefined,
@@ -140,7 +140,7 @@ export const zoneRoutes = [
         template
           ? async (z) =>
               (
-                await templateChangeItems(ctx.scoped, ctx.actor, z, {
+                await templateChangeItems(ctx, ctx.actor, z, {
                   template_id: template.template_id,
                   variables: template.variables ?? {},
                   on_conflict: 'skip',
@@ -149,7 +149,7 @@ export const zoneRoutes = [
           : undefined,
       );
       if (body.dnssec) await enableDnssec(ctx, services.dnssec, zone.name, {});
-      const created = body.dnssec ? await getZone(ctx.scoped, services.config, zone.name) : zone;
+      const created = body.dnssec ? await getZone(ctx, services.config, zone.name) : zone;
       return {
         status: 201,
         body: { ...presentZone(created, services.config), warnings },
@@ -168,7 +168,7 @@ export const zoneRoutes = [
     params,
     responses: { 200: { description: 'The zone', schema: zoneSchema, headers: ['ETag'] }, 304: { description: 'Not modified' } },
     handler: async (input) => {
-      const zone = await getZone(input.context.scoped, input.services.config, input.params.zone);
+      const zone = await getZone(input.context, input.services.config, input.params.zone);
       return { status: 200, body: presentZone(zone, input.services.config), etag: storedEtag(zone) };
     },
   }),

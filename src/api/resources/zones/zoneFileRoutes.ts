@@ -31,8 +31,8 @@ export const zoneFileRoutes = [
     query: z.strictObject({ include_system: booleanParam.default(true), download: booleanParam.default(false) }),
     responses: { 200: { description: 'The zone file', contentType: 'text/dns', schema: z.string(), headers: ['ETag'] }, 304: { description: 'Not modified' } },
     handler: async (input) => {
-      const zone = await getZone(input.context.scoped, input.services.config, input.params.zone);
-      const text = await exportZoneFile(input.context.scoped, zone, {
+      const zone = await getZone(input.context, input.services.config, input.params.zone);
+      const text = await exportZoneFile(input.context, zone, {
         includeSystem: input.query.include_system,
         nameservers: input.services.config.zones.nameservers,
       });
