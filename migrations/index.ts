@@ -26,6 +26,7 @@ import * as retention from './20261126020000_retention.js';
 import * as webhookPauseRedelivery from './20261127002300_webhook_pause_redelivery.js';
 import * as eventFeedPosition from './20261127002305_event_feed_position.js';
 import * as eventFeedIndexes from './20261127002310_event_feed_indexes.js';
+import * as secondarySets from './20261128030000_secondary_sets.js';
 import * as tsigKeysCredentialPolicies from './20261128002400_tsig_keys_credential_policies.js';
 
 export interface Migration {
@@ -62,4 +63,5 @@ export const migrations: Record<string, Migration> = {
   '20261127002305_event_feed_position': eventFeedPosition,
   '20261127002310_event_feed_indexes': eventFeedIndexes,
   '20261128002400_tsig_keys_credential_policies': tsigKeysCredentialPolicies,
+  '20261128030000_secondary_sets': secondarySets,
 };

@@ -22,6 +22,7 @@ export const TENANT_OWNED = {
   webhooks: 'tenant_id',
   events: 'tenant_id',
   tsig_keys: 'tenant_id',
+  secondary_sets: 'tenant_id',
 } as const satisfies Record<string, string>;
 
 export type TenantOwnedTable = keyof typeof TENANT_OWNED;

@@ -1,5 +1,5 @@
 // Scopes of the spec's table, plus the tenant-administration scopes of docs/tenants.md and the
-// TSIG-key scopes of docs/credentials.md.
+// TSIG-key scopes of docs/credentials.md and the secondary-set scopes of docs/catalog-zones.md.
 // `*:write` never implies `*:read`: each operation names every scope it needs.
 export const SCOPES = [
   'tenant:read',
@@ -20,6 +20,8 @@ export const SCOPES = [
   'tenants:write',
   'tsig:read',
   'tsig:write',
+  'secondaries:read',
+  'secondaries:write',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];
