@@ -1,13 +1,13 @@
 // The webhook resources' use cases (spec "Events"; docs/webhooks.md): registration, changes,
 // secret rotation, pausing and enabling, the test ping, the delivery log and redelivery. Every
-// query goes through the acting tenant's ScopedDb: a webhook outside the subtree does not exist here.
+// statement is src/db/repositories/webhookConfigRows.ts's, through the acting tenant's ScopedDb: a
+// webhook outside the subtree does not exist here.
 import { randomBytes } from 'node:crypto';
 import type { DbContext, Transaction, TransactionContext } from '../db/context.js';
 import { sealSecret } from '../db/sealedSecrets.js';
 import { type AuditActor, recordAudit } from '../db/repositories/auditLog.js';
 import { recordEvents } from '../db/repositories/events.js';
 import { bringPendingForward, deliveryDueNow, insertDelivery, lockDelivery, reopenDelivery, rotateSecret } from '../db/repositories/webhookRows.js';
-import { paginate } from '../db/paginate.js';
 import type { Clock } from '../domain/clock.js';
 import { DomainError, notFound, validationFailed } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
@@ -15,6 +15,17 @@ import { type AddressPolicy, checkWebhookUrl } from './addressPolicy.js';
 import { disableFailingWebhooks } from './deliveries.js';
 import { DISABLE_AFTER_MS, PING_KIND, ROTATION_OVERLAP_MS } from './deliveryPolicy.js';
 import { noteLock } from '../db/lockOrder.js';
+import {
+  type DisabledReason,
+  deleteWebhookRow,
+  insertWebhook,
+  pageDeliveries,
+  pageWebhooks,
+  updateWebhookRow,
+  type WebhookRow,
+  webhookRow,
+  webhookStateCounts,
+} from '../db/repositories/webhookConfigRows.js';
 
 /** A webhook write's context: its transaction and scope, who writes and when. */
 export interface WebhookContext extends TransactionContext {
@@ -28,8 +39,8 @@ export interface WebhookDeps {
 }
 
 /** Who disabled a webhook: the service after three days of failures, or its owner (a pause). */
-export const DISABLED_REASONS = ['failing_deliveries', 'manual'] as const;
-export type DisabledReason = (typeof DISABLED_REASONS)[number];
+export const DISABLED_REASONS = ['failing_deliveries', 'manual'] as const satisfies readonly DisabledReason[];
+export type { DisabledReason };
 
 export interface Webhook {
   id: string;
@@ -46,38 +57,6 @@ export interface Webhook {
   createdAt: Date;
   updatedAt: Date;
 }
-
-type WebhookRow = {
-  id: string;
-  tenant_id: string;
-  scope: 'subtree' | 'tenant';
-  url: string;
-  events: string[];
-  description: string;
-  state: 'active' | 'disabled';
-  failing_since: Date | null;
-  disabled_at: Date | null;
-  disabled_reason: DisabledReason | null;
-  previous_secret_expires_at: Date | null;
-  created_at: Date;
-  updated_at: Date;
-};
-
-const COLUMNS = [
-  'id',
-  'tenant_id',
-  'scope',
-  'url',
-  'events',
-  'description',
-  'state',
-  'failing_since',
-  'disabled_at',
-  'disabled_reason',
-  'previous_secret_expires_at',
-  'created_at',
-  'updated_at',
-];
 
 const toDomain = (r: WebhookRow, now: Date): Webhook => ({
   id: r.id,
@@ -120,7 +99,7 @@ export async function createWebhook(ctx: WebhookContext, deps: WebhookDeps, inpu
   const now = ctx.clock.now();
   const secret = newSecret();
   const id = newId('whk');
-  await ctx.scoped.insert('webhooks', {
+  await insertWebhook(ctx.scoped, {
     id,
     tenant_id: ctx.actor.acting.id,
     scope: ctx.actor.onBehalfOf ? 'tenant' : 'subtree',
@@ -138,12 +117,7 @@ export async function createWebhook(ctx: WebhookContext, deps: WebhookDeps, inpu
 
 /** `lock`: the row locked FOR UPDATE for the rest of that transaction. */
 async function webhookAt(ctx: DbContext, now: Date, id: string, lock: Transaction | null): Promise<Webhook> {
-  const q = ctx.scoped.from('webhooks').where('id', id).first(COLUMNS);
-  if (lock) {
-    noteLock(lock, 'webhooks');
-    q.forUpdate();
-  }
-  const row = (await q) as WebhookRow | undefined;
+  const row = await webhookRow(ctx.scoped, id, lock);
   if (!row) throw notFound('webhook');
   return toDomain(row, now);
 }
@@ -154,7 +128,7 @@ export const getWebhook = (ctx: DbContext, now: Date, id: string): Promise<Webho
 const lockedWebhook = (ctx: TransactionContext, now: Date, id: string): Promise<Webhook> => webhookAt(ctx, now, id, ctx.db);
 
 export async function listWebhooks(ctx: DbContext, now: Date, after: unknown[] | null, limit: number) {
-  const page = await paginate<WebhookRow>(ctx.scoped.from('webhooks').select(COLUMNS), [{ column: 'id', direction: 'asc', field: 'id' }], after, limit);
+  const page = await pageWebhooks(ctx.scoped, after, limit);
   return { webhooks: page.rows.map((r) => toDomain(r, now)), next: page.next };
 }
 
@@ -168,10 +142,7 @@ export async function updateWebhook(ctx: WebhookContext, deps: WebhookDeps, id: 
   if (patch.events !== undefined) changes.events = [...new Set(patch.events)];
   if (patch.description !== undefined) changes.description = patch.description;
   if (Object.keys(changes).length) {
-    await ctx.scoped
-      .from('webhooks')
-      .where('id', id)
-      .update({ ...changes, updated_at: now });
+    await updateWebhookRow(ctx.scoped, id, { ...changes, updated_at: now });
     await recordAudit(ctx.db, ctx.actor, now, { action: 'webhook.updated', targetType: 'webhook', targetId: id, details: changes });
   }
   return getWebhook(ctx, now, id);
@@ -181,7 +152,7 @@ export async function updateWebhook(ctx: WebhookContext, deps: WebhookDeps, id: 
 export async function deleteWebhook(ctx: WebhookContext, id: string): Promise<void> {
   const now = ctx.clock.now();
   await lockedWebhook(ctx, now, id);
-  await ctx.scoped.from('webhooks').where('id', id).delete();
+  await deleteWebhookRow(ctx.scoped, id);
   await recordAudit(ctx.db, ctx.actor, now, { action: 'webhook.deleted', targetType: 'webhook', targetId: id });
 }
 
@@ -207,7 +178,7 @@ export async function enableWebhook(ctx: WebhookContext, id: string): Promise<We
   const now = ctx.clock.now();
   const webhook = await lockedWebhook(ctx, now, id);
   if (webhook.state === 'active') return webhook;
-  await ctx.scoped.from('webhooks').where('id', id).update({ state: 'active', disabled_at: null, disabled_reason: null, failing_since: null, updated_at: now });
+  await updateWebhookRow(ctx.scoped, id, { state: 'active', disabled_at: null, disabled_reason: null, failing_since: null, updated_at: now });
   // Pings are left alone: they run while disabled too, and one may be in flight.
   await bringPendingForward(ctx.db, id, PING_KIND, now);
   await recordAudit(ctx.db, ctx.actor, now, { action: 'webhook.enabled', targetType: 'webhook', targetId: id });
@@ -225,10 +196,7 @@ export async function disableWebhook(ctx: WebhookContext, id: string): Promise<W
   const now = ctx.clock.now();
   const webhook = await lockedWebhook(ctx, now, id);
   if (webhook.state === 'disabled') return webhook;
-  await ctx.scoped
-    .from('webhooks')
-    .where('id', id)
-    .update({ state: 'disabled', disabled_at: now, disabled_reason: 'manual' satisfies DisabledReason, updated_at: now });
+  await updateWebhookRow(ctx.scoped, id, { state: 'disabled', disabled_at: now, disabled_reason: 'manual' satisfies DisabledReason, updated_at: now });
   await recordAudit(ctx.db, ctx.actor, now, { action: 'webhook.disabled', targetType: 'webhook', targetId: id });
   return getWebhook(ctx, now, id);
 }
@@ -244,7 +212,7 @@ export async function failWebhookNow(ctx: WebhookContext, id: string): Promise<W
   if (webhook.state === 'disabled') throw new DomainError('conflict', { reason: 'webhook_disabled', webhook: id });
   const threeDaysAgo = new Date(now.getTime() - DISABLE_AFTER_MS);
   if (!webhook.failingSince || webhook.failingSince > threeDaysAgo) {
-    await ctx.scoped.from('webhooks').where('id', id).update({ failing_since: threeDaysAgo });
+    await updateWebhookRow(ctx.scoped, id, { failing_since: threeDaysAgo });
   }
   await disableFailingWebhooks(ctx.db, now, { only: id });
   await recordAudit(ctx.db, ctx.actor, now, { action: 'webhook.lab_failed', targetType: 'webhook', targetId: id });
@@ -300,25 +268,7 @@ export async function listDeliveries(
   limit: number,
 ) {
   await getWebhook(ctx, now, webhookId);
-  const q = ctx.scoped
-    .from('webhooks', 'w')
-    .join('webhook_deliveries as d', 'd.webhook_id', 'w.id')
-    .joinRaw(
-      `CROSS JOIN LATERAL (SELECT coalesce(jsonb_agg(to_jsonb(a) ORDER BY a.attempt), '[]') AS attempts FROM webhook_attempts a WHERE a.delivery_id = d.id) att`,
-    )
-    .where('w.id', webhookId)
-    .select('d.id', 'd.event_id', 'd.kind', 'd.state', 'd.next_attempt_at', 'd.created_at', 'd.completed_at', 'att.attempts');
-  if (filter.state) q.where('d.state', filter.state);
-  if (filter.id) q.where('d.id', filter.id);
-  const page = await paginate<DeliveryRow>(
-    q,
-    [
-      { column: 'd.created_at', direction: 'desc', field: 'created_at' },
-      { column: 'd.id', direction: 'desc', field: 'id' },
-    ],
-    after,
-    limit,
-  );
+  const page = await pageDeliveries(ctx.scoped, webhookId, filter, after, limit);
   const date = (v: string | null) => (v === null ? null : new Date(v));
   const deliveries: Delivery[] = page.rows.map((r) => ({
     id: r.id,
@@ -379,31 +329,11 @@ async function getDelivery(ctx: DbContext, now: Date, webhookId: string, deliver
   return deliveries[0];
 }
 
-type DeliveryRow = {
-  id: string;
-  event_id: string;
-  kind: string;
-  state: Delivery['state'];
-  next_attempt_at: Date | null;
-  created_at: Date;
-  completed_at: Date | null;
-  attempts: {
-    attempt: number;
-    started_at: string;
-    duration_ms: number;
-    outcome: string;
-    response_status: number | null;
-    error: string | null;
-    next_attempt_at: string | null;
-  }[];
-};
-
 /** The `webhooks` section of GET /stats (a StatsContributor of src/services/stats.ts, by shape). */
 export const webhookStats = {
   name: 'webhooks',
   async collect(ctx: DbContext): Promise<Record<string, number>> {
-    const rows = (await ctx.scoped.from('webhooks').select('state').count({ n: '*' }).groupBy('state')) as { state: string; n: number | string }[];
-    const by = Object.fromEntries(rows.map((r) => [r.state, Number(r.n)]));
+    const by = await webhookStateCounts(ctx.scoped);
     return { active: by.active ?? 0, disabled: by.disabled ?? 0 };
   },
 };

@@ -1,12 +1,16 @@
-// Services run no statement of their own (docs/architecture.md, src/services): every query lives
-// in src/db/repositories/. This scans the service sources for statement-building calls on a
-// database handle, which the Knex import rule alone does not catch (a handle arrives typed).
+// Services, the background features, the lab and the maintenance loop run no statement of their
+// own (docs/architecture.md): every query lives in src/db/repositories/. This scans their sources
+// for statement-building calls on a database handle, which the Knex import rule alone does not
+// catch (a handle arrives typed).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = join(import.meta.dirname, '..', '..');
-const SERVICES = join(ROOT, 'src', 'services');
+const SCANNED = [
+  ...['services', 'publication', 'dnssec', 'rdns', 'dyndns', 'webhooks', 'catalog', 'lab', 'jobs'].map((dir) => join(ROOT, 'src', dir)),
+  join(ROOT, 'src', 'maintenance.ts'),
+];
 
 // A statement starts on a handle (`trx(`, `db(`, `scoped.from(`, `.fromAncestry(`, `.raw(`), or
 // is built by a query method on a chain (`.where(`, `.whereIn(`, `.insert(` on a handle …).
@@ -19,13 +23,17 @@ const STATEMENT = [
   /\.update\s*\(\s*\{/,
 ];
 
-const sources = (dir: string): string[] =>
-  readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+const sources = (path: string): string[] =>
+  path.endsWith('.ts')
+    ? [path]
+    : readdirSync(path, { withFileTypes: true }).flatMap((e) =>
+        e.isDirectory() ? sources(join(path, e.name)) : e.name.endsWith('.ts') ? [join(path, e.name)] : [],
+      );
 
-describe('services run no statements', () => {
+describe('services and features run no statements', () => {
   it('builds no query outside src/db', () => {
     const found: string[] = [];
-    for (const file of sources(SERVICES)) {
+    for (const file of SCANNED.flatMap(sources)) {
       const path = relative(ROOT, file).split('\\').join('/');
       readFileSync(file, 'utf8')
         .split('\n')
