@@ -67,6 +67,64 @@ log:
 `;
 }
 
+export interface KnotCatalogConsumerOptions {
+  port: () => Promise<number>;
+  primaryPort: number;
+  /** The catalog zone Knot follows (RFC 9432): its members are configured from it. */
+  catalog: string;
+  /** Templates for the members' `group` property; the first, `member`, serves members without one. */
+  groups: string[];
+  /** Transfers and NOTIFY signed with this key; none: unsigned. */
+  key?: { name: string; secret: Buffer };
+}
+
+/**
+ * Knot as a catalog consumer (`catalog-role: interpret`): no zone but the catalog in its
+ * configuration; every member comes from the catalog, with the template its `group` names (each
+ * template transfers from our nameserver like the catalog itself). Members are kept in the
+ * journal, as with startKnotSecondary.
+ */
+function knotCatalogConfig(dir: string, port: number, o: KnotCatalogConsumerOptions): string {
+  const key = o.key ? `\n    key: ${o.key.name}` : '';
+  const template = (id: string) => `  - id: ${id}
+    storage: "${dir}/zones"
+    zonefile-sync: -1
+    zonefile-load: none
+    journal-content: all
+    master: primary
+    acl: [notify_from_primary, transfer_to_local]`;
+  return `server:
+    rundir: "${dir}"
+    listen: 127.0.0.1@${port}
+database:
+    storage: "${dir}/db"
+${o.key ? `key:\n  - id: ${o.key.name}\n    algorithm: hmac-sha256\n    secret: ${o.key.secret.toString('base64')}\n` : ''}remote:
+  - id: primary
+    address: 127.0.0.1@${o.primaryPort}${key}
+acl:
+  - id: notify_from_primary
+    address: 127.0.0.1${key}
+    action: notify
+  - id: transfer_to_local
+    address: 127.0.0.1
+    action: transfer
+template:
+${['member', ...o.groups].map(template).join('\n')}
+zone:
+  - domain: ${o.catalog}
+    template: member
+    catalog-role: interpret
+    catalog-template: [${['member', ...o.groups].join(', ')}]
+log:
+  - target: stderr
+    any: info
+`;
+}
+
+export async function startKnotCatalogConsumer(options: KnotCatalogConsumerOptions): Promise<KnotSecondary> {
+  return startKnotd(options.port, (dir, port) => knotCatalogConfig(dir, port, options));
+}
+
 export async function startKnotSecondary(options: KnotSecondaryOptions): Promise<KnotSecondary> {
   return startKnotd(options.port, (dir, port) => knotConfig(dir, port, options));
 }
