@@ -7,6 +7,7 @@ import { NameError, normalizeOwner } from '../names.js';
 import { parseRecordData } from '../records/parseRecordData.js';
 import { isRecordType, RECORD_TYPE_RULES, type RecordType } from '../records/types.js';
 import { isValidTtl, TTL_BOUNDS } from '../records/ttl.js';
+import type { RecordData } from '../model/record.js';
 import type { ZoneKind } from '../model/zone.js';
 
 export interface ZoneContext {
@@ -14,19 +15,10 @@ export interface ZoneContext {
   kind: ZoneKind;
 }
 
-/** A record as the engine sees it: canonical data and its presentation. */
-export interface PlannedRecord {
-  id: string;
-  name: string;
+/** A record as the engine sees it: canonical data and its presentation, of a type it knows. */
+export interface PlannedRecord extends RecordData {
   /** SOA only on the system record the service manages. */
   type: RecordType | 'SOA';
-  ttl: number | null;
-  data: Record<string, unknown>;
-  content: string;
-  comment: string | null;
-  system: boolean;
-  /** The object that keeps the record (docs/records.md "Managed records"); null: the tenant's own. */
-  managedBy?: string | null;
 }
 
 export interface RecordInput {
@@ -248,6 +240,15 @@ export function planChangeSet(input: {
     managed.push({ ...locate(index, pointer), code: 'record_managed', detail: managedDetail(rec.name, rec.type, keeper) });
     return true;
   };
+  /** The record an update or delete names, if it exists and this write may change it; else null, its problem recorded. */
+  const changeable = (id: string, index: number): Working | null => {
+    const current = state.get(id);
+    if (!current) {
+      fail(index, '/id', 'not_found', `No record ${id} in this zone (or an earlier item deleted it).`);
+      return null;
+    }
+    return guard(current, index, '/id') ? null : current;
+  };
 
   items.forEach((item, index) => {
     switch (item.op) {
@@ -277,9 +278,8 @@ export function planChangeSet(input: {
         return;
       }
       case 'update': {
-        const current = state.get(item.id);
-        if (!current) return fail(index, '/id', 'not_found', `No record ${item.id} in this zone (or an earlier item deleted it).`);
-        if (guard(current, index, '/id')) return;
+        const current = changeable(item.id, index);
+        if (!current) return;
         const r = item.record;
         if (r.type !== undefined && r.type.toUpperCase() !== current.type) {
           return fail(index, '/record/type', 'immutable', 'The type of a record cannot change; delete it and create another.');
@@ -306,9 +306,8 @@ export function planChangeSet(input: {
         return;
       }
       case 'delete': {
-        const current = state.get(item.id);
-        if (!current) return fail(index, '/id', 'not_found', `No record ${item.id} in this zone (or an earlier item deleted it).`);
-        if (guard(current, index, '/id')) return;
+        const current = changeable(item.id, index);
+        if (!current) return;
         remove(item.id);
         touch(current.name, index);
         results.push({ index, op: 'delete', record_ids: [item.id] });
