@@ -250,7 +250,13 @@ export function planChangeSet(input: {
     return guard(current, index, '/id') ? null : current;
   };
 
-  items.forEach((item, index) => {
+  /** What an item did: the owner names it touched and the records it wrote. */
+  interface Applied {
+    touched: string[];
+    ids: string[];
+  }
+  /** Applies one item to the working state; undefined when it cannot (its problems recorded). */
+  const apply = (item: ChangeItem, index: number): Applied | undefined => {
     switch (item.op) {
       case 'create': {
         const r = item.record;
@@ -273,16 +279,15 @@ export function planChangeSet(input: {
           inheritTtl: !hasTtl,
         });
         put(rec);
-        touch(name, index);
-        results.push({ index, op: 'create', record_ids: [rec.id] });
-        return;
+        return { touched: [name], ids: [rec.id] };
       }
       case 'update': {
         const current = changeable(item.id, index);
         if (!current) return;
         const r = item.record;
         if (r.type !== undefined && r.type.toUpperCase() !== current.type) {
-          return fail(index, '/record/type', 'immutable', 'The type of a record cannot change; delete it and create another.');
+          fail(index, '/record/type', 'immutable', 'The type of a record cannot change; delete it and create another.');
+          return;
         }
         const type = current.type as RecordType;
         const name = r.name === undefined ? current.name : owner(r.name, index, '/record/name');
@@ -300,18 +305,13 @@ export function planChangeSet(input: {
           inheritTtl: r.ttl === undefined && (name !== current.name || current.inheritTtl === true),
         });
         put(next);
-        touch(current.name, index);
-        touch(name, index);
-        results.push({ index, op: 'update', record_ids: [item.id] });
-        return;
+        return { touched: [current.name, name], ids: [item.id] };
       }
       case 'delete': {
         const current = changeable(item.id, index);
         if (!current) return;
         remove(item.id);
-        touch(current.name, index);
-        results.push({ index, op: 'delete', record_ids: [item.id] });
-        return;
+        return { touched: [current.name], ids: [item.id] };
       }
       case 'replace_rrset': {
         const type = typeOf(item.type, index, '/type');
@@ -351,11 +351,16 @@ export function planChangeSet(input: {
           remove(gone.id);
           ids.push(gone.id);
         }
-        touch(name, index);
-        results.push({ index, op: 'replace_rrset', record_ids: ids });
-        return;
+        return { touched: [name], ids };
       }
     }
+  };
+
+  items.forEach((item, index) => {
+    const applied = apply(item, index);
+    if (!applied) return;
+    for (const name of applied.touched) touch(name, index);
+    results.push({ index, op: item.op, record_ids: applied.ids });
   });
 
   if (readonly.length) throw new DomainError('record_readonly', {}, readonly);
