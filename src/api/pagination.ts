@@ -23,6 +23,32 @@ export function listResult(input: AnyInput, list: string, data: unknown[], next:
   return { status: 200, headers, body: { data, pagination: { next_cursor: nextCursor, has_more: nextCursor !== null, ...extra } } };
 }
 
+/** A list short enough to answer whole: the list envelope with no next page. */
+export const wholeList = (data: unknown[]): HandlerResult => ({ status: 200, body: { data, pagination: { next_cursor: null, has_more: false } } });
+
+/** A page of a stored list, as a service reads it: its items and where the next page starts. */
+interface Page<T> {
+  items: T[];
+  next: unknown[] | null;
+}
+
+/** A list route's answer: the cursor decoded, the page read with it, each item presented, the next page linked. */
+export async function pagedList<T>(
+  input: AnyInput,
+  list: string,
+  read: (after: unknown[] | null, limit: number) => Promise<Page<T>>,
+  present: (item: T) => unknown,
+): Promise<HandlerResult> {
+  const { after, limit } = pageRequest(input, list);
+  const page = await read(after, limit);
+  return listResult(
+    input,
+    list,
+    page.items.map((item) => present(item)),
+    page.next,
+  );
+}
+
 export const listEnvelope = <T extends z.ZodType>(item: T) =>
   z.object({
     data: z.array(item),

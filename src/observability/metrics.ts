@@ -4,12 +4,8 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 export function createMetrics() {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const httpRequests = new Counter({
-    name: 'http_requests_total',
-    help: 'HTTP requests answered, by route template, method and status.',
-    labelNames: ['method', 'route', 'status'] as const,
-    registers: [registry],
-  });
+  const counter = <L extends string>(name: string, help: string, labelNames: readonly L[]) => new Counter({ name, help, labelNames, registers: [registry] });
+  const httpRequests = counter('http_requests_total', 'HTTP requests answered, by route template, method and status.', ['method', 'route', 'status']);
   const httpDuration = new Histogram({
     name: 'http_request_duration_seconds',
     help: 'Time from request to response, by route template and method.',
@@ -17,30 +13,22 @@ export function createMetrics() {
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [registry],
   });
-  const rateLimited = new Counter({
-    name: 'api_rate_limited_total',
-    help: 'Requests refused with 429, by bucket kind (client or customer).',
-    labelNames: ['bucket'] as const,
-    registers: [registry],
-  });
-  const dyndnsAnswers = new Counter({
-    name: 'dyndns_answers_total',
-    help: 'Answer lines of /nic/update, by dyndns2 code (good, nochg, badauth, nohost, notfqdn, abuse, dnserr, 911): one per host name asked.',
-    labelNames: ['code'] as const,
-    registers: [registry],
-  });
-  const transactionRetries = new Counter({
-    name: 'db_transaction_retries_total',
-    help: 'Request transactions run again from the start because PostgreSQL aborted them (deadlock_detected, serialization_failure).',
-    labelNames: ['reason'] as const,
-    registers: [registry],
-  });
-  const slowRequests = new Counter({
-    name: 'http_slow_requests_total',
-    help: 'API requests still unanswered after SLOW_REQUEST_LOG_MS, by the step they were at (each logged as "slow request").',
-    labelNames: ['stage'] as const,
-    registers: [registry],
-  });
+  const rateLimited = counter('api_rate_limited_total', 'Requests refused with 429, by bucket kind (client or customer).', ['bucket']);
+  const dyndnsAnswers = counter(
+    'dyndns_answers_total',
+    'Answer lines of /nic/update, by dyndns2 code (good, nochg, badauth, nohost, notfqdn, abuse, dnserr, 911): one per host name asked.',
+    ['code'],
+  );
+  const transactionRetries = counter(
+    'db_transaction_retries_total',
+    'Request transactions run again from the start because PostgreSQL aborted them (deadlock_detected, serialization_failure).',
+    ['reason'],
+  );
+  const slowRequests = counter(
+    'http_slow_requests_total',
+    'API requests still unanswered after SLOW_REQUEST_LOG_MS, by the step they were at (each logged as "slow request").',
+    ['stage'],
+  );
   return { registry, httpRequests, httpDuration, rateLimited, dyndnsAnswers, transactionRetries, slowRequests };
 }
 

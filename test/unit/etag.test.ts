@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { assertIfMatch, etagOf, noneMatch } from '../../src/api/etag.js';
+import { assertIfMatch, etagOf } from '../../src/api/etag.js';
 import type { DomainError } from '../../src/domain/errors.js';
-import { ifMatchSatisfied, rowEtag } from '../../src/domain/model/etag.js';
+import { ifMatchSatisfied, noneMatch, rowEtag } from '../../src/domain/model/etag.js';
 
 describe('ETags', () => {
   const a = { id: 'x', limits: { b: 1, a: 2 } };

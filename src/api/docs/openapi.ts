@@ -30,15 +30,23 @@ const HEADER_DOCS: Record<string, Json> = {
   },
 };
 
-/** `Prefer: wait` on the writes that declare liveWait (docs/api-conventions.md "Waiting until live"). */
-const PREFER_WAIT: Json = {
-  name: 'Prefer',
-  in: 'header',
+/** A parameter a client may leave out: the request headers, and the query of /nic/update. */
+const optional = (where: 'header' | 'query', name: string, schema: Json, description?: string): Json => ({
+  name,
+  in: where,
   required: false,
-  description:
-    '`wait=N` (RFC 7240, N whole seconds, at most 60 are applied): answer once the write’s change set is `live` or `failed`, or after N seconds, with the publication state as it is then; the status code stays. Other preferences and a malformed `wait` are ignored. Answered with `Preference-Applied: wait=N`.',
-  schema: { type: 'string', examples: ['wait=10'] },
-};
+  ...(description ? { description } : {}),
+  schema,
+});
+const STRING = { type: 'string' };
+
+/** `Prefer: wait` on the writes that declare liveWait (docs/api-conventions.md "Waiting until live"). */
+const PREFER_WAIT = optional(
+  'header',
+  'Prefer',
+  { type: 'string', examples: ['wait=10'] },
+  '`wait=N` (RFC 7240, N whole seconds, at most 60 are applied): answer once the write’s change set is `live` or `failed`, or after N seconds, with the publication state as it is then; the status code stays. Other preferences and a malformed `wait` are ignored. Answered with `Preference-Applied: wait=N`.',
+);
 
 const COMMON_RESPONSE_HEADERS: Json = {
   'X-Request-Id': { description: 'Identifies the request; equal to `request_id` in problems.', schema: { type: 'string' } },
@@ -87,27 +95,22 @@ function parametersOf(route: RouteSpec): Json[] {
   add(route.params, 'path');
   add(route.query, 'query');
   out.push(
-    {
-      name: 'X-Act-As-Customer',
-      in: 'header',
-      required: false,
-      description: 'Act for a customer: `ten_…` or `billing:<client_id>` (scope `act_as`).',
-      schema: { type: 'string' },
-    },
-    { name: 'Accept-Language', in: 'header', required: false, description: '`en` (default) or `de` for problem texts.', schema: { type: 'string' } },
+    optional('header', 'X-Act-As-Customer', STRING, 'Act for a customer: `ten_…` or `billing:<client_id>` (scope `act_as`).'),
+    optional('header', 'Accept-Language', STRING, '`en` (default) or `de` for problem texts.'),
   );
   if (route.method === 'post' || route.method === 'patch') {
-    out.push({
-      name: 'Idempotency-Key',
-      in: 'header',
-      required: false,
-      description: 'Up to 255 printable ASCII characters; the first response is replayed for 24 hours.',
-      schema: { type: 'string', maxLength: 255 },
-    });
+    out.push(
+      optional(
+        'header',
+        'Idempotency-Key',
+        { type: 'string', maxLength: 255 },
+        'Up to 255 printable ASCII characters; the first response is replayed for 24 hours.',
+      ),
+    );
   }
   if (route.liveWait) out.push(PREFER_WAIT);
-  if (route.method === 'get') out.push({ name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' } });
-  if (route.method === 'patch' || route.method === 'delete') out.push({ name: 'If-Match', in: 'header', required: false, schema: { type: 'string' } });
+  if (route.method === 'get') out.push(optional('header', 'If-None-Match', STRING));
+  if (route.method === 'patch' || route.method === 'delete') out.push(optional('header', 'If-Match', STRING));
   return out;
 }
 
@@ -175,24 +178,17 @@ const NIC_UPDATE: Json = {
     tags: ['Dynamic DNS'],
     security: [{ dyndnsBasic: [] }, {}],
     parameters: [
-      { name: 'hostname', in: 'query', required: false, description: 'Comma-separated host names; default: the credentials’ host', schema: { type: 'string' } },
-      {
-        name: 'myip',
-        in: 'query',
-        required: false,
-        description: 'IPv4 or IPv6 address, or one of each comma-separated; one others can reach (docs/dyndns.md "Addresses a router may publish")',
-        schema: { type: 'string' },
-      },
-      { name: 'myipv6', in: 'query', required: false, description: 'IPv6 address', schema: { type: 'string' } },
-      {
-        name: 'offline',
-        in: 'query',
-        required: false,
-        description: '`YES`: withdraw the host’s addresses until the next update',
-        schema: { type: 'string', enum: ['YES', 'NO'] },
-      },
-      { name: 'username', in: 'query', required: false, description: 'Instead of Basic auth', schema: { type: 'string' } },
-      { name: 'password', in: 'query', required: false, description: 'Instead of Basic auth', schema: { type: 'string' } },
+      optional('query', 'hostname', STRING, 'Comma-separated host names; default: the credentials’ host'),
+      optional(
+        'query',
+        'myip',
+        STRING,
+        'IPv4 or IPv6 address, or one of each comma-separated; one others can reach (docs/dyndns.md "Addresses a router may publish")',
+      ),
+      optional('query', 'myipv6', STRING, 'IPv6 address'),
+      optional('query', 'offline', { type: 'string', enum: ['YES', 'NO'] }, '`YES`: withdraw the host’s addresses until the next update'),
+      optional('query', 'username', STRING, 'Instead of Basic auth'),
+      optional('query', 'password', STRING, 'Instead of Basic auth'),
     ],
     responses: {
       200: { description: 'One answer line per host name', content: { 'text/plain': { schema: { type: 'string', examples: ['good 192.0.2.1\n'] } } } },

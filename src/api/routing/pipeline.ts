@@ -22,7 +22,8 @@ import { consumeAddressLimit, consumeCustomerLimit, type RateLimitReading } from
 import { markStage } from '../../services/requestDeadline.js';
 import { resolveActingTenant } from '../../services/resolveActingTenant.js';
 import { writeContextIn } from '../../services/writeContext.js';
-import { etagOf, noneMatch } from '../etag.js';
+import { noneMatch } from '../../domain/model/etag.js';
+import { etagOf } from '../etag.js';
 import { negotiateLanguage } from '../language.js';
 import { answerOnceLive } from './liveWait.js';
 import type { HandlerResult, RequestMeta, RouteSpec } from './route.js';

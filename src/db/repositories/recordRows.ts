@@ -1,6 +1,6 @@
 // The `records` table: its row type and the one mapper between rows and domain records, used by
 // every read and by the write seam's statements.
-import type { DnsRecord, RecordData } from '../../domain/model/record.js';
+import { type DnsRecord, type RecordData, recordCore } from '../../domain/model/record.js';
 import type { ChangeSetState } from '../../domain/publication.js';
 import type { Runner } from '../context.js';
 
@@ -28,14 +28,8 @@ export interface RecordRow {
 export const nameSortKey = (name: string) => (name === '@' ? '' : name);
 
 export const recordToDomain = (r: RecordRow): DnsRecord => ({
-  id: r.id,
+  ...recordCore(r),
   zoneId: r.zone_id,
-  name: r.name,
-  type: r.type,
-  ttl: r.ttl,
-  data: r.data,
-  content: r.content,
-  comment: r.comment,
   // Stored records are the tenant's own; the SOA and apex NS are rendered (services/systemRecords.ts).
   system: false,
   managedBy: r.managed_by,
@@ -47,14 +41,8 @@ export const recordToDomain = (r: RecordRow): DnsRecord => ({
 
 /** The columns a write stores from a record's data (the statement adds zone, owner and times). */
 export const recordDataToRow = (r: RecordData) => ({
-  id: r.id,
-  name: r.name,
+  ...recordCore(r),
   name_sort: nameSortKey(r.name),
-  type: r.type,
-  ttl: r.ttl,
-  data: r.data,
-  content: r.content,
-  comment: r.comment,
   managed_by: r.managedBy ?? null,
 });
 

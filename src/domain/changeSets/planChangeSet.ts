@@ -7,6 +7,7 @@ import { NameError, normalizeOwner } from '../names.js';
 import { parseRecordData } from '../records/parseRecordData.js';
 import { isRecordType, RECORD_TYPE_RULES, type RecordType } from '../records/types.js';
 import { isValidTtl, TTL_BOUNDS } from '../records/ttl.js';
+import type { RecordData } from '../model/record.js';
 import type { ZoneKind } from '../model/zone.js';
 
 export interface ZoneContext {
@@ -14,19 +15,10 @@ export interface ZoneContext {
   kind: ZoneKind;
 }
 
-/** A record as the engine sees it: canonical data and its presentation. */
-export interface PlannedRecord {
-  id: string;
-  name: string;
+/** A record as the engine sees it: canonical data and its presentation, of a type it knows. */
+export interface PlannedRecord extends RecordData {
   /** SOA only on the system record the service manages. */
   type: RecordType | 'SOA';
-  ttl: number | null;
-  data: Record<string, unknown>;
-  content: string;
-  comment: string | null;
-  system: boolean;
-  /** The object that keeps the record (docs/records.md "Managed records"); null: the tenant's own. */
-  managedBy?: string | null;
 }
 
 export interface RecordInput {
@@ -248,8 +240,23 @@ export function planChangeSet(input: {
     managed.push({ ...locate(index, pointer), code: 'record_managed', detail: managedDetail(rec.name, rec.type, keeper) });
     return true;
   };
+  /** The record an update or delete names, if it exists and this write may change it; else null, its problem recorded. */
+  const changeable = (id: string, index: number): Working | null => {
+    const current = state.get(id);
+    if (!current) {
+      fail(index, '/id', 'not_found', `No record ${id} in this zone (or an earlier item deleted it).`);
+      return null;
+    }
+    return guard(current, index, '/id') ? null : current;
+  };
 
-  items.forEach((item, index) => {
+  /** What an item did: the owner names it touched and the records it wrote. */
+  interface Applied {
+    touched: string[];
+    ids: string[];
+  }
+  /** Applies one item to the working state; undefined when it cannot (its problems recorded). */
+  const apply = (item: ChangeItem, index: number): Applied | undefined => {
     switch (item.op) {
       case 'create': {
         const r = item.record;
@@ -272,17 +279,15 @@ export function planChangeSet(input: {
           inheritTtl: !hasTtl,
         });
         put(rec);
-        touch(name, index);
-        results.push({ index, op: 'create', record_ids: [rec.id] });
-        return;
+        return { touched: [name], ids: [rec.id] };
       }
       case 'update': {
-        const current = state.get(item.id);
-        if (!current) return fail(index, '/id', 'not_found', `No record ${item.id} in this zone (or an earlier item deleted it).`);
-        if (guard(current, index, '/id')) return;
+        const current = changeable(item.id, index);
+        if (!current) return;
         const r = item.record;
         if (r.type !== undefined && r.type.toUpperCase() !== current.type) {
-          return fail(index, '/record/type', 'immutable', 'The type of a record cannot change; delete it and create another.');
+          fail(index, '/record/type', 'immutable', 'The type of a record cannot change; delete it and create another.');
+          return;
         }
         const type = current.type as RecordType;
         const name = r.name === undefined ? current.name : owner(r.name, index, '/record/name');
@@ -300,19 +305,13 @@ export function planChangeSet(input: {
           inheritTtl: r.ttl === undefined && (name !== current.name || current.inheritTtl === true),
         });
         put(next);
-        touch(current.name, index);
-        touch(name, index);
-        results.push({ index, op: 'update', record_ids: [item.id] });
-        return;
+        return { touched: [current.name, name], ids: [item.id] };
       }
       case 'delete': {
-        const current = state.get(item.id);
-        if (!current) return fail(index, '/id', 'not_found', `No record ${item.id} in this zone (or an earlier item deleted it).`);
-        if (guard(current, index, '/id')) return;
+        const current = changeable(item.id, index);
+        if (!current) return;
         remove(item.id);
-        touch(current.name, index);
-        results.push({ index, op: 'delete', record_ids: [item.id] });
-        return;
+        return { touched: [current.name], ids: [item.id] };
       }
       case 'replace_rrset': {
         const type = typeOf(item.type, index, '/type');
@@ -352,11 +351,16 @@ export function planChangeSet(input: {
           remove(gone.id);
           ids.push(gone.id);
         }
-        touch(name, index);
-        results.push({ index, op: 'replace_rrset', record_ids: ids });
-        return;
+        return { touched: [name], ids };
       }
     }
+  };
+
+  items.forEach((item, index) => {
+    const applied = apply(item, index);
+    if (!applied) return;
+    for (const name of applied.touched) touch(name, index);
+    results.push({ index, op: item.op, record_ids: applied.ids });
   });
 
   if (readonly.length) throw new DomainError('record_readonly', {}, readonly);

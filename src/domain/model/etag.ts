@@ -15,6 +15,14 @@ const listOf = (header: string) =>
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
+const strip = (tag: string) => tag.replace(/^W\//, '');
+
+/** RFC 9110 §13.1.2: weak comparison for If-None-Match. */
+export function noneMatch(header: string | null, etag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === '*') return true;
+  return listOf(header).some((t) => strip(t) === strip(etag));
+}
 
 /**
  * RFC 9110 §13.1.1: does an If-Match value (a header or an item's `if_match`) hold for the

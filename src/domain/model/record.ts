@@ -21,6 +21,20 @@ export interface RecordData {
   managedBy?: string | null;
 }
 
+/** The fields a record has under the same names in the domain, its stored row and the API's body. */
+export type RecordCore = Pick<RecordData, 'id' | 'name' | 'type' | 'ttl' | 'data' | 'content' | 'comment'>;
+
+/** Those fields alone, in the order the API shows them. */
+export const recordCore = (r: RecordCore): RecordCore => ({
+  id: r.id,
+  name: r.name,
+  type: r.type,
+  ttl: r.ttl,
+  data: r.data,
+  content: r.content,
+  comment: r.comment,
+});
+
 /** A record of a zone as read (stored by src/db/repositories/recordRows.ts). */
 export interface DnsRecord extends RecordData {
   zoneId: string;

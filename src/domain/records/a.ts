@@ -1,6 +1,7 @@
 // A (RFC 1035 §3.4.1): one IPv4 address.
 import { z } from 'zod';
 import { canonicalIpv4 } from '../../../nameserver/wire/address.js';
+import { addressRule } from './addressRule.js';
 import { addProblem, stringField } from './fields.js';
 import type { RecordTypePolicy } from './rule.js';
 
@@ -21,10 +22,4 @@ const ipv4Field = stringField('address').transform((value, ctx) => {
   return z.NEVER;
 });
 
-export const aRule: RecordTypePolicy = {
-  type: 'A',
-  data: z.strictObject({ address: ipv4Field }),
-  ownerProblem: () => null,
-  // In the lab's parent zones: glue and the addresses of the service's nameserver names.
-  zoneKinds: ['forward', 'lab_parent'],
-};
+export const aRule: RecordTypePolicy = addressRule('A', ipv4Field);

@@ -2,6 +2,7 @@
 // nameserver/wire/address.ts), the form the served data and the zone export show.
 import { z } from 'zod';
 import { canonicalIpv4, canonicalIpv6 } from '../../../nameserver/wire/address.js';
+import { addressRule } from './addressRule.js';
 import { addProblem, stringField } from './fields.js';
 import type { RecordTypePolicy } from './rule.js';
 
@@ -19,10 +20,4 @@ const ipv6Field = stringField('address').transform((value, ctx) => {
   return z.NEVER;
 });
 
-export const aaaaRule: RecordTypePolicy = {
-  type: 'AAAA',
-  data: z.strictObject({ address: ipv6Field }),
-  ownerProblem: () => null,
-  // In the lab's parent zones: glue and the addresses of the service's nameserver names.
-  zoneKinds: ['forward', 'lab_parent'],
-};
+export const aaaaRule: RecordTypePolicy = addressRule('AAAA', ipv6Field);

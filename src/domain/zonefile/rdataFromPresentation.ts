@@ -120,15 +120,10 @@ export function rdataFromPresentation(type: string, tokens: readonly Token[], or
         data[field] = Number(token.text);
         k++;
         break;
-      case 'word': {
-        if (token.quoted) return invalid(`${what} cannot be a quoted string.`);
-        const text = tokensText([token.text], what);
-        if (!text.ok) return text;
-        data[field] = text.value;
-        k++;
-        break;
-      }
+      // A word and a string are one token each; only a string may be quoted.
+      case 'word':
       case 'string': {
+        if (kind === 'word' && token.quoted) return invalid(`${what} cannot be a quoted string.`);
         const text = tokensText([token.text], what);
         if (!text.ok) return text;
         data[field] = text.value;

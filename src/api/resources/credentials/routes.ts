@@ -13,7 +13,7 @@ import {
   listUsers,
   revokeToken,
 } from '../../../services/apiCredentials.js';
-import { listEnvelope, listResult, pageRequest } from '../../pagination.js';
+import { listEnvelope, pagedList } from '../../pagination.js';
 import { defineRoute, writeContext } from '../../routing/route.js';
 import { pageQuery, tenantIdParam } from '../common.js';
 import { apiClientSchema, presentApiClient, presentToken, presentUser, tokenSchema, userSchema } from './presenter.js';
@@ -35,11 +35,13 @@ export const credentialRoutes = [
     params: tenantParams,
     query: pageOnly,
     responses: { 200: { description: 'A page of API clients', schema: listEnvelope(apiClientSchema) } },
-    handler: async (input) => {
-      const { after, limit } = pageRequest(input, `api-clients:${input.params.tenant}`);
-      const page = await listApiClients(input.context, input.params.tenant, after, limit);
-      return listResult(input, `api-clients:${input.params.tenant}`, page.items.map(presentApiClient), page.next);
-    },
+    handler: (input) =>
+      pagedList(
+        input,
+        `api-clients:${input.params.tenant}`,
+        (after, limit) => listApiClients(input.context, input.params.tenant, after, limit),
+        presentApiClient,
+      ),
   }),
   defineRoute({
     method: 'post',
@@ -77,16 +79,13 @@ export const credentialRoutes = [
     params: clientParams,
     query: pageOnly,
     responses: { 200: { description: 'A page of tokens', schema: listEnvelope(tokenSchema) } },
-    handler: async (input) => {
-      const list = `tokens:${input.params.client}`;
-      const { after, limit } = pageRequest(input, list);
-      const page = await listTokens(input.context, input.params.client, after, limit);
+    handler: (input) => {
       const now = input.services.clock.now();
-      return listResult(
+      return pagedList(
         input,
-        list,
-        page.items.map((t) => presentToken(t, now)),
-        page.next,
+        `tokens:${input.params.client}`,
+        (after, limit) => listTokens(input.context, input.params.client, after, limit),
+        (t) => presentToken(t, now),
       );
     },
   }),
@@ -171,12 +170,8 @@ export const credentialRoutes = [
     params: tenantParams,
     query: pageOnly,
     responses: { 200: { description: 'A page of users', schema: listEnvelope(userSchema) } },
-    handler: async (input) => {
-      const list = `users:${input.params.tenant}`;
-      const { after, limit } = pageRequest(input, list);
-      const page = await listUsers(input.context, input.params.tenant, after, limit);
-      return listResult(input, list, page.items.map(presentUser), page.next);
-    },
+    handler: (input) =>
+      pagedList(input, `users:${input.params.tenant}`, (after, limit) => listUsers(input.context, input.params.tenant, after, limit), presentUser),
   }),
   defineRoute({
     method: 'post',

@@ -15,7 +15,7 @@ import {
   updateIpSpace,
 } from '../../../services/rdns/ipSpaces.js';
 import { getPtr, listPtrs, type PtrView, type PtrWritten, writePtrs } from '../../../services/rdns/ptr.js';
-import { listEnvelope, listResult, pageRequest } from '../../pagination.js';
+import { listEnvelope, listResult, pageRequest, wholeList } from '../../pagination.js';
 import { defineRoute, writeContext } from '../../routing/route.js';
 import { iso, pageQuery, tenantIdParam, timestamp } from '../common.js';
 import { warningsSchema } from '../zones/presenter.js';
@@ -152,7 +152,7 @@ export const rdnsRoutes = [
     responses: { 200: { description: 'Every address space (one page)', schema: listEnvelope(ipSpaceSchema) } },
     handler: async (input) => {
       const all = await listIpSpaces(input.context, input.actor);
-      return { status: 200, body: { data: all.map(presentSpace), pagination: { next_cursor: null, has_more: false } } };
+      return wholeList(all.map(presentSpace));
     },
   }),
   defineRoute({

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { StoredTemplate } from '../../../services/templates.js';
 import { applyTemplate, createTemplate, deleteTemplate, getTemplate, listTemplates, updateTemplate } from '../../../services/templates.js';
-import { listEnvelope } from '../../pagination.js';
+import { listEnvelope, wholeList } from '../../pagination.js';
 import { defineRoute, writeContext } from '../../routing/route.js';
 import { iso, timestamp } from '../common.js';
 import { changeSetLiveWait } from '../zones/liveWaits.js';
@@ -78,7 +78,7 @@ export const templateRoutes = [
     responses: { 200: { description: 'All available templates (one page)', schema: listEnvelope(templateSchema) } },
     handler: async (input) => {
       const all = await listTemplates(input.context, input.actor);
-      return { status: 200, body: { data: all.map(present), pagination: { next_cursor: null, has_more: false } } };
+      return wholeList(all.map(present));
     },
   }),
   defineRoute({

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { FEATURES } from '../../../domain/tenancy.js';
 import { createTenant, getTenant, listTenants, setSuspension, updateTenant } from '../../../services/tenantAdmin.js';
 import { assertIfMatch } from '../../etag.js';
-import { listEnvelope, listResult, pageRequest } from '../../pagination.js';
+import { listEnvelope, pagedList } from '../../pagination.js';
 import { defineRoute, writeContext } from '../../routing/route.js';
 import { repeatable } from '../../routing/validate.js';
 import { pageQuery, tenantIdParam } from '../common.js';
@@ -46,11 +46,13 @@ export const tenantRoutes = [
       ...pageQuery,
     }),
     responses: { 200: { description: 'A page of tenants', schema: listEnvelope(tenantSchema) } },
-    handler: async (input) => {
-      const { after, limit } = pageRequest(input, 'tenants');
-      const page = await listTenants(input.context, { type: input.query.type, parentId: input.query.parent_id, q: input.query.q }, after, limit);
-      return listResult(input, 'tenants', page.items.map(presentTenant), page.next);
-    },
+    handler: (input) =>
+      pagedList(
+        input,
+        'tenants',
+        (after, limit) => listTenants(input.context, { type: input.query.type, parentId: input.query.parent_id, q: input.query.q }, after, limit),
+        presentTenant,
+      ),
   }),
   defineRoute({
     method: 'post',

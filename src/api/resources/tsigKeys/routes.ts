@@ -16,7 +16,7 @@ import {
   updateTsigKeyPolicy,
 } from '../../../services/tsigKeys.js';
 import type { Services } from '../../../services/index.js';
-import { listEnvelope, listResult, pageRequest } from '../../pagination.js';
+import { listEnvelope, pagedList } from '../../pagination.js';
 import { defineRoute, writeContext } from '../../routing/route.js';
 import { iso, pageQuery, timestamp } from '../common.js';
 
@@ -83,11 +83,7 @@ export const tsigKeyRoutes = [
     scopes: ['tsig:read'],
     query: z.strictObject({ ...pageQuery }),
     responses: { 200: { description: 'A page of keys, by id', schema: listEnvelope(tsigKeySchema) } },
-    handler: async (input) => {
-      const { after, limit } = pageRequest(input, LIST);
-      const page = await listTsigKeys(input.context, after, limit);
-      return listResult(input, LIST, page.items.map(present), page.next);
-    },
+    handler: (input) => pagedList(input, LIST, (after, limit) => listTsigKeys(input.context, after, limit), present),
   }),
   defineRoute({
     method: 'get',

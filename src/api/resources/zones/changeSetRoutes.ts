@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { getChangeSet, listChangeSets, retryChangeSet, submitChangeSet } from '../../../services/changeSets.js';
 import { getZone } from '../../../services/zoneReads.js';
-import { listEnvelope, listResult, pageRequest } from '../../pagination.js';
+import { listEnvelope, pagedList } from '../../pagination.js';
 import { defineRoute, writeContext } from '../../routing/route.js';
 import { pageQuery } from '../common.js';
 import { changeSetCreated, changeSetSchema, changeSetWrittenSchema, dryRunSchema, presentChangeSet, presentDryRun } from './presenter.js';
@@ -35,14 +35,11 @@ export const changeSetRoutes = [
     responses: { 200: { description: 'A page of change sets (without results)', schema: listEnvelope(changeSetSchema), headers: ['Link'] } },
     handler: async (input) => {
       const zone = await getZone(input.context, input.services.config, input.params.zone);
-      const list = `changesets:${zone.id}`;
-      const { after, limit } = pageRequest(input, list);
-      const page = await listChangeSets(input.context, zone, { state: input.query.state, since: input.query.since }, after, limit);
-      return listResult(
+      return pagedList(
         input,
-        list,
-        page.items.map((c) => presentChangeSet(c, false)),
-        page.next,
+        `changesets:${zone.id}`,
+        (after, limit) => listChangeSets(input.context, zone, { state: input.query.state, since: input.query.since }, after, limit),
+        (c) => presentChangeSet(c, false),
       );
     },
   }),

@@ -4,7 +4,7 @@ import type { Config } from '../../../config/index.js';
 import type { ChangeSetPlan, PlannedRecord, Warning } from '../../../domain/changeSets/planChangeSet.js';
 import { type ChangeSet, changeSetSource } from '../../../domain/model/changeSet.js';
 import { rowEtag } from '../../../domain/model/etag.js';
-import type { DnsRecord } from '../../../domain/model/record.js';
+import { type DnsRecord, recordCore } from '../../../domain/model/record.js';
 import type { Zone } from '../../../domain/model/zone.js';
 import { CHANGESET_STATES } from '../../../domain/publication.js';
 import { iso, timestamp } from '../common.js';
@@ -94,13 +94,7 @@ export const recordSchema = z.object({
 });
 
 export const presentRecord = (r: DnsRecord) => ({
-  id: r.id,
-  name: r.name,
-  type: r.type,
-  ttl: r.ttl,
-  data: r.data,
-  content: r.content,
-  comment: r.comment,
+  ...recordCore(r),
   system: r.system,
   managed_by: r.managedBy ?? null,
   publication: { state: r.publication.state, changeset_id: r.publication.changesetId },
@@ -117,7 +111,8 @@ const plannedSchema = z.object({
   content: z.string(),
   comment: z.string().nullable(),
 });
-const presentPlanned = (r: PlannedRecord) => ({ id: r.id, name: r.name, type: r.type, ttl: r.ttl, data: r.data, content: r.content, comment: r.comment });
+/** A record of a dry run's plan: not stored, so no publication, times or keeper. */
+const presentPlanned = (r: PlannedRecord) => recordCore(r);
 
 export const changeSetSchema = z.object({
   id: z.string(),
