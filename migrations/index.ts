@@ -27,6 +27,7 @@ import * as webhookPauseRedelivery from './20261127002300_webhook_pause_redelive
 import * as eventFeedPosition from './20261127002305_event_feed_position.js';
 import * as eventFeedIndexes from './20261127002310_event_feed_indexes.js';
 import * as secondarySets from './20261128030000_secondary_sets.js';
+import * as catalogStamps from './20261128040000_catalog_stamps.js';
 import * as tsigKeysCredentialPolicies from './20261128002400_tsig_keys_credential_policies.js';
 
 export interface Migration {
@@ -64,4 +65,5 @@ export const migrations: Record<string, Migration> = {
   '20261127002310_event_feed_indexes': eventFeedIndexes,
   '20261128002400_tsig_keys_credential_policies': tsigKeysCredentialPolicies,
   '20261128030000_secondary_sets': secondarySets,
+  '20261128040000_catalog_stamps': catalogStamps,
 };

@@ -60,6 +60,7 @@ export const resourceNouns = {
   webhook: { en: 'webhook', de: noun('m', 'Webhook') },
   'webhook delivery': { en: 'webhook delivery', de: noun('f', 'Webhook-Zustellung') },
   'TSIG key': { en: 'TSIG key', de: noun('m', 'TSIG-Schlüssel') },
+  'secondary set': { en: 'secondary set', de: noun('m', 'Secondary-Verbund') },
 } satisfies Record<string, { en: string; de: GermanNoun }>;
 
 export type ResourceNoun = keyof typeof resourceNouns;
@@ -218,6 +219,10 @@ export const problemReasons = {
   write_contention: {
     en: 'Concurrent writes kept colliding with this one; nothing was stored. Try again shortly.',
     de: 'Gleichzeitige Schreibvorgänge kollidierten wiederholt mit diesem; es wurde nichts gespeichert. Bitte gleich erneut versuchen.',
+  },
+  secondary_set_name_taken: {
+    en: 'A secondary set named {name} exists already for this tenant.',
+    de: 'Einen Secondary-Verbund namens {name} gibt es für diesen Mandanten bereits.',
   },
   tsig_key_name_taken: {
     en: 'A TSIG key named {name} exists already: key names are unique across the service, since a nameserver finds a key by its name alone.',

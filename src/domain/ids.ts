@@ -24,7 +24,8 @@ export type IdPrefix =
   | 'whk'
   | 'dlv'
   | 'msg'
-  | 'tsk';
+  | 'tsk'
+  | 'sst';
 
 // Random bytes are drawn from the CSPRNG a few kilobytes at a time (as Node's randomUUID does): a
 // write makes four or five ids, and one randomBytes call each was 3 % of a single-record write's

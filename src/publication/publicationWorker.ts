@@ -10,6 +10,7 @@ import type { Logger } from '../observability/logger.js';
 import { ZONE_CHANNEL } from '../db/channels.js';
 import { zonesAwaitingBuild, zonesAwaitingVerification } from '../db/repositories/publicationRows.js';
 import { zonesRenderedElsewise } from '../db/repositories/versionStore.js';
+import { catalogsWithChangedMembers } from '../db/repositories/catalogMembers.js';
 import { type PublishDeps, publishZone } from './publishZone.js';
 import { markVerificationTimeouts, type VerifyDeps, verifyZone } from './verifyPublication.js';
 
@@ -26,6 +27,12 @@ const VERIFY_DELAYS_MS = [0, 5, 10, 20, 40, 80, 150, 300, 600, 1000, 2000, 5000,
  * longer is built at once.
  */
 const MIN_BUILD_INTERVAL_MS = 100;
+/**
+ * After a zone's change, catalogs are looked at this much later (docs/catalog-zones.md "Change
+ * without a lock"): a member's write never touches its catalogs, so the worker finds those whose
+ * members changed — once per burst of writes, not once per write.
+ */
+const CATALOG_CHECK_DELAY_MS = 200;
 
 export interface PublicationWorkerOptions {
   db: Pool;
@@ -55,6 +62,7 @@ export class PublicationWorker {
   /** When each zone's last build started (monotonic ms): builds of one zone are spaced. */
   private readonly lastBuild = new Map<string, number>();
   private readonly verifying = new Map<string, NodeJS.Timeout | true>();
+  private catalogCheck: NodeJS.Timeout | null = null;
   /** The safety nets: a poll for lost notifications, and verification of what waits for it. */
   private readonly jobs: PeriodicJob[];
   private stopped = false;
@@ -63,7 +71,10 @@ export class PublicationWorker {
     this.listener = new NotificationListener({
       url: options.databaseUrl,
       channels: [ZONE_CHANNEL],
-      onNotification: (_channel, zoneId) => this.publishSoon(zoneId),
+      onNotification: (_channel, zoneId) => {
+        this.publishSoon(zoneId);
+        this.catalogsSoon();
+      },
       onConnected: () => void this.poll(),
       onError: (err) => options.logger.warn({ err }, 'publication listener lost its database connection'),
     });
@@ -87,6 +98,7 @@ export class PublicationWorker {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    if (this.catalogCheck) clearTimeout(this.catalogCheck);
     await Promise.all(this.jobs.map((job) => job.stop()));
     for (const t of this.verifying.values()) if (t !== true) clearTimeout(t);
     this.verifying.clear();
@@ -104,6 +116,20 @@ export class PublicationWorker {
     }
     const run = this.publishLoop(zoneId).finally(() => this.running.delete(zoneId));
     this.running.set(zoneId, run);
+  }
+
+  /** Builds, shortly, the catalogs whose members changed (one look for a burst of zone changes). */
+  private catalogsSoon(): void {
+    if (this.stopped || this.catalogCheck) return;
+    this.catalogCheck = setTimeout(() => {
+      this.catalogCheck = null;
+      void this.publishChangedCatalogs().catch((err) => this.options.logger.warn({ err }, 'looking for catalogs to build failed'));
+    }, CATALOG_CHECK_DELAY_MS);
+    this.catalogCheck.unref();
+  }
+
+  private async publishChangedCatalogs(): Promise<void> {
+    for (const id of await catalogsWithChangedMembers(this.options.db)) this.publishSoon(id);
   }
 
   private async publishLoop(zoneId: string): Promise<void> {
@@ -201,6 +227,7 @@ export class PublicationWorker {
     if (this.stopped) return;
     const now = this.options.clock.now();
     for (const id of await zonesAwaitingBuild(this.options.db, now)) this.publishSoon(id);
+    await this.publishChangedCatalogs();
   }
 
   /** Verifies what waits for verification and marks the 60-minute timeouts. */

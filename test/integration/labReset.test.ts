@@ -70,6 +70,8 @@ describe('the nightly reset at LAB_RESET_TIME', () => {
     const kept = created(await customerA.post(`/api-clients/${labClientA}/tokens`, { name: 'CI pipeline', scopes: ['tenant:read', 'tenants:read'] }));
     const dev = created(await customerA.post(`/tenants/${customerAId}/users`, { email: 'dev@a.example', permissions: [] }));
     const keptWithUser = created(await customerA.post(`/api-clients/${labClientA}/tokens`, { name: "dev's", scopes: ['tenant:read'], user_id: dev.id }));
+    // A seeded customer's secondary set: it goes with its catalog zone (the set first: it references the zone).
+    const set = created(await customerA.post('/secondary-sets', { name: 'nightly', secondaries: [{ address: '192.0.2.53' }] }));
     const changed = await tenantsNow();
 
     clock.set('2026-11-22T02:59:59Z');
@@ -86,6 +88,7 @@ describe('the nightly reset at LAB_RESET_TIME', () => {
     expect((await platform.get(`/tenants/${lab.tokens.tenants.reseller}/users`)).body.data).toEqual([]);
     expect((await platform.get('/audit-log')).body.data).toEqual([]);
     expect((await reseller.get('/lab')).body.last_scheduled_reset).toBe('2026-11-22T03:00:00.000Z');
+    expect((await customerA.get(`/secondary-sets/${set.id}`)).status).toBe(404);
 
     for (const token of [lab.tokens.platform, lab.tokens.reseller, ...lab.tokens.customers]) {
       expect((await lab.as(token).get('/tenants')).status).toBe(200);

@@ -68,6 +68,7 @@ const PARAM_KINDS: Record<
   host: { table: 'dyndns_hosts', missing: `dyn_${'a'.repeat(26)}` },
   webhook: { table: 'webhooks', missing: `whk_${'a'.repeat(26)}` },
   key: { table: 'tsig_keys', missing: `tsk_${'a'.repeat(26)}` },
+  set: { table: 'secondary_sets', missing: `sst_${'a'.repeat(26)}` },
   delivery: { table: 'webhook_deliveries', missing: `dlv_${'a'.repeat(26)}`, parent: 'webhook' },
 };
 
@@ -309,6 +310,17 @@ const WRITE_CASES: Record<string, WriteCase> = {
   rotateTsigKey: {},
   // The victim's first key is needed by the controls after this one: delete its spare one.
   deleteTsigKey: { controlParams: () => ({ key: spareKeyOfD }) },
+  // A set naming another subtree's TSIG key: like a missing key.
+  createSecondarySet: {
+    body: () => ({ name: `probe-${unique()}`, secondaries: [{ address: '192.0.2.53' }] }),
+    refs: [{ field: 'tsig_key', table: 'tsig_keys', denied: { status: 422, code: 'validation_failed', pointer: '/tsig_key' } }],
+  },
+  updateSecondarySet: {
+    body: () => ({ secondaries: [{ address: '192.0.2.54', port: 5353 }] }),
+    refs: [{ field: 'tsig_key', table: 'tsig_keys', denied: { status: 422, code: 'validation_failed', pointer: '/tsig_key' } }],
+  },
+  // The victim's first set is needed by the update control: delete its spare one.
+  deleteSecondarySet: { controlParams: () => ({ set: spareSetOfD }) },
   enableWebhook: {
     // Enabling changes a disabled webhook only: the control's is made so.
     prepareControl: async ({ params }) => {
@@ -367,6 +379,7 @@ const LIST_CONTENTS: Record<string, ObjectTable> = {
   listDyndnsHosts: 'dyndns_hosts',
   listWebhooks: 'webhooks',
   listTsigKeys: 'tsig_keys',
+  listSecondarySets: 'secondary_sets',
 };
 
 /**
@@ -413,15 +426,15 @@ let db: pg.Client;
 const OBJECT_QUERIES: Partial<Record<ObjectTable, string>> = {
   // Usable objects first: zones with records of their own, stored (not system) records, failed
   // (retryable) change sets. The test's clock stands still, so created_at does not order.
-  // The lab's parent zones (kind lab_parent) are no API objects: hidden from every token.
+  // The lab's parent zones (kind lab_parent) and catalog zones are no API objects: hidden from every token.
   // So are the provider's reverse zones (kind provider_reverse), written through /ptr only.
-  zones: `SELECT id, name AS ref, tenant_id AS owner FROM zones z WHERE kind NOT IN ('lab_parent', 'provider_reverse')
+  zones: `SELECT id, name AS ref, tenant_id AS owner FROM zones z WHERE kind NOT IN ('lab_parent', 'provider_reverse', 'catalog')
           ORDER BY (SELECT count(*) FROM records r WHERE r.zone_id = z.id) DESC, name`,
   records: `SELECT r.id, r.id AS ref, z.tenant_id AS owner, z.name AS parent
-            FROM records r JOIN zones z ON z.id = r.zone_id WHERE z.kind NOT IN ('lab_parent', 'provider_reverse') ORDER BY r.created_at, r.id`,
+            FROM records r JOIN zones z ON z.id = r.zone_id WHERE z.kind NOT IN ('lab_parent', 'provider_reverse', 'catalog') ORDER BY r.created_at, r.id`,
   prefixes: `SELECT id, replace(cidr::text, '/', '-') AS ref, tenant_id AS owner FROM prefixes ORDER BY cidr`,
   change_sets: `SELECT c.id, c.id AS ref, z.tenant_id AS owner, z.name AS parent
-                FROM change_sets c JOIN zones z ON z.id = c.zone_id WHERE z.kind NOT IN ('lab_parent', 'provider_reverse') ORDER BY c.state <> 'failed', c.zone_id, c.seq`,
+                FROM change_sets c JOIN zones z ON z.id = c.zone_id WHERE z.kind NOT IN ('lab_parent', 'provider_reverse', 'catalog') ORDER BY c.state <> 'failed', c.zone_id, c.seq`,
   ip_assignments: `SELECT id, id AS ref, tenant_id AS owner FROM ip_assignments ORDER BY cidr, id`,
   // An event is also of the customer a write into the provider's zones was made for (its webhooks
   // receive it): that customer lies below the zone's owner, so the event is placed with it.
@@ -586,6 +599,7 @@ const templateOf = {} as Record<'platform' | 'reseller' | 'reseller2', string>;
 let spareTemplateOfReseller2: string;
 let spareWebhookOfD: string;
 let spareKeyOfD: string;
+let spareSetOfD: string;
 let actors: Actor[];
 let platformActor: Actor;
 /** Reseller 2 acting for customer D: the positive control of the PTR writes (a reseller acting for its customer). */
@@ -770,6 +784,16 @@ beforeAll(async () => {
       .id as string;
   for (const role of Object.keys(T) as Role[]) await createKey(role, `fixture-${unique()}`);
   spareKeyOfD = await createKey('customerD', `spare-${unique()}`);
+
+  // A secondary set of every tenant (its own token), with its catalog zone; customer D a spare one.
+  const createSet = async (role: Role, label: string) =>
+    expectStatus(
+      await lab.as(tokenOf[role]!).post('/secondary-sets', { name: label, secondaries: [{ address: '192.0.2.53' }] }),
+      201,
+      `secondary set of ${role}`,
+    ).id as string;
+  for (const role of Object.keys(T) as Role[]) await createSet(role, `fixture-${role.toLowerCase()}`);
+  spareSetOfD = await createSet('customerD', 'spare-customerd');
 
   // Each actor writes something of its own, so its audit log and lists are not empty.
   for (const a of actors) expectStatus(await a.api.post(`/tenants/${a.root}/api-clients`, { name: `Own client of ${a.name}` }), 201, a.name);

@@ -28,6 +28,8 @@ const zone = (over: Partial<BuildZone> = {}): BuildZone => ({
   kind: 'forward',
   ip_space_id: null,
   reverse_block: null,
+  catalog_stamp: null,
+  served_catalog_stamp: null,
   ...over,
 });
 const key = (id: string) => ({ id, state: 'active' }) as KeyRow;
@@ -41,6 +43,16 @@ describe('planBuild', () => {
     const plan = planBuild(zone({ published_seq: 3 }), [], ['ns9.dns.test'], NOW)!;
     expect(plan).not.toBeNull();
     expect(plan.serial).toBeGreaterThan(2026112701);
+  });
+
+  it('builds a catalog again when its members changed since the served version, with no change set of its own', () => {
+    const catalog = { kind: 'catalog', published_seq: 3, pending_touched: [] };
+    expect(planBuild(zone({ ...catalog, catalog_stamp: '2:abc', served_catalog_stamp: '2:abc' }), [], NS, NOW)).toBeNull();
+    expect(planBuild(zone({ ...catalog, catalog_stamp: '3:def', served_catalog_stamp: '2:abc' }), [], NS, NOW)).toMatchObject({
+      touched: [],
+      whole: false,
+      fromSerial: 2026112701,
+    });
   });
 
   it('builds the touched names of an unsigned zone incrementally', () => {

@@ -17,6 +17,7 @@ import { zoneFileRoutes } from './zones/zoneFileRoutes.js';
 import { deletedZoneRoutes } from './zones/deletedZoneRoutes.js';
 import { webhookRoutes } from './webhooks/routes.js';
 import { tsigKeyRoutes } from './tsigKeys/routes.js';
+import { secondarySetRoutes } from './secondarySets/routes.js';
 
 /** Every API operation; the router, the OpenAPI document and the isolation test read this list. */
 export const allRoutes: RouteSpec[] = [
@@ -24,6 +25,7 @@ export const allRoutes: RouteSpec[] = [
   ...tenantRoutes,
   ...credentialRoutes,
   ...tsigKeyRoutes,
+  ...secondarySetRoutes,
   ...auditLogRoutes,
   ...zoneRoutes,
   ...recordRoutes,

@@ -3,7 +3,7 @@ import type { Pool, Runner } from '../context.js';
 import { countRows } from '../count.js';
 
 /** The zones the backend serves: the lab's parents are not counted (zone creation's capacity check and the reading share this). */
-export const countBackendZones = (db: Runner): Promise<number> => countRows(db('zones').whereNot('kind', 'lab_parent'));
+export const countBackendZones = (db: Runner): Promise<number> => countRows(db('zones').whereNotIn('kind', ['lab_parent', 'catalog']));
 
 /** Stores the reading under its key, replacing the last. */
 export const storeBackendReading = async (db: Pool, key: string, value: unknown, at: Date): Promise<void> => {

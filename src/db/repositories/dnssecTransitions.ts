@@ -3,6 +3,8 @@
 // (src/dnssec/dnssecWorker.ts) alike.
 import type { Knex } from 'knex';
 import type { Runner, Transaction } from '../context.js';
+import { type DnssecState, isSigned } from '../../domain/dnssec/states.js';
+import { membershipStamp } from './catalogMembers.js';
 import { recordEvents } from './events.js';
 
 /** The zone's dnssec_status with `status`'s keys merged in (what a check saw replaces what an earlier one did). */
@@ -27,9 +29,18 @@ export async function recordTransition(
   columns: Record<string, unknown> = {},
 ): Promise<void> {
   const off = to === 'off';
+  // Signed or unsigned changes the zone's group in catalogs that group by DNSSEC: a fresh membership stamp (catalogMembers.ts).
+  const regrouped = isSigned(from as DnssecState) !== isSigned(to as DnssecState);
   await trx('zones')
     .where('id', zone.id)
-    .update({ dnssec_state: to, dnssec_mode: off ? null : mode, dnssec_state_changed_at: now, dnssec_next_check_at: off ? null : now, ...columns });
+    .update({
+      dnssec_state: to,
+      dnssec_mode: off ? null : mode,
+      dnssec_state_changed_at: now,
+      dnssec_next_check_at: off ? null : now,
+      ...(regrouped ? { catalog_seq: membershipStamp(trx) } : {}),
+      ...columns,
+    });
   await recordEvents(trx, [{ tenantId: zone.tenantId, kind: 'dnssec.state_changed', zoneId: zone.id, payload: { zone: zone.name, from, to, mode } }], now);
 }
 

@@ -44,8 +44,8 @@ function perTenant(scoped: ScopedDb, match: string, matchBindings: Knex.RawBindi
          WHERE ${match} AND e.kind = ANY (?::text[])
            AND e.tx < pg_snapshot_xmin(pg_current_snapshot())
            ${from ? 'AND (e.tx, e.seq) > (?::xid8, ?::bigint)' : ''}
-           -- As the dispatcher: the lab's parent zones are its machinery, no API object.
-           AND NOT EXISTS (SELECT 1 FROM zones z WHERE z.id = e.zone_id AND z.kind = 'lab_parent')
+           -- As the dispatcher: the lab's parent zones and catalog zones are no API objects.
+           AND NOT EXISTS (SELECT 1 FROM zones z WHERE z.id = e.zone_id AND z.kind IN ('lab_parent', 'catalog'))
          ORDER BY e.tx, e.seq LIMIT ?
        ) e`,
       // A sub-query binding is compiled inline; knex's type for joinRaw's bindings lacks it.

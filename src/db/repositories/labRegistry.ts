@@ -43,7 +43,7 @@ export const delegatedZoneRows = async (trx: Transaction) =>
   (await trx('zones as z')
     .leftJoin('lab_registrations as r', 'r.zone_name', 'z.name')
     .leftJoin('lab_prefix_delegations as p', 'p.prefix_id', 'z.prefix_id')
-    .whereNot('z.kind', 'lab_parent')
+    .whereNotIn('z.kind', ['lab_parent', 'catalog'])
     .where('z.status', 'active')
     .orderBy('z.name')
     .select('z.name', 'z.reverse_block', 'r.delegation', 'r.ds', 'p.state as prefix_state')) as {

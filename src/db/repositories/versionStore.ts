@@ -8,6 +8,7 @@ import { CHANGESETS_SETTLED_CHANNEL } from '../channels.js';
 import type { Pool, Transaction } from '../context.js';
 import { noteLock } from '../lockOrder.js';
 import { PREPARED } from '../preparedStatements.js';
+import { catalogStampSql } from './catalogMembers.js';
 import { recordEvents } from './events.js';
 
 /** The channel a committed version is announced on (the nameserver feed listens). */
@@ -43,6 +44,9 @@ export interface BuildZone {
   /** A provider reverse zone's address space: its default PTRs are rendered (docs/rdns.md). */
   ip_space_id: string | null;
   reverse_block: string | null;
+  /** A catalog zone: its members' stamp now, and the one its served version rendered (catalogMembers.ts); null for other zones. */
+  catalog_stamp: string | null;
+  served_catalog_stamp: string | null;
 }
 
 const ZONE_COLUMNS = (q: Pool | Transaction, buildLock = true) => [
@@ -64,6 +68,8 @@ const ZONE_COLUMNS = (q: Pool | Transaction, buildLock = true) => [
   q.raw('(SELECT v.nameservers FROM zone_versions v WHERE v.zone_id = zones.id AND v.serial = zones.published_serial) AS served_nameservers'),
   q.raw('(SELECT v.signing FROM zone_versions v WHERE v.zone_id = zones.id AND v.serial = zones.published_serial) AS served_signing'),
   q.raw('(SELECT v.created_at FROM zone_versions v WHERE v.zone_id = zones.id AND v.serial = zones.published_serial) AS served_at'),
+  q.raw('(SELECT v.catalog_stamp FROM zone_versions v WHERE v.zone_id = zones.id AND v.serial = zones.published_serial) AS served_catalog_stamp'),
+  q.raw(`${catalogStampSql('zones')} AS catalog_stamp`),
   // In the row's statement, not one of its own: a statement less per version.
   q.raw(
     "(SELECT coalesce(jsonb_agg(c.touched_names), '[]'::jsonb) FROM change_sets c WHERE c.zone_id = zones.id AND c.seq > zones.published_seq AND c.seq <= zones.changeset_seq) AS pending_touched",
@@ -229,8 +235,8 @@ const UPSERT_SQL = `INSERT INTO published_records (zone_id, record_id, name, typ
 
 /** The version row and what the nameservers serve: the heavy half of a version's write (with upsertRest). */
 const versionRowsSql = (diff: DiffColumns) => `v AS (
-         INSERT INTO zone_versions (zone_id, serial, from_serial, removed, added, system, nameservers, withdrawn, created_at, signing)
-         VALUES (?, ?, ?, ${diff.removed}, ${diff.added}, ?::jsonb, ?::text[], ?, ?, ?)
+         INSERT INTO zone_versions (zone_id, serial, from_serial, removed, added, system, nameservers, withdrawn, created_at, signing, catalog_stamp)
+         VALUES (?, ?, ?, ${diff.removed}, ${diff.added}, ?::jsonb, ?::text[], ?, ?, ?, ?)
        ), gone AS (
          DELETE FROM published_records WHERE zone_id = ? AND record_id = any(?::text[])
        ), upserted AS (${UPSERT_SQL}
@@ -248,6 +254,9 @@ const versionRowsBindings = (zone: BuildZone, now: Date, v: VersionRow, diff: Di
   v.withdrawn,
   now,
   v.signing,
+  // The stamp read with the zone's row, before the members were: a member changed in between is
+  // rendered already and built once more, never missed.
+  zone.catalog_stamp,
   zone.id,
   v.gone,
   zone.id,

@@ -17,8 +17,9 @@ export async function fanOutEvents(db: Runner, now: Date, batch: number, pausedS
        UPDATE events e SET awaiting_dispatch = false FROM batch b WHERE e.id = b.id RETURNING e.id
      ), audience AS (
        SELECT b.id, b.kind, b.occurred_at, b.tenant_id FROM batch b
-       -- The lab's parent zones (the root, the TLDs) are its machinery, no API object: no events.
-       WHERE NOT EXISTS (SELECT 1 FROM zones z WHERE z.id = b.zone_id AND z.kind = 'lab_parent')
+       -- The lab's parent zones (the root, the TLDs) are its machinery, catalog zones the secondary
+       -- sets' (docs/catalog-zones.md), no API objects: no events.
+       WHERE NOT EXISTS (SELECT 1 FROM zones z WHERE z.id = b.zone_id AND z.kind IN ('lab_parent', 'catalog'))
        UNION
        SELECT b.id, b.kind, b.occurred_at, b.payload->>'acting_tenant_id' FROM batch b
        WHERE b.kind IN ('zone.changed', 'record.published', 'record.failed') AND (b.payload->>'acting_tenant_id') IS NOT NULL

@@ -11,10 +11,11 @@ import type { ZoneRow } from './zoneRows.js';
 /**
  * Which zones a lookup reaches: the tenants' zones (the API, every service), the lab's parent
  * zones (the lab registrar only, src/lab/registrar.ts) or the provider's reverse zones (the PTR
- * service only, docs/rdns.md). Neither reaches the other: a lab parent
+ * service only, docs/rdns.md) or the secondary sets' catalog zones (src/services/secondarySets.ts
+ * only, docs/catalog-zones.md). Neither reaches the other: a lab parent
  * zone is as absent from the API as another tenant's zone (404).
  */
-export type ZoneReach = 'tenant' | 'lab_parent' | 'provider_reverse';
+export type ZoneReach = 'tenant' | 'lab_parent' | 'provider_reverse' | 'catalog';
 
 /** The tenants' zones of the scope, without the lab's parent zones: what counts and stats see. */
 export const tenantZones = (scoped: ScopedDb): Knex.QueryBuilder => scoped.from('zones').whereNotIn('kind', HIDDEN_ZONE_KINDS);

@@ -10,6 +10,7 @@ import type { ChangeSetState } from '../../domain/publication.js';
 import { ancestorsOf } from '../../domain/zoneName.js';
 import type { DeletedZoneRow } from './deletedZoneRows.js';
 import type { RecordRow } from './recordRows.js';
+import { deleteAllSecondarySets } from './secondarySetRows.js';
 import type { ZoneRow } from './zoneRows.js';
 import { recordsQuery, zonesQuery } from './zoneQueries.js';
 
@@ -67,11 +68,11 @@ export async function lockedTenantQuotas(trx: Transaction, path: readonly string
   }[];
 }
 
-/** The zones of a tenant's whole subtree (the lab's parent zones aside). */
+/** The zones of a tenant's whole subtree (the lab's parent zones and catalog zones aside: no zones of the quota). */
 export const subtreeZoneCount = (trx: Transaction, tenantId: string): Promise<number> =>
   countRows(
     trx('zones')
-      .whereNot('kind', 'lab_parent')
+      .whereNotIn('kind', ['lab_parent', 'catalog'])
       .whereIn('tenant_id', trx('tenants').select('id').whereRaw('path @> ARRAY[?]::text[]', [tenantId])),
   );
 
@@ -131,10 +132,12 @@ export function recordPage(scoped: ScopedDb, zoneId: string, filter: RecordPageF
 }
 
 /**
- * The lab's nightly reset: every tenant zone (records and change sets cascade), customer prefixes
- * (with their reverse zones), kept exports and templates. The lab's parent zones stay.
+ * The lab's nightly reset: every tenant zone (records and change sets cascade), secondary sets
+ * with their catalog zones (the sets first: they reference them), customer prefixes (with their
+ * reverse zones), kept exports and templates. The lab's parent zones stay.
  */
 export async function deleteLabZoneData(trx: Transaction): Promise<void> {
+  await deleteAllSecondarySets(trx);
   await trx('zones').whereNot('kind', 'lab_parent').delete();
   await trx('prefixes').delete();
   await trx('deleted_zone_exports').delete();

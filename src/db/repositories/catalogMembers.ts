@@ -1,0 +1,59 @@
+// A catalog zone's members (docs/catalog-zones.md): every served zone of its owner's subtree —
+// forward, reverse and provider reverse, not being deleted — read in the catalog's build; and the
+// stamps that say, without a lock on the catalog, that its members changed since a version.
+import type { Knex } from 'knex';
+import { CATALOG_MEMBER_KINDS } from '../../domain/model/zone.js';
+import type { GroupBy } from '../../domain/secondarySets.js';
+import type { Runner, Transaction } from '../context.js';
+
+/** What a catalog is rendered from (src/catalog/catalogSource.ts): plain data, it crosses to the signing thread. */
+export interface CatalogInputs {
+  groupBy: GroupBy;
+  members: { zoneId: string; name: string; dnssecState: string }[];
+}
+
+const MEMBER_KINDS_SQL = `(${CATALOG_MEMBER_KINDS.map((k) => `'${k}'`).join(', ')})`;
+
+/**
+ * The SQL of a catalog's member stamp, for the catalog zone row aliased `alias` (text, null for
+ * other kinds): the number of member rows and a digest of their stamps (zones.catalog_seq), those
+ * being deleted included. A zone's membership changes give it a fresh stamp (created, marked
+ * deleting, signing on or off) and a row removed lowers the count, so any change moves the digest;
+ * a digest of the whole set rather than its maximum, because stamps are taken when a write runs,
+ * not when it commits: a write that took a lower stamp may commit after a catalog rendered a higher one.
+ */
+export const catalogStampSql = (alias: string) =>
+  `(CASE WHEN ${alias}.kind = 'catalog' THEN (
+     SELECT count(*)::text || ':' || coalesce(md5(string_agg(m.catalog_seq::text, ',' ORDER BY m.catalog_seq)), '')
+     FROM zones m WHERE m.kind IN ${MEMBER_KINDS_SQL}
+       AND m.tenant_id IN (SELECT t.id FROM tenants t WHERE t.path @> ARRAY[${alias}.tenant_id]::text[])
+   ) END)`;
+
+/** A fresh membership stamp for a zone row's UPDATE: its catalogs render it again (no lock on them). */
+export const membershipStamp = (db: Runner): Knex.Raw => db.raw(`nextval('zone_catalog_seq')`);
+
+/** The catalog's set (how it groups) and its members by name; null when the set is gone (the catalog is being deleted). */
+export async function readCatalogInputs(trx: Transaction, catalog: { id: string; tenant_id: string }): Promise<CatalogInputs | null> {
+  const set = (await trx('secondary_sets').where('catalog_zone_id', catalog.id).first('group_by')) as { group_by: GroupBy } | undefined;
+  if (!set) return null;
+  const rows = (await trx('zones as m')
+    .whereIn('m.kind', CATALOG_MEMBER_KINDS)
+    .whereNot('m.status', 'deleting')
+    .whereNot('m.id', catalog.id)
+    .whereIn('m.tenant_id', trx('tenants').select('id').whereRaw('path @> ARRAY[?]::text[]', [catalog.tenant_id]))
+    .orderBy('m.name')
+    .select('m.id', 'm.name', 'm.dnssec_state')) as { id: string; name: string; dnssec_state: string }[];
+  return { groupBy: set.group_by, members: rows.map((r) => ({ zoneId: r.id, name: r.name, dnssecState: r.dnssec_state })) };
+}
+
+/** Catalogs whose members changed since their served version (the publication poll builds them), at most 1000. */
+export async function catalogsWithChangedMembers(db: Runner): Promise<string[]> {
+  const { rows } = await db.raw<{ rows: { id: string }[] }>(
+    `SELECT c.id FROM secondary_sets s JOIN zones c ON c.id = s.catalog_zone_id
+     LEFT JOIN zone_versions v ON v.zone_id = c.id AND v.serial = c.published_serial
+     WHERE c.status <> 'deleting' AND c.published_serial IS NOT NULL
+       AND v.catalog_stamp IS DISTINCT FROM ${catalogStampSql('c')}
+     LIMIT 1000`,
+  );
+  return rows.map((r) => r.id);
+}

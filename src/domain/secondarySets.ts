@@ -1,0 +1,32 @@
+// Secondary sets (docs/catalog-zones.md): a fleet of standard secondaries as a tenant's resource.
+// The rules of its fields, pure: the name, the catalog zone's default name, the addresses.
+import { canonicalIpv4, canonicalIpv6 } from '../../nameserver/wire/address.js';
+
+export const GROUP_BY = ['none', 'dnssec'] as const;
+export type GroupBy = (typeof GROUP_BY)[number];
+
+/** Which zones a set carries; only "all" (the owner's whole subtree) for now. */
+export const SET_ZONES = ['all'] as const;
+
+export const MAX_SECONDARIES = 64;
+export const DEFAULT_SECONDARY_PORT = 53;
+
+/** A set's name: one DNS label (it names the default catalog zone), lower case. */
+export const SET_NAME = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
+
+/** `.invalid` is reserved (RFC 6761 §6.4): a catalog's default name never collides with a customer's zone, and is never delegated. */
+export const defaultCatalogZone = (setName: string): string => `${setName}.catalog.invalid`;
+
+export interface Secondary {
+  address: string;
+  port: number;
+}
+
+/** The address in its canonical spelling (IPv6 compressed, lower case); null: not a literal IPv4 or IPv6 address. */
+export function canonicalAddress(input: string): string | null {
+  if (input.includes(':')) return canonicalIpv6(input);
+  return canonicalIpv4(input);
+}
+
+/** The group a member is listed in (RFC 9432 §4.4.2) under `groupBy`. */
+export const memberGroup = (groupBy: GroupBy, signed: boolean): string | null => (groupBy === 'dnssec' ? (signed ? 'signed' : 'unsigned') : null);

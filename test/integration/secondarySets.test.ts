@@ -1,0 +1,251 @@
+// Secondary sets and their catalog zones (docs/catalog-zones.md), through the real HTTP server,
+// PostgreSQL, the publication worker and the service's own nameserver: a set is created with its
+// catalog zone, which our nameserver serves (RFC 9432 version 2); zones created, deleted, created
+// again and signed show in the catalog within seconds with labels from their ids; a customer's set
+// lists only its subtree; the resource's errors are the catalogue's.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { memberLabel } from '../../src/catalog/catalogRecords.js';
+import type { ApiClient } from '../helpers/apiClient.js';
+import { createZone, type DnsLab, startDnsLab, validationErrors } from '../helpers/dnsLab.js';
+import { eventually, queryDns } from '../helpers/dnsQuery.js';
+
+let lab: DnsLab;
+const dnsPort = () => lab.service.nameserver!.server.port;
+// The other side restricts catalog queries to a set's secondaries: the test asks from 127.0.0.1, listed in every set here.
+const LOCAL = [{ address: '127.0.0.1' }];
+
+beforeAll(async () => {
+  lab = await startDnsLab({ env: { ROLES: 'api,nameserver,worker' } });
+});
+afterAll(async () => lab?.close());
+
+const createSet = async (api: ApiClient, body: Record<string, unknown>) => {
+  const res = await api.post('/secondary-sets', { secondaries: LOCAL, ...body });
+  expect(res.status, res.text).toBe(201);
+  return res.body;
+};
+
+const zoneId = async (name: string) => (await lab.sql.query<{ id: string }>('SELECT id FROM zones WHERE name = $1', [name])).rows[0]!.id;
+
+/** The catalog's member PTRs as served: owner → target. */
+async function servedMembers(catalog: string): Promise<Map<string, string>> {
+  const res = await queryDns(dnsPort(), catalog, 'AXFR', { tcp: true }).catch(() => null);
+  if (res) return new Map(res.answers.filter((a) => a.type === 12).map((a) => [a.name.toLowerCase(), String(a.domain).toLowerCase()]));
+  return new Map();
+}
+
+/** Waits until the PTR of `zone` (its current id) is served in the catalog, or is gone (`present: false`). */
+async function untilMember(catalog: string, zoneName: string, id: string, present = true) {
+  const owner = `${memberLabel(id)}.zones.${catalog}`;
+  return eventually(
+    async () => {
+      const r = await queryDns(dnsPort(), owner, 'PTR');
+      const targets = r.answers.filter((a) => a.type === 12).map((a) => String(a.domain).toLowerCase());
+      if (present) return targets.includes(zoneName) ? targets : undefined;
+      return r.rcode === 3 ? true : undefined;
+    },
+    10_000,
+    `${zoneName} ${present ? 'in' : 'out of'} ${catalog}`,
+  );
+}
+
+async function groupOf(catalog: string, id: string): Promise<string | null> {
+  const r = await queryDns(dnsPort(), `group.${memberLabel(id)}.zones.${catalog}`, 'TXT');
+  const txt = r.answers.find((a) => a.type === 16);
+  return txt ? ([] as string[]).concat(txt.data as string | string[]).join('') : null;
+}
+
+describe('a secondary set and its catalog zone', () => {
+  it('creates the set (201), and our nameserver serves its catalog: SOA, version 2, a PTR per zone of the subtree', async () => {
+    const zone = await createZone(lab.customerA, 'cat-first.example');
+    const set = await createSet(lab.customerA, { name: 'edge', secondaries: [{ address: '127.0.0.1' }, { address: '2001:DB8::53', port: 5353 }] });
+    expect(set).toMatchObject({
+      name: 'edge',
+      catalog_zone: 'edge.catalog.invalid',
+      secondaries: [
+        { address: '127.0.0.1', port: 53 },
+        { address: '2001:db8::53', port: 5353 },
+      ],
+      zones: 'all',
+      group_by: 'none',
+      tsig_key: null,
+      tenant_id: lab.tokens.tenants.customers[0],
+    });
+    expect(set.id).toMatch(/^sst_[a-z2-7]+$/);
+    const read = await lab.customerA.get(`/secondary-sets/${set.id}`);
+    expect(read.status).toBe(200);
+    expect(read.body).toEqual(set);
+    expect(read.headers.get('etag')).toBeTruthy();
+
+    const soa = await eventually(async () => {
+      const r = await queryDns(dnsPort(), 'edge.catalog.invalid', 'SOA');
+      return r.rcode === 0 && r.answers.length ? r : undefined;
+    });
+    expect(soa.aa).toBe(true);
+    const version = await queryDns(dnsPort(), 'version.edge.catalog.invalid', 'TXT');
+    expect(version.answers.map((a) => ([] as string[]).concat(a.data as string).join(''))).toEqual(['2']);
+    await untilMember('edge.catalog.invalid', 'cat-first.example', zone.id);
+
+    // The catalog is no zone of the API: not listed, not readable, not counted.
+    const zones = await lab.customerA.get('/zones?limit=500');
+    expect(zones.body.data.map((z: { name: string }) => z.name)).not.toContain('edge.catalog.invalid');
+    expect((await lab.customerA.get('/zones/edge.catalog.invalid')).status).toBe(404);
+    expect((await lab.customerA.post('/zones/edge.catalog.invalid/records', { name: 'x', type: 'TXT', data: { text: 'no' } })).status).toBe(404);
+  });
+
+  it('adds a created zone within seconds, drops it on deletion, and gives it a new label when created again', async () => {
+    const first = await createZone(lab.customerA, 'cat-life.example');
+    await untilMember('edge.catalog.invalid', 'cat-life.example', first.id);
+    // The catalog's version that added it is an IXFR of one PTR and the SOA (type 12: PTR, 6: SOA).
+    const { rows } = await lab.sql.query<{ removed: { name: string; type: number }[]; added: { name: string; type: number }[] }>(
+      `SELECT v.removed, v.added FROM zone_versions v JOIN zones z ON z.id = v.zone_id
+       WHERE z.name = 'edge.catalog.invalid' AND v.added @> jsonb_build_array(jsonb_build_object('name', $1::text, 'type', 12))`,
+      [`${memberLabel(first.id)}.zones`],
+    );
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.added.map((r) => r.type).sort((a, b) => a - b)).toEqual([6, 12]);
+    expect(rows[0]!.removed.map((r) => r.type)).toEqual([6]);
+
+    const del = await lab.customerA.delete('/zones/cat-life.example?confirm=cat-life.example');
+    expect(del.status, del.text).toBe(202);
+    await untilMember('edge.catalog.invalid', 'cat-life.example', first.id, false);
+
+    // The zone row goes once the nameservers dropped it; then the name is free again.
+    await eventually(async () => ((await lab.sql.query(`SELECT 1 FROM zones WHERE name = 'cat-life.example'`)).rowCount === 0 ? true : undefined), 15_000);
+    const again = await createZone(lab.customerA, 'cat-life.example');
+    expect(again.id).not.toBe(first.id);
+    expect(memberLabel(again.id)).not.toBe(memberLabel(first.id));
+    await untilMember('edge.catalog.invalid', 'cat-life.example', again.id);
+  });
+
+  it('groups members by DNSSEC when asked: "signed" once signing is on', async () => {
+    const set = await createSet(lab.customerA, { name: 'grouped', group_by: 'dnssec' });
+    expect(set.group_by).toBe('dnssec');
+    const zone = await createZone(lab.customerA, 'cat-signed.example');
+    const id = zone.id as string;
+    await untilMember('grouped.catalog.invalid', 'cat-signed.example', id);
+    expect(await groupOf('grouped.catalog.invalid', id)).toBe('unsigned');
+    // The set without grouping lists the member without a group.
+    await untilMember('edge.catalog.invalid', 'cat-signed.example', id);
+    expect(await groupOf('edge.catalog.invalid', id)).toBeNull();
+
+    const enable = await lab.customerA.post('/zones/cat-signed.example/dnssec/enable', {});
+    expect([200, 202], enable.text).toContain(enable.status);
+    await eventually(async () => ((await groupOf('grouped.catalog.invalid', id)) === 'signed' ? true : undefined), 10_000, 'group signed');
+  });
+
+  it('changes group_by with If-Match (412 on a stale tag) and rebuilds the catalog', async () => {
+    const set = await createSet(lab.customerA, { name: 'regroup' });
+    const zone = await createZone(lab.customerA, 'cat-regroup.example');
+    await untilMember('regroup.catalog.invalid', 'cat-regroup.example', zone.id);
+    const etag = (await lab.customerA.get(`/secondary-sets/${set.id}`)).headers.get('etag')!;
+    const stale = await lab.customerA.with({ 'If-Match': '"sst_stale.1"' }).patch(`/secondary-sets/${set.id}`, { group_by: 'dnssec' });
+    expect(stale.status).toBe(412);
+    const changed = await lab.customerA
+      .with({ 'If-Match': etag })
+      .patch(`/secondary-sets/${set.id}`, { group_by: 'dnssec', secondaries: [{ address: '127.0.0.1', port: 5300 }] });
+    expect(changed.status, changed.text).toBe(200);
+    expect(changed.body).toMatchObject({ group_by: 'dnssec', secondaries: [{ address: '127.0.0.1', port: 5300 }] });
+    expect(changed.headers.get('etag')).not.toBe(etag);
+    await eventually(async () => ((await groupOf('regroup.catalog.invalid', zone.id)) === 'unsigned' ? true : undefined), 10_000, 'group after PATCH');
+  });
+
+  it('lists only the owner’s subtree: a customer’s set carries its zones, the reseller’s its customers’ too', async () => {
+    const b = await createZone(lab.customerB, 'cat-b.example');
+    const resellerSet = await createSet(lab.reseller, { name: 'fleet' });
+    await untilMember('fleet.catalog.invalid', 'cat-b.example', b.id);
+    await untilMember('fleet.catalog.invalid', 'cat-first.example', await zoneId('cat-first.example'));
+    const served = await eventually(async () => {
+      const members = await servedMembers('edge.catalog.invalid');
+      return members.size ? members : undefined;
+    });
+    expect([...served.values()]).not.toContain('cat-b.example');
+    const idA = await zoneId('cat-first.example');
+    const inA = await queryDns(dnsPort(), `${memberLabel(b.id)}.zones.edge.catalog.invalid`, 'PTR');
+    expect(inA.rcode).toBe(3);
+    expect(idA).toBeTruthy();
+    // The customer does not see the reseller's set; the reseller sees the customer's.
+    expect((await lab.customerA.get(`/secondary-sets/${resellerSet.id}`)).status).toBe(404);
+    const listed = await lab.reseller.get('/secondary-sets?limit=100');
+    expect(listed.body.data.map((s: { name: string }) => s.name)).toEqual(expect.arrayContaining(['fleet', 'edge']));
+    const own = await lab.customerB.get('/secondary-sets?limit=100');
+    expect(own.body.data).toEqual([]);
+  });
+
+  it('deletes a set (204): its catalog is withdrawn, its zones stay', async () => {
+    const set = await createSet(lab.customerA, { name: 'gone' });
+    await eventually(async () => ((await queryDns(dnsPort(), 'gone.catalog.invalid', 'SOA')).answers.length ? true : undefined));
+    expect((await lab.customerB.delete(`/secondary-sets/${set.id}`)).status).toBe(404);
+    const res = await lab.customerA.delete(`/secondary-sets/${set.id}`);
+    expect(res.status, res.text).toBe(204);
+    expect((await lab.customerA.get(`/secondary-sets/${set.id}`)).status).toBe(404);
+    // Not served any more: no SOA of its own (the lab's root, if any, answers for the name instead).
+    await eventually(
+      async () => ((await queryDns(dnsPort(), 'gone.catalog.invalid', 'SOA')).answers.length === 0 ? true : undefined),
+      10_000,
+      'catalog withdrawn',
+    );
+    expect((await lab.customerA.get('/zones/cat-first.example')).status).toBe(200);
+    // Its name is free again once the catalog's row is gone.
+    await eventually(async () => ((await lab.sql.query(`SELECT 1 FROM zones WHERE name = 'gone.catalog.invalid'`)).rowCount === 0 ? true : undefined), 15_000);
+    await createSet(lab.customerA, { name: 'gone' });
+  });
+});
+
+describe('errors', () => {
+  it('answers 422 with located fields', async () => {
+    const errors = validationErrors(
+      await lab.customerA.post('/secondary-sets', {
+        name: 'bad',
+        secondaries: [{ address: 'ns1.example.com' }, { address: '192.0.2.1', port: 0 }],
+      }),
+    );
+    expect(errors.map((e) => e.pointer)).toEqual(expect.arrayContaining(['/secondaries/1/port']));
+    const address = validationErrors(await lab.customerA.post('/secondary-sets', { name: 'bad', secondaries: [{ address: 'ns1.example.com' }] }));
+    expect(address.map((e) => e.pointer)).toEqual(['/secondaries/0/address']);
+    expect(validationErrors(await lab.customerA.post('/secondary-sets', { name: 'bad', secondaries: [] })).map((e) => e.pointer)).toEqual(['/secondaries']);
+    expect(validationErrors(await lab.customerA.post('/secondary-sets', { name: 'Not A Label', secondaries: LOCAL })).map((e) => e.pointer)).toEqual(['/name']);
+    expect(validationErrors(await lab.customerA.post('/secondary-sets', { name: 'bad', secondaries: LOCAL, zones: 'some' })).map((e) => e.pointer)).toEqual([
+      '/zones',
+    ]);
+    expect(
+      validationErrors(await lab.customerA.post('/secondary-sets', { name: 'bad', secondaries: LOCAL, catalog_zone: 'a..b' })).map((e) => e.pointer),
+    ).toEqual(['/catalog_zone']);
+    expect(
+      validationErrors(await lab.customerA.post('/secondary-sets', { name: 'bad', secondaries: LOCAL, tsig_key: `tsk_${'a'.repeat(26)}` })).map(
+        (e) => e.pointer,
+      ),
+    ).toEqual(['/tsig_key']);
+    expect((await lab.sql.query(`SELECT 1 FROM secondary_sets WHERE name = 'bad'`)).rowCount).toBe(0);
+  });
+
+  it('takes a TSIG key of the subtree, and refuses another tenant’s like a missing one', async () => {
+    const key = await lab.customerA.post('/tsig-keys', { name: `cat-${Date.now().toString(36)}.keys.example` });
+    expect(key.status).toBe(201);
+    const foreign = await lab.customerB.post('/secondary-sets', { name: 'keyed', secondaries: LOCAL, tsig_key: key.body.id });
+    expect(validationErrors(foreign).map((e) => e.pointer)).toEqual(['/tsig_key']);
+    const own = await createSet(lab.customerA, { name: 'keyed', tsig_key: key.body.id });
+    expect(own.tsig_key).toBe(key.body.id);
+  });
+
+  it('answers 409 for a taken name or catalog zone, and writes nothing', async () => {
+    const dup = await lab.customerA.post('/secondary-sets', { name: 'edge', secondaries: LOCAL, catalog_zone: 'other-edge.catalog.invalid' });
+    expect(dup.status).toBe(409);
+    expect(dup.body.code).toBe('conflict');
+    const taken = await lab.customerB.post('/secondary-sets', { name: 'another', secondaries: LOCAL, catalog_zone: 'edge.catalog.invalid' });
+    expect(taken.status).toBe(409);
+    expect(taken.body.code).toBe('zone_exists');
+    const zone = await lab.customerB.post('/secondary-sets', { name: 'another', secondaries: LOCAL, catalog_zone: 'cat-first.example' });
+    expect(zone.status).toBe(409);
+    expect(zone.body.code).toBe('zone_exists');
+    expect((await lab.sql.query(`SELECT 1 FROM zones WHERE name = 'other-edge.catalog.invalid'`)).rowCount).toBe(0);
+    expect((await lab.sql.query(`SELECT 1 FROM secondary_sets WHERE name = 'another'`)).rowCount).toBe(0);
+  });
+
+  it('answers 404 across tenants for read, change and delete', async () => {
+    const set = (await lab.customerA.get('/secondary-sets?limit=100')).body.data[0];
+    expect((await lab.customerB.get(`/secondary-sets/${set.id}`)).status).toBe(404);
+    expect((await lab.customerB.patch(`/secondary-sets/${set.id}`, { group_by: 'dnssec' })).status).toBe(404);
+    expect((await lab.customerB.delete(`/secondary-sets/${set.id}`)).status).toBe(404);
+  });
+});
