@@ -53,6 +53,19 @@ export class SecondaryLag {
     entry.zones.set(zoneId, { serials, since: entry.zones.get(zoneId)?.since ?? now.getTime() });
   }
 
+  /**
+   * Zone `zoneId` is carried by `current` alone now: a secondary taken out of its set (or a set
+   * deleted) no longer lags on it, and one that lags on nothing and is in no set is dropped.
+   */
+  keepOnly(zoneId: string, current: readonly FleetServer[]): void {
+    const keep = new Set(current.map((s) => `${s.setId} ${addressOf(s)}`));
+    for (const [key, entry] of this.secondaries) {
+      if (keep.has(key)) continue;
+      entry.zones.delete(zoneId);
+      if (entry.zones.size === 0) this.secondaries.delete(key);
+    }
+  }
+
   /** Zone `zoneId` is gone (deleted) or waits on no one: it lags nowhere. */
   forgetZone(zoneId: string): void {
     for (const entry of this.secondaries.values()) entry.zones.delete(zoneId);

@@ -66,6 +66,7 @@ export async function verifyZone(deps: VerifyDeps, zoneId: string): Promise<Veri
   const seen = await Promise.all(servers.map((s) => deps.probe(s, zone.name)));
   const now = deps.clock.now();
   const firstFleet = servers.length - fleet.length;
+  deps.lag?.keepOnly(zone.id, fleet);
   for (let i = firstFleet; i < servers.length; i++) deps.lag?.observe(fleet[i - firstFleet]!, zone.id, serial, seen[i]!, now);
   const lagging = seen.map((r, i) => ({ server: servers[i]!, seen: r })).filter((x) => !serves(x.seen, serial));
   if (lagging.length) return { kind: 'waiting', lagging };
