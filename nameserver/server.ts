@@ -16,12 +16,14 @@ import { dgramTransport } from './server/udpTransport.js';
 import type { UpdateHandler } from './server/updates.js';
 import { notifyTarget, type NotifyOptions, type NotifyResult, type NotifyTarget } from './transfer/notify.js';
 import type { TsigKey } from './wire/tsig.js';
+import type { ZoneAccess } from './server/zoneAccess.js';
 
 export type { NameserverLogger } from './server/logger.js';
 export { QueryHandler, type QueryContext, type Reply, type TransferReply } from './server/queryHandler.js';
 export { sumStats, type ServerStats } from './server/serverStats.js';
 export type { NotifyResult, NotifyTarget } from './transfer/notify.js';
 export type { TsigKeyConfig } from './server/keyRing.js';
+export type { ZoneAccess } from './server/zoneAccess.js';
 export type { UpdateHandler, UpdateRecord, UpdateRequest } from './server/updates.js';
 export { TSIG_ALGORITHMS, type TsigAlgorithm, type TsigKey } from './wire/tsig.js';
 
@@ -47,6 +49,8 @@ export interface DnsServerOptions {
   tsigKeys: TsigKeyConfig[];
   /** Applies RFC 2136 UPDATEs (signed ones, for served zones); without it UPDATE is NOTIMP. */
   updates?: UpdateHandler;
+  /** The zones only some clients may read, from the first message on (later: setZoneAccess). */
+  zoneAccess?: readonly ZoneAccess[];
   logger: NameserverLogger;
   /** Response cache bounds, or false to disable it. */
   cache?: ResponseCacheOptions | false;
@@ -67,9 +71,12 @@ export interface DnsServer {
   readonly udpSockets: dgram.Socket[];
   /**
    * RFC 1996 NOTIFY for `origin` at `serial` to each target, retried until acknowledged; resolves
-   * when every target acknowledged or gave up. Never throws.
+   * when every target acknowledged or gave up. Targets are told in parallel, so one that is down
+   * holds up no other; a newer serial of the zone for the same target ends the retries of the
+   * older one (at most one NOTIFY per zone and target is in flight). Signed with `key` when given
+   * (null: unsigned), else with the first deployment key. Never throws.
    */
-  notifySecondaries(origin: string, serial: number, targets: NotifyTarget[]): Promise<NotifyResult[]>;
+  notifySecondaries(origin: string, serial: number, targets: NotifyTarget[], options?: { key?: TsigKey | null }): Promise<NotifyResult[]>;
   /**
    * Replaces the tenants' TSIG keys at once (each with its owner, the service's credential id) in
    * this process; UDP helper processes started with this server's handler get them too
@@ -77,6 +84,11 @@ export interface DnsServer {
    * UPDATE, never transfers.
    */
   setTenantTsigKeys(keys: TsigKey[]): void;
+  /**
+   * Replaces the zones' access lists (server/zoneAccess.ts) at once in this process and in the UDP
+   * helper processes started with this server's handler.
+   */
+  setZoneAccess(lists: readonly ZoneAccess[]): void;
   /** Counters since start. */
   stats(): ServerStats;
   /** Stops listening, closes open TCP connections and abandons pending NOTIFY retries. */
@@ -109,6 +121,7 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
     now: options.now,
     stats,
   });
+  if (options.zoneAccess) handler.setZoneAccess(options.zoneAccess);
   const limits = {
     maxConnections: options.maxTcpConnections,
     maxPerClient: options.maxTcpConnectionsPerClient ?? options.maxTcpConnections,
@@ -121,6 +134,8 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
   const port = (listeners[0]!.tcp.address() as net.AddressInfo).port;
   const notifications = new AbortController();
   const pendingNotifies = new Set<Promise<unknown>>();
+  // Per zone and target, the NOTIFY in flight: a newer serial supersedes it.
+  const inFlight = new Map<string, AbortController>();
   let listening = true;
   let closing: Promise<void> | null = null;
 
@@ -136,27 +151,35 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
     setTenantTsigKeys(keys) {
       handler.setTenantTsigKeys(keys);
     },
+    setZoneAccess(lists) {
+      handler.setZoneAccess(lists);
+    },
     stats() {
       const copy = copyStats(stats);
       copy.cache.entries = handler.cacheSize;
       return copy;
     },
-    async notifySecondaries(origin, serial, targets) {
+    async notifySecondaries(origin, serial, targets, notifyOptions) {
       if (!listening || targets.length === 0) return [];
       const zone = options.store.get(origin);
+      const key = notifyOptions?.key === undefined ? notifyKey : notifyOptions.key;
       const run = Promise.all(
         targets.map(async (target) => {
           stats.notify.sent++;
+          const slot = `${origin} ${target.host} ${target.port}`;
+          inFlight.get(slot)?.abort();
+          const mine = new AbortController();
+          inFlight.set(slot, mine);
           try {
             const result = await notifyTarget({
               origin,
               serial,
               zone,
               target,
-              key: notifyKey,
+              key,
               logger,
               options: options.notify,
-              signal: notifications.signal,
+              signal: AbortSignal.any([notifications.signal, mine.signal]),
               now: options.now,
             });
             if (result.acknowledged) stats.notify.acknowledged++;
@@ -166,6 +189,8 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
             stats.notify.failed++;
             logger.error({ err, zone: origin, serial, target: `${target.host}:${target.port}` }, 'NOTIFY failed');
             return { ...target, acknowledged: false, attempts: 0, rcode: null };
+          } finally {
+            if (inFlight.get(slot) === mine) inFlight.delete(slot);
           }
         }),
       );

@@ -40,6 +40,9 @@ process.on('message', (message: ToHelper, handle?: unknown) => {
     case 'tenantKeys':
       handler?.setTenantTsigKeys(message.keys.map(keyFromWire));
       return;
+    case 'zoneAccess':
+      handler?.setZoneAccess(message.lists);
+      return;
     case 'updateAnswer': {
       const client = pendingUpdates.get(message.request);
       pendingUpdates.delete(message.request);

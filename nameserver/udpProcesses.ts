@@ -6,7 +6,7 @@
 // `servingSerial` tells the publication verifier when every process answers a version.
 //
 // Helpers given the main process's QueryHandler (startHelpers' `handler`) also get the tenants'
-// TSIG keys whenever they change, and hand every UPDATE they receive to the main process, which
+// TSIG keys and the zones' access lists whenever they change, and hand every UPDATE they receive to the main process, which
 // alone applies updates; its answer goes back to the client from the helper's socket.
 import { type ChildProcess, fork } from 'node:child_process';
 import type dgram from 'node:dgram';
@@ -17,6 +17,7 @@ import { emptyStats, type ServerStats } from './server/serverStats.js';
 import type { ZoneDiff, ZoneRecord } from './types.js';
 import { DEFAULT_TSIG_ALGORITHM, type TsigAlgorithm, type TsigKey } from './wire/tsig.js';
 import type { ZoneSnapshot } from './zone/snapshot.js';
+import type { ZoneAccess } from './server/zoneAccess.js';
 import { ZoneStore } from './zone/store.js';
 
 /** A record on the IPC channel: rdata as base64 (Buffers do not survive JSON serialisation). */
@@ -33,6 +34,7 @@ export interface WireTsigKey {
 export type ToHelper =
   | { kind: 'config'; transferAllow: string[]; tsigKeys: WireTsigKey[]; forwardUpdates: boolean }
   | { kind: 'tenantKeys'; keys: WireTsigKey[] }
+  | { kind: 'zoneAccess'; lists: ZoneAccess[] }
   /** The main process's response to a forwarded UPDATE (base64), null when there is none. */
   | { kind: 'updateAnswer'; request: number; message: string | null }
   | { kind: 'set'; origin: string; records: IpcRecord[] }
@@ -78,6 +80,7 @@ export class MirroredZoneStore extends ZoneStore {
   private readonly helpers: Helper[] = [];
   private statsRequests = 0;
   private unsubscribeKeys: (() => void) | null = null;
+  private unsubscribeAccess: (() => void) | null = null;
 
   override set(snapshot: ZoneSnapshot, history: readonly ZoneDiff[] = []): void {
     super.set(snapshot, history);
@@ -118,7 +121,7 @@ export class MirroredZoneStore extends ZoneStore {
   /**
    * Starts `count` helpers answering on `sockets`. Each gets every zone first and the sockets only
    * once it has acknowledged them all: a helper never answers from a partial store. With the main
-   * process's `handler`, helpers follow its tenant TSIG keys and forward UPDATEs to it; without
+   * process's `handler`, helpers follow its tenant TSIG keys and zone access lists and forward UPDATEs to it; without
    * one they answer UPDATE themselves (NOTIMP: they have no UpdateHandler).
    */
   async startHelpers(
@@ -130,6 +133,9 @@ export class MirroredZoneStore extends ZoneStore {
     const { handler } = config;
     if (handler && !this.unsubscribeKeys)
       this.unsubscribeKeys = handler.keyRing.onTenantKeys((keys) => this.post({ kind: 'tenantKeys', keys: keys.map(keyToWire) }));
+    // On the channel the zones take: a list set before its zone is served reaches a helper before the zone does.
+    if (handler && !this.unsubscribeAccess)
+      this.unsubscribeAccess = handler.zoneAccess.onChange((lists) => this.post({ kind: 'zoneAccess', lists: [...lists] }));
     const entry = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? './udpHelper.ts' : './udpHelper.js', import.meta.url));
     await Promise.all(
       Array.from({ length: count }, async () => {
@@ -168,6 +174,7 @@ export class MirroredZoneStore extends ZoneStore {
         }));
         this.post({ kind: 'config', transferAllow: config.transferAllow, tsigKeys, forwardUpdates: Boolean(handler) }, helper);
         if (handler) this.post({ kind: 'tenantKeys', keys: handler.keyRing.tenantKeys.map(keyToWire) }, helper);
+        if (handler) this.post({ kind: 'zoneAccess', lists: [...handler.zoneAccess.all] }, helper);
         // Registered and replayed in one tick: later changes follow the replay on the same channel.
         this.helpers.push(helper);
         const origins = this.origins();
@@ -208,6 +215,8 @@ export class MirroredZoneStore extends ZoneStore {
   async stopHelpers(): Promise<void> {
     this.unsubscribeKeys?.();
     this.unsubscribeKeys = null;
+    this.unsubscribeAccess?.();
+    this.unsubscribeAccess = null;
     const helpers = this.helpers.splice(0);
     await Promise.all(
       helpers.map(

@@ -34,6 +34,7 @@ import {
   registerJobMetrics,
   registerLiveWaitMetrics,
   registerNameserverMetrics,
+  registerSecondaryLagMetrics,
   registerWebhookMetrics,
 } from './observability/metrics.js';
 import { MaintenanceLoop } from './maintenance.js';
@@ -60,6 +61,8 @@ import { PublicationWorker } from './publication/publicationWorker.js';
 import { BACKEND_QUOTA_INTERVAL_MS, readBackendQuota } from './services/backendQuota.js';
 import { writeDueForwardRecords } from './services/rdns/forwardRecords.js';
 import { dnsSoaProbe, withHelperProcesses } from './publication/soaProbe.js';
+import { SecondaryLag } from './publication/secondaryLag.js';
+import { notifyFleet } from './publication/notifyFleet.js';
 import { MirroredZoneStore } from '../nameserver/udpProcesses.js';
 import { addressPolicyFor } from './webhooks/addressPolicy.js';
 import { DeliveryWorker } from './webhooks/deliveryWorker.js';
@@ -110,6 +113,7 @@ async function countersOf(running: Wiring['running']): Promise<RolesCounters> {
       counters: nameserverCounters(own.server.stats(), own.store instanceof MirroredZoneStore ? await own.store.helperStats() : [], own.feed.zoneCount),
     },
     builds: publication && { ...publication.builds },
+    secondaryLag: publication && publication.lagReadings(),
     webhooks: webhooks && { attempts: { ...webhooks.outcomes }, inFlight: webhooks.inFlightCount },
     jobs: jobMonitor.snapshot(),
   };
@@ -346,9 +350,11 @@ async function startNameserverRole(w: Wiring): Promise<void> {
     logger,
     onLoaded: (zoneId, origin, serial) => {
       // The zones loaded at start-up need no NOTIFY: secondaries ask by their refresh timer.
-      if (serial !== null && server) void server.notifySecondaries(origin, serial, config.dns.secondaries);
+      if (serial !== null && server) void notifyFleet({ db: w.db, server, logger, secondaries: config.dns.secondaries }, zoneId, origin, serial);
       running.publication?.verifySoon(zoneId);
     },
+    // Set before the zones they restrict are served (the feed reads them first).
+    onAccess: (lists) => server?.setZoneAccess(lists),
   });
   await feed.start();
   w.onStop(() => feed.stop());
@@ -365,6 +371,7 @@ async function startNameserverRole(w: Wiring): Promise<void> {
     transferAllow: config.dns.transferAllow,
     tsigKeys: config.dns.tsigKeys,
     updates: dnsUpdateHandler(w),
+    zoneAccess: feed.zoneAccess,
     logger,
   });
   const listening = server;
@@ -622,8 +629,12 @@ async function startApiRole(w: Wiring): Promise<void> {
     });
     registerNameserverMetrics(metrics.registry, async () => (await nameserver()).counters);
   }
+  const degradedChecks: ReadinessCheck[] = [];
   if (config.roles.includes('worker')) {
     registerBuildMetrics(metrics.registry, async () => (await counters()).builds!);
+    registerSecondaryLagMetrics(metrics.registry, async () => (await counters()).secondaryLag ?? []);
+    // A secondary of a set lagging for minutes: writes wait `pushed` (never lost); the service still serves.
+    degradedChecks.push({ name: 'secondaries', check: async () => SecondaryLag.lagging((await counters()).secondaryLag ?? []).length === 0 });
     registerWebhookMetrics(
       metrics.registry,
       async () => (await counters()).webhooks!.attempts,
@@ -639,6 +650,7 @@ async function startApiRole(w: Wiring): Promise<void> {
     logger,
     metrics,
     readiness,
+    degradedChecks,
     inFlight,
     jobs: async () => Object.fromEntries(Object.entries(await jobs()).map(([name, j]) => [name, j.state])),
   });

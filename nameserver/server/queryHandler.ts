@@ -5,7 +5,8 @@
 // message is a plain unsigned query asked before; otherwise parse, check the TSIG (RFC 8945 §5.2:
 // before anything else of the request) against the key ring (deployment keys, then tenant keys),
 // the EDNS version, and dispatch on opcode and type — QUERY to the answer logic (answered signed
-// when asked signed), AXFR/IXFR to the transfer code, NOTIFY acknowledged, UPDATE (RFC 2136) to
+// when asked signed), AXFR/IXFR to the transfer code; a zone with an access list (zoneAccess.ts:
+// a catalog zone) is answered only to the clients on it, and never from or into the cache, NOTIFY acknowledged, UPDATE (RFC 2136) to
 // the UpdateHandler the service plugs in (server/updates.ts), whose answer comes later: the one
 // reply that is a Promise. Anything thrown on the way becomes SERVFAIL and a log line (the
 // CoreDNS rule: nothing reaches the socket as an exception).
@@ -26,6 +27,7 @@ import type { NameserverLogger } from './logger.js';
 import { cacheProbe, ResponseCache, type CacheProbe, type ResponseCacheOptions } from './responseCache.js';
 import { countResponse, emptyStats, type ServerStats } from './serverStats.js';
 import type { UpdateHandler, UpdateRequest } from './updates.js';
+import { type ZoneAccess, ZoneAccessLists } from './zoneAccess.js';
 
 export interface QueryContext {
   transport: 'udp' | 'tcp';
@@ -79,6 +81,8 @@ export class QueryHandler {
   private readonly allow: AddressList;
   /** The keys TSIG is checked against: the deployment's, and the tenants' (setTenantTsigKeys). */
   readonly keyRing: TsigKeyRing;
+  /** The zones only some clients may read (setZoneAccess). */
+  readonly zoneAccess = new ZoneAccessLists();
   private readonly updates: UpdateHandler | null;
   private readonly logger: NameserverLogger;
   private readonly cache: ResponseCache | null;
@@ -104,6 +108,15 @@ export class QueryHandler {
     const { shadowed, duplicates } = this.keyRing.setTenantKeys(keys);
     if (shadowed.length > 0 || duplicates.length > 0)
       this.logger.warn({ shadowed, duplicates }, 'tenant TSIG keys left out: name of a deployment key, or given twice');
+  }
+
+  /**
+   * Replaces the zones' access lists at once. The response cache is emptied: an answer cached
+   * for anyone before its zone got a list must not outlive it.
+   */
+  setZoneAccess(lists: readonly ZoneAccess[]): void {
+    this.zoneAccess.set(lists);
+    this.cache?.clear();
   }
 
   /** Entries in the response cache. */
@@ -170,19 +183,41 @@ export class QueryHandler {
     // Only class IN is served; CHAOS (version.bind) and the rest are not ours to answer.
     if (qclass !== CLASS.IN) return this.bare(query, RCODE.REFUSED, key);
 
+    const restricted = this.restrictedZone(name);
+    if (restricted && !this.mayRead(restricted, context)) return this.refuseRestricted(query, key, context, restricted);
+
     const answer: Answer = answerQuery(this.store, { name, type: qtype }, { dnssecOk: query.edns?.dnssecOk ?? false });
     const tcp = context.transport === 'tcp';
     const response = encodeResponse(query, answer, { maxSize: tcp ? TCP_MAX : SERVER_UDP_PAYLOAD, tcp, reserve: key ? tsigRecordSize(key) : 0 });
     countResponse(this.stats, answer.rcode);
     if (key) return this.sign(response, query, key);
-    if (probe && this.cache) this.cache.remember(probe, name, qtype, response);
+    // A restricted zone's answers stay out of the cache: a hit is served before the address is looked at.
+    if (probe && this.cache && !restricted) this.cache.remember(probe, name, qtype, response);
     return response;
+  }
+
+  /** The origin of the zone answering `name` when that zone has an access list, else null. */
+  private restrictedZone(name: string): string | null {
+    const zone = this.store.find(name);
+    return zone && this.zoneAccess.restricts(zone.origin) ? zone.origin : null;
+  }
+
+  /** A restricted zone is read by the clients on its list and by the deployment's transfer clients (transferAllow). */
+  private mayRead(origin: string, context: QueryContext): boolean {
+    return this.zoneAccess.mayQuery(origin, context.remoteAddress) || this.allow.includes(context.remoteAddress);
+  }
+
+  private refuseRestricted(query: Query, key: TsigKey | null, context: QueryContext, origin: string): Buffer {
+    this.logger.info({ remote: context.remoteAddress, transport: context.transport, zone: origin }, 'query for a restricted zone refused');
+    return this.bare(query, RCODE.REFUSED, key);
   }
 
   /** RFC 1996 §3.7: we are the primary, so a NOTIFY changes nothing here; it is acknowledged. */
   private notifyReceived(query: Query, key: TsigKey | null, context: QueryContext): Buffer {
     this.stats.notify.received++;
     const { name, qtype, qclass } = query.question;
+    const restricted = this.restrictedZone(name);
+    if (restricted && !this.mayRead(restricted, context)) return this.refuseRestricted(query, key, context, restricted);
     const zone = qtype === TYPE.SOA && qclass === CLASS.IN ? this.store.get(name) : undefined;
     this.logger.info(
       { remote: context.remoteAddress, zone: name, serial: query.notifySerial, served: Boolean(zone) },
@@ -199,7 +234,9 @@ export class QueryHandler {
   /**
    * AXFR (RFC 5936) and IXFR (RFC 1995). Refused (REFUSED) unless the client's address is in
    * transferAllow and, when deployment keys are configured, the request carries a valid TSIG with
-   * one of them; a tenant's key never authorizes a transfer, keys configured or not. AXFR over UDP
+   * one of them; a tenant's key never authorizes a transfer, keys configured or not. A zone with
+   * an access list is also transferred to the clients on it, signed with the list's key when it
+   * names one (that key may be a tenant's: the set's own). AXFR over UDP
    * is FORMERR, after the access check, as BIND's xfrout answers it ("attempted AXFR over UDP";
    * Knot 3.2 answers NOTIMP). IXFR over UDP gets the current SOA alone (RFC 1995
    * §2), after which the client comes back over TCP.
@@ -213,9 +250,13 @@ export class QueryHandler {
       this.logger.warn({ ...log, reason }, 'zone transfer refused');
       return this.bare(query, RCODE.REFUSED, key);
     };
-    if (!this.allow.includes(context.remoteAddress)) return refuse('address not in transferAllow');
-    if (key && !this.keyRing.isDeploymentKey(key)) return refuse("signed with a tenant's key");
-    if (this.keyRing.hasDeploymentKeys && !key) return refuse('no TSIG (keys are configured)');
+    const byList = qclass === CLASS.IN ? this.zoneAccess.mayTransfer(name, context.remoteAddress, key) : undefined;
+    if (!byList) {
+      if (!this.allow.includes(context.remoteAddress))
+        return refuse(byList === false ? 'not allowed by the zone’s access list' : 'address not in transferAllow');
+      if (key && !this.keyRing.isDeploymentKey(key)) return refuse("signed with a tenant's key");
+      if (this.keyRing.hasDeploymentKeys && !key) return refuse('no TSIG (keys are configured)');
+    }
     if (kind === 'AXFR' && context.transport === 'udp') {
       this.logger.info(log, 'AXFR over UDP');
       return this.bare(query, RCODE.FORMERR, key);

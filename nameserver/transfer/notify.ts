@@ -91,7 +91,8 @@ export async function notifyTarget(params: {
     const left = timeout - (Date.now() - started);
     if (left > 0 && i + 1 < attempts) await sleep(left, signal);
   }
-  logger.warn({ ...log, attempts: tries, rcode: lastRcode }, 'NOTIFY not acknowledged; the secondary will catch up at its refresh');
+  if (signal.aborted) logger.debug({ ...log, attempts: tries }, 'NOTIFY given up: a newer serial is being sent, or the server stops');
+  else logger.warn({ ...log, attempts: tries, rcode: lastRcode }, 'NOTIFY not acknowledged; the secondary will catch up at its refresh');
   return { ...target, acknowledged: false, attempts: tries, rcode: lastRcode };
 }
 

@@ -33,6 +33,8 @@ export interface AppOptions {
    * docs/operations.md "Background jobs"). One not `ok` makes /healthz `degraded`, still 200.
    */
   jobs?: () => Promise<Record<string, string>>;
+  /** Checks that, failing, make /healthz `degraded` (still 200): the service serves, something lags. */
+  degradedChecks?: ReadinessCheck[];
   /** Where each request in flight is, for the slow-request watch (src/db/slowRequestWatch.ts). */
   inFlight?: InFlightRequests;
 }
@@ -83,7 +85,7 @@ function isDatabaseUnavailable(err: unknown): boolean {
   return /Connection terminated|Knex: Timeout acquiring a connection/.test(e?.message ?? '');
 }
 
-export function createApp({ services, logger, metrics, readiness, jobs = async () => ({}), inFlight }: AppOptions): Koa {
+export function createApp({ services, logger, metrics, readiness, jobs = async () => ({}), degradedChecks = [], inFlight }: AppOptions): Koa {
   const app = new Koa();
   app.proxy = false;
   const { config } = services;
@@ -169,13 +171,17 @@ export function createApp({ services, logger, metrics, readiness, jobs = async (
     // A stalled or failing job leaves the service ready (requests are answered; the job's work
     // waits): 200, so no load balancer takes the process out, with the job named for the monitor.
     const jobStates = await jobs().catch((): Record<string, string> => ({}));
-    const degraded = Object.entries(jobStates)
-      .filter(([, state]) => state !== 'ok')
-      .map(([name]) => name);
+    const softResults = await Promise.all(degradedChecks.map(async (r) => [r.name, await r.check().catch(() => false)] as const));
+    const degraded = [
+      ...Object.entries(jobStates)
+        .filter(([, state]) => state !== 'ok')
+        .map(([name]) => name),
+      ...softResults.filter(([, fine]) => !fine).map(([name]) => name),
+    ];
     ctx.status = ok ? 200 : 503;
     ctx.body = {
       status: !ok ? 'unavailable' : degraded.length ? 'degraded' : 'ok',
-      checks: Object.fromEntries(results.map(([n, up]) => [n, up ? 'ok' : 'down'])),
+      checks: Object.fromEntries([...results.map(([n, up]) => [n, up ? 'ok' : 'down']), ...softResults.map(([n, fine]) => [n, fine ? 'ok' : 'degraded'])]),
       jobs: jobStates,
       ...(degraded.length ? { degraded } : {}),
     };

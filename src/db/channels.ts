@@ -17,3 +17,9 @@ export const TSIG_KEYS_CHANNEL = 'tsig_keys_changed';
  * (src/services/liveWait.ts).
  */
 export const CHANGESETS_SETTLED_CHANNEL = 'changesets_settled';
+
+/**
+ * A secondary set was created, changed (its secondaries, its key) or deleted; the payload is the
+ * set's id. Nameserver processes read the catalog zones' access lists again when it arrives.
+ */
+export const SECONDARY_SETS_CHANNEL = 'secondary_sets_changed';

@@ -104,6 +104,41 @@ function countsByLabel(registry: Registry, name: string, help: string, label: st
   });
 }
 
+/** One secondary of a secondary set as the publication verifier last saw it (src/publication/secondaryLag.ts). */
+export interface SecondaryLagMetric {
+  setId: string;
+  address: string;
+  /** Serials behind the published one, -1 when it answered none. */
+  serials: number;
+  seconds: number;
+}
+
+/** secondary_lag_serials and secondary_lag_seconds per set and address (docs/operations.md). */
+export function registerSecondaryLagMetrics(registry: Registry, read: () => Promise<SecondaryLagMetric[]>): void {
+  const gauge = (name: string, help: string, value: (r: SecondaryLagMetric) => number) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['set', 'address'],
+      registers: [registry],
+      async collect() {
+        const readings = await read();
+        this.reset();
+        for (const r of readings) this.set({ set: r.setId, address: r.address }, value(r));
+      },
+    });
+  gauge(
+    'secondary_lag_serials',
+    'Serials a secondary of a set is behind the published one, at most over the zones waiting on it; -1 when it answered none; 0 when none waits on it.',
+    (r) => r.serials,
+  );
+  gauge(
+    'secondary_lag_seconds',
+    'How long the oldest version waiting on a secondary of a set has waited, in seconds; 0 when none waits on it.',
+    (r) => r.seconds,
+  );
+}
+
 /** Zone versions built by the publication worker, by how the build signed them (docs/dnssec.md). */
 export function registerBuildMetrics(registry: Registry, builds: () => Promise<Record<'unsigned' | 'by_change' | 'whole', number>>): void {
   countsByLabel(

@@ -5,7 +5,13 @@
 // database is away nothing changes in the store: the server keeps answering, and the feed
 // catches up (poll) once the database is back. Versions carry their records in wire form, encoded
 // once by the build: nothing here checks or encodes a record again.
+//
+// The feed also keeps the catalog zones' access lists (who may read them: their set's
+// secondaries, docs/catalog-zones.md): read before the first zone is served, again before a zone
+// is served for the first time (a new catalog is never answered without its list), on every
+// SECONDARY_SETS_CHANNEL notification and at every poll; handed on (onAccess) only when they changed.
 import type { ZoneDiff, ZoneRecord } from '../../nameserver/types.js';
+import type { ZoneAccess } from '../../nameserver/server/zoneAccess.js';
 import { buildZoneSnapshot } from '../../nameserver/zone/snapshot.js';
 import type { ZoneStore } from '../../nameserver/zone/store.js';
 import { inTurns } from '../../nameserver/zone/steps.js';
@@ -23,6 +29,8 @@ import {
 import { PeriodicJob } from '../jobs/periodicJob.js';
 import type { Logger } from '../observability/logger.js';
 import { PUBLISHED_CHANNEL } from '../db/repositories/versionStore.js';
+import { SECONDARY_SETS_CHANNEL } from '../db/channels.js';
+import { catalogAccessRows } from '../db/repositories/secondaryFleet.js';
 import { absoluteName } from '../../nameserver/wire/name.js';
 import { fromStored, type StoredWireRecord, toZoneRecord } from '../versionRecords/zoneRecords.js';
 
@@ -36,6 +44,8 @@ export interface NameserverFeedOptions {
   logger: Logger;
   /** A zone's new version is being served (or a withdrawn zone no longer is). */
   onLoaded?(zoneId: string, origin: string, serial: number | null): void;
+  /** The catalog zones' access lists changed (also called once at start, before any zone is served). */
+  onAccess?(lists: readonly ZoneAccess[]): void;
   pollMs?: number;
 }
 
@@ -47,12 +57,20 @@ export class NameserverFeed {
   private readonly catchUp: PeriodicJob;
   private stopped = false;
   ready = false;
+  /** Who may read each catalog zone, as last read. */
+  zoneAccess: readonly ZoneAccess[] = [];
+  private accessText = '';
+  private accessRead: Promise<void> | null = null;
+  private accessAgain = false;
 
   constructor(private readonly options: NameserverFeedOptions) {
     this.listener = new NotificationListener({
       url: options.databaseUrl,
-      channels: [PUBLISHED_CHANNEL],
-      onNotification: (_channel, zoneId) => this.sync(zoneId),
+      channels: [PUBLISHED_CHANNEL, SECONDARY_SETS_CHANNEL],
+      onNotification: (channel, zoneId) =>
+        channel === SECONDARY_SETS_CHANNEL
+          ? void this.readAccess().catch((err) => options.logger.warn({ err }, 'reading the catalogs’ access lists failed; keeping the ones loaded'))
+          : this.sync(zoneId),
       onConnected: () => void this.poll().catch((err) => options.logger.warn({ err }, 'nameserver catch-up failed')),
       onError: (err) => options.logger.warn({ err }, 'nameserver feed lost its database connection; serving the loaded zones'),
     });
@@ -84,7 +102,36 @@ export class NameserverFeed {
     return this.loaded.size;
   }
 
+  /**
+   * Reads the access lists; calls that overlap share the read in flight and one more after it (a
+   * caller must see a read begun after its call). Hands them on when they changed.
+   */
+  readAccess(): Promise<void> {
+    if (this.accessRead) {
+      this.accessAgain = true;
+      return this.accessRead;
+    }
+    this.accessRead = (async () => {
+      do {
+        this.accessAgain = false;
+        const lists: ZoneAccess[] = (await catalogAccessRows(this.options.db)).map((r) => ({
+          origin: r.zoneName,
+          addresses: r.addresses,
+          transferKeyOwner: r.tsigKeyId,
+        }));
+        const text = JSON.stringify(lists);
+        if (text !== this.accessText) {
+          this.accessText = text;
+          this.zoneAccess = lists;
+          this.options.onAccess?.(lists);
+        }
+      } while (this.accessAgain);
+    })().finally(() => (this.accessRead = null));
+    return this.accessRead;
+  }
+
   private async loadAll(): Promise<void> {
+    await this.readAccess();
     const zones = await publishedZones(this.options.db);
     for (const zone of zones) await this.loadZone(zone.id, zone.name);
     this.options.logger.info({ zones: zones.length }, 'nameserver zones loaded');
@@ -118,6 +165,8 @@ export class NameserverFeed {
     const target = Number(row.published_serial);
     if (have?.serial === target) return;
     const newest = row.serial !== null && row.serial !== undefined ? (row as VersionHead) : null;
+    // A zone served for the first time may be a new catalog: its access list first.
+    if (!have) await this.readAccess();
     const chain = !have
       ? null
       : newest && !newest.withdrawn && Number(newest.from_serial) === have.serial
@@ -190,6 +239,7 @@ export class NameserverFeed {
   /** Catches up every zone whose published version differs from the one loaded. */
   async poll(): Promise<void> {
     if (this.stopped) return;
+    await this.readAccess();
     const rows = await publishedZones(this.options.db);
     const current = new Set(rows.map((r) => r.id));
     const syncs = rows.filter((r) => this.loaded.get(r.id)?.serial !== Number(r.published_serial)).map((r) => this.sync(r.id));

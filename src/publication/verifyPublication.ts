@@ -1,5 +1,7 @@
 // `pushed → live`: a version is live when every authoritative server answers the zone's SOA with
-// its serial (or a later one). A withdrawn zone is gone when none of the service's own
+// its serial (or a later one): the service's own nameservers, DNS_SECONDARIES, and the secondaries
+// of every secondary set carrying the zone (a catalog zone: its own set's), whose lag is recorded
+// (secondaryLag.ts). A secondary that is down leaves the version `pushed` until it catches up. A withdrawn zone is gone when none of the service's own
 // nameservers serves it any more; the zone row goes then, with a zone.changed (deleted) event.
 import type { HostPort } from '../config/index.js';
 import type { Pool } from '../db/context.js';
@@ -14,6 +16,8 @@ import {
 import type { Clock } from '../domain/clock.js';
 import { serialGreater } from '../../nameserver/wire/serial.js';
 import type { SoaProbe, SoaProbeResult } from './soaProbe.js';
+import { setsCarryingZone } from '../db/repositories/secondaryFleet.js';
+import type { FleetServer, SecondaryLag } from './secondaryLag.js';
 import { transactionWithRetry } from '../db/transaction.js';
 
 /** Spec: still `pushed` after 60 minutes → error.code verification_timeout (state unchanged). */
@@ -26,6 +30,8 @@ export interface VerifyDeps {
   /** The service's own nameservers (embedded, ROLES=nameserver processes). */
   nameservers: () => HostPort[];
   secondaries: HostPort[];
+  /** Where the secondary sets' lag is recorded. */
+  lag?: SecondaryLag;
 }
 
 export type VerifyOutcome =
@@ -47,17 +53,30 @@ export async function verifyZone(deps: VerifyDeps, zoneId: string): Promise<Veri
     const seen = await Promise.all(servers.map((s) => deps.probe(s, zone.name)));
     const lagging = seen.map((r, i) => ({ server: servers[i]!, seen: r })).filter((x) => x.seen.kind !== 'not_served');
     if (lagging.length) return { kind: 'waiting', lagging };
-    return (await removeZone(deps, zone)) ? { kind: 'deleted' } : { kind: 'idle' };
+    if (!(await removeZone(deps, zone))) return { kind: 'idle' };
+    deps.lag?.forgetZone(zone.id);
+    return { kind: 'deleted' };
   }
   if (zone.published_serial === null) return { kind: 'idle' };
   if (!zone.waiting && zone.status !== 'activating') return { kind: 'idle' };
 
   const serial = Number(zone.published_serial);
-  const servers = [...deps.nameservers(), ...deps.secondaries];
+  const fleet = await fleetOf(deps, zone.id);
+  const servers = [...deps.nameservers(), ...deps.secondaries, ...fleet];
   const seen = await Promise.all(servers.map((s) => deps.probe(s, zone.name)));
+  const now = deps.clock.now();
+  const firstFleet = servers.length - fleet.length;
+  deps.lag?.keepOnly(zone.id, fleet);
+  for (let i = firstFleet; i < servers.length; i++) deps.lag?.observe(fleet[i - firstFleet]!, zone.id, serial, seen[i]!, now);
   const lagging = seen.map((r, i) => ({ server: servers[i]!, seen: r })).filter((x) => !serves(x.seen, serial));
   if (lagging.length) return { kind: 'waiting', lagging };
   return { kind: 'live', changeSets: await markChangeSetsLive(deps.db, zone, serial, deps.clock.now()) };
+}
+
+/** The secondaries of every set carrying the zone, each address once per set. */
+async function fleetOf(deps: VerifyDeps, zoneId: string): Promise<FleetServer[]> {
+  const sets = await setsCarryingZone(deps.db, zoneId);
+  return sets.flatMap((set) => set.secondaries.map((s) => ({ setId: set.id, setName: set.name, host: s.address, port: s.port })));
 }
 
 async function removeZone(deps: VerifyDeps, zone: VerifyZoneRow): Promise<boolean> {

@@ -13,6 +13,8 @@ export interface KnotSecondaryOptions {
   primaryPort: number;
   zones: string[];
   key: { name: string; secret: Buffer };
+  /** The key NOTIFY must be signed with, when not `key` (a secondary set's key: NOTIFY is signed with it, transfers with the deployment's). */
+  notifyKey?: { name: string; secret: Buffer };
 }
 
 export interface KnotSecondary {
@@ -32,6 +34,13 @@ export interface KnotSecondary {
  * Anyone on 127.0.0.1 may transfer a zone from Knot (without TSIG): tests check what Knot holds.
  */
 function knotConfig(dir: string, port: number, o: KnotSecondaryOptions): string {
+  const notifyKey = o.notifyKey ?? o.key;
+  const extraKey = o.notifyKey
+    ? `  - id: ${o.notifyKey.name}
+    algorithm: hmac-sha256
+    secret: ${o.notifyKey.secret.toString('base64')}
+`
+    : '';
   return `server:
     rundir: "${dir}"
     listen: 127.0.0.1@${port}
@@ -41,14 +50,14 @@ key:
   - id: ${o.key.name}
     algorithm: hmac-sha256
     secret: ${o.key.secret.toString('base64')}
-remote:
+${extraKey}remote:
   - id: primary
     address: 127.0.0.1@${o.primaryPort}
     key: ${o.key.name}
 acl:
   - id: notify_from_primary
     address: 127.0.0.1
-    key: ${o.key.name}
+    key: ${notifyKey.name}
     action: notify
   - id: transfer_to_local
     address: 127.0.0.1

@@ -1,0 +1,79 @@
+// Zones that only some clients may read (a catalog zone, RFC 9432: only its consumers). Each
+// such zone has an access list: the addresses that may query and transfer it, and the key
+// (by its owner, the service's credential id) a transfer must be signed with, when there is one.
+// Every other zone is answered to anyone, as before. The lists are replaced whole, like the
+// tenants' TSIG keys (keyRing.ts), by whoever knows which zones are restricted: the nameserver
+// itself knows nothing of tenants or sets.
+import { normalizeName } from '../wire/name.js';
+import type { TsigKey } from '../wire/tsig.js';
+import { AddressList } from './addressList.js';
+
+/** The access list of one zone as the service hands it over (and as it crosses the IPC channel). */
+export interface ZoneAccess {
+  origin: string;
+  /** Addresses (IPv4 or IPv6 literals, or CIDR blocks) allowed to query and transfer the zone. */
+  addresses: string[];
+  /** When set, a transfer must be signed with the key of this owner (TsigKey.owner). */
+  transferKeyOwner: string | null;
+}
+
+interface Compiled {
+  addresses: AddressList;
+  transferKeyOwner: string | null;
+}
+
+export class ZoneAccessLists {
+  private lists: ReadonlyMap<string, Compiled> = new Map();
+  private current: readonly ZoneAccess[] = [];
+  private readonly listeners = new Set<(lists: readonly ZoneAccess[]) => void>();
+
+  /** Replaces every list at once. An address that does not parse is left out (never widens a list). */
+  set(lists: readonly ZoneAccess[]): void {
+    const next = new Map<string, Compiled>();
+    for (const list of lists) {
+      const blocks = list.addresses.filter((a) => {
+        try {
+          return new AddressList([a]).size === 1;
+        } catch {
+          return false;
+        }
+      });
+      next.set(normalizeName(list.origin), { addresses: new AddressList(blocks), transferKeyOwner: list.transferKeyOwner });
+    }
+    this.lists = next;
+    this.current = lists.map((l) => ({ ...l, addresses: [...l.addresses] }));
+    for (const listener of this.listeners) listener(this.current);
+  }
+
+  get all(): readonly ZoneAccess[] {
+    return this.current;
+  }
+
+  /** True when `origin` (lower case, no trailing dot) has an access list. */
+  restricts(origin: string): boolean {
+    return this.lists.has(origin);
+  }
+
+  /** May `address` query zone `origin`? True for a zone without a list. */
+  mayQuery(origin: string, address: string): boolean {
+    const list = this.lists.get(origin);
+    return !list || list.addresses.includes(address);
+  }
+
+  /**
+   * May `address`, signed with `key` (null: unsigned), transfer zone `origin`? Undefined for a
+   * zone without a list (the server's own transfer rules decide).
+   */
+  mayTransfer(origin: string, address: string, key: TsigKey | null): boolean | undefined {
+    const list = this.lists.get(origin);
+    if (!list) return undefined;
+    if (!list.addresses.includes(address)) return false;
+    return list.transferKeyOwner === null || (key !== null && key.owner === list.transferKeyOwner);
+  }
+
+  /** Calls `listener` with the new lists after every set; returns the unsubscribe. */
+  onChange(listener: (lists: readonly ZoneAccess[]) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+}

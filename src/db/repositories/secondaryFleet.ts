@@ -1,0 +1,63 @@
+// The secondary sets as the serving side reads them (docs/catalog-zones.md): which sets carry a
+// zone (NOTIFY to their secondaries, ask them before `live`), and who may read each catalog zone
+// (the nameserver's access lists). A set carries every forward and reverse zone of its owner's
+// subtree, and its own catalog zone; catalog and lab parent zones are members of no set.
+import { SECONDARY_SETS_CHANNEL } from '../channels.js';
+import type { Runner, Transaction } from '../context.js';
+import { PREPARED } from '../preparedStatements.js';
+
+export interface FleetSecondaryAddress {
+  address: string;
+  port: number;
+}
+
+/** A set that carries a zone: its secondaries and the TSIG key (id) they transfer and are told with. */
+export interface CarryingSet {
+  id: string;
+  name: string;
+  secondaries: FleetSecondaryAddress[];
+  tsigKeyId: string | null;
+}
+
+/** Who may read a catalog zone: its set's secondaries (none when no set names it) and the set's key. */
+export interface CatalogAccessRow {
+  zoneName: string;
+  addresses: string[];
+  tsigKeyId: string | null;
+}
+
+const MEMBER_KINDS = `('forward', 'reverse', 'provider_reverse')`;
+
+const secondariesOf = (value: unknown): FleetSecondaryAddress[] =>
+  (Array.isArray(value) ? value : []).map((s: { address: string; port?: number }) => ({ address: s.address, port: s.port ?? 53 }));
+
+/** The sets carrying zone `zoneId`, by id. */
+export async function setsCarryingZone(db: Runner, zoneId: string): Promise<CarryingSet[]> {
+  const result = await db
+    .raw<{ rows: { id: string; name: string; secondaries: unknown; tsig_key_id: string | null }[] }>(
+      `SELECT s.id, s.name, s.secondaries, s.tsig_key_id
+       FROM zones z
+       JOIN tenants t ON t.id = z.tenant_id
+       JOIN secondary_sets s ON s.catalog_zone_id = z.id OR (z.kind IN ${MEMBER_KINDS} AND t.path @> ARRAY[s.tenant_id])
+       WHERE z.id = ?
+       ORDER BY s.id`,
+      [zoneId],
+    )
+    .options(PREPARED);
+  return result.rows.map((r) => ({ id: r.id, name: r.name, secondaries: secondariesOf(r.secondaries), tsigKeyId: r.tsig_key_id }));
+}
+
+/** Every catalog zone with who may read it, by zone name. */
+export async function catalogAccessRows(db: Runner): Promise<CatalogAccessRow[]> {
+  const rows = (await db('zones as z')
+    .leftJoin('secondary_sets as s', 's.catalog_zone_id', 'z.id')
+    .where('z.kind', 'catalog')
+    .select('z.name', 's.secondaries', 's.tsig_key_id')
+    .orderBy('z.name')) as { name: string; secondaries: unknown; tsig_key_id: string | null }[];
+  return rows.map((r) => ({ zoneName: r.name, addresses: secondariesOf(r.secondaries).map((s) => s.address), tsigKeyId: r.tsig_key_id }));
+}
+
+/** Tells the nameservers (on commit) that set `id` changed: they read the catalogs' access lists again. */
+export const notifySecondarySetsChanged = async (trx: Transaction, id: string): Promise<void> => {
+  await trx.raw('SELECT pg_notify(?, ?)', [SECONDARY_SETS_CHANNEL, id]);
+};
