@@ -4,6 +4,7 @@
 // catalog is created and deleted here, as reverse zones of an address space are: its creation
 // asks for its first build, its deletion withdraws it like any zone's (requestZoneDeletion).
 // A member zone's own write never touches its catalogs: see catalogMembers.ts.
+import { notifySecondarySetsChanged } from '../db/repositories/secondaryFleet.js';
 import type { Config } from '../config/index.js';
 import type { DbContext } from '../db/context.js';
 import { recordAudit } from '../db/repositories/auditLog.js';
@@ -164,6 +165,7 @@ export async function createSecondarySet(ctx: WriteContext, config: Config, inpu
   });
   // A parallel creation of the same name won: this one rolls back, its catalog zone with it.
   if (!inserted) throw new DomainError('conflict', { reason: 'secondary_set_name_taken', name: input.name });
+  await notifySecondarySetsChanged(ctx.db, id);
   await writeZone(ctx, config, catalogZone, { reach: 'catalog' }, (zone) =>
     requestRebuild(ctx, zone, { kind: 'zone_create', comment: `catalog of secondary set ${input.name}` }, null),
   );
@@ -192,6 +194,7 @@ export async function updateSecondarySet(
   if (Object.keys(columns).length === 0) return current;
   const now = ctx.clock.now();
   await updateSecondarySetRow(ctx.scoped, id, columns, now, ctx.db);
+  await notifySecondarySetsChanged(ctx.db, id);
   if (columns.group_by !== undefined) {
     await writeZone(ctx, config, current.catalogZone, { reach: 'catalog' }, (zone) =>
       requestRebuild(ctx, zone, { kind: 'records', comment: `secondary set ${current.name} groups by ${columns.group_by}` }, null),
@@ -211,6 +214,7 @@ export async function deleteSecondarySet(ctx: WriteContext, config: Config, id: 
   const current = await lockedSet(ctx, id, ifMatch);
   const now = ctx.clock.now();
   await deleteSecondarySetRow(ctx.scoped, id);
+  await notifySecondarySetsChanged(ctx.db, id);
   await writeZone(ctx, config, current.catalogZone, { reach: 'catalog' }, (zone) => requestZoneDeletion(ctx, zone, now));
   await recordAudit(ctx.db, ctx.actor, now, {
     action: 'secondary_set.deleted',
