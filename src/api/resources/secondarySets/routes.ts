@@ -6,7 +6,7 @@ import { rowEtag } from '../../../domain/model/etag.js';
 import { DEFAULT_SECONDARY_PORT, GROUP_BY, MAX_SECONDARIES, SET_ZONES } from '../../../domain/secondarySets.js';
 import type { SecondarySet } from '../../../services/secondarySets.js';
 import { createSecondarySet, deleteSecondarySet, getSecondarySet, listSecondarySets, updateSecondarySet } from '../../../services/secondarySets.js';
-import { listEnvelope, listResult, pageRequest } from '../../pagination.js';
+import { listEnvelope, pagedList } from '../../pagination.js';
 import { defineRoute, writeContext } from '../../routing/route.js';
 import { iso, pageQuery, timestamp } from '../common.js';
 
@@ -62,6 +62,8 @@ const present = (s: SecondarySet) => ({
 
 const params = z.strictObject({ set: z.string().regex(/^sst_[a-z2-7]+$/, 'must be a secondary set id (sst_…)') });
 const location = (id: string) => `/api/v1/secondary-sets/${id}`;
+/** The set as every route answers it: its representation and its row's ETag. */
+const answer = (status: 200 | 201, set: SecondarySet) => ({ status, body: present(set), etag: rowEtag(set.id, set.version) });
 
 export const secondarySetRoutes = [
   defineRoute({
@@ -85,7 +87,7 @@ export const secondarySetRoutes = [
     responses: { 201: { description: 'Created', schema: secondarySetSchema, headers: ['Location', 'ETag', 'Idempotent-Replayed'] } },
     handler: async (input) => {
       const set = await createSecondarySet(writeContext(input), input.services.config, input.body);
-      return { status: 201, body: present(set), headers: { Location: location(set.id) }, etag: rowEtag(set.id, set.version) };
+      return { ...answer(201, set), headers: { Location: location(set.id) } };
     },
   }),
   defineRoute({
@@ -97,11 +99,7 @@ export const secondarySetRoutes = [
     scopes: ['secondaries:read'],
     query: z.strictObject({ ...pageQuery }),
     responses: { 200: { description: 'A page of sets, by id', schema: listEnvelope(secondarySetSchema) } },
-    handler: async (input) => {
-      const { after, limit } = pageRequest(input, LIST);
-      const page = await listSecondarySets(input.context, after, limit);
-      return listResult(input, LIST, page.items.map(present), page.next);
-    },
+    handler: (input) => pagedList(input, LIST, (after, limit) => listSecondarySets(input.context, after, limit), present),
   }),
   defineRoute({
     method: 'get',
@@ -112,10 +110,7 @@ export const secondarySetRoutes = [
     scopes: ['secondaries:read'],
     params,
     responses: { 200: { description: 'The set', schema: secondarySetSchema, headers: ['ETag'] } },
-    handler: async (input) => {
-      const set = await getSecondarySet(input.context, input.params.set);
-      return { status: 200, body: present(set), etag: rowEtag(set.id, set.version) };
-    },
+    handler: async (input) => answer(200, await getSecondarySet(input.context, input.params.set)),
   }),
   defineRoute({
     method: 'patch',
@@ -130,10 +125,8 @@ export const secondarySetRoutes = [
     body: z.strictObject({ secondaries: secondariesInput.optional(), group_by: groupByInput.optional(), tsig_key: tsigKeyInput.optional() }),
     errors: ['precondition_failed'],
     responses: { 200: { description: 'The set', schema: secondarySetSchema, headers: ['ETag'] } },
-    handler: async (input) => {
-      const set = await updateSecondarySet(writeContext(input), input.services.config, input.params.set, input.body, input.request.ifMatch);
-      return { status: 200, body: present(set), etag: rowEtag(set.id, set.version) };
-    },
+    handler: async (input) =>
+      answer(200, await updateSecondarySet(writeContext(input), input.services.config, input.params.set, input.body, input.request.ifMatch)),
   }),
   defineRoute({
     method: 'delete',
