@@ -43,7 +43,7 @@ describe('the nameserver and worker roles in their own thread (THREADED_ROLES=on
     expect(service.rolesThread?.dnsPort).toEqual(expect.any(Number));
     const health = await fetch(`${service.httpUrl}/healthz`);
     expect(health.status).toBe(200);
-    expect((await health.json()).checks).toEqual({ database: 'ok', nameserver: 'ok' });
+    expect((await health.json()).checks).toEqual({ database: 'ok', nameserver: 'ok', secondaries: 'ok' });
   });
 
   it('publishes a write: live, and answered by the thread’s nameserver', async () => {
