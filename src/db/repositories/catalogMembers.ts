@@ -12,7 +12,8 @@ export interface CatalogInputs {
   members: { zoneId: string; name: string; dnssecState: string }[];
 }
 
-const MEMBER_KINDS_SQL = `(${CATALOG_MEMBER_KINDS.map((k) => `'${k}'`).join(', ')})`;
+/** The member kinds as an SQL list, for statements written as text. */
+export const MEMBER_KINDS_SQL = `(${CATALOG_MEMBER_KINDS.map((k) => `'${k}'`).join(', ')})`;
 
 /**
  * The SQL of a catalog's member stamp, for the catalog zone row aliased `alias` (text, null for

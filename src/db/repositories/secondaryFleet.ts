@@ -2,20 +2,17 @@
 // zone (NOTIFY to their secondaries, ask them before `live`), and who may read each catalog zone
 // (the nameserver's access lists). A set carries every forward and reverse zone of its owner's
 // subtree, and its own catalog zone; catalog and lab parent zones are members of no set.
+import { DEFAULT_SECONDARY_PORT, type Secondary } from '../../domain/secondarySets.js';
 import { SECONDARY_SETS_CHANNEL } from '../channels.js';
+import { MEMBER_KINDS_SQL } from './catalogMembers.js';
 import type { Runner, Transaction } from '../context.js';
 import { PREPARED } from '../preparedStatements.js';
-
-export interface FleetSecondaryAddress {
-  address: string;
-  port: number;
-}
 
 /** A set that carries a zone: its secondaries and the TSIG key (id) they transfer and are told with. */
 export interface CarryingSet {
   id: string;
   name: string;
-  secondaries: FleetSecondaryAddress[];
+  secondaries: Secondary[];
   tsigKeyId: string | null;
 }
 
@@ -26,10 +23,8 @@ export interface CatalogAccessRow {
   tsigKeyId: string | null;
 }
 
-const MEMBER_KINDS = `('forward', 'reverse', 'provider_reverse')`;
-
-const secondariesOf = (value: unknown): FleetSecondaryAddress[] =>
-  (Array.isArray(value) ? value : []).map((s: { address: string; port?: number }) => ({ address: s.address, port: s.port ?? 53 }));
+const secondariesOf = (value: unknown): Secondary[] =>
+  (Array.isArray(value) ? value : []).map((s: { address: string; port?: number }) => ({ address: s.address, port: s.port ?? DEFAULT_SECONDARY_PORT }));
 
 /** The sets carrying zone `zoneId`, by id. */
 export async function setsCarryingZone(db: Runner, zoneId: string): Promise<CarryingSet[]> {
@@ -38,7 +33,7 @@ export async function setsCarryingZone(db: Runner, zoneId: string): Promise<Carr
       `SELECT s.id, s.name, s.secondaries, s.tsig_key_id
        FROM zones z
        JOIN tenants t ON t.id = z.tenant_id
-       JOIN secondary_sets s ON s.catalog_zone_id = z.id OR (z.kind IN ${MEMBER_KINDS} AND t.path @> ARRAY[s.tenant_id])
+       JOIN secondary_sets s ON s.catalog_zone_id = z.id OR (z.kind IN ${MEMBER_KINDS_SQL} AND t.path @> ARRAY[s.tenant_id])
        WHERE z.id = ?
        ORDER BY s.id`,
       [zoneId],
