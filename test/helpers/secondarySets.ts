@@ -18,6 +18,24 @@ export async function insertSecondarySet(sql: pg.Pool, row: SecondarySetRow): Pr
   const id = `sst_${randomUUID().replaceAll('-', '').slice(0, 20)}`;
   const catalogZoneId = `zon_${randomUUID().replaceAll('-', '').slice(0, 20)}`;
   const catalogZone = `${row.name}.catalog.invalid`;
+  // One transaction, then the notification the API's write sends: a nameserver reading its access
+  // lists between the two inserts would otherwise see the catalog zone without its set's secondaries.
+  const client = await sql.connect();
+  try {
+    await client.query('BEGIN');
+    await insertRows(client, row, id, catalogZoneId, catalogZone);
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK');
+    throw error;
+  } finally {
+    client.release();
+  }
+  await sql.query(`SELECT pg_notify('secondary_sets_changed', $1)`, [id]);
+  return { id, catalogZone, catalogZoneId };
+}
+
+async function insertRows(sql: pg.PoolClient, row: SecondarySetRow, id: string, catalogZoneId: string, catalogZone: string): Promise<void> {
   await sql.query(
     `INSERT INTO zones
      SELECT (jsonb_populate_record(NULL::zones, to_jsonb(z) || jsonb_build_object(
@@ -30,5 +48,4 @@ export async function insertSecondarySet(sql: pg.Pool, row: SecondarySetRow): Pr
      VALUES ($1, $2, $3, $4, $5::jsonb, $6, now(), now())`,
     [id, row.tenantId, row.name, catalogZoneId, JSON.stringify(row.secondaries), row.tsigKeyId ?? null],
   );
-  return { id, catalogZone, catalogZoneId };
 }
