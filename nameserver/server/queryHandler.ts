@@ -27,6 +27,7 @@ import type { NameserverLogger } from './logger.js';
 import { cacheProbe, ResponseCache, type CacheProbe, type ResponseCacheOptions } from './responseCache.js';
 import { countResponse, emptyStats, type ServerStats } from './serverStats.js';
 import type { UpdateHandler, UpdateRequest } from './updates.js';
+import { catalogMembers } from './catalogMembers.js';
 import { type ZoneAccess, ZoneAccessLists } from './zoneAccess.js';
 
 export interface QueryContext {
@@ -207,6 +208,14 @@ export class QueryHandler {
     return this.zoneAccess.mayQuery(origin, context.remoteAddress) || this.allow.includes(context.remoteAddress);
   }
 
+  /** Is zone `name` a member of a catalog whose clients include this address and key? */
+  private listedForClient(name: string, address: string, key: TsigKey | null): boolean {
+    return this.zoneAccess.catalogsGranting(address, key).some((origin) => {
+      const catalog = this.store.get(origin);
+      return catalog !== undefined && catalogMembers(catalog).has(name);
+    });
+  }
+
   private refuseRestricted(query: Query, key: TsigKey | null, context: QueryContext, origin: string): Buffer {
     this.logger.info({ remote: context.remoteAddress, transport: context.transport, zone: origin }, 'query for a restricted zone refused');
     return this.bare(query, RCODE.REFUSED, key);
@@ -236,7 +245,8 @@ export class QueryHandler {
    * transferAllow and, when deployment keys are configured, the request carries a valid TSIG with
    * one of them; a tenant's key never authorizes a transfer, keys configured or not. A zone with
    * an access list is also transferred to the clients on it, signed with the list's key when it
-   * names one (that key may be a tenant's: the set's own). AXFR over UDP
+   * names one (that key may be a tenant's: the set's own), and so is every zone such a zone lists
+   * as a catalog (a set's members, to the set's secondaries with the set's key). AXFR over UDP
    * is FORMERR, after the access check, as BIND's xfrout answers it ("attempted AXFR over UDP";
    * Knot 3.2 answers NOTIMP). IXFR over UDP gets the current SOA alone (RFC 1995
    * §2), after which the client comes back over TCP.
@@ -251,7 +261,8 @@ export class QueryHandler {
       return this.bare(query, RCODE.REFUSED, key);
     };
     const byList = qclass === CLASS.IN ? this.zoneAccess.mayTransfer(name, context.remoteAddress, key) : undefined;
-    if (!byList) {
+    const granted = byList === true || (byList === undefined && qclass === CLASS.IN && this.listedForClient(name, context.remoteAddress, key));
+    if (!granted) {
       if (!this.allow.includes(context.remoteAddress))
         return refuse(byList === false ? 'not allowed by the zone’s access list' : 'address not in transferAllow');
       if (key && !this.keyRing.isDeploymentKey(key)) return refuse("signed with a tenant's key");

@@ -3,7 +3,9 @@
 // (by its owner, the service's credential id) a transfer must be signed with, when there is one.
 // Every other zone is answered to anyone, as before. The lists are replaced whole, like the
 // tenants' TSIG keys (keyRing.ts), by whoever knows which zones are restricted: the nameserver
-// itself knows nothing of tenants or sets.
+// itself knows nothing of tenants or sets. A list may also grant its clients the transfer of the
+// zones the restricted zone lists as a catalog (RFC 9432): a set's secondaries, with the set's key,
+// transfer its members though the deployment's transfer rules would not let them.
 import { normalizeName } from '../wire/name.js';
 import type { TsigKey } from '../wire/tsig.js';
 import { AddressList } from './addressList.js';
@@ -15,11 +17,14 @@ export interface ZoneAccess {
   addresses: string[];
   /** When set, a transfer must be signed with the key of this owner (TsigKey.owner). */
   transferKeyOwner: string | null;
+  /** The zone is a catalog: the same clients (and key) may also transfer every zone it lists. */
+  grantsMembers: boolean;
 }
 
 interface Compiled {
   addresses: AddressList;
   transferKeyOwner: string | null;
+  grantsMembers: boolean;
 }
 
 export class ZoneAccessLists {
@@ -38,7 +43,11 @@ export class ZoneAccessLists {
           return false;
         }
       });
-      next.set(normalizeName(list.origin), { addresses: new AddressList(blocks), transferKeyOwner: list.transferKeyOwner });
+      next.set(normalizeName(list.origin), {
+        addresses: new AddressList(blocks),
+        transferKeyOwner: list.transferKeyOwner,
+        grantsMembers: list.grantsMembers,
+      });
     }
     this.lists = next;
     this.current = lists.map((l) => ({ ...l, addresses: [...l.addresses] }));
@@ -67,8 +76,14 @@ export class ZoneAccessLists {
   mayTransfer(origin: string, address: string, key: TsigKey | null): boolean | undefined {
     const list = this.lists.get(origin);
     if (!list) return undefined;
-    if (!list.addresses.includes(address)) return false;
-    return list.transferKeyOwner === null || (key !== null && key.owner === list.transferKeyOwner);
+    return admits(list, address, key);
+  }
+
+  /** The catalogs whose members `address`, signed with `key`, may transfer: the caller looks the zone up in them. */
+  catalogsGranting(address: string, key: TsigKey | null): string[] {
+    const origins: string[] = [];
+    for (const [origin, list] of this.lists) if (list.grantsMembers && admits(list, address, key)) origins.push(origin);
+    return origins;
   }
 
   /** Calls `listener` with the new lists after every set; returns the unsubscribe. */
@@ -76,4 +91,9 @@ export class ZoneAccessLists {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
+}
+
+function admits(list: Compiled, address: string, key: TsigKey | null): boolean {
+  if (!list.addresses.includes(address)) return false;
+  return list.transferKeyOwner === null || (key !== null && key.owner === list.transferKeyOwner);
 }

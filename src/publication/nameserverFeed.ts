@@ -118,6 +118,7 @@ export class NameserverFeed {
           origin: r.zoneName,
           addresses: r.addresses,
           transferKeyOwner: r.tsigKeyId,
+          grantsMembers: true,
         }));
         const text = JSON.stringify(lists);
         if (text !== this.accessText) {

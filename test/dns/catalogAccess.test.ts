@@ -2,6 +2,8 @@
 // catalog"): real sockets, with clients on 127.0.0.1 (on the list) and 127.0.0.2 (not on it; on
 // Linux the whole of 127/8 is local), over UDP, TCP and AXFR; with the list's key, a transfer
 // must be signed with it. transferAllow names no local address here, so the list alone decides.
+// The list grants its clients the catalog's members too (a set's secondaries transfer the zones
+// the catalog lists, with the set's key): example.com is listed, other.example is not.
 import { randomBytes } from 'node:crypto';
 import dgram from 'node:dgram';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,6 +19,11 @@ import { buildQuery, TcpDnsClient } from '../helpers/tcpClient.js';
 
 const CATALOG = 'edge.catalog.invalid';
 const setKey: TsigKey = { name: 'edge-xfr', algorithm: 'hmac-sha256', secret: randomBytes(32), owner: 'tsk_edge' };
+const OTHER = 'other.example';
+const otherZone = (): RecordSpec[] => [
+  [OTHER, 'SOA', 3600, soaData(OTHER, 1)],
+  [OTHER, 'NS', 3600, { nameserver: 'ns1.example.com' }],
+];
 const otherKey: TsigKey = { name: 'someone-else', algorithm: 'hmac-sha256', secret: randomBytes(32), owner: 'tsk_other' };
 
 function catalogRecords(serial = 7): RecordSpec[] {
@@ -71,12 +78,13 @@ const signed = (query: Buffer, key: TsigKey) => signMessage(query, key, { now: n
 
 describe('a zone with an access list, without a key', () => {
   let server: DnsServer;
+  let store: ZoneStore;
 
   beforeAll(async () => {
-    const store = storeWith({ 'example.com': exampleRecords(), [CATALOG]: catalogRecords() });
+    store = storeWith({ 'example.com': exampleRecords(), [OTHER]: otherZone(), [CATALOG]: catalogRecords() });
     ({ server } = await startTestServer(store, {
       transferAllow: ['192.0.2.0/24'],
-      zoneAccess: [{ origin: CATALOG, addresses: ['127.0.0.1'], transferKeyOwner: null }],
+      zoneAccess: [{ origin: CATALOG, addresses: ['127.0.0.1'], transferKeyOwner: null, grantsMembers: true }],
     }));
   });
   afterAll(async () => {
@@ -114,20 +122,45 @@ describe('a zone with an access list, without a key', () => {
     expect(refused).toMatchObject({ rcode: RCODE.REFUSED, answer: [] });
   });
 
-  it('leaves other zones open to everyone, and their transfers to transferAllow', async () => {
+  it('leaves other zones open to everyone; transfers a member to the catalog’s clients, the rest to transferAllow only', async () => {
     const other = await udpAsk(server.port, buildQuery(30, 'www.example.com', TYPE.A), '127.0.0.2');
     expect(other).toMatchObject({ rcode: RCODE.NOERROR, aa: true });
-    const [transfer] = await tcpAsk(server.port, buildQuery(31, 'example.com', TYPE.AXFR), '127.0.0.1');
-    expect(transfer!.rcode).toBe(RCODE.REFUSED);
+    const member = await tcpAsk(server.port, buildQuery(31, 'example.com', TYPE.AXFR), '127.0.0.1');
+    expect(member[0]!.rcode).toBe(RCODE.NOERROR);
+    expect(member.flatMap((m) => m.answer).filter((r) => r.type === TYPE.SOA)).toHaveLength(2);
+    const [memberToOthers] = await tcpAsk(server.port, buildQuery(32, 'example.com', TYPE.AXFR), '127.0.0.2');
+    expect(memberToOthers!.rcode).toBe(RCODE.REFUSED);
+    const [notListed] = await tcpAsk(server.port, buildQuery(33, OTHER, TYPE.AXFR), '127.0.0.1');
+    expect(notListed!.rcode).toBe(RCODE.REFUSED);
+  });
+
+  it('no longer transfers a member once the catalog stops listing it', async () => {
+    const listed = catalogRecords(8);
+    listed.push([`bbbbbbbbbbbbbbbb.zones.${CATALOG}`, 'PTR', 0, { target: OTHER }]);
+    store.set(buildZoneSnapshot(CATALOG, listed.map(zoneRecord)));
+    try {
+      expect((await tcpAsk(server.port, buildQuery(34, OTHER, TYPE.AXFR), '127.0.0.1'))[0]!.rcode).toBe(RCODE.NOERROR);
+      store.set(
+        buildZoneSnapshot(
+          CATALOG,
+          catalogRecords(9)
+            .filter((r) => r[1] !== 'PTR')
+            .map(zoneRecord),
+        ),
+      );
+      expect((await tcpAsk(server.port, buildQuery(35, 'example.com', TYPE.AXFR), '127.0.0.1'))[0]!.rcode).toBe(RCODE.REFUSED);
+    } finally {
+      store.set(buildZoneSnapshot(CATALOG, catalogRecords(10).map(zoneRecord)));
+    }
   });
 
   it('follows a new list at once: the other address on it is answered, the first no longer', async () => {
-    server.setZoneAccess([{ origin: CATALOG, addresses: ['127.0.0.2/32'], transferKeyOwner: null }]);
+    server.setZoneAccess([{ origin: CATALOG, addresses: ['127.0.0.2/32'], transferKeyOwner: null, grantsMembers: true }]);
     try {
       expect((await udpAsk(server.port, soaQuery(40), '127.0.0.2')).rcode).toBe(RCODE.NOERROR);
       expect((await udpAsk(server.port, soaQuery(41), '127.0.0.1')).rcode).toBe(RCODE.REFUSED);
     } finally {
-      server.setZoneAccess([{ origin: CATALOG, addresses: ['127.0.0.1'], transferKeyOwner: null }]);
+      server.setZoneAccess([{ origin: CATALOG, addresses: ['127.0.0.1'], transferKeyOwner: null, grantsMembers: true }]);
     }
   });
 });
@@ -136,10 +169,10 @@ describe('a zone with an access list and a key', () => {
   let server: DnsServer;
 
   beforeAll(async () => {
-    const store = storeWith({ [CATALOG]: catalogRecords() });
+    const store = storeWith({ 'example.com': exampleRecords(), [OTHER]: otherZone(), [CATALOG]: catalogRecords() });
     ({ server } = await startTestServer(store, {
       transferAllow: ['192.0.2.0/24'],
-      zoneAccess: [{ origin: CATALOG, addresses: ['127.0.0.1'], transferKeyOwner: setKey.owner }],
+      zoneAccess: [{ origin: CATALOG, addresses: ['127.0.0.1'], transferKeyOwner: setKey.owner, grantsMembers: true }],
     }));
     server.setTenantTsigKeys([setKey, otherKey]);
   });
@@ -163,6 +196,17 @@ describe('a zone with an access list and a key', () => {
     expect(messages.every((m) => m.tsig !== null)).toBe(true);
   });
 
+  it('transfers a member only signed with the set’s key, and a zone the catalog does not list not even so', async () => {
+    const memberAxfr = (id: number) => buildQuery(id, 'example.com', TYPE.AXFR);
+    expect((await tcpAsk(server.port, memberAxfr(6), '127.0.0.1'))[0]!.rcode).toBe(RCODE.REFUSED);
+    expect((await tcpAsk(server.port, signed(memberAxfr(7), otherKey), '127.0.0.1'))[0]!.rcode).toBe(RCODE.REFUSED);
+    const messages = await tcpAsk(server.port, signed(memberAxfr(8), setKey), '127.0.0.1');
+    expect(messages[0]!.rcode).toBe(RCODE.NOERROR);
+    expect(messages.flatMap((m) => m.answer).filter((r) => r.type === TYPE.SOA)).toHaveLength(2);
+    expect((await tcpAsk(server.port, signed(memberAxfr(9), setKey), '127.0.0.2'))[0]!.rcode).toBe(RCODE.REFUSED);
+    expect((await tcpAsk(server.port, signed(buildQuery(10, OTHER, TYPE.AXFR), setKey), '127.0.0.1'))[0]!.rcode).toBe(RCODE.REFUSED);
+  });
+
   it('refuses a signed AXFR from an address not on the list', async () => {
     const [refused] = await tcpAsk(server.port, signed(axfr(5), setKey), '127.0.0.2');
     expect(refused!.rcode).toBe(RCODE.REFUSED);
@@ -176,7 +220,7 @@ describe('UDP helper processes', () => {
   beforeAll(async () => {
     store = new MirroredZoneStore();
     store.set(buildZoneSnapshot(CATALOG, catalogRecords().map(zoneRecord)));
-    const lists = [{ origin: CATALOG, addresses: ['127.0.0.1'], transferKeyOwner: null }];
+    const lists = [{ origin: CATALOG, addresses: ['127.0.0.1'], transferKeyOwner: null, grantsMembers: true }];
     ({ server } = await startTestServer(store as ZoneStore, { transferAllow: ['192.0.2.0/24'], zoneAccess: lists }));
     await store.startHelpers(2, server.udpSockets, { transferAllow: ['192.0.2.0/24'], tsigKeys: [], handler: server.handler });
   }, 30_000);
@@ -195,7 +239,7 @@ describe('UDP helper processes', () => {
   it('answer and refuse as the main process does, and follow a new list', async () => {
     expect(await rcodesFrom('127.0.0.1', 100)).toEqual(new Set([RCODE.NOERROR]));
     expect(await rcodesFrom('127.0.0.2', 200)).toEqual(new Set([RCODE.REFUSED]));
-    server.setZoneAccess([{ origin: CATALOG, addresses: ['127.0.0.2'], transferKeyOwner: null }]);
+    server.setZoneAccess([{ origin: CATALOG, addresses: ['127.0.0.2'], transferKeyOwner: null, grantsMembers: true }]);
     // The helpers get the list over their IPC channel: give it a moment.
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(await rcodesFrom('127.0.0.2', 300)).toEqual(new Set([RCODE.NOERROR]));

@@ -2,12 +2,14 @@
 // is configured with nothing but a secondary set's catalog zone (`catalog-role: interpret`, a
 // template per `group`). Zones created through the API are then served by Knot without any edit of
 // its configuration; a change reaches it by IXFR; a deleted zone is purged; a zone created again
-// under the same name gets a new member label, which Knot takes as a new zone.
+// under the same name gets a new member label, which Knot takes as a new zone. A customer's own set,
+// with its own TSIG key and no address of the fleet in DNS_TRANSFER_ALLOW: Knot transfers the
+// catalog and the customer's zones signed with that key, and the key opens no other zone.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memberLabel } from '../../src/catalog/catalogRecords.js';
 import { createRecord, createZone, type DnsLab, startDnsLab } from '../helpers/dnsLab.js';
 import { eventually, queryDns } from '../helpers/dnsQuery.js';
-import { requireTool } from '../helpers/dnsTools.js';
+import { requireTool, runToolAsync } from '../helpers/dnsTools.js';
 import { type KnotSecondary, startKnotCatalogConsumer } from '../helpers/knot.js';
 import { portOutsideEphemeralRange } from '../helpers/reservedPort.js';
 
@@ -89,5 +91,80 @@ describe.skipIf(!knotd && process.env.REQUIRE_DNS_TOOLS !== '1')('Knot as a cata
       30_000,
       'Knot to serve the zone created again',
     );
+  });
+});
+
+describe.skipIf(!knotd && process.env.REQUIRE_DNS_TOOLS !== '1')('Knot following a customer’s own set, with the set’s key', () => {
+  const MEMBER = 'own-fleet.example';
+  const NOT_MEMBER = 'someone-elses.example';
+  let lab: DnsLab;
+  let knot: KnotSecondary;
+  let knotPort: number;
+  let key: { name: string; secret: Buffer };
+
+  beforeAll(async () => {
+    knotPort = await portOutsideEphemeralRange();
+    // No local address may transfer by the deployment's rules: only the set's grant lets Knot in.
+    lab = await startDnsLab({ env: { ROLES: 'api,nameserver,worker', DNS_TRANSFER_ALLOW: '192.0.2.0/24' } });
+    const created = await lab.customerA.post('/tsig-keys', { name: 'own-fleet-xfr.customer.example' });
+    expect(created.status, created.text).toBe(201);
+    key = { name: created.body.name, secret: Buffer.from(created.body.secret, 'base64') };
+    const set = await lab.customerA.post('/secondary-sets', {
+      name: 'own',
+      secondaries: [{ address: '127.0.0.1', port: knotPort }],
+      tsig_key: created.body.id,
+    });
+    expect(set.status, set.text).toBe(201);
+    await createZone(lab.customerB, NOT_MEMBER);
+    knot = await startKnotCatalogConsumer({
+      port: async () => knotPort,
+      primaryPort: lab.service.nameserver!.server.port,
+      catalog: set.body.catalog_zone,
+      groups: [],
+      key,
+    });
+  });
+  afterAll(async () => {
+    await knot?.close();
+    await lab?.close();
+  });
+
+  it('serves the customer’s new zone, transferred signed with the set’s key', async () => {
+    await createZone(lab.customerA, MEMBER, { records: [{ name: 'www', type: 'A', data: { address: '192.0.2.93' } }] });
+    await eventually(
+      async () => ((await queryDns(knotPort, `www.${MEMBER}`, 'A')).answers.some((a) => a.address === '192.0.2.93') ? true : undefined),
+      30_000,
+      'Knot to serve the member',
+    );
+    const zone = await eventually(
+      async () => {
+        const z = (await lab.customerA.get(`/zones/${MEMBER}`)).body;
+        return z.publication.state === 'live' ? z : undefined;
+      },
+      30_000,
+      'the member to be live',
+    );
+    expect((await queryDns(knotPort, MEMBER, 'SOA')).answers[0]!.serial).toBe(zone.serial);
+    // Knot's only key is the set's and nothing local is in DNS_TRANSFER_ALLOW: the transfer was signed with it.
+    expect(knot.log()).toMatch(new RegExp(`\\[${MEMBER.replace(/\./g, '\\.')}\\.\\] AXFR, incoming, remote 127\\.0\\.0\\.1@\\d+, finished`));
+  });
+
+  it('opens no zone outside the set with that key, and no member without it', async () => {
+    const kdig = requireTool('kdig')!;
+    const axfr = async (zone: string, signed: boolean) => {
+      const run = await runToolAsync(kdig, [
+        '-p',
+        String(lab.service.nameserver!.server.port),
+        '@127.0.0.1',
+        ...(signed ? ['-y', `hmac-sha256:${key.name}:${key.secret.toString('base64')}`] : []),
+        'AXFR',
+        zone,
+      ]);
+      return `${run.stdout}${run.stderr}`;
+    };
+    expect(await axfr(NOT_MEMBER, true)).toMatch(/REFUSED/);
+    expect(await axfr(MEMBER, false)).toMatch(/REFUSED/);
+    const member = await axfr(MEMBER, true);
+    expect(member).toMatch(new RegExp(`www\\.${MEMBER.replace(/\./g, '\\.')}\\.\\s+\\d+\\s+IN\\s+A\\s+192\\.0\\.2\\.93`));
   });
 });
