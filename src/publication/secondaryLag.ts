@@ -32,7 +32,7 @@ interface Behind {
   since: number;
 }
 
-const addressOf = (s: FleetServer) => (s.host.includes(':') ? `[${s.host}]:${s.port}` : `${s.host}:${s.port}`);
+export const addressOf = (s: FleetServer) => (s.host.includes(':') ? `[${s.host}]:${s.port}` : `${s.host}:${s.port}`);
 
 export class SecondaryLag {
   /** Per secondary (set id, address): its set's name and the zones it is behind on. */

@@ -17,7 +17,8 @@ import type { Clock } from '../domain/clock.js';
 import { serialGreater } from '../../nameserver/wire/serial.js';
 import type { SoaProbe, SoaProbeResult } from './soaProbe.js';
 import { setsCarryingZone } from '../db/repositories/secondaryFleet.js';
-import type { FleetServer, SecondaryLag } from './secondaryLag.js';
+import { addressOf, type FleetServer, type SecondaryLag } from './secondaryLag.js';
+import { type LagRow, replaceZoneLag } from '../db/repositories/secondaryLagRows.js';
 import { transactionWithRetry } from '../db/transaction.js';
 
 /** Spec: still `pushed` after 60 minutes → error.code verification_timeout (state unchanged). */
@@ -68,9 +69,20 @@ export async function verifyZone(deps: VerifyDeps, zoneId: string): Promise<Veri
   const firstFleet = servers.length - fleet.length;
   deps.lag?.keepOnly(zone.id, fleet);
   for (let i = firstFleet; i < servers.length; i++) deps.lag?.observe(fleet[i - firstFleet]!, zone.id, serial, seen[i]!, now);
+  // What the zone's publication object shows (any API process reads it): written when it changed.
+  if (fleet.length > 0 || zone.lagged) await replaceZoneLag(deps.db, zone.id, behind(fleet, seen.slice(firstFleet), serial), now);
   const lagging = seen.map((r, i) => ({ server: servers[i]!, seen: r })).filter((x) => !serves(x.seen, serial));
   if (lagging.length) return { kind: 'waiting', lagging };
   return { kind: 'live', changeSets: await markChangeSetsLive(deps.db, zone, serial, deps.clock.now()) };
+}
+
+/** The set secondaries that do not serve `serial`, with what they answered. */
+function behind(fleet: readonly FleetServer[], seen: readonly SoaProbeResult[], serial: number): LagRow[] {
+  return fleet.flatMap((server, i) => {
+    const answer = seen[i]!;
+    if (serves(answer, serial)) return [];
+    return [{ setId: server.setId, address: addressOf(server), serial: answer.kind === 'serial' ? answer.serial : null }];
+  });
 }
 
 /** The secondaries of every set carrying the zone, each address once per set. */

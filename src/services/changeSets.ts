@@ -141,7 +141,7 @@ export async function appendChangeSet(
   zone.changesetSeq = changeSet.seq;
   zone.recordCount += entry.growth ?? 0;
   zone.version += 1;
-  zone.publication = { state: 'pending', changesetId: changeSet.id, updatedAt: now };
+  zone.publication = { ...zone.publication, state: 'pending', changesetId: changeSet.id, updatedAt: now };
   zone.updatedAt = now;
   return changeSet;
 }

@@ -108,12 +108,18 @@ describe.skipIf(!knotd && process.env.REQUIRE_DNS_TOOLS !== '1')('a secondary se
       async () => {
         const z = await zone();
         const lines = await lagLines();
-        return z.publication.state === 'pushed' && lines.includes(`secondary_lag_serials{set="${setId}",address="127.0.0.1:${knotPort}"} -1`) ? z : undefined;
+        return z.publication.state === 'pushed' &&
+          z.publication.waiting_on.length > 0 &&
+          lines.includes(`secondary_lag_serials{set="${setId}",address="127.0.0.1:${knotPort}"} -1`)
+          ? z
+          : undefined;
       },
       20_000,
       'the change set pushed and the lag in /metrics',
     );
     expect(pushed.publication.state).toBe('pushed');
+    // The zone's publication object names the secondary it waits on: Knot is down, so no serial.
+    expect(pushed.publication.waiting_on).toEqual([{ address: `127.0.0.1:${knotPort}`, serial: null, since: expect.any(String) }]);
     const health = await lab.customerA.get('/healthz');
     expect(health.body.checks.secondaries).toBe('ok');
     // Minutes later (the service's clock), /healthz names the lagging secondaries.
@@ -138,6 +144,7 @@ describe.skipIf(!knotd && process.env.REQUIRE_DNS_TOOLS !== '1')('a secondary se
       'zone to be live again',
     );
     expect((await queryDns(knotPort, ZONE, 'SOA')).answers[0]!.serial).toBe(live.serial);
+    expect(live.publication.waiting_on).toEqual([]);
     expect(await lagLines()).toContain(`secondary_lag_seconds{set="${setId}",address="127.0.0.1:${knotPort}"} 0`);
     expect((await lab.customerA.get('/healthz')).body.checks.secondaries).toBe('ok');
   });

@@ -544,6 +544,7 @@ const SNAPSHOT_TABLES = [
   // Written by the publication worker, never by a request; a denied request must not either.
   'published_records',
   'zone_versions',
+  'secondary_lag',
   // The outbox (`events`, tenant-owned above) is written with every stored change and by the
   // worker, never by a denied request.
 ];

@@ -16,6 +16,8 @@ export interface VerifyZoneRow {
   changeset_seq: number;
   /** Whether a change set of the zone is `pushed` (waits for verification). */
   waiting: boolean;
+  /** Whether the zone has rows in secondary_lag (a version waited on a set's secondary). */
+  lagged: boolean;
 }
 
 export async function readZoneToVerify(db: Runner, zoneId: string): Promise<VerifyZoneRow | undefined> {
@@ -30,6 +32,7 @@ export async function readZoneToVerify(db: Runner, zoneId: string): Promise<Veri
       'published_seq',
       'changeset_seq',
       db.raw(`EXISTS (SELECT 1 FROM change_sets c WHERE c.zone_id = zones.id AND c.state = 'pushed') AS waiting`),
+      db.raw('EXISTS (SELECT 1 FROM secondary_lag l WHERE l.zone_id = zones.id) AS lagged'),
     )
     .options(PREPARED)) as VerifyZoneRow | undefined;
 }

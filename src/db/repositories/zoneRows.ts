@@ -28,6 +28,8 @@ export interface ZoneRow {
   /** Joined: state of the newest change set. */
   publication_state: ChangeSetState | null;
   publication_updated_at: Date | null;
+  /** Joined: the set secondaries its published version waits on (secondaryLagRows.ts ZONE_LAG_SQL). */
+  secondary_lag?: { address: string; serial: number | string | null; since: string }[] | null;
 }
 
 export const zoneToDomain = (r: ZoneRow): Zone => ({
@@ -44,7 +46,12 @@ export const zoneToDomain = (r: ZoneRow): Zone => ({
   changesetSeq: r.changeset_seq,
   recordCount: r.record_count,
   version: Number(r.version),
-  publication: { state: r.publication_state, changesetId: r.last_changeset_id, updatedAt: r.publication_updated_at },
+  publication: {
+    state: r.publication_state,
+    changesetId: r.last_changeset_id,
+    updatedAt: r.publication_updated_at,
+    waitingOn: (r.secondary_lag ?? []).map((l) => ({ address: l.address, serial: l.serial === null ? null : Number(l.serial), since: new Date(l.since) })),
+  },
   createdAt: r.created_at,
   updatedAt: r.updated_at,
   deletionRequestedAt: r.deletion_requested_at,

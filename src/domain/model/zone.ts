@@ -30,7 +30,13 @@ export interface Zone {
   /** Counts the writes of the zone (every change set and settings change); its ETag (rowEtag). */
   version: number;
   /** Publication progress: not part of the ETag. */
-  publication: { state: ChangeSetState | null; changesetId: string | null; updatedAt: Date | null };
+  publication: {
+    state: ChangeSetState | null;
+    changesetId: string | null;
+    updatedAt: Date | null;
+    /** The secondary sets' secondaries that do not serve the published serial yet (docs/catalog-zones.md). */
+    waitingOn: { address: string; serial: number | null; since: Date }[];
+  };
   createdAt: Date;
   updatedAt: Date;
   deletionRequestedAt: Date | null;

@@ -30,6 +30,17 @@ export const zoneSchema = z.object({
     state: stateSchema.nullable().describe('State of the newest change set (docs/zones.md).'),
     changeset_id: z.string().nullable(),
     updated_at: timestamp.nullable(),
+    waiting_on: z
+      .array(
+        z.object({
+          address: z.string().describe('host:port ([host]:port for IPv6) of a secondary of a secondary set carrying the zone.'),
+          serial: z.number().int().nullable().describe('The serial it last answered; null when it answered none (down, refused, not serving the zone yet).'),
+          since: timestamp.describe('When it was first seen behind on this zone.'),
+        }),
+      )
+      .describe(
+        'The secondaries of the secondary sets carrying the zone that do not serve its published serial yet, as the publication verifier last saw them; the newest change set stays `pushed` until this is empty (docs/catalog-zones.md). Empty when none lags.',
+      ),
   }),
   delegation: z.object({
     nameservers: z.array(z.string()).describe('The NS set to configure at the registrar (or, for a reverse zone, at the parent reverse zone).'),
@@ -57,7 +68,12 @@ export function presentZone(zone: Zone, config: Config) {
     soa_email: zone.soaEmail,
     serial: zone.serial,
     dnssec: zone.dnssec,
-    publication: { state: zone.publication.state, changeset_id: zone.publication.changesetId, updated_at: iso(zone.publication.updatedAt) },
+    publication: {
+      state: zone.publication.state,
+      changeset_id: zone.publication.changesetId,
+      updated_at: iso(zone.publication.updatedAt),
+      waiting_on: zone.publication.waitingOn.map((w) => ({ address: w.address, serial: w.serial, since: iso(w.since) })),
+    },
     delegation: {
       nameservers: config.zones.nameservers,
       status: zone.delegation?.state ?? ('unchecked' as const),

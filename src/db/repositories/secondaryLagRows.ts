@@ -1,0 +1,38 @@
+// The `secondary_lag` table (migration 20261128050000): the set secondaries a zone's published
+// version waits on, as the verifier last saw them.
+import type { Runner } from '../context.js';
+
+export interface LagRow {
+  setId: string;
+  /** host:port ([host]:port for IPv6). */
+  address: string;
+  /** The serial it answered; null when it answered none (down, REFUSED, not serving the zone). */
+  serial: number | null;
+}
+
+/**
+ * Makes the zone's rows exactly `behind`, in one statement that writes only what changed: rows
+ * of secondaries no longer behind go, new ones come with `since` = now, a changed serial is
+ * updated and `since` kept.
+ */
+export async function replaceZoneLag(db: Runner, zoneId: string, behind: readonly LagRow[], now: Date): Promise<void> {
+  await db.raw(
+    `WITH behind AS (
+       SELECT b.set_id, b.address, b.serial FROM jsonb_to_recordset(?::jsonb) AS b(set_id text, address text, serial bigint)
+     ), gone AS (
+       DELETE FROM secondary_lag l WHERE l.zone_id = ?
+       AND NOT EXISTS (SELECT 1 FROM behind b WHERE b.set_id = l.set_id AND b.address = l.address)
+     )
+     INSERT INTO secondary_lag (zone_id, set_id, address, serial, since)
+     SELECT ?, b.set_id, b.address, b.serial, ? FROM behind b
+     -- A set deleted meanwhile: nothing to record for it.
+     WHERE EXISTS (SELECT 1 FROM secondary_sets s WHERE s.id = b.set_id)
+     ON CONFLICT (zone_id, set_id, address) DO UPDATE SET serial = EXCLUDED.serial
+     WHERE secondary_lag.serial IS DISTINCT FROM EXCLUDED.serial`,
+    [JSON.stringify(behind.map((b) => ({ set_id: b.setId, address: b.address, serial: b.serial }))), zoneId, zoneId, now],
+  );
+}
+
+/** SQL for a zone row's lag (alias `z`): a JSON array of {address, serial, since}, null when none. */
+export const ZONE_LAG_SQL = `(SELECT json_agg(json_build_object('address', l.address, 'serial', l.serial, 'since', l.since) ORDER BY l.address)
+  FROM secondary_lag l WHERE l.zone_id = z.id)`;
