@@ -18,6 +18,8 @@ const PACKAGE_OF: Record<string, string> = {
   nsupdate: 'dnsutils',
   knsupdate: 'knot-dnsutils',
   knotd: 'knot',
+  pdns_server: 'pdns-server',
+  pdnsutil: 'pdns-server',
   unbound: 'unbound',
   delv: 'dnsutils',
   'ldns-verify-zone': 'ldnsutils',

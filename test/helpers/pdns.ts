@@ -1,0 +1,184 @@
+// PowerDNS Authoritative (pdns_server 4.7, Debian's pdns-server and pdns-backend-pgsql) as a
+// catalog consumer (RFC 9432) of our nameserver: software nobody here wrote reading a secondary
+// set's catalog. PowerDNS keeps catalogs only in an SQL backend: each instance gets a database of
+// its own on the tests' PostgreSQL, with the schema Debian ships.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { inject } from 'vitest';
+import { queryDns } from './dnsQuery.js';
+import { requireTool, runToolAsync } from './dnsTools.js';
+import type { KnotSecondary } from './knot.js';
+
+/** The same handle as Knot's: port, log, restart (on the same database), stop, close. */
+export interface PdnsSecondary extends KnotSecondary {
+  /** PowerDNS's zones as its database holds them (`catalog`: the catalog a member came from). */
+  domains(): Promise<PdnsDomain[]>;
+  /** Runs pdnsutil on this instance's configuration (and so its database). */
+  pdnsutil(...args: string[]): Promise<void>;
+}
+
+export interface PdnsDomain {
+  name: string;
+  /** MASTER, SLAVE, CONSUMER, … */
+  type: string;
+  master: string | null;
+  catalog: string | null;
+  /** JSON PowerDNS keeps for a member: its catalog member label (`unique`), for instance. */
+  options: string | null;
+}
+
+export interface PdnsCatalogConsumerOptions {
+  /** Port to listen on (UDP and TCP). */
+  port: () => Promise<number>;
+  primaryPort: number;
+  /** The catalog zone PowerDNS follows: its members become secondary zones of PowerDNS. */
+  catalog: string;
+  /**
+   * The catalog transferred with this key (PowerDNS's AXFR-MASTER-TSIG on the catalog; members made
+   * from it get no key); none: unsigned. Not exercised by a test yet.
+   */
+  key?: { name: string; secret: Buffer };
+}
+
+const SCHEMA = '/usr/share/pdns-backend-pgsql/schema/schema.pgsql.sql';
+
+/**
+ * pdns.conf for a consumer: gpgsql on the scratch database, a secondary (`secondary=yes`) taking
+ * NOTIFY from 127.0.0.1, in the foreground with its log (at info, where transfers and catalog
+ * changes show) on stderr. Everything else is PowerDNS's default, `xfr-cycle-interval` included:
+ * a NOTIFY is acted on within a second whatever the cycle, and the members of a changed catalog
+ * are transferred at once. The database's coordinates are the test's; the rest is what a provider
+ * copies (docs/catalog-zones.md).
+ */
+function pdnsConfig(dir: string, port: number, database: URL): string {
+  return `launch=gpgsql
+gpgsql-host=${database.hostname}
+gpgsql-port=${database.port || 5432}
+gpgsql-dbname=${database.pathname.slice(1)}
+gpgsql-user=${decodeURIComponent(database.username)}
+gpgsql-password=${decodeURIComponent(database.password)}
+local-address=127.0.0.1
+local-port=${port}
+socket-dir=${dir}
+guardian=no
+daemon=no
+disable-syslog=yes
+loglevel=6
+secondary=yes
+allow-notify-from=127.0.0.0/8
+`;
+}
+
+export async function startPdnsCatalogConsumer(options: PdnsCatalogConsumerOptions): Promise<PdnsSecondary> {
+  const pdnsServer = requireTool('pdns_server');
+  const pdnsutil = requireTool('pdnsutil');
+  if (!pdnsServer || !pdnsutil) throw new Error('pdns_server and pdnsutil are not installed');
+  const adminUrl = inject('adminDatabaseUrl');
+  // Named like the test databases, so the run's global teardown drops it if close() never runs.
+  const name = `mdns_t_${inject('runId')}_pdns_${randomBytes(5).toString('hex')}`;
+  const admin = async (statement: string) => {
+    const c = new pg.Client({ connectionString: adminUrl });
+    await c.connect();
+    try {
+      await c.query(statement);
+    } finally {
+      await c.end();
+    }
+  };
+  await admin(`CREATE DATABASE ${name}`);
+  const database = new URL(adminUrl);
+  database.pathname = `/${name}`;
+  const sql = new pg.Pool({ connectionString: database.toString(), max: 1 });
+  sql.on('error', () => {});
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mdns-pdns-'));
+  let child: ChildProcess | null = null;
+  let log = '';
+  let port = 0;
+
+  const stop = async () => {
+    const c = child;
+    child = null;
+    if (!c || c.exitCode !== null || c.signalCode !== null) return;
+    const exited = new Promise((r) => c.once('exit', r));
+    c.kill('SIGTERM');
+    await exited;
+  };
+  const close = async () => {
+    await stop();
+    await sql.end();
+    await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    fs.rmSync(dir, { recursive: true, force: true });
+  };
+
+  const pdnsutilRun = async (...args: string[]) => {
+    const r = await runToolAsync(pdnsutil, [`--config-dir=${dir}`, ...args]);
+    if (r.code !== 0) throw new Error(`pdnsutil ${args.join(' ')}: ${r.stdout}${r.stderr}`);
+  };
+
+  // pdns_server exits at once when its port is taken (another test may take it in between): try again.
+  const launch = async (): Promise<boolean> => {
+    log = '';
+    const c = spawn(pdnsServer, [`--config-dir=${dir}`], { stdio: ['ignore', 'pipe', 'pipe'] });
+    c.stdout!.on('data', (d) => (log += d.toString()));
+    c.stderr!.on('data', (d) => (log += d.toString()));
+    const exit = new Promise<void>((resolve) => c.once('exit', () => resolve()));
+    // Ready when it answers on its port (any answer: the catalog may not be transferred yet).
+    const ready = (async () => {
+      for (let i = 0; i < 100 && c.exitCode === null && c.signalCode === null; i++) {
+        try {
+          await queryDns(port, options.catalog, 'SOA', { timeoutMs: 200 });
+          return true;
+        } catch {
+          await new Promise((r) => setTimeout(r, 50));
+        }
+      }
+      return false;
+    })();
+    const started = await Promise.race([ready, exit.then(() => false)]);
+    if (started) child = c;
+    else if (c.exitCode === null && c.signalCode === null) {
+      c.kill('SIGKILL');
+      await exit;
+    }
+    return started;
+  };
+
+  try {
+    await sql.query(fs.readFileSync(SCHEMA, 'utf8'));
+    for (let attempt = 1; ; attempt++) {
+      port = await options.port();
+      fs.writeFileSync(path.join(dir, 'pdns.conf'), pdnsConfig(dir, port, database));
+      if (attempt === 1) {
+        // The consumer zone: a secondary of our nameserver whose kind makes PowerDNS read its members.
+        await pdnsutilRun('create-secondary-zone', options.catalog, `127.0.0.1:${options.primaryPort}`);
+        await pdnsutilRun('set-kind', options.catalog, 'consumer');
+        if (options.key) {
+          await pdnsutilRun('import-tsig-key', options.key.name, 'hmac-sha256', options.key.secret.toString('base64'));
+          await pdnsutilRun('set-meta', options.catalog, 'AXFR-MASTER-TSIG', options.key.name);
+        }
+      }
+      if (await launch()) break;
+      if (attempt >= 3) throw new Error(`pdns_server did not start:\n${log}`);
+    }
+  } catch (error) {
+    await close();
+    throw error;
+  }
+
+  return {
+    port,
+    log: () => log,
+    restart: async () => {
+      await stop();
+      if (!(await launch())) throw new Error(`pdns_server did not restart:\n${log}`);
+    },
+    stop,
+    close,
+    domains: async () => (await sql.query<PdnsDomain>('SELECT name, type, master, catalog, options FROM domains ORDER BY name')).rows,
+    pdnsutil: pdnsutilRun,
+  };
+}
