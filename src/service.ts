@@ -62,7 +62,7 @@ import { BACKEND_QUOTA_INTERVAL_MS, readBackendQuota } from './services/backendQ
 import { writeDueForwardRecords } from './services/rdns/forwardRecords.js';
 import { dnsSoaProbe, withHelperProcesses } from './publication/soaProbe.js';
 import { SecondaryLag } from './publication/secondaryLag.js';
-import { notifyFleet } from './publication/notifyFleet.js';
+import { notifyFleet, RENOTIFY_AFTER_MS, renotifyLagging } from './publication/notifyFleet.js';
 import { MirroredZoneStore } from '../nameserver/udpProcesses.js';
 import { addressPolicyFor } from './webhooks/addressPolicy.js';
 import { DeliveryWorker } from './webhooks/deliveryWorker.js';
@@ -128,7 +128,7 @@ export interface RunningService {
   /** The nightly lab reset (worker role, sandbox). */
   labReset: NightlyLabReset | null;
   /** The embedded nameserver (nameserver role): its listening port and zone store. */
-  nameserver: { server: DnsServer; store: ZoneStore; feed: NameserverFeed } | null;
+  nameserver: { server: DnsServer; store: ZoneStore; feed: NameserverFeed; renotifyLagging: () => Promise<number> } | null;
   /** Where DS records go (docs/lab.md "Registrar"): the lab's simulated registry, or production's none. */
   registrar: Registrar;
   /** The publication worker (worker role). */
@@ -388,7 +388,20 @@ async function startNameserverRole(w: Wiring): Promise<void> {
     });
     w.onStop(() => store.stopHelpers());
   }
-  running.nameserver = { server: listening, store, feed };
+  // Set secondaries still behind a minute on are told again (notifyFleet.ts renotifyLagging).
+  const fleet = { db: w.db, server: listening, logger, secondaries: config.dns.secondaries };
+  const renotify = () => renotifyLagging(fleet, w.clock.now());
+  const renotifyJob = new PeriodicJob({
+    name: 'NOTIFY to lagging secondaries',
+    intervalMs: RENOTIFY_AFTER_MS,
+    jitter: 0.1,
+    logger,
+    failureLevel: 'warn',
+    run: renotify,
+  });
+  renotifyJob.start();
+  w.onStop(() => renotifyJob.stop());
+  running.nameserver = { server: listening, store, feed, renotifyLagging: renotify };
   logger.info({ hosts: config.dns.hosts, port: listening.port }, 'nameserver listening (UDP and TCP)');
 }
 

@@ -2,12 +2,16 @@
 // with the deployment's first key, as before) and the secondaries of every secondary set carrying
 // the zone (a catalog zone: its own set's), signed with the set's TSIG key when it has one. Each
 // target once per key; the nameserver tells targets in parallel with bounded retries, and a newer
-// serial supersedes an older one still retried (nameserver/server.ts notifySecondaries).
+// serial supersedes an older one still retried (nameserver/server.ts notifySecondaries). A set
+// secondary still behind a minute after it was first seen so (a consumer down past the retries:
+// PowerDNS then waits for the SOA refresh, hours) is told again every minute until it catches up.
 import type { DnsServer } from '../../nameserver/server.js';
 import type { TsigKey } from '../../nameserver/wire/tsig.js';
 import type { HostPort } from '../config/index.js';
 import type { Pool } from '../db/context.js';
 import { setsCarryingZone } from '../db/repositories/secondaryFleet.js';
+import { laggingTargets } from '../db/repositories/secondaryLagRows.js';
+import { parseSecondaryAddress } from '../domain/secondarySets.js';
 import type { Logger } from '../observability/logger.js';
 
 export interface NotifyFleetDeps {
@@ -34,6 +38,26 @@ export async function notifyFleet(deps: NotifyFleetDeps, zoneId: string, origin:
     deps.logger.warn({ err, zone: origin, serial }, 'reading the secondary sets of a zone failed; their secondaries catch up at their refresh');
   }
   await Promise.all(runs);
+}
+
+/** A set secondary is told again once it has been behind for this long, and then at every run. */
+export const RENOTIFY_AFTER_MS = 60_000;
+
+/**
+ * NOTIFY again the set secondaries behind on a zone for RENOTIFY_AFTER_MS (as the verifier last
+ * saw them, table secondary_lag), each with its set's key. Returns how many were told.
+ */
+export async function renotifyLagging(deps: NotifyFleetDeps, now: Date): Promise<number> {
+  const targets = await laggingTargets(deps.db, new Date(now.getTime() - RENOTIFY_AFTER_MS));
+  const runs: Promise<unknown>[] = [];
+  for (const t of targets) {
+    const target = parseSecondaryAddress(t.address);
+    if (!target) continue;
+    const key = t.tsigKeyId === null ? null : (keyOf(deps.server, t.tsigKeyId) ?? null);
+    runs.push(deps.server.notifySecondaries(t.origin, t.serial, [{ host: target.address, port: target.port }], { key }));
+  }
+  await Promise.all(runs);
+  return runs.length;
 }
 
 /** The tenant key with credential id `id`, as the nameserver's key ring holds it. */

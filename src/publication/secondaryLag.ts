@@ -4,6 +4,7 @@
 // longest time a zone has waited on it, and /healthz is degraded while one waits too long.
 import { serialGreater } from '../../nameserver/wire/serial.js';
 import type { SoaProbeResult } from './soaProbe.js';
+import { secondaryAddress } from '../domain/secondarySets.js';
 
 /** A secondary of a set, as the verifier asked it. */
 export interface FleetServer {
@@ -32,7 +33,7 @@ interface Behind {
   since: number;
 }
 
-export const addressOf = (s: FleetServer) => (s.host.includes(':') ? `[${s.host}]:${s.port}` : `${s.host}:${s.port}`);
+export const addressOf = (s: FleetServer) => secondaryAddress({ address: s.host, port: s.port });
 
 export class SecondaryLag {
   /** Per secondary (set id, address): its set's name and the zones it is behind on. */

@@ -4,6 +4,7 @@
 // /metrics and, after minutes, /healthz is degraded; started again, Knot catches up and the
 // change set becomes live. The set is written straight into the database (helpers/secondarySets.ts).
 import { randomBytes } from 'node:crypto';
+import dgram from 'node:dgram';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRecord, createZone, type DnsLab, startDnsLab } from '../helpers/dnsLab.js';
 import { eventually, queryDns } from '../helpers/dnsQuery.js';
@@ -11,6 +12,28 @@ import { requireTool } from '../helpers/dnsTools.js';
 import { type KnotSecondary, startKnotSecondary } from '../helpers/knot.js';
 import { portOutsideEphemeralRange } from '../helpers/reservedPort.js';
 import { insertSecondarySet } from '../helpers/secondarySets.js';
+import { OPCODE } from '../../nameserver/types.js';
+import { soaCounters } from '../../nameserver/zone/rdataFields.js';
+import { type Message, parseMessage } from '../../nameserver/wire/parseMessage.js';
+
+/** The first DNS message arriving on UDP 127.0.0.1:`port` after `trigger` runs. */
+async function notifyArriving(port: number, trigger: () => void): Promise<Message> {
+  const socket = dgram.createSocket('udp4');
+  try {
+    await new Promise<void>((resolve) => socket.bind({ address: '127.0.0.1', port }, resolve));
+    const arrived = new Promise<Buffer>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('no NOTIFY arrived')), 10_000);
+      socket.once('message', (m) => {
+        clearTimeout(timer);
+        resolve(m);
+      });
+    });
+    trigger();
+    return parseMessage(await arrived)!;
+  } finally {
+    socket.close();
+  }
+}
 
 const knotd = requireTool('knotd');
 const ZONE = 'fleet-member.example';
@@ -131,6 +154,18 @@ describe.skipIf(!knotd && process.env.REQUIRE_DNS_TOOLS !== '1')('a secondary se
     expect(degraded.body).toMatchObject({ status: 'degraded', checks: { secondaries: 'degraded' } });
     expect(degraded.body.degraded).toContain('secondaries');
     expect((await zone()).publication.state).toBe('pushed');
+
+    // A secondary behind for more than a minute is told again (PowerDNS, say, would otherwise
+    // wait for the SOA refresh): what arrives on Knot's port while it is down is that NOTIFY.
+    const server = lab.service.nameserver!.server;
+    const sentBefore = server.stats().notify.sent;
+    const notified = await notifyArriving(knotPort, () => void lab.service.nameserver!.renotifyLagging());
+    // A NOTIFY newly sent (a retry of the first one, still running, counts no send).
+    expect(server.stats().notify.sent).toBeGreaterThan(sentBefore);
+    expect(notified.opcode).toBe(OPCODE.NOTIFY);
+    expect(notified.questions[0]!.name.toLowerCase()).toBe(ZONE);
+    expect(soaCounters(notified.answer[0]!.rdata).serial).toBe(pushed.serial);
+    expect(notified.tsig?.keyName).toBe('edge-notify.fleet.example');
 
     // Knot starts again, asks the primary for the SOA, transfers; the next verification sees it.
     await knot.restart();

@@ -36,3 +36,33 @@ export async function replaceZoneLag(db: Runner, zoneId: string, behind: readonl
 /** SQL for a zone row's lag (alias `z`): a JSON array of {address, serial, since}, null when none. */
 export const ZONE_LAG_SQL = `(SELECT json_agg(json_build_object('address', l.address, 'serial', l.serial, 'since', l.since) ORDER BY l.address)
   FROM secondary_lag l WHERE l.zone_id = z.id)`;
+
+/** A set secondary behind on a zone, with what to NOTIFY it of. */
+export interface LaggingTarget {
+  zoneId: string;
+  origin: string;
+  /** The zone's published serial. */
+  serial: number;
+  address: string;
+  /** The set's key (credential id), NOTIFY is signed with it. */
+  tsigKeyId: string | null;
+}
+
+/** The set secondaries behind on a zone since `seenBefore` or earlier (zones being deleted left out). */
+export async function laggingTargets(db: Runner, seenBefore: Date): Promise<LaggingTarget[]> {
+  const rows = (await db('secondary_lag as l')
+    .join('zones as z', 'z.id', 'l.zone_id')
+    .join('secondary_sets as s', 's.id', 'l.set_id')
+    .where('l.since', '<=', seenBefore)
+    .whereNotNull('z.published_serial')
+    .whereNot('z.status', 'deleting')
+    .orderBy(['l.zone_id', 'l.address'])
+    .select('l.zone_id', 'z.name', 'z.published_serial', 'l.address', 's.tsig_key_id')) as {
+    zone_id: string;
+    name: string;
+    published_serial: string | number;
+    address: string;
+    tsig_key_id: string | null;
+  }[];
+  return rows.map((r) => ({ zoneId: r.zone_id, origin: r.name, serial: Number(r.published_serial), address: r.address, tsigKeyId: r.tsig_key_id }));
+}
