@@ -1,0 +1,133 @@
+// BIND 9 (named, Debian's bind9 package) as a catalog consumer (RFC 9432) of our nameserver, for
+// the tests that need a third implementation nobody here wrote following a secondary set's catalog.
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { queryDns } from './dnsQuery.js';
+import { requireTool } from './dnsTools.js';
+import type { KnotSecondary } from './knot.js';
+
+export interface BindCatalogConsumerOptions {
+  /** Port to listen on (UDP and TCP). */
+  port: () => Promise<number>;
+  primaryPort: number;
+  /** The catalog zone named follows: its members are added from it (`catalog-zones`). */
+  catalog: string;
+  /** Transfers of the catalog and its members signed with this key (HMAC-SHA256); none: unsigned. */
+  key?: { name: string; secret: Buffer };
+}
+
+/** The same handle as Knot's: log since the last start, restart on the same data, stop, close. */
+export type BindSecondary = KnotSecondary;
+
+/**
+ * named.conf of a catalog consumer: the catalog is the only zone configured; its members are
+ * added at run time (`allow-new-zones yes`, kept in the NZD database and zone files of the
+ * temporary directory) and transferred from `default-primaries`. Everything named writes stays
+ * in that directory: no rndc channel (port 953 may be another named's), its own session key.
+ * `min-update-interval 1`: named applies a catalog's changes at most once per interval (5 s by
+ * default), which a test that deletes and re-creates a zone would spend waiting.
+ */
+export function bindCatalogConfig(dir: string, port: number, o: BindCatalogConsumerOptions): string {
+  const key = o.key ? ` key "${o.key.name}"` : '';
+  const primaries = `{ 127.0.0.1 port ${o.primaryPort}${key}; }`;
+  const keyClause = o.key ? `key "${o.key.name}" {\n  algorithm hmac-sha256;\n  secret "${o.key.secret.toString('base64')}";\n};\n` : '';
+  return `${keyClause}options {
+  directory "${dir}";
+  pid-file "${dir}/named.pid";
+  session-keyfile "${dir}/session.key";
+  managed-keys-directory "${dir}";
+  new-zones-directory "${dir}";
+  listen-on port ${port} { 127.0.0.1; };
+  listen-on-v6 { none; };
+  recursion no;
+  dnssec-validation no;
+  notify no;
+  allow-new-zones yes;
+  catalog-zones {
+    zone "${o.catalog}" default-primaries ${primaries} min-update-interval 1;
+  };
+};
+controls { };
+zone "${o.catalog}" {
+  type secondary;
+  primaries ${primaries};
+  file "catalog.db";
+};
+`;
+}
+
+/**
+ * named in the foreground (`-g`: everything logged to stderr, which the handle keeps), as the
+ * user running the tests: without `-u` named does not switch users, so as root it stays root and
+ * needs no directory owned by `bind`. Debug level 3 (`-d 3`): only there does named 9.18 say
+ * whether a transfer came as an IXFR ("got incremental response"). Ready when its log says it
+ * runs and listens on the port, and it answers a query there.
+ */
+export async function startBindCatalogConsumer(options: BindCatalogConsumerOptions): Promise<BindSecondary> {
+  const named = requireTool('named');
+  if (!named) throw new Error('named is not installed');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mdns-bind-'));
+  const conf = path.join(dir, 'named.conf');
+  let child: ChildProcess | null = null;
+  let log = '';
+  let port = 0;
+
+  // named exits when its port is taken ("unable to listen on any configured interfaces"; another
+  // test may take the port in between): try again, as with knotd.
+  const launch = async (): Promise<boolean> => {
+    log = '';
+    const c = spawn(named, ['-g', '-d', '3', '-c', conf], { stdio: ['ignore', 'ignore', 'pipe'] });
+    c.stderr!.on('data', (d) => (log += d.toString()));
+    const listening = new RegExp(`listening on IPv4 interface \\S+, 127\\.0\\.0\\.1#${port}$`, 'm');
+    const deadline = Date.now() + 10_000;
+    while (Date.now() < deadline && c.exitCode === null && c.signalCode === null) {
+      if (/unable to listen|address in use/.test(log)) break;
+      if (listening.test(log) && / running$/m.test(log)) {
+        const answered = await queryDns(port, '.', 'SOA', { timeoutMs: 500 }).then(
+          () => true,
+          () => false,
+        );
+        if (answered) {
+          child = c;
+          return true;
+        }
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await stopProcess(c);
+    return false;
+  };
+  for (let attempt = 1; ; attempt++) {
+    port = await options.port();
+    fs.writeFileSync(conf, bindCatalogConfig(dir, port, options));
+    if (await launch()) break;
+    if (attempt >= 3) throw new Error(`named did not start:\n${log}`);
+  }
+  const stop = async () => {
+    const c = child;
+    child = null;
+    if (c) await stopProcess(c);
+  };
+  return {
+    port,
+    log: () => log,
+    restart: async () => {
+      await stop();
+      if (!(await launch())) throw new Error(`named did not restart:\n${log}`);
+    },
+    stop,
+    close: async () => {
+      await stop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function stopProcess(c: ChildProcess): Promise<void> {
+  if (c.exitCode !== null || c.signalCode !== null) return;
+  const exited = new Promise((r) => c.once('exit', r));
+  c.kill('SIGTERM');
+  await exited;
+}
