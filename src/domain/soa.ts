@@ -22,6 +22,15 @@ export function initialSerial(now: Date): number {
   return Number(`${ymd}01`);
 }
 
+/**
+ * First serial of a zone created at `createdAt`: initialSerial, or above `floor` (the serial the
+ * name's previous zone last had; migration 20261128060000) when that is not below it.
+ */
+export function firstSerial(createdAt: Date, floor: number | string | null): number {
+  const initial = initialSerial(createdAt);
+  return floor === null || serialGreater(initial, Number(floor)) ? initial : serialAdd(Number(floor), 1);
+}
+
 export type SoaData = {
   mname: string;
   rname: string;

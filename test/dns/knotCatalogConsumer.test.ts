@@ -71,6 +71,7 @@ describe.skipIf(!knotd && process.env.REQUIRE_DNS_TOOLS !== '1')('Knot as a cata
 
   it('purges a deleted zone, and takes a zone created again under the same name as a new member (a new label)', async () => {
     const firstId = (await zoneId(ZONE))!;
+    const lastSerial = (await lab.customerA.get(`/zones/${ZONE}`)).body.serial as number;
     const del = await lab.customerA.delete(`/zones/${ZONE}?confirm=${ZONE}`);
     expect([200, 202, 204]).toContain(del.status);
     await eventually(
@@ -91,6 +92,11 @@ describe.skipIf(!knotd && process.env.REQUIRE_DNS_TOOLS !== '1')('Knot as a cata
       30_000,
       'Knot to serve the zone created again',
     );
+    // Above the deleted zone's last serial (its withdrawal's, one more): a secondary still holding
+    // the old zone would otherwise see no newer serial, and the verifier take the old one for the new.
+    const served = (await fromKnot(ZONE, 'SOA')).answers[0]!.serial as number;
+    expect(served).toBeGreaterThan(lastSerial + 1);
+    expect((await lab.customerA.get(`/zones/${ZONE}`)).body.serial).toBe(served);
   });
 });
 

@@ -15,6 +15,7 @@ const zone = (over: Partial<BuildZone> = {}): BuildZone => ({
   default_ttl: 3600,
   soa_email: 'hostmaster.example.test',
   created_at: new Date('2026-11-01T00:00:00Z'),
+  serial_floor: null,
   changeset_seq: 3,
   published_seq: 2,
   published_serial: 2026112701,
@@ -63,6 +64,16 @@ describe('planBuild', () => {
   it('reads whole when a change set touched the whole zone, or on the first build', () => {
     expect(planBuild(zone({ pending_touched: [['www'], null] }), [], NS, NOW)).toMatchObject({ touched: null, whole: true });
     expect(planBuild(zone({ published_serial: null, served_nameservers: null }), [], NS, NOW)).toMatchObject({ fromSerial: null, whole: true });
+  });
+
+  it('gives a zone’s first version the creation day’s serial, or one above its name’s previous zone’s last', () => {
+    const first = (floor: number | null) => planBuild(zone({ published_serial: null, served_nameservers: null, serial_floor: floor }), [], NS, NOW)!.serial;
+    expect(first(null)).toBe(2026110101);
+    // The previous zone of the name ended later the same day, or on a later day: above it.
+    expect(first(2026110104)).toBe(2026110105);
+    expect(first(2026112702)).toBe(2026112703);
+    // Long ago: the creation day's serial is above it already.
+    expect(first(2025010101)).toBe(2026110101);
   });
 
   it('signs a change by its names while keys and policy stay, and whole otherwise', () => {

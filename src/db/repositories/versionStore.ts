@@ -25,6 +25,8 @@ export interface BuildZone {
   default_ttl: number;
   soa_email: string;
   created_at: Date;
+  /** The serial the name's previous zone last had (migration 20261128060000), else null. */
+  serial_floor: number | string | null;
   changeset_seq: number;
   published_seq: number;
   published_serial: number | null;
@@ -57,6 +59,7 @@ const ZONE_COLUMNS = (q: Pool | Transaction, buildLock = true) => [
   'default_ttl',
   'soa_email',
   'created_at',
+  'serial_floor',
   'changeset_seq',
   'published_seq',
   'published_serial',

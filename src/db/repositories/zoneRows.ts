@@ -2,7 +2,7 @@ import type { Delegation } from '../../domain/ip/delegation.js';
 // The `zones` table: its row type and the one mapper between row and domain Zone.
 import type { Zone, ZoneKind, ZoneStatus } from '../../domain/model/zone.js';
 import type { ChangeSetState } from '../../domain/publication.js';
-import { initialSerial } from '../../domain/soa.js';
+import { firstSerial } from '../../domain/soa.js';
 
 export interface ZoneRow {
   id: string;
@@ -21,6 +21,8 @@ export interface ZoneRow {
   version: number | string;
   last_changeset_id: string | null;
   created_at: Date;
+  /** The serial the name's previous zone last had (migration 20261128060000), else null. */
+  serial_floor?: number | string | null;
   updated_at: Date;
   deletion_requested_at: Date | null;
   /** A prefix's reverse zone: its last delegation check (docs/rdns.md). */
@@ -41,7 +43,7 @@ export const zoneToDomain = (r: ZoneRow): Zone => ({
   defaultTtl: r.default_ttl,
   soaEmail: r.soa_email,
   // Before its first version a zone shows the serial that version will take.
-  serial: r.published_serial === null ? initialSerial(r.created_at) : Number(r.published_serial),
+  serial: r.published_serial === null ? firstSerial(r.created_at, r.serial_floor ?? null) : Number(r.published_serial),
   dnssec: { state: r.dnssec_state, mode: r.dnssec_mode },
   changesetSeq: r.changeset_seq,
   recordCount: r.record_count,

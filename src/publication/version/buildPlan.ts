@@ -7,7 +7,7 @@ import type { BuildZone } from '../../db/repositories/versionStore.js';
 import type { KeyRow } from '../../db/repositories/dnssecKeys.js';
 import { signingFingerprint } from '../../dnssec/signingKeys.js';
 import { cdsPolicy, type DnssecState, isSigned } from '../../domain/dnssec/states.js';
-import { initialSerial, nextSerial } from '../../domain/soa.js';
+import { firstSerial, nextSerial } from '../../domain/soa.js';
 
 /** RRSIG validity (docs/dnssec.md): back-dated an hour, about two weeks, refreshed with a week left. */
 const SIGNATURE_BACKDATE_S = 3600;
@@ -72,7 +72,7 @@ export function planBuild(zone: BuildZone, keys: KeyRow[], nameservers: readonly
     touched !== null &&
     !touched.some((n) => n.includes('\\'));
   const whole = fromSerial === null || touched === null || ((signing !== null || zone.served_signing !== null) && !byChange);
-  const serial = published === null ? initialSerial(zone.created_at) : nextSerial(published, now);
+  const serial = published === null ? firstSerial(zone.created_at, zone.serial_floor) : nextSerial(published, now);
   return { zone, keys, signing, touched, byChange, whole, fromSerial, serial };
 }
 
@@ -99,5 +99,5 @@ export function signPolicy(zone: Pick<BuildZone, 'id' | 'dnssec_state' | 'dnssec
 }
 
 /** The serial of a withdrawal (a version of nothing) after the zone's published one. */
-export const withdrawalSerial = (zone: Pick<BuildZone, 'published_serial' | 'created_at'>, now: Date) =>
-  nextSerial(zone.published_serial === null ? initialSerial(zone.created_at) : Number(zone.published_serial), now);
+export const withdrawalSerial = (zone: Pick<BuildZone, 'published_serial' | 'created_at' | 'serial_floor'>, now: Date) =>
+  nextSerial(zone.published_serial === null ? firstSerial(zone.created_at, zone.serial_floor) : Number(zone.published_serial), now);
