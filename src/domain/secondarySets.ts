@@ -5,8 +5,20 @@ import { canonicalIpv4, canonicalIpv6 } from '../../nameserver/wire/address.js';
 export const GROUP_BY = ['none', 'dnssec'] as const;
 export type GroupBy = (typeof GROUP_BY)[number];
 
-/** Which zones a set carries; only "all" (the owner's whole subtree) for now. */
-export const SET_ZONES = ['all'] as const;
+/** The DNSSEC groups a set may select its zones by (and a catalog lists them in, group_by dnssec). */
+export const ZONE_GROUPS = ['signed', 'unsigned'] as const;
+export type ZoneGroup = (typeof ZONE_GROUPS)[number];
+
+/**
+ * Which zones of its owner's subtree a set carries: all (both null), those of one tenant's
+ * subtree within it, those of one DNSSEC group, or both.
+ */
+export interface SetSelection {
+  tenantId: string | null;
+  group: ZoneGroup | null;
+}
+
+export const ALL_ZONES: SetSelection = { tenantId: null, group: null };
 
 export const MAX_SECONDARIES = 64;
 export const DEFAULT_SECONDARY_PORT = 53;
@@ -38,5 +50,8 @@ export function canonicalAddress(input: string): string | null {
   return canonicalIpv4(input);
 }
 
+/** A zone's DNSSEC group. */
+export const zoneGroup = (signed: boolean): ZoneGroup => (signed ? 'signed' : 'unsigned');
+
 /** The group a member is listed in (RFC 9432 §4.4.2) under `groupBy`. */
-export const memberGroup = (groupBy: GroupBy, signed: boolean): string | null => (groupBy === 'dnssec' ? (signed ? 'signed' : 'unsigned') : null);
+export const memberGroup = (groupBy: GroupBy, signed: boolean): string | null => (groupBy === 'dnssec' ? zoneGroup(signed) : null);

@@ -29,10 +29,14 @@ import {
   DEFAULT_SECONDARY_PORT,
   defaultCatalogZone,
   type GroupBy,
+  ALL_ZONES,
   MAX_SECONDARIES,
   type Secondary,
   SET_NAME,
+  type SetSelection,
+  type ZoneGroup,
 } from '../domain/secondarySets.js';
+import { findTenant } from '../db/repositories/tenantRows.js';
 import { requestRebuild } from './requestRebuild.js';
 import type { WriteContext } from './writeContext.js';
 import { lockNameFamily, requestZoneDeletion } from './zones.js';
@@ -45,10 +49,13 @@ export interface SecondaryInput {
   port?: number;
 }
 
+/** `all`, or the tenant whose subtree and/or the DNSSEC group whose zones the set carries. */
+export type SetZonesInput = 'all' | { tenant?: string; group?: ZoneGroup };
+
 export interface SecondarySetInput {
   name: string;
   secondaries: SecondaryInput[];
-  zones?: 'all';
+  zones?: SetZonesInput;
   group_by?: GroupBy;
   tsig_key?: string | null;
   catalog_zone?: string;
@@ -56,6 +63,7 @@ export interface SecondarySetInput {
 
 export interface SecondarySetChange {
   secondaries?: SecondaryInput[];
+  zones?: SetZonesInput;
   group_by?: GroupBy;
   tsig_key?: string | null;
 }
@@ -88,6 +96,27 @@ async function tsigKeyOf(ctx: WriteContext, id: string | null | undefined): Prom
   }
   return id;
 }
+
+/**
+ * The selection `input` names for a set owned by `ownerId`: a tenant the acting tenant sees and
+ * within the owner's subtree (422 at /zones/tenant otherwise, as for a missing one).
+ */
+async function selectionOf(ctx: WriteContext, ownerId: string, input: SetZonesInput | undefined): Promise<SetSelection> {
+  if (input === undefined || input === 'all') return ALL_ZONES;
+  let tenantId: string | null = null;
+  if (input.tenant !== undefined) {
+    const tenant = await findTenant(ctx.scoped, input.tenant);
+    if (!tenant || !tenant.path.includes(ownerId))
+      throw validationFailed([{ pointer: '/zones/tenant', code: 'not_found', detail: `There is no tenant ${input.tenant} in the set owner’s subtree.` }]);
+    tenantId = tenant.id;
+  }
+  return { tenantId, group: input.group ?? null };
+}
+
+/** The selection's columns. */
+const selectionColumns = (s: SetSelection) => ({ zones_tenant_id: s.tenantId, zones_group: s.group });
+
+const sameSelection = (a: SetSelection, b: SetSelection) => a.tenantId === b.tenantId && a.group === b.group;
 
 function catalogZoneName(input: string | undefined, setName: string): string {
   if (input === undefined) return defaultCatalogZone(setName);
@@ -130,6 +159,7 @@ export async function createSecondarySet(ctx: WriteContext, config: Config, inpu
   const catalogZone = catalogZoneName(input.catalog_zone, input.name);
   const tsigKeyId = await tsigKeyOf(ctx, input.tsig_key);
   const tenantId = ctx.actor.acting.id;
+  const selection = await selectionOf(ctx, tenantId, input.zones);
   if (await secondarySetNameTaken(ctx.db, tenantId, input.name)) throw new DomainError('conflict', { reason: 'secondary_set_name_taken', name: input.name });
   // As a zone's creation: serialised on the name family, then the name checked free.
   await lockNameFamily(ctx.db, catalogZone);
@@ -160,6 +190,7 @@ export async function createSecondarySet(ctx: WriteContext, config: Config, inpu
     secondaries,
     group_by: groupBy,
     tsig_key_id: tsigKeyId,
+    ...selectionColumns(selection),
     created_at: now,
     updated_at: now,
   });
@@ -173,12 +204,12 @@ export async function createSecondarySet(ctx: WriteContext, config: Config, inpu
     action: 'secondary_set.created',
     targetType: 'secondary_set',
     targetId: id,
-    details: { name: input.name, catalog_zone: catalogZone, secondaries, group_by: groupBy, tsig_key: tsigKeyId },
+    details: { name: input.name, catalog_zone: catalogZone, secondaries, group_by: groupBy, tsig_key: tsigKeyId, ...selectionColumns(selection) },
   });
   return getSecondarySet(ctx, id);
 }
 
-/** Changes the set's secondaries, grouping or key; a new grouping rebuilds its catalog whole. */
+/** Changes the set's secondaries, grouping, zones or key; a new grouping or selection rebuilds its catalog. */
 export async function updateSecondarySet(
   ctx: WriteContext,
   config: Config,
@@ -191,13 +222,17 @@ export async function updateSecondarySet(
   if (change.secondaries !== undefined) columns.secondaries = secondariesOf(change.secondaries);
   if (change.group_by !== undefined && change.group_by !== current.groupBy) columns.group_by = change.group_by;
   if (change.tsig_key !== undefined) columns.tsig_key_id = await tsigKeyOf(ctx, change.tsig_key);
+  if (change.zones !== undefined) {
+    const selection = await selectionOf(ctx, current.tenantId, change.zones);
+    if (!sameSelection(selection, current.zones)) Object.assign(columns, selectionColumns(selection));
+  }
   if (Object.keys(columns).length === 0) return current;
   const now = ctx.clock.now();
   await updateSecondarySetRow(ctx.scoped, id, columns, now, ctx.db);
   await notifySecondarySetsChanged(ctx.db, id);
-  if (columns.group_by !== undefined) {
+  if (columns.group_by !== undefined || 'zones_group' in columns) {
     await writeZone(ctx, config, current.catalogZone, { reach: 'catalog' }, (zone) =>
-      requestRebuild(ctx, zone, { kind: 'records', comment: `secondary set ${current.name} groups by ${columns.group_by}` }, null),
+      requestRebuild(ctx, zone, { kind: 'records', comment: `secondary set ${current.name}: its grouping or its zones changed` }, null),
     );
   }
   await recordAudit(ctx.db, ctx.actor, now, {

@@ -172,6 +172,39 @@ describe('a secondary set and its catalog zone', () => {
     expect(own.body.data).toEqual([]);
   });
 
+  it('carries only the zones it selects: a tenant’s subtree, a DNSSEC group, and follows a changed selection', async () => {
+    const [customerA, customerB] = lab.tokens.tenants.customers as [string, string];
+    const ofA = await createSet(lab.reseller, { name: 'only-a', zones: { tenant: customerA } });
+    expect(ofA.zones).toEqual({ tenant: customerA });
+    const signedOnly = await createSet(lab.customerA, { name: 'signed-only', zones: { group: 'signed' } });
+    const unsignedOnly = await createSet(lab.customerA, { name: 'unsigned-only', zones: { group: 'unsigned' } });
+    const a = await createZone(lab.customerA, 'cat-select-a.example');
+    const b = await createZone(lab.customerB, 'cat-select-b.example');
+    await untilMember('only-a.catalog.invalid', 'cat-select-a.example', a.id);
+    await untilMember('unsigned-only.catalog.invalid', 'cat-select-a.example', a.id);
+    expect((await queryDns(dnsPort(), `${memberLabel(b.id)}.zones.only-a.catalog.invalid`, 'PTR')).rcode).toBe(3);
+    expect((await queryDns(dnsPort(), `${memberLabel(a.id)}.zones.signed-only.catalog.invalid`, 'PTR')).rcode).toBe(3);
+
+    // Signing on: the zone moves from the unsigned set's catalog to the signed one's (same label).
+    const enable = await lab.customerA.post('/zones/cat-select-a.example/dnssec/enable', {});
+    expect([200, 202], enable.text).toContain(enable.status);
+    await untilMember('signed-only.catalog.invalid', 'cat-select-a.example', a.id);
+    await untilMember('unsigned-only.catalog.invalid', 'cat-select-a.example', a.id, false);
+
+    // A changed selection: the reseller's set now carries customer B's subtree instead.
+    const etag = (await lab.reseller.get(`/secondary-sets/${ofA.id}`)).headers.get('etag')!;
+    const changed = await lab.reseller.with({ 'If-Match': etag }).patch(`/secondary-sets/${ofA.id}`, { zones: { tenant: customerB } });
+    expect(changed.status, changed.text).toBe(200);
+    expect(changed.body.zones).toEqual({ tenant: customerB });
+    await untilMember('only-a.catalog.invalid', 'cat-select-b.example', b.id);
+    await untilMember('only-a.catalog.invalid', 'cat-select-a.example', a.id, false);
+    const all = await lab.reseller.patch(`/secondary-sets/${ofA.id}`, { zones: 'all' });
+    expect(all.body.zones).toBe('all');
+    await untilMember('only-a.catalog.invalid', 'cat-select-a.example', a.id);
+    expect(signedOnly.zones).toEqual({ group: 'signed' });
+    expect(unsignedOnly.zones).toEqual({ group: 'unsigned' });
+  });
+
   it('deletes a set (204): its catalog is withdrawn, its zones stay', async () => {
     const set = await createSet(lab.customerA, { name: 'gone' });
     await eventually(async () => ((await queryDns(dnsPort(), 'gone.catalog.invalid', 'SOA')).answers.length ? true : undefined));
@@ -211,6 +244,17 @@ describe('errors', () => {
     expect(
       validationErrors(await lab.customerA.post('/secondary-sets', { name: 'bad', secondaries: LOCAL, catalog_zone: 'a..b' })).map((e) => e.pointer),
     ).toEqual(['/catalog_zone']);
+    // A selection names a tenant or a group; the tenant must lie in the owner's subtree.
+    expect(validationErrors(await lab.customerA.post('/secondary-sets', { name: 'bad', secondaries: LOCAL, zones: {} })).map((e) => e.pointer)).toEqual([
+      '/zones',
+    ]);
+    expect(
+      validationErrors(await lab.customerA.post('/secondary-sets', { name: 'bad', secondaries: LOCAL, zones: { group: 'maybe' } })).map((e) => e.pointer),
+    ).toEqual(['/zones']);
+    const outside = await lab.customerA.post('/secondary-sets', { name: 'bad', secondaries: LOCAL, zones: { tenant: lab.tokens.tenants.customers[1] } });
+    expect(validationErrors(outside).map((e) => e.pointer)).toEqual(['/zones/tenant']);
+    const above = await lab.customerA.post('/secondary-sets', { name: 'bad', secondaries: LOCAL, zones: { tenant: lab.tokens.tenants.reseller } });
+    expect(validationErrors(above).map((e) => e.pointer)).toEqual(['/zones/tenant']);
     expect(
       validationErrors(await lab.customerA.post('/secondary-sets', { name: 'bad', secondaries: LOCAL, tsig_key: `tsk_${'a'.repeat(26)}` })).map(
         (e) => e.pointer,

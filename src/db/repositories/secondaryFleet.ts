@@ -1,10 +1,10 @@
 // The secondary sets as the serving side reads them (docs/catalog-zones.md): which sets carry a
 // zone (NOTIFY to their secondaries, ask them before `live`), and who may read each catalog zone
-// (the nameserver's access lists). A set carries every forward and reverse zone of its owner's
-// subtree, and its own catalog zone; catalog and lab parent zones are members of no set.
+// (the nameserver's access lists). A set carries the zones it selects (catalogMembers.ts
+// memberOfSetSql), and its own catalog zone; catalog and lab parent zones are members of no set.
 import { DEFAULT_SECONDARY_PORT, type Secondary } from '../../domain/secondarySets.js';
 import { SECONDARY_SETS_CHANNEL } from '../channels.js';
-import { MEMBER_KINDS_SQL } from './catalogMembers.js';
+import { memberOfSetSql } from './catalogMembers.js';
 import type { Runner, Transaction } from '../context.js';
 import { PREPARED } from '../preparedStatements.js';
 
@@ -32,8 +32,7 @@ export async function setsCarryingZone(db: Runner, zoneId: string): Promise<Carr
     .raw<{ rows: { id: string; name: string; secondaries: unknown; tsig_key_id: string | null }[] }>(
       `SELECT s.id, s.name, s.secondaries, s.tsig_key_id
        FROM zones z
-       JOIN tenants t ON t.id = z.tenant_id
-       JOIN secondary_sets s ON s.catalog_zone_id = z.id OR (z.kind IN ${MEMBER_KINDS_SQL} AND t.path @> ARRAY[s.tenant_id])
+       JOIN secondary_sets s ON s.catalog_zone_id = z.id OR ${memberOfSetSql('z', 's')}
        WHERE z.id = ?
        ORDER BY s.id`,
       [zoneId],

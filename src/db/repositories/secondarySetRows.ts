@@ -1,6 +1,6 @@
 // Secondary sets (docs/catalog-zones.md): the row, its mapper and its statements. The set's
 // catalog zone is a zone row of kind 'catalog' (zoneStore / catalogMembers); this is the set alone.
-import type { GroupBy, Secondary } from '../../domain/secondarySets.js';
+import type { GroupBy, Secondary, SetSelection, ZoneGroup } from '../../domain/secondarySets.js';
 import type { Runner, Transaction } from '../context.js';
 import { paginate } from '../paginate.js';
 import type { ScopedDb } from '../tenantScope.js';
@@ -13,6 +13,9 @@ export interface SecondarySetRow {
   secondaries: Secondary[];
   group_by: GroupBy;
   tsig_key_id: string | null;
+  /** Which zones it carries (migration 20261128070000): null and null for all of the owner's subtree. */
+  zones_tenant_id: string | null;
+  zones_group: ZoneGroup | null;
   version: number | string;
   created_at: Date;
   updated_at: Date;
@@ -28,6 +31,7 @@ export interface SecondarySet {
   secondaries: Secondary[];
   groupBy: GroupBy;
   tsigKeyId: string | null;
+  zones: SetSelection;
   /** Counts the writes of the set: its ETag (rowEtag). */
   version: number;
   createdAt: Date;
@@ -45,6 +49,7 @@ const toDomain = (r: JoinedRow): SecondarySet => ({
   secondaries: r.secondaries,
   groupBy: r.group_by,
   tsigKeyId: r.tsig_key_id,
+  zones: { tenantId: r.zones_tenant_id, group: r.zones_group },
   version: Number(r.version),
   createdAt: r.created_at,
   updatedAt: r.updated_at,
@@ -84,7 +89,7 @@ export const secondarySetNameTaken = async (db: Runner, tenantId: string, name: 
 export async function updateSecondarySetRow(
   scoped: ScopedDb,
   id: string,
-  columns: Partial<Pick<SecondarySetRow, 'secondaries' | 'group_by' | 'tsig_key_id'>>,
+  columns: Partial<Pick<SecondarySetRow, 'secondaries' | 'group_by' | 'tsig_key_id' | 'zones_tenant_id' | 'zones_group'>>,
   now: Date,
   trx: Transaction,
 ): Promise<void> {

@@ -23,8 +23,11 @@ export const ENABLING: readonly DnssecState[] = ['signing', 'keys_published', 'd
 /** States on the way out: enable and disable answer 409 dnssec_transition_in_progress. */
 export const DISABLING: readonly DnssecState[] = ['ds_removing', 'unsigning'];
 
-/** The zone is served signed in these states: from the first key until the DS is gone and its TTL over. */
-export const isSigned = (state: DnssecState) => state !== 'off' && state !== 'unsigning';
+/** The states in which a zone is served unsigned (SQL statements name them too). */
+export const UNSIGNED_STATES: readonly DnssecState[] = ['off', 'unsigning'];
+
+/** The zone is served signed in the other states: from the first key until the DS is gone and its TTL over. */
+export const isSigned = (state: DnssecState) => !UNSIGNED_STATES.includes(state);
 
 /**
  * CDS/CDNSKEY at the apex (RFC 7344, RFC 8078): the keys while the zone is (becoming) signed, the

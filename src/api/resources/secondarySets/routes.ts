@@ -3,12 +3,12 @@
 // secondaries:write.
 import { z } from 'zod';
 import { rowEtag } from '../../../domain/model/etag.js';
-import { DEFAULT_SECONDARY_PORT, GROUP_BY, MAX_SECONDARIES, SET_ZONES } from '../../../domain/secondarySets.js';
+import { DEFAULT_SECONDARY_PORT, GROUP_BY, MAX_SECONDARIES, type SetSelection, ZONE_GROUPS } from '../../../domain/secondarySets.js';
 import type { SecondarySet } from '../../../services/secondarySets.js';
 import { createSecondarySet, deleteSecondarySet, getSecondarySet, listSecondarySets, updateSecondarySet } from '../../../services/secondarySets.js';
 import { listEnvelope, pagedList } from '../../pagination.js';
 import { defineRoute, writeContext } from '../../routing/route.js';
-import { iso, pageQuery, timestamp } from '../common.js';
+import { iso, pageQuery, tenantIdParam, timestamp } from '../common.js';
 
 const TAG = 'Secondary sets';
 const LIST = 'secondary-sets';
@@ -32,6 +32,22 @@ const tsigKeyInput = z
   .regex(/^tsk_[a-z2-7]+$/, 'must be a TSIG key id (tsk_…)')
   .nullable()
   .describe('A TSIG key of the acting tenant’s subtree the secondaries transfer with; null: none.');
+const ZONES_DOC =
+  '`all` (default): every forward and reverse zone of the owner’s subtree. `{"tenant": "ten_…"}`: those of that tenant’s subtree (a tenant of the owner’s subtree); `{"group": "signed" | "unsigned"}`: those served signed, or unsigned (a zone moves between such sets as its DNSSEC state crosses); both: both conditions.';
+const zonesInput = z
+  .union([
+    z.literal('all'),
+    z
+      .strictObject({ tenant: tenantIdParam.optional(), group: z.enum(ZONE_GROUPS).optional() })
+      .refine((o) => o.tenant !== undefined || o.group !== undefined, 'names a tenant, a group or both; `all` for every zone'),
+  ])
+  .describe(ZONES_DOC);
+const zonesSchema = z.union([z.literal('all'), z.object({ tenant: z.string().optional(), group: z.enum(ZONE_GROUPS).optional() })]).describe(ZONES_DOC);
+
+/** `all`, or the selection's named parts. */
+const presentZones = (s: SetSelection) =>
+  s.tenantId === null && s.group === null ? ('all' as const) : { ...(s.tenantId ? { tenant: s.tenantId } : {}), ...(s.group ? { group: s.group } : {}) };
+
 const groupByInput = z.enum(GROUP_BY).describe('`dnssec`: each member gets the catalog property `group` `signed` or `unsigned`; `none`: no group.');
 
 const secondarySetSchema = z.object({
@@ -40,7 +56,7 @@ const secondarySetSchema = z.object({
   name: z.string(),
   catalog_zone: z.string().describe('The catalog zone’s name (RFC 9432); the secondaries transfer it from the service’s nameservers.'),
   secondaries: z.array(secondarySchema),
-  zones: z.enum(SET_ZONES).describe('`all`: every forward and reverse zone of the owner’s subtree.'),
+  zones: zonesSchema,
   group_by: z.enum(GROUP_BY),
   tsig_key: z.string().nullable(),
   created_at: timestamp,
@@ -53,7 +69,7 @@ const present = (s: SecondarySet) => ({
   name: s.name,
   catalog_zone: s.catalogZone,
   secondaries: s.secondaries,
-  zones: 'all' as const,
+  zones: presentZones(s.zones),
   group_by: s.groupBy,
   tsig_key: s.tsigKeyId,
   created_at: iso(s.createdAt)!,
@@ -72,13 +88,13 @@ export const secondarySetRoutes = [
     operationId: 'createSecondarySet',
     summary: 'Create a secondary set and its catalog zone',
     description:
-      'The set belongs to the acting tenant; its catalog zone (RFC 9432 version 2) lists every forward and reverse zone of that tenant’s subtree and is published like a zone (SOA serial, NOTIFY, IXFR). `name` is unique per tenant (409 `conflict`); `catalog_zone` defaults to `<name>.catalog.invalid` and must not be a zone’s name (409 `zone_exists`).',
+      'The set belongs to the acting tenant; its catalog zone (RFC 9432 version 2) lists the forward and reverse zones of that tenant’s subtree the set selects (`zones`) and is published like a zone (SOA serial, NOTIFY, IXFR). `name` is unique per tenant (409 `conflict`); `catalog_zone` defaults to `<name>.catalog.invalid` and must not be a zone’s name (409 `zone_exists`).',
     tag: TAG,
     scopes: ['secondaries:write'],
     body: z.strictObject({
       name: z.string().min(1).max(63).describe('One DNS label (a-z, 0-9, inner hyphens); names the default catalog zone.'),
       secondaries: secondariesInput,
-      zones: z.enum(SET_ZONES).optional().describe('Default and only value for now: `all`.'),
+      zones: zonesInput.optional(),
       group_by: groupByInput.optional().describe('Default `none`.'),
       tsig_key: tsigKeyInput.optional(),
       catalog_zone: z.string().min(1).max(255).optional().describe('Default `<name>.catalog.invalid` (RFC 6761: never delegated, never a customer’s zone).'),
@@ -118,11 +134,16 @@ export const secondarySetRoutes = [
     operationId: 'updateSecondarySet',
     summary: 'Change a secondary set',
     description:
-      '`secondaries` replaces the list; a new `group_by` rebuilds the catalog; `tsig_key: null` removes the key. `If-Match` with the set’s ETag makes the change conditional (412 otherwise). Name and catalog zone stay.',
+      '`secondaries` replaces the list; a new `group_by` or `zones` rebuilds the catalog; `tsig_key: null` removes the key. `If-Match` with the set’s ETag makes the change conditional (412 otherwise). Name and catalog zone stay.',
     tag: TAG,
     scopes: ['secondaries:write'],
     params,
-    body: z.strictObject({ secondaries: secondariesInput.optional(), group_by: groupByInput.optional(), tsig_key: tsigKeyInput.optional() }),
+    body: z.strictObject({
+      secondaries: secondariesInput.optional(),
+      zones: zonesInput.optional(),
+      group_by: groupByInput.optional(),
+      tsig_key: tsigKeyInput.optional(),
+    }),
     errors: ['precondition_failed'],
     responses: { 200: { description: 'The set', schema: secondarySetSchema, headers: ['ETag'] } },
     handler: async (input) =>
