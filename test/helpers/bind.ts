@@ -1,9 +1,10 @@
 // BIND 9 (named, Debian's bind9 package) as a catalog consumer (RFC 9432) of our nameserver, for
 // the tests that need a third implementation nobody here wrote following a secondary set's catalog.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { startDaemon, stopProcess } from './daemon.js';
 import { queryDns } from './dnsQuery.js';
 import { requireTool } from './dnsTools.js';
 import type { KnotSecondary } from './knot.js';
@@ -70,64 +71,34 @@ export async function startBindCatalogConsumer(options: BindCatalogConsumerOptio
   if (!named) throw new Error('named is not installed');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mdns-bind-'));
   const conf = path.join(dir, 'named.conf');
-  let child: ChildProcess | null = null;
-  let log = '';
-  let port = 0;
-
-  // named exits when its port is taken ("unable to listen on any configured interfaces"; another
-  // test may take the port in between): try again, as with knotd.
-  const launch = async (): Promise<boolean> => {
-    log = '';
-    const c = spawn(named, ['-g', '-d', '3', '-c', conf], { stdio: ['ignore', 'ignore', 'pipe'] });
-    c.stderr!.on('data', (d) => (log += d.toString()));
-    const listening = new RegExp(`listening on IPv4 interface \\S+, 127\\.0\\.0\\.1#${port}$`, 'm');
-    const deadline = Date.now() + 10_000;
-    while (Date.now() < deadline && c.exitCode === null && c.signalCode === null) {
-      if (/unable to listen|address in use/.test(log)) break;
-      if (listening.test(log) && / running$/m.test(log)) {
-        const answered = await queryDns(port, '.', 'SOA', { timeoutMs: 500 }).then(
-          () => true,
-          () => false,
-        );
-        if (answered) {
-          child = c;
-          return true;
+  return startDaemon({
+    name: 'named',
+    port: options.port,
+    configure: (port) => fs.writeFileSync(conf, bindCatalogConfig(dir, port, options)),
+    // named exits, or says so, when its port is taken ("unable to listen on any configured interfaces").
+    launch: async (port, log) => {
+      let text = '';
+      const c = spawn(named, ['-g', '-d', '3', '-c', conf], { stdio: ['ignore', 'ignore', 'pipe'] });
+      c.stderr!.on('data', (d) => {
+        text += d.toString();
+        log(d.toString());
+      });
+      const listening = new RegExp(`listening on IPv4 interface \\S+, 127\\.0\\.0\\.1#${port}$`, 'm');
+      const deadline = Date.now() + 10_000;
+      while (Date.now() < deadline && c.exitCode === null && c.signalCode === null) {
+        if (/unable to listen|address in use/.test(text)) break;
+        if (listening.test(text) && / running$/m.test(text)) {
+          const answered = await queryDns(port, '.', 'SOA', { timeoutMs: 500 }).then(
+            () => true,
+            () => false,
+          );
+          if (answered) return c;
         }
+        await new Promise((r) => setTimeout(r, 50));
       }
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    await stopProcess(c);
-    return false;
-  };
-  for (let attempt = 1; ; attempt++) {
-    port = await options.port();
-    fs.writeFileSync(conf, bindCatalogConfig(dir, port, options));
-    if (await launch()) break;
-    if (attempt >= 3) throw new Error(`named did not start:\n${log}`);
-  }
-  const stop = async () => {
-    const c = child;
-    child = null;
-    if (c) await stopProcess(c);
-  };
-  return {
-    port,
-    log: () => log,
-    restart: async () => {
-      await stop();
-      if (!(await launch())) throw new Error(`named did not restart:\n${log}`);
+      await stopProcess(c);
+      return null;
     },
-    stop,
-    close: async () => {
-      await stop();
-      fs.rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
-async function stopProcess(c: ChildProcess): Promise<void> {
-  if (c.exitCode !== null || c.signalCode !== null) return;
-  const exited = new Promise((r) => c.once('exit', r));
-  c.kill('SIGTERM');
-  await exited;
+    cleanup: () => fs.rmSync(dir, { recursive: true, force: true }),
+  });
 }

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { TsigAlgorithm } from '../../nameserver/wire/tsig.js';
+import { type Daemon, startDaemon } from './daemon.js';
 import { requireTool } from './dnsTools.js';
 
 export interface KnotSecondaryOptions {
@@ -17,16 +18,8 @@ export interface KnotSecondaryOptions {
   notifyKey?: { name: string; secret: Buffer };
 }
 
-export interface KnotSecondary {
-  port: number;
-  /** What knotd logged since it was last started. */
-  log(): string;
-  /** Starts knotd again on the same port and data (its journal keeps the zones). */
-  restart(): Promise<void>;
-  stop(): Promise<void>;
-  /** Stops knotd and removes its data. */
-  close(): Promise<void>;
-}
+/** knotd as a test runs it; a restart keeps its data (its journal keeps the zones). */
+export type KnotSecondary = Daemon;
 
 /**
  * TSIG on transfers and on NOTIFY from the primary; zones kept in Knot's journal only, and
@@ -213,50 +206,23 @@ async function startKnotd(portFor: () => Promise<number>, configFor: (dir: strin
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mdns-knot-'));
   fs.mkdirSync(path.join(dir, 'db'));
   fs.mkdirSync(path.join(dir, 'zones'));
-  let child: ChildProcess | null = null;
-  let log = '';
-  let port = 0;
-
-  // knotd exits at once when its port is taken (another test may take it in between): try again.
-  const launch = async (): Promise<boolean> => {
-    log = '';
-    const c = spawn(knotd, ['-c', path.join(dir, 'knot.conf')], { stdio: ['ignore', 'ignore', 'pipe'] });
-    c.stderr!.on('data', (d) => (log += d.toString()));
-    const exited = await new Promise<boolean>((resolve) => {
-      const timer = setTimeout(() => resolve(false), 1000);
-      c.once('exit', () => {
-        clearTimeout(timer);
-        resolve(true);
+  return startDaemon({
+    name: 'knotd',
+    port: portFor,
+    configure: (port) => fs.writeFileSync(path.join(dir, 'knot.conf'), configFor(dir, port)),
+    // knotd exits at once when its port is taken; still running after a second, it serves.
+    launch: async (_port, log) => {
+      const c = spawn(knotd, ['-c', path.join(dir, 'knot.conf')], { stdio: ['ignore', 'ignore', 'pipe'] });
+      c.stderr!.on('data', (d) => log(d.toString()));
+      const exited = await new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => resolve(false), 1000);
+        c.once('exit', () => {
+          clearTimeout(timer);
+          resolve(true);
+        });
       });
-    });
-    if (!exited) child = c;
-    return !exited;
-  };
-  for (let attempt = 1; ; attempt++) {
-    port = await portFor();
-    fs.writeFileSync(path.join(dir, 'knot.conf'), configFor(dir, port));
-    if (await launch()) break;
-    if (attempt >= 3) throw new Error(`knotd did not start:\n${log}`);
-  }
-  const stop = async () => {
-    const c = child;
-    child = null;
-    if (!c || c.exitCode !== null || c.signalCode !== null) return;
-    const exited = new Promise((r) => c.once('exit', r));
-    c.kill('SIGTERM');
-    await exited;
-  };
-  return {
-    port,
-    log: () => log,
-    restart: async () => {
-      await stop();
-      if (!(await launch())) throw new Error(`knotd did not restart:\n${log}`);
+      return exited ? null : c;
     },
-    stop,
-    close: async () => {
-      await stop();
-      fs.rmSync(dir, { recursive: true, force: true });
-    },
-  };
+    cleanup: () => fs.rmSync(dir, { recursive: true, force: true }),
+  });
 }

@@ -2,13 +2,14 @@
 // catalog consumer (RFC 9432) of our nameserver: software nobody here wrote reading a secondary
 // set's catalog. PowerDNS keeps catalogs only in an SQL backend: each instance gets a database of
 // its own on the tests' PostgreSQL, with the schema Debian ships.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { inject } from 'vitest';
+import { type Daemon, startDaemon } from './daemon.js';
 import { queryDns } from './dnsQuery.js';
 import { requireTool, runToolAsync } from './dnsTools.js';
 import type { KnotSecondary } from './knot.js';
@@ -95,89 +96,69 @@ export async function startPdnsCatalogConsumer(options: PdnsCatalogConsumerOptio
   const sql = new pg.Pool({ connectionString: database.toString(), max: 1 });
   sql.on('error', () => {});
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mdns-pdns-'));
-  let child: ChildProcess | null = null;
-  let log = '';
-  let port = 0;
-
-  const stop = async () => {
-    const c = child;
-    child = null;
-    if (!c || c.exitCode !== null || c.signalCode !== null) return;
-    const exited = new Promise((r) => c.once('exit', r));
-    c.kill('SIGTERM');
-    await exited;
-  };
-  const close = async () => {
-    await stop();
-    await sql.end();
-    await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    fs.rmSync(dir, { recursive: true, force: true });
-  };
 
   const pdnsutilRun = async (...args: string[]) => {
     const r = await runToolAsync(pdnsutil, [`--config-dir=${dir}`, ...args]);
     if (r.code !== 0) throw new Error(`pdnsutil ${args.join(' ')}: ${r.stdout}${r.stderr}`);
   };
-
-  // pdns_server exits at once when its port is taken (another test may take it in between): try again.
-  const launch = async (): Promise<boolean> => {
-    log = '';
-    const c = spawn(pdnsServer, [`--config-dir=${dir}`], { stdio: ['ignore', 'pipe', 'pipe'] });
-    c.stdout!.on('data', (d) => (log += d.toString()));
-    c.stderr!.on('data', (d) => (log += d.toString()));
-    const exit = new Promise<void>((resolve) => c.once('exit', () => resolve()));
-    // Ready when it answers on its port (any answer: the catalog may not be transferred yet).
-    const ready = (async () => {
-      for (let i = 0; i < 100 && c.exitCode === null && c.signalCode === null; i++) {
-        try {
-          await queryDns(port, options.catalog, 'SOA', { timeoutMs: 200 });
-          return true;
-        } catch {
-          await new Promise((r) => setTimeout(r, 50));
-        }
-      }
-      return false;
-    })();
-    const started = await Promise.race([ready, exit.then(() => false)]);
-    if (started) child = c;
-    else if (c.exitCode === null && c.signalCode === null) {
-      c.kill('SIGKILL');
-      await exit;
-    }
-    return started;
+  const cleanup = async () => {
+    await sql.end();
+    await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    fs.rmSync(dir, { recursive: true, force: true });
   };
 
   try {
     await sql.query(fs.readFileSync(SCHEMA, 'utf8'));
-    for (let attempt = 1; ; attempt++) {
-      port = await options.port();
-      fs.writeFileSync(path.join(dir, 'pdns.conf'), pdnsConfig(dir, port, database));
-      if (attempt === 1) {
-        // The consumer zone: a secondary of our nameserver whose kind makes PowerDNS read its members.
-        await pdnsutilRun('create-secondary-zone', options.catalog, `127.0.0.1:${options.primaryPort}`);
-        await pdnsutilRun('set-kind', options.catalog, 'consumer');
-        if (options.key) {
-          await pdnsutilRun('import-tsig-key', options.key.name, 'hmac-sha256', options.key.secret.toString('base64'));
-          await pdnsutilRun('set-meta', options.catalog, 'AXFR-MASTER-TSIG', options.key.name);
-        }
-      }
-      if (await launch()) break;
-      if (attempt >= 3) throw new Error(`pdns_server did not start:\n${log}`);
+    // pdnsutil reads the database settings from pdns.conf; the port is written before each start.
+    fs.writeFileSync(path.join(dir, 'pdns.conf'), pdnsConfig(dir, 0, database));
+    // The consumer zone: a secondary of our nameserver whose kind makes PowerDNS read its members.
+    await pdnsutilRun('create-secondary-zone', options.catalog, `127.0.0.1:${options.primaryPort}`);
+    await pdnsutilRun('set-kind', options.catalog, 'consumer');
+    if (options.key) {
+      await pdnsutilRun('import-tsig-key', options.key.name, 'hmac-sha256', options.key.secret.toString('base64'));
+      await pdnsutilRun('set-meta', options.catalog, 'AXFR-MASTER-TSIG', options.key.name);
     }
   } catch (error) {
-    await close();
+    await cleanup();
     throw error;
   }
+  const daemon: Daemon = await startDaemon({
+    name: 'pdns_server',
+    port: options.port,
+    configure: (port) => fs.writeFileSync(path.join(dir, 'pdns.conf'), pdnsConfig(dir, port, database)),
+    // pdns_server exits at once when its port is taken; ready when it answers on its port (any
+    // answer: the catalog may not be transferred yet).
+    launch: async (port, log) => {
+      const c = spawn(pdnsServer, [`--config-dir=${dir}`], { stdio: ['ignore', 'pipe', 'pipe'] });
+      c.stdout!.on('data', (d) => log(d.toString()));
+      c.stderr!.on('data', (d) => log(d.toString()));
+      const exit = new Promise<void>((resolve) => c.once('exit', () => resolve()));
+      const ready = (async () => {
+        for (let i = 0; i < 100 && c.exitCode === null && c.signalCode === null; i++) {
+          try {
+            await queryDns(port, options.catalog, 'SOA', { timeoutMs: 200 });
+            return true;
+          } catch {
+            await new Promise((r) => setTimeout(r, 50));
+          }
+        }
+        return false;
+      })();
+      if (await Promise.race([ready, exit.then(() => false)])) return c;
+      if (c.exitCode === null && c.signalCode === null) {
+        c.kill('SIGKILL');
+        await exit;
+      }
+      return null;
+    },
+    cleanup,
+  });
 
   return {
-    port,
-    log: () => log,
-    restart: async () => {
-      await stop();
-      if (!(await launch())) throw new Error(`pdns_server did not restart:\n${log}`);
+    ...daemon,
+    get port() {
+      return daemon.port;
     },
-    stop,
-    close,
     domains: async () => (await sql.query<PdnsDomain>('SELECT name, type, master, catalog, options FROM domains ORDER BY name')).rows,
     pdnsutil: pdnsutilRun,
   };
