@@ -106,7 +106,7 @@ async function selectionOf(ctx: WriteContext, ownerId: string, input: SetZonesIn
   let tenantId: string | null = null;
   if (input.tenant !== undefined) {
     const tenant = await findTenant(ctx.scoped, input.tenant);
-    if (!tenant || !tenant.path.includes(ownerId))
+    if (!tenant?.path.includes(ownerId))
       throw validationFailed([{ pointer: '/zones/tenant', code: 'not_found', detail: `There is no tenant ${input.tenant} in the set owner’s subtree.` }]);
     tenantId = tenant.id;
   }

@@ -1,6 +1,6 @@
 // Knot DNS (knotd, Debian's knot package) as a standard secondary of our nameserver, for the
 // tests that need software nobody here wrote on the other end of NOTIFY and zone transfers.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
