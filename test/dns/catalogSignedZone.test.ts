@@ -1,6 +1,7 @@
 // A signed member of a catalog (issue 26; docs/catalog-zones.md): Knot, following a secondary
 // set's catalog with a template per `group`, serves the zone with its signatures, and an answer
-// taken from Knot validates from the lab root's trust anchor.
+// taken from Knot validates from the lab root's trust anchor. DNSSEC off keeps the member; a member
+// enabled while Knot is down waits for Knot to serve its keys before its DS goes up.
 //
 // Why the answer is Knot's: BIND 9.18's delv sends every question — the answer, the zone's DNSKEY,
 // the DS at the parent, the parents' keys — to the one server it is given, and Knot holds only the
@@ -23,9 +24,11 @@ import {
   axfr,
   createActiveZone,
   dnsPort,
+  dnssecOf,
   expectLdnsVerifies,
   labRootKey,
   labTrustAnchorsConf,
+  passLabTime,
   untilDnssecState,
   untilLabTrustAnchor,
 } from '../helpers/dnssecLab.js';
@@ -36,6 +39,8 @@ import { startUnbound, type Unbound } from '../helpers/unbound.js';
 
 const required = process.env.REQUIRE_DNS_TOOLS === '1';
 const ZONE = 'cat-signed.example';
+/** Enabled while Knot is down. */
+const LATE = 'cat-late.example';
 const escaped = (name: string) => name.replace(/\./g, '\\.');
 
 interface Answer {
@@ -102,7 +107,7 @@ describe.skipIf(!required && (!requireTool('knotd') || !requireTool('unbound')))
         port: freePort,
         upstreamPort: dnsPort(lab),
         trustAnchorFile: labRootKey(lab),
-        stubZones: [{ name: ZONE, port: knot.port }],
+        stubZones: [ZONE, LATE].map((name) => ({ name, port: knot.port })),
       });
     }, 90_000);
     afterAll(async () => {
@@ -209,6 +214,25 @@ describe.skipIf(!required && (!requireTool('knotd') || !requireTool('unbound')))
       expect(zoneLog.filter((line) => /IXFR, incoming, .* started/.test(line)).length, knot.log()).toBeGreaterThanOrEqual(2);
       expect(zoneLog.join('\n')).not.toMatch(/purged|removed/);
       expect(zoneLog.join('\n')).toMatch(new RegExp(`zone updated, .*serial \\d+ -> ${served},`));
+    });
+
+    it('waits for Knot before the DS goes up: a member enabled while Knot is down stays signing until Knot serves its keys', async (ctx) => {
+      await createActiveZone(lab, LATE, [{ type: 'A', name: 'www', data: { address: '192.0.2.120' } }]);
+      await eventually(async () => ((await queryDns(knot.port, LATE, 'SOA')).answers.length ? true : undefined), 30_000, 'Knot to serve the member');
+      await knot.stop();
+      const started = await lab.customerA.post(`/zones/${LATE}/dnssec/enable`, {});
+      expect(started.status, started.text).toBe(202);
+      // Twice the lab's DNSKEY TTL: with only its own nameservers asked, the worker would have
+      // handed the DS to the registry by now, and resolvers asking Knot (unsigned) would fail.
+      for (let i = 0; i < 10; i++) await passLabTime(lab);
+      expect((await dnssecOf(lab, LATE)).state).toBe('signing');
+      const ds = await kdig(ctx, dnsPort(lab), LATE, 'DS');
+      expect(ds.status).toBe('NOERROR');
+      expect(ds.text).not.toMatch(/^cat-late\.example\.\s+\d+\s+IN\s+DS\s/m);
+
+      await knot.restart();
+      await untilDnssecState(lab, LATE, 'active');
+      expect(await delvViaUnbound(ctx, `www.${LATE}`, 'A')).toMatch(/; fully validated\n.*\tA\t192\.0\.2\.120/);
     });
 
     it('has no other source for the zone: with Knot stopped, unbound cannot answer it, though the lab’s nameserver does', async (ctx) => {
