@@ -21,12 +21,22 @@ import type { Registrar } from '../domain/dnssec/registrar.js';
 import { type Action, type DnssecMode, type KskRolloverPhase, type DnssecState, needs, nextStep, type Observations } from '../domain/dnssec/states.js';
 import { transactionWithRetry } from '../db/transaction.js';
 import { advisoryLock, LAB_PARENTS_LOCK } from '../db/lockOrder.js';
+import { setsCarryingZone } from '../db/repositories/secondaryFleet.js';
+
+/**
+ * The secondaries of every set carrying the zone: a provider's public nameservers, which resolvers
+ * ask like ours. A DS put up while one of them still serves the zone unsigned (or without a new key)
+ * makes its answers bogus, so they are asked for the keys like DNS_SECONDARIES, as for `live`.
+ */
+async function setSecondaries(db: Pool, zoneId: string): Promise<HostPort[]> {
+  return (await setsCarryingZone(db, zoneId)).flatMap((set) => set.secondaries.map((s) => ({ host: s.address, port: s.port })));
+}
 
 export interface DnssecWorkerDeps {
   db: Pool;
   clock: Clock;
   logger: Pick<Logger, 'info' | 'warn'>;
-  /** Every authoritative server of the service: its own nameserver(s) and the secondaries. */
+  /** Every authoritative server of the service: its own nameserver(s) and the secondaries (the secondary sets' are read per zone). */
   servers(): HostPort[];
   /**
    * Where DS and chain questions go: the lab's own nameserver, which hosts the parents (asked
@@ -127,7 +137,12 @@ export class DnssecWorker {
     const status: Record<string, unknown> = {};
     const dnskeys = keys.map((k) => dnskeyRdata(k));
     if (wanted.has('keysServed') || wanted.has('unsignedServed')) {
-      const served = await Promise.all(this.deps.servers().map((server) => queryDns(server, zone.name, TYPE.DNSKEY)));
+      // The secondary sets' servers gate keys (a DS or a new key waits for them), not their going:
+      // a set secondary still serving old keys after the DS is gone harms no one, and a zone being
+      // deleted has left its catalogs already.
+      const fleet = wanted.has('keysServed') ? await setSecondaries(this.deps.db, zone.id) : [];
+      const servers = [...this.deps.servers(), ...fleet];
+      const served = await Promise.all(servers.map((server) => queryDns(server, zone.name, TYPE.DNSKEY)));
       const setOf = (i: number) => {
         const reply = served[i]!;
         return reply.kind === 'reply' && reply.aa ? reply.answer.filter((r) => r.type === TYPE.DNSKEY).map((r) => r.rdata) : null;

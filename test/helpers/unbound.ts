@@ -13,6 +13,8 @@ export interface UnboundOptions {
   upstreamPort: number;
   /** DS lines of the root's trust anchor (trust-anchor-file). */
   trustAnchorFile: string;
+  /** Zones asked of another server on 127.0.0.1 instead (a secondary's copy), and of nothing else. */
+  stubZones?: { name: string; port: number }[];
 }
 
 export interface Unbound {
@@ -26,6 +28,8 @@ export interface Unbound {
  * Every question is forwarded to the lab's nameserver: it serves the root and every zone below it
  * itself, so forwarding reaches an authoritative answer for any name — including the DS of a zone,
  * which the same server answers from the parent. Caching is capped at 5 s so that a change shows soon.
+ * A stub zone is more specific than the forward: its names go to its server only, while its DS
+ * (the parent's side) still comes from the lab's nameserver.
  */
 function unboundConfig(dir: string, port: number, o: UnboundOptions): string {
   return `server:
@@ -52,7 +56,7 @@ forward-zone:
     name: "."
     forward-addr: 127.0.0.1@${o.upstreamPort}
     forward-first: no
-`;
+${(o.stubZones ?? []).map((z) => `stub-zone:\n    name: "${z.name}"\n    stub-addr: 127.0.0.1@${z.port}\n`).join('')}`;
 }
 
 export async function startUnbound(options: UnboundOptions): Promise<Unbound> {
