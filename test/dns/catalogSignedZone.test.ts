@@ -235,6 +235,37 @@ describe.skipIf(!required && (!requireTool('knotd') || !requireTool('unbound')))
       expect(await delvViaUnbound(ctx, `www.${LATE}`, 'A')).toMatch(/; fully validated\n.*\tA\t192\.0\.2\.120/);
     });
 
+    it('keeps a signed member in the catalog while its deletion waits for the DS to go, and Knot serving it signed; purged once it is gone', async (ctx) => {
+      const id = (await lab.sql.query<{ id: string }>(`SELECT id FROM zones WHERE name = $1`, [LATE])).rows[0]!.id;
+      const res = await lab.customerA.delete(`/zones/${LATE}?confirm=${LATE}`);
+      expect(res.status, res.text).toBe(202);
+      expect((await dnssecOf(lab, LATE)).state).toBe('ds_removing');
+      // Resolvers holding the DS may ask Knot: it must keep answering, signed, and the catalog listing it.
+      await passLabTime(lab);
+      const signed = await kdig(ctx, knot.port, `www.${LATE}`, 'A');
+      expect(signed.status).toBe('NOERROR');
+      expect(signed.text).toMatch(/\tRRSIG\tA /);
+      expect(await catalogAtKnot(ctx)).toMatch(
+        new RegExp(`^${memberLabel(id)}\\.zones\\.${escaped(catalog)}\\.\\s+\\d+\\s+IN\\s+PTR\\s+${escaped(LATE)}\\.$`, 'm'),
+      );
+      await eventually(
+        async () => {
+          await passLabTime(lab);
+          return (await lab.customerA.get(`/zones/${LATE}`)).status === 404 ? true : undefined;
+        },
+        60_000,
+        `${LATE} to be gone`,
+      );
+      await eventually(
+        async () => {
+          const r = await queryDns(knot.port, LATE, 'SOA');
+          return r.rcode !== 0 || !r.aa ? true : undefined;
+        },
+        30_000,
+        'Knot to purge the deleted member',
+      );
+    });
+
     it('has no other source for the zone: with Knot stopped, unbound cannot answer it, though the lab’s nameserver does', async (ctx) => {
       await knot.stop();
       const direct = await queryDns(dnsPort(lab), `www.${ZONE}`, 'A');

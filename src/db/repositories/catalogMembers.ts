@@ -1,5 +1,7 @@
-// A catalog zone's members (docs/catalog-zones.md): the served zones of its owner's subtree —
-// forward, reverse and provider reverse, not being deleted — that its set selects (all, a
+// A catalog zone's members (docs/catalog-zones.md): the zones of its owner's subtree — forward,
+// reverse and provider reverse, those being deleted too until their row goes (a signed zone's
+// deletion waits for its DS to leave the parent: the fleet keeps serving it, signed, until then)
+// — that its set selects (all, a
 // tenant's subtree within it, a DNSSEC group), read in the catalog's build; and the stamps that
 // say, without a lock on the catalog, that its members changed since a version. memberOfSetSql is
 // the one definition of membership: the build, the stamp and the serving side (which sets carry a
@@ -34,8 +36,8 @@ export const memberOfSetSql = (m: string, s: string) =>
 /**
  * The SQL of a catalog's member stamp, for the catalog zone row aliased `alias` (text, null for
  * other kinds): the number of member rows and a digest of their stamps (zones.catalog_seq), those
- * being deleted included. A zone's membership changes give it a fresh stamp (created, marked
- * deleting, signing on or off) and a row removed lowers the count, so any change moves the digest;
+ * being deleted included. A zone's membership changes give it a fresh stamp (created, signing on
+ * or off) and a row removed lowers the count, so any change moves the digest;
  * a digest of the whole set rather than its maximum, because stamps are taken when a write runs,
  * not when it commits: a write that took a lower stamp may commit after a catalog rendered a higher one.
  */
@@ -55,7 +57,7 @@ export async function readCatalogInputs(trx: Transaction, catalog: { id: string;
   if (!set) return null;
   const { rows } = await trx.raw<{ rows: { id: string; name: string; dnssec_state: string }[] }>(
     `SELECT m.id, m.name, m.dnssec_state FROM secondary_sets s JOIN zones m ON ${memberOfSetSql('m', 's')}
-     WHERE s.catalog_zone_id = ? AND m.status <> 'deleting'
+     WHERE s.catalog_zone_id = ?
      ORDER BY m.name`,
     [catalog.id],
   );

@@ -8,7 +8,6 @@ import { paginate } from '../paginate.js';
 import { PREPARED } from '../preparedStatements.js';
 import type { ScopedDb } from '../tenantScope.js';
 import type { ChangeSetState } from '../../domain/publication.js';
-import { membershipStamp } from './catalogMembers.js';
 import type { ChangeSetRow } from './changeSetRows.js';
 
 /**
@@ -32,8 +31,6 @@ export async function storeChangeSet(
         .where('id', zone.id)
         .update({
           ...zone.columns,
-          // A zone marked deleting leaves its catalogs: a fresh membership stamp (catalogMembers.ts).
-          ...(zone.columns.status === 'deleting' ? { catalog_seq: membershipStamp(ctx.db) } : {}),
           version: ctx.db.raw('version + 1'),
           record_count: ctx.db.raw('record_count + ?', [zone.growth]),
         }),
