@@ -47,7 +47,9 @@ describe('system records are rendered by the build', () => {
     const stored = await first.sql.query(`SELECT r.name, r.type FROM records r JOIN zones z ON z.id = r.zone_id WHERE z.name = $1`, [ZONE]);
     expect(stored.rows).toEqual([{ name: 'www', type: 'A' }]);
     const columns = await first.sql.query(`SELECT column_name FROM information_schema.columns WHERE table_name = 'zones' AND column_name LIKE '%serial%'`);
-    expect(columns.rows.map((c) => c.column_name)).toEqual(['published_serial']);
+    // serial_floor is no copy: the last serial of the name's previous zone, fixed at creation.
+    expect(columns.rows.map((c) => c.column_name).sort()).toEqual(['published_serial', 'serial_floor']);
+    expect((await first.sql.query(`SELECT serial_floor FROM zones WHERE name = $1`, [ZONE])).rows[0].serial_floor).toBeNull();
     const served = await first.sql.query(`SELECT p.type FROM published_records p JOIN zones z ON z.id = p.zone_id WHERE z.name = $1`, [ZONE]);
     expect(served.rows).toEqual([{ type: 1 }]);
     const counted = await first.sql.query(`SELECT record_count FROM zones WHERE name = $1`, [ZONE]);

@@ -6,7 +6,7 @@ import { noteLock } from '../lockOrder.js';
 import { PREPARED } from '../preparedStatements.js';
 import type { ScopedDb } from '../tenantScope.js';
 import type { RecordRow } from './recordRows.js';
-import { ZONE_LAG_SQL } from './secondaryLagRows.js';
+import { ZONE_LAG_JOIN } from './secondaryLagRows.js';
 import type { ZoneRow } from './zoneRows.js';
 
 /**
@@ -23,8 +23,11 @@ export const tenantZones = (scoped: ScopedDb): Knex.QueryBuilder => scoped.from(
 
 /** Zones with their publication summary (the state of their newest change set). */
 export function zonesQuery(scoped: ScopedDb, protectedNames: string[], reach: ZoneReach = 'tenant'): Knex.QueryBuilder {
-  const q = scoped.from('zones', 'z').leftJoin('change_sets as c', 'c.id', 'z.last_changeset_id');
-  q.select('z.*', 'c.state as publication_state', 'c.updated_at as publication_updated_at', q.client.raw(`${ZONE_LAG_SQL} AS secondary_lag`));
+  const q = scoped
+    .from('zones', 'z')
+    .leftJoin('change_sets as c', 'c.id', 'z.last_changeset_id')
+    .joinRaw(ZONE_LAG_JOIN)
+    .select('z.*', 'c.state as publication_state', 'c.updated_at as publication_updated_at', 'lag.secondary_lag');
   if (reach !== 'tenant') return q.where('z.kind', reach);
   q.whereNotIn('z.kind', HIDDEN_ZONE_KINDS);
   // A credential confined to some zones sees only those (docs/credentials.md).

@@ -30,7 +30,7 @@ export interface ZoneRow {
   /** Joined: state of the newest change set. */
   publication_state: ChangeSetState | null;
   publication_updated_at: Date | null;
-  /** Joined: the set secondaries its published version waits on (secondaryLagRows.ts ZONE_LAG_SQL). */
+  /** Joined: the set secondaries its published version waits on (secondaryLagRows.ts ZONE_LAG_JOIN). */
   secondary_lag?: { address: string; serial: number | string | null; since: string }[] | null;
 }
 
