@@ -43,6 +43,11 @@ export interface PdnsCatalogConsumerOptions {
    * from it get no key); none: unsigned. Not exercised by a test yet.
    */
   key?: { name: string; secret: Buffer };
+  /**
+   * The PostgreSQL server (any database on it) where PowerDNS's own database is made, and that
+   * database's name; default: the test run's (vitest's `inject`), for callers outside vitest (benches).
+   */
+  database?: { adminUrl: string; name: string };
 }
 
 const SCHEMA = '/usr/share/pdns-backend-pgsql/schema/schema.pgsql.sql';
@@ -78,9 +83,9 @@ export async function startPdnsCatalogConsumer(options: PdnsCatalogConsumerOptio
   const pdnsServer = requireTool('pdns_server');
   const pdnsutil = requireTool('pdnsutil');
   if (!pdnsServer || !pdnsutil) throw new Error('pdns_server and pdnsutil are not installed');
-  const adminUrl = inject('adminDatabaseUrl');
+  const adminUrl = options.database?.adminUrl ?? inject('adminDatabaseUrl');
   // Named like the test databases, so the run's global teardown drops it if close() never runs.
-  const name = `mdns_t_${inject('runId')}_pdns_${randomBytes(5).toString('hex')}`;
+  const name = options.database?.name ?? `mdns_t_${inject('runId')}_pdns_${randomBytes(5).toString('hex')}`;
   const admin = async (statement: string) => {
     const c = new pg.Client({ connectionString: adminUrl });
     await c.connect();
