@@ -1,6 +1,6 @@
 // `pushed → live`: a version is live when every authoritative server answers the zone's SOA with
 // its serial (or a later one): the service's own nameservers, DNS_SECONDARIES, and the secondaries
-// of every secondary set carrying the zone (a catalog zone: its own set's), whose lag is recorded
+// of every secondary set carrying the zone as a member (a catalog zone: none), whose lag is recorded
 // (secondaryLag.ts). A secondary that is down leaves the version `pushed` until it catches up. A withdrawn zone is gone when none of the service's own
 // nameservers serves it any more; the zone row goes then, with a zone.changed (deleted) event.
 import type { HostPort } from '../config/index.js';
@@ -85,9 +85,13 @@ function behind(fleet: readonly FleetServer[], seen: readonly SoaProbeResult[], 
   });
 }
 
-/** The secondaries of every set carrying the zone, each address once per set. */
+/**
+ * The secondaries of every set carrying the zone as a member, each address once per set. Not a
+ * set's own catalog: its consumers need not answer for it (Knot, interpreting a catalog, answers
+ * no SOA for it), and what they make of it shows in its members, which are verified there.
+ */
 async function fleetOf(deps: VerifyDeps, zoneId: string): Promise<FleetServer[]> {
-  const sets = await setsCarryingZone(deps.db, zoneId);
+  const sets = (await setsCarryingZone(deps.db, zoneId)).filter((set) => !set.ownCatalog);
   return sets.flatMap((set) => set.secondaries.map((s) => ({ setId: set.id, setName: set.name, host: s.address, port: s.port })));
 }
 

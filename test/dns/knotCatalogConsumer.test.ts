@@ -57,6 +57,22 @@ describe.skipIf(!knotd && process.env.REQUIRE_DNS_TOOLS !== '1')('Knot as a cata
     expect(answer.answers.map((a) => a.address)).toEqual(['192.0.2.90']);
     // Knot learnt the zone from the catalog it transferred, the only zone in its configuration.
     expect(knot.log()).toMatch(new RegExp(`\\[${catalog.replace(/\./g, '\\.')}\\.\\] AXFR, incoming`));
+    // Knot answers no SOA for a catalog it interprets: the catalog's versions must not wait on it
+    // (the set's lag would grow and /healthz turn degraded though Knot is up to date).
+    const zone = await eventually(
+      async () => {
+        await lab.service.publication!.reconcile();
+        const z = (await lab.customerA.get(`/zones/${ZONE}`)).body;
+        return z.publication.state === 'live' ? z : undefined;
+      },
+      30_000,
+      'the member to be live',
+    );
+    expect(zone.publication.waiting_on).toEqual([]);
+    const lag = (await lab.customerA.get('/metrics')).text.split('\n').filter((l) => l.startsWith('secondary_lag_serials'));
+    expect(lag).toEqual([expect.stringMatching(/ 0$/)]);
+    const waiting = await lab.sql.query(`SELECT z.name FROM secondary_lag l JOIN zones z ON z.id = l.zone_id`);
+    expect(waiting.rows).toEqual([]);
   });
 
   it('gets a change of the member by IXFR', async () => {

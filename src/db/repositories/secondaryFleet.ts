@@ -14,6 +14,8 @@ export interface CarryingSet {
   name: string;
   secondaries: Secondary[];
   tsigKeyId: string | null;
+  /** The zone is this set's catalog (not a member): NOTIFYed to its secondaries, not verified there. */
+  ownCatalog: boolean;
 }
 
 /** Who may read a catalog zone: its set's secondaries (none when no set names it) and the set's key. */
@@ -29,8 +31,8 @@ const secondariesOf = (value: unknown): Secondary[] =>
 /** The sets carrying zone `zoneId`, by id. */
 export async function setsCarryingZone(db: Runner, zoneId: string): Promise<CarryingSet[]> {
   const result = await db
-    .raw<{ rows: { id: string; name: string; secondaries: unknown; tsig_key_id: string | null }[] }>(
-      `SELECT s.id, s.name, s.secondaries, s.tsig_key_id
+    .raw<{ rows: { id: string; name: string; secondaries: unknown; tsig_key_id: string | null; own_catalog: boolean }[] }>(
+      `SELECT s.id, s.name, s.secondaries, s.tsig_key_id, s.catalog_zone_id = z.id AS own_catalog
        FROM zones z
        JOIN secondary_sets s ON s.catalog_zone_id = z.id OR ${memberOfSetSql('z', 's')}
        WHERE z.id = ?
@@ -38,7 +40,13 @@ export async function setsCarryingZone(db: Runner, zoneId: string): Promise<Carr
       [zoneId],
     )
     .options(PREPARED);
-  return result.rows.map((r) => ({ id: r.id, name: r.name, secondaries: secondariesOf(r.secondaries), tsigKeyId: r.tsig_key_id }));
+  return result.rows.map((r) => ({
+    id: r.id,
+    name: r.name,
+    secondaries: secondariesOf(r.secondaries),
+    tsigKeyId: r.tsig_key_id,
+    ownCatalog: r.own_catalog,
+  }));
 }
 
 /** Every catalog zone with who may read it, by zone name. */
