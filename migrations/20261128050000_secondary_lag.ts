@@ -9,10 +9,11 @@ export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('secondary_lag', (t) => {
     t.text('zone_id').notNullable().references('zones.id').onDelete('CASCADE');
     t.text('set_id').notNullable().references('secondary_sets.id').onDelete('CASCADE');
-    t.text('address').notNullable();
+    t.text('host').notNullable();
+    t.integer('port').notNullable();
     t.bigInteger('serial');
     t.timestamp('since', { useTz: true }).notNullable();
-    t.primary(['zone_id', 'set_id', 'address']);
+    t.primary(['zone_id', 'set_id', 'host', 'port']);
   });
   await knex.raw('CREATE INDEX secondary_lag_set_id ON secondary_lag (set_id)');
 }

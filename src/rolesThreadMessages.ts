@@ -3,7 +3,6 @@
 import type { Config, Role } from './config/index.js';
 import type { JobStatus } from './jobs/jobMonitor.js';
 import type { NameserverCounters } from './observability/metrics.js';
-import type { LagReading } from './publication/secondaryLag.js';
 
 /** What the main thread reads of the roles' thread: readiness and the counters /metrics shows. */
 export interface RolesCounters {
@@ -11,8 +10,6 @@ export interface RolesCounters {
   nameserver: { ready: boolean; counters: NameserverCounters } | null;
   builds: Record<'unsigned' | 'by_change' | 'whole', number> | null;
   webhooks: { attempts: Record<string, number>; inFlight: number } | null;
-  /** The secondary sets' secondaries as the publication verifier last saw them (null without the worker role). */
-  secondaryLag: LagReading[] | null;
   /** The thread's periodic jobs by name (jobMonitor). */
   jobs: Record<string, JobStatus>;
 }

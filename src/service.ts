@@ -61,7 +61,8 @@ import { PublicationWorker } from './publication/publicationWorker.js';
 import { BACKEND_QUOTA_INTERVAL_MS, readBackendQuota } from './services/backendQuota.js';
 import { writeDueForwardRecords } from './services/rdns/forwardRecords.js';
 import { dnsSoaProbe, withHelperProcesses } from './publication/soaProbe.js';
-import { SecondaryLag } from './publication/secondaryLag.js';
+import { lagging, lagReadings } from './publication/secondaryLag.js';
+import { readFleetLag } from './db/repositories/secondaryLagRows.js';
 import { notifyFleet, RENOTIFY_AFTER_MS, renotifyLagging } from './publication/notifyFleet.js';
 import { MirroredZoneStore } from '../nameserver/udpProcesses.js';
 import { addressPolicyFor } from './webhooks/addressPolicy.js';
@@ -113,7 +114,6 @@ async function countersOf(running: Wiring['running']): Promise<RolesCounters> {
       counters: nameserverCounters(own.server.stats(), own.store instanceof MirroredZoneStore ? await own.store.helperStats() : [], own.feed.zoneCount),
     },
     builds: publication && { ...publication.builds },
-    secondaryLag: publication && publication.lagReadings(),
     webhooks: webhooks && { attempts: { ...webhooks.outcomes }, inFlight: webhooks.inFlightCount },
     jobs: jobMonitor.snapshot(),
   };
@@ -645,9 +645,11 @@ async function startApiRole(w: Wiring): Promise<void> {
   const degradedChecks: ReadinessCheck[] = [];
   if (config.roles.includes('worker')) {
     registerBuildMetrics(metrics.registry, async () => (await counters()).builds!);
-    registerSecondaryLagMetrics(metrics.registry, async () => (await counters()).secondaryLag ?? []);
+    // Read from the rows the verifier writes (secondary_lag), wherever the verifier runs.
+    const fleetLag = async () => lagReadings(await readFleetLag(w.db), w.clock.now());
+    registerSecondaryLagMetrics(metrics.registry, fleetLag);
     // A secondary of a set lagging for minutes: writes wait `pushed` (never lost); the service still serves.
-    degradedChecks.push({ name: 'secondaries', check: async () => SecondaryLag.lagging((await counters()).secondaryLag ?? []).length === 0 });
+    degradedChecks.push({ name: 'secondaries', check: async () => lagging(await fleetLag()).length === 0 });
     registerWebhookMetrics(
       metrics.registry,
       async () => (await counters()).webhooks!.attempts,

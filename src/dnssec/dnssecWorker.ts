@@ -21,16 +21,7 @@ import type { Registrar } from '../domain/dnssec/registrar.js';
 import { type Action, type DnssecMode, type KskRolloverPhase, type DnssecState, needs, nextStep, type Observations } from '../domain/dnssec/states.js';
 import { transactionWithRetry } from '../db/transaction.js';
 import { advisoryLock, LAB_PARENTS_LOCK } from '../db/lockOrder.js';
-import { setsCarryingZone } from '../db/repositories/secondaryFleet.js';
-
-/**
- * The secondaries of every set carrying the zone: a provider's public nameservers, which resolvers
- * ask like ours. A DS put up while one of them still serves the zone unsigned (or without a new key)
- * makes its answers bogus, so they are asked for the keys like DNS_SECONDARIES, as for `live`.
- */
-async function setSecondaries(db: Pool, zoneId: string): Promise<HostPort[]> {
-  return (await setsCarryingZone(db, zoneId)).flatMap((set) => set.secondaries.map((s) => ({ host: s.address, port: s.port })));
-}
+import { fleetServing } from '../db/repositories/secondaryFleet.js';
 
 export interface DnssecWorkerDeps {
   db: Pool;
@@ -140,7 +131,7 @@ export class DnssecWorker {
       // The secondary sets' servers gate keys (a DS or a new key waits for them), not their going:
       // a set secondary still serving old keys after the DS is gone harms no one, and a zone being
       // deleted has left its catalogs already.
-      const fleet = wanted.has('keysServed') ? await setSecondaries(this.deps.db, zone.id) : [];
+      const fleet = wanted.has('keysServed') ? await fleetServing(this.deps.db, zone.id) : [];
       const servers = [...this.deps.servers(), ...fleet];
       const served = await Promise.all(servers.map((server) => queryDns(server, zone.name, TYPE.DNSKEY)));
       const setOf = (i: number) => {

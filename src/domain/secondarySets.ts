@@ -37,13 +37,6 @@ export interface Secondary {
 /** How a secondary is named in lag readings and publication objects: host:port, [host]:port for IPv6. */
 export const secondaryAddress = (s: Secondary): string => (s.address.includes(':') ? `[${s.address}]:${s.port}` : `${s.address}:${s.port}`);
 
-/** The secondary a secondaryAddress names; null for any other text. */
-export function parseSecondaryAddress(text: string): Secondary | null {
-  const m = /^\[([0-9a-f:.]+)\]:(\d+)$|^([0-9.]+):(\d+)$/i.exec(text);
-  if (!m) return null;
-  return { address: m[1] ?? m[3]!, port: Number(m[2] ?? m[4]) };
-}
-
 /** The address in its canonical spelling (IPv6 compressed, lower case); null: not a literal IPv4 or IPv6 address. */
 export function canonicalAddress(input: string): string | null {
   if (input.includes(':')) return canonicalIpv6(input);

@@ -11,7 +11,6 @@ import type { HostPort } from '../config/index.js';
 import type { Pool } from '../db/context.js';
 import { setsCarryingZone } from '../db/repositories/secondaryFleet.js';
 import { laggingTargets } from '../db/repositories/secondaryLagRows.js';
-import { parseSecondaryAddress } from '../domain/secondarySets.js';
 import type { Logger } from '../observability/logger.js';
 
 export interface NotifyFleetDeps {
@@ -51,10 +50,8 @@ export async function renotifyLagging(deps: NotifyFleetDeps, now: Date): Promise
   const targets = await laggingTargets(deps.db, new Date(now.getTime() - RENOTIFY_AFTER_MS));
   const runs: Promise<unknown>[] = [];
   for (const t of targets) {
-    const target = parseSecondaryAddress(t.address);
-    if (!target) continue;
     const key = t.tsigKeyId === null ? null : (keyOf(deps.server, t.tsigKeyId) ?? null);
-    runs.push(deps.server.notifySecondaries(t.origin, t.serial, [{ host: target.address, port: target.port }], { key }));
+    runs.push(deps.server.notifySecondaries(t.origin, t.serial, [{ host: t.host, port: t.port }], { key }));
   }
   await Promise.all(runs);
   return runs.length;

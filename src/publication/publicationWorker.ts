@@ -13,7 +13,6 @@ import { zonesRenderedElsewise } from '../db/repositories/versionStore.js';
 import { catalogsWithChangedMembers } from '../db/repositories/catalogMembers.js';
 import { type PublishDeps, publishZone } from './publishZone.js';
 import { markVerificationTimeouts, type VerifyDeps, verifyZone } from './verifyPublication.js';
-import { type LagReading, SecondaryLag } from './secondaryLag.js';
 
 /**
  * Delays between verification attempts after a version is built: the embedded nameserver loads a
@@ -57,13 +56,6 @@ export interface PublicationWorkerOptions {
 export class PublicationWorker {
   /** Versions built since start, by how they were signed (zone_builds_total in /metrics). */
   readonly builds = { unsigned: 0, by_change: 0, whole: 0 };
-  /** How far the secondary sets' secondaries are behind (secondary_lag_* in /metrics, /healthz). */
-  readonly secondaryLag: SecondaryLag;
-
-  /** The secondary sets' secondaries as last seen, at the worker's clock. */
-  lagReadings(): LagReading[] {
-    return this.secondaryLag.readings(this.options.clock.now());
-  }
   private readonly listener: NotificationListener;
   private readonly running = new Map<string, Promise<void>>();
   private readonly again = new Set<string>();
@@ -76,7 +68,6 @@ export class PublicationWorker {
   private stopped = false;
 
   constructor(private readonly options: PublicationWorkerOptions) {
-    this.secondaryLag = options.verify.lag ?? new SecondaryLag();
     this.listener = new NotificationListener({
       url: options.databaseUrl,
       channels: [ZONE_CHANNEL],
@@ -96,7 +87,7 @@ export class PublicationWorker {
   }
 
   private get verifyDeps(): VerifyDeps {
-    return { db: this.options.db, clock: this.options.clock, ...this.options.verify, lag: this.secondaryLag };
+    return { db: this.options.db, clock: this.options.clock, ...this.options.verify };
   }
 
   async start(): Promise<void> {

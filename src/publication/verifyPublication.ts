@@ -14,10 +14,9 @@ import {
   type VerifyZoneRow,
 } from '../db/repositories/publicationRows.js';
 import type { Clock } from '../domain/clock.js';
-import { serialGreater } from '../../nameserver/wire/serial.js';
 import type { SoaProbe, SoaProbeResult } from './soaProbe.js';
-import { setsCarryingZone } from '../db/repositories/secondaryFleet.js';
-import { addressOf, type FleetServer, type SecondaryLag } from './secondaryLag.js';
+import { type FleetServer, fleetServing } from '../db/repositories/secondaryFleet.js';
+import { serves } from './secondaryLag.js';
 import { type LagRow, replaceZoneLag } from '../db/repositories/secondaryLagRows.js';
 import { transactionWithRetry } from '../db/transaction.js';
 
@@ -31,8 +30,6 @@ export interface VerifyDeps {
   /** The service's own nameservers (embedded, ROLES=nameserver processes). */
   nameservers: () => HostPort[];
   secondaries: HostPort[];
-  /** Where the secondary sets' lag is recorded. */
-  lag?: SecondaryLag;
 }
 
 export type VerifyOutcome =
@@ -40,8 +37,6 @@ export type VerifyOutcome =
   | { kind: 'live'; changeSets: number }
   | { kind: 'deleted' }
   | { kind: 'waiting'; lagging: { server: HostPort; seen: SoaProbeResult }[] };
-
-const serves = (seen: SoaProbeResult, serial: number) => seen.kind === 'serial' && (seen.serial === serial || serialGreater(seen.serial, serial));
 
 export async function verifyZone(deps: VerifyDeps, zoneId: string): Promise<VerifyOutcome> {
   const zone = await readZoneToVerify(deps.db, zoneId);
@@ -55,21 +50,18 @@ export async function verifyZone(deps: VerifyDeps, zoneId: string): Promise<Veri
     const lagging = seen.map((r, i) => ({ server: servers[i]!, seen: r })).filter((x) => x.seen.kind !== 'not_served');
     if (lagging.length) return { kind: 'waiting', lagging };
     if (!(await removeZone(deps, zone))) return { kind: 'idle' };
-    deps.lag?.forgetZone(zone.id);
     return { kind: 'deleted' };
   }
   if (zone.published_serial === null) return { kind: 'idle' };
   if (!zone.waiting && zone.status !== 'activating') return { kind: 'idle' };
 
   const serial = Number(zone.published_serial);
-  const fleet = await fleetOf(deps, zone.id);
+  const fleet = await fleetServing(deps.db, zone.id);
   const servers = [...deps.nameservers(), ...deps.secondaries, ...fleet];
   const seen = await Promise.all(servers.map((s) => deps.probe(s, zone.name)));
   const now = deps.clock.now();
   const firstFleet = servers.length - fleet.length;
-  deps.lag?.keepOnly(zone.id, fleet);
-  for (let i = firstFleet; i < servers.length; i++) deps.lag?.observe(fleet[i - firstFleet]!, zone.id, serial, seen[i]!, now);
-  // What the zone's publication object shows (any API process reads it): written when it changed.
+  // The one record of the fleet's lag (the zone's publication object, /metrics, /healthz): written when it changed.
   if (fleet.length > 0 || zone.lagged) await replaceZoneLag(deps.db, zone.id, behind(fleet, seen.slice(firstFleet), serial), now);
   const lagging = seen.map((r, i) => ({ server: servers[i]!, seen: r })).filter((x) => !serves(x.seen, serial));
   if (lagging.length) return { kind: 'waiting', lagging };
@@ -81,18 +73,8 @@ function behind(fleet: readonly FleetServer[], seen: readonly SoaProbeResult[], 
   return fleet.flatMap((server, i) => {
     const answer = seen[i]!;
     if (serves(answer, serial)) return [];
-    return [{ setId: server.setId, address: addressOf(server), serial: answer.kind === 'serial' ? answer.serial : null }];
+    return [{ setId: server.setId, host: server.host, port: server.port, serial: answer.kind === 'serial' ? answer.serial : null }];
   });
-}
-
-/**
- * The secondaries of every set carrying the zone as a member, each address once per set. Not a
- * set's own catalog: its consumers need not answer for it (Knot, interpreting a catalog, answers
- * no SOA for it), and what they make of it shows in its members, which are verified there.
- */
-async function fleetOf(deps: VerifyDeps, zoneId: string): Promise<FleetServer[]> {
-  const sets = (await setsCarryingZone(deps.db, zoneId)).filter((set) => !set.ownCatalog);
-  return sets.flatMap((set) => set.secondaries.map((s) => ({ setId: set.id, setName: set.name, host: s.address, port: s.port })));
 }
 
 async function removeZone(deps: VerifyDeps, zone: VerifyZoneRow): Promise<boolean> {

@@ -25,7 +25,8 @@ export interface CatalogAccessRow {
   tsigKeyId: string | null;
 }
 
-const secondariesOf = (value: unknown): Secondary[] =>
+/** A set's `secondaries` column as stored (jsonb), the port defaulted. */
+export const secondariesOf = (value: unknown): Secondary[] =>
   (Array.isArray(value) ? value : []).map((s: { address: string; port?: number }) => ({ address: s.address, port: s.port ?? DEFAULT_SECONDARY_PORT }));
 
 /** The sets carrying zone `zoneId`, by id. */
@@ -47,6 +48,23 @@ export async function setsCarryingZone(db: Runner, zoneId: string): Promise<Carr
     tsigKeyId: r.tsig_key_id,
     ownCatalog: r.own_catalog,
   }));
+}
+
+/** A secondary of a set, to be asked about a zone (host and port, as HostPort). */
+export interface FleetServer {
+  setId: string;
+  host: string;
+  port: number;
+}
+
+/**
+ * The secondaries of every set carrying zone `zoneId` as a member: those asked before a version is
+ * `live` and before a DS goes up. Not a set's own catalog: its consumers need not answer for it
+ * (Knot, interpreting a catalog, answers no SOA for it); what they make of it shows in its members.
+ */
+export async function fleetServing(db: Runner, zoneId: string): Promise<FleetServer[]> {
+  const sets = (await setsCarryingZone(db, zoneId)).filter((set) => !set.ownCatalog);
+  return sets.flatMap((set) => set.secondaries.map((s) => ({ setId: set.id, host: s.address, port: s.port })));
 }
 
 /** Every catalog zone with who may read it, by zone name. */

@@ -1,11 +1,14 @@
 // The `secondary_lag` table (migration 20261128050000): the set secondaries a zone's published
 // version waits on, as the verifier last saw them.
+import type { Secondary } from '../../domain/secondarySets.js';
 import type { Runner } from '../context.js';
+import { secondariesOf } from './secondaryFleet.js';
 
 export interface LagRow {
   setId: string;
-  /** host:port ([host]:port for IPv6). */
-  address: string;
+  /** The secondary, as its set lists it. */
+  host: string;
+  port: number;
   /** The serial it answered; null when it answered none (down, REFUSED, not serving the zone). */
   serial: number | null;
 }
@@ -18,27 +21,27 @@ export interface LagRow {
 export async function replaceZoneLag(db: Runner, zoneId: string, behind: readonly LagRow[], now: Date): Promise<void> {
   await db.raw(
     `WITH behind AS (
-       SELECT b.set_id, b.address, b.serial FROM jsonb_to_recordset(?::jsonb) AS b(set_id text, address text, serial bigint)
+       SELECT b.set_id, b.host, b.port, b.serial FROM jsonb_to_recordset(?::jsonb) AS b(set_id text, host text, port integer, serial bigint)
      ), gone AS (
        DELETE FROM secondary_lag l WHERE l.zone_id = ?
-       AND NOT EXISTS (SELECT 1 FROM behind b WHERE b.set_id = l.set_id AND b.address = l.address)
+       AND NOT EXISTS (SELECT 1 FROM behind b WHERE b.set_id = l.set_id AND b.host = l.host AND b.port = l.port)
      )
-     INSERT INTO secondary_lag (zone_id, set_id, address, serial, since)
-     SELECT ?, b.set_id, b.address, b.serial, ? FROM behind b
+     INSERT INTO secondary_lag (zone_id, set_id, host, port, serial, since)
+     SELECT ?, b.set_id, b.host, b.port, b.serial, ? FROM behind b
      -- A set deleted meanwhile: nothing to record for it.
      WHERE EXISTS (SELECT 1 FROM secondary_sets s WHERE s.id = b.set_id)
-     ON CONFLICT (zone_id, set_id, address) DO UPDATE SET serial = EXCLUDED.serial
+     ON CONFLICT (zone_id, set_id, host, port) DO UPDATE SET serial = EXCLUDED.serial
      WHERE secondary_lag.serial IS DISTINCT FROM EXCLUDED.serial`,
-    [JSON.stringify(behind.map((b) => ({ set_id: b.setId, address: b.address, serial: b.serial }))), zoneId, zoneId, now],
+    [JSON.stringify(behind.map((b) => ({ set_id: b.setId, host: b.host, port: b.port, serial: b.serial }))), zoneId, zoneId, now],
   );
 }
 
 /**
- * A join for a zone row aliased `z`: `lag.secondary_lag`, a JSON array of {address, serial, since},
+ * A join for a zone row aliased `z`: `lag.secondary_lag`, a JSON array of {host, port, serial, since},
  * null when none. A join, not a subquery in the select list: a slow statement's log shows its
  * first 160 characters, which should name the table.
  */
-export const ZONE_LAG_JOIN = `LEFT JOIN LATERAL (SELECT json_agg(json_build_object('address', l.address, 'serial', l.serial, 'since', l.since) ORDER BY l.address) AS secondary_lag
+export const ZONE_LAG_JOIN = `LEFT JOIN LATERAL (SELECT json_agg(json_build_object('host', l.host, 'port', l.port, 'serial', l.serial, 'since', l.since) ORDER BY l.host, l.port) AS secondary_lag
   FROM secondary_lag l WHERE l.zone_id = z.id) lag ON true`;
 
 /** A set secondary behind on a zone, with what to NOTIFY it of. */
@@ -47,7 +50,8 @@ export interface LaggingTarget {
   origin: string;
   /** The zone's published serial. */
   serial: number;
-  address: string;
+  host: string;
+  port: number;
   /** The set's key (credential id), NOTIFY is signed with it. */
   tsigKeyId: string | null;
 }
@@ -60,13 +64,46 @@ export async function laggingTargets(db: Runner, seenBefore: Date): Promise<Lagg
     .where('l.since', '<=', seenBefore)
     .whereNotNull('z.published_serial')
     .whereNot('z.status', 'deleting')
-    .orderBy(['l.zone_id', 'l.address'])
-    .select('l.zone_id', 'z.name', 'z.published_serial', 'l.address', 's.tsig_key_id')) as {
+    .orderBy(['l.zone_id', 'l.host', 'l.port'])
+    .select('l.zone_id', 'z.name', 'z.published_serial', 'l.host', 'l.port', 's.tsig_key_id')) as {
     zone_id: string;
     name: string;
     published_serial: string | number;
-    address: string;
+    host: string;
+    port: number;
     tsig_key_id: string | null;
   }[];
-  return rows.map((r) => ({ zoneId: r.zone_id, origin: r.name, serial: Number(r.published_serial), address: r.address, tsigKeyId: r.tsig_key_id }));
+  return rows.map((r) => ({ zoneId: r.zone_id, origin: r.name, serial: Number(r.published_serial), host: r.host, port: r.port, tsigKeyId: r.tsig_key_id }));
+}
+
+/** Every set's secondaries, and the rows of the zones they are behind on with those zones' published serials. */
+export interface FleetLag {
+  sets: { id: string; secondaries: Secondary[] }[];
+  behind: { setId: string; host: string; port: number; serial: number | null; published: number; since: Date }[];
+}
+
+export async function readFleetLag(db: Runner): Promise<FleetLag> {
+  const sets = (await db('secondary_sets').orderBy('id').select('id', 'secondaries')) as { id: string; secondaries: unknown }[];
+  const behind = (await db('secondary_lag as l')
+    .join('zones as z', 'z.id', 'l.zone_id')
+    .whereNotNull('z.published_serial')
+    .select('l.set_id', 'l.host', 'l.port', 'l.serial', 'l.since', 'z.published_serial')) as {
+    set_id: string;
+    host: string;
+    port: number;
+    serial: string | number | null;
+    since: Date;
+    published_serial: string | number;
+  }[];
+  return {
+    sets: sets.map((s) => ({ id: s.id, secondaries: secondariesOf(s.secondaries) })),
+    behind: behind.map((r) => ({
+      setId: r.set_id,
+      host: r.host,
+      port: r.port,
+      serial: r.serial === null ? null : Number(r.serial),
+      published: Number(r.published_serial),
+      since: r.since,
+    })),
+  };
 }

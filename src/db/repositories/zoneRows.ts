@@ -2,6 +2,7 @@ import type { Delegation } from '../../domain/ip/delegation.js';
 // The `zones` table: its row type and the one mapper between row and domain Zone.
 import type { Zone, ZoneKind, ZoneStatus } from '../../domain/model/zone.js';
 import type { ChangeSetState } from '../../domain/publication.js';
+import { secondaryAddress } from '../../domain/secondarySets.js';
 import { firstSerial } from '../../domain/soa.js';
 
 export interface ZoneRow {
@@ -31,7 +32,7 @@ export interface ZoneRow {
   publication_state: ChangeSetState | null;
   publication_updated_at: Date | null;
   /** Joined: the set secondaries its published version waits on (secondaryLagRows.ts ZONE_LAG_JOIN). */
-  secondary_lag?: { address: string; serial: number | string | null; since: string }[] | null;
+  secondary_lag?: { host: string; port: number; serial: number | string | null; since: string }[] | null;
 }
 
 export const zoneToDomain = (r: ZoneRow): Zone => ({
@@ -52,7 +53,11 @@ export const zoneToDomain = (r: ZoneRow): Zone => ({
     state: r.publication_state,
     changesetId: r.last_changeset_id,
     updatedAt: r.publication_updated_at,
-    waitingOn: (r.secondary_lag ?? []).map((l) => ({ address: l.address, serial: l.serial === null ? null : Number(l.serial), since: new Date(l.since) })),
+    waitingOn: (r.secondary_lag ?? []).map((l) => ({
+      address: secondaryAddress({ address: l.host, port: l.port }),
+      serial: l.serial === null ? null : Number(l.serial),
+      since: new Date(l.since),
+    })),
   },
   createdAt: r.created_at,
   updatedAt: r.updated_at,
