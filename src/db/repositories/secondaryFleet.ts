@@ -11,7 +11,6 @@ import { PREPARED } from '../preparedStatements.js';
 /** A set that carries a zone: its secondaries and the TSIG key (id) they transfer and are told with. */
 export interface CarryingSet {
   id: string;
-  name: string;
   secondaries: Secondary[];
   tsigKeyId: string | null;
   /** The zone is this set's catalog (not a member): NOTIFYed to its secondaries, not verified there. */
@@ -32,8 +31,8 @@ export const secondariesOf = (value: unknown): Secondary[] =>
 /** The sets carrying zone `zoneId`, by id. */
 export async function setsCarryingZone(db: Runner, zoneId: string): Promise<CarryingSet[]> {
   const result = await db
-    .raw<{ rows: { id: string; name: string; secondaries: unknown; tsig_key_id: string | null; own_catalog: boolean }[] }>(
-      `SELECT s.id, s.name, s.secondaries, s.tsig_key_id, s.catalog_zone_id = z.id AS own_catalog
+    .raw<{ rows: { id: string; secondaries: unknown; tsig_key_id: string | null; own_catalog: boolean }[] }>(
+      `SELECT s.id, s.secondaries, s.tsig_key_id, s.catalog_zone_id = z.id AS own_catalog
        FROM zones z
        JOIN secondary_sets s ON s.catalog_zone_id = z.id OR ${memberOfSetSql('z', 's')}
        WHERE z.id = ?
@@ -43,7 +42,6 @@ export async function setsCarryingZone(db: Runner, zoneId: string): Promise<Carr
     .options(PREPARED);
   return result.rows.map((r) => ({
     id: r.id,
-    name: r.name,
     secondaries: secondariesOf(r.secondaries),
     tsigKeyId: r.tsig_key_id,
     ownCatalog: r.own_catalog,
