@@ -197,10 +197,9 @@ export class QueryHandler {
     return response;
   }
 
-  /** The origin of the zone answering `name` when that zone has an access list, else null. */
+  /** The origin of the zone answering `name` (lower case: the parser's) when that zone has an access list, else null. */
   private restrictedZone(name: string): string | null {
-    const zone = this.store.find(name);
-    return zone && this.zoneAccess.restricts(zone.origin) ? zone.origin : null;
+    return this.zoneAccess.restrictedOriginOf(name);
   }
 
   /** A restricted zone is read by the clients on its list and by the deployment's transfer clients (transferAllow). */

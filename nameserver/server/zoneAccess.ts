@@ -6,7 +6,7 @@
 // itself knows nothing of tenants or sets. A list may also grant its clients the transfer of the
 // zones the restricted zone lists as a catalog (RFC 9432): a set's secondaries, with the set's key,
 // transfer its members though the deployment's transfer rules would not let them.
-import { normalizeName } from '../wire/name.js';
+import { isAtOrBelow, normalizeName } from '../wire/name.js';
 import type { TsigKey } from '../wire/tsig.js';
 import { AddressList } from './addressList.js';
 
@@ -58,9 +58,15 @@ export class ZoneAccessLists {
     return this.current;
   }
 
-  /** True when `origin` (lower case, no trailing dot) has an access list. */
-  restricts(origin: string): boolean {
-    return this.lists.has(origin);
+  /**
+   * The restricted zone `name` (lower case, no trailing dot) lies at or below, else null. By name
+   * alone, without a lookup in the zone store on every query: no zone lies inside another (the
+   * service refuses overlapping names), so the zone answering a name below a restricted origin
+   * is that zone. Nothing to look at without lists, the usual case.
+   */
+  restrictedOriginOf(name: string): string | null {
+    for (const origin of this.lists.keys()) if (isAtOrBelow(name, origin)) return origin;
+    return null;
   }
 
   /** May `address` query zone `origin`? True for a zone without a list. */
