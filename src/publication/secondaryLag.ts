@@ -24,20 +24,18 @@ export const LAG_DEGRADED_MS = 5 * 60_000;
 /** Does `seen` serve `serial` (or a later one)? */
 export const serves = (seen: SoaProbeResult, serial: number) => seen.kind === 'serial' && (seen.serial === serial || serialGreater(seen.serial, serial));
 
-/** One reading per secondary of every set: the largest lag over the zones waiting on it, and the oldest wait. */
+/** One reading per secondary of every set: 0 and 0 for one behind on nothing. */
 export function lagReadings(fleet: FleetLag, now: Date): LagReading[] {
+  const behind = new Map(fleet.behind.map((b) => [`${b.setId} ${b.host} ${b.port}`, b]));
   return fleet.sets.flatMap((set) =>
     set.secondaries.map((secondary) => {
-      const address = secondaryAddress(secondary);
-      let serials = 0;
-      let since = now.getTime();
-      for (const row of fleet.behind) {
-        if (row.setId !== set.id || row.host !== secondary.address || row.port !== secondary.port) continue;
-        const behind = row.serial === null ? -1 : (row.published - row.serial + 2 ** 32) % 2 ** 32;
-        serials = serials === -1 || behind === -1 ? -1 : Math.max(serials, behind);
-        since = Math.min(since, row.since.getTime());
-      }
-      return { setId: set.id, address, serials, seconds: Math.max(0, (now.getTime() - since) / 1000) };
+      const b = behind.get(`${set.id} ${secondary.address} ${secondary.port}`);
+      return {
+        setId: set.id,
+        address: secondaryAddress(secondary),
+        serials: !b ? 0 : b.silent ? -1 : b.serials,
+        seconds: b ? Math.max(0, (now.getTime() - b.since.getTime()) / 1000) : 0,
+      };
     }),
   );
 }

@@ -205,6 +205,34 @@ describe('a secondary set and its catalog zone', () => {
     expect(unsignedOnly.zones).toEqual({ group: 'unsigned' });
   });
 
+  it('sums the verifier’s lag rows up per secondary for /metrics: the largest distance (RFC 1982, across wrap-around), -1 when one zone got no serial', async () => {
+    const set = await createSet(lab.customerA, { name: 'lagging', secondaries: [{ address: '192.0.2.77', port: 5353 }, ...LOCAL] });
+    const zones = (
+      await lab.sql.query<{ id: string; published_serial: string }>(
+        `SELECT id, published_serial FROM zones WHERE name IN ('cat-first.example', 'cat-regroup.example') ORDER BY name`,
+      )
+    ).rows;
+    const [a, b] = zones as [{ id: string; published_serial: string }, { id: string; published_serial: string }];
+    const insert = (zone: string, host: string, port: number, serial: number | null) =>
+      lab.sql.query(`INSERT INTO secondary_lag (zone_id, set_id, host, port, serial, since) VALUES ($1, $2, $3, $4, $5, now())`, [
+        zone,
+        set.id,
+        host,
+        port,
+        serial,
+      ]);
+    // Seen 2 behind by wrapping (a serial 2^32 - 2 "above" the published one is 2 below it), and 1 behind.
+    await insert(a.id, '192.0.2.77', 5353, Number(a.published_serial) + 2 ** 32 - 2);
+    await insert(b.id, '192.0.2.77', 5353, Number(b.published_serial) - 1);
+    await insert(a.id, '127.0.0.1', 53, null);
+    const lines = (await lab.customerA.get('/metrics')).text.split('\n').filter((l) => l.startsWith('secondary_lag_serials') && l.includes(set.id));
+    expect(lines.sort()).toEqual([
+      `secondary_lag_serials{set="${set.id}",address="127.0.0.1:53"} -1`,
+      `secondary_lag_serials{set="${set.id}",address="192.0.2.77:5353"} 2`,
+    ]);
+    await lab.sql.query('DELETE FROM secondary_lag WHERE set_id = $1', [set.id]);
+  });
+
   it('deletes a set (204): its catalog is withdrawn, its zones stay', async () => {
     const set = await createSet(lab.customerA, { name: 'gone' });
     await eventually(async () => ((await queryDns(dnsPort(), 'gone.catalog.invalid', 'SOA')).answers.length ? true : undefined));
