@@ -649,7 +649,15 @@ async function startApiRole(w: Wiring): Promise<void> {
     const fleetLag = async () => lagReadings(await readFleetLag(w.db), w.clock.now());
     registerSecondaryLagMetrics(metrics.registry, fleetLag);
     // A secondary of a set lagging for minutes: writes wait `pushed` (never lost); the service still serves.
-    degradedChecks.push({ name: 'secondaries', check: async () => lagging(await fleetLag()).length === 0 });
+    // Bounded like the database check: with PostgreSQL unresponsive /healthz still answers at once.
+    degradedChecks.push({
+      name: 'secondaries',
+      check: () =>
+        withinMs(
+          READINESS_TIMEOUT_MS,
+          fleetLag().then((readings) => lagging(readings).length === 0),
+        ),
+    });
     registerWebhookMetrics(
       metrics.registry,
       async () => (await counters()).webhooks!.attempts,

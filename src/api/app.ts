@@ -166,12 +166,12 @@ export function createApp({ services, logger, metrics, readiness, jobs = async (
   const exact = { sensitive: true, strict: true };
   const router = new Router(exact);
   router.get('/healthz', async (ctx) => {
-    const results = await Promise.all(readiness.map(async (r) => [r.name, await r.check().catch(() => false)] as const));
-    const ok = results.every(([, up]) => up);
+    // All at once: each check is bounded on its own, and /healthz answers within the longest bound.
+    const run = (checks: ReadinessCheck[]) => Promise.all(checks.map(async (r) => [r.name, await r.check().catch(() => false)] as const));
     // A stalled or failing job leaves the service ready (requests are answered; the job's work
     // waits): 200, so no load balancer takes the process out, with the job named for the monitor.
-    const jobStates = await jobs().catch((): Record<string, string> => ({}));
-    const softResults = await Promise.all(degradedChecks.map(async (r) => [r.name, await r.check().catch(() => false)] as const));
+    const [results, jobStates, softResults] = await Promise.all([run(readiness), jobs().catch((): Record<string, string> => ({})), run(degradedChecks)]);
+    const ok = results.every(([, up]) => up);
     const degraded = [
       ...Object.entries(jobStates)
         .filter(([, state]) => state !== 'ok')

@@ -16,20 +16,22 @@ import { OPCODE } from '../../nameserver/types.js';
 import { soaCounters } from '../../nameserver/zone/rdataFields.js';
 import { type Message, parseMessage } from '../../nameserver/wire/parseMessage.js';
 
-/** The first DNS message arriving on UDP 127.0.0.1:`port` after `trigger` runs. */
+/** The first NOTIFY arriving on UDP 127.0.0.1:`port` after `trigger` runs (the verifier's SOA probes may come too). */
 async function notifyArriving(port: number, trigger: () => void): Promise<Message> {
   const socket = dgram.createSocket('udp4');
   try {
     await new Promise<void>((resolve) => socket.bind({ address: '127.0.0.1', port }, resolve));
-    const arrived = new Promise<Buffer>((resolve, reject) => {
+    const arrived = new Promise<Message>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error('no NOTIFY arrived')), 10_000);
-      socket.once('message', (m) => {
+      socket.on('message', (m) => {
+        const message = parseMessage(m);
+        if (message?.opcode !== OPCODE.NOTIFY) return;
         clearTimeout(timer);
-        resolve(m);
+        resolve(message);
       });
     });
     trigger();
-    return parseMessage(await arrived)!;
+    return await arrived;
   } finally {
     socket.close();
   }
