@@ -31,6 +31,7 @@ import * as catalogStamps from './20261128040000_catalog_stamps.js';
 import * as secondaryLag from './20261128050000_secondary_lag.js';
 import * as zoneNameSerials from './20261128060000_zone_name_serials.js';
 import * as secondarySetSelection from './20261128070000_secondary_set_selection.js';
+import * as catalogListings from './20261128080000_catalog_listings.js';
 import * as tsigKeysCredentialPolicies from './20261128002400_tsig_keys_credential_policies.js';
 
 export interface Migration {
@@ -72,4 +73,5 @@ export const migrations: Record<string, Migration> = {
   '20261128050000_secondary_lag': secondaryLag,
   '20261128060000_zone_name_serials': zoneNameSerials,
   '20261128070000_secondary_set_selection': secondarySetSelection,
+  '20261128080000_catalog_listings': catalogListings,
 };

@@ -48,3 +48,12 @@ export const zoneGroup = (signed: boolean): ZoneGroup => (signed ? 'signed' : 'u
 
 /** The group a member is listed in (RFC 9432 §4.4.2) under `groupBy`. */
 export const memberGroup = (groupBy: GroupBy, signed: boolean): string | null => (groupBy === 'dnssec' ? zoneGroup(signed) : null);
+
+/**
+ * A zone moving between catalogs (docs/catalog-zones.md "Moving between catalogs"): the new
+ * catalog lists it once the old catalog's `coo` has been out this long, time for consumers to
+ * have read it (BIND applies a catalog's changes at most every 5 s by default, then transfers).
+ */
+export const COO_HOLD_S = 15;
+/** The old catalog keeps a departed member, with its `coo`, this long: consumers down for less still move the zone rather than drop it. */
+export const COO_GRACE_S = 3600;

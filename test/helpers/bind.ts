@@ -13,8 +13,8 @@ export interface BindCatalogConsumerOptions {
   /** Port to listen on (UDP and TCP). */
   port: () => Promise<number>;
   primaryPort: number;
-  /** The catalog zone named follows: its members are added from it (`catalog-zones`). */
-  catalog: string;
+  /** The catalog zone(s) named follows: their members are added from them (`catalog-zones`). */
+  catalog: string | readonly string[];
   /** Transfers of the catalog and its members signed with this key (HMAC-SHA256); none: unsigned. */
   key?: { name: string; secret: Buffer };
 }
@@ -34,6 +34,7 @@ export function bindCatalogConfig(dir: string, port: number, o: BindCatalogConsu
   const key = o.key ? ` key "${o.key.name}"` : '';
   const primaries = `{ 127.0.0.1 port ${o.primaryPort}${key}; }`;
   const keyClause = o.key ? `key "${o.key.name}" {\n  algorithm hmac-sha256;\n  secret "${o.key.secret.toString('base64')}";\n};\n` : '';
+  const catalogs = typeof o.catalog === 'string' ? [o.catalog] : o.catalog;
   return `${keyClause}options {
   directory "${dir}";
   pid-file "${dir}/named.pid";
@@ -47,15 +48,11 @@ export function bindCatalogConfig(dir: string, port: number, o: BindCatalogConsu
   notify no;
   allow-new-zones yes;
   catalog-zones {
-    zone "${o.catalog}" default-primaries ${primaries} min-update-interval 1;
+${catalogs.map((c) => `    zone "${c}" default-primaries ${primaries} min-update-interval 1;`).join('\n')}
   };
 };
 controls { };
-zone "${o.catalog}" {
-  type secondary;
-  primaries ${primaries};
-  file "catalog.db";
-};
+${catalogs.map((c, i) => `zone "${c}" {\n  type secondary;\n  primaries ${primaries};\n  file "catalog${i}.db";\n};`).join('\n')}
 `;
 }
 

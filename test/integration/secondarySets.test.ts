@@ -5,6 +5,7 @@
 // lists only its subtree; the resource's errors are the catalogue's.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memberLabel } from '../../src/catalog/catalogRecords.js';
+import { COO_GRACE_S, COO_HOLD_S } from '../../src/domain/secondarySets.js';
 import type { ApiClient } from '../helpers/apiClient.js';
 import { createZone, type DnsLab, startDnsLab, validationErrors } from '../helpers/dnsLab.js';
 import { eventually, queryDns } from '../helpers/dnsQuery.js';
@@ -48,6 +49,36 @@ async function untilMember(catalog: string, zoneName: string, id: string, presen
     `${zoneName} ${present ? 'in' : 'out of'} ${catalog}`,
   );
 }
+
+/** Waits until the member's coo in the catalog names `target` (null: it has none; 'any': some catalog); answers what it names. */
+async function untilCoo(catalog: string, id: string, target: string | null) {
+  let seen: string | null = null;
+  return eventually(
+    async () => {
+      const r = await queryDns(dnsPort(), `coo.${memberLabel(id)}.zones.${catalog}`, 'PTR');
+      const got = r.answers.find((a) => a.type === 12)?.domain;
+      seen = got === undefined ? null : String(got).toLowerCase();
+      return seen === target || (target === 'any' && seen !== null) ? { coo: seen } : undefined;
+    },
+    10_000,
+    `the coo of ${id} in ${catalog} to be ${target}`,
+  ).catch((err: Error) => {
+    throw new Error(`${err.message} (last seen: ${seen})`);
+  });
+}
+
+/** The catalog's listing row of a zone (table catalog_listings), null when none. */
+const listingOf = async (catalog: string, id: string) =>
+  (
+    await lab.sql.query<{ listed: boolean }>(
+      `SELECT l.listed FROM catalog_listings l JOIN zones c ON c.id = l.catalog_zone_id WHERE c.name = $1 AND l.zone_id = $2`,
+      [catalog, id],
+    )
+  ).rows[0] ?? null;
+
+/** Time passes for moves between catalogs: every departure dated back by `seconds`. */
+const passTime = (seconds: number) =>
+  lab.sql.query(`UPDATE catalog_listings SET departed_at = departed_at - make_interval(secs => $1) WHERE departed_at IS NOT NULL`, [seconds]);
 
 async function groupOf(catalog: string, id: string): Promise<string | null> {
   const r = await queryDns(dnsPort(), `group.${memberLabel(id)}.zones.${catalog}`, 'TXT');
@@ -185,21 +216,34 @@ describe('a secondary set and its catalog zone', () => {
     expect((await queryDns(dnsPort(), `${memberLabel(b.id)}.zones.only-a.catalog.invalid`, 'PTR')).rcode).toBe(3);
     expect((await queryDns(dnsPort(), `${memberLabel(a.id)}.zones.signed-only.catalog.invalid`, 'PTR')).rcode).toBe(3);
 
-    // Signing on: the zone moves from the unsigned set's catalog to the signed one's (same label).
+    // Signing on: the zone moves from the unsigned set's catalog to the signed one's (same label),
+    // every set here sharing the secondary 127.0.0.1:53: the old catalog keeps the member with a
+    // coo to the catalog the zone moves into (not one already listing it), the new one lists it
+    // once that coo has been out for the hold time, the old one drops it after the grace period
+    // (both passed here by dating the departure back; test/dns/catalogMove.test.ts waits the hold).
     const enable = await lab.customerA.post('/zones/cat-select-a.example/dnssec/enable', {});
     expect([200, 202], enable.text).toContain(enable.status);
+    await untilCoo('unsigned-only.catalog.invalid', a.id, 'signed-only.catalog.invalid');
+    expect(await listingOf('signed-only.catalog.invalid', a.id)).toEqual({ listed: false });
+    await passTime(COO_HOLD_S);
     await untilMember('signed-only.catalog.invalid', 'cat-select-a.example', a.id);
+    await passTime(COO_GRACE_S);
     await untilMember('unsigned-only.catalog.invalid', 'cat-select-a.example', a.id, false);
 
-    // A changed selection: the reseller's set now carries customer B's subtree instead.
+    // A changed selection: the reseller's set now carries customer B's subtree instead. Zone A
+    // stays listed by other sets sharing the secondary: the coo names one of their catalogs.
     const etag = (await lab.reseller.get(`/secondary-sets/${ofA.id}`)).headers.get('etag')!;
     const changed = await lab.reseller.with({ 'If-Match': etag }).patch(`/secondary-sets/${ofA.id}`, { zones: { tenant: customerB } });
     expect(changed.status, changed.text).toBe(200);
     expect(changed.body.zones).toEqual({ tenant: customerB });
     await untilMember('only-a.catalog.invalid', 'cat-select-b.example', b.id);
-    await untilMember('only-a.catalog.invalid', 'cat-select-a.example', a.id, false);
+    const { coo } = await untilCoo('only-a.catalog.invalid', a.id, 'any');
+    expect(coo).not.toBe('only-a.catalog.invalid');
+    await untilMember(coo!, 'cat-select-a.example', a.id);
+    // Selected again within the grace period: the coo is withdrawn, the member stays.
     const all = await lab.reseller.patch(`/secondary-sets/${ofA.id}`, { zones: 'all' });
     expect(all.body.zones).toBe('all');
+    await untilCoo('only-a.catalog.invalid', a.id, null);
     await untilMember('only-a.catalog.invalid', 'cat-select-a.example', a.id);
     expect(signedOnly.zones).toEqual({ group: 'signed' });
     expect(unsignedOnly.zones).toEqual({ group: 'unsigned' });

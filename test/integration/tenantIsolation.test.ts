@@ -545,6 +545,7 @@ const SNAPSHOT_TABLES = [
   'published_records',
   'zone_versions',
   'secondary_lag',
+  'catalog_listings',
   // Written by the database when a zone row is deleted (migration 20261128060000).
   'zone_name_serials',
   // The outbox (`events`, tenant-owned above) is written with every stored change and by the

@@ -31,6 +31,7 @@ const zone = (over: Partial<BuildZone> = {}): BuildZone => ({
   reverse_block: null,
   catalog_stamp: null,
   served_catalog_stamp: null,
+  catalog_due: false,
   ...over,
 });
 const key = (id: string) => ({ id, state: 'active' }) as KeyRow;
@@ -54,6 +55,8 @@ describe('planBuild', () => {
       whole: false,
       fromSerial: 2026112701,
     });
+    // A zone moving between catalogs due its next step: built with its members' stamp unchanged.
+    expect(planBuild(zone({ ...catalog, catalog_stamp: '2:abc', served_catalog_stamp: '2:abc', catalog_due: true }), [], NS, NOW)).not.toBeNull();
   });
 
   it('builds the touched names of an unsigned zone incrementally', () => {

@@ -8,7 +8,7 @@ import { CHANGESETS_SETTLED_CHANNEL } from '../channels.js';
 import type { Pool, Transaction } from '../context.js';
 import { noteLock } from '../lockOrder.js';
 import { PREPARED } from '../preparedStatements.js';
-import { catalogStampSql } from './catalogMembers.js';
+import { catalogDueSql, catalogStampSql } from './catalogMembers.js';
 import { recordEvents } from './events.js';
 
 /** The channel a committed version is announced on (the nameserver feed listens). */
@@ -49,6 +49,8 @@ export interface BuildZone {
   /** A catalog zone: its members' stamp now, and the one its served version rendered (catalogMembers.ts); null for other zones. */
   catalog_stamp: string | null;
   served_catalog_stamp: string | null;
+  /** A catalog zone due a build although its members' stamp did not move (catalogDueSql); false for other zones. */
+  catalog_due: boolean;
 }
 
 const ZONE_COLUMNS = (q: Pool | Transaction, buildLock = true) => [
@@ -73,6 +75,7 @@ const ZONE_COLUMNS = (q: Pool | Transaction, buildLock = true) => [
   q.raw('(SELECT v.created_at FROM zone_versions v WHERE v.zone_id = zones.id AND v.serial = zones.published_serial) AS served_at'),
   q.raw('(SELECT v.catalog_stamp FROM zone_versions v WHERE v.zone_id = zones.id AND v.serial = zones.published_serial) AS served_catalog_stamp'),
   q.raw(`${catalogStampSql('zones')} AS catalog_stamp`),
+  q.raw(`${catalogDueSql('zones')} AS catalog_due`),
   // In the row's statement, not one of its own: a statement less per version.
   q.raw(
     "(SELECT coalesce(jsonb_agg(c.touched_names), '[]'::jsonb) FROM change_sets c WHERE c.zone_id = zones.id AND c.seq > zones.published_seq AND c.seq <= zones.changeset_seq) AS pending_touched",

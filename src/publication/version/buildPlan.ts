@@ -49,8 +49,9 @@ export function planBuild(zone: BuildZone, keys: KeyRow[], nameservers: readonly
   const signed = isSigned(state);
   const signing = signingFingerprint({ signed, denial: zone.dnssec_denial, cds: cdsPolicy(state) }, keys);
   const resignDue = signing !== null && zone.served_at !== null && now.getTime() - zone.served_at.getTime() >= RESIGN_AFTER_MS;
-  // A catalog's members changed since its served version (docs/catalog-zones.md "Change without a lock").
-  const membersChanged = zone.catalog_stamp !== zone.served_catalog_stamp;
+  // A catalog's members changed since its served version (docs/catalog-zones.md "Change without a
+  // lock"), or a zone moving between catalogs is due its next step ("Moving between catalogs").
+  const membersChanged = zone.catalog_stamp !== zone.served_catalog_stamp || zone.catalog_due;
   if (zone.published_seq >= zone.changeset_seq && rendered && signing === zone.served_signing && !resignDue && !membersChanged) return null;
 
   const published = zone.published_serial === null ? null : Number(zone.published_serial);

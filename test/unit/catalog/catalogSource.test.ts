@@ -13,10 +13,10 @@ const ctx = {
   signing: null,
 };
 const members = [
-  { zoneId: 'zon_a', name: 'a.example', dnssecState: 'active' },
-  { zoneId: 'zon_b', name: 'b.example', dnssecState: 'off' },
-  { zoneId: 'zon_c', name: 'c.example', dnssecState: 'unsigning' },
-  { zoneId: 'zon_d', name: 'd.example', dnssecState: 'signing' },
+  { zoneId: 'zon_a', name: 'a.example', movedTo: null, dnssecState: 'active' },
+  { zoneId: 'zon_b', name: 'b.example', movedTo: null, dnssecState: 'off' },
+  { zoneId: 'zon_c', name: 'c.example', movedTo: null, dnssecState: 'unsigning' },
+  { zoneId: 'zon_d', name: 'd.example', movedTo: null, dnssecState: 'signing' },
 ];
 const groups = (records: ReturnType<typeof catalogSource.render>) =>
   Object.fromEntries(records.filter((r) => r.type === TYPE.TXT && r.name.startsWith('group.')).map((r) => [r.name.slice(6), r.rdata.subarray(1).toString()]));
@@ -39,5 +39,11 @@ describe('catalogSource', () => {
     expect(groups(plain)).toEqual({});
     expect(plain.filter((r) => r.type === TYPE.PTR)).toHaveLength(4);
     expect(new Set(plain.map((r) => r.ttl))).toEqual(new Set([3600]));
+  });
+
+  it('lists a member that moved to another catalog with its coo property, beside its PTR', () => {
+    const moved = catalogSource.render(ctx, { groupBy: 'none', members: [{ ...members[0]!, movedTo: 'signed.catalog.invalid' }] });
+    const owner = memberOwner('zon_a');
+    expect(moved.filter((r) => r.type === TYPE.PTR).map((r) => r.name)).toEqual([owner, `coo.${owner}`]);
   });
 });
