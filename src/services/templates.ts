@@ -8,7 +8,7 @@ import type { ChangeItem } from '../domain/changeSets/planChangeSet.js';
 import { DomainError, type FieldError, notFound, validationFailed } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import { normalizeOwner } from '../domain/names.js';
-import { parseRecordData } from '../domain/records/parseRecordData.js';
+import { parseRecordInput } from '../domain/records/parseRecordInput.js';
 import { isRecordType, RECORD_TYPE_RULES } from '../domain/records/types.js';
 import { BUILTIN_TEMPLATES } from '../domain/templates/builtin.js';
 import {
@@ -90,8 +90,8 @@ function checkDefinition(def: Pick<Template, 'variables' | 'records'>): void {
     } catch (e) {
       errors.push({ pointer: `/records/${i}/name`, index: i, code: 'invalid_name', detail: (e as Error).message });
     }
-    const parsed = parseRecordData(type, r.data);
-    if (!parsed.ok) for (const p of parsed.errors) errors.push({ pointer: `/records/${i}/data${p.pointer}`, index: i, code: p.code, detail: p.detail });
+    const parsed = parseRecordInput(type, r, 'example.com');
+    if (!parsed.ok) for (const p of parsed.errors) errors.push({ pointer: `/records/${i}${p.pointer}`, index: i, code: p.code, detail: p.detail });
   });
   if (errors.length) throw validationFailed(errors);
 }
@@ -169,12 +169,13 @@ const rrsetKey = (name: string, type: string) => `${name}\u0000${type}`;
  * validation error unless `replace`, which then removes the conflicting records.
  */
 function templateItems(rendered: RenderedRecord[], existing: DnsRecord[], zone: Zone, onConflict: 'skip' | 'replace'): ChangeItem[] {
-  const groups = new Map<string, { name: string; type: string; ttl?: number | null; datas: Record<string, unknown>[] }>();
+  // Each record's data, or its content (a string), which the change set reads against the zone.
+  const groups = new Map<string, { name: string; type: string; ttl?: number | null; datas: (Record<string, unknown> | string)[] }>();
   for (const r of rendered) {
     const name = normalizeOwner(r.name, zone.name);
     const type = r.type.toUpperCase();
     const g = groups.get(rrsetKey(name, type)) ?? { name, type, datas: [], ...(r.ttl !== undefined ? { ttl: r.ttl } : {}) };
-    g.datas.push(r.data);
+    g.datas.push(r.content ?? r.data ?? {});
     groups.set(rrsetKey(name, type), g);
   }
   const items: ChangeItem[] = [];
@@ -194,7 +195,10 @@ function templateItems(rendered: RenderedRecord[], existing: DnsRecord[], zone: 
         });
         continue;
       }
-      for (const data of g.datas) items.push({ op: 'create', record: { type: g.type, name: g.name, data, ...(g.ttl !== undefined ? { ttl: g.ttl } : {}) } });
+      for (const data of g.datas) {
+        const rdata = typeof data === 'string' ? { content: data } : { data };
+        items.push({ op: 'create', record: { type: g.type, name: g.name, ...rdata, ...(g.ttl !== undefined ? { ttl: g.ttl } : {}) } });
+      }
     } else {
       for (const r of conflicting) {
         if (deleted.has(r.id)) continue;

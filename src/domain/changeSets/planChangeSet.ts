@@ -4,7 +4,7 @@
 import { canonicalJson } from '../canonicalJson.js';
 import { DomainError, type FieldError } from '../errors.js';
 import { NameError, normalizeOwner } from '../names.js';
-import { parseRecordData } from '../records/parseRecordData.js';
+import { givesRecordData, parseRecordInput, type RecordDataInput } from '../records/parseRecordInput.js';
 import { isRecordType, RECORD_TYPE_RULES, type RecordType } from '../records/types.js';
 import { isValidTtl, TTL_BOUNDS } from '../records/ttl.js';
 import type { RecordData } from '../model/record.js';
@@ -25,7 +25,9 @@ export interface RecordInput {
   type: string;
   name: string;
   ttl?: number | null;
-  data: unknown;
+  /** Exactly one of data (the type's fields) and content (presentation text, names relative to the zone). */
+  data?: unknown;
+  content?: string;
   comment?: string | null;
 }
 
@@ -33,6 +35,7 @@ export type ChangeItem =
   | { op: 'create'; record: RecordInput }
   | { op: 'update'; id: string; if_match?: string; record: Partial<RecordInput> }
   | { op: 'delete'; id: string; if_match?: string }
+  /** `records`: data objects, or strings of presentation text (as `content`). */
   | { op: 'replace_rrset'; name: string; type: string; ttl?: number | null; records: unknown[] };
 
 /**
@@ -217,12 +220,14 @@ export function planChangeSet(input: {
     if (problem) fail(index, pointer, 'owner_not_allowed', problem);
     return !problem;
   };
-  const dataOf = (type: RecordType, raw: unknown, index: number, pointer: string) => {
-    const parsed = parseRecordData(type, raw);
+  /** `pointer` is the record body's; `relocate` turns a pointer into it (`/data…`, `/content`) into one into the item. */
+  const dataOf = (type: RecordType, input: RecordDataInput, index: number, relocate: (inner: string) => string) => {
+    const parsed = parseRecordInput(type, input, zone.name);
     if (parsed.ok) return parsed.data;
-    for (const e of parsed.errors) fail(index, `${pointer}${e.pointer}`, e.code, e.detail);
+    for (const e of parsed.errors) fail(index, relocate(e.pointer), e.code, e.detail);
     return null;
   };
+  const inRecord = (inner: string) => `/record${inner}`;
   const build = (base: Omit<Working, 'content'>): Working => ({
     ...base,
     content: RECORD_TYPE_RULES[base.type as RecordType].presentation(base.data),
@@ -263,7 +268,7 @@ export function planChangeSet(input: {
         const type = typeOf(r.type, index, '/record/type');
         const name = owner(r.name, index, '/record/name');
         if (!type || name === null || !ownerFits(type, name, index, '/record/name')) return;
-        const data = dataOf(type, r.data, index, '/record/data');
+        const data = dataOf(type, r, index, inRecord);
         if (!data) return;
         const hasTtl = r.ttl !== undefined;
         if (hasTtl) setTtl(name, type, r.ttl ?? null, index, '/record/ttl');
@@ -292,7 +297,7 @@ export function planChangeSet(input: {
         const type = current.type as RecordType;
         const name = r.name === undefined ? current.name : owner(r.name, index, '/record/name');
         if (name === null || !ownerFits(type, name, index, '/record/name')) return;
-        const data = r.data === undefined ? current.data : dataOf(type, r.data, index, '/record/data');
+        const data = givesRecordData(r) ? dataOf(type, r, index, inRecord) : current.data;
         if (!data) return;
         if (r.ttl !== undefined) setTtl(name, current.type, r.ttl, index, '/record/ttl');
         const next = build({
@@ -319,7 +324,9 @@ export function planChangeSet(input: {
         if (!type || name === null || !ownerFits(type, name, index, '/name')) return;
         const wanted: Record<string, unknown>[] = [];
         item.records.forEach((raw, j) => {
-          const data = dataOf(type, raw, index, `/records/${j}`);
+          // A string is a record's content; an object its data. Either way the pointer is the list entry's.
+          const input = typeof raw === 'string' ? { content: raw } : { data: raw };
+          const data = dataOf(type, input, index, (inner) => `/records/${j}${inner.replace(/^\/(data|content)/, '')}`);
           if (data) wanted.push(data);
         });
         if (wanted.length !== item.records.length) return;

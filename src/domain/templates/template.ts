@@ -17,8 +17,10 @@ export interface TemplateRecord {
   /** Owner, may use {{variables}}. */
   name: string;
   ttl?: number | null;
-  /** Type-specific data; string values may use {{variables}}. */
-  data: Record<string, string | number>;
+  /** Type-specific data; string values may use {{variables}}. Exactly one of data and content. */
+  data?: Record<string, string | number>;
+  /** Presentation text, may use {{variables}}; relative names are relative to the zone applied to. */
+  content?: string;
 }
 
 export interface Template {
@@ -35,7 +37,8 @@ export interface RenderedRecord {
   type: string;
   name: string;
   ttl?: number | null;
-  data: Record<string, unknown>;
+  data?: Record<string, unknown>;
+  content?: string;
 }
 
 const PLACEHOLDER = /\{\{\s*([a-z][a-z0-9_]*)\s*\}\}/g;
@@ -95,9 +98,13 @@ export function renderTemplate(template: Template, values: Record<string, string
         if (v === undefined) missing = true;
         return v ?? '';
       });
-    const data: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(record.data)) data[k] = typeof v === 'string' ? fill(v) : v;
-    const rendered: RenderedRecord = { type: record.type, name: fill(record.name), data, ...(record.ttl !== undefined ? { ttl: record.ttl } : {}) };
+    const rendered: RenderedRecord = { type: record.type, name: fill(record.name), ...(record.ttl !== undefined ? { ttl: record.ttl } : {}) };
+    if (record.data !== undefined) {
+      const data: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(record.data)) data[k] = typeof v === 'string' ? fill(v) : v;
+      rendered.data = data;
+    }
+    if (record.content !== undefined) rendered.content = fill(record.content);
     if (!missing) out.push(rendered);
   }
   return out;
@@ -108,7 +115,8 @@ export function undeclaredPlaceholders(template: Pick<Template, 'variables' | 'r
   const known = new Set<string>([...BUILTIN_VARIABLES, ...template.variables.map((v) => v.name)]);
   const used = new Set<string>();
   for (const r of template.records) {
-    for (const s of [r.name, ...Object.values(r.data).filter((v): v is string => typeof v === 'string')]) {
+    const texts = [r.name, r.content ?? '', ...Object.values(r.data ?? {}).filter((v): v is string => typeof v === 'string')];
+    for (const s of texts) {
       for (const m of s.matchAll(PLACEHOLDER)) used.add(m[1]!);
     }
   }

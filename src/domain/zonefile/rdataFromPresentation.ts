@@ -5,7 +5,7 @@
 import { encodeRdata, rdataToData } from '../../../nameserver/wire/rdata.js';
 import { CODEC_BY_TYPE } from '../../../nameserver/wire/types/index.js';
 import { absoluteText, parseName, tokensText, type Decoded } from './presentationText.js';
-import { forEachLogicalRecord, type Token } from './tokenize.js';
+import { forEachLogicalRecord, type LexError, type Token } from './tokenize.js';
 
 export type RdataResult = Decoded<Record<string, unknown>>;
 
@@ -182,20 +182,32 @@ export function rdataFromPresentation(type: string, tokens: readonly Token[], or
 }
 
 /**
- * One record's RDATA written as text ("12345 13 2 <hex>" for a DS), to wire form through the
- * zone-file tokenizer and the codec: for values given outside a zone file (the lab's DS, trust
- * anchors from the environment). `{ ok: false, detail }` for anything but exactly one valid RDATA.
+ * One record's RDATA written as text on its own, as in a zone file with `$ORIGIN origin` ('' =
+ * the root): the tokenizer and rdataFromPresentation above, so text reads exactly as a zone
+ * file's line does (quotes, escapes, parentheses, `;` comments, the RFC 3597 `\#` form). More
+ * than one logical record (a line break outside parentheses) is refused.
  */
-export function rdataFromText(type: string, text: string): Decoded<Buffer> {
+export function rdataFromContent(type: string, text: string, origin: string | null): RdataResult {
   const records: (readonly Token[])[] = [];
-  let problem: string | null = null;
+  const problems: LexError[] = [];
   forEachLogicalRecord(text, (r) => {
-    if (r.errors.length) problem ??= r.errors[0]!.detail;
+    if (r.errors.length) problems.push(...r.errors);
     else if (r.tokens.length) records.push(r.tokens);
   });
-  if (problem) return { ok: false, code: 'invalid_rdata', detail: problem };
-  if (records.length !== 1) return { ok: false, code: 'invalid_rdata', detail: `Exactly one ${type} record's data, as in a zone file.` };
-  const parsed = rdataFromPresentation(type, records[0]!, '');
+  const lexical = problems[0];
+  if (lexical) return { ok: false, code: lexical.code, detail: lexical.detail };
+  if (records.length > 1) return invalid(`Exactly one ${type} record's data, on one line (or across lines inside parentheses).`);
+  return rdataFromPresentation(type, records[0] ?? [], origin);
+}
+
+/**
+ * One record's RDATA written as text ("12345 13 2 <hex>" for a DS), to wire form through
+ * rdataFromContent (names relative to the root) and the codec: for values given outside a zone
+ * file (the lab's DS, trust anchors from the environment). `{ ok: false, detail }` for anything
+ * but exactly one valid RDATA.
+ */
+export function rdataFromText(type: string, text: string): Decoded<Buffer> {
+  const parsed = rdataFromContent(type, text, '');
   if (!parsed.ok) return parsed;
   try {
     return { ok: true, value: encodeRdata(type, parsed.value) };

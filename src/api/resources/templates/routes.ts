@@ -24,7 +24,17 @@ const templateRecordSchema = z.strictObject({
   type: z.string().max(10),
   name: z.string().max(300).describe('Owner; may use {{variables}}, {{zone}}, {{zone_dashed}}.'),
   ttl: ttlSchema.nullable().optional(),
-  data: z.record(z.string(), z.union([z.string().max(8192), z.number()])).describe('String values may use {{variables}}.'),
+  data: z
+    .record(z.string(), z.union([z.string().max(8192), z.number()]))
+    .optional()
+    .describe('String values may use {{variables}}. Exactly one of `data` and `content`.'),
+  content: z
+    .string()
+    .max(65_536)
+    .optional()
+    .describe(
+      'Instead of `data`: presentation text as a record’s `content` (docs/records.md), may use {{variables}}; relative names are relative to the zone the template is applied to.',
+    ),
 });
 
 const templateSchema = z.object({

@@ -13,18 +13,26 @@ export const stateFilter = repeatable(z.enum(CHANGESET_STATES));
 const DATA_DOC =
   'Type-specific (docs/records.md): A/AAAA `address`; CNAME `target`; MX `preference`, `exchange`; TXT `text`; SRV `priority`, `weight`, `port`, `target`; CAA `flags`, `tag`, `value`; TLSA `usage`, `selector`, `matching_type`, `certificate_data`; NS `nameserver`; PTR `target`.';
 
+const CONTENT_DOC =
+  'Instead of `data`: the record data in presentation format, exactly as `content` is returned and as `dig` prints it (`10 mail` for an MX, `"hello world"` for a TXT), or the RFC 3597 generic form `\\# <length> <hex>` for any type. Relative names are relative to the zone (a zone file with `$ORIGIN` the zone); quotes, `\\DDD` escapes and parentheses as in a zone file. Read by the same codec and checked by the same rules as `data`; the stored record is the same. Exactly one of `data` and `content` (docs/records.md "Data or content").';
+
+/** Presentation text of one record's data; a TXT of 65,535 octets written with \DDD escapes fits. */
+export const contentSchema = z.string().max(300_000).describe(CONTENT_DOC);
+
 export const recordInputSchema = z.strictObject({
   type: z.string().max(10).describe('A, AAAA, CNAME, MX, TXT, SRV, CAA, TLSA, NS (below the apex), PTR (reverse zones).'),
   name: z.string().max(300).describe('Zone-relative owner; `@` is the apex; an absolute name ending in a dot is accepted.'),
   ttl: ttlSchema.nullable().optional().describe('Omitted: the RRset’s TTL (or the zone default); null: the zone default. Applies to the whole RRset.'),
-  data: z.record(z.string(), z.unknown()).describe(DATA_DOC),
+  data: z.record(z.string(), z.unknown()).optional().describe(`${DATA_DOC} Exactly one of \`data\` and \`content\`.`),
+  content: contentSchema.optional(),
   comment: z.string().max(500).nullable().optional(),
 });
 
 export const recordPatchSchema = z.strictObject({
   name: recordInputSchema.shape.name.optional(),
   ttl: recordInputSchema.shape.ttl,
-  data: recordInputSchema.shape.data.optional().describe('The complete data object for the record’s type.'),
+  data: recordInputSchema.shape.data.describe('The complete data object for the record’s type; or `content` instead, not both.'),
+  content: contentSchema.optional(),
   comment: recordInputSchema.shape.comment,
   type: z.string().max(10).optional().describe('Immutable: must equal the current type if sent.'),
 });
@@ -40,7 +48,10 @@ const changeItemSchema = z.discriminatedUnion('op', [
     name: recordInputSchema.shape.name,
     type: recordInputSchema.shape.type,
     ttl: ttlSchema.nullable().optional(),
-    records: z.array(z.record(z.string(), z.unknown())).max(1000).describe('Data objects; an empty list deletes the RRset.'),
+    records: z
+      .array(z.union([z.record(z.string(), z.unknown()), contentSchema]))
+      .max(1000)
+      .describe('Each a data object or a string of presentation text (as `content`); an empty list deletes the RRset.'),
   }),
 ]);
 
