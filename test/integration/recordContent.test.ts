@@ -140,6 +140,21 @@ describe('content stores the same record as the equivalent data', () => {
   });
 });
 
+describe('a name that repeats the zone', () => {
+  it('is relative as written, stored so, with the warning the owner gets (name_repeats_zone)', async () => {
+    const res = await api().post(`/zones/${ZONE}/records`, { type: 'MX', name: 'slip', content: '10 mail.content.test' });
+    expect(res.status, res.text).toBe(201);
+    expect(res.body.data.exchange).toBe('mail.content.test.content.test');
+    expect(res.body.warnings).toEqual([
+      expect.objectContaining({ code: 'name_repeats_zone', detail: expect.stringContaining('mail.content.test.content.test') }),
+    ]);
+    const absolute = await api().post(`/zones/${ZONE}/records`, { type: 'MX', name: 'slip', content: '20 mail.content.test.' });
+    expect(absolute.status, absolute.text).toBe(201);
+    expect(absolute.body.warnings).toEqual([]);
+    for (const r of [res.body, absolute.body]) expect((await api().delete(`/zones/${ZONE}/records/${r.id}`)).status).toBe(202);
+  });
+});
+
 describe('PATCH with content', () => {
   it('changes the data as the equivalent data would; neither keeps the data; both is 422', async () => {
     const record = await createRecord(api(), ZONE, { type: 'MX', name: 'patch', data: { preference: 10, exchange: 'mx1.example.net' } });
@@ -301,5 +316,35 @@ describe('round trip: the content the API returns, sent back as content, is the 
       const back = await createRecord(api(), target, { type: record.type, name: record.name, content: record.content });
       expect({ data: back.data, content: back.content }, `${record.type} ${record.content}`).toEqual({ data: record.data, content: record.content });
     }
+  });
+});
+
+describe('OpenAPI', () => {
+  it('describes content beside data wherever a record is written', async () => {
+    const res = await fetch(`${lab.url}/api/v1/openapi.json`);
+    expect(res.status).toBe(200);
+    const doc = await res.json();
+    const deref = (schema: any): any =>
+      schema?.$ref
+        ? deref(
+            schema.$ref
+              .split('/')
+              .slice(1)
+              .reduce((o: any, k: string) => o[k], doc),
+          )
+        : schema;
+    const bodyOf = (path: string, method: string) => deref(doc.paths[path][method].requestBody.content['application/json'].schema);
+    for (const [path, method] of [
+      ['/zones/{zone}/records', 'post'],
+      ['/zones/{zone}/records/{record}', 'patch'],
+    ] as const) {
+      const body = bodyOf(path, method);
+      expect(body.properties.content.type, `${method} ${path}`).toBe('string');
+      expect(body.properties.content.description).toMatch(/presentation format.*RFC 3597/);
+      expect(body.required ?? []).not.toContain('data');
+      expect(body.required ?? []).not.toContain('content');
+    }
+    const template = deref(bodyOf('/templates', 'post').properties.records.items);
+    expect(template.properties.content.description).toMatch(/relative to the zone the template is applied to/);
   });
 });

@@ -4,7 +4,7 @@
 import { canonicalJson } from '../canonicalJson.js';
 import { DomainError, type FieldError } from '../errors.js';
 import { NameError, normalizeOwner } from '../names.js';
-import { givesRecordData, parseRecordInput, type RecordDataInput } from '../records/parseRecordInput.js';
+import { givesRecordData, namesRepeatingOrigin, parseRecordInput, type RecordDataInput } from '../records/parseRecordInput.js';
 import { isRecordType, RECORD_TYPE_RULES, type RecordType } from '../records/types.js';
 import { isValidTtl, TTL_BOUNDS } from '../records/ttl.js';
 import type { RecordData } from '../model/record.js';
@@ -223,7 +223,19 @@ export function planChangeSet(input: {
   /** `pointer` is the record body's; `relocate` turns a pointer into it (`/data…`, `/content`) into one into the item. */
   const dataOf = (type: RecordType, input: RecordDataInput, index: number, relocate: (inner: string) => string) => {
     const parsed = parseRecordInput(type, input, zone.name);
-    if (parsed.ok) return parsed.data;
+    if (parsed.ok) {
+      // The slip of the owner's name_repeats_zone, inside content: `data` names are absolute without the dot, content names are not.
+      if (input.content !== undefined) {
+        for (const name of namesRepeatingOrigin(type, parsed.data, zone.name)) {
+          warnings.push({
+            index,
+            code: 'name_repeats_zone',
+            detail: `The content names ${name}: a name without a final dot is relative to the zone; write an absolute name with a final dot.`,
+          });
+        }
+      }
+      return parsed.data;
+    }
     for (const e of parsed.errors) fail(index, relocate(e.pointer), e.code, e.detail);
     return null;
   };

@@ -3,6 +3,7 @@
 // as if it were the RDATA of a line in a file whose $ORIGIN is the zone; the result then goes
 // through parseRecordData exactly as `data` does, so every rule of a type holds for both inputs
 // and both store the same record (docs/records.md "Data or content").
+import { CODEC_BY_TYPE } from '../../../nameserver/wire/types/index.js';
 import { rdataFromContent } from '../zonefile/rdataFromPresentation.js';
 import { type ParseRecordDataResult, parseRecordData, type RecordDataError } from './parseRecordData.js';
 import type { RecordType } from './types.js';
@@ -47,4 +48,19 @@ const fail = (pointer: string, code: string, detail: string): ParseRecordDataRes
 function prefixed(result: ParseRecordDataResult, prefix: string): ParseRecordDataResult {
   if (result.ok) return result;
   return { ok: false, errors: result.errors.map((e: RecordDataError) => ({ ...e, pointer: `${prefix}${e.pointer}` })) };
+}
+
+/**
+ * Names in data read from content that end in the origin twice (`mail.example.com` without the
+ * final dot, in the zone example.com): relative as written, so almost surely meant absolute. The
+ * name fields are the codec's, so this holds for every type.
+ */
+export function namesRepeatingOrigin(type: RecordType, data: Record<string, unknown>, origin: string): string[] {
+  if (origin === '') return [];
+  const twice = `${origin}.${origin}`;
+  const fields = CODEC_BY_TYPE.get(type)?.fields ?? [];
+  return fields
+    .filter(([, kind]) => kind === 'name')
+    .map(([field]) => data[field])
+    .filter((v): v is string => typeof v === 'string' && (v === twice || v.endsWith(`.${twice}`)));
 }
