@@ -220,7 +220,7 @@ export function planChangeSet(input: {
     if (problem) fail(index, pointer, 'owner_not_allowed', problem);
     return !problem;
   };
-  /** `pointer` is the record body's; `relocate` turns a pointer into it (`/data…`, `/content`) into one into the item. */
+  /** `relocate` turns a pointer into the record body (`/data…`, `/content`) into one into the item. */
   const dataOf = (type: RecordType, input: RecordDataInput, index: number, relocate: (inner: string) => string) => {
     const parsed = parseRecordInput(type, input, zone.name);
     if (parsed.ok) {
