@@ -47,19 +47,28 @@ interface DesiredRRset {
 }
 
 /**
+ * Cloudflare's exports write TTL 1 for its "automatic" TTL (the provider picks it). Below our
+ * minimum it could never be stored; it becomes what "automatic" is here: the zone's default.
+ */
+const AUTOMATIC_TTL = 1;
+
+/**
  * TTL of an entry as stored: an explicit TTL as written; a $TTL equal to the zone default becomes
- * `null` (follow the default), so our own export imports back without a diff.
+ * `null` (follow the default), so our own export imports back without a diff; Cloudflare's
+ * automatic TTL follows the default too.
  */
 function storedTtl(e: ZoneFileEntry, zone: Zone): number | null {
-  if (e.ttl === null) return null;
+  if (e.ttl === null || e.ttl === AUTOMATIC_TTL) return null;
   if (e.ttlSource === 'directive' && e.ttl === zone.defaultTtl) return null;
   return e.ttl;
 }
 
-function desiredRRsets(entries: ZoneFileEntry[], zone: Zone): { rrsets: DesiredRRset[]; errors: FieldError[] } {
+function desiredRRsets(entries: ZoneFileEntry[], zone: Zone): { rrsets: DesiredRRset[]; errors: FieldError[]; warnings: Warning[] } {
   const errors: FieldError[] = [];
   const byKey = new Map<string, DesiredRRset>();
+  const automatic: number[] = [];
   for (const e of entries) {
+    if (e.ttl === AUTOMATIC_TTL) automatic.push(e.line);
     const parsed = parseRecordData(e.type, e.data);
     if (!parsed.ok) {
       for (const p of parsed.errors) errors.push(lineError(e.line, p.code, `${e.type} ${p.pointer ? `${p.pointer.slice(1)}: ` : ''}${p.detail}`));
@@ -90,7 +99,15 @@ function desiredRRsets(entries: ZoneFileEntry[], zone: Zone): { rrsets: DesiredR
     rrset.contents.push(content);
     byKey.set(key, rrset);
   }
-  return { rrsets: [...byKey.values()], errors };
+  const warnings: Warning[] = automatic.length
+    ? [
+        {
+          code: 'ttl_automatic',
+          detail: `Line${automatic.length > 1 ? 's' : ''} ${automatic.join(', ')}: TTL 1 (Cloudflare's "automatic") follows the zone's default TTL (${zone.defaultTtl} s).`,
+        },
+      ]
+    : [];
+  return { rrsets: [...byKey.values()], errors, warnings };
 }
 
 /** The change items that make a zone take a zone file's records (merge or replace). */
@@ -165,7 +182,7 @@ export async function zoneFileChangeItems(ctx: DbContext, zone: Zone, zonefile: 
     unchanged = rrsets.reduce((n, s) => n + s.contents.filter((c) => existing.has(`${s.name}\u0000${s.type}\u0000${c}`)).length, 0);
   }
 
-  return { items, itemLines, skipped, unchanged, warnings };
+  return { items, itemLines, skipped, unchanged, warnings: [...desired.warnings, ...warnings] };
 }
 
 /** POST /zones/{zone}/import: one change set through the write seam. */

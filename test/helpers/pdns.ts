@@ -168,3 +168,44 @@ export async function startPdnsCatalogConsumer(options: PdnsCatalogConsumerOptio
     pdnsutil: pdnsutilRun,
   };
 }
+
+/**
+ * What PowerDNS's `pdnsutil list-zone` prints for a zone file: the file is loaded with
+ * `pdnsutil load-zone` into a gpgsql database of its own on the tests' PostgreSQL (the way an
+ * operator's PowerDNS holds it), then listed and the database dropped. No pdns_server runs.
+ */
+export async function pdnsListZone(zone: string, zonefile: string): Promise<string> {
+  const pdnsutil = requireTool('pdnsutil');
+  if (!pdnsutil) throw new Error('pdnsutil is not installed');
+  const adminUrl = inject('adminDatabaseUrl');
+  // Named like the test databases, so the run's global teardown drops it if this never finishes.
+  const name = `mdns_t_${inject('runId')}_pdns_${randomBytes(5).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mdns-pdns-'));
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+    const database = new URL(adminUrl);
+    database.pathname = `/${name}`;
+    const sql = new pg.Client({ connectionString: database.toString() });
+    await sql.connect();
+    try {
+      await sql.query(fs.readFileSync(SCHEMA, 'utf8'));
+    } finally {
+      await sql.end();
+    }
+    fs.writeFileSync(path.join(dir, 'pdns.conf'), pdnsConfig(dir, 0, database));
+    fs.writeFileSync(path.join(dir, 'zone'), zonefile);
+    const run = async (...args: string[]) => {
+      const r = await runToolAsync(pdnsutil, [`--config-dir=${dir}`, ...args]);
+      if (r.code !== 0) throw new Error(`pdnsutil ${args.join(' ')}: ${r.stdout}${r.stderr}`);
+      return r.stdout;
+    };
+    await run('load-zone', zone, path.join(dir, 'zone'));
+    return await run('list-zone', zone);
+  } finally {
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.end();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
