@@ -241,3 +241,36 @@ describe("Cloudflare: the dashboard's export", () => {
     });
   }
 });
+
+describe('Cloudflare: an older export (`$ORIGIN .`, the SOA as `@`, a placeholder NS)', () => {
+  // test/fixtures/zonefiles/cloudflare-export-2016.zone follows Cloudflare's exports of 2016–2017:
+  // `$ORIGIN .` then `@ … SOA` in parentheses, so the SOA sits at the root; the apex NS is a
+  // placeholder that is no name at all (REPACE&ME$WITH^YOUR@NAMESERVER.).
+  it('the SOA at the root and the placeholder NS are skipped at their lines; the records are imported; the export loads and imports back unchanged', async (ctx) => {
+    const zone = 'cloudflare-legacy.test';
+    const text = fixture('cloudflare-export-2016.zone');
+    await createZone(api(), zone);
+    const res = await importFile(zone, text);
+    expect(res.status, res.text).toBe(201);
+    expect(res.body.skipped).toEqual([
+      { line: 27, owner: '.', type: 'SOA', reason: 'soa' },
+      { line: 37, owner: zone, type: 'NS', reason: 'apex_ns' },
+    ]);
+    expect(await effectiveRows(zone)).toEqual(
+      [
+        '@ 300 A 192.0.2.2',
+        '@ 300 MX 1 aspmx.l.google.com.',
+        '@ 300 MX 5 alt1.aspmx.l.google.com.',
+        '@ 300 TXT "google-site-verification=dKCZc99foKleNxGd0AoI753tPdobcjGEjtS8rWWrz2s"',
+        'admin 300 A 192.0.2.2',
+        `ftp 300 CNAME ${zone}.`,
+        `www 300 CNAME ${zone}.`,
+      ].sort(),
+    );
+    const exported = await exportOf(zone);
+    loadsInBindAndKnot(ctx, zone, exported);
+    const again = await importFile(zone, exported, { dry_run: true });
+    expect(again.status, again.text).toBe(200);
+    expect(again.body.diff).toMatchObject({ created: [], updated: [], deleted: [] });
+  });
+});

@@ -502,6 +502,15 @@ describe('types that are skipped, not imported', () => {
     expect(errorsOf('example.org. SOA a. b. 1 2 3 4 5')).toEqual([[1, 'outside_zone']]);
   });
 
+  it("an SOA at the root (Cloudflare's older exports: `@` under `$ORIGIN .`) is skipped; other records there are refused", () => {
+    const r = parse('$ORIGIN .\n@\t3600\tIN\tSOA\texample.com.\troot.example.com.\t(\n\t\t1 7200 3600 86400\n\t\t3600)\n. IN A 192.0.2.1\n@ IN TXT "x"\n');
+    expect(r.skipped).toEqual([{ line: 2, owner: '.', type: 'SOA', reason: 'soa' }]);
+    expect(r.errors.map((e) => [e.line, e.code])).toEqual([
+      [5, 'outside_zone'],
+      [6, 'outside_zone'],
+    ]);
+  });
+
   it.each([
     ['a misspelt type', 'www CNAEM target.example.net.', 'unknown_type'],
     ['a missing type', 'www 300 IN', 'missing_type'],

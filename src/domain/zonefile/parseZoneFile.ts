@@ -36,6 +36,7 @@ export interface ZoneFileEntry {
 }
 export interface SkippedEntry {
   line: number;
+  /** As an entry's owner; '.' for an SOA at the root (older Cloudflare exports write one). */
   owner: string;
   type: string;
   /** `managed`: the zone's RRset there is kept by another object (docs/records.md "Managed records"). */
@@ -52,8 +53,11 @@ export interface ParsedZoneFile {
   errors: ZoneFileError[];
 }
 
-/** An owner once resolved: the name, or the problem that every record using it inherits. */
-type Owner = { ok: true; name: string } | ({ ok: false; line: number } & TextProblem);
+/**
+ * An owner once resolved: the name, or the problem that every record using it inherits (`root`:
+ * the owner is the root name, outside every zone).
+ */
+type Owner = { ok: true; name: string } | ({ ok: false; line: number; root?: true } & TextProblem);
 
 interface State {
   zone: string;
@@ -70,7 +74,13 @@ function nameProblem(e: unknown, fallback: string): TextProblem {
   return { code: 'invalid_name', detail: fallback };
 }
 
-const ownerFailure = (token: Token, code: string, detail: string): Owner => ({ ok: false, line: token.line, code, detail });
+const ownerFailure = (token: Token, code: string, detail: string, root?: true): Owner => ({
+  ok: false,
+  line: token.line,
+  code,
+  detail,
+  ...(root ? { root } : {}),
+});
 
 /** The owner named by a token, absolute and canonical, inside the zone. */
 function resolveOwner(token: Token, state: State): Owner {
@@ -87,7 +97,7 @@ function resolveOwner(token: Token, state: State): Owner {
     }
     text = absoluteText(parsed.value, state.origin ?? '');
   }
-  if (text === '') return ownerFailure(token, 'outside_zone', `The owner "${token.text}" is the root, not inside the zone "${state.zone}".`);
+  if (text === '') return ownerFailure(token, 'outside_zone', `The owner "${token.text}" is the root, not inside the zone "${state.zone}".`, true);
   let name: string;
   try {
     name = toAsciiName(text);
@@ -210,6 +220,13 @@ function interpret(record: LogicalRecord, state: State, out: Result): void {
   }
 
   if (!owner.ok) {
+    // Cloudflare's older exports write their SOA as `@` under `$ORIGIN .`, so at the root. An SOA
+    // is never imported, so it is skipped like any other; any other record there is an error.
+    const typeToken = tokens[k];
+    if (owner.root && klass !== 'other' && typeToken && !typeToken.quoted && typeMnemonic(typeToken.text) === 'SOA') {
+      out.skipped.push({ line: record.line, owner: '.', type: 'SOA', reason: 'soa' });
+      return;
+    }
     return report(
       out,
       record.line,
