@@ -6,7 +6,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { TestContext } from 'vitest';
+import { expect, type TestContext } from 'vitest';
 
 /** Debian package of each tool, for the message. */
 const PACKAGE_OF: Record<string, string> = {
@@ -111,4 +111,25 @@ export function tempFile(name: string, text: string): { file: string; remove: ()
   const file = path.join(dir, name);
   fs.writeFileSync(file, text);
   return { file, remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * Loads a zone file with BIND's named-checkzone and Knot's kzonecheck, as an operator would before
+ * serving it; both must accept it. `-i local`: BIND checks the names inside the zone and looks
+ * nothing up elsewhere (there is no network here). Returns what each printed.
+ */
+export function checkWithBindAndKnot(ctx: TestContext, zone: string, text: string, options: { dnssecChecks?: boolean } = {}): { bind: string; knot: string } {
+  const named = requireTool('named-checkzone', ctx);
+  const kzonecheck = requireTool('kzonecheck', ctx);
+  const file = tempFile(`${zone}.zone`, text);
+  try {
+    const bind = runTool(named, ['-i', 'local', zone, file.file]);
+    expect(bind.status, `named-checkzone refused the file:\n${bind.output}\n${text}`).toBe(0);
+    expect(bind.output).toMatch(/loaded serial \d+\nOK\n$/);
+    const knot = runTool(kzonecheck, [...(options.dnssecChecks === false ? ['-d', 'off'] : []), '-o', zone, file.file]);
+    expect(knot.status, `kzonecheck refused the file:\n${knot.output}\n${text}`).toBe(0);
+    return { bind: bind.output, knot: knot.output };
+  } finally {
+    file.remove();
+  }
 }

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vit
 import type { ApiClient, ApiResponse } from '../helpers/apiClient.js';
 import { created, expectProblem } from '../helpers/assertions.js';
 import { createRecord, createZone, type DnsLab, listAll, newCustomer, startDnsLab, validationErrors } from '../helpers/dnsLab.js';
-import { requireTool, runTool, tempFile } from '../helpers/dnsTools.js';
+import { checkWithBindAndKnot, requireTool, runTool, tempFile } from '../helpers/dnsTools.js';
 
 let lab: DnsLab;
 beforeAll(async () => {
@@ -92,27 +92,6 @@ function characterStrings(rdata: string): Buffer[] {
     out.push(Buffer.from(octets));
   }
   return out;
-}
-
-/**
- * Loads a zone file with BIND's named-checkzone and Knot's kzonecheck, as an operator would before
- * serving it; both must accept it. `-i local`: BIND checks the names inside the zone and looks
- * nothing up elsewhere (there is no network here). Returns what each printed.
- */
-function checkWithBindAndKnot(ctx: TestContext, zone: string, text: string, options: { dnssecChecks?: boolean } = {}): { bind: string; knot: string } {
-  const named = requireTool('named-checkzone', ctx);
-  const kzonecheck = requireTool('kzonecheck', ctx);
-  const file = tempFile(`${zone}.zone`, text);
-  try {
-    const bind = runTool(named, ['-i', 'local', zone, file.file]);
-    expect(bind.status, `named-checkzone refused the file:\n${bind.output}\n${text}`).toBe(0);
-    expect(bind.output).toMatch(/loaded serial \d+\nOK\n$/);
-    const knot = runTool(kzonecheck, [...(options.dnssecChecks === false ? ['-d', 'off'] : []), '-o', zone, file.file]);
-    expect(knot.status, `kzonecheck refused the file:\n${knot.output}\n${text}`).toBe(0);
-    return { bind: bind.output, knot: knot.output };
-  } finally {
-    file.remove();
-  }
 }
 
 /** 600 octets of UTF-8 with quotes, a backslash and non-ASCII letters (not cut inside a character). */
