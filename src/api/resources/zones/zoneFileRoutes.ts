@@ -52,7 +52,7 @@ export const zoneFileRoutes = [
     feature: 'zone_import',
     summary: 'Import a zone file (JSON or multipart upload)',
     description:
-      'JSON `{zonefile, mode, dry_run}` or `multipart/form-data` with fields `mode`, `dry_run` and the file in `file` (at most 1 MiB, else 413). `merge` (default) adds records that do not exist; `replace` makes the zone match the file. SOA, apex NS, DNSSEC and unsupported types are skipped and listed in `skipped`. Any error rejects the whole import with 422, each error with its `line`. Dry run: 200 with the diff; applied: 201 with the change set.',
+      'JSON `{zonefile, mode, dry_run}` or `multipart/form-data` with fields `mode`, `dry_run` and the file in `file` (at most 1 MiB, else 413). `merge` (default) adds records that do not exist; `replace` makes the zone match the file. SOA, apex NS, DNSSEC and unsupported types are skipped and listed in `skipped` with their lines. TTL 1 ("automatic" in Cloudflare exports) follows the zone default (warning `ttl_automatic`). Any error rejects the whole import with 422, each error with its `line`. Dry run: 200 with the diff; applied: 201 with the change set.',
     tag: TAG,
     scopes: ['zones:write', 'records:write'],
     params,
