@@ -229,6 +229,23 @@ describe("Cloudflare: the dashboard's export", () => {
   }
 });
 
+describe('Cloudflare: what cannot be hosted as exported', () => {
+  it('a CNAME at the apex (CNAME flattening) is refused with its line and reason; nothing is stored', async () => {
+    const zone = 'cloudflare-flattened.test';
+    await createZone(api(), zone);
+    const text = [
+      ';; CNAME Records', // 1
+      `${zone}.\t1\tIN\tCNAME\tapp.example.net. ; cf_tags=cf-proxied:true`, // 2
+      `www.${zone}.\t1\tIN\tCNAME\t${zone}. ; cf_tags=cf-proxied:true`, // 3
+      '', // 4
+    ].join('\n');
+    const res = await importFile(zone, text);
+    expect(res.status, res.text).toBe(422);
+    expect(res.body.errors.map((e: any) => [e.line, e.code, e.pointer])).toEqual([[2, 'owner_not_allowed', '/zonefile']]);
+    expect(await effectiveRows(zone)).toEqual([]);
+  });
+});
+
 describe('Cloudflare: an older export (`$ORIGIN .`, the SOA as `@`, a placeholder NS)', () => {
   // test/fixtures/zonefiles/cloudflare-export-2016.zone follows Cloudflare's exports of 2016–2017:
   // `$ORIGIN .` then `@ … SOA` in parentheses, so the SOA sits at the root; the apex NS is a
