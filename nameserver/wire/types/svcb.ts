@@ -12,9 +12,10 @@
 // Which combinations make sense (mandatory lists present keys, no params in alias mode, …) is
 // policy (src/domain/records/svcb.ts); what is here is what the wire can hold.
 //
-// Presentation (RFC 9460 §2.1, Appendix A) as BIND 9 prints it: keys in ascending order; alpn
-// quoted, its ids comma-separated with "," and "\" inside an id escaped; opaque and dohpath
-// values quoted; an empty value as the bare key.
+// Presentation (RFC 9460 §2.1, Appendix A) as BIND 9 prints it: keys in ascending order, by name
+// up to ipv6hint and as keyNNNNN after it; alpn quoted, its ids comma-separated with "," and "\"
+// inside an id escaped; opaque and dohpath values quoted; an empty value as the bare key. Input
+// takes both spellings of every key.
 import { formatIpv4, formatIpv6, writeIpv4, writeIpv6 } from '../address.js';
 import { Malformed, quoted, type RdataReader, type RecordCodec } from '../rdataCodec.js';
 
@@ -39,8 +40,16 @@ const KEY_OF_NAME: ReadonlyMap<string, number> = new Map(Object.entries(SVC_PARA
 // RFC 9460 §2.1: keyNNNNN, the number without leading zeros.
 const GENERIC_KEY = /^key(0|[1-9][0-9]{0,4})$/;
 
-/** The presentation name of a key: its registered name, else keyNNNNN. */
+/** The name of a key in our data: its registered name, else keyNNNNN. */
 export const svcParamKeyName = (code: number): string => NAME_OF_KEY.get(code) ?? `key${code}`;
+
+/**
+ * The name of a key in the presentation we write: the names of RFC 9460's own keys (0–6), keyNNNNN
+ * for the rest (dohpath is key7, ohttp key8), as BIND 9 prints them; RFC 9460 §2.1 allows either
+ * spelling, and keyNNNNN is the one every reader (BIND 9.18, Knot 3.2) understands.
+ */
+const LAST_KEY_PRINTED_BY_NAME = SVC_PARAM_KEYS.ipv6hint;
+const printedKeyName = (code: number): string => (code <= LAST_KEY_PRINTED_BY_NAME ? svcParamKeyName(code) : `key${code}`);
 
 /**
  * The number of a key as the presentation form writes it (a registered name or keyNNNNN, also for
@@ -161,7 +170,12 @@ const keyList: ParamFormat = {
     }
     return codes.map(svcParamKeyName);
   },
-  toText: (octets) => (keyList.toData(octets) as string[]).join(','),
+  toText: (octets) => {
+    keyList.toData(octets);
+    const codes: number[] = [];
+    for (let i = 0; i < octets.length; i += 2) codes.push(octets.readUInt16BE(i));
+    return codes.map(printedKeyName).join(',');
+  },
   fromText(octets) {
     if (!octets?.length) throw new RangeError('needs a list of keys');
     const names = octets.toString('latin1').split(',');
@@ -440,7 +454,7 @@ function svcbCodec(type: 'SVCB' | 'HTTPS'): RecordCodec {
       const parts = [String(r.u16()), r.presentationName()];
       readParams(r, (code, octets) => {
         const value = formatOf(code).toText(octets);
-        parts.push(value === '' ? svcParamKeyName(code) : `${svcParamKeyName(code)}=${value}`);
+        parts.push(value === '' ? printedKeyName(code) : `${printedKeyName(code)}=${value}`);
       });
       return parts.join(' ');
     },

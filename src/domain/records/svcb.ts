@@ -51,6 +51,8 @@ function checkParams(priority: number, given: Record<string, unknown>, ctx: z.co
     }
     // PostgreSQL's jsonb cannot hold U+0000 (opaque values are escaped, so only text values can).
     if (JSON.stringify(value).includes('\\u0000')) problem('invalid_character', `"${name}" contains U+0000; it cannot be stored.`, name);
+    // RFC 9460 §7.3: an ECHConfigList holds at least one config (BIND reads an empty one, Knot does not).
+    if (name === 'ech' && value === '') problem('invalid_svc_param', '"ech" must not be empty: it is an ECHConfigList in base64 (RFC 9460 §7.3).', name);
     if (name === 'dohpath' && typeof value === 'string') {
       const dohpath = dohpathProblem(value);
       if (dohpath) problem('invalid_dohpath', dohpath, name);

@@ -128,7 +128,6 @@ describe('presentation: escapes and keys as BIND prints them', () => {
     // opaque values quoted, escapes kept; an empty value is the bare key
     ['1 . key9="a b,c\\"d;e \\195\\169 \\\\ \\,"', '1 . key9="a b,c\\"d;e \\195\\169 \\\\ ,"'],
     ['1 . key65001 key65002=""', '1 . key65001 key65002'],
-    ['1 . ech=""', '1 . ech'],
     // keyNNNNN of a registered key is its wire form; printed by name
     ['1 . key3=\\000\\005', '1 . port=5'],
     ['1 . key0=\\000\\001 key1=\\002h2', '1 . mandatory=alpn alpn="h2"'],
@@ -136,9 +135,9 @@ describe('presentation: escapes and keys as BIND prints them', () => {
     ['1 . mandatory=key65000,ech key65000 ech=AAAA', '1 . mandatory=ech,key65000 ech=AAAA key65000'],
     ['1 . alpn=h2 no-default-alpn=""', '1 . alpn="h2" no-default-alpn'],
     ['1 . ipv6hint=::ffff:192.0.2.1,::1', '1 . ipv6hint=::ffff:192.0.2.1,::1'],
-    // dohpath (RFC 9461) and ohttp (RFC 9540) by their registered names
-    ['1 . alpn=h2 dohpath=/dns-query{?dns} ohttp', '1 . alpn="h2" dohpath="/dns-query{?dns}" ohttp'],
-    ['1 . key7="/q{?dns}" key8', '1 . dohpath="/q{?dns}" ohttp'],
+    // dohpath (RFC 9461) and ohttp (RFC 9540) read by name, printed as BIND 9.18 and Knot 3.2 read them
+    ['1 . alpn=h2 dohpath=/dns-query{?dns} ohttp', '1 . alpn="h2" key7="/dns-query{?dns}" key8'],
+    ['1 . mandatory=dohpath,alpn alpn=h2 key7="/q{?dns}" key8', '1 . mandatory=alpn,key7 alpn="h2" key7="/q{?dns}" key8'],
     ['65535 foo port=2', '65535 foo.example.com. port=2'],
     ['0 @', '0 example.com.'],
   ])('%s prints as %s', (input, printed) => {
@@ -170,6 +169,12 @@ describe('presentation: escapes and keys as BIND prints them', () => {
     const result = fromZoneText('SVCB', input);
     expect(result.ok).toBe(false);
     expect(!result.ok && result.detail).toMatch(detail);
+  });
+
+  it('an empty ech reads (BIND writes it as the bare key) but the policy refuses it', () => {
+    const wire = rdataFromText('SVCB', '1 . ech=""');
+    expect(wire.ok && presentRdata('SVCB', wire.value)).toBe('1 . ech');
+    expect(imported('SVCB', '1 . ech')).toMatchObject({ ok: false, problem: 'invalid_svc_param' });
   });
 
   it('keys on the wire out of order, twice, or 65535 are malformed', () => {
@@ -244,6 +249,7 @@ describe('the API data: one stored form, each problem at its param', () => {
     [{ priority: 1, target: '.', params: { dohpath: '/dns-query' } }, '/params/dohpath', 'invalid_dohpath'],
     [{ priority: 1, target: '.', params: { dohpath: 'dns-query{?dns}' } }, '/params/dohpath', 'invalid_dohpath'],
     [{ priority: 1, target: '.', params: { ech: 'not base64!' } }, '/params/ech', 'invalid_svc_param'],
+    [{ priority: 1, target: '.', params: { ech: '' } }, '/params/ech', 'invalid_svc_param'],
     [{ priority: 1, target: '.', params: { key3: 443 } }, '/params/key3', 'unknown_svc_param'],
     [{ priority: 1, target: '.', params: { key65535: '' } }, '/params/key65535', 'unknown_svc_param'],
     [{ priority: 1, target: '.', params: { foo: 'x' } }, '/params/foo', 'unknown_svc_param'],
