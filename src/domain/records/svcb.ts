@@ -10,14 +10,22 @@ import type { RecordTypePolicy } from './rule.js';
 
 export type SvcbData = { priority: number; target: string; params: Record<string, unknown> };
 
-// RFC 6570 §2.2: an expression's variables, each with an optional modifier (":n" or "*").
-const TEMPLATE_EXPRESSION = /\{[+#./;?&=,!@|]?([^}]*)\}/g;
+// RFC 6570 §2: a URI template. Literals are its ASCII ones (non-ASCII must be percent-encoded:
+// BIND refuses a raw one in dohpath); expressions an optional operator and variables, each with an
+// optional modifier (":n" or "*").
+const PCT = '%[0-9A-Fa-f]{2}';
+const LITERAL = `(?:[\\x21\\x23\\x24\\x26\\x28-\\x3b\\x3d\\x3f-\\x5b\\x5d\\x5f\\x61-\\x7a\\x7e]|${PCT})`;
+const VARCHAR = `(?:[A-Za-z0-9_]|${PCT})`;
+const VARSPEC = `${VARCHAR}(?:\\.?${VARCHAR})*(?::[1-9][0-9]{0,3}|\\*)?`;
+const EXPRESSION = `\\{[+#./;?&=,!@|]?${VARSPEC}(?:,${VARSPEC})*\\}`;
+const URI_TEMPLATE = new RegExp(`^(?:${LITERAL}|${EXPRESSION})*$`);
+const EXPRESSION_VARIABLES = /\{[+#./;?&=,!@|]?([^}]*)\}/g;
 
 /** RFC 9461 §5: dohpath is a relative URI template (starting with "/") with the variable "dns". */
 function dohpathProblem(path: string): string | null {
-  const hasDns = [...path.matchAll(TEMPLATE_EXPRESSION)].some((m) => m[1]!.split(',').some((v) => v.replace(/(:[0-9]+|\*)$/, '') === 'dns'));
-  if (path.startsWith('/') && hasDns) return null;
-  return `"dohpath" must be a relative URI template starting with "/" that has the variable "dns", for example "/dns-query{?dns}" (RFC 9461 §5); "${path}" is not.`;
+  const hasDns = [...path.matchAll(EXPRESSION_VARIABLES)].some((m) => m[1]!.split(',').some((v) => v.replace(/(:[0-9]+|\*)$/, '') === 'dns'));
+  if (path.startsWith('/') && URI_TEMPLATE.test(path) && hasDns) return null;
+  return `"dohpath" must be a relative URI template (RFC 6570, ASCII, other characters percent-encoded) starting with "/" that has the variable "dns", for example "/dns-query{?dns}" (RFC 9461 §5); "${path}" is not.`;
 }
 
 const nameOf = (code: number) => Object.entries(SVC_PARAM_KEYS).find(([, c]) => c === code)?.[0] ?? `key${code}`;

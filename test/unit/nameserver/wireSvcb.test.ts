@@ -3,14 +3,17 @@
 // escapes, opaque values quoted, keys ascending, empty values as bare keys), keyNNNNN for
 // registered keys read as their wire form, the failure cases of Appendix D.3, and the policy's
 // located problems (RFC 9460 §2.4.2, §7.1.1, §8; RFC 9461 §5).
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { encodeRdata, presentRdata, rdataToData } from '../../../nameserver/wire/rdata.js';
 import { decodeRdata } from '../../../nameserver/wire/rdataPresentation.js';
 import { TYPE } from '../../../nameserver/wire/rrTypes.js';
+import { escapedOctets } from '../../../nameserver/wire/types/svcb.js';
 import { parseRecordData } from '../../../src/domain/records/parseRecordData.js';
 import { RECORD_TYPE_RULES } from '../../../src/domain/records/types.js';
 import { rdataFromPresentation, rdataFromText } from '../../../src/domain/zonefile/rdataFromPresentation.js';
 import { forEachLogicalRecord, type Token } from '../../../src/domain/zonefile/tokenize.js';
+import { requireTool, runTool, tempFile } from '../../helpers/dnsTools.js';
 
 const hex = (text: string) => Buffer.from(text.replace(/\s+/g, ''), 'hex');
 
@@ -248,6 +251,11 @@ describe('the API data: one stored form, each problem at its param', () => {
     [{ priority: 1, target: '.', params: { alpn: ['h2\u0000'] } }, '/params/alpn', 'invalid_character'],
     [{ priority: 1, target: '.', params: { dohpath: '/dns-query' } }, '/params/dohpath', 'invalid_dohpath'],
     [{ priority: 1, target: '.', params: { dohpath: 'dns-query{?dns}' } }, '/params/dohpath', 'invalid_dohpath'],
+    [{ priority: 1, target: '.', params: { dohpath: '/dns-qüery{?dns}' } }, '/params/dohpath', 'invalid_dohpath'],
+    [{ priority: 1, target: '.', params: { dohpath: '/q%4{?dns}' } }, '/params/dohpath', 'invalid_dohpath'],
+    [{ priority: 1, target: '.', params: { dohpath: '/q {?dns}' } }, '/params/dohpath', 'invalid_dohpath'],
+    [{ priority: 1, target: '.', params: { dohpath: '/q{?dns' } }, '/params/dohpath', 'invalid_dohpath'],
+    [{ priority: 1, target: '.', params: { dohpath: '/q{?dnsx}' } }, '/params/dohpath', 'invalid_dohpath'],
     [{ priority: 1, target: '.', params: { ech: 'not base64!' } }, '/params/ech', 'invalid_svc_param'],
     [{ priority: 1, target: '.', params: { ech: '' } }, '/params/ech', 'invalid_svc_param'],
     [{ priority: 1, target: '.', params: { key3: 443 } }, '/params/key3', 'unknown_svc_param'],
@@ -262,8 +270,85 @@ describe('the API data: one stored form, each problem at its param', () => {
   });
 
   it('dohpath with the dns variable in any expression of the template', () => {
-    for (const dohpath of ['/dns-query{?dns}', '/q{?ct,dns}', '/{dns}', '/x?a=1{&dns}']) {
+    for (const dohpath of ['/dns-query{?dns}', '/q{?ct,dns}', '/{dns}', '/x?a=1{&dns}', '/q%C3%BC{?dns:3}', '/{+dns}{?x*}']) {
       expect(ok({ priority: 1, target: '.', params: { alpn: ['h2'], dohpath } })).toBeTruthy();
+    }
+  });
+});
+
+describe('random records read alike by BIND', () => {
+  const text = (max: number) => fc.string({ unit: 'grapheme', maxLength: max });
+  const params = fc.record(
+    {
+      mandatory: fc.uniqueArray(fc.constantFrom('alpn', 'port', 'ipv4hint', 'ech', 'ipv6hint', 'dohpath', 'key65000'), { minLength: 1, maxLength: 4 }),
+      alpn: fc.array(
+        text(12).filter((t) => t.length > 0 && !t.includes('\u0000')),
+        { minLength: 1, maxLength: 4 },
+      ),
+      'no-default-alpn': fc.constant(true),
+      port: fc.nat(0xffff),
+      ipv4hint: fc.array(
+        fc.tuple(fc.nat(255), fc.nat(255), fc.nat(255), fc.nat(255)).map((o) => o.join('.')),
+        { minLength: 1, maxLength: 3 },
+      ),
+      ech: fc.uint8Array({ minLength: 1, maxLength: 40 }).map((b) => Buffer.from(b).toString('base64')),
+      ipv6hint: fc.array(
+        fc.uint8Array({ minLength: 16, maxLength: 16 }).map((b) =>
+          Array.from({ length: 8 }, (_, i) =>
+            Buffer.from(b)
+              .readUInt16BE(2 * i)
+              .toString(16),
+          ).join(':'),
+        ),
+        { minLength: 1, maxLength: 3 },
+      ),
+      dohpath: fc.stringMatching(/^\/[A-Za-z0-9._~!$&()*+,;=:@/-]{0,15}(%[0-9A-F]{2})?$/).map((p) => `${p}{?dns}`),
+      key65000: fc.uint8Array({ maxLength: 20 }).map((b) => escapedOctets(b)),
+    },
+    { requiredKeys: [] },
+  );
+  // What makes a record self-consistent (RFC 9460 §7.1.1, §8), as BIND also demands.
+  const consistent = (p: Record<string, unknown>) => {
+    const out = { ...p };
+    if (out.mandatory) out.mandatory = (out.mandatory as string[]).filter((k) => k in out);
+    if ((out.mandatory as string[] | undefined)?.length === 0) delete out.mandatory;
+    if (!out.alpn) delete out['no-default-alpn'];
+    return out;
+  };
+
+  it('200 random HTTPS records: named-compilezone prints each exactly as the API content', (ctx) => {
+    const compile = requireTool('named-compilezone', ctx);
+    const samples = fc.sample(
+      fc.record({ priority: fc.integer({ min: 1, max: 0xffff }), target: fc.constantFrom('.', 'svc.example.net'), params: params.map(consistent) }),
+      {
+        numRuns: 200,
+        seed: 9460,
+      },
+    );
+    const contents = samples.map((data) => {
+      const parsed = parseRecordData('HTTPS', data);
+      expect(parsed.ok, JSON.stringify(parsed)).toBe(true);
+      return RECORD_TYPE_RULES.HTTPS.presentation(parsed.ok ? parsed.data : {});
+    });
+    const zone = [
+      '$ORIGIN example.com.',
+      '$TTL 300',
+      '@ SOA ns1.example.net. hostmaster.example.net. 1 7200 3600 1209600 300',
+      '@ NS ns1.example.net.',
+      ...contents.map((c, i) => `r${i} HTTPS ${c}`),
+    ].join('\n');
+    const file = tempFile('random-https.zone', `${zone}\n`);
+    try {
+      const run = runTool(compile, ['-i', 'none', '-s', 'relative', '-o', '-', 'example.com', file.file]);
+      expect(run.status, run.output).toBe(0);
+      const printed = new Map<string, string>();
+      for (const line of run.stdout.split('\n')) {
+        const m = /^(r\d+)\s+\S*\s*(?:IN\s+)?HTTPS\s+(.*)$/.exec(line);
+        if (m) printed.set(m[1]!, m[2]!);
+      }
+      contents.forEach((content, i) => expect(printed.get(`r${i}`), JSON.stringify(samples[i])).toBe(content));
+    } finally {
+      file.remove();
     }
   });
 });
