@@ -88,6 +88,31 @@ function checkParams(priority: number, given: Record<string, unknown>, ctx: z.co
   return Object.fromEntries(entries.map(([code, , value]) => [nameOf(code), value]));
 }
 
+const addresses = (family: string) => ({ type: 'array', minItems: 1, items: { type: 'string' }, description: `${family} addresses.` });
+
+/** What the OpenAPI document shows of `params` (the checks themselves are checkParams'). */
+const PARAMS_DOC = {
+  description: 'SvcParams by key name (RFC 9460 §7, RFC 9461, RFC 9540); other keys as keyNNNNN (9–65534) with a presentation string. None in AliasMode.',
+  properties: {
+    mandatory: {
+      type: 'array',
+      minItems: 1,
+      items: { type: 'string' },
+      description: 'Keys a client must understand; each present in params; not "mandatory".',
+    },
+    alpn: { type: 'array', minItems: 1, items: { type: 'string', minLength: 1 }, description: 'ALPN protocol ids, 1–255 octets each.' },
+    'no-default-alpn': { const: true, description: 'Requires alpn.' },
+    port: { type: 'integer', minimum: 0, maximum: 65535 },
+    ipv4hint: addresses('IPv4'),
+    ech: { type: 'string', contentEncoding: 'base64', minLength: 1, description: 'ECHConfigList.' },
+    ipv6hint: addresses('IPv6'),
+    dohpath: { type: 'string', description: 'Relative URI template with the variable "dns", e.g. /dns-query{?dns}.' },
+    ohttp: { const: true },
+  },
+  patternProperties: { '^key[1-9][0-9]{0,4}$': { type: 'string', description: 'Octets: \\DDD, \\" and \\\\ escapes.' } },
+  examples: [{ alpn: ['h3', 'h2'], port: 443, ipv4hint: ['192.0.2.1'] }],
+};
+
 export const svcbRule: RecordTypePolicy = {
   type: 'SVCB',
   data: z
@@ -96,7 +121,10 @@ export const svcbRule: RecordTypePolicy = {
       priority: uintField('priority', 65535),
       // RFC 9460 §2.5: "." is the owner itself in ServiceMode, "no such service" in AliasMode.
       target: hostnameField('target', { allowRoot: true }),
-      params: z.record(z.string(), z.unknown(), { error: '"params" must be an object of SvcParams, keyed by name ("alpn", "port", …).' }).optional(),
+      params: z
+        .record(z.string(), z.unknown(), { error: '"params" must be an object of SvcParams, keyed by name ("alpn", "port", …).' })
+        .optional()
+        .meta(PARAMS_DOC),
     })
     .transform((d, ctx) => {
       const params = checkParams(d.priority, d.params ?? {}, ctx);

@@ -11,10 +11,10 @@ export const changeSetIdParam = z.string().regex(/^chg_[a-z2-7]+$/, 'must be a c
 export const stateFilter = repeatable(z.enum(CHANGESET_STATES));
 
 const DATA_DOC =
-  'Type-specific (docs/records.md): A/AAAA `address`; CNAME `target`; MX `preference`, `exchange`; TXT `text`; SRV `priority`, `weight`, `port`, `target`; CAA `flags`, `tag`, `value`; TLSA `usage`, `selector`, `matching_type`, `certificate_data`; NS `nameserver`; PTR `target`.';
+  'Type-specific (docs/records.md): A/AAAA `address`; CNAME `target`; MX `preference`, `exchange`; TXT `text`; SRV `priority`, `weight`, `port`, `target`; CAA `flags`, `tag`, `value`; TLSA `usage`, `selector`, `matching_type`, `certificate_data`; NS `nameserver`; PTR `target`; SVCB/HTTPS `priority`, `target`, `params` (an object keyed by SvcParamKey: `mandatory` list of keys, `alpn` list of ids, `no-default-alpn` true, `port` integer, `ipv4hint`/`ipv6hint` lists of addresses, `ech` base64, `dohpath` URI template, `ohttp` true, `keyNNNNN` escaped string).';
 
 export const recordInputSchema = z.strictObject({
-  type: z.string().max(10).describe('A, AAAA, CNAME, MX, TXT, SRV, CAA, TLSA, NS (below the apex), PTR (reverse zones).'),
+  type: z.string().max(10).describe('A, AAAA, CNAME, MX, TXT, SRV, CAA, TLSA, NS (below the apex), PTR (reverse zones), SVCB, HTTPS.'),
   name: z.string().max(300).describe('Zone-relative owner; `@` is the apex; an absolute name ending in a dot is accepted.'),
   ttl: ttlSchema.nullable().optional().describe('Omitted: the RRset’s TTL (or the zone default); null: the zone default. Applies to the whole RRset.'),
   data: z.record(z.string(), z.unknown()).describe(DATA_DOC),
