@@ -431,7 +431,7 @@ function svcbCodec(type: 'SVCB' | 'HTTPS'): RecordCodec {
         }
       }
       entries.sort((x, y) => x[0] - y[0]);
-      for (let i = 1; i < entries.length; i++) if (entries[i]![0] === entries[i - 1]![0]) b.fail('params', `"${entries[i]![1]}" is given twice`);
+      // Each key has one spelling in our data (svcParamDataKeyCode), so no key comes twice.
       for (const [code, name, value] of entries) {
         const octets = paramWire(code, value, (problem) => b.fail('params', `${name}: ${problem}`));
         if (octets.length > 0xffff) b.fail('params', `${name}: the value is longer than 65535 octets`);

@@ -4,7 +4,7 @@
 // for a self-consistent record (§2.4.2, §2.4.3, §7.1.1, §8; RFC 9461 §5), each problem pointed at
 // the param it is about (/data/params/<key>).
 import { z } from 'zod';
-import { canonicalSvcParam, SVC_PARAM_KEYS, svcParamDataKeyCode } from '../../../nameserver/wire/types/svcb.js';
+import { canonicalSvcParam, SVC_PARAM_KEYS, svcParamDataKeyCode, svcParamKeyName } from '../../../nameserver/wire/types/svcb.js';
 import { addProblem, hostnameField, uintField } from './fields.js';
 import type { RecordTypePolicy } from './rule.js';
 
@@ -28,8 +28,6 @@ function dohpathProblem(path: string): string | null {
   return `"dohpath" must be a relative URI template (RFC 6570, ASCII, other characters percent-encoded) starting with "/" that has the variable "dns", for example "/dns-query{?dns}" (RFC 9461 §5); "${path}" is not.`;
 }
 
-const nameOf = (code: number) => Object.entries(SVC_PARAM_KEYS).find(([, c]) => c === code)?.[0] ?? `key${code}`;
-
 function checkParams(priority: number, given: Record<string, unknown>, ctx: z.core.$RefinementCtx<unknown>): Record<string, unknown> | null {
   const entries: [code: number, name: string, value: unknown][] = [];
   let ok = true;
@@ -43,11 +41,6 @@ function checkParams(priority: number, given: Record<string, unknown>, ctx: z.co
       code = svcParamDataKeyCode(name);
     } catch (e) {
       problem('unknown_svc_param', `${(e as Error).message}.`, name);
-      continue;
-    }
-    const twin = entries.find(([c]) => c === code);
-    if (twin) {
-      problem('duplicate_svc_param', `"${name}" and "${twin[1]}" are the same key; give it once (RFC 9460 §2.2).`, name);
       continue;
     }
     try {
@@ -85,7 +78,7 @@ function checkParams(priority: number, given: Record<string, unknown>, ctx: z.co
   }
   if (!ok) return null;
   entries.sort((x, y) => x[0] - y[0]);
-  return Object.fromEntries(entries.map(([code, , value]) => [nameOf(code), value]));
+  return Object.fromEntries(entries.map(([code, , value]) => [svcParamKeyName(code), value]));
 }
 
 const addresses = (family: string) => ({ type: 'array', minItems: 1, items: { type: 'string' }, description: `${family} addresses.` });
