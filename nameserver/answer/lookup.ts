@@ -82,7 +82,7 @@ function lookupInZone(zone: ZoneSnapshot, qname: string, qtype: number, dnssecOk
     if (sets.length > 0) {
       for (const set of sets) appendWithSignatures(answer, node, set, owner, dnssecOk);
       if (proofs && found.synthesized) proofs.wildcardAnswer((stepProofs ??= []), name, found.encloser);
-      return { kind: 'HIT', answer, authority: stepProofs ?? [], additional: additionalFor(zone, sets, dnssecOk) };
+      return { kind: 'HIT', answer, authority: stepProofs ?? [], additional: additionalFor(zone, sets, dnssecOk, found.synthesized ? null : owner) };
     }
 
     // RFC 1034 §3.6.2: a CNAME stands for every type the name does not hold itself (RRSIG and NSEC
@@ -223,19 +223,26 @@ function referral(
  * RFC 1035 §3.3 (NS, MX) and RFC 2782 (SRV): the A and AAAA records of the targets, when they are
  * names of this zone. NS targets may be glue below a cut; MX and SRV targets must be data this zone
  * answers for. Exact names only: a wildcard does not produce additional data.
+ * RFC 9460 §4.1: for SVCB and HTTPS also the target's own SVCB/HTTPS set (an AliasMode chain's next
+ * step); a target of "." is the owner itself in ServiceMode (§2.5), `owner` (null when the answer
+ * came from a wildcard), and no service at all in AliasMode.
  */
-function additionalFor(zone: ZoneSnapshot, sets: readonly StoredRRset[], dnssecOk: boolean): RRset[] {
+function additionalFor(zone: ZoneSnapshot, sets: readonly StoredRRset[], dnssecOk: boolean, owner: string | null = null): RRset[] {
   const additional: RRset[] = [];
   for (const set of sets) {
     const type = set.rrset.type;
-    if (type !== TYPE.NS && type !== TYPE.MX && type !== TYPE.SRV) continue;
+    const serviceBinding = type === TYPE.SVCB || type === TYPE.HTTPS;
+    if (type !== TYPE.NS && type !== TYPE.MX && type !== TYPE.SRV && !serviceBinding) continue;
     const seen = new Set<string>();
-    for (const target of set.targets ?? []) {
+    const targets = set.targets ?? [];
+    for (let i = 0; i < targets.length; i++) {
+      let target: string | null = targets[i] ?? null;
+      if (serviceBinding && target === '') target = set.rrset.rdatas[i]!.readUInt16BE(0) > 0 ? owner : null;
       if (target === null || seen.has(target) || !isAtOrBelow(target, zone.origin)) continue;
       seen.add(target);
       const node = type === TYPE.NS ? zone.node(target) : authoritativeNode(zone, target);
       if (!node) continue;
-      for (const addressType of [TYPE.A, TYPE.AAAA]) {
+      for (const addressType of serviceBinding && target !== owner ? [type, TYPE.A, TYPE.AAAA] : [TYPE.A, TYPE.AAAA]) {
         const addresses = rrsetAt(node, addressType);
         if (addresses) appendWithSignatures(additional, node, addresses, node.name, dnssecOk);
       }

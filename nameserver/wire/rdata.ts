@@ -3,7 +3,7 @@
 // are documented in each codec's module; names are absolute, without the trailing dot, '.' (or '')
 // for the root.
 import { TYPE } from '../types.js';
-import { decodeName } from './name.js';
+import { decodeName, decodeUncompressedName } from './name.js';
 import { Malformed, RdataBuilder, RdataReader } from './rdataCodec.js';
 import { CODEC_BY_TYPE } from './types/index.js';
 
@@ -71,12 +71,20 @@ const TARGET_OFFSET: ReadonlyMap<number, number> = new Map([
   [TYPE.SRV, 6],
 ]);
 
+/** RFC 9460 §2.2: the TargetName follows the SvcPriority, and SvcParams follow it. */
+const SVCB_TARGET_OFFSET = 2;
+
 /**
- * The target name in NS, CNAME, PTR, MX and SRV RDATA, lower case without the trailing dot ("" for
- * the root of a null MX or SRV): what CNAME chasing and additional-section processing look up
- * (RFC 1034 §3.6.2, §4.3.2; RFC 2782). Null for other types or malformed RDATA.
+ * The target name in NS, CNAME, PTR, MX, SRV, SVCB and HTTPS RDATA, lower case without the
+ * trailing dot ("" for the root of a null MX or SRV, and of an SVCB that names its owner): what
+ * CNAME chasing and additional-section processing look up (RFC 1034 §3.6.2, §4.3.2; RFC 2782;
+ * RFC 9460 §4.1). Null for other types or malformed RDATA.
  */
 export function rdataTarget(type: number, rdata: Buffer): string | null {
+  if (type === TYPE.SVCB || type === TYPE.HTTPS) {
+    const decoded = rdata.length > SVCB_TARGET_OFFSET ? decodeUncompressedName(rdata, SVCB_TARGET_OFFSET) : null;
+    return decoded ? decoded.name.toLowerCase() : null;
+  }
   const offset = TARGET_OFFSET.get(type);
   if (offset === undefined) return null;
   const decoded = decodeName(rdata, offset);

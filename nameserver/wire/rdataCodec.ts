@@ -265,9 +265,10 @@ export class RdataReader {
  * strings: the rest, <character-string>s joined with nothing between (TXT); hex: the rest, hex
  * digits with blank space allowed between them (RFC 6698 §2.2, RFC 4034 §5.3); base64: the rest,
  * the same for base64 (RFC 4034 §2.2); time: YYYYMMDDHHmmSS or seconds (RFC 4034 §3.2); types:
- * the rest, type mnemonics (RFC 4034 §4.2).
+ * the rest, type mnemonics (RFC 4034 §4.2); svcparams: the rest, SvcParams `key=value` (RFC 9460
+ * §2.1; a quoted value is the token after `key=`).
  */
-export type FieldKind = 'word' | 'uint' | 'name' | 'string' | 'strings' | 'hex' | 'base64' | 'time' | 'types';
+export type FieldKind = 'word' | 'uint' | 'name' | 'string' | 'strings' | 'hex' | 'base64' | 'time' | 'types' | 'svcparams';
 
 /** One RR type: its data fields and the three forms — data, wire, presentation — in one place. */
 export interface RecordCodec {

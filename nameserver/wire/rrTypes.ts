@@ -103,7 +103,21 @@ export const TYPE = {
 export type TypeMnemonic = keyof typeof TYPE;
 
 /** The types a user may write through the API (and import from a zone file); docs/records.md. */
-export const API_RECORD_TYPES = ['A', 'AAAA', 'CNAME', 'MX', 'TXT', 'SRV', 'CAA', 'TLSA', 'NS', 'DS', 'PTR'] as const satisfies readonly TypeMnemonic[];
+export const API_RECORD_TYPES = [
+  'A',
+  'AAAA',
+  'CNAME',
+  'MX',
+  'TXT',
+  'SRV',
+  'CAA',
+  'TLSA',
+  'NS',
+  'DS',
+  'PTR',
+  'SVCB',
+  'HTTPS',
+] as const satisfies readonly TypeMnemonic[];
 export type ApiRecordType = (typeof API_RECORD_TYPES)[number];
 
 /**

@@ -20,7 +20,8 @@ export const record = (name: string, type: keyof typeof TYPE, data: Record<strin
 /**
  * Apex with SOA, NS, MX and TXT; A/AAAA; a CNAME; a wildcard; an empty non-terminal (b.c, with
  * a.b.c below it); a secure delegation (DS, in-bailiwick glue two levels down) and an insecure one
- * (glue at and below the cut); owners with escapes ("\." inside a label, \DDD).
+ * (glue at and below the cut); owners with escapes ("\." inside a label, \DDD); HTTPS and SVCB
+ * with escapes in their params.
  */
 export function variedZone(zone: string, serial = 2026112501): ZoneRecord[] {
   const at = (label: string) => (label === '@' ? zone : `${label}.${zone}`);
@@ -45,5 +46,9 @@ export function variedZone(zone: string, serial = 2026112501): ZoneRecord[] {
     record(at('ns.insecure'), 'AAAA', { address: '2001:db8::55' }),
     record(at('dot\\.in\\.label'), 'A', { address: '192.0.2.7' }),
     record(at('sp\\032ace\\255'), 'TXT', { text: 'escaped octets' }),
+    // At a name that exists anyway (the denial chains stay as they are). No escapes in alpn: ldns
+    // 1.8 reads RFC 9460's two escape levels in an ALPN id as one (Appendix D.2 Figure 9).
+    record(at('a.b.c'), 'HTTPS', { priority: 1, target: '.', params: { alpn: ['h3', 'h2'], port: 443, ipv4hint: ['192.0.2.3'], ech: 'AEX+DQ==' } }),
+    record(at('a.b.c'), 'SVCB', { priority: 2, target: at('ns1'), params: { mandatory: ['alpn'], alpn: ['dot'], dohpath: '/q{?dns}', key65000: 'x\\001\\"' } }),
   ];
 }

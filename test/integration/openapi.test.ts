@@ -3,6 +3,7 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allRoutes } from '../../src/api/resources/index.js';
+import { RECORD_TYPES } from '../../src/domain/records/types.js';
 import { startTestService, type TestService } from '../helpers/testService.js';
 
 let lab: TestService;
@@ -41,6 +42,22 @@ describe('GET /api/v1/openapi.json', () => {
     expect(op.get.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(['hostname', 'myip', 'myipv6', 'offline']));
     expect(Object.keys(op.get.responses)).toEqual(expect.arrayContaining(['200', '401']));
     expect(doc.components.securitySchemes.dyndnsBasic).toMatchObject({ type: 'http', scheme: 'basic' });
+  });
+
+  it("describes the data of every record type (RecordData<TYPE>, from the type's policy row)", () => {
+    for (const type of RECORD_TYPES) expect(doc.components.schemas[`RecordData${type}`], type).toMatchObject({ type: 'object', additionalProperties: false });
+    expect(doc.components.schemas.RecordDataHTTPS.required).toEqual(['priority', 'target']);
+    expect(Object.keys(doc.components.schemas.RecordDataHTTPS.properties.params.properties)).toEqual([
+      'mandatory',
+      'alpn',
+      'no-default-alpn',
+      'port',
+      'ipv4hint',
+      'ech',
+      'ipv6hint',
+      'dohpath',
+      'ohttp',
+    ]);
   });
 
   it('documents request bodies as closed objects, matching the unknown-field rule', () => {

@@ -85,6 +85,15 @@ const CASES: { type: string; name: string; data: Record<string, unknown>; conten
   { what: 'digest', type: 'DS', name: 'sub', data: { key_tag: 12345, algorithm: 13, digest_type: 2, digest: HASH }, content: `12345 13 2 ${HASH}` },
   { what: 'absolute target', type: 'PTR', name: '10', zone: REVERSE, data: { target: 'host.example.com' }, content: 'host.example.com.' },
   { what: 'relative target', type: 'PTR', name: '11', zone: REVERSE, data: { target: 'host.2.0.192.in-addr.arpa' }, content: 'host' },
+  // The issue's example: what a panel pastes from dig, alpn unquoted as kdig prints it.
+  {
+    what: 'service mode, unquoted alpn list',
+    type: 'HTTPS',
+    name: 'api',
+    data: { priority: 1, target: '.', params: { alpn: ['h3', 'h2'], port: 443 } },
+    content: '1 . alpn=h3,h2 port=443',
+  },
+  { what: 'alias mode, relative target', type: 'SVCB', name: '_dns', data: { priority: 0, target: 'doh.content.test' }, content: '0 doh' },
   // RFC 3597 §5: the generic form for a type we know, read by its codec.
   { what: 'generic \\# form', type: 'A', name: 'generic', data: { address: '192.0.2.10' }, content: '\\# 4 C000020A' },
   {

@@ -48,6 +48,7 @@ const SOURCE_ROWS = (z: string) =>
     `@ 3600 TXT "v=spf1 mx -all"`,
     `@ 3600 CAA 0 issue "letsencrypt.org"`,
     `@ 3600 CAA 0 iodef "mailto:security@example.net"`,
+    `@ 3600 HTTPS 1 . alpn="h3,h2" port=443`,
     `www 300 A 192.0.2.10`,
     `www 300 A 192.0.2.11`,
     `ftp 3600 CNAME www.${z}.`,
@@ -66,7 +67,6 @@ const SOURCE_SKIPPED = [
   ['@', 'NS', 'apex_ns'],
   ['@', 'NS', 'apex_ns'],
   ['@', 'HINFO', 'unsupported_type'],
-  ['@', 'HTTPS', 'unsupported_type'],
   ['www', 'SSHFP', 'unsupported_type'],
   ['sip', 'NAPTR', 'unsupported_type'],
 ].map((s) => s.join(' '));
@@ -161,6 +161,7 @@ describe("Cloudflare: the dashboard's export", () => {
     '@ 3600 AAAA 2001:db8::1',
     '@ 3600 CAA 0 issue "letsencrypt.org"',
     '@ 3600 CAA 0 issuewild ";"',
+    '@ 3600 HTTPS 1 . alpn="h3,h2" ipv4hint=192.0.2.1 ipv6hint=2001:db8::1',
     '@ 3600 MX 25 route1.mx.cloudflare.net.',
     '@ 3600 MX 63 route2.mx.cloudflare.net.',
     '@ 3600 MX 91 route3.mx.cloudflare.net.',
@@ -183,7 +184,6 @@ describe("Cloudflare: the dashboard's export", () => {
     [27, `${ZONE}.${ZONE}`, 'SOA', 'soa'],
     [30, ZONE, 'NS', 'apex_ns'],
     [31, ZONE, 'NS', 'apex_ns'],
-    [54, ZONE, 'HTTPS', 'unsupported_type'],
     [62, `sip.${ZONE}`, 'NAPTR', 'unsupported_type'],
     [69, `ai.${ZONE}`, 'SSHFP', 'unsupported_type'],
   ];

@@ -8,10 +8,33 @@ import { caa } from './caa.js';
 import { cdnskey, cds, dnskey, ds, nsec, nsec3, nsec3param, rrsig } from './dnssec.js';
 import { cname, mx, ns, ptr, srv } from './hostTarget.js';
 import { soa } from './soa.js';
+import { https, svcb } from './svcb.js';
 import { tlsa } from './tlsa.js';
 import { txt } from './txt.js';
 
-const ALL: readonly RecordCodec[] = [a, aaaa, ns, cname, ptr, mx, txt, srv, caa, tlsa, soa, dnskey, cdnskey, ds, cds, rrsig, nsec, nsec3, nsec3param];
+const ALL: readonly RecordCodec[] = [
+  a,
+  aaaa,
+  ns,
+  cname,
+  ptr,
+  mx,
+  txt,
+  srv,
+  caa,
+  tlsa,
+  soa,
+  dnskey,
+  cdnskey,
+  ds,
+  cds,
+  rrsig,
+  nsec,
+  nsec3,
+  nsec3param,
+  svcb,
+  https,
+];
 
 export const CODEC_BY_TYPE: ReadonlyMap<string, RecordCodec> = new Map(ALL.map((c) => [c.type, c]));
 export const CODEC_BY_CODE: ReadonlyMap<number, RecordCodec> = new Map(ALL.map((c) => [TYPE[c.type as keyof typeof TYPE], c]));

@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import type { Config } from '../../config/index.js';
 import { errorCatalogue, type ErrorCode } from '../../domain/errors.js';
+import { RECORD_TYPE_RULES, RECORD_TYPES } from '../../domain/records/types.js';
 import { problemSchema } from '../resources/common.js';
 import { eventSchemas } from '../resources/webhooks/eventSchemas.js';
 import type { RouteSpec } from '../routing/route.js';
@@ -220,11 +221,24 @@ export function buildOpenApiDocument(routes: RouteSpec[], config: Config): Json 
         bearer: { type: 'http', scheme: 'bearer', description: '`svc_live_…` (production) or `svc_test_…` (sandbox) token.' },
         dyndnsBasic: { type: 'http', scheme: 'basic', description: 'A DynDNS host’s username and password (GET /nic/update only).' },
       },
-      schemas: { Problem: toSchema(problemSchema, 'output') },
+      schemas: { Problem: toSchema(problemSchema, 'output'), ...recordDataSchemas() },
     },
     paths,
     webhooks: webhookEvents(),
   };
+}
+
+/**
+ * `RecordData<TYPE>`: the `data` object of each record type, from the type's policy row (the schema
+ * that validates it), so a type added to the table is described without touching this file.
+ */
+function recordDataSchemas(): Record<string, Json> {
+  return Object.fromEntries(
+    RECORD_TYPES.map((type) => [
+      `RecordData${type}`,
+      { ...toSchema(RECORD_TYPE_RULES[type].data, 'input'), description: `\`data\` of a ${type} record (docs/records.md).` },
+    ]),
+  );
 }
 
 /** What a receiver gets (OpenAPI 3.1 `webhooks`): one signed POST per event and webhook. */

@@ -13,6 +13,7 @@ import { nsRule } from './ns.js';
 import { ptrRule } from './ptr.js';
 import { RECORD_TYPES, type RecordType, type RecordTypePolicy, type RecordTypeRule } from './rule.js';
 import { srvRule } from './srv.js';
+import { httpsRule, svcbRule } from './svcb.js';
 import { tlsaRule } from './tlsa.js';
 import { txtRule } from './txt.js';
 
@@ -30,6 +31,8 @@ const POLICIES: Record<RecordType, RecordTypePolicy> = {
   NS: nsRule,
   DS: dsRule,
   PTR: ptrRule,
+  SVCB: svcbRule,
+  HTTPS: httpsRule,
 };
 
 export const RECORD_TYPE_RULES = Object.fromEntries(

@@ -63,7 +63,7 @@ function readEscape(text: string, i: number, out: number[]): Decoded<{ next: num
 }
 
 /** The octets of a token (a <character-string>), escapes decoded. */
-function tokenOctets(text: string): Decoded<number[]> {
+export function tokenOctets(text: string): Decoded<number[]> {
   const out: number[] = [];
   let i = 0;
   while (i < text.length) {

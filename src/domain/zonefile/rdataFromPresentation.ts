@@ -5,6 +5,7 @@
 import { encodeRdata, rdataToData } from '../../../nameserver/wire/rdata.js';
 import { CODEC_BY_TYPE } from '../../../nameserver/wire/types/index.js';
 import { absoluteText, parseName, tokensText, type Decoded } from './presentationText.js';
+import { svcParamsFromTokens } from './svcParams.js';
 import { forEachLogicalRecord, type LexError, type Token } from './tokenize.js';
 
 export type RdataResult = Decoded<Record<string, unknown>>;
@@ -103,9 +104,9 @@ export function rdataFromPresentation(type: string, tokens: readonly Token[], or
   for (const [field, kind] of layout) {
     const what = `${type} "${field}"`;
     const token = tokens[k];
-    // RFC 5155 §3.3: an NSEC3 of an empty non-terminal lists no types.
-    if (!token && kind === 'types') {
-      data[field] = [];
+    // RFC 5155 §3.3: an NSEC3 of an empty non-terminal lists no types; RFC 9460 §2.1: SvcParams may be none.
+    if (!token && (kind === 'types' || kind === 'svcparams')) {
+      data[field] = kind === 'types' ? [] : {};
       continue;
     }
     if (!token) {
@@ -166,6 +167,13 @@ export function rdataFromPresentation(type: string, tokens: readonly Token[], or
         const rest = tokens.slice(k);
         if (rest.some((t) => t.quoted)) return invalid(`${what} lists type mnemonics and cannot be quoted.`);
         data[field] = rest.map((t) => t.text.toUpperCase());
+        k = tokens.length;
+        break;
+      }
+      case 'svcparams': {
+        const params = svcParamsFromTokens(tokens.slice(k), what);
+        if (!params.ok) return params;
+        data[field] = params.value;
         k = tokens.length;
         break;
       }

@@ -12,6 +12,7 @@ import { encodeRdata, presentData, rdataToData } from '../../../nameserver/wire/
 import { decodeRdata } from '../../../nameserver/wire/rdataPresentation.js';
 import { API_RECORD_TYPES, typeName } from '../../../nameserver/wire/rrTypes.js';
 import { CODEC_TYPES } from '../../../nameserver/wire/types/index.js';
+import { escapedOctets } from '../../../nameserver/wire/types/svcb.js';
 import { rdataFromPresentation } from '../../../src/domain/zonefile/rdataFromPresentation.js';
 import { forEachLogicalRecord, type Token } from '../../../src/domain/zonefile/tokenize.js';
 
@@ -31,7 +32,42 @@ const text = (max: number) => fc.string({ unit: 'grapheme', maxLength: max });
 const ipv6 = octets(16, 16).map((b) => Array.from({ length: 8 }, (_, i) => b.readUInt16BE(2 * i).toString(16)).join(':'));
 const typeList = (min: number) => fc.uniqueArray(fc.integer({ min: 1, max: 0xffff }), { minLength: min, maxLength: 12 }).map((codes) => codes.map(typeName));
 
+// Every SvcParamKey (RFC 9460 §14.3.2, RFC 9461, RFC 9540) with values the wire can hold, each
+// key optional; ALPN ids and dohpath any text (commas, backslashes, quotes, non-ASCII); one more
+// key of any unregistered number with any octets.
+const svcParams = fc
+  .tuple(
+    fc.record(
+      {
+        mandatory: fc.uniqueArray(fc.constantFrom('alpn', 'no-default-alpn', 'port', 'ipv4hint', 'ech', 'ipv6hint', 'dohpath', 'ohttp', 'key65000'), {
+          minLength: 1,
+          maxLength: 5,
+        }),
+        alpn: fc.array(
+          text(20).filter((t) => t.length > 0 && Buffer.byteLength(t) <= 255),
+          { minLength: 1, maxLength: 4 },
+        ),
+        'no-default-alpn': fc.constant(true),
+        port: u16,
+        ipv4hint: fc.array(
+          fc.tuple(u8, u8, u8, u8).map((o) => o.join('.')),
+          { minLength: 1, maxLength: 4 },
+        ),
+        ech: base64(0, 60),
+        ipv6hint: fc.array(ipv6, { minLength: 1, maxLength: 3 }),
+        dohpath: text(60),
+        ohttp: fc.constant(true),
+        key65000: octets(0, 40).map(escapedOctets),
+      },
+      { requiredKeys: [] },
+    ),
+    fc.option(fc.tuple(fc.integer({ min: 9, max: 65534 }), octets(0, 20))),
+  )
+  .map(([params, extra]) => (extra ? { ...params, [`key${extra[0]}`]: escapedOctets(extra[1]) } : params));
+
 const DATA: Record<string, fc.Arbitrary<Record<string, unknown>>> = {
+  SVCB: fc.record({ priority: u16, target: name, params: svcParams }),
+  HTTPS: fc.record({ priority: u16, target: name, params: svcParams }),
   A: fc.tuple(u8, u8, u8, u8).map((o) => ({ address: o.join('.') })),
   AAAA: fc
     .oneof(
