@@ -103,7 +103,27 @@ export const TYPE = {
 export type TypeMnemonic = keyof typeof TYPE;
 
 /** The types a user may write through the API (and import from a zone file); docs/records.md. */
-export const API_RECORD_TYPES = ['A', 'AAAA', 'CNAME', 'MX', 'TXT', 'SRV', 'CAA', 'TLSA', 'NS', 'DS', 'PTR'] as const satisfies readonly TypeMnemonic[];
+export const API_RECORD_TYPES = [
+  'A',
+  'AAAA',
+  'CNAME',
+  'MX',
+  'TXT',
+  'SRV',
+  'CAA',
+  'TLSA',
+  'NS',
+  'DS',
+  'PTR',
+  'SSHFP',
+  'URI',
+  'HINFO',
+  'RP',
+  'OPENPGPKEY',
+  'SMIMEA',
+  'NAPTR',
+  'CERT',
+] as const satisfies readonly TypeMnemonic[];
 export type ApiRecordType = (typeof API_RECORD_TYPES)[number];
 
 /**

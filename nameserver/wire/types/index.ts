@@ -5,13 +5,48 @@ import type { RecordCodec } from '../rdataCodec.js';
 import { TYPE } from '../rrTypes.js';
 import { a, aaaa } from './address.js';
 import { caa } from './caa.js';
+import { cert } from './cert.js';
 import { cdnskey, cds, dnskey, ds, nsec, nsec3, nsec3param, rrsig } from './dnssec.js';
 import { cname, mx, ns, ptr, srv } from './hostTarget.js';
+import { hinfo } from './hinfo.js';
+import { naptr } from './naptr.js';
+import { openpgpkey } from './openpgpkey.js';
+import { rp } from './rp.js';
 import { soa } from './soa.js';
-import { tlsa } from './tlsa.js';
+import { sshfp } from './sshfp.js';
+import { smimea, tlsa } from './tlsa.js';
 import { txt } from './txt.js';
+import { uri } from './uri.js';
 
-const ALL: readonly RecordCodec[] = [a, aaaa, ns, cname, ptr, mx, txt, srv, caa, tlsa, soa, dnskey, cdnskey, ds, cds, rrsig, nsec, nsec3, nsec3param];
+const ALL: readonly RecordCodec[] = [
+  a,
+  aaaa,
+  ns,
+  cname,
+  ptr,
+  mx,
+  txt,
+  srv,
+  caa,
+  tlsa,
+  soa,
+  dnskey,
+  cdnskey,
+  ds,
+  cds,
+  rrsig,
+  nsec,
+  nsec3,
+  nsec3param,
+  sshfp,
+  uri,
+  hinfo,
+  rp,
+  openpgpkey,
+  smimea,
+  naptr,
+  cert,
+];
 
 export const CODEC_BY_TYPE: ReadonlyMap<string, RecordCodec> = new Map(ALL.map((c) => [c.type, c]));
 export const CODEC_BY_CODE: ReadonlyMap<number, RecordCodec> = new Map(ALL.map((c) => [TYPE[c.type as keyof typeof TYPE], c]));

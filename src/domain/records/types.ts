@@ -11,6 +11,14 @@ import { dsRule } from './ds.js';
 import { mxRule } from './mx.js';
 import { nsRule } from './ns.js';
 import { ptrRule } from './ptr.js';
+import { certRule } from './cert.js';
+import { hinfoRule } from './hinfo.js';
+import { naptrRule } from './naptr.js';
+import { openpgpkeyRule } from './openpgpkey.js';
+import { rpRule } from './rp.js';
+import { smimeaRule } from './smimea.js';
+import { sshfpRule } from './sshfp.js';
+import { uriRule } from './uri.js';
 import { RECORD_TYPES, type RecordType, type RecordTypePolicy, type RecordTypeRule } from './rule.js';
 import { srvRule } from './srv.js';
 import { tlsaRule } from './tlsa.js';
@@ -30,6 +38,14 @@ const POLICIES: Record<RecordType, RecordTypePolicy> = {
   NS: nsRule,
   DS: dsRule,
   PTR: ptrRule,
+  SSHFP: sshfpRule,
+  URI: uriRule,
+  HINFO: hinfoRule,
+  RP: rpRule,
+  OPENPGPKEY: openpgpkeyRule,
+  SMIMEA: smimeaRule,
+  NAPTR: naptrRule,
+  CERT: certRule,
 };
 
 export const RECORD_TYPE_RULES = Object.fromEntries(
