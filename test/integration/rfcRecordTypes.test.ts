@@ -155,3 +155,28 @@ describe('a zone file holding every type', () => {
     expect(res.body.diff).toMatchObject({ created: [], deleted: [], updated: [] });
   });
 });
+
+describe('the OpenAPI document', () => {
+  it('describes each type’s data: its fields, which are required, and their ranges', async () => {
+    const doc: any = await (await fetch(`${lab.url}/api/v1/openapi.json`)).json();
+    const schemas = doc.components.schemas;
+    expect(schemas.SSHFPData).toMatchObject({
+      type: 'object',
+      required: ['algorithm', 'fingerprint_type', 'fingerprint'],
+      properties: { algorithm: { type: 'integer', maximum: 255 } },
+      additionalProperties: false,
+    });
+    expect(schemas.NAPTRData.required).toEqual(['order', 'preference', 'flags', 'services', 'regexp', 'replacement']);
+    expect(schemas.CERTData.properties.cert_type.type).toEqual(['number', 'string']);
+    for (const type of ['URI', 'HINFO', 'RP', 'OPENPGPKEY', 'SMIMEA', 'TLSA', 'A']) expect(schemas[`${type}Data`]?.type, type).toBe('object');
+  });
+});
+
+describe('DNAME', () => {
+  it('is refused with the reason: no CNAME synthesis here (RFC 6672 §3.3)', async () => {
+    await createZone(api(), 'rfc-dname.test');
+    const errors = validationErrors(await api().post('/zones/rfc-dname.test/records', { type: 'DNAME', name: 'old', data: { target: 'new.example.com' } }));
+    expect(errors[0]).toMatchObject({ pointer: '/type', code: 'unsupported_type' });
+    expect(errors[0].detail).toMatch(/DNAME is not supported.*RFC 6672/);
+  });
+});

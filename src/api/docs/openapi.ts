@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import type { Config } from '../../config/index.js';
 import { errorCatalogue, type ErrorCode } from '../../domain/errors.js';
+import { RECORD_TYPE_RULES, RECORD_TYPES } from '../../domain/records/types.js';
 import { problemSchema } from '../resources/common.js';
 import { eventSchemas } from '../resources/webhooks/eventSchemas.js';
 import type { RouteSpec } from '../routing/route.js';
@@ -220,7 +221,11 @@ export function buildOpenApiDocument(routes: RouteSpec[], config: Config): Json 
         bearer: { type: 'http', scheme: 'bearer', description: '`svc_live_…` (production) or `svc_test_…` (sandbox) token.' },
         dyndnsBasic: { type: 'http', scheme: 'basic', description: 'A DynDNS host’s username and password (GET /nic/update only).' },
       },
-      schemas: { Problem: toSchema(problemSchema, 'output') },
+      schemas: {
+        Problem: toSchema(problemSchema, 'output'),
+        // One data schema per record type, from the type's policy row (what the API validates).
+        ...Object.fromEntries(RECORD_TYPES.map((type) => [`${type}Data`, toSchema(RECORD_TYPE_RULES[type].data, 'input')])),
+      },
     },
     paths,
     webhooks: webhookEvents(),

@@ -5,7 +5,7 @@ import { canonicalJson } from '../canonicalJson.js';
 import { DomainError, type FieldError } from '../errors.js';
 import { NameError, normalizeOwner } from '../names.js';
 import { parseRecordData } from '../records/parseRecordData.js';
-import { isRecordType, RECORD_TYPE_RULES, type RecordType } from '../records/types.js';
+import { isRecordType, RECORD_TYPE_RULES, type RecordType, unsupportedTypeDetail } from '../records/types.js';
 import { isValidTtl, TTL_BOUNDS } from '../records/ttl.js';
 import type { RecordData } from '../model/record.js';
 import type { ZoneKind } from '../model/zone.js';
@@ -203,7 +203,7 @@ export function planChangeSet(input: {
   const typeOf = (raw: string, index: number, pointer: string): RecordType | null => {
     const t = raw.toUpperCase();
     if (!isRecordType(t)) {
-      fail(index, pointer, 'unsupported_type', `Supported types: ${Object.keys(RECORD_TYPE_RULES).join(', ')}.`);
+      fail(index, pointer, 'unsupported_type', unsupportedTypeDetail(t));
       return null;
     }
     if (!RECORD_TYPE_RULES[t].zoneKinds.includes(zone.kind)) {

@@ -55,3 +55,16 @@ export const RECORD_TYPE_RULES = Object.fromEntries(
 export function isRecordType(s: string): s is RecordType {
   return (RECORD_TYPES as readonly string[]).includes(s);
 }
+
+/**
+ * Why a type the API does not write is refused (`unsupported_type`). DNAME has a reason of its
+ * own: a DNAME is only right when the server also synthesises the CNAME of each answer below it
+ * (RFC 6672 §3.3); ours does not, and serving DNAME data without the synthesis would break
+ * resolvers that do not understand DNAME.
+ */
+export function unsupportedTypeDetail(type: string): string {
+  if (type === 'DNAME') {
+    return 'DNAME is not supported: the nameserver does not synthesise the CNAMEs that RFC 6672 §3.3 requires of a server holding a DNAME. Write a CNAME for each name to redirect, or delegate the subtree (NS).';
+  }
+  return `Supported types: ${RECORD_TYPES.join(', ')}.`;
+}
