@@ -265,9 +265,10 @@ export class RdataReader {
  * strings: the rest, <character-string>s joined with nothing between (TXT); hex: the rest, hex
  * digits with blank space allowed between them (RFC 6698 §2.2, RFC 4034 §5.3); base64: the rest,
  * the same for base64 (RFC 4034 §2.2); time: YYYYMMDDHHmmSS or seconds (RFC 4034 §3.2); types:
- * the rest, type mnemonics (RFC 4034 §4.2).
+ * the rest, type mnemonics (RFC 4034 §4.2); decimal: a number with a fraction, in a layout of its
+ * own that the codec's readPresentation reads (LOC, RFC 1876 §3).
  */
-export type FieldKind = 'word' | 'uint' | 'name' | 'string' | 'strings' | 'hex' | 'base64' | 'time' | 'types';
+export type FieldKind = 'word' | 'uint' | 'name' | 'string' | 'strings' | 'hex' | 'base64' | 'time' | 'types' | 'decimal';
 
 /** One RR type: its data fields and the three forms — data, wire, presentation — in one place. */
 export interface RecordCodec {
@@ -281,6 +282,11 @@ export interface RecordCodec {
   decode(r: RdataReader): Record<string, unknown>;
   /** wire → presentation (after the type mnemonic); throws Malformed. */
   format(r: RdataReader): string;
+  /**
+   * master-file tokens (unquoted, after the type) → data, or what is wrong with them: for a type
+   * whose presentation is not one token per field (LOC); the others are read by their field kinds.
+   */
+  readPresentation?(tokens: readonly string[]): Record<string, unknown> | string;
 }
 
 /**

@@ -123,6 +123,7 @@ export const API_RECORD_TYPES = [
   'SMIMEA',
   'NAPTR',
   'CERT',
+  'LOC',
 ] as const satisfies readonly TypeMnemonic[];
 export type ApiRecordType = (typeof API_RECORD_TYPES)[number];
 

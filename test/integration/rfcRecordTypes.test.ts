@@ -1,4 +1,4 @@
-// SSHFP, URI, HINFO, RP, OPENPGPKEY, SMIMEA, NAPTR and CERT over real HTTP and PostgreSQL: written
+// SSHFP, URI, HINFO, RP, OPENPGPKEY, SMIMEA, NAPTR, CERT and LOC over real HTTP and PostgreSQL: written
 // through the API (201 with the presentation in `content`, 422 with a located pointer for each
 // type's main rule), and a zone file holding every one of them imported and exported, the export
 // loaded by BIND and Knot and read by BIND exactly as BIND reads the original file.
@@ -45,6 +45,12 @@ describe('the API writes each type', () => {
       '100 10 "u" "E2U+sip" "!^.*$!sip:info@example.com!" .',
     ],
     ['CERT', 'host', { cert_type: 'PGP', key_tag: 0, algorithm: 0, certificate: 'mQENBFVHm5sB' }, '3 0 0 mQENBFVHm5sB'],
+    [
+      'LOC',
+      'host',
+      { latitude: 52.3730555, longitude: -4.5, altitude: -2.5, size: 1.5, horizontal_precision: 10000, vertical_precision: 10 },
+      '52 22 23.000 N 4 30 0.000 W -2.50m 1m 10000m 10m',
+    ],
   ])('%s at %s: 201 and its presentation in content', async (type, name, data, content) => {
     const record = await createRecord(api(), ZONE, { type, name, data });
     expect(record.type).toBe(type);
@@ -76,6 +82,7 @@ describe('the API writes each type', () => {
     ],
     ['NAPTR', 'sip', { order: 1, preference: 1, flags: 'S!', services: '', regexp: '', replacement: 'sip.example.com' }, '/data/flags', 'invalid_flags'],
     ['CERT', 'host', { cert_type: 'X509', key_tag: 0, algorithm: 0, certificate: 'AAAA' }, '/data/cert_type', 'invalid_cert_type'],
+    ['LOC', 'host', { latitude: 91, longitude: 0, altitude: 0, size: 1, horizontal_precision: 1, vertical_precision: 1 }, '/data/latitude', 'too_big'],
   ])('%s at %s %j → 422 %s %s', async (type, name, data, pointer, code) => {
     const errors = validationErrors(await api().post(`/zones/${ZONE}/records`, { type, name, data }));
     expect(errors[0]).toMatchObject({ pointer, code });
@@ -115,10 +122,10 @@ describe('a zone file holding every type', () => {
     }
   }
 
-  it('imports every record (18 of 8 types) and exports each once', () => {
-    const lines = exported.split('\n').filter((l) => /\sIN\s+(SSHFP|URI|HINFO|RP|OPENPGPKEY|SMIMEA|NAPTR|CERT)\s/.test(l));
-    expect(lines).toHaveLength(18);
-    expect(new Set(lines).size).toBe(18);
+  it('imports every record (20 of 9 types) and exports each once', () => {
+    const lines = exported.split('\n').filter((l) => /\sIN\s+(SSHFP|URI|HINFO|RP|OPENPGPKEY|SMIMEA|NAPTR|CERT|LOC)\s/.test(l));
+    expect(lines).toHaveLength(20);
+    expect(new Set(lines).size).toBe(20);
   });
 
   it('BIND reads the export exactly as it reads the original, names in RP and NAPTR lower case (RFC 4034 §6.2)', (ctx) => {
@@ -168,7 +175,7 @@ describe('the OpenAPI document', () => {
     });
     expect(schemas.NAPTRData.required).toEqual(['order', 'preference', 'flags', 'services', 'regexp', 'replacement']);
     expect(schemas.CERTData.properties.cert_type.type).toEqual(['number', 'string']);
-    for (const type of ['URI', 'HINFO', 'RP', 'OPENPGPKEY', 'SMIMEA', 'TLSA', 'A']) expect(schemas[`${type}Data`]?.type, type).toBe('object');
+    for (const type of ['URI', 'HINFO', 'RP', 'OPENPGPKEY', 'SMIMEA', 'LOC', 'TLSA', 'A']) expect(schemas[`${type}Data`]?.type, type).toBe('object');
   });
 });
 

@@ -548,7 +548,7 @@ describe('import', () => {
       'www IN AFSDB 1 afs.example.net.', // 12
       'www IN SPF "v=spf1 -all"', // 13
       'www IN TYPE65280 \\# 2 abcd', // 14
-      'loc IN LOC 52 22 23.000 N 4 53 32.000 E -2.00m 0.00m 10000m 10m', // 15
+      'loc IN LOC 52 22 23.000 N 4 53 32.000 E -2.00m 0.00m 10000m 10m', // 15: imported (RFC 1876)
       '',
     ].join('\n');
     const res = await importJson(Z, { zonefile });
@@ -563,10 +563,14 @@ describe('import', () => {
       { line: 12, owner: `www.${Z}`, type: 'AFSDB', reason: 'unsupported_type' },
       { line: 13, owner: `www.${Z}`, type: 'SPF', reason: 'unsupported_type' },
       { line: 14, owner: `www.${Z}`, type: 'TYPE65280', reason: 'unsupported_type' },
-      { line: 15, owner: `loc.${Z}`, type: 'LOC', reason: 'unsupported_type' },
     ]);
     // No $TTL: the TTL written on the (skipped) SOA line carries on to the records after it (RFC 1035 §5.1).
-    expect(rows(await userRecords(Z))).toEqual([`sub 3600 DS 12345 13 2 ${SHA256.toLowerCase()}`, 'sub 3600 NS ns1.example.net.', 'www 3600 A 192.0.2.1']);
+    expect(rows(await userRecords(Z))).toEqual([
+      'loc 3600 LOC 52 22 23.000 N 4 53 32.000 E -2.00m 0.00m 10000m 10m',
+      `sub 3600 DS 12345 13 2 ${SHA256.toLowerCase()}`,
+      'sub 3600 NS ns1.example.net.',
+      'www 3600 A 192.0.2.1',
+    ]);
   });
 
   describe('errors: 422 with the line of every error, nothing stored', () => {

@@ -129,6 +129,32 @@ const CASES: [RecordType, string, Record<string, unknown>, string, string][] = [
   ],
 ];
 
+CASES.push(
+  // RFC 1876 §4 examples (the octets as ldns-read-zone -u LOC prints them); the defaults of §3 (size 1 m, precision 10,000 m and 10 m)
+  [
+    'LOC',
+    '42 21 54 N 71 06 18 W -24m 30m',
+    { latitude: 42.365, longitude: -71.105, altitude: -24, size: 30, horizontal_precision: 10000, vertical_precision: 10 },
+    '0033161389172dd070be15f000988d20',
+    '42 21 54.000 N 71 6 18.000 W -24.00m 30m 10000m 10m',
+  ],
+  [
+    'LOC',
+    '52 N 4 E 0',
+    { latitude: 52, longitude: 4, altitude: 0, size: 1, horizontal_precision: 10000, vertical_precision: 10 },
+    '001216138b28720080dbba0000989680',
+    '52 0 0.000 N 4 0 0.000 E 0.00m 1m 10000m 10m',
+  ],
+  // sizes keep one significant digit (1.5 m is 1 m, as BIND reads it); the extremes of §3
+  [
+    'LOC',
+    '90 S 180 0 0.000 W 42849672.95m 90000000m 1.5m 0.01',
+    { latitude: -90, longitude: -180, altitude: 42849672.95, size: 90000000, horizontal_precision: 1, vertical_precision: 0.01 },
+    '009912106cb0270059604e00ffffffff',
+    '90 0 0.000 S 180 0 0.000 W 42849672.95m 90000000m 1m 0.01m',
+  ],
+);
+
 describe('master file → data → wire → data and presentation → wire', () => {
   it.each(CASES)('%s %s', (type, text, data, wire, presentation) => {
     expect(fromZoneFile(type, text)).toEqual(data);
@@ -143,7 +169,7 @@ describe('master file → data → wire → data and presentation → wire', () 
 
   // The octets of the fixed fields of the types whose last field runs to the end of the RDATA:
   // cut there, the RDATA lacks its non-empty last field.
-  const FIXED: Partial<Record<RecordType, number>> = { SSHFP: 2, URI: 4, OPENPGPKEY: 0, SMIMEA: 3, CERT: 5 };
+  const FIXED: Partial<Record<RecordType, number>> = { SSHFP: 2, URI: 4, OPENPGPKEY: 0, SMIMEA: 3, CERT: 5, LOC: 15 };
   it.each(CASES)('%s %s: a cut RDATA is no record of its type, nor one with an octet too many', (type, _text, data) => {
     const octets = encodeRdata(type, data);
     const fixed = FIXED[type];
@@ -178,7 +204,23 @@ const REFUSED: [RecordType, Record<string, unknown>, string, string][] = [
   ['CERT', { cert_type: 'X509', key_tag: 0, algorithm: 0, certificate: 'AAAA' }, '/cert_type', 'invalid_cert_type'],
   ['CERT', { cert_type: 255, key_tag: 0, algorithm: 0, certificate: 'AAAA' }, '/cert_type', 'invalid_cert_type'],
   ['CERT', { cert_type: 1, key_tag: 0, algorithm: 0, certificate: '' }, '/certificate', 'too_small'],
+  ['LOC', { latitude: 90.5, longitude: 0, altitude: 0, size: 1, horizontal_precision: 1, vertical_precision: 1 }, '/latitude', 'too_big'],
+  ['LOC', { latitude: 0, longitude: 0, altitude: 0, size: -1, horizontal_precision: 1, vertical_precision: 1 }, '/size', 'too_small'],
 ];
+
+it.each([
+  ['91 N 0 E 0', /latitude/],
+  ['52 60 0 N 4 E 0', /latitude/],
+  ['52 N 4 X 0', /longitude/],
+  ['52 N 4 E', /altitude/],
+  ['52 N 4 E 0 -1m', /size/],
+  ['52 N 4 E 0 1 2 3 4', /altitude/],
+  ['52 N 4 E 0.001m', /altitude/],
+])('LOC %s is refused in a zone file (%s)', (text, field) => {
+  const read = rdataFromPresentation('LOC', tokensOf(text), ORIGIN);
+  expect(read.ok).toBe(false);
+  if (!read.ok) expect(read.detail).toMatch(field);
+});
 
 describe('each rule refused with a located problem', () => {
   it.each(REFUSED)('%s %j → %s %s', (type, data, pointer, code) => {

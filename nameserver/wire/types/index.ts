@@ -9,6 +9,7 @@ import { cert } from './cert.js';
 import { cdnskey, cds, dnskey, ds, nsec, nsec3, nsec3param, rrsig } from './dnssec.js';
 import { cname, mx, ns, ptr, srv } from './hostTarget.js';
 import { hinfo } from './hinfo.js';
+import { loc } from './loc.js';
 import { naptr } from './naptr.js';
 import { openpgpkey } from './openpgpkey.js';
 import { rp } from './rp.js';
@@ -46,6 +47,7 @@ const ALL: readonly RecordCodec[] = [
   smimea,
   naptr,
   cert,
+  loc,
 ];
 
 export const CODEC_BY_TYPE: ReadonlyMap<string, RecordCodec> = new Map(ALL.map((c) => [c.type, c]));

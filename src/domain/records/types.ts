@@ -13,6 +13,7 @@ import { nsRule } from './ns.js';
 import { ptrRule } from './ptr.js';
 import { certRule } from './cert.js';
 import { hinfoRule } from './hinfo.js';
+import { locRule } from './loc.js';
 import { naptrRule } from './naptr.js';
 import { openpgpkeyRule } from './openpgpkey.js';
 import { rpRule } from './rp.js';
@@ -46,6 +47,7 @@ const POLICIES: Record<RecordType, RecordTypePolicy> = {
   SMIMEA: smimeaRule,
   NAPTR: naptrRule,
   CERT: certRule,
+  LOC: locRule,
 };
 
 export const RECORD_TYPE_RULES = Object.fromEntries(

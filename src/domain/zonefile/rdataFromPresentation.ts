@@ -97,6 +97,11 @@ export function rdataFromPresentation(type: string, tokens: readonly Token[], or
     const wire = genericRdata(tokens, type);
     return wire.ok ? rdataFromWire(type, wire.value, `${type} (generic \\# form)`) : wire;
   }
+  if (codec.readPresentation) {
+    if (tokens.some((t) => t.quoted)) return invalid(`${type} has no quoted fields.`);
+    const read = codec.readPresentation(tokens.map((t) => t.text));
+    return typeof read === 'string' ? invalid(`${type} ${read}.`) : { ok: true, value: read };
+  }
   const layout = codec.fields;
   const data: Record<string, unknown> = {};
   let k = 0;
