@@ -154,3 +154,14 @@ export function typeCode(mnemonic: string): number | null {
 export function typeName(code: number): string {
   return NAME_OF.get(code) ?? `TYPE${code}`;
 }
+
+/**
+ * RFC 3597: `TYPEnnn` of a number the type table does not name, which the service holds as opaque
+ * RDATA. Not 0 and 65535 (reserved) nor 128–255 (meta types and QTYPEs, RFC 6895 §3.1).
+ */
+export function isOpaqueType(mnemonic: string): mnemonic is `TYPE${number}` {
+  const m = /^TYPE([1-9][0-9]{0,4})$/.exec(mnemonic);
+  if (!m) return false;
+  const code = Number(m[1]);
+  return code < 0xffff && (code < 128 || code > 255) && !NAME_OF.has(code);
+}

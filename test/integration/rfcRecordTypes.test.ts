@@ -51,6 +51,7 @@ describe('the API writes each type', () => {
       { latitude: 52.3730555, longitude: -4.5, altitude: -2.5, size: 1.5, horizontal_precision: 10000, vertical_precision: 10 },
       '52 22 23.000 N 4 30 0.000 W -2.50m 1m 10000m 10m',
     ],
+    ['TYPE65534', 'opaque', { rdata: '0A0B 0C' }, '\\# 3 0a0b0c'],
   ])('%s at %s: 201 and its presentation in content', async (type, name, data, content) => {
     const record = await createRecord(api(), ZONE, { type, name, data });
     expect(record.type).toBe(type);
@@ -83,6 +84,8 @@ describe('the API writes each type', () => {
     ['NAPTR', 'sip', { order: 1, preference: 1, flags: 'S!', services: '', regexp: '', replacement: 'sip.example.com' }, '/data/flags', 'invalid_flags'],
     ['CERT', 'host', { cert_type: 'X509', key_tag: 0, algorithm: 0, certificate: 'AAAA' }, '/data/cert_type', 'invalid_cert_type'],
     ['LOC', 'host', { latitude: 91, longitude: 0, altitude: 0, size: 1, horizontal_precision: 1, vertical_precision: 1 }, '/data/latitude', 'too_big'],
+    ['TYPE65534', 'opaque', { rdata: 'xyz' }, '/data/rdata', 'invalid_hex'],
+    ['TYPE200', 'opaque', { rdata: '' }, '/type', 'unsupported_type'],
   ])('%s at %s %j → 422 %s %s', async (type, name, data, pointer, code) => {
     const errors = validationErrors(await api().post(`/zones/${ZONE}/records`, { type, name, data }));
     expect(errors[0]).toMatchObject({ pointer, code });
@@ -122,10 +125,14 @@ describe('a zone file holding every type', () => {
     }
   }
 
-  it('imports every record (20 of 9 types) and exports each once', () => {
-    const lines = exported.split('\n').filter((l) => /\sIN\s+(SSHFP|URI|HINFO|RP|OPENPGPKEY|SMIMEA|NAPTR|CERT|LOC)\s/.test(l));
-    expect(lines).toHaveLength(20);
-    expect(new Set(lines).size).toBe(20);
+  it('imports every record (22 of 11 types) and exports each once', () => {
+    const lines = exported.split('\n').filter((l) => /\sIN\s+(SSHFP|URI|HINFO|RP|OPENPGPKEY|SMIMEA|NAPTR|CERT|LOC|TYPE65534|TYPE999)\s/.test(l));
+    expect(lines).toHaveLength(22);
+    expect(new Set(lines).size).toBe(22);
+    expect(lines.filter((l) => l.includes('TYPE')).map((l) => l.replace(/\s+/g, ' '))).toEqual([
+      'opaque.rfc-types.test. IN TYPE65534 \\# 6 0a0b0c0d0e0f',
+      'opaque.rfc-types.test. IN TYPE999 \\# 0',
+    ]);
   });
 
   it('BIND reads the export exactly as it reads the original, names in RP and NAPTR lower case (RFC 4034 §6.2)', (ctx) => {

@@ -547,7 +547,7 @@ describe('import', () => {
       'www IN A 192.0.2.1', // 11
       'www IN AFSDB 1 afs.example.net.', // 12
       'www IN SPF "v=spf1 -all"', // 13
-      'www IN TYPE65280 \\# 2 abcd', // 14
+      'www IN TYPE65280 \\# 2 abcd', // 14: imported as opaque RDATA (RFC 3597)
       'loc IN LOC 52 22 23.000 N 4 53 32.000 E -2.00m 0.00m 10000m 10m', // 15: imported (RFC 1876)
       '',
     ].join('\n');
@@ -562,7 +562,6 @@ describe('import', () => {
       { line: 8, owner: Z, type: 'NSEC', reason: 'dnssec' },
       { line: 12, owner: `www.${Z}`, type: 'AFSDB', reason: 'unsupported_type' },
       { line: 13, owner: `www.${Z}`, type: 'SPF', reason: 'unsupported_type' },
-      { line: 14, owner: `www.${Z}`, type: 'TYPE65280', reason: 'unsupported_type' },
     ]);
     // No $TTL: the TTL written on the (skipped) SOA line carries on to the records after it (RFC 1035 §5.1).
     expect(rows(await userRecords(Z))).toEqual([
@@ -570,6 +569,7 @@ describe('import', () => {
       `sub 3600 DS 12345 13 2 ${SHA256.toLowerCase()}`,
       'sub 3600 NS ns1.example.net.',
       'www 3600 A 192.0.2.1',
+      'www 3600 TYPE65280 \\# 2 abcd',
     ]);
   });
 

@@ -3,6 +3,7 @@
 // codec's, made from the wire form: exactly what is served), the owner names and the zone kinds
 // that may hold it. The wire format of each type is the codec's (nameserver/wire/types/).
 import { presentData } from '../../../nameserver/wire/rdata.js';
+import { type ApiRecordType, isOpaqueType } from '../../../nameserver/wire/rrTypes.js';
 import { aRule } from './a.js';
 import { aaaaRule } from './aaaa.js';
 import { caaRule } from './caa.js';
@@ -15,6 +16,7 @@ import { certRule } from './cert.js';
 import { hinfoRule } from './hinfo.js';
 import { locRule } from './loc.js';
 import { naptrRule } from './naptr.js';
+import { opaqueRule } from './opaque.js';
 import { openpgpkeyRule } from './openpgpkey.js';
 import { rpRule } from './rp.js';
 import { smimeaRule } from './smimea.js';
@@ -27,7 +29,7 @@ import { txtRule } from './txt.js';
 
 export { RECORD_TYPES, type RecordType, type RecordTypePolicy, type RecordTypeRule, type ZoneKind } from './rule.js';
 
-const POLICIES: Record<RecordType, RecordTypePolicy> = {
+const POLICIES: Record<ApiRecordType, RecordTypePolicy> = {
   A: aRule,
   AAAA: aaaaRule,
   CNAME: cnameRule,
@@ -50,12 +52,23 @@ const POLICIES: Record<RecordType, RecordTypePolicy> = {
   LOC: locRule,
 };
 
-export const RECORD_TYPE_RULES = Object.fromEntries(
-  RECORD_TYPES.map((type) => [type, { ...POLICIES[type], presentation: (data: Record<string, unknown>) => presentData(type, data) }]),
-) as Record<RecordType, RecordTypeRule>;
+const withPresentation = (policy: RecordTypePolicy): RecordTypeRule => ({
+  ...policy,
+  presentation: (data: Record<string, unknown>) => presentData(policy.type, data),
+});
+
+export const RECORD_TYPE_RULES = Object.fromEntries(RECORD_TYPES.map((type) => [type, withPresentation(POLICIES[type])])) as Record<
+  ApiRecordType,
+  RecordTypeRule
+>;
+
+/** The row of a type: its own, or the RFC 3597 opaque one for `TYPEnnn`. */
+export function ruleOf(type: RecordType): RecordTypeRule {
+  return (RECORD_TYPE_RULES as Record<string, RecordTypeRule>)[type] ?? withPresentation(opaqueRule(type));
+}
 
 export function isRecordType(s: string): s is RecordType {
-  return (RECORD_TYPES as readonly string[]).includes(s);
+  return (RECORD_TYPES as readonly string[]).includes(s) || isOpaqueType(s);
 }
 
 /**
