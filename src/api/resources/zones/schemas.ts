@@ -11,13 +11,15 @@ export const changeSetIdParam = z.string().regex(/^chg_[a-z2-7]+$/, 'must be a c
 export const stateFilter = repeatable(z.enum(CHANGESET_STATES));
 
 const DATA_DOC =
-  "Type-specific (docs/records.md): A/AAAA `address`; CNAME `target`; MX `preference`, `exchange`; TXT `text`; SRV `priority`, `weight`, `port`, `target`; CAA `flags`, `tag`, `value`; TLSA `usage`, `selector`, `matching_type`, `certificate_data`; NS `nameserver`; PTR `target`; SSHFP `algorithm`, `fingerprint_type`, `fingerprint`; URI `priority`, `weight`, `target`; HINFO `cpu`, `os`; RP `mailbox`, `text`; OPENPGPKEY `public_key`; SMIMEA as TLSA; NAPTR `order`, `preference`, `flags`, `services`, `regexp`, `replacement`; CERT `cert_type`, `key_tag`, `algorithm`, `certificate`. Each type's schema is `components.schemas.<TYPE>Data`.";
+  "Type-specific (docs/records.md): A/AAAA `address`; CNAME `target`; MX `preference`, `exchange`; TXT `text`; SRV `priority`, `weight`, `port`, `target`; CAA `flags`, `tag`, `value`; TLSA `usage`, `selector`, `matching_type`, `certificate_data`; NS `nameserver`; PTR `target`; SSHFP `algorithm`, `fingerprint_type`, `fingerprint`; URI `priority`, `weight`, `target`; HINFO `cpu`, `os`; RP `mailbox`, `text`; OPENPGPKEY `public_key`; SMIMEA as TLSA; NAPTR `order`, `preference`, `flags`, `services`, `regexp`, `replacement`; CERT `cert_type`, `key_tag`, `algorithm`, `certificate`; LOC `latitude`, `longitude`, `altitude`, `size`, `horizontal_precision`, `vertical_precision`; TYPEnnn (RFC 3597) `rdata`. Each named type's schema is `components.schemas.<TYPE>Data`.";
 
 export const recordInputSchema = z.strictObject({
   type: z
     .string()
     .max(10)
-    .describe('A, AAAA, CNAME, MX, TXT, SRV, CAA, TLSA, NS (below the apex), PTR (reverse zones), SSHFP, URI, HINFO, RP, OPENPGPKEY, SMIMEA, NAPTR, CERT.'),
+    .describe(
+      'A, AAAA, CNAME, MX, TXT, SRV, CAA, TLSA, NS (below the apex), PTR (reverse zones), SSHFP, URI, HINFO, RP, OPENPGPKEY, SMIMEA, NAPTR, CERT, LOC, TYPEnnn (RFC 3597, opaque).',
+    ),
   name: z.string().max(300).describe('Zone-relative owner; `@` is the apex; an absolute name ending in a dot is accepted.'),
   ttl: ttlSchema.nullable().optional().describe('Omitted: the RRset’s TTL (or the zone default); null: the zone default. Applies to the whole RRset.'),
   data: z.record(z.string(), z.unknown()).describe(DATA_DOC),
