@@ -5,7 +5,7 @@
 import { TYPE } from '../types.js';
 import { decodeName, decodeUncompressedName } from './name.js';
 import { Malformed, RdataBuilder, RdataReader } from './rdataCodec.js';
-import { CODEC_BY_TYPE } from './types/index.js';
+import { codecOf } from './types/index.js';
 
 export { MAX_CHARACTER_STRING_OCTETS, MAX_RDATA_OCTETS } from './rdataCodec.js';
 
@@ -15,7 +15,7 @@ export { MAX_CHARACTER_STRING_OCTETS, MAX_RDATA_OCTETS } from './rdataCodec.js';
  * written. This is the test of what can be served: the API validates through it.
  */
 export function encodeRdata(type: string, data: Record<string, unknown>): Buffer {
-  const codec = CODEC_BY_TYPE.get(type);
+  const codec = codecOf(type);
   if (!codec) throw new RangeError(`no RDATA encoder for type "${type}"`);
   if (typeof data !== 'object' || data === null) throw new RangeError(`${type}: expected an object of fields`);
   const builder = new RdataBuilder(type, data);
@@ -29,7 +29,7 @@ export function encodeRdata(type: string, data: Record<string, unknown>): Buffer
  * codec or RDATA malformed for its type.
  */
 export function rdataToData(type: string, rdata: Uint8Array): Record<string, unknown> | null {
-  const codec = CODEC_BY_TYPE.get(type);
+  const codec = codecOf(type);
   if (!codec) return null;
   const reader = new RdataReader(Buffer.from(rdata.buffer, rdata.byteOffset, rdata.byteLength));
   try {
@@ -52,7 +52,7 @@ export function presentData(type: string, data: Record<string, unknown>): string
 
 /** The presentation of wire RDATA of `type` (mnemonic); throws a RangeError when it is malformed for its type. */
 export function presentRdata(type: string, rdata: Uint8Array): string {
-  const codec = CODEC_BY_TYPE.get(type);
+  const codec = codecOf(type);
   if (!codec) throw new RangeError(`no codec for type ${type}`);
   try {
     return codec.format(new RdataReader(Buffer.from(rdata.buffer, rdata.byteOffset, rdata.byteLength), true));

@@ -266,9 +266,10 @@ export class RdataReader {
  * digits with blank space allowed between them (RFC 6698 §2.2, RFC 4034 §5.3); base64: the rest,
  * the same for base64 (RFC 4034 §2.2); time: YYYYMMDDHHmmSS or seconds (RFC 4034 §3.2); types:
  * the rest, type mnemonics (RFC 4034 §4.2); svcparams: the rest, SvcParams `key=value` (RFC 9460
- * §2.1; a quoted value is the token after `key=`).
+ * §2.1; a quoted value is the token after `key=`); decimal: a number with a fraction, in a layout
+ * of its own that the codec's readPresentation reads (LOC, RFC 1876 §3).
  */
-export type FieldKind = 'word' | 'uint' | 'name' | 'string' | 'strings' | 'hex' | 'base64' | 'time' | 'types' | 'svcparams';
+export type FieldKind = 'word' | 'uint' | 'name' | 'string' | 'strings' | 'hex' | 'base64' | 'time' | 'types' | 'svcparams' | 'decimal';
 
 /** One RR type: its data fields and the three forms — data, wire, presentation — in one place. */
 export interface RecordCodec {
@@ -282,6 +283,11 @@ export interface RecordCodec {
   decode(r: RdataReader): Record<string, unknown>;
   /** wire → presentation (after the type mnemonic); throws Malformed. */
   format(r: RdataReader): string;
+  /**
+   * master-file tokens (unquoted, after the type) → data, or what is wrong with them: for a type
+   * whose presentation is not one token per field (LOC); the others are read by their field kinds.
+   */
+  readPresentation?(tokens: readonly string[]): Record<string, unknown> | string;
 }
 
 /**

@@ -117,6 +117,15 @@ export const API_RECORD_TYPES = [
   'PTR',
   'SVCB',
   'HTTPS',
+  'SSHFP',
+  'URI',
+  'HINFO',
+  'RP',
+  'OPENPGPKEY',
+  'SMIMEA',
+  'NAPTR',
+  'CERT',
+  'LOC',
 ] as const satisfies readonly TypeMnemonic[];
 export type ApiRecordType = (typeof API_RECORD_TYPES)[number];
 
@@ -146,4 +155,15 @@ export function typeCode(mnemonic: string): number | null {
 /** 1 → "A", 65280 → "TYPE65280" (RFC 3597 §5: every master-file parser accepts it). */
 export function typeName(code: number): string {
   return NAME_OF.get(code) ?? `TYPE${code}`;
+}
+
+/**
+ * RFC 3597: `TYPEnnn` of a number the type table does not name, which the service holds as opaque
+ * RDATA. Not 0 and 65535 (reserved) nor 128–255 (meta types and QTYPEs, RFC 6895 §3.1).
+ */
+export function isOpaqueType(mnemonic: string): mnemonic is `TYPE${number}` {
+  const m = /^TYPE([1-9][0-9]{0,4})$/.exec(mnemonic);
+  if (!m) return false;
+  const code = Number(m[1]);
+  return code < 0xffff && (code < 128 || code > 255) && !NAME_OF.has(code);
 }

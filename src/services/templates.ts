@@ -9,7 +9,7 @@ import { DomainError, type FieldError, notFound, validationFailed } from '../dom
 import { newId } from '../domain/ids.js';
 import { normalizeOwner } from '../domain/names.js';
 import { parseRecordInput } from '../domain/records/parseRecordInput.js';
-import { isRecordType, RECORD_TYPE_RULES } from '../domain/records/types.js';
+import { isRecordType, ruleOf } from '../domain/records/types.js';
 import { BUILTIN_TEMPLATES } from '../domain/templates/builtin.js';
 import {
   type RenderedRecord,
@@ -85,7 +85,7 @@ function checkDefinition(def: Pick<Template, 'variables' | 'records'>): void {
     }
     try {
       const owner = normalizeOwner(r.name, 'example.com');
-      const problem = RECORD_TYPE_RULES[type].ownerProblem(owner);
+      const problem = ruleOf(type).ownerProblem(owner);
       if (problem) errors.push({ pointer: `/records/${i}/name`, index: i, code: 'owner_not_allowed', detail: problem });
     } catch (e) {
       errors.push({ pointer: `/records/${i}/name`, index: i, code: 'invalid_name', detail: (e as Error).message });

@@ -8,7 +8,7 @@ import type { ChangeItem, ChangeSetPlan, Warning } from '../domain/changeSets/pl
 import { DomainError, type FieldError } from '../domain/errors.js';
 import { parseRecordData } from '../domain/records/parseRecordData.js';
 import { isValidTtl, TTL_BOUNDS } from '../domain/records/ttl.js';
-import { RECORD_TYPE_RULES } from '../domain/records/types.js';
+import { ruleOf } from '../domain/records/types.js';
 import { type SkippedEntry, parseZoneFile, type ZoneFileEntry } from '../domain/zonefile/parseZoneFile.js';
 import type { ChangeSet } from '../domain/model/changeSet.js';
 import { applyChangeSet } from './changeSets.js';
@@ -81,7 +81,7 @@ function desiredRRsets(entries: ZoneFileEntry[], zone: Zone): { rrsets: DesiredR
     }
     const name = relativeName(e.owner, zone.name);
     const key = `${name}\u0000${e.type}`;
-    const content = RECORD_TYPE_RULES[e.type].presentation(parsed.data);
+    const content = ruleOf(e.type).presentation(parsed.data);
     const rrset = byKey.get(key) ?? { name, type: e.type, ttl, lines: [], datas: [], contents: [] };
     if (rrset.lines.length && rrset.ttl !== ttl) {
       errors.push(

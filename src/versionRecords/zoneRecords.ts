@@ -3,15 +3,16 @@
 // (encodeRecord); nameserver processes only make the owner absolute.
 import { absoluteName } from '../../nameserver/wire/name.js';
 import { encodeRdata } from '../../nameserver/wire/rdata.js';
-import { TYPE, type ZoneRecord } from '../../nameserver/types.js';
+import type { ZoneRecord } from '../../nameserver/types.js';
+import { typeCode } from '../../nameserver/wire/rrTypes.js';
 import type { StoredWireRecord } from '../db/repositories/versionStore.js';
 
 export type { StoredWireRecord };
 
 /** Throws (RangeError) when the data cannot be put on the wire: a build failure. */
 export function encodeRecord(r: { name: string; type: string; ttl: number; data: Record<string, unknown> }): ZoneRecord {
-  const type = TYPE[r.type as keyof typeof TYPE];
-  if (type === undefined) throw new RangeError(`record type ${r.type} cannot be published`);
+  const type = typeCode(r.type);
+  if (type === null) throw new RangeError(`record type ${r.type} cannot be published`);
   return { name: r.name, type, ttl: r.ttl, rdata: encodeRdata(r.type, r.data) };
 }
 

@@ -159,7 +159,7 @@ describe('rule 3: every invalid item is reported with its index and a pointer in
         { op: 'create', record: { type: 'A', name: 'ok', data: { address: '192.0.2.1' } } },
         { op: 'create', record: { type: 'A', name: 'www', data: { address: 'not-an-ip' } } },
         { op: 'create', record: { type: 'TXT', name: 'ok2', data: { text: 'fine' } } },
-        { op: 'create', record: { type: 'HINFO', name: 'pc', data: { cpu: 'x86' } } },
+        { op: 'create', record: { type: 'AFSDB', name: 'pc', data: { subtype: 1 } } },
         { op: 'update', id: 'rec_aaaaaaaaaaaaaaaaaaaaaaaaaa', record: { ttl: 600 } },
         { op: 'delete', id: 'rec_bbbbbbbbbbbbbbbbbbbbbbbbbb' },
         { op: 'create', record: { type: 'CNAME', name: '@', data: { target: 'elsewhere.example' } } },

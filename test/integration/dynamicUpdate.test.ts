@@ -296,9 +296,9 @@ describe.skipIf(CLIENTS_MISSING && process.env.REQUIRE_DNS_TOOLS !== '1')('RFC 2
     });
 
     it('types the service does not hold: an add is REFUSED, a delete changes nothing', async (ctx) => {
-      const { before, after } = await expectAnswer(ctx, [`update add x.rules.${ZONE} 300 HINFO "cpu" "os"`], 'REFUSED');
+      const { before, after } = await expectAnswer(ctx, [`update add x.rules.${ZONE} 300 AFSDB 1 afs.example.net.`], 'REFUSED');
       expect(after).toEqual(before);
-      await expectAnswer(ctx, [`update delete x.rules.${ZONE} HINFO`], 'NOERROR');
+      await expectAnswer(ctx, [`update delete x.rules.${ZONE} AFSDB`], 'NOERROR');
     });
 
     it('the SOA is ignored; the apex NS set is kept (deletions ignored, a new one REFUSED)', async (ctx) => {

@@ -524,10 +524,10 @@ describe('import', () => {
       'sub IN NS ns1.example.net.', // 9: a delegation is imported
       `sub IN DS 12345 13 2 ${SHA256}`, // 10: the parent side of a secure delegation is imported too
       'www IN A 192.0.2.1', // 11
-      'www IN HINFO "PC" "Linux"', // 12
-      'www IN SSHFP 1 1 123456789abcdef67890123456789abcdef67890', // 13
-      'www IN TYPE65280 \\# 2 abcd', // 14
-      'loc IN LOC 52 22 23.000 N 4 53 32.000 E -2.00m 0.00m 10000m 10m', // 15
+      'www IN AFSDB 1 afs.example.net.', // 12
+      'www IN SPF "v=spf1 -all"', // 13
+      'www IN TYPE65280 \\# 2 abcd', // 14: imported as opaque RDATA (RFC 3597)
+      'loc IN LOC 52 22 23.000 N 4 53 32.000 E -2.00m 0.00m 10000m 10m', // 15: imported (RFC 1876)
       '',
     ].join('\n');
     const res = await importJson(Z, { zonefile });
@@ -539,13 +539,17 @@ describe('import', () => {
       { line: 6, owner: Z, type: 'DNSKEY', reason: 'dnssec' },
       { line: 7, owner: Z, type: 'RRSIG', reason: 'dnssec' },
       { line: 8, owner: Z, type: 'NSEC', reason: 'dnssec' },
-      { line: 12, owner: `www.${Z}`, type: 'HINFO', reason: 'unsupported_type' },
-      { line: 13, owner: `www.${Z}`, type: 'SSHFP', reason: 'unsupported_type' },
-      { line: 14, owner: `www.${Z}`, type: 'TYPE65280', reason: 'unsupported_type' },
-      { line: 15, owner: `loc.${Z}`, type: 'LOC', reason: 'unsupported_type' },
+      { line: 12, owner: `www.${Z}`, type: 'AFSDB', reason: 'unsupported_type' },
+      { line: 13, owner: `www.${Z}`, type: 'SPF', reason: 'unsupported_type' },
     ]);
     // No $TTL: the TTL written on the (skipped) SOA line carries on to the records after it (RFC 1035 §5.1).
-    expect(rows(await userRecords(Z))).toEqual([`sub 3600 DS 12345 13 2 ${SHA256.toLowerCase()}`, 'sub 3600 NS ns1.example.net.', 'www 3600 A 192.0.2.1']);
+    expect(rows(await userRecords(Z))).toEqual([
+      'loc 3600 LOC 52 22 23.000 N 4 53 32.000 E -2.00m 0.00m 10000m 10m',
+      `sub 3600 DS 12345 13 2 ${SHA256.toLowerCase()}`,
+      'sub 3600 NS ns1.example.net.',
+      'www 3600 A 192.0.2.1',
+      'www 3600 TYPE65280 \\# 2 abcd',
+    ]);
   });
 
   describe('errors: 422 with the line of every error, nothing stored', () => {
@@ -862,6 +866,7 @@ describe('files as BIND and Knot write them', () => {
         '_dmarc.bind-style.test. IN TXT "v=DMARC1; p=reject; rua=mailto:dmarc@bind-style.test"',
         '_sip._tcp.bind-style.test. 600 IN SRV 10 5 5060 www.bind-style.test.',
         'ftp.bind-style.test. 600 IN CNAME www.bind-style.test.',
+        'host.bind-style.test. IN HINFO "PC" "Linux"',
         'mail.bind-style.test. IN A 192.0.2.25',
         'ns1.sub.bind-style.test. IN A 192.0.2.53',
         'sub.bind-style.test. IN DS 34505 13 2 e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
@@ -878,7 +883,6 @@ describe('files as BIND and Knot write them', () => {
         [15, 'NS', 'apex_ns'],
         [21, 'DNSKEY', 'dnssec'],
         [25, 'NSEC', 'dnssec'],
-        [37, 'HINFO', 'unsupported_type'],
       ],
     },
     {

@@ -187,8 +187,16 @@ describe('the update section (RFC 2136 §3.4.2) and what the service decides', (
     for (const text of ['x.example.com 300 DNSKEY 257 3 13 AQID', 'ANY example.com RRSIG', 'NONE example.com NSEC3PARAM 1 0 0 -', 'ANY x.example.com CDS']) {
       expect(outcome(zoneWith(), text).refused, text).toMatch(/DNSSEC/);
     }
-    expect(outcome(zoneWith(), 'x.example.com 300 HINFO "cpu" "os"').refused).toMatch(/HINFO/);
-    expect(outcome(zoneWith(), 'ANY x.example.com HINFO')).toEqual({ items: [], ignored: 0 });
+    expect(outcome(zoneWith(), 'x.example.com 300 AFSDB 1 afs.example.net.').refused).toMatch(/AFSDB/);
+    expect(outcome(zoneWith(), 'ANY x.example.com AFSDB')).toEqual({ items: [], ignored: 0 });
+  });
+
+  it('adds an RFC 3597 type as opaque RDATA and an SSHFP from its presentation on the wire', () => {
+    expect(outcome(zoneWith(), 'x.example.com 300 TYPE65534 \\# 2 abcd')).toEqual({ items: ['x.example.com. TYPE65534 300 [{"rdata":"abcd"}]'], ignored: 0 });
+    expect(outcome(zoneWith(), `x.example.com 300 SSHFP 1 1 ${'ab'.repeat(20)}`)).toEqual({
+      items: [`x.example.com. SSHFP 300 [{"algorithm":1,"fingerprint_type":1,"fingerprint":"${'ab'.repeat(20)}"}]`],
+      ignored: 0,
+    });
   });
 
   it('an add whose RDATA the service cannot hold is REFUSED (a TXT that is not UTF-8, malformed RDATA)', () => {

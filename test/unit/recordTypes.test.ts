@@ -3,7 +3,7 @@ import { canonicalIpv6 } from '../../nameserver/wire/address.js';
 import { canonicalIssueValue } from '../../src/domain/records/caa.js';
 import { parseRecordData } from '../../src/domain/records/parseRecordData.js';
 import { presentData } from '../../nameserver/wire/rdata.js';
-import { RECORD_TYPES, RECORD_TYPE_RULES, isRecordType, type RecordType } from '../../src/domain/records/types.js';
+import { RECORD_TYPES, RECORD_TYPE_RULES, ruleOf, isRecordType, type RecordType } from '../../src/domain/records/types.js';
 
 const sha256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
 const sha512 = 'cf83e1357eefb8bdf1542850d66d8007d620e4050b5715dc83f4a921d36ce9ce47d0d13c5d85f2b0ff8318d2877eec2f63b931bd47417a81a538327af927da3e';
@@ -20,12 +20,12 @@ function errorsOf(type: RecordType, data: unknown) {
   return result.errors;
 }
 
-const present = (type: RecordType, data: unknown) => RECORD_TYPE_RULES[type].presentation(parsed(type, data));
+const present = (type: RecordType, data: unknown) => ruleOf(type).presentation(parsed(type, data));
 
 describe('the record-type table', () => {
   it('has one rule per type, under its own name', () => {
     expect(Object.keys(RECORD_TYPE_RULES).sort()).toEqual([...RECORD_TYPES].sort());
-    for (const type of RECORD_TYPES) expect(RECORD_TYPE_RULES[type].type).toBe(type);
+    for (const type of RECORD_TYPES) expect(ruleOf(type).type).toBe(type);
   });
 
   it.each([
@@ -55,7 +55,7 @@ describe('the record-type table', () => {
     ['DS', ['forward', 'lab_parent']],
     ['PTR', ['reverse', 'provider_reverse']],
   ] as const)('%s may be held by %j zones', (type, kinds) => {
-    expect(RECORD_TYPE_RULES[type].zoneKinds).toEqual(kinds);
+    expect(ruleOf(type).zoneKinds).toEqual(kinds);
   });
 });
 
@@ -205,7 +205,7 @@ describe('valid data is stored canonically and presented in master-file form', (
     const data = parsed(type, input);
     expect(data).toStrictEqual(stored);
     expect(Object.keys(data)).toEqual(Object.keys(stored)); // one key order too: canonical JSON
-    expect(RECORD_TYPE_RULES[type].presentation(data)).toBe(presentation);
+    expect(ruleOf(type).presentation(data)).toBe(presentation);
   });
 
   it.each(valid)('%s %j: the stored form is a fixed point', (type, _input, stored) => {
@@ -550,7 +550,7 @@ describe('owner names per type', () => {
   ];
 
   it.each(owners)('%s at %j: allowed=%s', (type, owner, allowed) => {
-    const problem = RECORD_TYPE_RULES[type].ownerProblem(owner);
+    const problem = ruleOf(type).ownerProblem(owner);
     if (allowed) expect(problem).toBeNull();
     else expect(problem).toMatch(/\S/);
   });

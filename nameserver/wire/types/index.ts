@@ -2,15 +2,24 @@
 // data ⇄ wire), each in its own module here. Every other type travels in the RFC 3597 generic
 // form. API validation, zone files, the publication build, the signer and the server use these.
 import type { RecordCodec } from '../rdataCodec.js';
-import { TYPE } from '../rrTypes.js';
+import { isOpaqueType, TYPE } from '../rrTypes.js';
 import { a, aaaa } from './address.js';
 import { caa } from './caa.js';
+import { cert } from './cert.js';
 import { cdnskey, cds, dnskey, ds, nsec, nsec3, nsec3param, rrsig } from './dnssec.js';
 import { cname, mx, ns, ptr, srv } from './hostTarget.js';
+import { hinfo } from './hinfo.js';
+import { loc } from './loc.js';
+import { naptr } from './naptr.js';
+import { opaqueCodec } from './opaque.js';
+import { openpgpkey } from './openpgpkey.js';
+import { rp } from './rp.js';
 import { soa } from './soa.js';
+import { sshfp } from './sshfp.js';
 import { https, svcb } from './svcb.js';
-import { tlsa } from './tlsa.js';
+import { smimea, tlsa } from './tlsa.js';
 import { txt } from './txt.js';
+import { uri } from './uri.js';
 
 const ALL: readonly RecordCodec[] = [
   a,
@@ -34,6 +43,15 @@ const ALL: readonly RecordCodec[] = [
   nsec3param,
   svcb,
   https,
+  sshfp,
+  uri,
+  hinfo,
+  rp,
+  openpgpkey,
+  smimea,
+  naptr,
+  cert,
+  loc,
 ];
 
 export const CODEC_BY_TYPE: ReadonlyMap<string, RecordCodec> = new Map(ALL.map((c) => [c.type, c]));
@@ -41,3 +59,14 @@ export const CODEC_BY_CODE: ReadonlyMap<number, RecordCodec> = new Map(ALL.map((
 
 /** The mnemonics that have a codec, in table order. */
 export const CODEC_TYPES: readonly string[] = ALL.map((c) => c.type);
+
+const OPAQUE = new Map<string, RecordCodec>();
+
+/** The codec of a type: its own, or for an unnamed `TYPEnnn` the RFC 3597 opaque one; undefined otherwise. */
+export function codecOf(type: string): RecordCodec | undefined {
+  const own = CODEC_BY_TYPE.get(type);
+  if (own || !isOpaqueType(type)) return own;
+  let codec = OPAQUE.get(type);
+  if (!codec) OPAQUE.set(type, (codec = opaqueCodec(type)));
+  return codec;
+}

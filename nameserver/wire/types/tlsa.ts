@@ -18,3 +18,6 @@ export const tlsa: RecordCodec = {
   decode: (r) => ({ usage: r.u8(), selector: r.u8(), matching_type: r.u8(), certificate_data: r.restNonEmpty().toString('hex') }),
   format: (r) => `${r.u8()} ${r.u8()} ${r.u8()} ${r.hex(r.restNonEmpty())}`,
 };
+
+// SMIMEA (RFC 8162 §2): the TLSA RDATA layout for S/MIME certificates.
+export const smimea: RecordCodec = { ...tlsa, type: 'SMIMEA' };

@@ -5,7 +5,7 @@ import { canonicalJson } from '../canonicalJson.js';
 import { DomainError, type FieldError } from '../errors.js';
 import { NameError, normalizeOwner } from '../names.js';
 import { givesRecordData, namesRepeatingOrigin, parseRecordInput, type RecordDataInput } from '../records/parseRecordInput.js';
-import { isRecordType, RECORD_TYPE_RULES, type RecordType } from '../records/types.js';
+import { isRecordType, ruleOf, type RecordType, unsupportedTypeDetail } from '../records/types.js';
 import { isValidTtl, TTL_BOUNDS } from '../records/ttl.js';
 import type { RecordData } from '../model/record.js';
 import type { ZoneKind } from '../model/zone.js';
@@ -206,17 +206,17 @@ export function planChangeSet(input: {
   const typeOf = (raw: string, index: number, pointer: string): RecordType | null => {
     const t = raw.toUpperCase();
     if (!isRecordType(t)) {
-      fail(index, pointer, 'unsupported_type', `Supported types: ${Object.keys(RECORD_TYPE_RULES).join(', ')}.`);
+      fail(index, pointer, 'unsupported_type', unsupportedTypeDetail(t));
       return null;
     }
-    if (!RECORD_TYPE_RULES[t].zoneKinds.includes(zone.kind)) {
+    if (!ruleOf(t).zoneKinds.includes(zone.kind)) {
       fail(index, pointer, 'type_not_allowed_in_zone', `${t} records are not allowed in ${zone.kind} zones.`);
       return null;
     }
     return t;
   };
   const ownerFits = (type: RecordType, name: string, index: number, pointer: string) => {
-    const problem = RECORD_TYPE_RULES[type].ownerProblem(name);
+    const problem = ruleOf(type).ownerProblem(name);
     if (problem) fail(index, pointer, 'owner_not_allowed', problem);
     return !problem;
   };
@@ -242,7 +242,7 @@ export function planChangeSet(input: {
   const inRecord = (inner: string) => `/record${inner}`;
   const build = (base: Omit<Working, 'content'>): Working => ({
     ...base,
-    content: RECORD_TYPE_RULES[base.type as RecordType].presentation(base.data),
+    content: ruleOf(base.type as RecordType).presentation(base.data),
   });
   const managedDetail = (name: string, type: string, keeper: string | null) =>
     keeper ? `${name} ${type} is kept by ${keeper}; change it there (or delete that object to release it).` : `${name} ${type} is not kept by ${manager}.`;
@@ -354,7 +354,7 @@ export function planChangeSet(input: {
         for (const r of current) keep.set(r.content, [...(keep.get(r.content) ?? []), r]);
         const seen = new Set<string>();
         for (const data of wanted) {
-          const content = RECORD_TYPE_RULES[type].presentation(data);
+          const content = ruleOf(type).presentation(data);
           if (seen.has(content)) {
             fail(index, '/records', 'duplicate', `The RRset lists ${content} twice.`);
             continue;

@@ -42,3 +42,34 @@ export function hostnameField(field: string, opts: { allowRoot?: boolean } = {})
 
 /** True when a value passed its field schema (used to keep cross-field checks from piling on). */
 export const isUint = (v: unknown, max: number): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= max;
+
+// With the u flag a surrogate code unit matches only when it is unpaired (no UTF-8 encoding).
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+
+/**
+ * One <character-string> (RFC 1035 §3.3): text of at most 255 octets of UTF-8, stored as given.
+ * PostgreSQL text cannot hold U+0000; an unpaired surrogate has no UTF-8 encoding.
+ */
+export function characterStringField(field: string, opts: { allowEmpty: boolean }) {
+  return stringField(field).superRefine((text, ctx) => {
+    const octets = Buffer.byteLength(text, 'utf8');
+    if (!opts.allowEmpty && octets === 0) addProblem(ctx, 'too_small', `"${field}" must not be empty.`);
+    else if (octets > 255) addProblem(ctx, 'too_big', `"${field}" is ${octets} octets of UTF-8; a character-string holds at most 255 (RFC 1035 §3.3).`);
+    if (text.includes('\u0000') || LONE_SURROGATE.test(text)) {
+      addProblem(ctx, 'invalid_character', `"${field}" contains U+0000 or an unpaired UTF-16 surrogate.`);
+    }
+  });
+}
+
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/** Base64 (RFC 4648 §4) key or certificate material: blank space removed, at most `maxChars`. */
+export function base64Field(field: string, maxChars: number) {
+  return stringField(field)
+    .transform((value) => value.replace(/\s+/g, ''))
+    .superRefine((text, ctx) => {
+      if (!text) addProblem(ctx, 'too_small', `"${field}" must not be empty.`);
+      else if (!BASE64.test(text)) addProblem(ctx, 'invalid_base64', `"${field}" must be base64 (A-Z, a-z, 0-9, "+", "/", padded with "=").`);
+      else if (text.length > maxChars) addProblem(ctx, 'too_big', `"${field}" has ${text.length} base64 characters; at most ${maxChars} are allowed.`);
+    });
+}

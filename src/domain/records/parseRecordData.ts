@@ -2,7 +2,7 @@
 // Errors carry a JSON pointer relative to `data` ('' for the object itself) and a stable code.
 import type { z } from 'zod';
 import { encodeRdata } from '../../../nameserver/wire/rdata.js';
-import { RECORD_TYPE_RULES, type RecordType } from './types.js';
+import { type RecordType, ruleOf } from './types.js';
 
 export interface RecordDataError {
   pointer: string;
@@ -45,7 +45,7 @@ function toErrors(type: RecordType, data: unknown, issues: readonly z.core.$ZodI
  * model).
  */
 export function parseRecordData(type: RecordType, data: unknown): ParseRecordDataResult {
-  const result = RECORD_TYPE_RULES[type].data.safeParse(data);
+  const result = ruleOf(type).data.safeParse(data);
   if (!result.success) return { ok: false, errors: toErrors(type, data, result.error.issues) };
   try {
     encodeRdata(type, result.data);

@@ -3,7 +3,7 @@
 // as if it were the RDATA of a line in a file whose $ORIGIN is the zone; the result then goes
 // through parseRecordData exactly as `data` does, so every rule of a type holds for both inputs
 // and both store the same record (docs/records.md "Data or content").
-import { CODEC_BY_TYPE } from '../../../nameserver/wire/types/index.js';
+import { codecOf } from '../../../nameserver/wire/types/index.js';
 import { rdataFromContent } from '../zonefile/rdataFromPresentation.js';
 import { type ParseRecordDataResult, parseRecordData, type RecordDataError } from './parseRecordData.js';
 import type { RecordType } from './types.js';
@@ -58,7 +58,7 @@ function prefixed(result: ParseRecordDataResult, prefix: string): ParseRecordDat
 export function namesRepeatingOrigin(type: RecordType, data: Record<string, unknown>, origin: string): string[] {
   if (origin === '') return [];
   const twice = `${origin}.${origin}`;
-  const fields = CODEC_BY_TYPE.get(type)?.fields ?? [];
+  const fields = codecOf(type)?.fields ?? [];
   return fields
     .filter(([, kind]) => kind === 'name')
     .map(([field]) => data[field])

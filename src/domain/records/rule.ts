@@ -5,9 +5,10 @@
 import type { z } from 'zod';
 import { API_RECORD_TYPES, type ApiRecordType } from '../../../nameserver/wire/rrTypes.js';
 
-/** The types the API may write: the type table's (nameserver/wire/rrTypes.ts). */
+/** The types the API may write by name: the type table's (nameserver/wire/rrTypes.ts). */
 export const RECORD_TYPES = API_RECORD_TYPES;
-export type RecordType = ApiRecordType;
+/** Those, and RFC 3597 `TYPEnnn` of an unnamed type, held as opaque RDATA (./opaque.ts). */
+export type RecordType = ApiRecordType | `TYPE${number}`;
 
 export type { ZoneKind } from '../model/zone.js';
 import type { ZoneKind } from '../model/zone.js';

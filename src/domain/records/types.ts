@@ -3,6 +3,7 @@
 // codec's, made from the wire form: exactly what is served), the owner names and the zone kinds
 // that may hold it. The wire format of each type is the codec's (nameserver/wire/types/).
 import { presentData } from '../../../nameserver/wire/rdata.js';
+import { type ApiRecordType, isOpaqueType } from '../../../nameserver/wire/rrTypes.js';
 import { aRule } from './a.js';
 import { aaaaRule } from './aaaa.js';
 import { caaRule } from './caa.js';
@@ -11,6 +12,16 @@ import { dsRule } from './ds.js';
 import { mxRule } from './mx.js';
 import { nsRule } from './ns.js';
 import { ptrRule } from './ptr.js';
+import { certRule } from './cert.js';
+import { hinfoRule } from './hinfo.js';
+import { locRule } from './loc.js';
+import { naptrRule } from './naptr.js';
+import { opaqueRule } from './opaque.js';
+import { openpgpkeyRule } from './openpgpkey.js';
+import { rpRule } from './rp.js';
+import { smimeaRule } from './smimea.js';
+import { sshfpRule } from './sshfp.js';
+import { uriRule } from './uri.js';
 import { RECORD_TYPES, type RecordType, type RecordTypePolicy, type RecordTypeRule } from './rule.js';
 import { srvRule } from './srv.js';
 import { httpsRule, svcbRule } from './svcb.js';
@@ -19,7 +30,7 @@ import { txtRule } from './txt.js';
 
 export { RECORD_TYPES, type RecordType, type RecordTypePolicy, type RecordTypeRule, type ZoneKind } from './rule.js';
 
-const POLICIES: Record<RecordType, RecordTypePolicy> = {
+const POLICIES: Record<ApiRecordType, RecordTypePolicy> = {
   A: aRule,
   AAAA: aaaaRule,
   CNAME: cnameRule,
@@ -33,12 +44,45 @@ const POLICIES: Record<RecordType, RecordTypePolicy> = {
   PTR: ptrRule,
   SVCB: svcbRule,
   HTTPS: httpsRule,
+  SSHFP: sshfpRule,
+  URI: uriRule,
+  HINFO: hinfoRule,
+  RP: rpRule,
+  OPENPGPKEY: openpgpkeyRule,
+  SMIMEA: smimeaRule,
+  NAPTR: naptrRule,
+  CERT: certRule,
+  LOC: locRule,
 };
 
-export const RECORD_TYPE_RULES = Object.fromEntries(
-  RECORD_TYPES.map((type) => [type, { ...POLICIES[type], presentation: (data: Record<string, unknown>) => presentData(type, data) }]),
-) as Record<RecordType, RecordTypeRule>;
+const withPresentation = (policy: RecordTypePolicy): RecordTypeRule => ({
+  ...policy,
+  presentation: (data: Record<string, unknown>) => presentData(policy.type, data),
+});
+
+export const RECORD_TYPE_RULES = Object.fromEntries(RECORD_TYPES.map((type) => [type, withPresentation(POLICIES[type])])) as Record<
+  ApiRecordType,
+  RecordTypeRule
+>;
+
+/** The row of a type: its own, or the RFC 3597 opaque one for `TYPEnnn`. */
+export function ruleOf(type: RecordType): RecordTypeRule {
+  return (RECORD_TYPE_RULES as Record<string, RecordTypeRule>)[type] ?? withPresentation(opaqueRule(type));
+}
 
 export function isRecordType(s: string): s is RecordType {
-  return (RECORD_TYPES as readonly string[]).includes(s);
+  return (RECORD_TYPES as readonly string[]).includes(s) || isOpaqueType(s);
+}
+
+/**
+ * Why a type the API does not write is refused (`unsupported_type`). DNAME has a reason of its
+ * own: a DNAME is only right when the server also synthesises the CNAME of each answer below it
+ * (RFC 6672 §3.3); ours does not, and serving DNAME data without the synthesis would break
+ * resolvers that do not understand DNAME.
+ */
+export function unsupportedTypeDetail(type: string): string {
+  if (type === 'DNAME') {
+    return 'DNAME is not supported: the nameserver does not synthesise the CNAMEs that RFC 6672 §3.3 requires of a server holding a DNAME. Write a CNAME for each name to redirect, or delegate the subtree (NS).';
+  }
+  return `Supported types: ${RECORD_TYPES.join(', ')}.`;
 }

@@ -3,7 +3,7 @@
 // of the presentation (field count, numbers, quoting, escapes) and resolves relative names; the
 // values themselves (address syntax, ranges, host name rules, CAA tags) are parseRecordData's.
 import { encodeRdata, rdataToData } from '../../../nameserver/wire/rdata.js';
-import { CODEC_BY_TYPE } from '../../../nameserver/wire/types/index.js';
+import { codecOf } from '../../../nameserver/wire/types/index.js';
 import { absoluteText, parseName, tokensText, type Decoded } from './presentationText.js';
 import { svcParamsFromTokens } from './svcParams.js';
 import { forEachLogicalRecord, type LexError, type Token } from './tokenize.js';
@@ -72,7 +72,7 @@ function rrsigTime(text: string): number | null {
  * `what` names the RDATA in the problem's detail.
  */
 export function rdataFromWire(type: string, wire: Uint8Array, what: string = type): RdataResult {
-  const codec = CODEC_BY_TYPE.get(type);
+  const codec = codecOf(type);
   if (!codec) return invalid(`${type} records cannot be read.`);
   const data = rdataToData(type, wire);
   if (!data) return invalid(`${what}: the RDATA does not have the fields of ${type} (${codec.fields.map(([f]) => f).join(', ')}).`);
@@ -92,11 +92,16 @@ export function rdataFromWire(type: string, wire: Uint8Array, what: string = typ
  * errors (`invalid_character`, `empty_label`) and `invalid_origin`.
  */
 export function rdataFromPresentation(type: string, tokens: readonly Token[], origin: string | null): RdataResult {
-  const codec = CODEC_BY_TYPE.get(type);
+  const codec = codecOf(type);
   if (!codec) return invalid(`${type} records cannot be read.`);
   if (isGenericRdata(tokens)) {
     const wire = genericRdata(tokens, type);
     return wire.ok ? rdataFromWire(type, wire.value, `${type} (generic \\# form)`) : wire;
+  }
+  if (codec.readPresentation) {
+    if (tokens.some((t) => t.quoted)) return invalid(`${type} has no quoted fields.`);
+    const read = codec.readPresentation(tokens.map((t) => t.text));
+    return typeof read === 'string' ? invalid(`${type} ${read}.`) : { ok: true, value: read };
   }
   const layout = codec.fields;
   const data: Record<string, unknown> = {};

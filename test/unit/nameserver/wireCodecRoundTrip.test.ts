@@ -110,6 +110,33 @@ const DATA: Record<string, fc.Arbitrary<Record<string, unknown>>> = {
     types: typeList(0),
   }),
   NSEC3PARAM: fc.record({ hash_algorithm: u8, flags: u8, iterations: u16, salt: fc.oneof(fc.constant(''), hex(1, 20)) }),
+  SSHFP: fc.record({ algorithm: u8, fingerprint_type: u8, fingerprint: hex(1, 64) }),
+  URI: fc.record({ priority: u16, weight: u16, target: text(300).filter((t) => t !== '') }),
+  HINFO: fc.record({ cpu: text(60), os: text(60) }),
+  RP: fc.record({ mailbox: name, text: name }),
+  OPENPGPKEY: fc.record({ public_key: base64(1, 200) }),
+  SMIMEA: fc.record({ usage: u8, selector: u8, matching_type: u8, certificate_data: hex(1, 100) }),
+  NAPTR: fc.record({ order: u16, preference: u16, flags: text(20), services: text(60), regexp: text(60), replacement: name }),
+  CERT: fc.record({ cert_type: u16, key_tag: u16, algorithm: u8, certificate: base64(1, 200) }),
+  // RFC 1876 §2: angles in thousandths of an arcsecond, altitude in centimetres, sizes a digit times a power of ten (cm).
+  LOC: fc
+    .record({
+      latitude: fc.integer({ min: -90 * 3_600_000, max: 90 * 3_600_000 }),
+      longitude: fc.integer({ min: -180 * 3_600_000, max: 180 * 3_600_000 }),
+      altitude: u32,
+      sizes: fc.array(fc.tuple(fc.nat(9), fc.nat(9)), { minLength: 3, maxLength: 3 }),
+    })
+    .map((r) => {
+      const [size, horizontal_precision, vertical_precision] = r.sizes.map(([m, e]) => (m * 10 ** e) / 100);
+      return {
+        latitude: r.latitude / 3_600_000,
+        longitude: r.longitude / 3_600_000,
+        altitude: (r.altitude - 10_000_000) / 100,
+        size,
+        horizontal_precision,
+        vertical_precision,
+      };
+    }),
 };
 
 /** The RDATA tokens of a presentation, as the zone-file reader sees them after the type. */

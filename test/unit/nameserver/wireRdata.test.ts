@@ -273,7 +273,8 @@ describe('encodeRdata refuses invalid input with a RangeError', () => {
     ['NSEC3', { hash_algorithm: 1, flags: 0, iterations: 0, salt: '', next_hashed_owner_name: 'not base32!', types: [] }],
     ['NSEC3', { hash_algorithm: 1, flags: 0, iterations: 0, salt: 'aa'.repeat(256), next_hashed_owner_name: 'CPNG', types: [] }],
     ['NSEC3PARAM', { hash_algorithm: 1, flags: 0, iterations: 65536, salt: '' }],
-    ['HINFO', { cpu: 'x', os: 'y' }],
+    ['HINFO', { cpu: 'x'.repeat(256), os: 'y' }], // a character-string holds at most 255 octets
+    ['SPF', { text: 'v=spf1 -all' }], // no codec
     ['a', { address: '192.0.2.1' }],
   ];
   it.each(cases)('%s %j', (type, data) => {

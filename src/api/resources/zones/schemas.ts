@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { LocateItem } from '../../../domain/changeSets/planChangeSet.js';
 import { TTL_BOUNDS } from '../../../domain/records/ttl.js';
+import { RECORD_TYPES } from '../../../domain/records/types.js';
 import { CHANGESET_STATES } from '../../../domain/publication.js';
 import { repeatable } from '../../routing/validate.js';
 
@@ -10,8 +11,8 @@ export const recordIdParam = z.string().regex(/^rec_[a-z2-7]+$/, 'must be a reco
 export const changeSetIdParam = z.string().regex(/^chg_[a-z2-7]+$/, 'must be a change set id (chg_…)');
 export const stateFilter = repeatable(z.enum(CHANGESET_STATES));
 
-const DATA_DOC =
-  'Type-specific (docs/records.md): A/AAAA `address`; CNAME `target`; MX `preference`, `exchange`; TXT `text`; SRV `priority`, `weight`, `port`, `target`; CAA `flags`, `tag`, `value`; TLSA `usage`, `selector`, `matching_type`, `certificate_data`; NS `nameserver`; PTR `target`; SVCB/HTTPS `priority`, `target`, `params` (an object keyed by SvcParamKey: `mandatory` list of keys, `alpn` list of ids, `no-default-alpn` true, `port` integer, `ipv4hint`/`ipv6hint` lists of addresses, `ech` base64, `dohpath` URI template, `ohttp` true, `keyNNNNN` escaped string).';
+// From the type table: a type added there is described here without an edit of this file.
+const DATA_DOC = `Type-specific fields (docs/records.md "Record types"): each type's object is \`components.schemas.RecordData<TYPE>\`; a type written \`TYPEnnn\` (RFC 3597, a number with no registered type) holds \`rdata\` (hex).`;
 
 const CONTENT_DOC =
   'Instead of `data`: the record data in presentation format, exactly as `content` is returned and as `dig` prints it (`10 mail` for an MX, `"hello world"` for a TXT), or the RFC 3597 generic form `\\# <length> <hex>` for any type. Relative names are relative to the zone (a zone file with `$ORIGIN` the zone); quotes, `\\DDD` escapes and parentheses as in a zone file. Read by the same codec and checked by the same rules as `data`; the stored record is the same. Exactly one of `data` and `content` (docs/records.md "Data or content").';
@@ -20,7 +21,10 @@ const CONTENT_DOC =
 export const contentSchema = z.string().max(300_000).describe(CONTENT_DOC);
 
 export const recordInputSchema = z.strictObject({
-  type: z.string().max(10).describe('A, AAAA, CNAME, MX, TXT, SRV, CAA, TLSA, NS (below the apex), PTR (reverse zones), SVCB, HTTPS.'),
+  type: z
+    .string()
+    .max(10)
+    .describe(`${RECORD_TYPES.join(', ')}, or TYPEnnn (RFC 3597, opaque); NS only below the apex, PTR only in reverse zones (docs/records.md).`),
   name: z.string().max(300).describe('Zone-relative owner; `@` is the apex; an absolute name ending in a dot is accepted.'),
   ttl: ttlSchema.nullable().optional().describe('Omitted: the RRset’s TTL (or the zone default); null: the zone default. Applies to the whole RRset.'),
   data: z.record(z.string(), z.unknown()).optional().describe(`${DATA_DOC} Exactly one of \`data\` and \`content\`.`),
