@@ -102,33 +102,6 @@ export const TYPE = {
 
 export type TypeMnemonic = keyof typeof TYPE;
 
-/** The types a user may write through the API (and import from a zone file); docs/records.md. */
-export const API_RECORD_TYPES = [
-  'A',
-  'AAAA',
-  'CNAME',
-  'MX',
-  'TXT',
-  'SRV',
-  'CAA',
-  'TLSA',
-  'NS',
-  'DS',
-  'PTR',
-  'SVCB',
-  'HTTPS',
-  'SSHFP',
-  'URI',
-  'HINFO',
-  'RP',
-  'OPENPGPKEY',
-  'SMIMEA',
-  'NAPTR',
-  'CERT',
-  'LOC',
-] as const satisfies readonly TypeMnemonic[];
-export type ApiRecordType = (typeof API_RECORD_TYPES)[number];
-
 /**
  * Types only the zone's signer produces (RFC 4034, RFC 5155, RFC 7344): never written by users.
  * DS is not one: it is the parent's data about a child, written at a delegation like its NS.

@@ -19,7 +19,7 @@ import { z } from 'zod';
 import { type Address, type Block, blockContains, blockWithin, formatBlock, parseAddress, parseBlock } from './ip/address.js';
 import { type FieldError, validationFailed } from './errors.js';
 import { NameError, toAsciiName } from './names.js';
-import { RECORD_TYPES } from './records/rule.js';
+import { RECORD_TYPES } from './records/types.js';
 
 export interface CredentialPolicy {
   /** Zone names (of the credential's tenant) it may touch; absent: all of them. */

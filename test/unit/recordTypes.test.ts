@@ -3,6 +3,9 @@ import { canonicalIpv6 } from '../../nameserver/wire/address.js';
 import { canonicalIssueValue } from '../../src/domain/records/caa.js';
 import { parseRecordData } from '../../src/domain/records/parseRecordData.js';
 import { presentData } from '../../nameserver/wire/rdata.js';
+import fs from 'node:fs';
+import path from 'node:path';
+import { codecOf } from '../../nameserver/wire/types/index.js';
 import { RECORD_TYPES, RECORD_TYPE_RULES, ruleOf, isRecordType, type RecordType } from '../../src/domain/records/types.js';
 
 const sha256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
@@ -26,6 +29,14 @@ describe('the record-type table', () => {
   it('has one rule per type, under its own name', () => {
     expect(Object.keys(RECORD_TYPE_RULES).sort()).toEqual([...RECORD_TYPES].sort());
     for (const type of RECORD_TYPES) expect(ruleOf(type).type).toBe(type);
+  });
+
+  it('has a codec for every row, and docs/records.md describes every type in its table', () => {
+    const doc = fs.readFileSync(path.resolve('docs/records.md'), 'utf8');
+    for (const type of RECORD_TYPES) {
+      expect(codecOf(type), type).toBeDefined();
+      expect(doc, type).toMatch(new RegExp(`^\\| (?:[A-Z0-9]+, )*${type}(?:, [A-Z0-9]+)* \\|`, 'm'));
+    }
   });
 
   it.each([
@@ -556,9 +567,9 @@ describe('owner names per type', () => {
   });
 
   it('says why', () => {
-    expect(RECORD_TYPE_RULES.CNAME.ownerProblem('@')).toMatch(/apex.*RFC 1034/);
-    expect(RECORD_TYPE_RULES.NS.ownerProblem('@')).toMatch(/apex NS set is managed by the service/);
-    expect(RECORD_TYPE_RULES.SRV.ownerProblem('www')).toMatch(/_service\._proto/);
-    expect(RECORD_TYPE_RULES.TLSA.ownerProblem('www')).toMatch(/_<port>\._<protocol>/);
+    expect(ruleOf('CNAME').ownerProblem('@')).toMatch(/apex.*RFC 1034/);
+    expect(ruleOf('NS').ownerProblem('@')).toMatch(/apex NS set is managed by the service/);
+    expect(ruleOf('SRV').ownerProblem('www')).toMatch(/_service\._proto/);
+    expect(ruleOf('TLSA').ownerProblem('www')).toMatch(/_<port>\._<protocol>/);
   });
 });

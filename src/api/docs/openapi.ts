@@ -236,7 +236,7 @@ function recordDataSchemas(): Record<string, Json> {
   return Object.fromEntries(
     RECORD_TYPES.map((type) => [
       `RecordData${type}`,
-      { ...toSchema(RECORD_TYPE_RULES[type].data, 'input'), description: `\`data\` of a ${type} record (docs/records.md).` },
+      { ...toSchema(RECORD_TYPE_RULES[type]!.data, 'input'), description: `\`data\` of a ${type} record (docs/records.md).` },
     ]),
   );
 }

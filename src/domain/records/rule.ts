@@ -3,12 +3,14 @@
 // only: what the codec (nameserver/wire/types/) can encode is checked there, and the presentation
 // is the codec's.
 import type { z } from 'zod';
-import { API_RECORD_TYPES, type ApiRecordType } from '../../../nameserver/wire/rrTypes.js';
+import type { TypeMnemonic } from '../../../nameserver/wire/rrTypes.js';
 
-/** The types the API may write by name: the type table's (nameserver/wire/rrTypes.ts). */
-export const RECORD_TYPES = API_RECORD_TYPES;
-/** Those, and RFC 3597 `TYPEnnn` of an unnamed type, held as opaque RDATA (./opaque.ts). */
-export type RecordType = ApiRecordType | `TYPE${number}`;
+/**
+ * A type the API may be asked for: a registered mnemonic (nameserver/wire/rrTypes.ts), or RFC 3597
+ * `TYPEnnn` of an unnamed type, held as opaque RDATA (./opaque.ts). Which of them the API writes
+ * is the policy table's (types.ts: a type with a row).
+ */
+export type RecordType = TypeMnemonic | `TYPE${number}`;
 
 export type { ZoneKind } from '../model/zone.js';
 import type { ZoneKind } from '../model/zone.js';

@@ -1,9 +1,11 @@
-// The record-type policy table: one row per type the API may write. Callers look a type up here
+// The record-type policy table: one row per type the API may write — the only list of them:
+// adding a type is its codec (a row of nameserver/wire/types/index.ts) and its row here, each
+// defined in a module of its own, and nothing else. Callers look a type up here
 // for its data schema (business rules; it also canonicalises), its presentation form (the
 // codec's, made from the wire form: exactly what is served), the owner names and the zone kinds
 // that may hold it. The wire format of each type is the codec's (nameserver/wire/types/).
 import { presentData } from '../../../nameserver/wire/rdata.js';
-import { type ApiRecordType, isOpaqueType } from '../../../nameserver/wire/rrTypes.js';
+import { isOpaqueType } from '../../../nameserver/wire/rrTypes.js';
 import { aRule } from './a.js';
 import { aaaaRule } from './aaaa.js';
 import { caaRule } from './caa.js';
@@ -22,52 +24,52 @@ import { rpRule } from './rp.js';
 import { smimeaRule } from './smimea.js';
 import { sshfpRule } from './sshfp.js';
 import { uriRule } from './uri.js';
-import { RECORD_TYPES, type RecordType, type RecordTypePolicy, type RecordTypeRule } from './rule.js';
+import type { RecordType, RecordTypePolicy, RecordTypeRule } from './rule.js';
 import { srvRule } from './srv.js';
 import { httpsRule, svcbRule } from './svcb.js';
 import { tlsaRule } from './tlsa.js';
 import { txtRule } from './txt.js';
 
-export { RECORD_TYPES, type RecordType, type RecordTypePolicy, type RecordTypeRule, type ZoneKind } from './rule.js';
+export type { RecordType, RecordTypePolicy, RecordTypeRule, ZoneKind } from './rule.js';
 
-const POLICIES: Record<ApiRecordType, RecordTypePolicy> = {
-  A: aRule,
-  AAAA: aaaaRule,
-  CNAME: cnameRule,
-  MX: mxRule,
-  TXT: txtRule,
-  SRV: srvRule,
-  CAA: caaRule,
-  TLSA: tlsaRule,
-  NS: nsRule,
-  DS: dsRule,
-  PTR: ptrRule,
-  SVCB: svcbRule,
-  HTTPS: httpsRule,
-  SSHFP: sshfpRule,
-  URI: uriRule,
-  HINFO: hinfoRule,
-  RP: rpRule,
-  OPENPGPKEY: openpgpkeyRule,
-  SMIMEA: smimeaRule,
-  NAPTR: naptrRule,
-  CERT: certRule,
-  LOC: locRule,
-};
+const POLICIES: readonly RecordTypePolicy[] = [
+  aRule,
+  aaaaRule,
+  cnameRule,
+  mxRule,
+  txtRule,
+  srvRule,
+  caaRule,
+  tlsaRule,
+  nsRule,
+  dsRule,
+  ptrRule,
+  svcbRule,
+  httpsRule,
+  sshfpRule,
+  uriRule,
+  hinfoRule,
+  rpRule,
+  openpgpkeyRule,
+  smimeaRule,
+  naptrRule,
+  certRule,
+  locRule,
+];
 
 const withPresentation = (policy: RecordTypePolicy): RecordTypeRule => ({
   ...policy,
   presentation: (data: Record<string, unknown>) => presentData(policy.type, data),
 });
 
-export const RECORD_TYPE_RULES = Object.fromEntries(RECORD_TYPES.map((type) => [type, withPresentation(POLICIES[type])])) as Record<
-  ApiRecordType,
-  RecordTypeRule
->;
+/** The types the API writes by name, in table order (docs/records.md). */
+export const RECORD_TYPES: readonly RecordType[] = POLICIES.map((p) => p.type);
+
+export const RECORD_TYPE_RULES: Readonly<Record<string, RecordTypeRule>> = Object.fromEntries(POLICIES.map((p) => [p.type, withPresentation(p)]));
 
 /** The row of a type: its own, or the RFC 3597 opaque one for `TYPEnnn`. */
 export function ruleOf(type: RecordType): RecordTypeRule {
-  return (RECORD_TYPE_RULES as Record<string, RecordTypeRule>)[type] ?? withPresentation(opaqueRule(type));
+  return RECORD_TYPE_RULES[type] ?? withPresentation(opaqueRule(type));
 }
 
 export function isRecordType(s: string): s is RecordType {

@@ -10,7 +10,7 @@ import { decodeRdata } from '../../../nameserver/wire/rdataPresentation.js';
 import { TYPE } from '../../../nameserver/wire/rrTypes.js';
 import { escapedOctets } from '../../../nameserver/wire/types/svcb.js';
 import { parseRecordData } from '../../../src/domain/records/parseRecordData.js';
-import { RECORD_TYPE_RULES } from '../../../src/domain/records/types.js';
+import { ruleOf } from '../../../src/domain/records/types.js';
 import { rdataFromPresentation, rdataFromText } from '../../../src/domain/zonefile/rdataFromPresentation.js';
 import { forEachLogicalRecord, type Token } from '../../../src/domain/zonefile/tokenize.js';
 import { requireTool, runTool, tempFile } from '../../helpers/dnsTools.js';
@@ -147,7 +147,7 @@ describe('presentation: escapes and keys as BIND prints them', () => {
     const result = imported('SVCB', input);
     expect(result.ok, JSON.stringify(result)).toBe(true);
     const data = result.ok ? result.data : {};
-    expect(RECORD_TYPE_RULES.SVCB.presentation(data)).toBe(printed);
+    expect(ruleOf('SVCB').presentation(data)).toBe(printed);
     // printed → data gives the same data again
     const again = imported('SVCB', printed);
     expect(again.ok && again.data).toEqual(data);
@@ -228,7 +228,7 @@ describe('the API data: one stored form, each problem at its param', () => {
       },
     });
     expect(Object.keys(data!.params as object)).toEqual(['mandatory', 'alpn', 'no-default-alpn', 'port', 'ech', 'ipv6hint', 'key65000']);
-    expect(RECORD_TYPE_RULES.HTTPS.presentation(data!)).toBe(
+    expect(ruleOf('HTTPS').presentation(data!)).toBe(
       '1 svc.example.net. mandatory=alpn,port alpn="h3,h2" no-default-alpn port=443 ech=AEX+DQ== ipv6hint=2001:db8::1 key65000="hi\\001"',
     );
     expect(ok({ priority: 0, target: 'svc.example.net' })).toEqual({ priority: 0, target: 'svc.example.net', params: {} });
@@ -328,7 +328,7 @@ describe('random records read alike by BIND', () => {
     const contents = samples.map((data) => {
       const parsed = parseRecordData('HTTPS', data);
       expect(parsed.ok, JSON.stringify(parsed)).toBe(true);
-      return RECORD_TYPE_RULES.HTTPS.presentation(parsed.ok ? parsed.data : {});
+      return ruleOf('HTTPS').presentation(parsed.ok ? parsed.data : {});
     });
     const zone = [
       '$ORIGIN example.com.',
