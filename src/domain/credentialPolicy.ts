@@ -19,7 +19,7 @@ import { z } from 'zod';
 import { type Address, type Block, blockContains, blockWithin, formatBlock, parseAddress, parseBlock } from './ip/address.js';
 import { type FieldError, validationFailed } from './errors.js';
 import { NameError, toAsciiName } from './names.js';
-import { RECORD_TYPES } from './records/types.js';
+import { isRecordType, RECORD_TYPES } from './records/types.js';
 
 export interface CredentialPolicy {
   /** Zone names (of the credential's tenant) it may touch; absent: all of them. */
@@ -180,8 +180,8 @@ export function normalizeCredentialPolicy(input: CredentialPolicyInput, now: Dat
   const names = each('names', input.names, normalizeNamePattern);
   const types = each('types', input.types, (t) => {
     const type = t.trim().toUpperCase();
-    if (!(RECORD_TYPES as readonly string[]).includes(type)) {
-      throw Object.assign(new Error(`"${t}" is not a record type the service writes (${RECORD_TYPES.join(', ')}).`), { code: 'unknown_type' });
+    if (!isRecordType(type)) {
+      throw Object.assign(new Error(`"${t}" is not a record type the service writes (${RECORD_TYPES.join(', ')}, or TYPEnnn).`), { code: 'unknown_type' });
     }
     return type;
   });

@@ -58,6 +58,13 @@ describe('the API writes each type', () => {
     expect(record.content).toBe(content);
   });
 
+  it('lists records by a TYPEnnn type (?type=), as by a named one', async () => {
+    const res = await api().get(`/zones/${ZONE}/records?type=TYPE65534`);
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.data.map((r: any) => [r.type, r.content])).toEqual([['TYPE65534', '\\# 3 0a0b0c']]);
+    expect((await api().get(`/zones/${ZONE}/records?type=TYPE1`)).status).toBe(422);
+  });
+
   it.each([
     ['SSHFP', 'host', { algorithm: 1, fingerprint_type: 1, fingerprint: sha256 }, '/data/fingerprint', 'invalid_digest_length'],
     ['SSHFP', 'host', { algorithm: 1, fingerprint_type: 9, fingerprint: sha1 }, '/data/fingerprint_type', 'unknown_fingerprint_type'],

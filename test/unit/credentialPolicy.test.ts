@@ -68,7 +68,7 @@ describe('normalizeCredentialPolicy', () => {
         {
           zones: ['ok.test', '*.example.test'],
           names: ['*', 'a.*.b.test', '*.*', '_acme*.example.test', 'good.example.test'],
-          types: ['TXT', 'SOA', 'BOGUS'],
+          types: ['TXT', 'SOA', 'BOGUS', 'type65534', 'TYPE1', 'https'],
           source_cidrs: ['10.0.0.0/8', '10.0.0.1/8', 'not-an-address', '::ffff:10.0.0.1'],
           expires_at: '2026-11-28T11:59:59Z',
         },
@@ -87,6 +87,8 @@ describe('normalizeCredentialPolicy', () => {
       ['/policy/names/3', 'invalid_wildcard'],
       ['/policy/types/1', 'unknown_type'],
       ['/policy/types/2', 'unknown_type'],
+      // TYPE1 is A's number: written by its name, never as an opaque type.
+      ['/policy/types/4', 'unknown_type'],
       ['/policy/source_cidrs/1', 'not_network_address'],
       ['/policy/source_cidrs/2', 'invalid_ip'],
       ['/policy/source_cidrs/3', 'ipv4_mapped_address'],

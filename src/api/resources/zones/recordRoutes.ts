@@ -3,6 +3,7 @@ import { NameError, normalizeOwner } from '../../../domain/names.js';
 import { DomainError } from '../../../domain/errors.js';
 import { CHANGESET_STATES } from '../../../domain/publication.js';
 import { RECORD_TYPES } from '../../../domain/records/types.js';
+import { isOpaqueType } from '../../../../nameserver/wire/rrTypes.js';
 import { createRecord, deleteRecord, updateRecord } from '../../../services/records.js';
 import { getRecordOrSystem } from '../../../services/recordView.js';
 import { listRecords } from '../../../services/zones.js';
@@ -30,7 +31,12 @@ export const recordRoutes = [
     scopes: ['records:read'],
     params: zoneParams,
     query: z.strictObject({
-      type: repeatable(z.enum([...RECORD_TYPES, 'SOA'])).optional(),
+      type: repeatable(
+        z.union([
+          z.enum([...RECORD_TYPES, 'SOA']),
+          z.string().refine(isOpaqueType, 'a type the service writes, SOA, or TYPEnnn of a type with no registered name (RFC 3597)'),
+        ]),
+      ).optional(),
       name: z.string().max(300).optional().describe('Exact zone-relative owner; `@` for the apex.'),
       q: z.string().max(255).optional().describe('Case-insensitive substring of name or presentation content.'),
       publication_state: repeatable(z.enum(CHANGESET_STATES)).optional(),
