@@ -292,6 +292,26 @@ describe('templates with content', () => {
     }
   });
 
+  it('fills variables into nested data too: an HTTPS record’s params', async () => {
+    const define = await lab.reseller.post('/templates', {
+      name: 'HTTPS template',
+      variables: [
+        { name: 'ip', kind: 'ipv4', required: true },
+        { name: 'proto', kind: 'string', required: false, default: 'h3' },
+      ],
+      records: [
+        { type: 'HTTPS', name: '@', data: { priority: 1, target: '.', params: { alpn: ['{{proto}}', 'h2'], ipv4hint: ['{{ip}}'] } } },
+        { type: 'HTTPS', name: 'www', content: '1 . alpn={{proto}} ipv4hint={{ip}}' },
+      ],
+    });
+    expect(define.status, define.text).toBe(201);
+    await createZone(api(), 'tpl-https.test');
+    const res = await api().post('/zones/tpl-https.test/apply-template', { template_id: define.body.id, variables: { ip: '192.0.2.80' } });
+    expect(res.status, res.text).toBe(201);
+    const rows = (await userRecords('tpl-https.test')).map((r) => `${r.name} ${r.type} ${r.content}`).sort();
+    expect(rows).toEqual(['@ HTTPS 1 . alpn="h3,h2" ipv4hint=192.0.2.80', 'www HTTPS 1 . alpn="h3" ipv4hint=192.0.2.80']);
+  });
+
   it('checks content when the definition is stored: exactly one of data and content, readable text', async () => {
     const errors = validationErrors(
       await lab.reseller.post('/templates', {

@@ -17,8 +17,8 @@ export interface TemplateRecord {
   /** Owner, may use {{variables}}. */
   name: string;
   ttl?: number | null;
-  /** Type-specific data; string values may use {{variables}}. Exactly one of data and content. */
-  data?: Record<string, string | number>;
+  /** Type-specific data; every string in it, at any depth, may use {{variables}}. Exactly one of data and content. */
+  data?: Record<string, unknown>;
   /** Presentation text, may use {{variables}}; relative names are relative to the zone applied to. */
   content?: string;
 }
@@ -99,15 +99,22 @@ export function renderTemplate(template: Template, values: Record<string, string
         return v ?? '';
       });
     const rendered: RenderedRecord = { type: record.type, name: fill(record.name), ...(record.ttl !== undefined ? { ttl: record.ttl } : {}) };
-    if (record.data !== undefined) {
-      const data: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(record.data)) data[k] = typeof v === 'string' ? fill(v) : v;
-      rendered.data = data;
-    }
+    if (record.data !== undefined) rendered.data = mapStrings(record.data, fill) as Record<string, unknown>;
     if (record.content !== undefined) rendered.content = fill(record.content);
     if (!missing) out.push(rendered);
   }
   return out;
+}
+
+/**
+ * A copy of a data value with `f` applied to every string in it, at any depth: SVCB/HTTPS keep
+ * theirs in `params` (`{"alpn": ["{{proto}}"], "ipv4hint": ["{{ip}}"]}`).
+ */
+function mapStrings(value: unknown, f: (s: string) => string): unknown {
+  if (typeof value === 'string') return f(value);
+  if (Array.isArray(value)) return value.map((v) => mapStrings(v, f));
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, mapStrings(v, f)]));
+  return value;
 }
 
 /** Placeholders a template uses that it neither declares nor gets built in. */
@@ -115,7 +122,8 @@ export function undeclaredPlaceholders(template: Pick<Template, 'variables' | 'r
   const known = new Set<string>([...BUILTIN_VARIABLES, ...template.variables.map((v) => v.name)]);
   const used = new Set<string>();
   for (const r of template.records) {
-    const texts = [r.name, r.content ?? '', ...Object.values(r.data ?? {}).filter((v): v is string => typeof v === 'string')];
+    const texts: string[] = [r.name, r.content ?? ''];
+    mapStrings(r.data ?? {}, (s) => (texts.push(s), s));
     for (const s of texts) {
       for (const m of s.matchAll(PLACEHOLDER)) used.add(m[1]!);
     }

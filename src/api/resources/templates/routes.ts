@@ -25,9 +25,11 @@ const templateRecordSchema = z.strictObject({
   name: z.string().max(300).describe('Owner; may use {{variables}}, {{zone}}, {{zone_dashed}}.'),
   ttl: ttlSchema.nullable().optional(),
   data: z
-    .record(z.string(), z.union([z.string().max(8192), z.number()]))
+    .record(z.string(), z.unknown())
     .optional()
-    .describe('String values may use {{variables}}. Exactly one of `data` and `content`.'),
+    .describe(
+      'The type’s data (docs/records.md); every string in it, at any depth (an HTTPS record’s `params`), may use {{variables}}. Exactly one of `data` and `content`.',
+    ),
   content: z
     .string()
     .max(65_536)
