@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The three figures a restructuring must not worsen — the build, the nameserver, the write path —
+# The figures a restructuring must not worsen — the build, the nameserver, the write path, the
+# ~1 MiB zone-file import —
 # for an earlier tree and this one, in interleaved rounds of one run, so that both see the same
 # machine (adjacent runs of one tree differ by up to 30 % on a shared machine; compare within a
 # run only). Each run gets a fresh scratch database.
@@ -29,6 +30,7 @@ run() {
   (cd "$dir" && node --import tsx bench/nameserverQps.ts 5 4) 2>&1 | grep 'q/s' || true
   scratch mdns_bench_pair
   (cd "$dir" && ROLES=api ONLY_10x10=1 DATABASE_URL=$pg/mdns_bench_pair node --import tsx bench/recordWritesWrk.ts 10) 2>&1 | grep '^| 10 ' || true
+  (cd "$dir" && DATABASE_URL=$pg/postgres node --import tsx bench/zoneImport.ts 3) 2>&1 | grep -E '^\| (dry|applied)' || true
   dropdb --if-exists -h 127.0.0.1 -U postgres mdns_bench_pair
 }
 
