@@ -140,6 +140,9 @@ describe.each([
       expect(nsecAt(`insecure.${zone}`)).toEqual(['NS', 'NSEC', 'RRSIG']);
       expect(nsecAt(`secure.${zone}`)).toEqual(['DS', 'NS', 'NSEC', 'RRSIG']);
       expect(nsecAt(`mail.${zone}`)).toEqual(['A', 'AAAA', 'NSEC', 'RRSIG']);
+      expect(nsecAt(`every.${zone}`)).toEqual(
+        ['CAA', 'CERT', 'HINFO', 'LOC', 'MX', 'NAPTR', 'NSEC', 'PTR', 'RP', 'RRSIG', 'SRV', 'SSHFP', 'TYPE65400', 'URI'].sort(),
+      );
     });
   } else {
     it('hashes every authoritative name, cut and empty non-terminal with RFC 9276 parameters', () => {
@@ -173,6 +176,42 @@ describe('a signed zone', () => {
     const run = validate({ tool, args: (file) => [file] }, tampered);
     expect(run.status, run.output).not.toBe(0);
     expect(run.output).toMatch(/mail\.example\.test/);
+  });
+
+  // The codecs write every name inside RDATA in lower case, and the signer signs those octets. For
+  // the types RFC 4034 §6.2 lists (with RFC 6840 §5.1) the validators lower-case the names before
+  // checking, so a zone file with those names re-cased still verifies: our canonical form is
+  // theirs. SVCB is not listed (RFC 9460): re-cased, its signature fails, so only the lower-case
+  // octets we serve are the ones signed.
+  it('verifies with RDATA names re-cased in the types RFC 4034 §6.2 lists, and not in SVCB', (ctx) => {
+    const tools = VALIDATORS.map((v) => ({ ...v, tool: requireTool(v.tool, ctx) }));
+    const signed = signZone(zone, variedZone(zone), keysOf(13), policyOf('nsec3'));
+    const recased = (types: string[]) =>
+      zoneFileText(signed)
+        .split('\n')
+        .map((line) => {
+          const fields = line.split(' ');
+          if (!types.includes(fields[3]!)) return line;
+          return [...fields.slice(0, 4), fields.slice(4).join(' ').replaceAll(`${zone}.`, 'EXAMPLE.Test.')].join(' ');
+        })
+        .join('\n');
+    const listed = recased(['NS', 'SOA', 'MX', 'CNAME', 'PTR', 'SRV', 'RP', 'NAPTR']);
+    expect(listed.match(/EXAMPLE\.Test\./g)?.length).toBeGreaterThanOrEqual(10);
+    const svcb = recased(['SVCB']);
+    expect(svcb).toContain(' SVCB 2 ns1.EXAMPLE.Test. ');
+    for (const v of tools) {
+      const run = (text: string) => {
+        const file = tempFile(`${zone}.zone`, text);
+        try {
+          return runTool(v.tool, v.args(file.file), { timeoutMs: 60_000 });
+        } finally {
+          file.remove();
+        }
+      };
+      const ok = run(listed);
+      expect(ok.status, `${v.tool}: ${ok.output}`).toBe(0);
+      expect(run(svcb).status, v.tool).not.toBe(0);
+    }
   });
 
   it('replaces DNSSEC records in its input and publishes the RFC 8078 delete form when asked', () => {
