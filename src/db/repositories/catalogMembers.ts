@@ -179,13 +179,15 @@ export async function writeCatalogListing(trx: Transaction, catalogId: string, p
  */
 export const catalogDueSql = (alias: string) => {
   const servedAt = `(SELECT v.created_at FROM zone_versions v WHERE v.zone_id = ${alias}.id AND v.serial = ${alias}.published_serial)`;
-  return `(${alias}.kind = 'catalog' AND (
+  // CASE, not AND: evaluated in every zone's build row, and only CASE promises the subqueries are
+  // not run for other zones (as catalogStampSql).
+  return `(CASE WHEN ${alias}.kind = 'catalog' THEN (
      EXISTS (SELECT 1 FROM catalog_listings l WHERE l.catalog_zone_id = ${alias}.id AND (l.departed_at IS NOT NULL OR NOT l.listed)
              AND ((l.departed_at IS NOT NULL AND (l.coo_to IS NULL OR l.departed_at + interval '${COO_GRACE_S} seconds' <= now()))
                   OR (NOT l.listed AND ${servedAt} + interval '${COO_HOLD_S} seconds' <= now())))
      OR EXISTS (SELECT 1 FROM catalog_listings l CROSS JOIN (VALUES (1), (2)) AS k(n)
                 WHERE l.coo_to = ${alias}.id AND l.departed_at + k.n * interval '${COO_HOLD_S} seconds' <= now()
-                  AND l.departed_at + k.n * interval '${COO_HOLD_S} seconds' > ${servedAt})))`;
+                  AND l.departed_at + k.n * interval '${COO_HOLD_S} seconds' > ${servedAt})) ELSE false END)`;
 };
 
 /** Catalogs whose members changed since their served version, or due a build (catalogDueSql): the publication poll builds them, at most 1000. */
