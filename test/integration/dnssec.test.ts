@@ -144,6 +144,61 @@ describe('DNSSEC in the lab: enable, served signed, validated from the lab root,
     ]);
   });
 
+  it('a zone holding every record type, written as content, validates type by type from the lab root', async (ctx) => {
+    const zone = 'sec-types.example';
+    const hash = 'ab'.repeat(28);
+    // [name, type, content]: what a panel pastes; names in RDATA relative, absolute and in mixed case.
+    const records: [string, string, string][] = [
+      ['every', 'A', '192.0.2.40'],
+      ['every', 'AAAA', '2001:db8::40'],
+      ['every', 'TXT', '"v=spf1 -all" "second string"'],
+      ['every', 'MX', '10 Mail'],
+      ['mail', 'A', '192.0.2.25'],
+      ['every', 'HTTPS', '1 . alpn=h3,h2 port=443 ipv4hint=192.0.2.40 ech=AEX+DQ== ipv6hint=2001:db8::40'],
+      ['_dns.every', 'SVCB', `1 Every.${zone}. mandatory=alpn alpn=dot dohpath=/q{?dns}`],
+      ['alias', 'HTTPS', '0 every'],
+      ['_sip._udp.every', 'SRV', '1 2 5060 every'],
+      ['every', 'RP', `admin.${zone}. every`],
+      ['every', 'NAPTR', '100 10 "U" "E2U+sip" "!^.*$!sip:info@example.test!" .'],
+      ['every', 'CAA', '0 issue "ca.example.net"'],
+      ['every', 'SSHFP', `4 2 ${'cd'.repeat(32)}`],
+      ['every', 'URI', '10 1 "https://Every.Example.test/"'],
+      ['every', 'HINFO', '"RISC-V" "Linux 6"'],
+      ['every', 'CERT', '1 12345 13 AQIDBAUGBwg='],
+      ['every', 'LOC', '52 30 0.000 N 13 15 0.000 W 34.50m 1m 10000m 10m'],
+      ['www', 'CNAME', 'every'],
+      ['every', 'TYPE65400', '\\# 3 00ff10'],
+      ['_443._tcp.every', 'TLSA', `3 1 1 ${'ef'.repeat(32)}`],
+      [`${hash}._openpgpkey`, 'OPENPGPKEY', 'mQINBGAAAAABEAC='],
+      [`${hash}._smimecert`, 'SMIMEA', `3 1 1 ${'ef'.repeat(32)}`],
+    ];
+    await createActiveZone(
+      lab,
+      zone,
+      records.map(([name, type, content]) => ({ name, type, content })),
+    );
+    const enabled = await lab.customerA.post(`/zones/${zone}/dnssec/enable`, {});
+    expect(enabled.status, enabled.text).toBe(202);
+    await untilDnssecState(lab, zone, 'active');
+
+    const owner = (name: string) => `${name}.${zone}`;
+    for (const [name, type] of Array.from(new Set(records.map(([n, t]) => `${n} ${t}`)), (k) => k.split(' '))) {
+      const out = await delv(ctx, lab, owner(name!), type!);
+      expect(out, `${name} ${type}`).toMatch(/; fully validated/);
+      // The answer holds the asked type (delv prints RFC 3597 types as TYPEnnn), not only its denial.
+      expect(out, `${name} ${type}`).toMatch(new RegExp(`\\s(IN\\s+)?${type}\\s`));
+    }
+    // Denials next to the new types: no such type at a name holding all of them, no such name.
+    for (const [name, type] of [
+      ['every', 'DNAME'],
+      ['every', 'TYPE65401'],
+      ['nothing.every', 'HTTPS'],
+    ] as const) {
+      const out = await delv(ctx, lab, owner(name), type);
+      expect(out, `${name} ${type}`).toMatch(/; negative response, fully validated/);
+    }
+  });
+
   it('re-signs a changed record and keeps validating', async (ctx) => {
     const zone = 'sec-on.example';
     const res = await lab.customerA.post(`/zones/${zone}/records`, { type: 'A', name: 'new', data: { address: '192.0.2.99' } });
