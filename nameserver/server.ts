@@ -9,6 +9,7 @@ import type { NameserverLogger } from './server/logger.js';
 import type { TsigKeyConfig } from './server/keyRing.js';
 import { QueryHandler } from './server/queryHandler.js';
 import type { ResponseCacheOptions } from './server/responseCache.js';
+import type { ResponseRateLimitOptions } from './server/responseRateLimit.js';
 import { copyStats, emptyStats, type ServerStats } from './server/serverStats.js';
 import { TcpConnections } from './server/tcpConnections.js';
 import { serveUdp } from './server/udpLoop.js';
@@ -21,6 +22,7 @@ import type { ZoneAccess } from './server/zoneAccess.js';
 export type { NameserverLogger } from './server/logger.js';
 export { QueryHandler, type QueryContext, type Reply, type TransferReply } from './server/queryHandler.js';
 export { sumStats, type ServerStats } from './server/serverStats.js';
+export { RRL_DEFAULTS, type ResponseRateLimitOptions } from './server/responseRateLimit.js';
 export type { NotifyResult, NotifyTarget } from './transfer/notify.js';
 export type { TsigKeyConfig } from './server/keyRing.js';
 export type { ZoneAccess } from './server/zoneAccess.js';
@@ -54,6 +56,8 @@ export interface DnsServerOptions {
   logger: NameserverLogger;
   /** Response cache bounds, or false to disable it. */
   cache?: ResponseCacheOptions | false;
+  /** Response rate limiting of UDP answers (default: NSD's defaults), or false for none (server/responseRateLimit.ts). */
+  rateLimit?: ResponseRateLimitOptions | false;
   /** NOTIFY retry policy (default 5 tries, first timeout 1 s, doubling). */
   notify?: NotifyOptions;
   /** Clock for TSIG (tests). */
@@ -120,6 +124,7 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
     cache: options.cache,
     now: options.now,
     stats,
+    rateLimit: options.rateLimit,
   });
   if (options.zoneAccess) handler.setZoneAccess(options.zoneAccess);
   const limits = {
@@ -270,7 +275,11 @@ function bindUdp(host: string, port: number, handler: QueryHandler, logger: Name
       } catch {
         // capped by the system (net.core.rmem_max): the default stays
       }
-      serveUdp(dgramTransport(socket, logger), (query) => handler.handleQuery(query.message, { transport: 'udp', remoteAddress: query.address }));
+      serveUdp(
+        dgramTransport(socket, logger),
+        (query) => handler.handleQuery(query.message, { transport: 'udp', remoteAddress: query.address }),
+        handler.udpRateLimit,
+      );
       resolve(socket);
     });
   });

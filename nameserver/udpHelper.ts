@@ -34,6 +34,7 @@ process.on('message', (message: ToHelper, handle?: unknown) => {
         transferAllow: message.transferAllow,
         tsigKeys: message.tsigKeys.map(keyFromWire),
         logger: silentLogger,
+        rateLimit: message.rateLimit,
       });
       forwardUpdates = message.forwardUpdates;
       return;
@@ -81,17 +82,21 @@ process.on('message', (message: ToHelper, handle?: unknown) => {
     }
     case 'socket': {
       const transport = dgramTransport(handle as dgram.Socket, silentLogger);
-      serveUdp(transport, (query) => {
-        if (forwardUpdates && isUpdate(query.message)) {
-          if (pendingUpdates.size >= MAX_PENDING_UPDATES) return null;
-          const request = ++updateRequests;
-          if (handler) handler.stats.updates.forwarded++;
-          pendingUpdates.set(request, { transport, address: query.address, port: query.port });
-          tell({ kind: 'update', request, message: query.message.toString('base64'), remoteAddress: query.address });
-          return null;
-        }
-        return handler?.handleQuery(query.message, { transport: 'udp', remoteAddress: query.address }) ?? null;
-      });
+      serveUdp(
+        transport,
+        (query) => {
+          if (forwardUpdates && isUpdate(query.message)) {
+            if (pendingUpdates.size >= MAX_PENDING_UPDATES) return null;
+            const request = ++updateRequests;
+            if (handler) handler.stats.updates.forwarded++;
+            pendingUpdates.set(request, { transport, address: query.address, port: query.port });
+            tell({ kind: 'update', request, message: query.message.toString('base64'), remoteAddress: query.address });
+            return null;
+          }
+          return handler?.handleQuery(query.message, { transport: 'udp', remoteAddress: query.address }) ?? null;
+        },
+        handler?.udpRateLimit ?? null,
+      );
       return;
     }
   }

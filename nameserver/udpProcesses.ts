@@ -13,6 +13,7 @@ import type dgram from 'node:dgram';
 import { fileURLToPath } from 'node:url';
 import type { TsigKeyConfig } from './server/keyRing.js';
 import type { QueryHandler } from './server/queryHandler.js';
+import { RRL_DEFAULTS, type ResponseRateLimitOptions } from './server/responseRateLimit.js';
 import { emptyStats, type ServerStats } from './server/serverStats.js';
 import type { ZoneDiff, ZoneRecord } from './types.js';
 import { DEFAULT_TSIG_ALGORITHM, type TsigAlgorithm, type TsigKey } from './wire/tsig.js';
@@ -32,7 +33,7 @@ export interface WireTsigKey {
 }
 
 export type ToHelper =
-  | { kind: 'config'; transferAllow: string[]; tsigKeys: WireTsigKey[]; forwardUpdates: boolean }
+  | { kind: 'config'; transferAllow: string[]; tsigKeys: WireTsigKey[]; forwardUpdates: boolean; rateLimit: ResponseRateLimitOptions | false }
   | { kind: 'tenantKeys'; keys: WireTsigKey[] }
   | { kind: 'zoneAccess'; lists: ZoneAccess[] }
   /** The main process's response to a forwarded UPDATE (base64), null when there is none. */
@@ -127,7 +128,7 @@ export class MirroredZoneStore extends ZoneStore {
   async startHelpers(
     count: number,
     sockets: dgram.Socket[],
-    config: { transferAllow: string[]; tsigKeys: TsigKeyConfig[]; handler?: QueryHandler },
+    config: { transferAllow: string[]; tsigKeys: TsigKeyConfig[]; handler?: QueryHandler; rateLimit?: ResponseRateLimitOptions | false },
     onServing?: (origin: string) => void,
   ): Promise<void> {
     const { handler } = config;
@@ -172,7 +173,8 @@ export class MirroredZoneStore extends ZoneStore {
           secret: k.secret.toString('base64'),
           owner: null,
         }));
-        this.post({ kind: 'config', transferAllow: config.transferAllow, tsigKeys, forwardUpdates: Boolean(handler) }, helper);
+        const rateLimit = config.rateLimit ?? RRL_DEFAULTS;
+        this.post({ kind: 'config', transferAllow: config.transferAllow, tsigKeys, forwardUpdates: Boolean(handler), rateLimit }, helper);
         if (handler) this.post({ kind: 'tenantKeys', keys: handler.keyRing.tenantKeys.map(keyToWire) }, helper);
         if (handler) this.post({ kind: 'zoneAccess', lists: [...handler.zoneAccess.all] }, helper);
         // Registered and replayed in one tick: later changes follow the replay on the same channel.

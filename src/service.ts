@@ -372,6 +372,7 @@ async function startNameserverRole(w: Wiring): Promise<void> {
     tsigKeys: config.dns.tsigKeys,
     updates: dnsUpdateHandler(w),
     zoneAccess: feed.zoneAccess,
+    rateLimit: config.dns.rateLimit,
     logger,
   });
   const listening = server;
@@ -385,6 +386,7 @@ async function startNameserverRole(w: Wiring): Promise<void> {
       transferAllow: config.dns.transferAllow,
       tsigKeys: config.dns.tsigKeys,
       handler: listening.handler,
+      rateLimit: config.dns.rateLimit,
     });
     w.onStop(() => store.stopHelpers());
   }
@@ -737,7 +739,15 @@ function nameserverCounters(main: ServerStats, helpers: readonly ServerStats[], 
   const total = sumStats([main, ...helpers]);
   const queriesByProcess: Record<string, number> = { main: main.queries.udp + main.queries.tcp };
   helpers.forEach((h, i) => (queriesByProcess[`helper-${i + 1}`] = h.queries.udp + h.queries.tcp));
-  return { queries: total.queries, responses: total.responses, cache: total.cache, errors: total.errors, queriesByProcess, zonesLoaded };
+  return {
+    queries: total.queries,
+    responses: total.responses,
+    cache: total.cache,
+    errors: total.errors,
+    rateLimit: total.rateLimit,
+    queriesByProcess,
+    zonesLoaded,
+  };
 }
 
 /** Stops accepting connections and waits for in-flight requests, up to the grace period. */

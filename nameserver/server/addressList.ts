@@ -48,8 +48,13 @@ export class AddressList {
   /** True when `address` (as a socket reports it) lies in one of the blocks. */
   includes(address: string): boolean {
     const octets = addressOctets(address);
-    if (!octets) return false;
-    return this.blocks.some((block) => matches(octets, block));
+    return octets !== null && this.includesOctets(octets);
+  }
+
+  /** True when the address given as 16 octets (IPv4 as IPv4-mapped IPv6) lies in one of the blocks. */
+  includesOctets(octets: Buffer): boolean {
+    for (const block of this.blocks) if (matches(octets, block)) return true;
+    return false;
   }
 }
 

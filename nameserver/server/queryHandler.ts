@@ -25,6 +25,7 @@ import { AddressList } from './addressList.js';
 import { TsigKeyRing, type TsigKeyConfig } from './keyRing.js';
 import type { NameserverLogger } from './logger.js';
 import { cacheProbe, ResponseCache, type CacheProbe, type ResponseCacheOptions } from './responseCache.js';
+import { ResponseRateLimit, RRL_DEFAULTS, type ResponseRateLimitOptions } from './responseRateLimit.js';
 import { countResponse, emptyStats, type ServerStats } from './serverStats.js';
 import type { UpdateHandler, UpdateRequest } from './updates.js';
 import { catalogMembers } from './catalogMembers.js';
@@ -72,6 +73,11 @@ export interface QueryHandlerOptions {
   now?: () => Date;
   /** Counters to add to (the server shares one set between handler and sockets). */
   stats?: ServerStats;
+  /**
+   * Response rate limiting of this handler's UDP answers (default: NSD's defaults, RRL_DEFAULTS),
+   * or false for none. The handler does not apply it: the UDP loop does (udpLoop.ts).
+   */
+  rateLimit?: ResponseRateLimitOptions | false;
 }
 
 const TCP_MAX = 0xffff;
@@ -88,6 +94,8 @@ export class QueryHandler {
   private readonly logger: NameserverLogger;
   private readonly cache: ResponseCache | null;
   private readonly now: () => Date;
+  /** The rate limit the UDP loop applies to this handler's answers (counting into `stats`), null when off. */
+  readonly udpRateLimit: ResponseRateLimit | null;
 
   constructor(options: QueryHandlerOptions) {
     this.store = options.store;
@@ -98,6 +106,8 @@ export class QueryHandler {
     this.cache = options.cache === false ? null : new ResponseCache(options.store, options.cache ?? {});
     this.now = options.now ?? (() => new Date());
     this.stats = options.stats ?? emptyStats();
+    const rateLimit = options.rateLimit ?? RRL_DEFAULTS;
+    this.udpRateLimit = rateLimit && rateLimit.rate > 0 ? new ResponseRateLimit(rateLimit, this.stats.rateLimit) : null;
   }
 
   /**

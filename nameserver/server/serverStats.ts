@@ -38,6 +38,11 @@ export interface ServerStats {
    * process), handed to the UpdateHandler, and (in a helper) forwarded to the main process.
    */
   updates: { received: number; handed: number; forwarded: number };
+  /**
+   * Response rate limiting (responseRateLimit.ts, UDP only): responses made but not sent, and
+   * those sent truncated instead (also counted in `responses`, by the rcode they were made with).
+   */
+  rateLimit: { dropped: number; slipped: number };
 }
 
 export function emptyStats(): ServerStats {
@@ -51,6 +56,7 @@ export function emptyStats(): ServerStats {
     tcp: { open: 0, accepted: 0, idleClosed: 0, slowClosed: 0, evicted: 0 },
     notify: { received: 0, sent: 0, acknowledged: 0, failed: 0 },
     updates: { received: 0, handed: 0, forwarded: 0 },
+    rateLimit: { dropped: 0, slipped: 0 },
   };
 }
 

@@ -56,6 +56,11 @@ export interface Config {
      * by every nameserver (`live`); 0 answers at the commit (docs/dynamic-update.md).
      */
     updateWaitMs: number;
+    /**
+     * Response rate limiting of UDP answers (docs/nameserver.md "Response rate limiting"): NSD's
+     * defaults; false when DNS_RRL_RATE is 0.
+     */
+    rateLimit: { rate: number; slip: number; ipv4PrefixLength: number; ipv6PrefixLength: number; tableSize: number; exempt: string[] } | false;
   };
   dataDir: string;
   /**
@@ -277,6 +282,13 @@ const variables = {
   DNS_SECONDARIES: hostPortList.optional(),
   DNS_VERIFY_SERVERS: hostPortList.optional(),
   DNS_UPDATE_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(10_000),
+  // NSD's rrl-* defaults (nsd.conf(5)): 200 responses/s per /24 or /64 and answer, every 2nd limited one truncated.
+  DNS_RRL_RATE: z.coerce.number().int().min(0).max(1_000_000).default(200),
+  DNS_RRL_SLIP: z.coerce.number().int().min(0).max(255).default(2),
+  DNS_RRL_IPV4_PREFIX: z.coerce.number().int().min(0).max(32).default(24),
+  DNS_RRL_IPV6_PREFIX: z.coerce.number().int().min(0).max(128).default(64),
+  DNS_RRL_TABLE_SIZE: z.coerce.number().int().min(1).max(100_000_000).default(1_000_000),
+  DNS_RRL_EXEMPT: cidrList.optional(),
   DATA_DIR: z.string().min(1).default('./.data'),
   DATABASE_URL: z
     .string()
@@ -388,6 +400,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       secondaries: p.DNS_SECONDARIES ?? [],
       verifyServers: p.DNS_VERIFY_SERVERS ?? null,
       updateWaitMs: p.DNS_UPDATE_WAIT_MS,
+      rateLimit:
+        p.DNS_RRL_RATE === 0
+          ? false
+          : {
+              rate: p.DNS_RRL_RATE,
+              slip: p.DNS_RRL_SLIP,
+              ipv4PrefixLength: p.DNS_RRL_IPV4_PREFIX,
+              ipv6PrefixLength: p.DNS_RRL_IPV6_PREFIX,
+              tableSize: p.DNS_RRL_TABLE_SIZE,
+              exempt: p.DNS_RRL_EXEMPT ?? [],
+            },
     },
     dataDir: path.resolve(p.DATA_DIR),
     keyEncryptionKey: kek,

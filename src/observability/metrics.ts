@@ -43,6 +43,8 @@ export interface NameserverCounters {
   responses: Readonly<Record<string, number>>;
   cache: { hits: number; misses: number; entries: number };
   errors: number;
+  /** UDP responses the rate limit dropped, and those it sent truncated instead. */
+  rateLimit: { dropped: number; slipped: number };
   /** Messages received by each process: "main", "helper-1", … */
   queriesByProcess: Readonly<Record<string, number>>;
   zonesLoaded: number;
@@ -86,6 +88,15 @@ export function registerNameserverMetrics(registry: Registry, read: NameserverCo
     set({ kind: 'entries' }, c.cache.entries);
   });
   gauge('dns_handler_errors', 'Messages answered SERVFAIL because handling failed, since start (all processes).', [], (c, set) => set({}, c.errors));
+  gauge(
+    'dns_rate_limited',
+    'UDP responses over the response rate limit since start, by what was sent instead: nothing (dropped) or a truncated reply (slipped) (all processes).',
+    ['action'],
+    (c, set) => {
+      set({ action: 'dropped' }, c.rateLimit.dropped);
+      set({ action: 'slipped' }, c.rateLimit.slipped);
+    },
+  );
   gauge('dns_zones_loaded', 'Zones the nameserver serves.', [], (c, set) => set({}, c.zonesLoaded));
 }
 

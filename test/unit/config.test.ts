@@ -30,6 +30,29 @@ describe('loadConfig', () => {
     expect(c.dns.tsigKeys).toEqual([{ name: 'xfr.example', secret: Buffer.alloc(32, 7) }]);
   });
 
+  it("limits UDP response rates by default with NSD's values; DNS_RRL_* change them, DNS_RRL_RATE=0 turns it off", () => {
+    expect(loadConfig({}).dns.rateLimit).toEqual({ rate: 200, slip: 2, ipv4PrefixLength: 24, ipv6PrefixLength: 64, tableSize: 1_000_000, exempt: [] });
+    const c = loadConfig({
+      DNS_RRL_RATE: '50',
+      DNS_RRL_SLIP: '1',
+      DNS_RRL_IPV4_PREFIX: '32',
+      DNS_RRL_IPV6_PREFIX: '56',
+      DNS_RRL_TABLE_SIZE: '65536',
+      DNS_RRL_EXEMPT: '192.0.2.0/24, 2001:db8::/32',
+    });
+    expect(c.dns.rateLimit).toEqual({
+      rate: 50,
+      slip: 1,
+      ipv4PrefixLength: 32,
+      ipv6PrefixLength: 56,
+      tableSize: 65536,
+      exempt: ['192.0.2.0/24', '2001:db8::/32'],
+    });
+    expect(loadConfig({ DNS_RRL_RATE: '0' }).dns.rateLimit).toBe(false);
+    expect(() => loadConfig({ DNS_RRL_EXEMPT: '192.0.2.1' })).toThrow(/DNS_RRL_EXEMPT/);
+    expect(() => loadConfig({ DNS_RRL_IPV4_PREFIX: '33' })).toThrow(/DNS_RRL_IPV4_PREFIX/);
+  });
+
   it('DNS_TSIG_KEYS takes an algorithm before the name ([algorithm:]name:secret)', () => {
     const secret = Buffer.alloc(16, 1).toString('base64');
     const c = loadConfig({ DNS_TSIG_KEYS: `HMAC-MD5:md5.key:${secret},sha.key:${secret},hmac-sha512:Big.Key.:${secret}` });
