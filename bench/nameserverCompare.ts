@@ -23,7 +23,10 @@
 // Figures to report are the server's CPU time per query (its CPU seconds over the run ÷ queries
 // answered, from /proc, over the whole process tree; for PowerDNS plus its PostgreSQL backends)
 // beside queries/s: on a 2-core machine dnsperf takes about one core, so the fast servers stop at
-// the client's ceiling. NSD runs with response-rate limiting off.
+// the client's ceiling. Every server runs with response rate limiting off, since dnsperf asks from
+// one address far above any limit: ours (standaloneNameserver.ts, rateLimit: false), NSD
+// (rrl-ratelimit: 0 and rrl-whitelist-ratelimit: 0, Debian's build has RRL compiled in), Knot
+// (its rrl module is not loaded), PowerDNS (the authoritative server has no RRL).
 import { execFileSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';

@@ -7,7 +7,8 @@
 //   3. dns2's UDPServer answering the same zone naively (a Map lookup in its request handler):
 //      what the server would cost on top of dns2's own packet parsing and encoding.
 // Printed per server: dnsperf's queries per second, lost queries and average latency, and this
-// process's CPU seconds (user + system, process.cpuUsage) per answered query.
+// process's CPU seconds (user + system, process.cpuUsage) per answered query. Response rate
+// limiting is off (dnsperf asks from one address, far above its rate; bench/rrlFlood.ts measures it).
 //   node --import tsx bench/nameserverQps.ts [seconds=10] [clients=4]
 import { spawn } from 'node:child_process';
 import dgram from 'node:dgram';
@@ -118,6 +119,7 @@ async function ours(file: string, cache: boolean): Promise<void> {
     tsigKeys: [],
     logger: silentLogger,
     cache: cache ? {} : false,
+    rateLimit: false,
   });
   try {
     await measure(`nameserver/server.ts (cache ${cache ? 'on' : 'off'})`, server.port, file, () => server.stats().queries.udp);

@@ -1,17 +1,19 @@
 // Our nameserver alone in a process of its own, for benchmarks that measure it from outside (its
 // CPU apart from the load generator's, no shared event loop):
 //
-//   node --import tsx bench/lib/standaloneNameserver.ts <zone.json> <port> [--host 127.0.0.1] [--no-cache] [--processes N]
+//   node --import tsx bench/lib/standaloneNameserver.ts <zone.json> <port> [--host 127.0.0.1] [--no-cache] [--processes N] [--rrl]
 //
 // <zone> is a master file in the one-record-a-line form ldns-signzone writes (any name not ending
 // in .json; a signed zone's RRSIG/NSEC3 records are served as they are), or <zone.json> describes one zone: { "origin": "bench.example", "records": [{ "name", "type"
 // (mnemonic, e.g. "A"), "ttl", "data" (the service's record data, see nameserver/wire/rdata.ts) }] },
 // names absolute without the trailing dot. Prints `ready <port> <pid>` once it listens; on SIGTERM
 // or SIGINT closes the server and prints `{"cpu":{"user":µs,"system":µs},"stats":{...}}` (its
-// process.cpuUsage() totals and the server's counters) as one JSON line, then exits.
+// process.cpuUsage() totals and the server's counters) as one JSON line, then exits. Response rate
+// limiting is off, in the main process and its helpers (a throughput benchmark asks from one
+// address far above any rate limit), unless --rrl: then it has the service's defaults (NSD's).
 import fs from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { startDnsServer } from '../../nameserver/server.js';
+import { RRL_DEFAULTS, startDnsServer } from '../../nameserver/server.js';
 import { silentLogger } from '../../nameserver/server/logger.js';
 import { TYPE, type ZoneRecord } from '../../nameserver/types.js';
 import { normalizeName } from '../../nameserver/wire/name.js';
@@ -24,7 +26,12 @@ import type { ZoneDescription } from './dnsBenchZone.js';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { host: { type: 'string', default: '127.0.0.1' }, 'no-cache': { type: 'boolean', default: false }, processes: { type: 'string', default: '1' } },
+  options: {
+    host: { type: 'string', default: '127.0.0.1' },
+    'no-cache': { type: 'boolean', default: false },
+    processes: { type: 'string', default: '1' },
+    rrl: { type: 'boolean', default: false },
+  },
 });
 const [zonePath, portArg] = positionals;
 if (!zonePath || portArg === undefined) {
@@ -61,9 +68,11 @@ const server = await startDnsServer({
   transferAllow: [],
   tsigKeys: [],
   logger: silentLogger,
+  rateLimit: values.rrl ? RRL_DEFAULTS : false,
   ...(values['no-cache'] ? { cache: false as const } : {}),
 });
-if (store instanceof MirroredZoneStore) await store.startHelpers(processes - 1, server.udpSockets, { transferAllow: [], tsigKeys: [] });
+if (store instanceof MirroredZoneStore)
+  await store.startHelpers(processes - 1, server.udpSockets, { transferAllow: [], tsigKeys: [], rateLimit: values.rrl ? RRL_DEFAULTS : false });
 console.log(`ready ${server.port} ${process.pid}`);
 
 let stopping = false;
