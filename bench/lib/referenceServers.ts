@@ -338,7 +338,7 @@ export interface OursProcess extends ServerProcess {
 export async function startOurs(
   dir: string,
   zoneJson: string,
-  options: { noCache?: boolean; processes?: number; id?: string; label?: string; rrl?: boolean } = {},
+  options: { noCache?: boolean; processes?: number; id?: string; label?: string; rrl?: boolean; rrlSlip?: number } = {},
 ): Promise<OursProcess> {
   await fsp.mkdir(dir, { recursive: true });
   const script = path.join(path.dirname(new URL(import.meta.url).pathname), 'standaloneNameserver.ts');
@@ -352,6 +352,7 @@ export async function startOurs(
     '--processes',
     String(options.processes ?? 1),
     ...(options.rrl ? ['--rrl'] : []),
+    ...(options.rrlSlip !== undefined ? ['--rrl-slip', String(options.rrlSlip)] : []),
   ];
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const logPath = path.join(dir, 'stderr.log');
@@ -382,7 +383,7 @@ export async function startOurs(
     child,
     pid: child.pid!,
     config: [
-      `node ${process.version} --import tsx bench/lib/standaloneNameserver.ts ${path.basename(zoneJson)} 0${options.noCache ? ' --no-cache' : ''} --processes ${options.processes ?? 1}${options.rrl ? ' --rrl' : ''}: startDnsServer on 127.0.0.1 (${options.processes ?? 1} process(es) answering UDP on one socket, DNS_UDP_PROCESSES), response cache ${options.noCache ? 'off' : 'on (defaults)'}, response rate limiting ${options.rrl ? 'on (defaults: 200/s per /24, slip 2)' : 'off'}, silent logger`,
+      `node ${process.version} --import tsx bench/lib/standaloneNameserver.ts ${path.basename(zoneJson)} 0${options.noCache ? ' --no-cache' : ''} --processes ${options.processes ?? 1}${options.rrl ? ' --rrl' : ''}${options.rrlSlip !== undefined ? ` --rrl-slip ${options.rrlSlip}` : ''}: startDnsServer on 127.0.0.1 (${options.processes ?? 1} process(es) answering UDP on one socket, DNS_UDP_PROCESSES), response cache ${options.noCache ? 'off' : 'on (defaults)'}, response rate limiting ${options.rrl ? `on (200/s per /24, slip ${options.rrlSlip ?? 2})` : 'off'}, silent logger`,
     ],
     version: `ours (node ${process.version})`,
     stop: () => stopChild(child),

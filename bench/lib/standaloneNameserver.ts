@@ -1,7 +1,7 @@
 // Our nameserver alone in a process of its own, for benchmarks that measure it from outside (its
 // CPU apart from the load generator's, no shared event loop):
 //
-//   node --import tsx bench/lib/standaloneNameserver.ts <zone.json> <port> [--host 127.0.0.1] [--no-cache] [--processes N] [--rrl]
+//   node --import tsx bench/lib/standaloneNameserver.ts <zone.json> <port> [--host 127.0.0.1] [--no-cache] [--processes N] [--rrl [--rrl-slip N]]
 //
 // <zone> is a master file in the one-record-a-line form ldns-signzone writes (any name not ending
 // in .json; a signed zone's RRSIG/NSEC3 records are served as they are), or <zone.json> describes one zone: { "origin": "bench.example", "records": [{ "name", "type"
@@ -10,7 +10,7 @@
 // or SIGINT closes the server and prints `{"cpu":{"user":µs,"system":µs},"stats":{...}}` (its
 // process.cpuUsage() totals and the server's counters) as one JSON line, then exits. Response rate
 // limiting is off, in the main process and its helpers (a throughput benchmark asks from one
-// address far above any rate limit), unless --rrl: then it has the service's defaults (NSD's).
+// address far above any rate limit), unless --rrl: then it has the service's defaults (NSD's), the slip --rrl-slip when given.
 import fs from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { RRL_DEFAULTS, startDnsServer } from '../../nameserver/server.js';
@@ -31,6 +31,7 @@ const { values, positionals } = parseArgs({
     'no-cache': { type: 'boolean', default: false },
     processes: { type: 'string', default: '1' },
     rrl: { type: 'boolean', default: false },
+    'rrl-slip': { type: 'string' },
   },
 });
 const [zonePath, portArg] = positionals;
@@ -56,6 +57,7 @@ function loadZone(text: string): { origin: string; records: ZoneRecord[] } {
 }
 const { origin, records } = loadZone(await fs.readFile(zonePath, 'utf8'));
 const processes = Number(values.processes);
+const rateLimit = values.rrl ? { ...RRL_DEFAULTS, slip: Number(values['rrl-slip'] ?? RRL_DEFAULTS.slip) } : false;
 const store = processes > 1 ? new MirroredZoneStore() : new ZoneStore();
 store.set(buildZoneSnapshot(origin, records));
 
@@ -68,11 +70,10 @@ const server = await startDnsServer({
   transferAllow: [],
   tsigKeys: [],
   logger: silentLogger,
-  rateLimit: values.rrl ? RRL_DEFAULTS : false,
+  rateLimit,
   ...(values['no-cache'] ? { cache: false as const } : {}),
 });
-if (store instanceof MirroredZoneStore)
-  await store.startHelpers(processes - 1, server.udpSockets, { transferAllow: [], tsigKeys: [], rateLimit: values.rrl ? RRL_DEFAULTS : false });
+if (store instanceof MirroredZoneStore) await store.startHelpers(processes - 1, server.udpSockets, { transferAllow: [], tsigKeys: [], rateLimit });
 console.log(`ready ${server.port} ${process.pid}`);
 
 let stopping = false;
