@@ -6,11 +6,14 @@
 import dgram from 'node:dgram';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DnsServer, RRL_DEFAULTS } from '../../nameserver/server.js';
+import { MirroredZoneStore } from '../../nameserver/udpProcesses.js';
+import { buildZoneSnapshot } from '../../nameserver/zone/snapshot.js';
+import type { ZoneStore } from '../../nameserver/zone/store.js';
 import { TYPE } from '../../nameserver/types.js';
 import { parseMessage } from '../../nameserver/wire/parseMessage.js';
 import { requireTool } from '../helpers/dnsTools.js';
 import { digQuery } from '../helpers/digClient.js';
-import { exampleRecords, startTestServer, storeWith } from '../helpers/fixtureZones.js';
+import { exampleRecords, startTestServer, storeWith, zoneRecord } from '../helpers/fixtureZones.js';
 import { buildQuery, TcpDnsClient } from '../helpers/tcpClient.js';
 
 const RATE = 10;
@@ -136,6 +139,34 @@ describe('a real client limited over UDP', () => {
       flooding = false;
       await keepFlooding;
       flood.close();
+      await server.close();
+    }
+  });
+});
+
+describe('rate limiting in UDP helper processes', () => {
+  it('each process limits with the settings the main process gave it: with three, a netblock gets up to three times the rate', {
+    timeout: 30_000,
+  }, async () => {
+    const store = new MirroredZoneStore();
+    store.set(buildZoneSnapshot('example.com', exampleRecords().map(zoneRecord)));
+    const rateLimit = { ...RRL_DEFAULTS, rate: RATE };
+    const { server } = await startTestServer(store as ZoneStore, { rateLimit });
+    await store.startHelpers(2, server.udpSockets, { transferAllow: [], tsigKeys: [], handler: server.handler, rateLimit });
+    const flood = await UdpClient.bound('127.0.0.1');
+    try {
+      const started = performance.now();
+      await flood.ask(server.port, 1000);
+      await settle();
+      const seconds = (performance.now() - started) / 1000;
+      expect(flood.full).toBeLessThanOrEqual(3 * (RATE + Math.ceil(RATE * seconds)));
+      expect(flood.truncated).toBeGreaterThan(200);
+      const helpers = await store.helperStats();
+      // The helpers read their share of the burst and limited it themselves.
+      expect(helpers.filter((h) => h.rateLimit.slipped > 0)).toHaveLength(2);
+    } finally {
+      flood.close();
+      await store.stopHelpers();
       await server.close();
     }
   });
