@@ -89,6 +89,13 @@ describe('the API writes each type', () => {
       'regexp_and_replacement',
     ],
     ['NAPTR', 'sip', { order: 1, preference: 1, flags: 'S!', services: '', regexp: '', replacement: 'sip.example.com' }, '/data/flags', 'invalid_flags'],
+    [
+      'NAPTR',
+      'enum',
+      { order: 1, preference: 1, flags: 'U', services: 'E2U+sip', regexp: '!^(.*)$!sip:\\2@b!', replacement: '.' },
+      '/data/regexp',
+      'invalid_regexp',
+    ],
     ['CERT', 'host', { cert_type: 'X509', key_tag: 0, algorithm: 0, certificate: 'AAAA' }, '/data/cert_type', 'invalid_cert_type'],
     ['LOC', 'host', { latitude: 91, longitude: 0, altitude: 0, size: 1, horizontal_precision: 1, vertical_precision: 1 }, '/data/latitude', 'too_big'],
     ['TYPE65534', 'opaque', { rdata: 'xyz' }, '/data/rdata', 'invalid_hex'],
@@ -97,6 +104,17 @@ describe('the API writes each type', () => {
     const errors = validationErrors(await api().post(`/zones/${ZONE}/records`, { type, name, data }));
     expect(errors[0]).toMatchObject({ pointer, code });
     expect(errors[0].detail).toMatch(/\S/);
+  });
+
+  it('refuses a NAPTR regexp BIND refuses in content as in data, and a zone file line of it by number', async () => {
+    const content = '100 10 "U" "E2U+sip" "!^(.*)$!sip:\\\\2@b!" .';
+    const errors = validationErrors(await api().post(`/zones/${ZONE}/records`, { type: 'NAPTR', name: 'enum', content }));
+    expect(errors).toEqual([expect.objectContaining({ pointer: '/content', code: 'invalid_regexp' })]);
+    expect(errors[0].detail).toMatch(/regexp.*\\2.*1 group/);
+
+    const zonefile = `$ORIGIN ${ZONE}.\n$TTL 300\nenum NAPTR 100 10 "U" "E2U+sip" "!^(.*)$!sip:\\\\1@b!" .\nenum2 NAPTR ${content}\n`;
+    const imported = validationErrors(await api().post(`/zones/${ZONE}/import`, { zonefile, mode: 'merge' }));
+    expect(imported.map((e) => [e.pointer, e.line, e.code])).toEqual([['/zonefile', 4, 'invalid_regexp']]);
   });
 });
 

@@ -1,6 +1,7 @@
 // NAPTR (RFC 3403): a rewrite rule of the Dynamic Delegation Discovery System (ENUM, SIP, S-NAPTR).
 import { z } from 'zod';
 import { addProblem, characterStringField, hostnameField, uintField } from './fields.js';
+import { naptrRegexpProblem } from './naptrRegexp.js';
 import type { RecordTypePolicy } from './rule.js';
 
 export type NaptrData = { order: number; preference: number; flags: string; services: string; regexp: string; replacement: string };
@@ -17,7 +18,10 @@ export const naptrRule: RecordTypePolicy = {
           addProblem(ctx, 'invalid_flags', `"flags" holds single letters and digits, for example "S", "A", "U" or "" (RFC 3403 §4.1); "${flags}" does not.`);
       }),
       services: characterStringField('services', { allowEmpty: true }),
-      regexp: characterStringField('regexp', { allowEmpty: true }),
+      regexp: characterStringField('regexp', { allowEmpty: true }).superRefine((regexp, ctx) => {
+        const problem = naptrRegexpProblem(regexp);
+        if (problem) addProblem(ctx, 'invalid_regexp', `"regexp" is refused as BIND refuses it: ${problem}`);
+      }),
       replacement: hostnameField('replacement', { allowRoot: true }),
     })
     .superRefine((d, ctx) => {
