@@ -23,6 +23,7 @@ const PACKAGE_OF: Record<string, string> = {
   unbound: 'unbound',
   delv: 'dnsutils',
   'ldns-verify-zone': 'ldnsutils',
+  'ldns-read-zone': 'ldnsutils',
   ddclient: 'ddclient',
   inadyn: 'inadyn',
 };

@@ -105,7 +105,14 @@ const CASES: [RecordType, string, Record<string, unknown>, string, string][] = [
     `000100010000${cs('!^(.*)$!\\1@x!')}00`,
     '1 1 "" "" "!^(.*)$!\\\\1@x!" .',
   ],
-  // RFC 4398 §2.2: the type by mnemonic or number; printed as the number (as Knot does)
+  // RFC 4398 §2.2: type and algorithm by mnemonic or number; printed as numbers (as Knot does)
+  [
+    'CERT',
+    'PKIX 12345 RSASHA256 MIIBIjAN',
+    { cert_type: 1, key_tag: 12345, algorithm: 8, certificate: 'MIIBIjAN' },
+    '00013039083082012230 0d'.replace(' ', ''),
+    '1 12345 8 MIIBIjAN',
+  ],
   [
     'CERT',
     'PGP 0 0 mQENBFVHm5sB',
@@ -211,6 +218,8 @@ const REFUSED: [RecordType, Record<string, unknown>, string, string][] = [
   ['CERT', { cert_type: 'X509', key_tag: 0, algorithm: 0, certificate: 'AAAA' }, '/cert_type', 'invalid_cert_type'],
   ['CERT', { cert_type: 255, key_tag: 0, algorithm: 0, certificate: 'AAAA' }, '/cert_type', 'invalid_cert_type'],
   ['CERT', { cert_type: 1, key_tag: 0, algorithm: 0, certificate: '' }, '/certificate', 'too_small'],
+  ['CERT', { cert_type: 1, key_tag: 0, algorithm: 'RSA', certificate: 'AAAA' }, '/algorithm', 'invalid_algorithm'],
+  ['CERT', { cert_type: 1, key_tag: 0, algorithm: 256, certificate: 'AAAA' }, '/algorithm', 'invalid_algorithm'],
   ['TYPE65534', { rdata: 'abc' }, '/rdata', 'invalid_hex'],
   ['LOC', { latitude: 90.5, longitude: 0, altitude: 0, size: 1, horizontal_precision: 1, vertical_precision: 1 }, '/latitude', 'too_big'],
   ['LOC', { latitude: 0, longitude: 0, altitude: 0, size: -1, horizontal_precision: 1, vertical_precision: 1 }, '/size', 'too_small'],

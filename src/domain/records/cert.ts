@@ -1,6 +1,6 @@
 // CERT (RFC 4398): a certificate or CRL (X.509, SPKI, OpenPGP, or a URL to one) stored in DNS.
 import { z } from 'zod';
-import { CERT_TYPES, certTypeCode } from '../../../nameserver/wire/types/cert.js';
+import { CERT_ALGORITHMS, CERT_TYPES, certAlgorithmCode, certTypeCode } from '../../../nameserver/wire/types/cert.js';
 import { addProblem, base64Field, uintField } from './fields.js';
 import type { RecordTypePolicy } from './rule.js';
 
@@ -30,7 +30,19 @@ export const certRule: RecordTypePolicy = {
       return code;
     }),
     key_tag: uintField('key_tag', 65535),
-    algorithm: uintField('algorithm', 255),
+    // A number or its mnemonic (RFC 4398 §2.2: "RSASHA256", … as BIND prints them); stored as the number.
+    algorithm: z.union([z.number(), z.string()], { error: '"algorithm" must be a number or a mnemonic.' }).transform((value, ctx) => {
+      const code = certAlgorithmCode(value);
+      if (code === null) {
+        addProblem(
+          ctx,
+          'invalid_algorithm',
+          `"algorithm" is 0–255 or one of ${Object.keys(CERT_ALGORITHMS).join(', ')} (RFC 4398 §2.2); ${JSON.stringify(value)} is not.`,
+        );
+        return z.NEVER;
+      }
+      return code;
+    }),
     certificate: base64Field('certificate', MAX_CERT_BASE64),
   }),
   ownerProblem: () => null,
