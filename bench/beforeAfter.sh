@@ -19,6 +19,7 @@ before=$(mktemp -d /tmp/bench-before.XXXXXX)
 trap 'rm -rf "$before"' EXIT
 git archive "$base" | tar -x -C "$before"
 ln -s "$PWD/node_modules" "$before/node_modules"
+cp bench/handlerLoop.ts "$before/bench/"
 
 scratch() { dropdb --if-exists -h 127.0.0.1 -U postgres "$1"; createdb -h 127.0.0.1 -U postgres "$1"; }
 
@@ -28,6 +29,7 @@ run() {
   scratch mdns_bench_pair
   (cd "$dir" && DATABASE_URL=$pg/mdns_bench_pair node --import tsx bench/publishBuild.ts 100) 2>&1 | grep 'p50' || true
   (cd "$dir" && node --import tsx bench/nameserverQps.ts 5 4) 2>&1 | grep 'q/s' || true
+  (cd "$dir" && node --import tsx bench/handlerLoop.ts cache && node --import tsx bench/handlerLoop.ts nocache) 2>&1 | grep 'per handleQuery' || true
   scratch mdns_bench_pair
   (cd "$dir" && ROLES=api ONLY_10x10=1 DATABASE_URL=$pg/mdns_bench_pair node --import tsx bench/recordWritesWrk.ts 10) 2>&1 | grep '^| 10 ' || true
   (cd "$dir" && DATABASE_URL=$pg/postgres node --import tsx bench/zoneImport.ts 3) 2>&1 | grep -E '^\| (dry|applied)' || true
