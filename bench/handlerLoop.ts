@@ -13,10 +13,16 @@ import { ZoneStore } from '../nameserver/zone/store.js';
 import { mulberry32 } from '../test/helpers/seededRandom.js';
 const ORIGIN = 'bench.test';
 const recs: ZoneRecord[] = [
-  { name: ORIGIN, type: TYPE.SOA, ttl: 3600, rdata: encodeRdata('SOA', { mname: `ns1.${ORIGIN}`, rname: `h.${ORIGIN}`, serial: 1, refresh: 3600, retry: 600, expire: 604800, minimum: 300 }) },
+  {
+    name: ORIGIN,
+    type: TYPE.SOA,
+    ttl: 3600,
+    rdata: encodeRdata('SOA', { mname: `ns1.${ORIGIN}`, rname: `h.${ORIGIN}`, serial: 1, refresh: 3600, retry: 600, expire: 604800, minimum: 300 }),
+  },
   { name: ORIGIN, type: TYPE.NS, ttl: 3600, rdata: encodeRdata('NS', { nameserver: `ns1.${ORIGIN}` }) },
 ];
-for (let i = 0; i < 10000; i++) recs.push({ name: `host-${i}.${ORIGIN}`, type: TYPE.A, ttl: 300, rdata: encodeRdata('A', { address: `10.0.${i >> 8}.${i & 255}` }) });
+for (let i = 0; i < 10000; i++)
+  recs.push({ name: `host-${i}.${ORIGIN}`, type: TYPE.A, ttl: 300, rdata: encodeRdata('A', { address: `10.0.${i >> 8}.${i & 255}` }) });
 const store = new ZoneStore();
 store.set(buildZoneSnapshot(ORIGIN, recs));
 const cache = process.argv[2] !== 'nocache';
