@@ -63,7 +63,7 @@ const server = await startDnsServer({
   logger: silentLogger,
   ...(values['no-cache'] ? { cache: false as const } : {}),
 });
-if (store instanceof MirroredZoneStore) await store.startHelpers(processes - 1, server.udpSockets, { transferAllow: [], tsigKeys: [] });
+if (store instanceof MirroredZoneStore) await store.startHelpers(processes - 1, server.udp, { transferAllow: [], tsigKeys: [] });
 console.log(`ready ${server.port} ${process.pid}`);
 
 let stopping = false;
