@@ -338,11 +338,22 @@ export interface OursProcess extends ServerProcess {
 export async function startOurs(
   dir: string,
   zoneJson: string,
-  options: { noCache?: boolean; processes?: number; id?: string; label?: string } = {},
+  options: { noCache?: boolean; processes?: number; id?: string; label?: string; udpTransport?: string } = {},
 ): Promise<OursProcess> {
   await fsp.mkdir(dir, { recursive: true });
   const script = path.join(path.dirname(new URL(import.meta.url).pathname), 'standaloneNameserver.ts');
-  const args = ['--import', 'tsx', script, zoneJson, '0', ...(options.noCache ? ['--no-cache'] : []), '--processes', String(options.processes ?? 1)];
+  const args = [
+    '--import',
+    'tsx',
+    script,
+    zoneJson,
+    '0',
+    ...(options.noCache ? ['--no-cache'] : []),
+    '--processes',
+    String(options.processes ?? 1),
+    '--udp-transport',
+    options.udpTransport ?? 'auto',
+  ];
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const logPath = path.join(dir, 'stderr.log');
   const log = fs.createWriteStream(logPath);
@@ -372,7 +383,7 @@ export async function startOurs(
     child,
     pid: child.pid!,
     config: [
-      `node ${process.version} --import tsx bench/lib/standaloneNameserver.ts ${path.basename(zoneJson)} 0${options.noCache ? ' --no-cache' : ''} --processes ${options.processes ?? 1}: startDnsServer on 127.0.0.1 (${options.processes ?? 1} process(es) answering UDP on one socket, DNS_UDP_PROCESSES), response cache ${options.noCache ? 'off' : 'on (defaults)'}, silent logger`,
+      `node ${process.version} --import tsx bench/lib/standaloneNameserver.ts ${path.basename(zoneJson)} 0${options.noCache ? ' --no-cache' : ''} --processes ${options.processes ?? 1} --udp-transport ${options.udpTransport ?? 'auto'}: startDnsServer on 127.0.0.1 (${options.processes ?? 1} process(es) answering UDP on one port, DNS_UDP_PROCESSES; DNS_UDP_TRANSPORT ${options.udpTransport ?? 'auto'}), response cache ${options.noCache ? 'off' : 'on (defaults)'}, silent logger`,
     ],
     version: `ours (node ${process.version})`,
     stop: () => stopChild(child),

@@ -1,7 +1,7 @@
 // Our nameserver alone in a process of its own, for benchmarks that measure it from outside (its
 // CPU apart from the load generator's, no shared event loop):
 //
-//   node --import tsx bench/lib/standaloneNameserver.ts <zone.json> <port> [--host 127.0.0.1] [--no-cache] [--processes N]
+//   node --import tsx bench/lib/standaloneNameserver.ts <zone.json> <port> [--host 127.0.0.1] [--no-cache] [--processes N] [--udp-transport auto|batched|dgram]
 //
 // <zone> is a master file in the one-record-a-line form ldns-signzone writes (any name not ending
 // in .json; a signed zone's RRSIG/NSEC3 records are served as they are), or <zone.json> describes one zone: { "origin": "bench.example", "records": [{ "name", "type"
@@ -11,7 +11,7 @@
 // process.cpuUsage() totals and the server's counters) as one JSON line, then exits.
 import fs from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { startDnsServer } from '../../nameserver/server.js';
+import { startDnsServer, type UdpTransportMode } from '../../nameserver/server.js';
 import { silentLogger } from '../../nameserver/server/logger.js';
 import { TYPE, type ZoneRecord } from '../../nameserver/types.js';
 import { normalizeName } from '../../nameserver/wire/name.js';
@@ -24,7 +24,12 @@ import type { ZoneDescription } from './dnsBenchZone.js';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { host: { type: 'string', default: '127.0.0.1' }, 'no-cache': { type: 'boolean', default: false }, processes: { type: 'string', default: '1' } },
+  options: {
+    host: { type: 'string', default: '127.0.0.1' },
+    'no-cache': { type: 'boolean', default: false },
+    processes: { type: 'string', default: '1' },
+    'udp-transport': { type: 'string', default: 'auto' },
+  },
 });
 const [zonePath, portArg] = positionals;
 if (!zonePath || portArg === undefined) {
@@ -61,6 +66,7 @@ const server = await startDnsServer({
   transferAllow: [],
   tsigKeys: [],
   logger: silentLogger,
+  udpTransport: values['udp-transport'] as UdpTransportMode,
   ...(values['no-cache'] ? { cache: false as const } : {}),
 });
 if (store instanceof MirroredZoneStore) await store.startHelpers(processes - 1, server.udp, { transferAllow: [], tsigKeys: [] });
