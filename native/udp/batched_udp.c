@@ -37,6 +37,13 @@ typedef struct {
   napi_env env;
   int fd;
   int closed;
+  // Set while the environment is torn down (a worker thread ending): the close completes it.
+  int tearing_down;
+  napi_async_cleanup_hook_handle cleanup;
+  // The Receiver is freed once both its poll handle has closed and JavaScript's handle to it is
+  // collected: a close() called twice never reads freed memory.
+  int poll_closed;
+  int handle_collected;
   uv_poll_t *poll;
   napi_ref on_batch;
   napi_ref arrays[5];
@@ -162,10 +169,12 @@ static napi_value open_socket(napi_env env, napi_callback_info info) {
   return result;
 }
 
-static void free_receiver(uv_handle_t *handle) {
+static void on_poll_closed(uv_handle_t *handle) {
   Receiver *r = handle->data;
+  if (r->tearing_down) napi_remove_async_cleanup_hook(r->cleanup);
   free(handle);
-  free(r);
+  r->poll_closed = 1;
+  if (r->handle_collected) free(r);
 }
 
 // Stops the poll and closes the socket; `release` also drops the JavaScript references (not
@@ -180,11 +189,15 @@ static void stop_receiver(Receiver *r, int release) {
     napi_async_destroy(r->env, r->async);
   }
   close(r->fd);
-  uv_close((uv_handle_t *)r->poll, free_receiver);
+  uv_close((uv_handle_t *)r->poll, on_poll_closed);
 }
 
-static void cleanup_hook(void *arg) {
-  stop_receiver(arg, 0);
+// The environment ends with the socket open (a worker thread stopped, process.exit): its loop
+// must not close with our handle on it, so teardown waits until uv_close has completed.
+static void cleanup_hook(napi_async_cleanup_hook_handle handle, void *arg) {
+  Receiver *r = arg;
+  r->tearing_down = 1;
+  stop_receiver(r, 0);
 }
 
 static uint32_t read_batch(Receiver *r) {
@@ -255,10 +268,12 @@ static int typed_array(napi_env env, napi_value value, napi_typedarray_type type
   return actual == type;
 }
 
+// A receiver JavaScript let go of without close() keeps answering until the process ends, as an
+// unclosed dgram socket would; its memory goes once it is closed.
 static void finalize_receiver(napi_env env, void *data, void *hint) {
-  (void)env;
-  (void)data;
-  (void)hint;
+  Receiver *r = data;
+  r->handle_collected = 1;
+  if (r->poll_closed) free(r);
 }
 
 // receive(fd, onBatch, data, lengths, families, addresses, ports) -> handle. `lengths.length` is
@@ -311,7 +326,7 @@ static napi_value receive(napi_env env, napi_callback_info info) {
   napi_value name;
   napi_create_string_utf8(env, "BatchedUdp", NAPI_AUTO_LENGTH, &name);
   napi_async_init(env, NULL, name, &r->async);
-  napi_add_env_cleanup_hook(env, cleanup_hook, r);
+  napi_add_async_cleanup_hook(env, cleanup_hook, r, &r->cleanup);
   uv_poll_start(poll, UV_READABLE, on_readable);
   napi_value handle;
   napi_create_external(env, r, finalize_receiver, NULL, &handle);
@@ -328,7 +343,7 @@ static napi_value close_receiver(napi_env env, napi_callback_info info) {
     return throw_type(env, "close(handle)");
   Receiver *r = data;
   if (!r->closed) {
-    napi_remove_env_cleanup_hook(env, cleanup_hook, r);
+    napi_remove_async_cleanup_hook(r->cleanup);
     stop_receiver(r, 1);
   }
   return NULL;
