@@ -72,6 +72,12 @@ static napi_value throw_type(napi_env env, const char *message) {
   return NULL;
 }
 
+// The first `count` arguments of a call; false when fewer were given.
+static int get_args(napi_env env, napi_callback_info info, size_t count, napi_value *argv) {
+  size_t argc = count;
+  return napi_get_cb_info(env, info, &argc, argv, NULL, NULL) == napi_ok && argc >= count;
+}
+
 static int parse_address(const char *text, int port, struct sockaddr_storage *out, socklen_t *len) {
   memset(out, 0, sizeof *out);
   struct sockaddr_in *v4 = (struct sockaddr_in *)out;
@@ -123,9 +129,8 @@ static int bind_socket(const struct sockaddr_storage *address, socklen_t len, in
 // bound without SO_REUSEPORT: a port some other socket holds (even one with SO_REUSEPORT, another
 // service of the same user) is refused with EADDRINUSE instead of shared by mistake.
 static napi_value open_socket(napi_env env, napi_callback_info info) {
-  size_t argc = 4;
   napi_value argv[4];
-  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 4) return throw_type(env, "open(host, port, receiveBuffer, exclusive)");
+  if (!get_args(env, info, 4, argv)) return throw_type(env, "open(host, port, receiveBuffer, exclusive)");
   char host[MAX_ADDRESS_TEXT];
   int32_t port, receive_buffer;
   bool exclusive;
@@ -280,9 +285,8 @@ static void finalize_receiver(napi_env env, void *data, void *hint) {
 // the batch (at most 64); `data` holds that many slots of equal size; `addresses` 16 octets each.
 // onBatch(count) is called with the number of datagrams now in the slots.
 static napi_value receive(napi_env env, napi_callback_info info) {
-  size_t argc = 7;
   napi_value argv[7];
-  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 7) return throw_type(env, "receive: 7 arguments");
+  if (!get_args(env, info, 7, argv)) return throw_type(env, "receive: 7 arguments");
   int32_t fd;
   napi_valuetype kind;
   if (napi_get_value_int32(env, argv[0], &fd) != napi_ok || fd < 0) return throw_type(env, "receive: fd");
@@ -334,11 +338,10 @@ static napi_value receive(napi_env env, napi_callback_info info) {
 }
 
 static napi_value close_receiver(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
   napi_value argv[1];
   void *data = NULL;
   napi_valuetype kind;
-  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 1 || napi_typeof(env, argv[0], &kind) != napi_ok ||
+  if (!get_args(env, info, 1, argv) || napi_typeof(env, argv[0], &kind) != napi_ok ||
       kind != napi_external || napi_get_value_external(env, argv[0], &data) != napi_ok)
     return throw_type(env, "close(handle)");
   Receiver *r = data;
@@ -351,10 +354,9 @@ static napi_value close_receiver(napi_env env, napi_callback_info info) {
 
 // closeFd(fd): a socket opened but never handed to receive().
 static napi_value close_fd(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
   napi_value argv[1];
   int32_t fd;
-  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 1 || napi_get_value_int32(env, argv[0], &fd) != napi_ok || fd < 0)
+  if (!get_args(env, info, 1, argv) || napi_get_value_int32(env, argv[0], &fd) != napi_ok || fd < 0)
     return throw_type(env, "closeFd(fd)");
   close(fd);
   return NULL;
@@ -364,9 +366,8 @@ static napi_value close_fd(napi_env env, napi_callback_info info) {
 // other in `data`; `addresses` holds their destinations as text. An answer whose address the
 // socket cannot use is skipped; the others still go.
 static napi_value send_batch(napi_env env, napi_callback_info info) {
-  size_t argc = 6;
   napi_value argv[6];
-  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 6) return throw_type(env, "send: 6 arguments");
+  if (!get_args(env, info, 6, argv)) return throw_type(env, "send: 6 arguments");
   int32_t fd;
   uint32_t count;
   void *data, *lengths, *ports;
