@@ -15,7 +15,8 @@
 // ours,nsd,knot,pdns (any subset, in this order); --pdns-live-signing (with --signed): PowerDNS
 // signs the unsigned zone itself as it answers (pdnsutil secure-zone, its own keys, NSEC3 1 0 0 -)
 // instead of serving the presigned file, whose NSEC3 path is slow from gpgsql; --ours-processes N runs ours with N processes
-// answering UDP (DNS_UDP_PROCESSES); --ours-nocache adds our server with its response
+// answering UDP (DNS_UDP_PROCESSES); --ours-transport auto|batched|dgram its UDP transport
+// (DNS_UDP_TRANSPORT); --ours-nocache adds our server with its response
 // cache off; --hosts (10000) names in the zone; --queries (100000) lines in the query file;
 // --nx (0.1) share of NXDOMAIN queries; --pg-host/--pg-port/--pg-user (127.0.0.1, 5432, postgres:
 // PowerDNS's scratch database is created there and dropped at the end); --keep keeps the temp dir.
@@ -52,6 +53,7 @@ const { values: opts } = parseArgs({
     servers: { type: 'string', default: 'ours,nsd,knot,pdns' },
     'ours-nocache': { type: 'boolean', default: false },
     'ours-processes': { type: 'string', default: '1' },
+    'ours-transport': { type: 'string', default: 'auto' },
     hosts: { type: 'string', default: '10000' },
     queries: { type: 'string', default: '100000' },
     nx: { type: 'string', default: '0.1' },
@@ -276,9 +278,18 @@ async function main(): Promise<void> {
       else if (id === 'pdns')
         server = await startPowerDns(path.join(tmp, 'pdns'), origin, zoneFile, pg, database, () => (databaseCreated = true), { presigned: opts.signed });
       else if (id === 'ours-unsigned')
-        server = await startOurs(path.join(tmp, 'ours-unsigned'), zoneJson, { processes: Number(opts['ours-processes']), id, label: 'ours (unsigned zone)' });
+        server = await startOurs(path.join(tmp, 'ours-unsigned'), zoneJson, {
+          processes: Number(opts['ours-processes']),
+          udpTransport: opts['ours-transport'],
+          id,
+          label: 'ours (unsigned zone)',
+        });
       else if (id === 'ours-nocache') server = await startOurs(path.join(tmp, 'ours-nocache'), zoneJson, { noCache: true, id, label: 'ours (no cache)' });
-      else server = await startOurs(path.join(tmp, 'ours'), opts.signed ? zoneFile : zoneJson, { processes: Number(opts['ours-processes']) });
+      else
+        server = await startOurs(path.join(tmp, 'ours'), opts.signed ? zoneFile : zoneJson, {
+          processes: Number(opts['ours-processes']),
+          udpTransport: opts['ours-transport'],
+        });
       servers.push(server);
     } catch (e) {
       failures.push(`${id}: did not start: ${(e as Error).message.split('\n').slice(0, 6).join(' | ')}`);

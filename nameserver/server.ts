@@ -2,7 +2,6 @@
 // all on one port, handing each message to the QueryHandler (server/queryHandler.ts) and sending
 // back what it returns, now or (an UPDATE) later; NOTIFY to secondaries (transfer/notify.ts).
 // Socket errors are logged and never end the process; the handler never throws.
-import dgram from 'node:dgram';
 import net from 'node:net';
 import type { ZoneStore } from './zone/store.js';
 import type { NameserverLogger } from './server/logger.js';
@@ -12,8 +11,15 @@ import type { ResponseCacheOptions } from './server/responseCache.js';
 import type { ResponseRateLimitOptions } from './server/responseRateLimit.js';
 import { copyStats, emptyStats, type ServerStats } from './server/serverStats.js';
 import { TcpConnections } from './server/tcpConnections.js';
+import {
+  bindUdpEndpoint,
+  chooseUdpTransport,
+  type UdpEndpoint,
+  type UdpSharing,
+  type UdpTransportChoice,
+  type UdpTransportMode,
+} from './server/udpEndpoint.js';
 import { serveUdp } from './server/udpLoop.js';
-import { dgramTransport } from './server/udpTransport.js';
 import type { UpdateHandler } from './server/updates.js';
 import { notifyTarget, type NotifyOptions, type NotifyResult, type NotifyTarget } from './transfer/notify.js';
 import type { TsigKey } from './wire/tsig.js';
@@ -26,6 +32,7 @@ export { RRL_DEFAULTS, type ResponseRateLimitOptions } from './server/responseRa
 export type { NotifyResult, NotifyTarget } from './transfer/notify.js';
 export type { TsigKeyConfig } from './server/keyRing.js';
 export type { ZoneAccess } from './server/zoneAccess.js';
+export type { UdpSharing, UdpTransportKind, UdpTransportMode } from './server/udpEndpoint.js';
 export type { UpdateHandler, UpdateRecord, UpdateRequest } from './server/updates.js';
 export { TSIG_ALGORITHMS, type TsigAlgorithm, type TsigKey } from './wire/tsig.js';
 
@@ -62,6 +69,10 @@ export interface DnsServerOptions {
   notify?: NotifyOptions;
   /** Clock for TSIG (tests). */
   now?: () => Date;
+  /** DNS_UDP_TRANSPORT (default auto: batched when the addon is built, else node:dgram). */
+  udpTransport?: UdpTransportMode;
+  /** The batched UDP addon (default: where native/build.mjs builds it). */
+  udpAddonPath?: string;
 }
 
 export interface DnsServer {
@@ -71,8 +82,8 @@ export interface DnsServer {
   readonly listening: boolean;
   /** The message handler the sockets use (for in-process tests). */
   readonly handler: QueryHandler;
-  /** The UDP sockets, one per host: shared with extra answering processes (udpProcesses.ts). */
-  readonly udpSockets: dgram.Socket[];
+  /** The UDP transport and how extra answering processes join it (udpProcesses.ts). */
+  readonly udp: UdpSharing;
   /**
    * RFC 1996 NOTIFY for `origin` at `serial` to each target, retried until acknowledged; resolves
    * when every target acknowledged or gave up. Targets are told in parallel, so one that is down
@@ -101,15 +112,13 @@ export interface DnsServer {
 
 interface Listener {
   host: string;
-  udp: dgram.Socket;
+  udp: UdpEndpoint;
   tcp: net.Server;
 }
 
 const BIND_ATTEMPTS = 20;
 /** Knot's tcp-io-timeout is 500 ms; a little more leaves room for a retransmission on a lossy path. */
 const DEFAULT_TCP_IO_TIMEOUT_MS = 2000;
-/** Larger than the usual 208 KiB default, so that bursts are not dropped by the kernel. */
-const UDP_RECEIVE_BUFFER = 4 * 1024 * 1024;
 
 export async function startDnsServer(options: DnsServerOptions): Promise<DnsServer> {
   if (options.hosts.length === 0) throw new RangeError('startDnsServer needs at least one host');
@@ -135,7 +144,11 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
   };
   const connections = new TcpConnections(handler, limits, logger, stats);
 
-  const listeners = await bindAll(options.hosts, options.port, handler, connections, logger);
+  const choice = chooseUdpTransport(options.udpTransport ?? 'auto', options.udpAddonPath);
+  if (choice.kind === 'batched') logger.info({ transport: choice.kind, addon: choice.addonPath }, 'UDP transport: batched (recvmmsg/sendmmsg)');
+  else logger.info({ transport: choice.kind, reason: choice.reason }, 'UDP transport: node:dgram');
+  const udp = { choice, logger, onUnsent: (count: number) => (stats.udpUnsent += count) };
+  const listeners = await bindAll(options.hosts, options.port, handler, connections, udp);
   const port = (listeners[0]!.tcp.address() as net.AddressInfo).port;
   const notifications = new AbortController();
   const pendingNotifies = new Set<Promise<unknown>>();
@@ -152,7 +165,15 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
       return listening;
     },
     handler,
-    udpSockets: listeners.map((l) => l.udp),
+    udp: {
+      transport: choice.kind,
+      reason: choice.reason,
+      addonPath: choice.addonPath,
+      reusePort: choice.reusePort,
+      hosts: options.hosts,
+      port,
+      sockets: choice.reusePort ? [] : listeners.map((l) => l.udp.socket!),
+    },
     setTenantTsigKeys(keys) {
       handler.setTenantTsigKeys(keys);
     },
@@ -224,7 +245,14 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
  * Binds UDP and TCP on every host to one port. With port 0 the first TCP listener picks it; when
  * another host or UDP finds it taken, everything is closed and tried again with a new one.
  */
-async function bindAll(hosts: string[], port: number, handler: QueryHandler, connections: TcpConnections, logger: NameserverLogger): Promise<Listener[]> {
+async function bindAll(
+  hosts: string[],
+  port: number,
+  handler: QueryHandler,
+  connections: TcpConnections,
+  udpOptions: { choice: UdpTransportChoice; logger: NameserverLogger; onUnsent: (count: number) => void },
+): Promise<Listener[]> {
+  const { choice, logger, onUnsent } = udpOptions;
   for (let attempt = 1; ; attempt++) {
     const bound: Listener[] = [];
     let chosen = port;
@@ -232,13 +260,14 @@ async function bindAll(hosts: string[], port: number, handler: QueryHandler, con
       for (const host of hosts) {
         const tcp = await listenTcp(host, chosen, connections, logger);
         chosen = (tcp.address() as net.AddressInfo).port;
-        let udp: dgram.Socket;
+        let udp: UdpEndpoint;
         try {
-          udp = await bindUdp(host, chosen, handler, logger);
+          udp = await bindUdpEndpoint(choice, host, chosen, { exclusive: true, logger, onUnsent });
         } catch (err) {
           await new Promise<void>((resolve) => tcp.close(() => resolve()));
           throw err;
         }
+        serveUdp(udp.transport, (query) => handler.handleQuery(query.message, { transport: 'udp', remoteAddress: query.address }), handler.udpRateLimit);
         bound.push({ host, udp, tcp });
       }
       return bound;
@@ -264,36 +293,6 @@ function listenTcp(host: string, port: number, connections: TcpConnections, logg
   });
 }
 
-function bindUdp(host: string, port: number, handler: QueryHandler, logger: NameserverLogger): Promise<dgram.Socket> {
-  return new Promise((resolve, reject) => {
-    const socket = dgram.createSocket({ type: net.isIPv6(host) ? 'udp6' : 'udp4', ipv6Only: net.isIPv6(host) });
-    socket.once('error', reject);
-    socket.bind({ address: host, port, exclusive: true }, () => {
-      socket.off('error', reject);
-      try {
-        socket.setRecvBufferSize(UDP_RECEIVE_BUFFER);
-      } catch {
-        // capped by the system (net.core.rmem_max): the default stays
-      }
-      serveUdp(
-        dgramTransport(socket, logger),
-        (query) => handler.handleQuery(query.message, { transport: 'udp', remoteAddress: query.address }),
-        handler.udpRateLimit,
-      );
-      resolve(socket);
-    });
-  });
-}
-
 async function closeListener(listener: Listener): Promise<void> {
-  await Promise.all([
-    new Promise<void>((resolve) => listener.tcp.close(() => resolve())),
-    new Promise<void>((resolve) => {
-      try {
-        listener.udp.close(() => resolve());
-      } catch {
-        resolve();
-      }
-    }),
-  ]);
+  await Promise.all([new Promise<void>((resolve) => listener.tcp.close(() => resolve())), listener.udp.close()]);
 }

@@ -1,5 +1,6 @@
 // A helper process of the nameserver (udpProcesses.ts): keeps a copy of the main process's zones,
-// fed over the IPC channel, and answers UDP queries on the sockets the main process hands over.
+// fed over the IPC channel, and answers UDP queries on sockets of its own on the main process's
+// port (SO_REUSEPORT) or, where there is none, on the sockets the main process hands over.
 // UPDATEs it passes to the main process (when told to: `forwardUpdates`), which alone applies
 // them, and sends back the main process's answer. It ends with its parent.
 import type dgram from 'node:dgram';
@@ -7,7 +8,8 @@ import { silentLogger } from './server/logger.js';
 import { QueryHandler } from './server/queryHandler.js';
 import { copyStats, emptyStats } from './server/serverStats.js';
 import { serveUdp } from './server/udpLoop.js';
-import { dgramTransport, type UdpTransport } from './server/udpTransport.js';
+import { bindUdpEndpoint, chooseUdpTransport } from './server/udpEndpoint.js';
+import { dgramTransport, type Datagram, type UdpTransport } from './server/udpTransport.js';
 import { OPCODE } from './types.js';
 import { type FromHelper, fromWire, keyFromWire, type ToHelper } from './udpProcesses.js';
 import { buildZoneSnapshot } from './zone/snapshot.js';
@@ -80,27 +82,47 @@ process.on('message', (message: ToHelper, handle?: unknown) => {
       tell({ kind: 'stats', request: message.request, stats });
       return;
     }
-    case 'socket': {
-      const transport = dgramTransport(handle as dgram.Socket, silentLogger);
-      serveUdp(
-        transport,
-        (query) => {
-          if (forwardUpdates && isUpdate(query.message)) {
-            if (pendingUpdates.size >= MAX_PENDING_UPDATES) return null;
-            const request = ++updateRequests;
-            if (handler) handler.stats.updates.forwarded++;
-            pendingUpdates.set(request, { transport, address: query.address, port: query.port });
-            tell({ kind: 'update', request, message: query.message.toString('base64'), remoteAddress: query.address });
-            return null;
-          }
-          return handler?.handleQuery(query.message, { transport: 'udp', remoteAddress: query.address }) ?? null;
-        },
-        handler?.udpRateLimit ?? null,
+    case 'socket':
+      answerOn(dgramTransport(handle as dgram.Socket, silentLogger));
+      tell({ kind: 'listening' });
+      return;
+    case 'udp':
+      void openOwnSockets(message).then(
+        () => tell({ kind: 'listening' }),
+        (err: Error) => tell({ kind: 'listening', error: err.message }),
       );
       return;
-    }
   }
 });
+async function openOwnSockets(message: Extract<ToHelper, { kind: 'udp' }>): Promise<void> {
+  const choice = chooseUdpTransport(message.transport, message.addonPath);
+  const onUnsent = (count: number) => {
+    if (handler) handler.stats.udpUnsent += count;
+  };
+  for (const host of message.hosts) {
+    const endpoint = await bindUdpEndpoint(choice, host, message.port, { exclusive: false, logger: silentLogger, onUnsent });
+    answerOn(endpoint.transport);
+  }
+}
+
+function answerOn(transport: UdpTransport): void {
+  serveUdp(
+    transport,
+    (query: Datagram) => {
+      if (forwardUpdates && isUpdate(query.message)) {
+        if (pendingUpdates.size >= MAX_PENDING_UPDATES) return null;
+        const request = ++updateRequests;
+        if (handler) handler.stats.updates.forwarded++;
+        pendingUpdates.set(request, { transport, address: query.address, port: query.port });
+        tell({ kind: 'update', request, message: query.message.toString('base64'), remoteAddress: query.address });
+        return null;
+      }
+      return handler?.handleQuery(query.message, { transport: 'udp', remoteAddress: query.address }) ?? null;
+    },
+    handler?.udpRateLimit ?? null,
+  );
+}
+
 process.on('disconnect', () => process.exit(0));
 process.on('SIGTERM', () => process.exit(0));
 tell({ kind: 'ready' });

@@ -1,7 +1,8 @@
-// Extra processes answering UDP on the server's own sockets. Node 20 has neither SO_REUSEPORT nor
-// sendmmsg for UDP, and on our machines the send system call is most of the cost of an answer;
-// processes that read from the same socket (its handle passed to them) put the other cores to
-// work. The main process stays the one that follows PostgreSQL: every change to its ZoneStore is
+// Extra processes answering UDP on the server's port, to put the other cores to work. Each opens
+// a socket of its own on the main process's hosts and port with SO_REUSEPORT (the batched addon,
+// or node:dgram from Node 22.12 on), and the kernel spreads the queries over the processes by
+// their source address and port; only without either (node:dgram on Node 20) do the helpers read
+// from the main process's sockets, their handles passed to them (server/udpEndpoint.ts). The main process stays the one that follows PostgreSQL: every change to its ZoneStore is
 // sent to each helper, in order, and each helper acknowledges the serial it serves, so that
 // `servingSerial` tells the publication verifier when every process answers a version.
 //
@@ -9,11 +10,11 @@
 // TSIG keys and the zones' access lists whenever they change, and hand every UPDATE they receive to the main process, which
 // alone applies updates; its answer goes back to the client from the helper's socket.
 import { type ChildProcess, fork } from 'node:child_process';
-import type dgram from 'node:dgram';
 import { fileURLToPath } from 'node:url';
 import type { TsigKeyConfig } from './server/keyRing.js';
 import type { QueryHandler } from './server/queryHandler.js';
 import { RRL_DEFAULTS, type ResponseRateLimitOptions } from './server/responseRateLimit.js';
+import type { UdpSharing } from './server/udpEndpoint.js';
 import { emptyStats, type ServerStats } from './server/serverStats.js';
 import type { ZoneDiff, ZoneRecord } from './types.js';
 import { DEFAULT_TSIG_ALGORITHM, type TsigAlgorithm, type TsigKey } from './wire/tsig.js';
@@ -41,11 +42,16 @@ export type ToHelper =
   | { kind: 'set'; origin: string; records: IpcRecord[] }
   | { kind: 'diff'; origin: string; fromSerial: number; toSerial: number; removed: IpcRecord[]; added: IpcRecord[] }
   | { kind: 'remove'; origin: string }
+  /** The main process's socket handle comes with this message (no SO_REUSEPORT). */
   | { kind: 'socket' }
+  /** Open a socket of its own on each host at `port` (SO_REUSEPORT) with this transport. */
+  | { kind: 'udp'; transport: UdpSharing['transport']; addonPath: string; hosts: string[]; port: number }
   | { kind: 'stats'; request: number };
 
 export type FromHelper =
   | { kind: 'ready' }
+  /** Answering UDP (`error`: its sockets could not be opened). */
+  | { kind: 'listening'; error?: string }
   | { kind: 'serving'; origin: string; serial: number | null }
   | { kind: 'resync'; origin: string }
   | { kind: 'stats'; request: number; stats: ServerStats }
@@ -120,14 +126,16 @@ export class MirroredZoneStore extends ZoneStore {
   }
 
   /**
-   * Starts `count` helpers answering on `sockets`. Each gets every zone first and the sockets only
-   * once it has acknowledged them all: a helper never answers from a partial store. With the main
+   * Starts `count` helpers answering UDP on the server's port (`udp`: sockets of their own, or the
+   * main process's handles). Each gets every zone first and opens or takes its sockets only once
+   * it has acknowledged them all: a helper never answers from a partial store. Resolves when every
+   * helper answers; rejects when one cannot open its sockets. With the main
    * process's `handler`, helpers follow its tenant TSIG keys and zone access lists and forward UPDATEs to it; without
    * one they answer UPDATE themselves (NOTIMP: they have no UpdateHandler).
    */
   async startHelpers(
     count: number,
-    sockets: dgram.Socket[],
+    udp: UdpSharing,
     config: { transferAllow: string[]; tsigKeys: TsigKeyConfig[]; handler?: QueryHandler; rateLimit?: ResponseRateLimitOptions | false },
     onServing?: (origin: string) => void,
   ): Promise<void> {
@@ -185,7 +193,21 @@ export class MirroredZoneStore extends ZoneStore {
           const check = () => (origins.every((o) => helper.serving.has(o) || !this.get(o)) ? resolve() : setTimeout(check, 5));
           check();
         });
-        for (const socket of sockets) child.send({ kind: 'socket' } satisfies ToHelper, socket);
+        // One acknowledgement for its own sockets, or one per handle passed.
+        let awaited = udp.reusePort ? 1 : udp.sockets.length;
+        const listening = new Promise<void>((resolve, reject) => {
+          const onMessage = (m: FromHelper) => {
+            if (m.kind !== 'listening') return;
+            if (m.error) reject(new Error(`nameserver helper could not open its UDP sockets: ${m.error}`));
+            else if (--awaited > 0) return;
+            else resolve();
+            child.off('message', onMessage);
+          };
+          child.on('message', onMessage);
+        });
+        if (udp.reusePort) this.post({ kind: 'udp', transport: udp.transport, addonPath: udp.addonPath, hosts: udp.hosts, port: udp.port }, helper);
+        else for (const socket of udp.sockets) child.send({ kind: 'socket' } satisfies ToHelper, socket);
+        await listening;
       }),
     );
   }

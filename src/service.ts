@@ -111,7 +111,12 @@ async function countersOf(running: Wiring['running']): Promise<RolesCounters> {
   return {
     nameserver: own && {
       ready: own.feed.ready && own.server.listening,
-      counters: nameserverCounters(own.server.stats(), own.store instanceof MirroredZoneStore ? await own.store.helperStats() : [], own.feed.zoneCount),
+      counters: nameserverCounters(
+        own.server.stats(),
+        own.store instanceof MirroredZoneStore ? await own.store.helperStats() : [],
+        own.feed.zoneCount,
+        own.server.udp.transport,
+      ),
     },
     builds: publication && { ...publication.builds },
     webhooks: webhooks && { attempts: { ...webhooks.outcomes }, inFlight: webhooks.inFlightCount },
@@ -370,6 +375,8 @@ async function startNameserverRole(w: Wiring): Promise<void> {
     tcpIoTimeoutMs: config.dns.tcpIoTimeoutMs,
     transferAllow: config.dns.transferAllow,
     tsigKeys: config.dns.tsigKeys,
+    udpTransport: config.dns.udpTransport,
+    udpAddonPath: config.dns.udpAddonPath ?? undefined,
     updates: dnsUpdateHandler(w),
     zoneAccess: feed.zoneAccess,
     rateLimit: config.dns.rateLimit,
@@ -382,7 +389,7 @@ async function startNameserverRole(w: Wiring): Promise<void> {
   w.onStop(() => w.services.liveWaiters.stop());
   await followTenantTsigKeys(w, (keys) => listening.setTenantTsigKeys(keys));
   if (store instanceof MirroredZoneStore) {
-    await store.startHelpers(config.dns.udpProcesses - 1, listening.udpSockets, {
+    await store.startHelpers(config.dns.udpProcesses - 1, listening.udp, {
       transferAllow: config.dns.transferAllow,
       tsigKeys: config.dns.tsigKeys,
       handler: listening.handler,
@@ -735,7 +742,7 @@ function withinMs(ms: number, check: Promise<boolean>): Promise<boolean> {
 }
 
 /** The nameserver's counters as /metrics shows them: summed over its processes, queries also per process. */
-function nameserverCounters(main: ServerStats, helpers: readonly ServerStats[], zonesLoaded: number): NameserverCounters {
+function nameserverCounters(main: ServerStats, helpers: readonly ServerStats[], zonesLoaded: number, udpTransport: string): NameserverCounters {
   const total = sumStats([main, ...helpers]);
   const queriesByProcess: Record<string, number> = { main: main.queries.udp + main.queries.tcp };
   helpers.forEach((h, i) => (queriesByProcess[`helper-${i + 1}`] = h.queries.udp + h.queries.tcp));
@@ -747,6 +754,8 @@ function nameserverCounters(main: ServerStats, helpers: readonly ServerStats[], 
     rateLimit: total.rateLimit,
     queriesByProcess,
     zonesLoaded,
+    udpTransport,
+    udpUnsent: total.udpUnsent,
   };
 }
 

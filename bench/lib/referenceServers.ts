@@ -338,7 +338,7 @@ export interface OursProcess extends ServerProcess {
 export async function startOurs(
   dir: string,
   zoneJson: string,
-  options: { noCache?: boolean; processes?: number; id?: string; label?: string; rrl?: boolean; rrlSlip?: number } = {},
+  options: { noCache?: boolean; processes?: number; id?: string; label?: string; rrl?: boolean; rrlSlip?: number; udpTransport?: string } = {},
 ): Promise<OursProcess> {
   await fsp.mkdir(dir, { recursive: true });
   const script = path.join(path.dirname(new URL(import.meta.url).pathname), 'standaloneNameserver.ts');
@@ -353,6 +353,8 @@ export async function startOurs(
     String(options.processes ?? 1),
     ...(options.rrl ? ['--rrl'] : []),
     ...(options.rrlSlip !== undefined ? ['--rrl-slip', String(options.rrlSlip)] : []),
+    '--udp-transport',
+    options.udpTransport ?? 'auto',
   ];
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const logPath = path.join(dir, 'stderr.log');
@@ -383,7 +385,7 @@ export async function startOurs(
     child,
     pid: child.pid!,
     config: [
-      `node ${process.version} --import tsx bench/lib/standaloneNameserver.ts ${path.basename(zoneJson)} 0${options.noCache ? ' --no-cache' : ''} --processes ${options.processes ?? 1}${options.rrl ? ' --rrl' : ''}${options.rrlSlip !== undefined ? ` --rrl-slip ${options.rrlSlip}` : ''}: startDnsServer on 127.0.0.1 (${options.processes ?? 1} process(es) answering UDP on one socket, DNS_UDP_PROCESSES), response cache ${options.noCache ? 'off' : 'on (defaults)'}, response rate limiting ${options.rrl ? `on (200/s per /24, slip ${options.rrlSlip ?? 2})` : 'off'}, silent logger`,
+      `node ${process.version} --import tsx bench/lib/standaloneNameserver.ts ${path.basename(zoneJson)} 0${options.noCache ? ' --no-cache' : ''} --processes ${options.processes ?? 1} --udp-transport ${options.udpTransport ?? 'auto'}${options.rrl ? ' --rrl' : ''}${options.rrlSlip !== undefined ? ` --rrl-slip ${options.rrlSlip}` : ''}: startDnsServer on 127.0.0.1 (${options.processes ?? 1} process(es) answering UDP on one port, DNS_UDP_PROCESSES; DNS_UDP_TRANSPORT ${options.udpTransport ?? 'auto'}), response cache ${options.noCache ? 'off' : 'on (defaults)'}, response rate limiting ${options.rrl ? `on (200/s per /24, slip ${options.rrlSlip ?? 2})` : 'off'}, silent logger`,
     ],
     version: `ours (node ${process.version})`,
     stop: () => stopChild(child),

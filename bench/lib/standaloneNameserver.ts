@@ -1,7 +1,7 @@
 // Our nameserver alone in a process of its own, for benchmarks that measure it from outside (its
 // CPU apart from the load generator's, no shared event loop):
 //
-//   node --import tsx bench/lib/standaloneNameserver.ts <zone.json> <port> [--host 127.0.0.1] [--no-cache] [--processes N] [--rrl [--rrl-slip N]]
+//   node --import tsx bench/lib/standaloneNameserver.ts <zone.json> <port> [--host 127.0.0.1] [--no-cache] [--processes N] [--udp-transport auto|batched|dgram] [--rrl [--rrl-slip N]]
 //
 // <zone> is a master file in the one-record-a-line form ldns-signzone writes (any name not ending
 // in .json; a signed zone's RRSIG/NSEC3 records are served as they are), or <zone.json> describes one zone: { "origin": "bench.example", "records": [{ "name", "type"
@@ -13,7 +13,7 @@
 // address far above any rate limit), unless --rrl: then it has the service's defaults (NSD's), the slip --rrl-slip when given.
 import fs from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { RRL_DEFAULTS, startDnsServer } from '../../nameserver/server.js';
+import { RRL_DEFAULTS, startDnsServer, type UdpTransportMode } from '../../nameserver/server.js';
 import { silentLogger } from '../../nameserver/server/logger.js';
 import { TYPE, type ZoneRecord } from '../../nameserver/types.js';
 import { normalizeName } from '../../nameserver/wire/name.js';
@@ -32,6 +32,7 @@ const { values, positionals } = parseArgs({
     processes: { type: 'string', default: '1' },
     rrl: { type: 'boolean', default: false },
     'rrl-slip': { type: 'string' },
+    'udp-transport': { type: 'string', default: 'auto' },
   },
 });
 const [zonePath, portArg] = positionals;
@@ -71,9 +72,10 @@ const server = await startDnsServer({
   tsigKeys: [],
   logger: silentLogger,
   rateLimit,
+  udpTransport: values['udp-transport'] as UdpTransportMode,
   ...(values['no-cache'] ? { cache: false as const } : {}),
 });
-if (store instanceof MirroredZoneStore) await store.startHelpers(processes - 1, server.udpSockets, { transferAllow: [], tsigKeys: [], rateLimit });
+if (store instanceof MirroredZoneStore) await store.startHelpers(processes - 1, server.udp, { transferAllow: [], tsigKeys: [], rateLimit });
 console.log(`ready ${server.port} ${process.pid}`);
 
 let stopping = false;

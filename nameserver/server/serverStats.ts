@@ -23,6 +23,8 @@ export interface ServerStats {
   responses: Record<string, number>;
   /** Messages given no answer at all (too short, QR set). */
   dropped: number;
+  /** UDP answers the kernel did not take (the batched transport: a full send buffer, an unusable address). */
+  udpUnsent: number;
   cache: { hits: number; misses: number; entries: number };
   /** Exceptions caught while handling a message (answered SERVFAIL). */
   errors: number;
@@ -50,6 +52,7 @@ export function emptyStats(): ServerStats {
     queries: { udp: 0, tcp: 0 },
     responses: {},
     dropped: 0,
+    udpUnsent: 0,
     cache: { hits: 0, misses: 0, entries: 0 },
     errors: 0,
     transfers: { axfr: 0, ixfr: 0, refused: 0 },

@@ -33,8 +33,12 @@ export interface Config {
     /** Addresses the nameserver listens on (UDP and TCP), IPv4 and/or IPv6. */
     hosts: string[];
     port: number;
-    /** Processes answering UDP on the same sockets (the main one included). */
+    /** Processes answering UDP on the same port (the main one included). */
     udpProcesses: number;
+    /** auto: the batched addon when it is built, else node:dgram; batched: the addon or no start (docs/nameserver.md). */
+    udpTransport: 'auto' | 'batched' | 'dgram';
+    /** The batched UDP addon; null: where `npm install` builds it. */
+    udpAddonPath: string | null;
     maxTcpConnections: number;
     maxTcpConnectionsPerClient: number;
     tcpIdleMs: number;
@@ -273,6 +277,8 @@ const variables = {
   DNS_HOST: list.pipe(z.array(z.string()).min(1)).default(['127.0.0.1']),
   DNS_PORT: port.default(5300),
   DNS_UDP_PROCESSES: z.coerce.number().int().min(1).max(64).default(1),
+  DNS_UDP_TRANSPORT: z.enum(['auto', 'batched', 'dgram']).default('auto'),
+  DNS_UDP_ADDON: z.string().min(1).optional(),
   DNS_MAX_TCP_CONNECTIONS: z.coerce.number().int().min(1).default(256),
   DNS_MAX_TCP_CONNECTIONS_PER_CLIENT: z.coerce.number().int().min(1).default(32),
   DNS_TCP_IDLE_MS: z.coerce.number().int().min(100).default(10_000),
@@ -390,6 +396,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       hosts: p.DNS_HOST,
       port: p.DNS_PORT,
       udpProcesses: p.DNS_UDP_PROCESSES,
+      udpTransport: p.DNS_UDP_TRANSPORT,
+      udpAddonPath: p.DNS_UDP_ADDON ? path.resolve(p.DNS_UDP_ADDON) : null,
       maxTcpConnections: p.DNS_MAX_TCP_CONNECTIONS,
       // RFC 7766 §6.2.3: one client's share stays well below the whole (never above it).
       maxTcpConnectionsPerClient: Math.min(p.DNS_MAX_TCP_CONNECTIONS_PER_CLIENT, p.DNS_MAX_TCP_CONNECTIONS),

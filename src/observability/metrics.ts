@@ -48,6 +48,10 @@ export interface NameserverCounters {
   /** Messages received by each process: "main", "helper-1", … */
   queriesByProcess: Readonly<Record<string, number>>;
   zonesLoaded: number;
+  /** The UDP transport chosen at start: "batched" (recvmmsg/sendmmsg) or "dgram". */
+  udpTransport: string;
+  /** UDP answers the kernel did not take (all processes). */
+  udpUnsent: number;
 }
 
 /** Reads the counters; may ask other processes, so it is asynchronous. */
@@ -98,6 +102,12 @@ export function registerNameserverMetrics(registry: Registry, read: NameserverCo
     },
   );
   gauge('dns_zones_loaded', 'Zones the nameserver serves.', [], (c, set) => set({}, c.zonesLoaded));
+  gauge('dns_udp_transport_info', 'The UDP transport chosen at start (batched: recvmmsg/sendmmsg; dgram: node:dgram), always 1.', ['transport'], (c, set) =>
+    set({ transport: c.udpTransport }, 1),
+  );
+  gauge('dns_udp_answers_unsent', 'UDP answers the kernel did not take (a full send buffer), since start (all processes).', [], (c, set) =>
+    set({}, c.udpUnsent),
+  );
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;

@@ -25,7 +25,7 @@ export function dnsSoaProbe(timeoutMs = 1000): SoaProbe {
 }
 
 /**
- * The own nameserver may be several processes answering on one socket (DNS_UDP_PROCESSES): a
+ * The own nameserver may be several processes answering on one port (DNS_UDP_PROCESSES): a
  * DNS query reaches one of them. For the own address, the answer counts only as far as every
  * process serves it: the lowest serial the helper processes acknowledged, or "not served" when
  * one of them lacks the zone.

@@ -222,7 +222,7 @@ describe('UDP helper processes', () => {
     store.set(buildZoneSnapshot(CATALOG, catalogRecords().map(zoneRecord)));
     const lists = [{ origin: CATALOG, addresses: ['127.0.0.1'], transferKeyOwner: null, grantsMembers: true }];
     ({ server } = await startTestServer(store as ZoneStore, { transferAllow: ['192.0.2.0/24'], zoneAccess: lists }));
-    await store.startHelpers(2, server.udpSockets, { transferAllow: ['192.0.2.0/24'], tsigKeys: [], handler: server.handler });
+    await store.startHelpers(2, server.udp, { transferAllow: ['192.0.2.0/24'], tsigKeys: [], handler: server.handler });
   }, 30_000);
   afterAll(async () => {
     await store?.stopHelpers();

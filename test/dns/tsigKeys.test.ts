@@ -198,7 +198,7 @@ describe('UDP helper processes (DNS_UDP_PROCESSES=2): tenant keys and UPDATE for
         return RCODE.NOERROR;
       },
     });
-    await store.startHelpers(1, server.udpSockets, { transferAllow: ['127.0.0.1/32'], tsigKeys: [DEPLOYMENT], handler: server.handler });
+    await store.startHelpers(1, server.udp, { transferAllow: ['127.0.0.1/32'], tsigKeys: [DEPLOYMENT], handler: server.handler });
   }, 60_000);
   afterAll(async () => {
     await store?.stopHelpers();
