@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { QueryHandler, type Reply, type UpdateHandler, type UpdateRequest } from '../../../nameserver/server.js';
 import { TsigKeyRing } from '../../../nameserver/server/keyRing.js';
 import { AddressList } from '../../../nameserver/server/addressList.js';
-import { cacheProbe } from '../../../nameserver/server/responseCache.js';
+import { CacheProbe } from '../../../nameserver/server/responseCache.js';
 import { CLASS, OPCODE, RCODE, TYPE } from '../../../nameserver/types.js';
 import { MessageWriter, type RecordToWrite } from '../../../nameserver/wire/messageWriter.js';
 import { encodeName } from '../../../nameserver/wire/name.js';
@@ -127,6 +127,63 @@ describe('the response cache', () => {
     expect(handler.stats.cache).toMatchObject({ hits: 1, misses: 51 });
   });
 
+  it('never answers one question with another whose key hashes the same, within its bounds', () => {
+    // Two names of the same length whose keys collide in the hash: found by trying names in turn
+    // (a 32-bit hash collides within a few hundred thousand).
+    const template = query('c000000.example.com', TYPE.A);
+    const reader = new CacheProbe();
+    const seen = new Map<number, string>();
+    let pair: [string, string] | undefined;
+    for (let i = 0; !pair && i < 2_000_000; i++) {
+      const digits = String(i).padStart(6, '0');
+      template.write(digits, 14, 'latin1');
+      reader.read(template, false);
+      const other = seen.get(reader.hash);
+      if (other !== undefined) pair = [other, digits];
+      else seen.set(reader.hash, digits);
+    }
+    if (!pair) throw new Error('no colliding keys found');
+    const [a, b] = pair.map((digits) => `c${digits}.example.com`) as [string, string];
+    const hashOf = (name: string) => (reader.read(query(name, TYPE.A), false) ? reader.hash : null);
+    expect(hashOf(a)).toBe(hashOf(b));
+
+    const store = storeWith({ 'example.com': [...exampleRecords(), [a, 'A', 300, { address: '198.51.100.1' }], [b, 'A', 300, { address: '198.51.100.2' }]] });
+    const handlerWith = (cache: { maxEntries?: number; maxBytes?: number }) => {
+      const handler = new QueryHandler({ store, transferAllow: [], tsigKeys: [], logger: memoryLogger(), cache });
+      const ask = (name: string) => {
+        const reply = handler.handleQuery(query(name, TYPE.A), { transport: 'udp', remoteAddress: '::1' });
+        if (!Buffer.isBuffer(reply)) throw new Error('expected a single message');
+        return reply;
+      };
+      return { handler, ask, address: (name: string) => addresses(parseMessage(ask(name))!) };
+    };
+
+    const byCount = handlerWith({ maxEntries: 2 });
+    for (let round = 0; round < 2; round++) {
+      expect(byCount.address(a)).toEqual(['198.51.100.1']);
+      expect(byCount.address(b)).toEqual(['198.51.100.2']);
+    }
+    expect(byCount.handler.stats.cache).toMatchObject({ hits: 2, misses: 2 });
+    // A third entry evicts the oldest, a; b stays and is still told apart from a.
+    byCount.address('www.example.com');
+    expect(byCount.handler.cacheSize).toBe(2);
+    expect(byCount.address(b)).toEqual(['198.51.100.2']);
+    expect(byCount.handler.stats.cache).toMatchObject({ hits: 3, misses: 3 });
+    expect(byCount.address(a)).toEqual(['198.51.100.1']);
+    expect(byCount.handler.stats.cache).toMatchObject({ hits: 3, misses: 4 });
+
+    // Room for one response only: each colliding key in turn pushes the other out.
+    const size = byCount.ask(a).length;
+    const byBytes = handlerWith({ maxBytes: 2 * size - 1 });
+    for (let round = 0; round < 2; round++) {
+      expect(byBytes.address(a)).toEqual(['198.51.100.1']);
+      expect(byBytes.address(b)).toEqual(['198.51.100.2']);
+      expect(byBytes.handler.cacheSize).toBe(1);
+    }
+    expect(byBytes.address(b)).toEqual(['198.51.100.2']);
+    expect(byBytes.handler.stats.cache).toMatchObject({ hits: 1, misses: 4 });
+  });
+
   it('never caches TSIG-signed queries', () => {
     const { ask, handler } = setup({ tsig: true });
     for (let i = 0; i < 2; i++) ask(signMessage(query('www.example.com', TYPE.A), key, { now: new Date() }).message);
@@ -135,8 +192,11 @@ describe('the response cache', () => {
   });
 });
 
-describe('cacheProbe', () => {
-  const probe = (buf: Buffer, tcp = false) => cacheProbe(buf, tcp)?.key ?? null;
+describe('the cache key', () => {
+  const probe = (buf: Buffer, tcp = false) => {
+    const reader = new CacheProbe();
+    return reader.read(buf, tcp) ? reader.keyCopy().toString('hex') : null;
+  };
 
   it('is the same for any case of the name, different for anything the response depends on', () => {
     const base = probe(query('www.example.com', TYPE.A));
