@@ -111,7 +111,7 @@ export class CacheProbe {
       const rdLength = (buf[pos + 9]! << 8) | buf[pos + 10]!;
       const end = pos + 11 + rdLength;
       if (end !== length) return false;
-      if (rdLength > 0 && !wellFormedOptions(buf.subarray(pos + 11, end))) return false;
+      if (rdLength > 0 && !wellFormedOptions(buf, pos + 11, end)) return false;
       flags |= 2 | (dnssecOk ? 1 : 0);
       if (!tcp) limit = Math.min(Math.max(udpSize, CLASSIC_UDP_PAYLOAD), SERVER_UDP_PAYLOAD);
     } else if (pos !== length) return false;

@@ -213,6 +213,19 @@ describe('the cache key', () => {
     expect(probe(query('\\195.example.com', TYPE.A))).not.toBe(probe(query('\\227.example.com', TYPE.A)));
   });
 
+  it('reads past well-formed EDNS options (a client cookie) and leaves malformed ones to the slow path', () => {
+    const withOption = (option: number[]) => {
+      const plain = query('example.com', TYPE.A, { edns: {} });
+      const out = Buffer.concat([plain, Buffer.from(option)]);
+      out.writeUInt16BE(option.length, plain.length - 2);
+      return out;
+    };
+    const cookie = [0, 10, 0, 8, 1, 2, 3, 4, 5, 6, 7, 8];
+    expect(probe(withOption(cookie))).toBe(probe(query('example.com', TYPE.A, { edns: {} })));
+    expect(probe(withOption(cookie.slice(0, 8)))).toBeNull();
+    expect(probe(withOption(cookie.slice(0, 3)))).toBeNull();
+  });
+
   it('leaves to the slow path: transfers, NOTIFY, several questions, EDNS version 1, trailing octets', () => {
     expect(probe(query('example.com', TYPE.AXFR))).toBeNull();
     expect(probe(query('example.com', TYPE.SOA, { opcode: OPCODE.NOTIFY }))).toBeNull();
