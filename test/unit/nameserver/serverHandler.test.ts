@@ -184,6 +184,26 @@ describe('the response cache', () => {
     expect(byBytes.handler.stats.cache).toMatchObject({ hits: 1, misses: 4 });
   });
 
+  it('keeps thousands of entries apart as its table grows, and still evicts the oldest', () => {
+    const address = (i: number) => `10.0.${i >> 8}.${i & 255}`;
+    const hosts: RecordSpec[] = Array.from({ length: 3000 }, (_, i) => [`h${i}.example.com`, 'A', 300, { address: address(i) }]);
+    const store = storeWith({ 'example.com': [...exampleRecords(), ...hosts] });
+    const handler = new QueryHandler({ store, transferAllow: [], tsigKeys: [], logger: memoryLogger(), cache: { maxEntries: 2500 } });
+    const ask = (i: number) => {
+      const reply = handler.handleQuery(query(`h${i}.example.com`, TYPE.A), { transport: 'udp', remoteAddress: '::1' });
+      if (!Buffer.isBuffer(reply)) throw new Error('expected a single message');
+      return addresses(parseMessage(reply)!);
+    };
+    for (let i = 0; i < 3000; i++) ask(i);
+    expect(handler.cacheSize).toBe(2500);
+    const wrong: number[] = [];
+    for (let i = 2999; i >= 500; i--) if (ask(i).join() !== address(i)) wrong.push(i);
+    expect(wrong).toEqual([]);
+    expect(handler.stats.cache).toMatchObject({ hits: 2500, misses: 3000 });
+    expect(ask(0)).toEqual([address(0)]);
+    expect(handler.stats.cache).toMatchObject({ hits: 2500, misses: 3001 });
+  });
+
   it('never caches TSIG-signed queries', () => {
     const { ask, handler } = setup({ tsig: true });
     for (let i = 0; i < 2; i++) ask(signMessage(query('www.example.com', TYPE.A), key, { now: new Date() }).message);
