@@ -24,7 +24,7 @@ import { serialGreater } from '../wire/serial.js';
 import { AddressList } from './addressList.js';
 import { TsigKeyRing, type TsigKeyConfig } from './keyRing.js';
 import type { NameserverLogger } from './logger.js';
-import { cacheProbe, ResponseCache, type CacheProbe, type ResponseCacheOptions } from './responseCache.js';
+import { ResponseCache, type CacheProbe, type ResponseCacheOptions } from './responseCache.js';
 import { ResponseRateLimit, RRL_DEFAULTS, type ResponseRateLimitOptions } from './responseRateLimit.js';
 import { countResponse, emptyStats, type ServerStats } from './serverStats.js';
 import type { UpdateHandler, UpdateRequest } from './updates.js';
@@ -148,10 +148,12 @@ export class QueryHandler {
     }
     try {
       let probe: CacheProbe | null = null;
-      if (this.cache) {
-        probe = cacheProbe(buf, context.transport === 'tcp');
+      const cache = this.cache;
+      if (cache) {
+        // The cache's one probe: nothing between here and remember (all synchronous) reads another.
+        probe = cache.probe(buf, context.transport === 'tcp');
         if (probe) {
-          const hit = this.cache.answer(buf, probe);
+          const hit = cache.answer(buf, probe);
           if (hit) {
             this.stats.cache.hits++;
             countResponse(this.stats, hit[3]! & 0x0f);

@@ -33,12 +33,16 @@ export function ednsFromOpt(buf: Buffer, klass: number, ttl: number, rdataStart:
   };
 }
 
-/** True when `options` is a well-formed sequence of {code, length, data} (RFC 6891 §6.1.2). */
-export function wellFormedOptions(options: Buffer): boolean {
-  let pos = 0;
-  while (pos < options.length) {
-    if (pos + 4 > options.length) return false;
-    pos += 4 + options.readUInt16BE(pos + 2);
+/**
+ * True when octets [start, end) of `buf` are a well-formed sequence of {code, length, data} (RFC
+ * 6891 §6.1.2). Offsets rather than a subarray: the response cache checks a query's options with
+ * nothing allocated.
+ */
+export function wellFormedOptions(buf: Buffer, start = 0, end = buf.length): boolean {
+  let pos = start;
+  while (pos < end) {
+    if (pos + 4 > end) return false;
+    pos += 4 + ((buf[pos + 2]! << 8) | buf[pos + 3]!);
   }
-  return pos === options.length;
+  return pos === end;
 }

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { QueryHandler, type Reply, type UpdateHandler, type UpdateRequest } from '../../../nameserver/server.js';
 import { TsigKeyRing } from '../../../nameserver/server/keyRing.js';
 import { AddressList } from '../../../nameserver/server/addressList.js';
-import { cacheProbe } from '../../../nameserver/server/responseCache.js';
+import { CacheProbe } from '../../../nameserver/server/responseCache.js';
 import { CLASS, OPCODE, RCODE, TYPE } from '../../../nameserver/types.js';
 import { MessageWriter, type RecordToWrite } from '../../../nameserver/wire/messageWriter.js';
 import { encodeName } from '../../../nameserver/wire/name.js';
@@ -127,6 +127,83 @@ describe('the response cache', () => {
     expect(handler.stats.cache).toMatchObject({ hits: 1, misses: 51 });
   });
 
+  it('never answers one question with another whose key hashes the same, within its bounds', () => {
+    // Two names of the same length whose keys collide in the hash: found by trying names in turn
+    // (a 32-bit hash collides within a few hundred thousand).
+    const template = query('c000000.example.com', TYPE.A);
+    const reader = new CacheProbe();
+    const seen = new Map<number, string>();
+    let pair: [string, string] | undefined;
+    for (let i = 0; !pair && i < 2_000_000; i++) {
+      const digits = String(i).padStart(6, '0');
+      template.write(digits, 14, 'latin1');
+      reader.read(template, false);
+      const other = seen.get(reader.hash);
+      if (other !== undefined) pair = [other, digits];
+      else seen.set(reader.hash, digits);
+    }
+    if (!pair) throw new Error('no colliding keys found');
+    const [a, b] = pair.map((digits) => `c${digits}.example.com`) as [string, string];
+    const hashOf = (name: string) => (reader.read(query(name, TYPE.A), false) ? reader.hash : null);
+    expect(hashOf(a)).toBe(hashOf(b));
+
+    const store = storeWith({ 'example.com': [...exampleRecords(), [a, 'A', 300, { address: '198.51.100.1' }], [b, 'A', 300, { address: '198.51.100.2' }]] });
+    const handlerWith = (cache: { maxEntries?: number; maxBytes?: number }) => {
+      const handler = new QueryHandler({ store, transferAllow: [], tsigKeys: [], logger: memoryLogger(), cache });
+      const ask = (name: string) => {
+        const reply = handler.handleQuery(query(name, TYPE.A), { transport: 'udp', remoteAddress: '::1' });
+        if (!Buffer.isBuffer(reply)) throw new Error('expected a single message');
+        return reply;
+      };
+      return { handler, ask, address: (name: string) => addresses(parseMessage(ask(name))!) };
+    };
+
+    const byCount = handlerWith({ maxEntries: 2 });
+    for (let round = 0; round < 2; round++) {
+      expect(byCount.address(a)).toEqual(['198.51.100.1']);
+      expect(byCount.address(b)).toEqual(['198.51.100.2']);
+    }
+    expect(byCount.handler.stats.cache).toMatchObject({ hits: 2, misses: 2 });
+    // A third entry evicts the oldest, a; b stays and is still told apart from a.
+    byCount.address('www.example.com');
+    expect(byCount.handler.cacheSize).toBe(2);
+    expect(byCount.address(b)).toEqual(['198.51.100.2']);
+    expect(byCount.handler.stats.cache).toMatchObject({ hits: 3, misses: 3 });
+    expect(byCount.address(a)).toEqual(['198.51.100.1']);
+    expect(byCount.handler.stats.cache).toMatchObject({ hits: 3, misses: 4 });
+
+    // Room for one response only: each colliding key in turn pushes the other out.
+    const size = byCount.ask(a).length;
+    const byBytes = handlerWith({ maxBytes: 2 * size - 1 });
+    for (let round = 0; round < 2; round++) {
+      expect(byBytes.address(a)).toEqual(['198.51.100.1']);
+      expect(byBytes.address(b)).toEqual(['198.51.100.2']);
+      expect(byBytes.handler.cacheSize).toBe(1);
+    }
+    expect(byBytes.address(b)).toEqual(['198.51.100.2']);
+    expect(byBytes.handler.stats.cache).toMatchObject({ hits: 1, misses: 4 });
+  });
+
+  it('keeps thousands of entries apart as its table grows, and still evicts the oldest', () => {
+    const address = (i: number) => `10.0.${i >> 8}.${i & 255}`;
+    const hosts: RecordSpec[] = Array.from({ length: 3000 }, (_, i) => [`h${i}.example.com`, 'A', 300, { address: address(i) }]);
+    const store = storeWith({ 'example.com': [...exampleRecords(), ...hosts] });
+    const handler = new QueryHandler({ store, transferAllow: [], tsigKeys: [], logger: memoryLogger(), cache: { maxEntries: 2500 } });
+    const ask = (i: number) => {
+      const reply = handler.handleQuery(query(`h${i}.example.com`, TYPE.A), { transport: 'udp', remoteAddress: '::1' });
+      if (!Buffer.isBuffer(reply)) throw new Error('expected a single message');
+      return addresses(parseMessage(reply)!);
+    };
+    for (let i = 0; i < 3000; i++) ask(i);
+    expect(handler.cacheSize).toBe(2500);
+    const wrong: number[] = [];
+    for (let i = 2999; i >= 500; i--) if (ask(i).join() !== address(i)) wrong.push(i);
+    expect(wrong).toEqual([]);
+    expect(handler.stats.cache).toMatchObject({ hits: 2500, misses: 3000 });
+    expect(ask(0)).toEqual([address(0)]);
+    expect(handler.stats.cache).toMatchObject({ hits: 2500, misses: 3001 });
+  });
+
   it('never caches TSIG-signed queries', () => {
     const { ask, handler } = setup({ tsig: true });
     for (let i = 0; i < 2; i++) ask(signMessage(query('www.example.com', TYPE.A), key, { now: new Date() }).message);
@@ -135,8 +212,11 @@ describe('the response cache', () => {
   });
 });
 
-describe('cacheProbe', () => {
-  const probe = (buf: Buffer, tcp = false) => cacheProbe(buf, tcp)?.key ?? null;
+describe('the cache key', () => {
+  const probe = (buf: Buffer, tcp = false) => {
+    const reader = new CacheProbe();
+    return reader.read(buf, tcp) ? reader.keyCopy().toString('hex') : null;
+  };
 
   it('is the same for any case of the name, different for anything the response depends on', () => {
     const base = probe(query('www.example.com', TYPE.A));
@@ -151,6 +231,19 @@ describe('cacheProbe', () => {
     // TYPE 0x0041 (65, HTTPS) and 0x0061 (97) must not share a key.
     expect(probe(query('www.example.com', 0x41))).not.toBe(probe(query('www.example.com', 0x61)));
     expect(probe(query('\\195.example.com', TYPE.A))).not.toBe(probe(query('\\227.example.com', TYPE.A)));
+  });
+
+  it('reads past well-formed EDNS options (a client cookie) and leaves malformed ones to the slow path', () => {
+    const withOption = (option: number[]) => {
+      const plain = query('example.com', TYPE.A, { edns: {} });
+      const out = Buffer.concat([plain, Buffer.from(option)]);
+      out.writeUInt16BE(option.length, plain.length - 2);
+      return out;
+    };
+    const cookie = [0, 10, 0, 8, 1, 2, 3, 4, 5, 6, 7, 8];
+    expect(probe(withOption(cookie))).toBe(probe(query('example.com', TYPE.A, { edns: {} })));
+    expect(probe(withOption(cookie.slice(0, 8)))).toBeNull();
+    expect(probe(withOption(cookie.slice(0, 3)))).toBeNull();
   });
 
   it('leaves to the slow path: transfers, NOTIFY, several questions, EDNS version 1, trailing octets', () => {
