@@ -11,38 +11,33 @@ const MAX_CERT_BASE64 = 16384;
 /** RFC 4398 §2.1: 0, 255 and 65535 are reserved. */
 const RESERVED_CERT_TYPES: readonly number[] = [0, 255, 65535];
 
+/** A field given as a number or a mnemonic, stored as the number `code` makes of it (null: refused as `problem`). */
+function mnemonicField(field: string, problem: string, code: (value: unknown) => number | null, expected: string) {
+  return z.union([z.number(), z.string()], { error: `"${field}" must be a number or a mnemonic.` }).transform((value, ctx) => {
+    const number = code(value);
+    if (number !== null) return number;
+    addProblem(ctx, problem, `"${field}" is ${expected}; ${JSON.stringify(value)} is not.`);
+    return z.NEVER;
+  });
+}
+
 export const certRule: RecordTypePolicy = {
   type: 'CERT',
   data: z.strictObject({
-    // A number or its mnemonic (RFC 4398 §2.2: "PGP", "PKIX", …); stored as the number.
-    cert_type: z.union([z.number(), z.string()], { error: '"cert_type" must be a number or a mnemonic.' }).transform((value, ctx) => {
-      const code = certTypeCode(value);
-      if (code === null || RESERVED_CERT_TYPES.includes(code)) {
-        addProblem(
-          ctx,
-          'invalid_cert_type',
-          `"cert_type" is 1–65534 but not 255, or one of ${Object.entries(CERT_TYPES)
-            .map(([m, n]) => `${m} (${n})`)
-            .join(', ')} (RFC 4398 §2.1); ${JSON.stringify(value)} is not.`,
-        );
-        return z.NEVER;
-      }
-      return code;
-    }),
+    // Numbers or their mnemonics (RFC 4398 §2.1, §2.2: "PGP", "RSASHA256", … as BIND prints them); stored as numbers.
+    cert_type: mnemonicField(
+      'cert_type',
+      'invalid_cert_type',
+      (value) => {
+        const code = certTypeCode(value);
+        return code === null || RESERVED_CERT_TYPES.includes(code) ? null : code;
+      },
+      `1–65534 but not 255, or one of ${Object.entries(CERT_TYPES)
+        .map(([m, n]) => `${m} (${n})`)
+        .join(', ')} (RFC 4398 §2.1)`,
+    ),
     key_tag: uintField('key_tag', 65535),
-    // A number or its mnemonic (RFC 4398 §2.2: "RSASHA256", … as BIND prints them); stored as the number.
-    algorithm: z.union([z.number(), z.string()], { error: '"algorithm" must be a number or a mnemonic.' }).transform((value, ctx) => {
-      const code = certAlgorithmCode(value);
-      if (code === null) {
-        addProblem(
-          ctx,
-          'invalid_algorithm',
-          `"algorithm" is 0–255 or one of ${Object.keys(CERT_ALGORITHMS).join(', ')} (RFC 4398 §2.2); ${JSON.stringify(value)} is not.`,
-        );
-        return z.NEVER;
-      }
-      return code;
-    }),
+    algorithm: mnemonicField('algorithm', 'invalid_algorithm', certAlgorithmCode, `0–255 or one of ${Object.keys(CERT_ALGORITHMS).join(', ')} (RFC 4398 §2.2)`),
     certificate: base64Field('certificate', MAX_CERT_BASE64),
   }),
   ownerProblem: () => null,
