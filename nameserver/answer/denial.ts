@@ -73,7 +73,8 @@ function nsec3Parameters(rdata: Buffer): { salt: Buffer; iterations: number } | 
 /** The chain record at `link` (type NSEC or NSEC3) and its RRSIGs, unless already in `out`. */
 function appendLink(out: RRset[], link: ChainLink | undefined, type: number): void {
   const set = link && rrsetAt(link.node, type);
-  if (!set || out.includes(set.rrset)) return;
+  // By owner and type: each lookup decodes the node anew, so the same RRset is not the same object.
+  if (!set || out.some((r) => r.type === type && r.name === set.rrset.name)) return;
   out.push(set.rrset);
   const signatures = signaturesAt(link.node, type);
   if (signatures) out.push(signatures.rrset);

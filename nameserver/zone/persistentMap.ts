@@ -43,7 +43,7 @@ class Collision<V> {
 type Node<V> = Leaf<V> | Branch<V> | Collision<V>;
 
 /** FNV-1a over the UTF-16 code units; names are short ASCII strings. */
-function hashOf(key: string): number {
+export function stringHash(key: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
   return h >>> 0;
@@ -157,7 +157,7 @@ function remove<V>(node: Node<V>, shift: number, hash: number, key: string, toke
 }
 
 function lookup<V>(root: Branch<V>, key: string): V | undefined {
-  const hash = hashOf(key);
+  const hash = stringHash(key);
   let node: Node<V> = root;
   let shift = 0;
   for (;;) {
@@ -241,12 +241,12 @@ export class MapEditor<V> {
   }
 
   set(key: string, value: V): this {
-    this.root = insert(this.root, 0, new Leaf(hashOf(key), key, value), this.open(), this.count) as Branch<V>;
+    this.root = insert(this.root, 0, new Leaf(stringHash(key), key, value), this.open(), this.count) as Branch<V>;
     return this;
   }
 
   delete(key: string): this {
-    this.root = remove(this.root, 0, hashOf(key), key, this.open(), this.count) as Branch<V>;
+    this.root = remove(this.root, 0, stringHash(key), key, this.open(), this.count) as Branch<V>;
     return this;
   }
 

@@ -1,9 +1,10 @@
 // A zone as the nameserver answers from it: an immutable snapshot, built once from records or
 // derived from the previous snapshot and one diff, and swapped into the zone store in one step.
 //
-// Shape: one node per name that exists, in a persistent hash map (./persistentMap.ts) keyed by the
-// owner name. A node holds its RRsets (RDATA as given, targets decoded here so that no query decodes
-// RDATA) and the number of names with data below it. That count is what makes empty non-terminals
+// Shape: one node per name that exists, in a node table (./nodeTable.ts: packed into one buffer, with
+// a persistent overlay of later changes) keyed by the owner name. A node holds its RRsets (RDATA as
+// given, targets decoded here so that no query decodes RDATA) and the number of names with data
+// below it. That count is what makes empty non-terminals
 // exist (RFC 8020, RFC 4592 §2.2.2): a name with no data stays in the map while something below it
 // holds data, and each change adjusts the counts along one path to the apex. Delegation points (NS
 // below the apex) are also kept in a set of their own: it is small, so the lookup can check every
@@ -21,7 +22,7 @@
 // are its owners, less glue): it is for whoever asks — tools, tests, a signer — and once made, later
 // versions keep it up to date; until then a diff pays nothing for it.
 //
-// Because the maps share structure between versions, applyZoneDiff copies only the paths it
+// Because the tables and maps share structure between versions, applyZoneDiff copies only the paths it
 // touches: a snapshot that is answering queries is never changed, and a one-record change costs
 // the same in a zone of a million records as in one of a hundred.
 import { finish } from './steps.js';
@@ -29,6 +30,7 @@ import { TYPE, type RRset, type ZoneDiff, type ZoneRecord } from '../types.js';
 import { rdataTarget } from '../wire/rdata.js';
 import { canonicalOrderBelow, compareCanonical } from './canonicalOrder.js';
 import { isAtOrBelow, parentName } from '../wire/name.js';
+import { NodeTable, type NodeTableEditor, type StoredRRset, type ZoneNode } from './nodeTable.js';
 import { PersistentMap, type MapEditor } from './persistentMap.js';
 import { type KeyOrder, PersistentSortedSet, type SortedSetEditor } from './persistentSortedSet.js';
 import { RdataError, soaCounters, type SoaCounters, typeCovered } from './rdataFields.js';
@@ -44,32 +46,7 @@ export class ZoneError extends Error {
  */
 const SIGNATURES = 0x10000;
 
-/** One RRset of a node, ready to be put into an answer. */
-export interface StoredRRset {
-  /** The RRset's type, or SIGNATURES + covered type for RRSIGs. */
-  readonly key: number;
-  /** Frozen; owner = the node's name; TTL = the lowest of the records' TTLs. */
-  readonly rrset: RRset;
-  /**
-   * Each record's own TTL, beside `rrset.rdatas`, kept so that removing one recomputes the lowest;
-   * null when they are all `rrset.ttl` (the usual case).
-   */
-  readonly ttls: readonly number[] | null;
-  /**
-   * The lower-case name each RDATA points at (NS, CNAME, PTR, MX, SRV; decoded here so that no query
-   * decodes RDATA), null for other types.
-   */
-  readonly targets: readonly (string | null)[] | null;
-}
-
-/** A name that exists in the zone: with data, or an empty non-terminal (no sets, descendants > 0). */
-export interface ZoneNode {
-  readonly name: string;
-  /** Sorted by key: plain types first, then signatures. */
-  readonly sets: readonly StoredRRset[];
-  /** How many names with data lie below this one. */
-  readonly descendants: number;
-}
+export type { StoredRRset, ZoneNode } from './nodeTable.js';
 
 export function rrsetAt(node: ZoneNode, type: number): StoredRRset | undefined {
   for (const set of node.sets) if (set.key === type) return set;
@@ -163,8 +140,8 @@ export interface ZoneSnapshot {
  * canonical-order indexes over the tree's owners, the NSEC owners and the NSEC3 owners.
  */
 interface ZoneMaps {
-  readonly names: PersistentMap<ZoneNode>;
-  readonly hashed: PersistentMap<ZoneNode>;
+  readonly names: NodeTable;
+  readonly hashed: NodeTable;
   readonly cuts: PersistentMap<true>;
   /** Null until first asked for (ownerIndex); then kept by every later diff. */
   readonly owners: PersistentSortedSet<string> | null;
@@ -191,8 +168,8 @@ function zoneOrder(origin: string): ZoneOrder {
 function emptyMaps(origin: string): ZoneMaps {
   const order = zoneOrder(origin);
   return {
-    names: PersistentMap.empty(),
-    hashed: PersistentMap.empty(),
+    names: NodeTable.empty,
+    hashed: NodeTable.empty,
     cuts: PersistentMap.empty(),
     owners: null,
     nsecOwners: PersistentSortedSet.empty(order),
@@ -217,7 +194,8 @@ class Snapshot implements ZoneSnapshot {
     if (!apex || !soa) throw new ZoneError(`zone "${origin}" has no SOA at its apex`);
     if (soa.rrset.rdatas.length !== 1) throw new ZoneError(`zone "${origin}" has ${soa.rrset.rdatas.length} SOA records at its apex; exactly one is required`);
     const { serial, minimum } = soaCountersOf(origin, soa.rrset.rdatas[0]!);
-    this.apex = apex;
+    // Every query at or below the apex may read it: decoded once and shared, so frozen.
+    this.apex = deepFreeze(apex);
     this.soa = soa.rrset;
     this.serial = serial;
     this.negativeTtl = Math.min(soa.rrset.ttl, minimum);
@@ -230,7 +208,7 @@ class Snapshot implements ZoneSnapshot {
   }
 
   node(name: string): ZoneNode | undefined {
-    return this.maps.names.get(name);
+    return name === this.origin ? this.apex : this.maps.names.get(name);
   }
 
   isDelegation(name: string): boolean {
@@ -285,13 +263,25 @@ class Snapshot implements ZoneSnapshot {
     for (const map of [this.maps.names, this.maps.hashed]) {
       for (const node of map.values()) {
         for (const set of node.sets) {
-          if (set.rrset === this.soa) continue;
+          if (set.key === TYPE.SOA && node.name === this.origin) continue;
           const { name, type, ttl } = set.rrset;
           for (const rdata of set.rrset.rdatas) yield { name, type, ttl, rdata };
         }
       }
     }
   }
+}
+
+function deepFreeze(node: ZoneNode): ZoneNode {
+  for (const set of node.sets) {
+    Object.freeze(set.rrset.rdatas);
+    Object.freeze(set.rrset);
+    if (set.ttls) Object.freeze(set.ttls);
+    if (set.targets) Object.freeze(set.targets);
+    Object.freeze(set);
+  }
+  Object.freeze(node.sets);
+  return Object.freeze(node);
 }
 
 /** Owner indexes made on first use, for snapshots whose maps came without one. */
@@ -378,8 +368,8 @@ const isHashedKey = (key: number) => key === TYPE.NSEC3 || key === SIGNATURES + 
 
 /** One batch of changes on top of a snapshot's maps; the snapshot itself is never written. */
 class ZoneEditor {
-  private readonly names: MapEditor<ZoneNode>;
-  private readonly hashed: MapEditor<ZoneNode>;
+  private names: NodeTableEditor;
+  private hashed: NodeTableEditor;
   private readonly cuts: MapEditor<true>;
   /** Null while no version of this lineage has been asked for its owner index. */
   private owners: SortedSetEditor<string> | null;
@@ -409,11 +399,12 @@ class ZoneEditor {
       if (atOwner) atOwner.push(record);
       else groups.set(record.name, [record]);
     }
+    const nodes = new Map<string, ZoneNode>();
     const below = new Map<string, number>();
     const nsecOwners = new Set<string>();
     for (const [owner, atOwner] of byOwner) {
       const node = this.nodeOf(owner, atOwner);
-      this.names.set(owner, node);
+      nodes.set(owner, node);
       if (rrsetAt(node, TYPE.NSEC)) nsecOwners.add(owner);
       if (owner !== this.origin && rrsetAt(node, TYPE.NS)) this.cuts.set(owner, true);
       for (let ancestor = owner; ancestor !== this.origin; ) {
@@ -422,16 +413,16 @@ class ZoneEditor {
       }
     }
     // RFC 8020: every ancestor of a name with data exists, empty non-terminals included.
-    for (const [name, descendants] of below) {
-      const node = this.names.get(name);
-      this.names.set(name, Object.freeze({ name, sets: node?.sets ?? NO_SETS, descendants }));
-    }
+    for (const [name, descendants] of below) nodes.set(name, { name, sets: nodes.get(name)?.sets ?? NO_SETS, descendants });
+    this.names = finish(NodeTable.of(nodes.values())).edit();
     const nsec3Owners: string[] = [];
+    const hashedNodes: ZoneNode[] = [];
     for (const [owner, atOwner] of hashedByOwner) {
       const node = this.nodeOf(owner, atOwner);
-      this.hashed.set(owner, node);
+      hashedNodes.push(node);
       if (rrsetAt(node, TYPE.NSEC3)) nsec3Owners.push(owner);
     }
+    this.hashed = finish(NodeTable.of(hashedNodes)).edit();
     // Sorted once and built bottom-up rather than inserted one by one down the tree. Sorted in
     // place with the index's own comparison: sort keys would be faster on shuffled names but cost
     // about 100 MB for a million, which the process keeps as resident memory after the load.
@@ -461,6 +452,8 @@ class ZoneEditor {
       this.applyAt(this.hashed, owner, changes, false);
       if (pause()) yield;
     }
+    yield* this.names.compact();
+    yield* this.hashed.compact();
   }
 
   done(): Snapshot {
@@ -525,7 +518,7 @@ class ZoneEditor {
     return change;
   }
 
-  private applyAt(map: MapEditor<ZoneNode>, name: string, changes: Map<number, RRsetChange>, inTree: boolean): void {
+  private applyAt(map: NodeTableEditor, name: string, changes: Map<number, RRsetChange>, inTree: boolean): void {
     const old = map.get(name);
     const sets = old ? old.sets.slice() : [];
     for (const [key, change] of changes) {
@@ -581,7 +574,7 @@ function indexBy(index: SortedSetEditor<string>, name: string, was: boolean, is:
   else if (was && !is) index.delete(name);
 }
 
-function put(map: MapEditor<ZoneNode>, name: string, sets: readonly StoredRRset[], descendants: number): void {
+function put(map: NodeTableEditor, name: string, sets: readonly StoredRRset[], descendants: number): void {
   if (sets.length === 0 && descendants === 0) map.delete(name);
   else map.set(name, Object.freeze({ name, sets: Object.freeze(sets), descendants }));
 }

@@ -1,0 +1,360 @@
+// The names of a zone and their RRsets, packed: every node encoded into one buffer (the slab) and
+// found through an open-addressing hash index of slab offsets. A node as objects — the node, its
+// sets, each RRset, the arrays and a Buffer per RDATA — costs about 550 octets for a name holding
+// one A record; packed it costs its name, its RDATA and about 30 octets more. Knot and NSD keep a
+// zone in C structures for the same reason. A node is decoded into objects when it is asked for: a
+// query that misses the response cache pays a few small allocations, which the young generation
+// collects cheaply, instead of the zone holding them for as long as it is served.
+//
+// Versions still share structure: a table is its packed part plus an overlay, a persistent map
+// (./persistentMap.ts) of the nodes changed since it was packed (DELETED for names removed). A
+// one-record change writes one path of the overlay, whatever the zone's size; when the overlay has
+// grown to a fraction of the packed part, the next version repacks in steps (./steps.ts), copying
+// unchanged nodes as octets.
+//
+// Layout of a node in the slab (little-endian):
+//   u16 name length, name (ASCII), u32 descendants, u16 set count, then per set:
+//   u32 key, u16 type, u32 TTL, u8 flags, u32 record count, then per record:
+//   u16 RDATA length, RDATA, [u32 TTL if flags & OWN_TTLS], [u16 target length, target if flags & TARGETS]
+// Names and targets are presentation text, which escapes every octet that is not printable ASCII;
+// a node whose text is not ASCII all the same stays in the overlay, as objects.
+import type { RRset } from '../types.js';
+import { PersistentMap, type MapEditor, stringHash } from './persistentMap.js';
+
+/** One RRset of a node, ready to be put into an answer. */
+export interface StoredRRset {
+  /** The RRset's type, or SIGNATURES + covered type for RRSIGs. */
+  readonly key: number;
+  /** Owner = the node's name; TTL = the lowest of the records' TTLs. */
+  readonly rrset: RRset;
+  /**
+   * Each record's own TTL, beside `rrset.rdatas`, kept so that removing one recomputes the lowest;
+   * null when they are all `rrset.ttl` (the usual case).
+   */
+  readonly ttls: readonly number[] | null;
+  /**
+   * The lower-case name each RDATA points at (NS, CNAME, PTR, MX, SRV, SVCB; decoded when the record
+   * enters the zone so that no query decodes RDATA), null for other types.
+   */
+  readonly targets: readonly (string | null)[] | null;
+}
+
+/** A name that exists in the zone: with data, or an empty non-terminal (no sets, descendants > 0). */
+export interface ZoneNode {
+  readonly name: string;
+  /** Sorted by key: plain types first, then signatures. */
+  readonly sets: readonly StoredRRset[];
+  /** How many names with data lie below this one. */
+  readonly descendants: number;
+}
+
+const OWN_TTLS = 1;
+const TARGETS = 2;
+const NO_TARGET = 0xffff;
+const EMPTY = 0;
+
+/** A name removed since the table was packed. */
+const DELETED = null;
+type Overlaid = ZoneNode | typeof DELETED;
+
+const isAscii = (text: string) => {
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) return false;
+  return true;
+};
+
+function packable(node: ZoneNode): boolean {
+  if (node.name.length > 0xfffe || !isAscii(node.name)) return false;
+  for (const set of node.sets) for (const target of set.targets ?? []) if (target !== null && (target.length >= NO_TARGET || !isAscii(target))) return false;
+  return true;
+}
+
+function encodedLength(node: ZoneNode): number {
+  let n = 2 + node.name.length + 4 + 2;
+  for (const set of node.sets) {
+    n += 4 + 2 + 4 + 1 + 4;
+    const { rdatas } = set.rrset;
+    for (let i = 0; i < rdatas.length; i++) {
+      n += 2 + rdatas[i]!.length;
+      if (set.ttls) n += 4;
+      if (set.targets) n += 2 + (set.targets[i]?.length ?? 0);
+    }
+  }
+  return n;
+}
+
+function encodeNode(node: ZoneNode, slab: Buffer, at: number): number {
+  let p = slab.writeUInt16LE(node.name.length, at);
+  p += slab.write(node.name, p, 'latin1');
+  p = slab.writeUInt32LE(node.descendants, p);
+  p = slab.writeUInt16LE(node.sets.length, p);
+  for (const set of node.sets) {
+    const { type, ttl, rdatas } = set.rrset;
+    p = slab.writeUInt32LE(set.key, p);
+    p = slab.writeUInt16LE(type, p);
+    p = slab.writeUInt32LE(ttl, p);
+    p = slab.writeUInt8((set.ttls ? OWN_TTLS : 0) | (set.targets ? TARGETS : 0), p);
+    p = slab.writeUInt32LE(rdatas.length, p);
+    for (let i = 0; i < rdatas.length; i++) {
+      const rdata = rdatas[i]!;
+      p = slab.writeUInt16LE(rdata.length, p);
+      p += rdata.copy(slab, p);
+      if (set.ttls) p = slab.writeUInt32LE(set.ttls[i]!, p);
+      if (set.targets) {
+        const target = set.targets[i] ?? null;
+        p = slab.writeUInt16LE(target === null ? NO_TARGET : target.length, p);
+        if (target !== null) p += slab.write(target, p, 'latin1');
+      }
+    }
+  }
+  return p;
+}
+
+/** The node at `at`; `name` is its name when the caller holds it already (a lookup), saving a string. */
+function decodeNode(slab: Buffer, at: number, name?: string): ZoneNode {
+  const nameLength = slab.readUInt16LE(at);
+  const owner = name ?? slab.toString('latin1', at + 2, at + 2 + nameLength);
+  let p = at + 2 + nameLength;
+  const descendants = slab.readUInt32LE(p);
+  const setCount = slab.readUInt16LE(p + 4);
+  p += 6;
+  const sets: StoredRRset[] = new Array(setCount);
+  for (let s = 0; s < setCount; s++) {
+    const key = slab.readUInt32LE(p);
+    const type = slab.readUInt16LE(p + 4);
+    const ttl = slab.readUInt32LE(p + 6);
+    const flags = slab[p + 10]!;
+    const count = slab.readUInt32LE(p + 11);
+    p += 15;
+    const rdatas: Buffer[] = new Array(count);
+    const ttls: number[] | null = flags & OWN_TTLS ? new Array(count) : null;
+    const targets: (string | null)[] | null = flags & TARGETS ? new Array(count) : null;
+    for (let i = 0; i < count; i++) {
+      const length = slab.readUInt16LE(p);
+      rdatas[i] = slab.subarray(p + 2, p + 2 + length);
+      p += 2 + length;
+      if (ttls) {
+        ttls[i] = slab.readUInt32LE(p);
+        p += 4;
+      }
+      if (targets) {
+        const targetLength = slab.readUInt16LE(p);
+        p += 2;
+        if (targetLength === NO_TARGET) targets[i] = null;
+        else {
+          targets[i] = slab.toString('latin1', p, p + targetLength);
+          p += targetLength;
+        }
+      }
+    }
+    sets[s] = { key, rrset: { name: owner, type, ttl, rdatas }, ttls, targets };
+  }
+  return { name: owner, sets, descendants };
+}
+
+/** Where the node after the one at `at` begins. */
+function endOfNode(slab: Buffer, at: number): number {
+  let p = at + 2 + slab.readUInt16LE(at) + 4;
+  const setCount = slab.readUInt16LE(p);
+  p += 2;
+  for (let s = 0; s < setCount; s++) {
+    const flags = slab[p + 10]!;
+    const count = slab.readUInt32LE(p + 11);
+    p += 15;
+    for (let i = 0; i < count; i++) {
+      p += 2 + slab.readUInt16LE(p);
+      if (flags & OWN_TTLS) p += 4;
+      if (flags & TARGETS) {
+        const targetLength = slab.readUInt16LE(p);
+        p += 2 + (targetLength === NO_TARGET ? 0 : targetLength);
+      }
+    }
+  }
+  return p;
+}
+
+function nameEquals(slab: Buffer, at: number, name: string): boolean {
+  if (slab.readUInt16LE(at) !== name.length) return false;
+  for (let i = 0, p = at + 2; i < name.length; i++, p++) if (slab[p] !== name.charCodeAt(i)) return false;
+  return true;
+}
+
+/** Nodes encoded in one slab, immutable; an index slot holds a node's offset + 1, 0 when empty. */
+class Packed {
+  static readonly empty = new Packed(Buffer.alloc(0), new Uint32Array(1), 0);
+
+  private constructor(
+    readonly slab: Buffer,
+    private readonly index: Uint32Array,
+    readonly count: number,
+  ) {}
+
+  /** Packs raw node encodings (`pieces`: [slab, start, end] each) and new nodes into one table. */
+  static *build(copied: readonly (readonly [Buffer, number, number])[], nodes: readonly ZoneNode[]): Generator<void, Packed> {
+    let length = 0;
+    for (const [, start, end] of copied) length += end - start;
+    for (const node of nodes) length += encodedLength(node);
+    const count = copied.length + nodes.length;
+    let capacity = 8;
+    while (capacity < count * 2) capacity *= 2;
+    const slab = Buffer.allocUnsafeSlow(length);
+    const index = new Uint32Array(capacity);
+    const mask = capacity - 1;
+    let p = 0;
+    const place = (at: number, name: string) => {
+      let slot = stringHash(name) & mask;
+      while (index[slot] !== EMPTY) slot = (slot + 1) & mask;
+      index[slot] = at + 1;
+    };
+    let n = 0;
+    for (const [from, start, end] of copied) {
+      from.copy(slab, p, start, end);
+      place(p, slab.toString('latin1', p + 2, p + 2 + slab.readUInt16LE(p)));
+      p += end - start;
+      if (++n % 4096 === 0) yield;
+    }
+    for (const node of nodes) {
+      place(p, node.name);
+      p = encodeNode(node, slab, p);
+      if (++n % 4096 === 0) yield;
+    }
+    return new Packed(slab, index, count);
+  }
+
+  /** The offset of `name`'s node, or -1. */
+  find(name: string): number {
+    const mask = this.index.length - 1;
+    for (let slot = stringHash(name) & mask; ; slot = (slot + 1) & mask) {
+      const entry = this.index[slot]!;
+      if (entry === EMPTY) return -1;
+      if (nameEquals(this.slab, entry - 1, name)) return entry - 1;
+    }
+  }
+
+  get(name: string): ZoneNode | undefined {
+    const at = this.find(name);
+    return at < 0 ? undefined : decodeNode(this.slab, at, name);
+  }
+
+  /** Every node's offset and name, in slab order. */
+  *entries(): IterableIterator<[number, string]> {
+    for (let at = 0; at < this.slab.length; at = endOfNode(this.slab, at)) {
+      yield [at, this.slab.toString('latin1', at + 2, at + 2 + this.slab.readUInt16LE(at))];
+    }
+  }
+}
+
+/** The overlay is repacked when it holds more than this share of the packed nodes (and at least OVERLAY_FLOOR). */
+const OVERLAY_SHARE = 1 / 8;
+const OVERLAY_FLOOR = 1024;
+
+/** An immutable table of a zone's nodes by name. */
+export class NodeTable {
+  private constructor(
+    private readonly packed: Packed,
+    private readonly overlay: PersistentMap<Overlaid>,
+    readonly size: number,
+  ) {
+    Object.freeze(this);
+  }
+
+  static readonly empty = new NodeTable(Packed.empty, PersistentMap.empty(), 0);
+
+  /** A table of `nodes` (distinct names), packed but for those whose text is not ASCII. */
+  static *of(nodes: Iterable<ZoneNode>): Generator<void, NodeTable> {
+    const plain: ZoneNode[] = [];
+    const overlay = PersistentMap.empty<Overlaid>().edit();
+    for (const node of nodes) {
+      if (packable(node)) plain.push(node);
+      else overlay.set(node.name, node);
+    }
+    const packed = yield* Packed.build([], plain);
+    return new NodeTable(packed, overlay.done(), packed.count + overlay.size);
+  }
+
+  get(name: string): ZoneNode | undefined {
+    const over = this.overlay.get(name);
+    if (over !== undefined) return over ?? undefined;
+    return this.packed.get(name);
+  }
+
+  has(name: string): boolean {
+    const over = this.overlay.get(name);
+    if (over !== undefined) return over !== DELETED;
+    return this.packed.find(name) >= 0;
+  }
+
+  /** Every node: the packed ones not changed since, then the overlay's (hash order). */
+  *values(): IterableIterator<ZoneNode> {
+    for (const [at, name] of this.packed.entries()) if (this.overlay.get(name) === undefined) yield decodeNode(this.packed.slab, at, name);
+    for (const node of this.overlay.values()) if (node !== DELETED) yield node;
+  }
+
+  edit(): NodeTableEditor {
+    return new NodeTableEditor(this.packed, this.overlay.edit(), this.size, (packed, overlay, size) => new NodeTable(packed, overlay, size));
+  }
+}
+
+/** Changes to a table until `done()`; the table it started from stays as it was. */
+export class NodeTableEditor {
+  constructor(
+    private packed: Packed,
+    private overlay: MapEditor<Overlaid>,
+    private count: number,
+    private readonly seal: (packed: Packed, overlay: PersistentMap<Overlaid>, size: number) => NodeTable,
+  ) {}
+
+  get size(): number {
+    return this.count;
+  }
+
+  get(name: string): ZoneNode | undefined {
+    const over = this.overlay.get(name);
+    if (over !== undefined) return over ?? undefined;
+    return this.packed.get(name);
+  }
+
+  has(name: string): boolean {
+    const over = this.overlay.get(name);
+    if (over !== undefined) return over !== DELETED;
+    return this.packed.find(name) >= 0;
+  }
+
+  set(name: string, node: ZoneNode): this {
+    if (!this.has(name)) this.count++;
+    this.overlay.set(name, node);
+    return this;
+  }
+
+  delete(name: string): this {
+    if (!this.has(name)) return this;
+    this.count--;
+    if (this.packed.find(name) >= 0) this.overlay.set(name, DELETED);
+    else this.overlay.delete(name);
+    return this;
+  }
+
+  /** Repacks when the overlay has outgrown its share: unchanged nodes copied as octets, in steps. */
+  *compact(): Generator<void, void> {
+    if (this.overlay.size <= Math.max(OVERLAY_FLOOR, this.packed.count * OVERLAY_SHARE)) return;
+    const overlay = this.overlay.done();
+    const copied: [Buffer, number, number][] = [];
+    let n = 0;
+    for (const [at, name] of this.packed.entries()) {
+      if (overlay.get(name) === undefined) copied.push([this.packed.slab, at, endOfNode(this.packed.slab, at)]);
+      if (++n % 4096 === 0) yield;
+    }
+    const fresh: ZoneNode[] = [];
+    const kept = PersistentMap.empty<Overlaid>().edit();
+    for (const node of overlay.values()) {
+      if (node === DELETED) continue;
+      if (packable(node)) fresh.push(node);
+      else kept.set(node.name, node);
+    }
+    this.packed = yield* Packed.build(copied, fresh);
+    this.overlay = kept;
+  }
+
+  done(): NodeTable {
+    return this.seal(this.packed, this.overlay.done(), this.count);
+  }
+}
