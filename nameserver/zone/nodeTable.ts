@@ -178,6 +178,51 @@ function nameEquals(slab: Buffer, at: number, name: string): boolean {
   return true;
 }
 
+/** stringHash of the name of the node at `at`: the same octets as char codes, names being ASCII. */
+function nameHash(slab: Buffer, at: number): number {
+  let h = 0x811c9dc5;
+  for (let p = at + 2, end = p + slab.readUInt16LE(at); p < end; p++) h = Math.imul(h ^ slab[p]!, 0x01000193);
+  return h >>> 0;
+}
+
+/**
+ * Collects node encodings one at a time — new nodes, or octets copied from another slab — so that a
+ * zone being loaded never holds all its nodes as objects at once.
+ */
+class PackedBuilder {
+  private slab = Buffer.allocUnsafeSlow(64 * 1024);
+  private length = 0;
+  private offsets: number[] = [];
+
+  add(node: ZoneNode): void {
+    this.reserve(encodedLength(node));
+    this.offsets.push(this.length);
+    this.length = encodeNode(node, this.slab, this.length);
+  }
+
+  copy(from: Buffer, start: number, end: number): void {
+    this.reserve(end - start);
+    this.offsets.push(this.length);
+    this.length += from.copy(this.slab, this.length, start, end);
+  }
+
+  /** The slab, cut to its length, and where each node begins. */
+  take(): { slab: Buffer; offsets: readonly number[] } {
+    const slab = Buffer.allocUnsafeSlow(this.length);
+    this.slab.copy(slab, 0, 0, this.length);
+    return { slab, offsets: this.offsets };
+  }
+
+  private reserve(octets: number): void {
+    if (this.length + octets <= this.slab.length) return;
+    let size = this.slab.length * 2;
+    while (size < this.length + octets) size *= 2;
+    const grown = Buffer.allocUnsafeSlow(size);
+    this.slab.copy(grown, 0, 0, this.length);
+    this.slab = grown;
+  }
+}
+
 /** Nodes encoded in one slab, immutable; an index slot holds a node's offset + 1, 0 when empty. */
 class Packed {
   static readonly empty = new Packed(Buffer.alloc(0), new Uint32Array(1), 0);
@@ -188,36 +233,21 @@ class Packed {
     readonly count: number,
   ) {}
 
-  /** Packs raw node encodings (`pieces`: [slab, start, end] each) and new nodes into one table. */
-  static *build(copied: readonly (readonly [Buffer, number, number])[], nodes: readonly ZoneNode[]): Generator<void, Packed> {
-    let length = 0;
-    for (const [, start, end] of copied) length += end - start;
-    for (const node of nodes) length += encodedLength(node);
-    const count = copied.length + nodes.length;
+  /** Packs what `builder` holds; the index is made in steps. */
+  static *of(builder: PackedBuilder): Generator<void, Packed> {
+    const { slab, offsets } = builder.take();
     let capacity = 8;
-    while (capacity < count * 2) capacity *= 2;
-    const slab = Buffer.allocUnsafeSlow(length);
+    while (capacity < offsets.length * 2) capacity *= 2;
     const index = new Uint32Array(capacity);
     const mask = capacity - 1;
-    let p = 0;
-    const place = (at: number, name: string) => {
-      let slot = stringHash(name) & mask;
+    for (let n = 0; n < offsets.length; n++) {
+      const at = offsets[n]!;
+      let slot = nameHash(slab, at) & mask;
       while (index[slot] !== EMPTY) slot = (slot + 1) & mask;
       index[slot] = at + 1;
-    };
-    let n = 0;
-    for (const [from, start, end] of copied) {
-      from.copy(slab, p, start, end);
-      place(p, slab.toString('latin1', p + 2, p + 2 + slab.readUInt16LE(p)));
-      p += end - start;
-      if (++n % 4096 === 0) yield;
+      if (n % 4096 === 4095) yield;
     }
-    for (const node of nodes) {
-      place(p, node.name);
-      p = encodeNode(node, slab, p);
-      if (++n % 4096 === 0) yield;
-    }
-    return new Packed(slab, index, count);
+    return new Packed(slab, index, offsets.length);
   }
 
   /** The offset of `name`'s node, or -1. */
@@ -259,15 +289,15 @@ export class NodeTable {
 
   static readonly empty = new NodeTable(Packed.empty, PersistentMap.empty(), 0);
 
-  /** A table of `nodes` (distinct names), packed but for those whose text is not ASCII. */
+  /** A table of `nodes` (distinct names), packed but for those whose text is not ASCII; each node is encoded as it comes. */
   static *of(nodes: Iterable<ZoneNode>): Generator<void, NodeTable> {
-    const plain: ZoneNode[] = [];
+    const builder = new PackedBuilder();
     const overlay = PersistentMap.empty<Overlaid>().edit();
     for (const node of nodes) {
-      if (packable(node)) plain.push(node);
+      if (packable(node)) builder.add(node);
       else overlay.set(node.name, node);
     }
-    const packed = yield* Packed.build([], plain);
+    const packed = yield* Packed.of(builder);
     return new NodeTable(packed, overlay.done(), packed.count + overlay.size);
   }
 
@@ -337,20 +367,19 @@ export class NodeTableEditor {
   *compact(): Generator<void, void> {
     if (this.overlay.size <= Math.max(OVERLAY_FLOOR, this.packed.count * OVERLAY_SHARE)) return;
     const overlay = this.overlay.done();
-    const copied: [Buffer, number, number][] = [];
+    const builder = new PackedBuilder();
     let n = 0;
     for (const [at, name] of this.packed.entries()) {
-      if (overlay.get(name) === undefined) copied.push([this.packed.slab, at, endOfNode(this.packed.slab, at)]);
+      if (overlay.get(name) === undefined) builder.copy(this.packed.slab, at, endOfNode(this.packed.slab, at));
       if (++n % 4096 === 0) yield;
     }
-    const fresh: ZoneNode[] = [];
     const kept = PersistentMap.empty<Overlaid>().edit();
     for (const node of overlay.values()) {
       if (node === DELETED) continue;
-      if (packable(node)) fresh.push(node);
+      if (packable(node)) builder.add(node);
       else kept.set(node.name, node);
     }
-    this.packed = yield* Packed.build(copied, fresh);
+    this.packed = yield* Packed.of(builder);
     this.overlay = kept;
   }
 

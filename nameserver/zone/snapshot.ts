@@ -399,36 +399,45 @@ class ZoneEditor {
       if (atOwner) atOwner.push(record);
       else groups.set(record.name, [record]);
     }
-    const nodes = new Map<string, ZoneNode>();
+    // RFC 8020: every ancestor of a name with data exists, empty non-terminals included. Counted
+    // first, so that each node is made with its count and packed at once: the zone is never held
+    // as a million node objects.
     const below = new Map<string, number>();
-    const nsecOwners = new Set<string>();
-    for (const [owner, atOwner] of byOwner) {
-      const node = this.nodeOf(owner, atOwner);
-      nodes.set(owner, node);
-      if (rrsetAt(node, TYPE.NSEC)) nsecOwners.add(owner);
-      if (owner !== this.origin && rrsetAt(node, TYPE.NS)) this.cuts.set(owner, true);
+    for (const owner of byOwner.keys()) {
       for (let ancestor = owner; ancestor !== this.origin; ) {
         ancestor = parentName(ancestor);
         below.set(ancestor, (below.get(ancestor) ?? 0) + 1);
       }
     }
-    // RFC 8020: every ancestor of a name with data exists, empty non-terminals included.
-    for (const [name, descendants] of below) nodes.set(name, { name, sets: nodes.get(name)?.sets ?? NO_SETS, descendants });
-    this.names = finish(NodeTable.of(nodes.values())).edit();
+    const nsecOwners: string[] = [];
+    this.names = finish(NodeTable.of(this.treeNodes(byOwner, below, nsecOwners))).edit();
     const nsec3Owners: string[] = [];
-    const hashedNodes: ZoneNode[] = [];
-    for (const [owner, atOwner] of hashedByOwner) {
-      const node = this.nodeOf(owner, atOwner);
-      hashedNodes.push(node);
-      if (rrsetAt(node, TYPE.NSEC3)) nsec3Owners.push(owner);
-    }
-    this.hashed = finish(NodeTable.of(hashedNodes)).edit();
+    this.hashed = finish(NodeTable.of(this.hashedNodes(hashedByOwner, nsec3Owners))).edit();
     // Sorted once and built bottom-up rather than inserted one by one down the tree. Sorted in
     // place with the index's own comparison: sort keys would be faster on shuffled names but cost
     // about 100 MB for a million, which the process keeps as resident memory after the load.
     const order = this.nsecOwners.order;
-    this.nsecOwners = PersistentSortedSet.fromSorted([...nsecOwners].sort(order.compare), order).edit();
+    this.nsecOwners = PersistentSortedSet.fromSorted(nsecOwners.sort(order.compare), order).edit();
     this.nsec3Owners = PersistentSortedSet.fromSorted(nsec3Owners.sort(order.compare), order).edit();
+  }
+
+  /** The tree's nodes, each made as it is asked for; notes NSEC owners and delegation points on the way. */
+  private *treeNodes(byOwner: Map<string, ZoneRecord[]>, below: Map<string, number>, nsecOwners: string[]): Generator<ZoneNode> {
+    for (const [owner, atOwner] of byOwner) {
+      const node = this.nodeOf(owner, atOwner, below.get(owner) ?? 0);
+      if (rrsetAt(node, TYPE.NSEC)) nsecOwners.push(owner);
+      if (owner !== this.origin && rrsetAt(node, TYPE.NS)) this.cuts.set(owner, true);
+      yield node;
+    }
+    for (const [name, descendants] of below) if (!byOwner.has(name)) yield { name, sets: NO_SETS, descendants };
+  }
+
+  private *hashedNodes(byOwner: Map<string, ZoneRecord[]>, nsec3Owners: string[]): Generator<ZoneNode> {
+    for (const [owner, atOwner] of byOwner) {
+      const node = this.nodeOf(owner, atOwner, 0);
+      if (rrsetAt(node, TYPE.NSEC3)) nsec3Owners.push(owner);
+      yield node;
+    }
   }
 
   *apply(removed: readonly ZoneRecord[], added: readonly ZoneRecord[]): Generator<void, void> {
@@ -477,7 +486,7 @@ class ZoneEditor {
     return type === TYPE.RRSIG ? SIGNATURES + this.checked(name, () => typeCovered(record.rdata)) : type;
   }
 
-  private nodeOf(owner: string, records: readonly ZoneRecord[]): ZoneNode {
+  private nodeOf(owner: string, records: readonly ZoneRecord[], descendants: number): ZoneNode {
     if (records.length === 1) {
       // Most names hold one record: no grouping needed.
       const record = records[0]!;
@@ -489,7 +498,7 @@ class ZoneEditor {
         targets: target === null ? null : Object.freeze([target]),
       });
       this.recordCount++;
-      return Object.freeze({ name: owner, sets: Object.freeze([set]), descendants: 0 });
+      return Object.freeze({ name: owner, sets: Object.freeze([set]), descendants });
     }
     const byKey = new Map<number, ZoneRecord[]>();
     for (const record of records) {
@@ -505,7 +514,7 @@ class ZoneEditor {
       sets.push(set);
     }
     sets.sort((a, b) => a.key - b.key);
-    return Object.freeze({ name: owner, sets: Object.freeze(sets), descendants: 0 });
+    return Object.freeze({ name: owner, sets: Object.freeze(sets), descendants });
   }
 
   private changeOf(record: ZoneRecord, inTree: Changes, inHashed: Changes): RRsetChange {

@@ -207,11 +207,12 @@ export class NameserverFeed {
         const zone = await publishedSystem<StoredWireRecord>(trx, zoneId);
         // A version without rendered system records predates them; the worker rebuilds it whole.
         if (!zone || zone.published_serial === null || zone.system === null) return { serial: null, records: [], history: [] };
-        const records: ZoneRecord[] = zone.system.map(fromStored);
+        // Absolute names at once: a page's rows are dropped as soon as they are read.
+        const records: ZoneRecord[] = zone.system.map((r) => toZoneRecord(origin, fromStored(r)));
         let after = '';
         for (;;) {
           const page = await publishedRecordPage(trx, zoneId, after, LOAD_PAGE);
-          for (const r of page) records.push(r);
+          for (const r of page) records.push(toZoneRecord(origin, r));
           if (page.length < LOAD_PAGE) break;
           after = page[page.length - 1]!.record_id;
         }
@@ -226,13 +227,7 @@ export class NameserverFeed {
       this.loaded.delete(zoneId);
       return;
     }
-    this.options.store.set(
-      buildZoneSnapshot(
-        origin,
-        records.map((r) => toZoneRecord(origin, r)),
-      ),
-      history,
-    );
+    this.options.store.set(buildZoneSnapshot(origin, records), history);
     this.loaded.set(zoneId, { origin, serial });
     this.options.onLoaded?.(zoneId, origin, serial);
   }
