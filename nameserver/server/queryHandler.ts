@@ -205,7 +205,7 @@ export class QueryHandler {
     countResponse(this.stats, answer.rcode);
     if (key) return this.sign(response, query, key);
     // A restricted zone's answers stay out of the cache: a hit is served before the address is looked at.
-    if (probe && this.cache && !restricted) this.cache.remember(probe, name, qtype, response);
+    if (probe && this.cache && !restricted) this.cache.remember(probe, name, qtype, answer, response);
     return response;
   }
 

@@ -15,16 +15,21 @@
 // Validity: an entry remembers the store generation it was made at and the snapshot of the zone
 // that answered (store.find of the name). While the generation is unchanged the entry is good; once
 // it moved (any zone changed), the entry is still good if its zone's snapshot is the same object —
-// a change to another zone leaves it alone — and is dropped otherwise. DS at a zone apex may be
-// answered by the parent zone (RFC 4035 §3.1.4.1), so those entries live for one generation only.
+// a change to another zone leaves it alone. When its own zone changed, a positive answer that only
+// its name decides (the name's own RRsets, below the apex, no CNAME, wildcard or additional
+// section) stays good across one diff that touched neither the name nor an ancestor below the apex
+// (a new delegation above it, say): a busy zone's unchanged names keep their encoded answers. Every
+// other entry of a changed zone is dropped: negative answers carry the SOA, whose serial changed.
+// DS at a zone apex may be answered by the parent zone (RFC 4035 §3.1.4.1), so those entries live
+// for one generation only.
 //
 // Bounds: at most `maxEntries` entries and `maxBytes` octets of responses; the oldest entries go
 // first (insertion order, FIFO: cheaper than LRU bookkeeping on every hit, and a hot name that is
 // evicted comes straight back on its next miss).
-import { TYPE } from '../types.js';
+import { type Answer, RCODE, TYPE } from '../types.js';
 import { CLASSIC_UDP_PAYLOAD, SERVER_UDP_PAYLOAD, wellFormedOptions } from '../wire/edns.js';
 import { HEADER_OCTETS } from '../wire/header.js';
-import { MAX_LABEL_OCTETS, MAX_NAME_OCTETS } from '../wire/name.js';
+import { MAX_LABEL_OCTETS, MAX_NAME_OCTETS, parentName } from '../wire/name.js';
 import type { ZoneSnapshot } from '../zone/snapshot.js';
 import type { ZoneStore } from '../zone/store.js';
 
@@ -145,8 +150,10 @@ interface Entry {
   readonly hash: number;
   readonly response: Buffer;
   generation: number;
-  /** The zone that answered (store.find(name)), undefined for REFUSED. */
-  readonly zone: ZoneSnapshot | undefined;
+  /** The zone that answered (store.find(name)), undefined for REFUSED; moved on when the entry outlives a diff. */
+  zone: ZoneSnapshot | undefined;
+  /** Whether the answer is decided by the name's own node alone (see the top of this file). */
+  readonly ownNodeOnly: boolean;
   /** Lower-case question name, for store.find when the generation moved. */
   readonly name: string;
   readonly qtype: number;
@@ -193,7 +200,7 @@ export class ResponseCache {
     if (!entry) return null;
     const generation = this.store.generation;
     if (entry.generation !== generation) {
-      if (entry.qtype === TYPE.DS || this.store.find(entry.name) !== entry.zone) {
+      if (!this.stillGood(entry)) {
         this.delete(entry);
         return null;
       }
@@ -213,8 +220,8 @@ export class ResponseCache {
     return out;
   }
 
-  /** Remembers `response`, made from the current store for the query probed as `probe`. */
-  remember(probe: CacheProbe, name: string, qtype: number, response: Buffer): void {
+  /** Remembers `response`, encoded from `answer` made from the current store for the query probed as `probe`. */
+  remember(probe: CacheProbe, name: string, qtype: number, answer: Answer, response: Buffer): void {
     if (response.length > this.maxBytes) return;
     const old = this.lookup(probe);
     if (old) this.delete(old);
@@ -223,12 +230,14 @@ export class ResponseCache {
       if (!oldest) break;
       this.delete(oldest);
     }
+    const zone = this.store.find(name);
     const entry: Entry = {
       key: probe.keyCopy(),
       hash: probe.hash,
       response,
       generation: this.store.generation,
-      zone: this.store.find(name),
+      zone,
+      ownNodeOnly: decidedByItsNode(answer, name, qtype, zone),
       name,
       qtype,
       chained: null,
@@ -250,6 +259,19 @@ export class ResponseCache {
     this.newest = null;
     this.count = 0;
     this.bytes = 0;
+  }
+
+  /** After the store changed: is the entry's answer still what its zone would give? */
+  private stillGood(entry: Entry): boolean {
+    if (entry.qtype === TYPE.DS) return false;
+    const zone = this.store.find(entry.name);
+    if (zone === entry.zone) return true;
+    const before = entry.zone;
+    const changes = zone?.changes;
+    if (!entry.ownNodeOnly || !zone || !before || !changes || zone.origin !== before.origin || changes.fromSerial !== before.serial) return false;
+    for (let name = entry.name; name !== zone.origin; name = parentName(name)) if (changes.owners.has(name)) return false;
+    entry.zone = zone;
+    return true;
   }
 
   private lookup(probe: CacheProbe): Entry | null {
@@ -284,4 +306,16 @@ export class ResponseCache {
     this.count--;
     this.bytes -= entry.response.length;
   }
+}
+
+/** Types whose answers carry the A/AAAA of their targets (nameserver/answer/lookup.ts): other names decide those. */
+const WITH_ADDITIONAL: ReadonlySet<number> = new Set([TYPE.NS, TYPE.MX, TYPE.SRV, TYPE.SVCB, TYPE.HTTPS]);
+
+/** A positive answer made of the name's own RRsets (no CNAME, no wildcard, nothing in authority or additional), below the apex. */
+function decidedByItsNode(answer: Answer, name: string, qtype: number, zone: ZoneSnapshot | undefined): boolean {
+  if (!zone || name === zone.origin || answer.rcode !== RCODE.NOERROR || !answer.aa || WITH_ADDITIONAL.has(qtype)) return false;
+  if (answer.answer.length === 0 || answer.authority.length > 0 || answer.additional.length > 0) return false;
+  for (const rrset of answer.answer) if (rrset.name !== name || rrset.type === TYPE.CNAME) return false;
+  // A wildcard's answer carries the name too; only a name that exists is its own.
+  return zone.hasName(name);
 }

@@ -81,8 +81,17 @@ export interface ChainLink {
   readonly matches: boolean;
 }
 
+/** What made a snapshot from the one before it: a diff from `fromSerial` that touched `owners`. */
+export interface ZoneChanges {
+  readonly fromSerial: number;
+  /** Every owner name the diff removed or added records at (NSEC3 owners included). */
+  readonly owners: ReadonlySet<string>;
+}
+
 export interface ZoneSnapshot {
   readonly origin: string;
+  /** How this snapshot differs from its predecessor; null for a snapshot built whole. */
+  readonly changes: ZoneChanges | null;
   /** SERIAL of the apex SOA. */
   readonly serial: number;
   /** RFC 2308 §5: the TTL of negative answers, min(SOA TTL, SOA MINIMUM). */
@@ -97,6 +106,8 @@ export interface ZoneSnapshot {
   readonly negativeSoa: RRset;
   /** The node of an existing name of the zone's tree (NSEC3 owners excluded), else undefined. */
   node(name: string): ZoneNode | undefined;
+  /** Whether `name` exists in the zone's tree (as `node`, without decoding the node). */
+  hasName(name: string): boolean;
   /** True for a delegation point: a name below the apex that holds NS. */
   isDelegation(name: string): boolean;
   /** Every record, the SOA first (AXFR order, RFC 5936 §2.2); TTLs are the RRsets' TTLs. */
@@ -188,6 +199,7 @@ class Snapshot implements ZoneSnapshot {
     readonly origin: string,
     readonly maps: ZoneMaps,
     readonly recordCount: number,
+    readonly changes: ZoneChanges | null,
   ) {
     const apex = maps.names.get(origin);
     const soa = apex && rrsetAt(apex, TYPE.SOA);
@@ -209,6 +221,10 @@ class Snapshot implements ZoneSnapshot {
 
   node(name: string): ZoneNode | undefined {
     return name === this.origin ? this.apex : this.maps.names.get(name);
+  }
+
+  hasName(name: string): boolean {
+    return this.maps.names.has(name);
   }
 
   isDelegation(name: string): boolean {
@@ -343,13 +359,17 @@ export function* applyZoneDiffSteps(snapshot: ZoneSnapshot, diff: ZoneDiff): Gen
   }
   const maps = snapshot.maps.owners === null && madeOwnerIndexes.has(snapshot) ? { ...snapshot.maps, owners: madeOwnerIndexes.get(snapshot)! } : snapshot.maps;
   const editor = new ZoneEditor(snapshot.origin, maps, snapshot.recordCount);
-  yield* editor.apply(diff.removed, diff.added);
-  const next = editor.done();
+  const owners = yield* editor.apply(diff.removed, diff.added);
+  // A large diff (a zone re-signed) is not worth remembering name by name: readers treat it as new.
+  const next = editor.done(owners.size <= CHANGES_KEPT ? { fromSerial: diff.fromSerial, owners } : null);
   if (next.serial !== diff.toSerial) {
     throw new ZoneError(`diff to serial ${diff.toSerial} leaves "${snapshot.origin}" at serial ${next.serial} (the diff must replace the SOA record)`);
   }
   return next;
 }
+
+/** The most owners a snapshot remembers its diff touched (ZoneChanges). */
+const CHANGES_KEPT = 4096;
 
 /** What one diff does to one RRset. */
 interface RRsetChange {
@@ -440,7 +460,8 @@ class ZoneEditor {
     }
   }
 
-  *apply(removed: readonly ZoneRecord[], added: readonly ZoneRecord[]): Generator<void, void> {
+  /** Applies removals, then additions; returns the owners touched. */
+  *apply(removed: readonly ZoneRecord[], added: readonly ZoneRecord[]): Generator<void, ReadonlySet<string>> {
     const inTree: Changes = new Map();
     const inHashed: Changes = new Map();
     let n = 0;
@@ -463,9 +484,10 @@ class ZoneEditor {
     }
     yield* this.names.compact();
     yield* this.hashed.compact();
+    return new Set([...inTree.keys(), ...inHashed.keys()]);
   }
 
-  done(): Snapshot {
+  done(changes: ZoneChanges | null = null): Snapshot {
     const maps: ZoneMaps = {
       names: this.names.done(),
       hashed: this.hashed.done(),
@@ -474,7 +496,7 @@ class ZoneEditor {
       nsecOwners: this.nsecOwners.done(),
       nsec3Owners: this.nsec3Owners.done(),
     };
-    return new Snapshot(this.origin, maps, this.recordCount);
+    return new Snapshot(this.origin, maps, this.recordCount, changes);
   }
 
   /** Where a record goes in its owner's node; checks that it belongs to this zone. */

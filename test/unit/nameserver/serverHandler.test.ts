@@ -101,6 +101,92 @@ describe('the response cache', () => {
     expect(handler.stats.cache.hits).toBe(1);
   });
 
+  it('keeps a name’s answer across a diff that touched neither the name nor an ancestor below the apex', () => {
+    const { store, parsed, handler } = setup();
+    const o = 'example.com';
+    const step = (from: number, removed: RecordSpec[], added: RecordSpec[]) =>
+      store.applyDiff(o, {
+        fromSerial: from,
+        toSerial: from + 1,
+        removed: [[o, 'SOA', 3600, soaData(o, from)] as RecordSpec, ...removed].map(zoneRecord),
+        added: [[o, 'SOA', 3600, soaData(o, from + 1)] as RecordSpec, ...added].map(zoneRecord),
+      });
+    const soaSerial = (m: Message) => m.authority.find((r) => r.type === TYPE.SOA)!.rdata.readUInt32BE(m.authority[0]!.rdata.length - 20);
+    const ask = () => ({
+      www: addresses(parsed(query('www.example.com', TYPE.A))),
+      wwwDo: addresses(parsed(query('www.example.com', TYPE.A, { edns: { do: true } }))),
+      nx: soaSerial(parsed(query('nx.example.com', TYPE.A))),
+      mx: parsed(query('example.com', TYPE.MX)).additional.length,
+    });
+    expect(ask()).toEqual({ www: ['192.0.2.10'], wwwDo: ['192.0.2.10'], nx: EXAMPLE_SERIAL, mx: 1 });
+    const hits = () => handler.stats.cache.hits;
+
+    // Another name changes: www's two entries outlive the diff; NXDOMAIN (it carries the SOA) and
+    // the apex's MX (the apex changed) are made afresh.
+    step(EXAMPLE_SERIAL, [], [[`other.${o}`, 'A', 300, { address: '192.0.2.77' }]]);
+    let before = hits();
+    expect(ask()).toEqual({ www: ['192.0.2.10'], wwwDo: ['192.0.2.10'], nx: EXAMPLE_SERIAL + 1, mx: 1 });
+    expect(hits() - before).toBe(2);
+
+    // www itself changes: a miss and the new address.
+    step(EXAMPLE_SERIAL + 1, [[`www.${o}`, 'A', 300, { address: '192.0.2.10' }]], [[`www.${o}`, 'A', 300, { address: '192.0.2.11' }]]);
+    before = hits();
+    expect(ask().www).toEqual(['192.0.2.11']);
+    expect(hits() - before).toBe(0);
+
+    // A name below www is added (www's own RRsets unchanged): still a hit.
+    before = hits();
+    expect(parsed(query('www.example.com', TYPE.A)).answer).toHaveLength(1);
+    step(EXAMPLE_SERIAL + 2, [], [[`deep.www.${o}`, 'TXT', 300, { text: 'below' }]]);
+    expect(addresses(parsed(query('www.example.com', TYPE.A)))).toEqual(['192.0.2.11']);
+    expect(hits() - before).toBe(2);
+
+    // Two diffs before the next question: the entry cannot tell what the first one did, so a miss.
+    step(EXAMPLE_SERIAL + 3, [], [[`a1.${o}`, 'A', 300, { address: '192.0.2.81' }]]);
+    step(EXAMPLE_SERIAL + 4, [], [[`a2.${o}`, 'A', 300, { address: '192.0.2.82' }]]);
+    before = hits();
+    expect(addresses(parsed(query('www.example.com', TYPE.A)))).toEqual(['192.0.2.11']);
+    expect(hits() - before).toBe(0);
+  });
+
+  it('drops a name’s answer when a delegation appears above it, and never carries a wildcard’s or a CNAME’s', () => {
+    const o = 'example.com';
+    const store = storeWith({
+      [o]: [...exampleRecords(), [`host.zone2.${o}`, 'A', 300, { address: '192.0.2.40' }], [`*.wild.${o}`, 'A', 300, { address: '192.0.2.50' }]],
+    });
+    const { parsed, handler } = setup({ store });
+    const step = (from: number, added: RecordSpec[], removed: RecordSpec[] = []) =>
+      store.applyDiff(o, {
+        fromSerial: from,
+        toSerial: from + 1,
+        removed: [[o, 'SOA', 3600, soaData(o, from)] as RecordSpec, ...removed].map(zoneRecord),
+        added: [[o, 'SOA', 3600, soaData(o, from + 1)] as RecordSpec, ...added].map(zoneRecord),
+      });
+    expect(addresses(parsed(query(`host.zone2.${o}`, TYPE.A)))).toEqual(['192.0.2.40']);
+    expect(addresses(parsed(query(`x.wild.${o}`, TYPE.A)))).toEqual(['192.0.2.50']);
+    expect(addresses(parsed(query(`alias.${o}`, TYPE.A)))).toEqual(['192.0.2.10']);
+    step(EXAMPLE_SERIAL, [[`zone2.${o}`, 'NS', 300, { nameserver: 'ns.elsewhere.net' }]]);
+    const referral = parsed(query(`host.zone2.${o}`, TYPE.A));
+    expect(referral.answer).toEqual([]);
+    expect(referral.authority.map((r) => r.type)).toEqual([TYPE.NS]);
+    // The wildcard and the CNAME's target change; their answers follow.
+    step(
+      EXAMPLE_SERIAL + 1,
+      [
+        [`*.wild.${o}`, 'A', 300, { address: '192.0.2.51' }],
+        [`www.${o}`, 'A', 300, { address: '192.0.2.12' }],
+      ],
+      [
+        [`*.wild.${o}`, 'A', 300, { address: '192.0.2.50' }],
+        [`www.${o}`, 'A', 300, { address: '192.0.2.10' }],
+      ],
+    );
+    const before = handler.stats.cache.hits;
+    expect(addresses(parsed(query(`x.wild.${o}`, TYPE.A)))).toEqual(['192.0.2.51']);
+    expect(addresses(parsed(query(`alias.${o}`, TYPE.A)))).toEqual(['192.0.2.12']);
+    expect(handler.stats.cache.hits).toBe(before);
+  });
+
   it('a child zone added below a cached name takes over; a removed zone is REFUSED', () => {
     const { store, parsed } = setup();
     expect(parsed(query('www.sub.example.com', TYPE.A)).aa).toBe(false); // referral
