@@ -3,38 +3,55 @@
 //   (a) 1,000 zones of 100 records, (b) one zone of 1,000,000 records.
 // The zones are written straight into published_records (the API caps a zone at 50,000
 // records; the nameserver has no such cap). Each scenario runs in its own child process so its
-// memory is its own.
+// memory is its own. After (b), the peers side by side: Knot and NSD load the same zone (the same
+// SOA, NS and A records, as a zone file), and each with the SOA and NS alone, so the cost per
+// record can be read off (bench/lib/referenceServers.ts starts them as the comparison does).
 //   createdb mdns_bench_mem
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/mdns_bench_mem node --import tsx bench/nameserverMemory.ts [large]
 //   dropdb mdns_bench_mem
+// The peers alone, no database (knotd and nsd on the PATH):
+//   node --import tsx bench/nameserverMemory.ts peers
 import { execFileSync } from 'node:child_process';
+import fsp from 'node:fs/promises';
 import os from 'node:os';
+import path from 'node:path';
+import { presentRdata } from '../nameserver/wire/rdata.js';
+import { typeName } from '../nameserver/wire/rrTypes.js';
 import { ZoneStore } from '../nameserver/zone/store.js';
 import { createDb, migrateToLatest } from '../src/db/knex.js';
 import { createLogger } from '../src/observability/logger.js';
 import { NameserverFeed } from '../src/publication/nameserverFeed.js';
-import { encodeRecord, toStored } from '../src/versionRecords/zoneRecords.js';
+import { encodeRecord, fromStored, toStored } from '../src/versionRecords/zoneRecords.js';
+import { addressOf } from './lib/dnsBenchZone.js';
+import { dig } from './lib/dnsTools.js';
+import { type ProcessMemory, processMemory, type TreeMemory, treeMemory } from './lib/procMemory.js';
+import { type ServerProcess, startKnot, startNsd } from './lib/referenceServers.js';
 
-const url = process.env.DATABASE_URL ?? '';
-if (!url || /\/(postgres|test)$/.test(url)) throw new Error('DATABASE_URL must name a scratch database');
+const SCENARIOS = [undefined, 'large', 'peers', 'child-many', 'child-large'];
 const scenario = process.argv[2];
+if (!SCENARIOS.includes(scenario)) throw new Error('usage: bench/nameserverMemory.ts [large | peers]');
+const url = process.env.DATABASE_URL ?? '';
+if (scenario !== 'peers' && (!url || /\/(postgres|test)$/.test(url))) throw new Error('DATABASE_URL must name a scratch database');
 const SERIAL = 2026112201;
+const LARGE_ZONE_RECORDS = 1_000_000;
+const ORIGIN = 'z1.bench.example';
 
 const mib = (n: number) => (n / 1024 / 1024).toFixed(0);
 // The system records a build renders (SOA with the serial, the apex NS set), in a version's form.
 const NAMESERVERS = ['ns1.bench.example', 'ns2.bench.example'];
+const TTL = 3600;
 const soa = (serial: number) =>
   toStored(
     encodeRecord({
       name: '@',
       type: 'SOA',
-      ttl: 3600,
+      ttl: TTL,
       data: { mname: 'ns1.bench.example', rname: 'hostmaster.bench.example', serial, refresh: 10800, retry: 3600, expire: 1209600, minimum: 300 },
     }),
   );
 const system = (serial: number) => [
   soa(serial),
-  ...NAMESERVERS.map((nameserver) => toStored(encodeRecord({ name: '@', type: 'NS', ttl: 3600, data: { nameserver } }))),
+  ...NAMESERVERS.map((nameserver) => toStored(encodeRecord({ name: '@', type: 'NS', ttl: TTL, data: { nameserver } }))),
 ];
 
 async function seed(zones: number, recordsPerZone: number) {
@@ -56,19 +73,27 @@ async function seed(zones: number, recordsPerZone: number) {
   // A records in wire form (RFC 1035 §3.4.1: four octets).
   await db.raw(
     `INSERT INTO published_records (zone_id, record_id, name, type, ttl, rdata)
-     SELECT 'zon_' || z, 'rec_' || z || '_' || i, 'h' || i, 1, 3600,
+     SELECT 'zon_' || z, 'rec_' || z || '_' || i, 'h' || i, 1, ?,
             decode('0a' || lpad(to_hex(i / 65536 % 256), 2, '0') || lpad(to_hex(i / 256 % 256), 2, '0') || lpad(to_hex(i % 256), 2, '0'), 'hex')
      FROM generate_series(1, ?) AS z, generate_series(1, ?) AS i`,
-    [zones, recordsPerZone - 3],
+    [TTL, zones, recordsPerZone - system(SERIAL).length],
   );
   await db.destroy();
+}
+
+/** What a child measuring ours prints, as one JSON line. */
+interface ChildResult {
+  row: string;
+  before: ProcessMemory;
+  after: ProcessMemory;
+  loadSeconds: number;
 }
 
 async function measure(label: string, zones: number) {
   const db = createDb(url);
   const store = new ZoneStore();
   globalThis.gc?.();
-  const before = process.memoryUsage().rss;
+  const before = processMemory('self')!;
   const loaded = new Map<string, number | null>();
   const waiters: (() => void)[] = [];
   const feed = new NameserverFeed({
@@ -86,9 +111,9 @@ async function measure(label: string, zones: number) {
   await feed.start();
   const loadMs = performance.now() - t0;
   globalThis.gc?.();
-  const rss = process.memoryUsage().rss;
+  const after = processMemory('self')!;
   const heap = process.memoryUsage().heapUsed;
-  let line = `| ${label} | ${zones} | ${mib(rss)} | ${mib(rss - before)} | ${mib(heap)} | ${(loadMs / 1000).toFixed(1)} |`;
+  let line = `| ${label} | ${zones} | ${mib(after.rss)} | ${mib(after.pss)} | ${mib(after.rss - before.rss)} | ${mib(heap)} | ${(loadMs / 1000).toFixed(1)} |`;
 
   if (zones === 1) {
     // A one-record change as the build writes it: old SOA out; new SOA and one A in.
@@ -131,26 +156,173 @@ async function measure(label: string, zones: number) {
     times.sort((a, b) => a - b);
     line += ` ${times.map((t) => t.toFixed(1)).join(', ')} |`;
   } else line += ' – |';
-  console.log(line);
+  const result: ChildResult = { row: line, before, after, loadSeconds: loadMs / 1000 };
+  console.log(JSON.stringify(result));
   await feed.stop();
   await db.destroy();
 }
 
+// --- the peers ---------------------------------------------------------------------------------
+
+/** One row of the side-by-side table. */
+interface SideBySideRow {
+  server: string;
+  records: number;
+  processes: number;
+  rss: number;
+  pss: number;
+  peakRss: number | null;
+  loadSeconds: number | null;
+  /** The row of the same server with the smallest zone, for the cost per record. */
+  baseline?: SideBySideRow;
+}
+
+/**
+ * The zone ours loads from PostgreSQL, as a zone file: the version's system records (presented from
+ * the same wire form) and `hosts` A records h1 … h<hosts> with the addresses the seed computes.
+ */
+async function writeZoneFile(file: string, hosts: number): Promise<number> {
+  const out = await fsp.open(file, 'w');
+  const system = systemRecords().map((r) => `@\t${r.ttl}\tIN\t${typeName(r.type)}\t${presentRdata(typeName(r.type), r.rdata)}`);
+  await out.write(`$ORIGIN ${ORIGIN}.\n${system.join('\n')}\n`);
+  const CHUNK = 100_000;
+  for (let first = 1; first <= hosts; first += CHUNK) {
+    const lines: string[] = [];
+    for (let i = first; i < first + CHUNK && i <= hosts; i++) lines.push(`h${i}\t${TTL}\tIN\tA\t${addressOf(i)}\n`);
+    await out.write(lines.join(''));
+  }
+  await out.close();
+  return system.length + hosts;
+}
+
+const systemRecords = () => system(SERIAL).map(fromStored);
+
+/** Waits until `server` gives `name` `type` an answer that `ok` accepts. */
+async function answers(server: ServerProcess, name: string, type: string, ok: (answer: string[]) => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (server.child.exitCode !== null || server.child.signalCode !== null) throw new Error(`${server.label} exited`);
+    const got = await dig('127.0.0.1', server.port, name, type);
+    if (got?.status === 'NOERROR' && ok(got.answer)) return;
+    if (Date.now() > deadline) throw new Error(`${server.label} gave no answer for ${name} ${type} within ${timeoutMs / 1000} s`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+// The figures are taken a little after the first answer, so that what a server does right after
+// loading (freeing what it parsed with, forking its server processes) is over; checked: Knot's and
+// NSD's figures no longer change from the first answer to 12 s after.
+const SETTLE_MS = 2000;
+
+/** Knot and NSD, each with the SOA and NS alone, then with the whole zone. */
+async function measurePeers(hosts: number): Promise<{ rows: SideBySideRow[]; notes: string[] }> {
+  const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'mdns-bench-mem-'));
+  const rows: SideBySideRow[] = [];
+  const notes: string[] = [];
+  try {
+    const zones = path.join(dir, 'zones');
+    await fsp.mkdir(zones);
+    const smallFile = path.join(zones, 'small.zone');
+    const largeFile = path.join(zones, 'large.zone');
+    const zone = [
+      { file: smallFile, records: await writeZoneFile(smallFile, 0), probe: ORIGIN, type: 'SOA', expect: ` ${SERIAL} ` },
+      { file: largeFile, records: await writeZoneFile(largeFile, hosts), probe: `h${hosts}.${ORIGIN}`, type: 'A', expect: ` ${addressOf(hosts)} ` },
+    ];
+    const peers = [
+      { id: 'knot', start: startKnot },
+      { id: 'nsd', start: startNsd },
+    ];
+    for (const peer of peers) {
+      let baseline: SideBySideRow | undefined;
+      for (const { file, records, probe, type, expect } of zone) {
+        const started = performance.now();
+        const server = await peer.start(path.join(dir, `${peer.id}-${records}`), ORIGIN, file);
+        try {
+          await answers(server, probe, type, (answer) => answer.some((line) => `${line} `.includes(expect)), 600_000);
+          const loadSeconds = (performance.now() - started) / 1000;
+          await new Promise((r) => setTimeout(r, SETTLE_MS));
+          const memory: TreeMemory = treeMemory(server.pid);
+          const row: SideBySideRow = {
+            server: server.label,
+            records,
+            processes: memory.processes,
+            rss: memory.largestRss,
+            pss: memory.pss,
+            peakRss: memory.largestPeakRss,
+            loadSeconds,
+            baseline,
+          };
+          rows.push(row);
+          baseline ??= row;
+          if (records === zone[0]!.records) notes.push(`${server.label}: ${server.version}; ${server.config.join(' ')}`);
+          if (memory.processes > 1)
+            notes.push(
+              `${server.label}, ${records.toLocaleString('en')} records, per process (the first started by the bench): ${memory.members.map((m) => `RSS ${mib(m.rss)} / PSS ${mib(m.pss)} MiB`).join(', ')}`,
+            );
+        } finally {
+          await server.stop();
+        }
+      }
+    }
+  } finally {
+    await fsp.rm(dir, { recursive: true, force: true });
+  }
+  return { rows, notes };
+}
+
+function printSideBySide(rows: SideBySideRow[], notes: string[]): void {
+  console.log('');
+  console.log(
+    "| server | records | processes | RSS MiB | PSS MiB | peak RSS MiB | load s | RSS over the same server's smallest zone (ours: before loading), bytes per record |",
+  );
+  console.log('|---|---|---|---|---|---|---|---|');
+  for (const r of rows) {
+    const perRecord = r.baseline && r.records > r.baseline.records ? ((r.rss - r.baseline.rss) / (r.records - r.baseline.records)).toFixed(0) : '–';
+    console.log(
+      `| ${r.server} | ${r.records.toLocaleString('en')} | ${r.processes} | ${mib(r.rss)} | ${mib(r.pss)} | ${r.peakRss === null ? '–' : mib(r.peakRss)} | ${r.loadSeconds === null ? '–' : r.loadSeconds.toFixed(1)} | ${perRecord} |`,
+    );
+  }
+  console.log('');
+  console.log(
+    `RSS and peak RSS (VmRSS, VmHWM from /proc/<pid>/status) are those of the largest process; PSS (smaps_rollup) is summed over the process tree: NSD runs as three processes forked from one another (the one started, xfrd, and one server process: server-count 1), whose RSS overlap (pages shared since a fork), so only PSS adds up. Knot is one process with threads. The peers' load s: from start until the last name answers (the start helpers wait 0.3 s before the first query); their figures are taken ${SETTLE_MS / 1000} s after that answer.${
+      rows.some((r) => r.server.startsWith('ours'))
+        ? " Ours: the feed's process, before loading (Node, modules, PostgreSQL client) and after, with its load s the feed's start (PostgreSQL → snapshot)."
+        : ''
+    }`,
+  );
+  for (const note of notes) console.log(`- ${note}`);
+}
+
 if (scenario === 'child-many') await measure('1,000 zones × 100 records', 1000);
-else if (scenario === 'child-large') await measure('1 zone × 1,000,000 records', 1);
+else if (scenario === 'child-large') await measure(`1 zone × ${LARGE_ZONE_RECORDS.toLocaleString('en')} records`, 1);
 else {
-  const run = (arg: string) =>
-    execFileSync(process.execPath, ['--expose-gc', '--max-old-space-size=8192', '--import', 'tsx', 'bench/nameserverMemory.ts', arg], {
+  const run = (arg: string): ChildResult => {
+    const stdout = execFileSync(process.execPath, ['--expose-gc', '--max-old-space-size=8192', '--import', 'tsx', 'bench/nameserverMemory.ts', arg], {
       encoding: 'utf8',
       env: process.env,
-    }).trim();
+    });
+    const line = stdout
+      .split('\n')
+      .filter((l) => l.startsWith('{"row"'))
+      .at(-1);
+    if (!line) throw new Error(`the child printed no result:\n${stdout}`);
+    return JSON.parse(line) as ChildResult;
+  };
   console.log(`${new Date().toISOString()}, ${os.cpus().length} × ${os.cpus()[0]?.model}, Node ${process.version}`);
-  console.log('| zones | zones loaded | RSS MiB | RSS growth MiB | heap used MiB | load s | reload after a one-record change, ms (5 runs) |');
-  console.log('|---|---|---|---|---|---|---|');
-  if (scenario !== 'large') {
-    await seed(1000, 100);
-    console.log(run('child-many'));
+  const sideBySide: SideBySideRow[] = [];
+  if (scenario !== 'peers') {
+    console.log('| zones | zones loaded | RSS MiB | PSS MiB | RSS growth MiB | heap used MiB | load s | reload after a one-record change, ms (5 runs) |');
+    console.log('|---|---|---|---|---|---|---|---|');
+    if (scenario !== 'large') {
+      await seed(1000, 100);
+      console.log(run('child-many').row);
+    }
+    await seed(1, LARGE_ZONE_RECORDS);
+    const ours = run('child-large');
+    console.log(ours.row);
+    const empty: SideBySideRow = { server: 'ours, before loading', records: 0, processes: 1, ...ours.before, peakRss: null, loadSeconds: null };
+    sideBySide.push(empty, { server: 'ours', records: LARGE_ZONE_RECORDS, processes: 1, ...ours.after, loadSeconds: ours.loadSeconds, baseline: empty });
   }
-  await seed(1, 1_000_000);
-  console.log(run('child-large'));
+  const peers = await measurePeers(LARGE_ZONE_RECORDS - system(SERIAL).length);
+  printSideBySide([...sideBySide, ...peers.rows], peers.notes);
 }

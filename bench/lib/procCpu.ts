@@ -1,7 +1,8 @@
 // CPU time of a process and all its descendants, from /proc (Linux): utime + stime of every
 // process in the tree (each process's figure covers all its threads) plus cutime + cstime (its
 // children that exited and were reaped). For servers that fork (NSD's server and xfrd children)
-// or run threads (Knot, PowerDNS, Node's libuv pool).
+// or run threads (Knot, PowerDNS, Node's libuv pool); and the tree itself, for summing other
+// per-process figures (bench/lib/procMemory.ts).
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 
@@ -38,8 +39,8 @@ function readStat(pid: number): ProcStat | null {
   return { ppid: field(4), ticks: field(14) + field(15) + field(16) + field(17) };
 }
 
-/** CPU seconds used so far by `pids` and all their descendants (each counted once). */
-export function treeCpuSeconds(pids: readonly number[]): number {
+/** The stat of `pids` and all their descendants, each once, read in one pass over /proc. */
+function treeStats(pids: readonly number[]): Map<number, ProcStat> {
   const stats = new Map<number, ProcStat>();
   for (const entry of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -52,16 +53,27 @@ export function treeCpuSeconds(pids: readonly number[]): number {
     if (!list) children.set(ppid, (list = []));
     list.push(pid);
   }
-  const seen = new Set<number>();
+  const tree = new Map<number, ProcStat>();
   const queue = [...pids];
-  let ticks = 0;
   while (queue.length > 0) {
     const pid = queue.pop()!;
-    if (seen.has(pid)) continue;
-    seen.add(pid);
-    ticks += stats.get(pid)?.ticks ?? 0;
+    if (tree.has(pid)) continue;
+    const stat = stats.get(pid);
+    if (stat) tree.set(pid, stat);
     queue.push(...(children.get(pid) ?? []));
   }
+  return tree;
+}
+
+/** `pids` that still run and all their descendants (processes; threads are not listed). */
+export function processTree(pids: readonly number[]): number[] {
+  return [...treeStats(pids).keys()];
+}
+
+/** CPU seconds used so far by `pids` and all their descendants (each counted once). */
+export function treeCpuSeconds(pids: readonly number[]): number {
+  let ticks = 0;
+  for (const { ticks: t } of treeStats(pids).values()) ticks += t;
   return ticks / clockTicksPerSecond();
 }
 
