@@ -24,7 +24,7 @@ import { NameserverFeed } from '../src/publication/nameserverFeed.js';
 import { encodeRecord, fromStored, toStored } from '../src/versionRecords/zoneRecords.js';
 import { addressOf } from './lib/dnsBenchZone.js';
 import { dig } from './lib/dnsTools.js';
-import { type ProcessMemory, processMemory, type TreeMemory, treeMemory } from './lib/procMemory.js';
+import { memoryOnceLoaded, type ProcessMemory, processMemory, SETTLE_MS } from './lib/procMemory.js';
 import { type ServerProcess, startKnot, startNsd } from './lib/referenceServers.js';
 
 const SCENARIOS = [undefined, 'large', 'peers', 'child-many', 'child-large'];
@@ -201,23 +201,6 @@ async function writeZoneFile(file: string, hosts: number): Promise<number> {
 
 const systemRecords = () => system(SERIAL).map(fromStored);
 
-/** Waits until `server` gives `name` `type` an answer that `ok` accepts. */
-async function answers(server: ServerProcess, name: string, type: string, ok: (answer: string[]) => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (server.child.exitCode !== null || server.child.signalCode !== null) throw new Error(`${server.label} exited`);
-    const got = await dig('127.0.0.1', server.port, name, type);
-    if (got?.status === 'NOERROR' && ok(got.answer)) return;
-    if (Date.now() > deadline) throw new Error(`${server.label} gave no answer for ${name} ${type} within ${timeoutMs / 1000} s`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-// The figures are taken a little after the first answer, so that what a server does right after
-// loading (freeing what it parsed with, forking its server processes) is over; checked: Knot's and
-// NSD's figures no longer change from the first answer to 12 s after.
-const SETTLE_MS = 2000;
-
 /** Knot and NSD, each with the SOA and NS alone, then with the whole zone. */
 async function measurePeers(hosts: number): Promise<{ rows: SideBySideRow[]; notes: string[] }> {
   const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'mdns-bench-mem-'));
@@ -242,10 +225,7 @@ async function measurePeers(hosts: number): Promise<{ rows: SideBySideRow[]; not
         const started = performance.now();
         const server = await peer.start(path.join(dir, `${peer.id}-${records}`), ORIGIN, file);
         try {
-          await answers(server, probe, type, (answer) => answer.some((line) => `${line} `.includes(expect)), 600_000);
-          const loadSeconds = (performance.now() - started) / 1000;
-          await new Promise((r) => setTimeout(r, SETTLE_MS));
-          const memory: TreeMemory = treeMemory(server.pid);
+          const { memory, loadSeconds } = await memoryOnceLoaded(server, started, probe, type, (answer) => answer.some((line) => `${line} `.includes(expect)));
           const row: SideBySideRow = {
             server: server.label,
             records,

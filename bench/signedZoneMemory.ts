@@ -7,6 +7,9 @@
 //
 //   node --import tsx bench/signedZoneMemory.ts [--hosts 100000] [--rounds 3]
 //
+// Then Knot (knotd on the PATH) loads the same two files, and its RSS and PSS are printed beside
+// ours' process RSS.
+//
 // Per child: heap used plus array buffers, and RSS growth, after the snapshot is built and the parsed records and the
 // file's text are dropped (GC twice), the build time (records to snapshot), and the time of the
 // first NXDOMAIN query with DO through the query handler (cache off), which for the signed zone
@@ -17,6 +20,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildBenchZone } from './lib/dnsBenchZone.js';
+import { memoryOnceLoaded, SETTLE_MS } from './lib/procMemory.js';
+import { startKnot } from './lib/referenceServers.js';
 
 const MiB = 1024 * 1024;
 const { values: opts, positionals } = parseArgs({
@@ -28,6 +33,7 @@ interface ChildResult {
   records: number;
   heapMiB: number;
   rssMiB: number;
+  totalRssMiB: number;
   buildMs: number;
   firstNxMs: number;
 }
@@ -57,7 +63,11 @@ async function child(file: string): Promise<ChildResult> {
   records = [];
   gc();
   const heapMiB = (held() - heap0) / MiB;
+  // RSS as the peers' is taken: once the load has settled.
+  await new Promise((r) => setTimeout(r, SETTLE_MS));
+  gc();
   const rssMiB = (process.memoryUsage().rss - rss0) / MiB;
+  const totalRssMiB = process.memoryUsage().rss / MiB;
   const store = new ZoneStore();
   store.set(snapshot);
   const quiet = () => {};
@@ -67,7 +77,7 @@ async function child(file: string): Promise<ChildResult> {
   w.addOpt({ udpSize: 1232, dnssecOk: true });
   const t1 = performance.now();
   handler.handleQuery(w.finish(), { transport: 'udp', remoteAddress: '127.0.0.1' });
-  return { records: count, heapMiB, rssMiB, buildMs, firstNxMs: performance.now() - t1 };
+  return { records: count, heapMiB, rssMiB, totalRssMiB, buildMs, firstNxMs: performance.now() - t1 };
 }
 
 if (opts.child) {
@@ -117,7 +127,29 @@ if (opts.child) {
       );
     }
     const ratio = median(results.signed.map((r) => r.heapMiB)) / median(results.unsigned.map((r) => r.heapMiB));
-    console.log(`\nsigned ÷ unsigned heap: ${ratio.toFixed(2)}×`);
+    console.log(`\nsigned ÷ unsigned snapshot: ${ratio.toFixed(2)}×`);
+    // The same two files served by Knot (no signing of its own: it serves the signed file as it is).
+    console.log('\n| server | zone | records | RSS MiB | PSS MiB | peak RSS MiB |');
+    console.log('|---|---|---|---|---|---|');
+    for (const label of ['unsigned', 'signed'] as const) {
+      const rs = results[label];
+      console.log(`| ours (process RSS, median) | ${label} | ${rs[0]!.records} | ${median(rs.map((r) => r.totalRssMiB)).toFixed(0)} | – | – |`);
+    }
+    for (const [label, file] of [
+      ['unsigned', unsigned],
+      ['signed', signed],
+    ] as const) {
+      const started = performance.now();
+      const knot = await startKnot(path.join(dir, `knot-${label}`), origin, file);
+      try {
+        const { memory } = await memoryOnceLoaded(knot, started, origin, 'SOA', (answer) => answer.length > 0);
+        console.log(
+          `| Knot ${knot.version.replace(/^.*version /, '')} | ${label} | ${results[label][0]!.records} | ${(memory.largestRss / MiB).toFixed(0)} | ${(memory.pss / MiB).toFixed(0)} | ${(memory.largestPeakRss / MiB).toFixed(0)} |`,
+        );
+      } finally {
+        await knot.stop();
+      }
+    }
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -3,7 +3,9 @@
 // one another, and a forked copy shares its parent's pages until either writes them) overlap and
 // do not add up; PSS divides each shared page among the processes that map it, so PSS adds up.
 import fs from 'node:fs';
+import { dig } from './dnsTools.js';
 import { processTree } from './procCpu.js';
+import type { ServerProcess } from './referenceServers.js';
 
 /** Bytes. */
 export interface ProcessMemory {
@@ -57,4 +59,35 @@ export function treeMemory(pid: number): TreeMemory {
     total.pss += m.pss;
   }
   return total;
+}
+
+/** Waits until `server` gives `name` `type` an answer that `ok` accepts. */
+async function answers(server: ServerProcess, name: string, type: string, ok: (answer: string[]) => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (server.child.exitCode !== null || server.child.signalCode !== null) throw new Error(`${server.label} exited`);
+    const got = await dig('127.0.0.1', server.port, name, type);
+    if (got?.status === 'NOERROR' && ok(got.answer)) return;
+    if (Date.now() > deadline) throw new Error(`${server.label} gave no answer for ${name} ${type} within ${timeoutMs / 1000} s`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+// The figures are taken a little after the first answer, so that what a server does right after
+// loading (freeing what it parsed with, forking its server processes) is over; checked: Knot's and
+// NSD's figures no longer change from the first answer to 12 s after.
+export const SETTLE_MS = 2000;
+
+/** A server's memory once it answers `name` `type` (as `ok` accepts) and SETTLE_MS more; load s counted from `started` (performance.now()). */
+export async function memoryOnceLoaded(
+  server: ServerProcess,
+  started: number,
+  name: string,
+  type: string,
+  ok: (answer: string[]) => boolean,
+): Promise<{ memory: TreeMemory; loadSeconds: number }> {
+  await answers(server, name, type, ok, 600_000);
+  const loadSeconds = (performance.now() - started) / 1000;
+  await new Promise((r) => setTimeout(r, SETTLE_MS));
+  return { memory: treeMemory(server.pid), loadSeconds };
 }
