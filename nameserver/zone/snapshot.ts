@@ -336,7 +336,7 @@ function soaCountersOf(origin: string, rdata: Buffer): SoaCounters {
  */
 export function buildZoneSnapshot(origin: string, records: readonly ZoneRecord[]): ZoneSnapshot {
   if (origin !== origin.toLowerCase()) throw new ZoneError(`zone name "${origin}" is not lower case`);
-  const editor = new ZoneEditor(origin, emptyMaps(origin), 0);
+  const editor = new ZoneEditor(ownString(origin), emptyMaps(origin), 0);
   editor.load(records);
   return editor.done();
 }
@@ -445,7 +445,7 @@ class ZoneEditor {
   private *treeNodes(byOwner: Map<string, ZoneRecord[]>, below: Map<string, number>, nsecOwners: string[]): Generator<ZoneNode> {
     for (const [owner, atOwner] of byOwner) {
       const node = this.nodeOf(owner, atOwner, below.get(owner) ?? 0);
-      if (rrsetAt(node, TYPE.NSEC)) nsecOwners.push(owner);
+      if (rrsetAt(node, TYPE.NSEC)) nsecOwners.push(ownString(owner));
       if (owner !== this.origin && rrsetAt(node, TYPE.NS)) this.cuts.set(owner, true);
       yield node;
     }
@@ -455,7 +455,7 @@ class ZoneEditor {
   private *hashedNodes(byOwner: Map<string, ZoneRecord[]>, nsec3Owners: string[]): Generator<ZoneNode> {
     for (const [owner, atOwner] of byOwner) {
       const node = this.nodeOf(owner, atOwner, 0);
-      if (rrsetAt(node, TYPE.NSEC3)) nsec3Owners.push(owner);
+      if (rrsetAt(node, TYPE.NSEC3)) nsec3Owners.push(ownString(owner));
       yield node;
     }
   }
@@ -596,6 +596,13 @@ class ZoneEditor {
     }
   }
 }
+
+/**
+ * A copy of `name` that holds nothing else: a name read out of a larger text may be a slice that
+ * keeps the whole text alive (a zone file's), and the canonical indexes keep their names for as long
+ * as the zone is served.
+ */
+const ownString = (name: string): string => Buffer.from(name, 'utf8').toString('utf8');
 
 const hasKey = (sets: readonly StoredRRset[] | undefined, key: number) => sets !== undefined && sets.some((set) => set.key === key);
 
