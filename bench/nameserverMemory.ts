@@ -24,7 +24,7 @@ import { NameserverFeed } from '../src/publication/nameserverFeed.js';
 import { encodeRecord, fromStored, toStored } from '../src/versionRecords/zoneRecords.js';
 import { addressOf } from './lib/dnsBenchZone.js';
 import { dig } from './lib/dnsTools.js';
-import { memoryOnceLoaded, type ProcessMemory, processMemory, SETTLE_MS } from './lib/procMemory.js';
+import { collectAll, memoryOnceLoaded, type ProcessMemory, processMemory, SETTLE_MS } from './lib/procMemory.js';
 import { type ServerProcess, startKnot, startNsd } from './lib/referenceServers.js';
 
 const SCENARIOS = [undefined, 'large', 'peers', 'child-many', 'child-large'];
@@ -110,11 +110,10 @@ async function measure(label: string, zones: number) {
   const t0 = performance.now();
   await feed.start();
   const loadMs = performance.now() - t0;
-  // Taken as for the peers, once the load has settled. One collection frees the load's garbage;
-  // V8 returns the emptied pages to the system at the next one, so collect twice.
+  // Taken as for the peers, once the load has settled, after a collection that returns the load's
+  // garbage to the system (without one, V8 keeps it until its next major collection).
   await new Promise((r) => setTimeout(r, SETTLE_MS));
-  globalThis.gc?.();
-  globalThis.gc?.();
+  collectAll();
   const after = processMemory('self')!;
   const heap = process.memoryUsage().heapUsed;
   let line = `| ${label} | ${zones} | ${mib(after.rss)} | ${mib(after.pss)} | ${mib(after.rss - before.rss)} | ${mib(heap)} | ${(loadMs / 1000).toFixed(1)} |`;

@@ -20,7 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildBenchZone } from './lib/dnsBenchZone.js';
-import { memoryOnceLoaded, SETTLE_MS } from './lib/procMemory.js';
+import { collectAll, memoryOnceLoaded, SETTLE_MS } from './lib/procMemory.js';
 import { startKnot } from './lib/referenceServers.js';
 
 const MiB = 1024 * 1024;
@@ -45,10 +45,7 @@ async function child(file: string): Promise<ChildResult> {
   const { MessageWriter } = await import('../nameserver/wire/messageWriter.js');
   const { OPCODE, TYPE } = await import('../nameserver/types.js');
   const { readZone } = await import('../test/helpers/signedZones.js');
-  const gc = () => {
-    globalThis.gc!();
-    globalThis.gc!();
-  };
+  const gc = collectAll;
   gc();
   // The zone may live on the heap (objects) or beside it (array buffers): count both.
   const held = () => process.memoryUsage().heapUsed + process.memoryUsage().arrayBuffers;
