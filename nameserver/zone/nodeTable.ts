@@ -273,6 +273,23 @@ class Packed {
   }
 }
 
+/** The overlay of a table or of an editor: what it says about a name wins over the packed part. */
+interface Overlay {
+  get(name: string): Overlaid | undefined;
+}
+
+function nodeIn(packed: Packed, overlay: Overlay, name: string): ZoneNode | undefined {
+  const over = overlay.get(name);
+  if (over !== undefined) return over ?? undefined;
+  return packed.get(name);
+}
+
+function isIn(packed: Packed, overlay: Overlay, name: string): boolean {
+  const over = overlay.get(name);
+  if (over !== undefined) return over !== DELETED;
+  return packed.find(name) >= 0;
+}
+
 /** The overlay is repacked when it holds more than this share of the packed nodes (and at least OVERLAY_FLOOR). */
 const OVERLAY_SHARE = 1 / 8;
 const OVERLAY_FLOOR = 1024;
@@ -302,15 +319,11 @@ export class NodeTable {
   }
 
   get(name: string): ZoneNode | undefined {
-    const over = this.overlay.get(name);
-    if (over !== undefined) return over ?? undefined;
-    return this.packed.get(name);
+    return nodeIn(this.packed, this.overlay, name);
   }
 
   has(name: string): boolean {
-    const over = this.overlay.get(name);
-    if (over !== undefined) return over !== DELETED;
-    return this.packed.find(name) >= 0;
+    return isIn(this.packed, this.overlay, name);
   }
 
   /** Every node: the packed ones not changed since, then the overlay's (hash order). */
@@ -338,15 +351,11 @@ export class NodeTableEditor {
   }
 
   get(name: string): ZoneNode | undefined {
-    const over = this.overlay.get(name);
-    if (over !== undefined) return over ?? undefined;
-    return this.packed.get(name);
+    return nodeIn(this.packed, this.overlay, name);
   }
 
   has(name: string): boolean {
-    const over = this.overlay.get(name);
-    if (over !== undefined) return over !== DELETED;
-    return this.packed.find(name) >= 0;
+    return isIn(this.packed, this.overlay, name);
   }
 
   set(name: string, node: ZoneNode): this {
