@@ -178,6 +178,8 @@ function nameEquals(slab: Buffer, at: number, name: string): boolean {
   return true;
 }
 
+const CHUNK_OCTETS = 1 << 20;
+
 /** stringHash of the name of the node at `at`: the same octets as char codes, names being ASCII. */
 function nameHash(slab: Buffer, at: number): number {
   let h = 0x811c9dc5;
@@ -190,36 +192,46 @@ function nameHash(slab: Buffer, at: number): number {
  * zone being loaded never holds all its nodes as objects at once.
  */
 class PackedBuilder {
-  private slab = Buffer.allocUnsafeSlow(64 * 1024);
-  private length = 0;
+  /** Filled chunks with the octets used in each, then the one being filled. */
+  private readonly filled: [Buffer, number][] = [];
+  private chunk = Buffer.allocUnsafeSlow(CHUNK_OCTETS);
+  private used = 0;
+  /** Octets in the filled chunks. */
+  private before = 0;
   private offsets: number[] = [];
 
   add(node: ZoneNode): void {
     this.reserve(encodedLength(node));
-    this.offsets.push(this.length);
-    this.length = encodeNode(node, this.slab, this.length);
+    this.offsets.push(this.before + this.used);
+    this.used = encodeNode(node, this.chunk, this.used);
   }
 
   copy(from: Buffer, start: number, end: number): void {
     this.reserve(end - start);
-    this.offsets.push(this.length);
-    this.length += from.copy(this.slab, this.length, start, end);
+    this.offsets.push(this.before + this.used);
+    this.used += from.copy(this.chunk, this.used, start, end);
   }
 
-  /** The slab, cut to its length, and where each node begins. */
+  /** The slab, the chunks joined, and where each node begins. */
   take(): { slab: Buffer; offsets: readonly number[] } {
-    const slab = Buffer.allocUnsafeSlow(this.length);
-    this.slab.copy(slab, 0, 0, this.length);
+    const slab = Buffer.allocUnsafeSlow(this.before + this.used);
+    let at = 0;
+    for (const [chunk, used] of [...this.filled, [this.chunk, this.used] as [Buffer, number]]) at += chunk.copy(slab, at, 0, used);
     return { slab, offsets: this.offsets };
   }
 
+  /**
+   * A node is never split between chunks. Chunks of one size, kept until the end, rather than a
+   * buffer doubled and copied: each large buffer freed raises glibc's threshold for serving
+   * allocations from its heap instead of fresh mappings, and memory freed there is seldom
+   * returned (measured: about 25 MiB more RSS after loading a signed zone of 420,000 records).
+   */
   private reserve(octets: number): void {
-    if (this.length + octets <= this.slab.length) return;
-    let size = this.slab.length * 2;
-    while (size < this.length + octets) size *= 2;
-    const grown = Buffer.allocUnsafeSlow(size);
-    this.slab.copy(grown, 0, 0, this.length);
-    this.slab = grown;
+    if (this.used + octets <= this.chunk.length) return;
+    this.filled.push([this.chunk, this.used]);
+    this.before += this.used;
+    this.chunk = Buffer.allocUnsafeSlow(Math.max(CHUNK_OCTETS, octets));
+    this.used = 0;
   }
 }
 

@@ -76,6 +76,24 @@ describe('NodeTable: a zone’s nodes packed into one buffer, with an overlay of
     );
   });
 
+  it('packs a node larger than a building chunk (1 MiB) whole, between ordinary ones', () => {
+    const big = node('huge.example.', [
+      set(
+        16,
+        16,
+        Array.from({ length: 20 }, (_, i) => Array.from({ length: 60_000 }, (_, j) => (i + j) % 256)),
+      ),
+    ]);
+    const nodes = [
+      ...Array.from({ length: 3000 }, (_, i) => node(`a${i}.example.`, [set(1, 1, [[192, 0, 2, i & 255]])])),
+      big,
+      ...Array.from({ length: 3000 }, (_, i) => node(`b${i}.example.`, [set(1, 1, [[198, 51, 100, i & 255]])])),
+    ];
+    const table = finish(NodeTable.of(nodes));
+    for (const n of [nodes[0]!, nodes[2999]!, big, nodes[3001]!, nodes.at(-1)!]) expect(plain(table.get(n.name))).toEqual(plain(n));
+    expect([...table.values()]).toHaveLength(6001);
+  });
+
   it('keeps a name that is not ASCII as objects, and still finds it', () => {
     const odd = node('caf\u00e9.example.', [set(1, 1, [[192, 0, 2, 9]])]);
     const table = finish(NodeTable.of([odd, node('a.example.', [set(1, 1, [[192, 0, 2, 1]])])]));
