@@ -1,18 +1,18 @@
 // A zone as the nameserver answers from it: an immutable snapshot, built once from records or
 // derived from the previous snapshot and one diff, and swapped into the zone store in one step.
 //
-// Shape: one node per name that exists, in a node table (./nodeTable.ts: packed into one buffer, with
-// a persistent overlay of later changes) keyed by the owner name. A node holds its RRsets (RDATA as
-// given, targets decoded here so that no query decodes RDATA) and the number of names with data
-// below it. That count is what makes empty non-terminals
-// exist (RFC 8020, RFC 4592 §2.2.2): a name with no data stays in the map while something below it
-// holds data, and each change adjusts the counts along one path to the apex. Delegation points (NS
-// below the apex) are also kept in a set of their own: it is small, so the lookup can check every
-// ancestor of a query name against it and then fetch the name itself with one lookup in the large
-// map. NSEC3 records (and their RRSIGs) live in a third map: their hashed owner names are not names
-// of the zone's tree (RFC 5155 §7.1) and must not turn NXDOMAIN into NODATA.
+// Shape: one node per name that exists, in a node table (./nodeTable.ts: packed into one buffer,
+// with a persistent overlay of later changes) keyed by the owner name. A node holds its RRsets
+// (RDATA as given, targets decoded here so that no query decodes RDATA) and the number of names
+// with data below it. That count is what makes empty non-terminals exist (RFC 8020, RFC 4592
+// §2.2.2): a name with no data stays in the table while something below it holds data, and each
+// change adjusts the counts along one path to the apex. Delegation points (NS below the apex) are
+// also kept in a set of their own: it is small, so the lookup can check every ancestor of a query
+// name against it and then fetch the name itself with one lookup in the large table. NSEC3
+// records (and their RRSIGs) live in a second table: their hashed owner names are not names of
+// the zone's tree (RFC 5155 §7.1) and must not turn NXDOMAIN into NODATA.
 //
-// Beside the maps, persistent sorted sets (./persistentSortedSet.ts) keep names in DNSSEC's
+// Beside the tables, persistent sorted sets (./persistentSortedSet.ts) keep names in DNSSEC's
 // canonical order (RFC 4034 §6.1, ./canonicalOrder.ts): the owners of NSEC records and the owners
 // of NSEC3 records, kept with every change, and the owner names of the tree (names that hold
 // records; empty non-terminals own nothing), made on first use. The first two let a denial proof
@@ -22,9 +22,9 @@
 // are its owners, less glue): it is for whoever asks — tools, tests, a signer — and once made, later
 // versions keep it up to date; until then a diff pays nothing for it.
 //
-// Because the tables and maps share structure between versions, applyZoneDiff copies only the paths it
-// touches: a snapshot that is answering queries is never changed, and a one-record change costs
-// the same in a zone of a million records as in one of a hundred.
+// Because the tables and sets share structure between versions, applyZoneDiff copies only the
+// paths it touches: a snapshot that is answering queries is never changed, and a one-record change
+// costs the same in a zone of a million records as in one of a hundred.
 import { finish } from './steps.js';
 import { TYPE, type RRset, type ZoneDiff, type ZoneRecord } from '../types.js';
 import { rdataTarget } from '../wire/rdata.js';
