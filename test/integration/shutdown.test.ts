@@ -11,6 +11,10 @@ afterAll(() => lab?.stop());
 
 it('finishes an in-flight request before stopping, and refuses new connections meanwhile', async () => {
   const reseller = lab.tokens.tenants.reseller;
+  // The lab publishes and signs its zones in the first seconds after start; a request made during
+  // that burst has waited out its database bound (503) in about a third of runs, which is not what
+  // this test is about (noted on issue 28 for whoever plans next). Start after it.
+  await new Promise((r) => setTimeout(r, 5000));
   const blocker = new pg.Client({ connectionString: lab.databaseUrl });
   await blocker.connect();
   await blocker.query('BEGIN');
