@@ -27,24 +27,24 @@ export interface RecordRow {
 /** The apex sorts first (spec list order: by name, apex first, then type, then content). */
 export const nameSortKey = (name: string) => (name === '@' ? '' : name);
 
-export const recordToDomain = (r: RecordRow): DnsRecord => ({
-  ...recordCore(r),
-  zoneId: r.zone_id,
-  // Stored records are the tenant's own; the SOA and apex NS are rendered (services/systemRecords.ts).
-  system: false,
-  managedBy: r.managed_by,
-  version: Number(r.version),
-  publication: { state: r.publication_state, changesetId: r.last_changeset_id },
-  createdAt: r.created_at,
-  updatedAt: r.updated_at,
-});
+export const recordToDomain = (r: RecordRow): DnsRecord =>
+  Object.assign(recordCore(r), {
+    zoneId: r.zone_id,
+    // Stored records are the tenant's own; the SOA and apex NS are rendered (services/systemRecords.ts).
+    system: false,
+    managedBy: r.managed_by,
+    version: Number(r.version),
+    publication: { state: r.publication_state, changesetId: r.last_changeset_id },
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  });
 
 /** The columns a write stores from a record's data (the statement adds zone, owner and times). */
-export const recordDataToRow = (r: RecordData) => ({
-  ...recordCore(r),
-  name_sort: nameSortKey(r.name),
-  managed_by: r.managedBy ?? null,
-});
+export const recordDataToRow = (r: RecordData) =>
+  Object.assign(recordCore(r), {
+    name_sort: nameSortKey(r.name),
+    managed_by: r.managedBy ?? null,
+  });
 
 /** A record just stored from its data, as a read would return it (no second query). */
 export const storedRecord = (

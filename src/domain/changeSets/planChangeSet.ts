@@ -240,10 +240,9 @@ export function planChangeSet(input: {
     return null;
   };
   const inRecord = (inner: string) => `/record${inner}`;
-  const build = (base: Omit<Working, 'content'>): Working => ({
-    ...base,
-    content: ruleOf(base.type as RecordType).presentation(base.data),
-  });
+  // Completed in place, not spread into a copy: every caller passes a fresh literal, and a spread
+  // that then adds a property costs V8 a slow copy per record (2 µs; an import plans 20,000).
+  const build = (base: Omit<Working, 'content'>): Working => Object.assign(base, { content: ruleOf(base.type as RecordType).presentation(base.data) });
   const managedDetail = (name: string, type: string, keeper: string | null) =>
     keeper ? `${name} ${type} is kept by ${keeper}; change it there (or delete that object to release it).` : `${name} ${type} is not kept by ${manager}.`;
   /** A record this write may not change: the service's (SOA, apex NS) or another object's. */

@@ -24,7 +24,11 @@ export interface RecordData {
 /** The fields a record has under the same names in the domain, its stored row and the API's body. */
 export type RecordCore = Pick<RecordData, 'id' | 'name' | 'type' | 'ttl' | 'data' | 'content' | 'comment'>;
 
-/** Those fields alone, in the order the API shows them. */
+/**
+ * Those fields alone, in the order the API shows them. Callers complete the object with
+ * `Object.assign(recordCore(r), {…})`, not `{ ...recordCore(r), … }`: V8 copies a spread that is
+ * then given more properties slowly, about 14 µs a record against under 0.5 µs, on every read.
+ */
 export const recordCore = (r: RecordCore): RecordCore => ({
   id: r.id,
   name: r.name,

@@ -109,14 +109,14 @@ export const recordSchema = z.object({
   updated_at: timestamp,
 });
 
-export const presentRecord = (r: DnsRecord) => ({
-  ...recordCore(r),
-  system: r.system,
-  managed_by: r.managedBy ?? null,
-  publication: { state: r.publication.state, changeset_id: r.publication.changesetId },
-  created_at: iso(r.createdAt),
-  updated_at: iso(r.updatedAt),
-});
+export const presentRecord = (r: DnsRecord) =>
+  Object.assign(recordCore(r), {
+    system: r.system,
+    managed_by: r.managedBy ?? null,
+    publication: { state: r.publication.state, changeset_id: r.publication.changesetId },
+    created_at: iso(r.createdAt),
+    updated_at: iso(r.updatedAt),
+  });
 
 const plannedSchema = z.object({
   id: z.string(),
