@@ -11,23 +11,23 @@ afterAll(() => lab?.stop());
 
 it('finishes an in-flight request before stopping, and refuses new connections meanwhile', async () => {
   const reseller = lab.tokens.tenants.reseller;
-  // The lab publishes and signs its zones in the first seconds after start; a request made during
-  // that burst has waited out its database bound (503) in about a third of runs, which is not what
-  // this test is about (noted on issue 28 for whoever plans next). Start after it.
-  await new Promise((r) => setTimeout(r, 5000));
   const blocker = new pg.Client({ connectionString: lab.databaseUrl });
   await blocker.connect();
   await blocker.query('BEGIN');
-  await blocker.query('SELECT id FROM tenants WHERE id = $1 FOR UPDATE', [reseller]);
+  // FOR NO KEY UPDATE, as the PATCH locks it: FOR UPDATE would also hold up every background insert
+  // that names the tenant (the foreign-key checks' FOR KEY SHARE), each on a connection of the pool.
+  await blocker.query('SELECT id FROM tenants WHERE id = $1 FOR NO KEY UPDATE', [reseller]);
 
   // PATCH locks the same row, so it waits inside its transaction until the blocker commits.
   const inFlight = lab.as(lab.tokens.platform).patch(`/tenants/${reseller}`, { name: 'Renamed during shutdown' });
-  // Waiting on the blocker itself: the service's background work (publication, the lab's jobs)
-  // may wait on other locks of this database meanwhile, which says nothing of the PATCH. Under a
-  // loaded CI the request took over 5 s to get there once; stopping before it does tests nothing.
+  // Until the PATCH's own statement queues for the row (a tuple lock on tenants) behind the
+  // blocker: stopping before it gets there tests nothing (under a loaded CI that took over 5 s once).
   let waiting = false;
   for (const deadline = Date.now() + 30_000; !waiting && Date.now() < deadline; ) {
-    waiting = Boolean((await blocker.query('SELECT 1 FROM pg_stat_activity WHERE pg_backend_pid() = ANY (pg_blocking_pids(pid))')).rowCount);
+    const blocked = await blocker.query(
+      "SELECT 1 FROM pg_locks WHERE locktype = 'tuple' AND relation = 'tenants'::regclass AND pg_backend_pid() = ANY (pg_blocking_pids(pid))",
+    );
+    waiting = Boolean(blocked.rowCount);
     if (!waiting) await new Promise((r) => setTimeout(r, 50));
   }
   expect(waiting, 'the PATCH waits for the blocker').toBe(true);
