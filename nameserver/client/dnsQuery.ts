@@ -38,43 +38,86 @@ const believable = (reply: Message | null, id: number): reply is Message => repl
 
 /**
  * One exchange over a socket `open` makes: it hands each reply (or the socket's error) to `done`;
- * the first one, or the time running out, settles the promise and closes the socket.
+ * the first one, or the time running out, or `signal` aborting, settles the promise and closes the
+ * socket. The time counts from the start, and again from `sent()` when the socket calls it (a
+ * datagram waits `timeoutMs` for its answer however long the connect took).
  */
-function exchange(what: string, timeoutMs: number, open: (done: (result: Message | Error) => void) => { close(): void }): Promise<Message> {
+function exchange<T>(
+  what: string,
+  timeoutMs: number,
+  open: (done: (result: T | Error) => void, sent: () => void) => { close(): void },
+  signal?: AbortSignal,
+): Promise<T> {
   return new Promise((resolve, reject) => {
     let settled = false;
     let socket: { close(): void } | undefined;
-    const done = (result: Message | Error) => {
+    const abort = () => done(new Error(`asking ${what} was given up`));
+    const done = (result: T | Error) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      signal?.removeEventListener('abort', abort);
       socket?.close();
       if (result instanceof Error) reject(result);
       else resolve(result);
     };
-    const timer = setTimeout(() => done(new Error(`no answer from ${what} within ${timeoutMs} ms`)), timeoutMs);
-    socket = open(done);
+    const late = () => done(new Error(`no answer from ${what} within ${timeoutMs} ms`));
+    let timer = setTimeout(late, timeoutMs);
+    const sent = () => {
+      clearTimeout(timer);
+      if (!settled) timer = setTimeout(late, timeoutMs);
+    };
+    if (signal?.aborted) return abort();
+    signal?.addEventListener('abort', abort, { once: true });
+    socket = open(done, sent);
     if (settled) socket.close();
   });
 }
 
+/**
+ * Sends `packet` to `server` over UDP and settles with the first datagram `accept` takes (returns
+ * other than undefined; an Error rejects), or rejects when the time runs out or `signal` aborts.
+ * The socket is connected: replies come only from the server, and a closed port is an error at
+ * once (ICMP port unreachable) rather than a wait for the timeout.
+ */
+export function exchangeUdp<T>(
+  server: DnsServer,
+  packet: Buffer,
+  timeoutMs: number,
+  accept: (datagram: Buffer) => T | Error | undefined,
+  signal?: AbortSignal,
+): Promise<T> {
+  return exchange<T>(
+    `${server.host}:${server.port}`,
+    timeoutMs,
+    (done, sent) => {
+      const socket = dgram.createSocket(net.isIPv6(server.host) ? 'udp6' : 'udp4');
+      socket.on('error', done);
+      socket.on('message', (datagram) => {
+        const taken = accept(datagram);
+        if (taken !== undefined) done(taken);
+      });
+      // With a callback Node hands a failed connect (a name that does not resolve) to it, not to
+      // the 'error' event: sending then would throw out of a timer and stop the process.
+      socket.connect(server.port, server.host, (err?: Error) => {
+        if (err) return done(err);
+        socket.send(packet, (sendErr) => (sendErr ? done(sendErr) : sent()));
+      });
+      return socket;
+    },
+    signal,
+  );
+}
+
 function overUdp(server: DnsServer, packet: Buffer, id: number, timeoutMs: number): Promise<Message> {
-  return exchange(`${server.host}:${server.port}`, timeoutMs, (done) => {
-    const socket = dgram.createSocket(net.isIPv6(server.host) ? 'udp6' : 'udp4');
-    socket.on('error', done);
-    socket.on('message', (buf) => {
-      const reply = parseMessage(buf);
-      if (believable(reply, id)) done(reply);
-    });
-    // Connected: replies come only from the server, and a closed port is an error at once
-    // (ICMP port unreachable) rather than a wait for the timeout.
-    socket.connect(server.port, server.host, () => socket.send(packet));
-    return socket;
+  return exchangeUdp(server, packet, timeoutMs, (datagram) => {
+    const reply = parseMessage(datagram);
+    return believable(reply, id) ? reply : undefined;
   });
 }
 
 function overTcp(server: DnsServer, packet: Buffer, id: number, timeoutMs: number): Promise<Message> {
-  return exchange(`${server.host}:${server.port} over TCP`, timeoutMs, (done) => {
+  return exchange<Message>(`${server.host}:${server.port} over TCP`, timeoutMs, (done) => {
     const socket = net.connect(server.port, server.host);
     let received = Buffer.alloc(0);
     socket.on('error', done);

@@ -3,9 +3,8 @@
 // until a response is received"), signed with TSIG when a key is configured. Never throws: the
 // outcome per target is returned and logged, and a secondary that missed it still catches up by
 // its SOA refresh timer.
-import dgram from 'node:dgram';
 import { randomInt } from 'node:crypto';
-import net from 'node:net';
+import { exchangeUdp } from '../client/dnsQuery.js';
 import { CLASS, OPCODE, RCODE, TYPE } from '../types.js';
 import { MessageWriter } from '../wire/messageWriter.js';
 import { parseMessage } from '../wire/parseMessage.js';
@@ -77,7 +76,7 @@ export async function notifyTarget(params: {
     try {
       outcome = await notifyOnce(origin, soa, target, key, timeout, signal, now);
     } catch (err) {
-      logger.debug({ ...log, err, attempt: tries }, 'NOTIFY could not be sent');
+      logger.debug({ ...log, err, attempt: tries }, 'NOTIFY not answered: no response in time, a closed port, or not sent');
       outcome = { rcode: null };
     }
     lastRcode = outcome.rcode ?? lastRcode;
@@ -109,7 +108,10 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-/** One try: a fresh socket (and ID), the first matching response or the timeout. */
+/**
+ * One try: a fresh socket (and ID), the first matching response; rejects when the time runs out,
+ * the port is closed, or `signal` aborts.
+ */
 function notifyOnce(
   origin: string,
   soa: { ttl: number; rdata: Buffer } | null,
@@ -119,49 +121,32 @@ function notifyOnce(
   signal: AbortSignal,
   now: () => Date,
 ): Promise<Attempt> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return resolve({ rcode: null });
-    const id = randomInt(0, 0x10000);
-    let message = notifyMessage(id, origin, soa);
-    let requestMac: Buffer | null = null;
-    if (key) {
-      const signed = signMessage(message, key, { now: now() });
-      message = signed.message;
-      requestMac = signed.mac;
-    }
-    const socket = dgram.createSocket(net.isIPv6(target.host) ? 'udp6' : 'udp4');
-    let settled = false;
-    const finish = (result: Attempt | Error) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      signal.removeEventListener('abort', abort);
-      socket.close();
-      if (result instanceof Error) reject(result);
-      else resolve(result);
-    };
-    const abort = () => finish({ rcode: null });
-    const timer = setTimeout(() => finish({ rcode: null }), timeoutMs);
-    signal.addEventListener('abort', abort, { once: true });
-    socket.on('error', (err) => finish(err));
-    socket.on('message', (buf) => {
-      const reply = parseMessage(buf);
+  const id = randomInt(0, 0x10000);
+  let message = notifyMessage(id, origin, soa);
+  let requestMac: Buffer | null = null;
+  if (key) {
+    const signed = signMessage(message, key, { now: now() });
+    message = signed.message;
+    requestMac = signed.mac;
+  }
+  return exchangeUdp<Attempt>(
+    target,
+    message,
+    timeoutMs,
+    (datagram) => {
+      const reply = parseMessage(datagram);
       // RFC 1996 §4.7: the response repeats the ID, opcode and question; anything else is noise.
-      if (!reply?.qr || reply.id !== id || reply.opcode !== OPCODE.NOTIFY) return;
+      if (!reply?.qr || reply.id !== id || reply.opcode !== OPCODE.NOTIFY) return undefined;
       const question = reply.questions[0];
-      if (reply.questions.length > 0 && (!question || question.name.toLowerCase() !== origin || question.type !== TYPE.SOA)) return;
+      if (reply.questions.length > 0 && (!question || question.name.toLowerCase() !== origin || question.type !== TYPE.SOA)) return undefined;
       if (key && requestMac) {
         // RFC 8945 §5.3: a response to a signed request is only believed when it is signed too.
-        const check = reply.tsig ? verifyTsig(buf, reply.tsig, new Map([[key.name, key]]), now(), { requestMac }) : null;
-        if (!check?.ok) {
-          finish({ rcode: null, problem: reply.tsig ? `response TSIG does not verify (rcode ${reply.rcode})` : `unsigned response (rcode ${reply.rcode})` });
-          return;
-        }
+        const check = reply.tsig ? verifyTsig(datagram, reply.tsig, new Map([[key.name, key]]), now(), { requestMac }) : null;
+        if (!check?.ok)
+          return { rcode: null, problem: reply.tsig ? `response TSIG does not verify (rcode ${reply.rcode})` : `unsigned response (rcode ${reply.rcode})` };
       }
-      finish({ rcode: reply.rcode });
-    });
-    socket.send(message, target.port, target.host, (err) => {
-      if (err) finish(err);
-    });
-  });
+      return { rcode: reply.rcode };
+    },
+    signal,
+  );
 }
