@@ -34,7 +34,7 @@ export type { TsigKeyConfig } from './server/keyRing.js';
 export type { ZoneAccess } from './server/zoneAccess.js';
 export type { UdpSharing, UdpTransportKind, UdpTransportMode } from './server/udpEndpoint.js';
 export type { UpdateHandler, UpdateRecord, UpdateRequest } from './server/updates.js';
-export { TSIG_ALGORITHMS, type TsigAlgorithm, type TsigKey } from './wire/tsig.js';
+export type { TsigAlgorithm, TsigKey } from './wire/tsig.js';
 
 export interface DnsServerOptions {
   /** Addresses to listen on, UDP and TCP each ("127.0.0.1", "::1", "0.0.0.0", "::"). */

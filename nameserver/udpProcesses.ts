@@ -61,9 +61,9 @@ export type FromHelper =
 /** How long helperStats waits for the helpers' counters before it reports the last ones known. */
 const STATS_TIMEOUT_MS = 1000;
 
-export const toWire = (r: ZoneRecord): IpcRecord => [r.name, r.type, r.ttl, r.rdata.toString('base64')];
+const toWire = (r: ZoneRecord): IpcRecord => [r.name, r.type, r.ttl, r.rdata.toString('base64')];
 export const fromWire = ([name, type, ttl, rdata]: IpcRecord): ZoneRecord => ({ name, type, ttl, rdata: Buffer.from(rdata, 'base64') });
-export const keyToWire = (k: TsigKey): WireTsigKey => ({ name: k.name, algorithm: k.algorithm, secret: k.secret.toString('base64'), owner: k.owner });
+const keyToWire = (k: TsigKey): WireTsigKey => ({ name: k.name, algorithm: k.algorithm, secret: k.secret.toString('base64'), owner: k.owner });
 export const keyFromWire = (k: WireTsigKey): TsigKey => ({ name: k.name, algorithm: k.algorithm, secret: Buffer.from(k.secret, 'base64'), owner: k.owner });
 
 /** The answer of `handler` to an UPDATE a helper forwarded, as base64; null when there is none. Never rejects. */

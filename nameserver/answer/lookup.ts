@@ -136,7 +136,7 @@ function locate(zone: ZoneSnapshot, name: string, qtype: number): Located {
   if (node) return { at: 'name', node, owner: name, synthesized: false };
   let encloser = parentName(name);
   // Terminates: the apex exists, and `name` is below it.
-  while (!zone.node(encloser)) encloser = parentName(encloser);
+  while (!zone.hasName(encloser)) encloser = parentName(encloser);
   const wildcard = zone.node(wildcardBelow(encloser));
   return wildcard ? { at: 'name', node: wildcard, owner: name, synthesized: true, encloser } : { at: 'nothing', encloser };
 }

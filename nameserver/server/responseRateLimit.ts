@@ -239,7 +239,7 @@ let accountCheck = 0;
  * What a limited client gets instead of the answer (the "slip"): the response's header with TC
  * set and no records, and its question, as NSD sends it — never larger than the query was.
  */
-export function truncatedReply(response: Buffer): Buffer {
+function truncatedReply(response: Buffer): Buffer {
   const questions = response.readUInt16BE(4);
   let end = HEADER_OCTETS;
   if (questions === 1) {

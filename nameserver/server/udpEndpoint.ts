@@ -42,7 +42,7 @@ export interface UdpSharing {
 const UDP_RECEIVE_BUFFER = 4 * 1024 * 1024;
 
 /** `reusePort` of dgram.createSocket: Node 22.12 and 23.1 on. */
-export function dgramHasReusePort(version = process.versions.node): boolean {
+function dgramHasReusePort(version = process.versions.node): boolean {
   const [major = 0, minor = 0] = version.split('.').map(Number);
   return major >= 24 || (major === 23 && minor >= 1) || (major === 22 && minor >= 12);
 }

@@ -7,8 +7,6 @@ import { decodeName, decodeUncompressedName } from './name.js';
 import { Malformed, RdataBuilder, RdataReader } from './rdataCodec.js';
 import { codecOf } from './types/index.js';
 
-export { MAX_CHARACTER_STRING_OCTETS, MAX_RDATA_OCTETS } from './rdataCodec.js';
-
 /**
  * The wire RDATA of a record of `type` (mnemonic of the type table) with the service's `data`.
  * Throws a RangeError for a type without a codec or any invalid value: nothing malformed is ever

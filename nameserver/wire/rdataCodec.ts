@@ -13,9 +13,9 @@ import { decodeTypeBitmap, encodeTypeBitmap } from './typeBitmap.js';
 import { typeCode, typeName } from './rrTypes.js';
 
 /** RFC 1035 §3.2.1: RDLENGTH is 16 bits. */
-export const MAX_RDATA_OCTETS = 65535;
+const MAX_RDATA_OCTETS = 65535;
 /** RFC 1035 §3.3: a <character-string> holds at most 255 octets. */
-export const MAX_CHARACTER_STRING_OCTETS = 255;
+const MAX_CHARACTER_STRING_OCTETS = 255;
 
 // One scratch buffer for every encoding (encoding runs to completion synchronously); the slack
 // lets a name or fixed field be written before the length check that rejects it.

@@ -5,8 +5,6 @@
 import { Malformed, RdataReader } from './rdataCodec.js';
 import { CODEC_BY_CODE } from './types/index.js';
 
-export { quoted } from './rdataCodec.js';
-
 /** RFC 3597 §5: the generic form, valid for any type. */
 function generic(rdata: Buffer): string {
   return rdata.length === 0 ? '\\# 0' : `\\# ${rdata.length} ${rdata.toString('hex').toUpperCase()}`;

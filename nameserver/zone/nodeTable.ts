@@ -19,7 +19,7 @@
 // Names and targets are presentation text, which escapes every octet that is not printable ASCII;
 // a node whose text is not ASCII all the same stays in the overlay, as objects.
 import type { RRset } from '../types.js';
-import { PersistentMap, type MapEditor, stringHash } from './persistentMap.js';
+import { FNV_BASIS, fnvStep, PersistentMap, type MapEditor, stringHash } from './persistentMap.js';
 
 /** One RRset of a node, ready to be put into an answer. */
 export interface StoredRRset {
@@ -113,59 +113,52 @@ function encodeNode(node: ZoneNode, slab: Buffer, at: number): number {
 function decodeNode(slab: Buffer, at: number, name?: string): ZoneNode {
   const nameLength = slab.readUInt16LE(at);
   const owner = name ?? slab.toString('latin1', at + 2, at + 2 + nameLength);
-  let p = at + 2 + nameLength;
-  const descendants = slab.readUInt32LE(p);
-  const setCount = slab.readUInt16LE(p + 4);
-  p += 6;
-  const sets: StoredRRset[] = new Array(setCount);
-  for (let s = 0; s < setCount; s++) {
-    const key = slab.readUInt32LE(p);
-    const type = slab.readUInt16LE(p + 4);
-    const ttl = slab.readUInt32LE(p + 6);
-    const flags = slab[p + 10]!;
-    const count = slab.readUInt32LE(p + 11);
-    p += 15;
-    const rdatas: Buffer[] = new Array(count);
-    const ttls: number[] | null = flags & OWN_TTLS ? new Array(count) : null;
-    const targets: (string | null)[] | null = flags & TARGETS ? new Array(count) : null;
-    for (let i = 0; i < count; i++) {
-      const length = slab.readUInt16LE(p);
-      rdatas[i] = slab.subarray(p + 2, p + 2 + length);
-      p += 2 + length;
-      if (ttls) {
-        ttls[i] = slab.readUInt32LE(p);
-        p += 4;
-      }
-      if (targets) {
-        const targetLength = slab.readUInt16LE(p);
-        p += 2;
-        if (targetLength === NO_TARGET) targets[i] = null;
-        else {
-          targets[i] = slab.toString('latin1', p, p + targetLength);
-          p += targetLength;
-        }
-      }
-    }
-    sets[s] = { key, rrset: { name: owner, type, ttl, rdatas }, ttls, targets };
-  }
-  return { name: owner, sets, descendants };
+  const sets: StoredRRset[] = new Array(slab.readUInt16LE(at + 2 + nameLength + 4));
+  walkNode(slab, at, owner, sets);
+  return { name: owner, sets, descendants: slab.readUInt32LE(at + 2 + nameLength) };
 }
 
 /** Where the node after the one at `at` begins. */
 function endOfNode(slab: Buffer, at: number): number {
+  return walkNode(slab, at, '', null);
+}
+
+/**
+ * The one reader of the node layout: walks the node at `at` field by field to its end, which it
+ * returns, and with `sets` (sized to the set count) decodes each RRset, owned by `owner`, into it.
+ */
+function walkNode(slab: Buffer, at: number, owner: string, sets: StoredRRset[] | null): number {
   let p = at + 2 + slab.readUInt16LE(at) + 4;
   const setCount = slab.readUInt16LE(p);
   p += 2;
   for (let s = 0; s < setCount; s++) {
     const flags = slab[p + 10]!;
     const count = slab.readUInt32LE(p + 11);
+    const rdatas: Buffer[] | null = sets && new Array(count);
+    const ttls: number[] | null = sets && flags & OWN_TTLS ? new Array(count) : null;
+    const targets: (string | null)[] | null = sets && flags & TARGETS ? new Array(count) : null;
+    if (sets) {
+      const rrset = { name: owner, type: slab.readUInt16LE(p + 4), ttl: slab.readUInt32LE(p + 6), rdatas: rdatas! };
+      sets[s] = { key: slab.readUInt32LE(p), rrset, ttls, targets };
+    }
     p += 15;
     for (let i = 0; i < count; i++) {
-      p += 2 + slab.readUInt16LE(p);
-      if (flags & OWN_TTLS) p += 4;
+      const length = slab.readUInt16LE(p);
+      if (rdatas) rdatas[i] = slab.subarray(p + 2, p + 2 + length);
+      p += 2 + length;
+      if (flags & OWN_TTLS) {
+        if (ttls) ttls[i] = slab.readUInt32LE(p);
+        p += 4;
+      }
       if (flags & TARGETS) {
         const targetLength = slab.readUInt16LE(p);
-        p += 2 + (targetLength === NO_TARGET ? 0 : targetLength);
+        p += 2;
+        if (targetLength === NO_TARGET) {
+          if (targets) targets[i] = null;
+        } else {
+          if (targets) targets[i] = slab.toString('latin1', p, p + targetLength);
+          p += targetLength;
+        }
       }
     }
   }
@@ -182,8 +175,8 @@ const CHUNK_OCTETS = 1 << 20;
 
 /** stringHash of the name of the node at `at`: the same octets as char codes, names being ASCII. */
 function nameHash(slab: Buffer, at: number): number {
-  let h = 0x811c9dc5;
-  for (let p = at + 2, end = p + slab.readUInt16LE(at); p < end; p++) h = Math.imul(h ^ slab[p]!, 0x01000193);
+  let h = FNV_BASIS;
+  for (let p = at + 2, end = p + slab.readUInt16LE(at); p < end; p++) h = fnvStep(h, slab[p]!);
   return h >>> 0;
 }
 

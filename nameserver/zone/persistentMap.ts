@@ -42,10 +42,18 @@ class Collision<V> {
 
 type Node<V> = Leaf<V> | Branch<V> | Collision<V>;
 
+/** FNV-1a (32 bits) starts from this offset basis... */
+export const FNV_BASIS = 0x811c9dc5;
+
+/** ...and folds in one code unit or octet at a time; the hash is the result `>>> 0`. */
+export function fnvStep(h: number, unit: number): number {
+  return Math.imul(h ^ unit, 0x01000193);
+}
+
 /** FNV-1a over the UTF-16 code units; names are short ASCII strings. */
 export function stringHash(key: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+  let h = FNV_BASIS;
+  for (let i = 0; i < key.length; i++) h = fnvStep(h, key.charCodeAt(i));
   return h >>> 0;
 }
 

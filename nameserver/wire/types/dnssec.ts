@@ -6,6 +6,7 @@
 import { decodeBase32Hex, encodeBase32Hex } from '../base32hex.js';
 import { Malformed, type RdataBuilder, type RdataReader, type RecordCodec } from '../rdataCodec.js';
 import { typeName } from '../rrTypes.js';
+import { hexTailCodec } from './hexTail.js';
 
 function dnskeyLike(type: string): RecordCodec {
   return {
@@ -29,30 +30,16 @@ function dnskeyLike(type: string): RecordCodec {
   };
 }
 
-function dsLike(type: string): RecordCodec {
-  return {
-    type,
-    fields: [
-      ['key_tag', 'uint'],
-      ['algorithm', 'uint'],
-      ['digest_type', 'uint'],
-      ['digest', 'hex'],
-    ],
-    encode: (b) => {
-      b.u16('key_tag');
-      b.u8('algorithm');
-      b.u8('digest_type');
-      b.hex('digest', { allowEmpty: false });
-    },
-    decode: (r) => ({ key_tag: r.u16(), algorithm: r.u8(), digest_type: r.u8(), digest: r.restNonEmpty().toString('hex') }),
-    format: (r) => `${r.u16()} ${r.u8()} ${r.u8()} ${r.hex(r.restNonEmpty())}`,
-  };
-}
+const DS_HEAD = [
+  ['key_tag', 2],
+  ['algorithm', 1],
+  ['digest_type', 1],
+] as const;
 
 export const dnskey = dnskeyLike('DNSKEY');
 export const cdnskey = dnskeyLike('CDNSKEY');
-export const ds = dsLike('DS');
-export const cds = dsLike('CDS');
+export const ds = hexTailCodec('DS', DS_HEAD, 'digest');
+export const cds = hexTailCodec('CDS', DS_HEAD, 'digest');
 
 /** RFC 4034 §3.2: RRSIG times as YYYYMMDDHHmmSS (UTC). */
 function rrsigTime(seconds: number): string {

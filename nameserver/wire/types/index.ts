@@ -54,7 +54,7 @@ const ALL: readonly RecordCodec[] = [
   loc,
 ];
 
-export const CODEC_BY_TYPE: ReadonlyMap<string, RecordCodec> = new Map(ALL.map((c) => [c.type, c]));
+const CODEC_BY_TYPE: ReadonlyMap<string, RecordCodec> = new Map(ALL.map((c) => [c.type, c]));
 export const CODEC_BY_CODE: ReadonlyMap<number, RecordCodec> = new Map(ALL.map((c) => [TYPE[c.type as keyof typeof TYPE], c]));
 
 /** The mnemonics that have a codec, in table order. */

@@ -55,7 +55,7 @@ const printedKeyName = (code: number): string => (code <= LAST_KEY_PRINTED_BY_NA
  * The number of a key as the presentation form writes it (a registered name or keyNNNNN, also for
  * a registered key); RangeError for anything else and for the reserved 65535.
  */
-export function svcParamKeyCode(name: string): number {
+function svcParamKeyCode(name: string): number {
   const registered = KEY_OF_NAME.get(name);
   if (registered !== undefined) return registered;
   const m = GENERIC_KEY.exec(name);
@@ -97,7 +97,7 @@ function utf8Octets(text: string, what: string): Buffer {
 export const escapedOctets = (octets: Uint8Array): string => quoted(octets).slice(1, -1);
 
 /** The inverse of escapedOctets: `\DDD` is an octet, `\X` is X, other characters their UTF-8. */
-export function unescapeOctets(text: string): Buffer {
+function unescapeOctets(text: string): Buffer {
   const out: number[] = [];
   for (let i = 0; i < text.length; ) {
     const cp = text.codePointAt(i)!;
