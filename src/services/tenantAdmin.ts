@@ -35,7 +35,7 @@ const found = (tenant: Tenant | null): Tenant => {
 export const getTenant = async (ctx: DbContext, id: string): Promise<Tenant> => found(await findTenant(ctx.scoped, id));
 
 /** The tenant, its row locked for the rest of the transaction (FOR NO KEY UPDATE: src/db/lockOrder.ts). */
-export const lockedTenant = async (ctx: TransactionContext, id: string): Promise<Tenant> => found(await findTenant(ctx.scoped, id, ctx.db));
+const lockedTenant = async (ctx: TransactionContext, id: string): Promise<Tenant> => found(await findTenant(ctx.scoped, id, ctx.db));
 
 export type { TenantListFilter };
 
