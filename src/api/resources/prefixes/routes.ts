@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DomainError } from '../../../domain/errors.js';
 import { formatBlock } from '../../../domain/ip/address.js';
+import { DELEGATION_STATES } from '../../../domain/ip/delegation.js';
 import {
   attachPrefix,
   checkPrefixDelegation,
@@ -19,7 +20,7 @@ const TAG = 'Reverse DNS';
 const delegationSchema = z
   .object({
     state: z
-      .enum(['ok', 'missing', 'wrong', 'unchecked'])
+      .enum(DELEGATION_STATES)
       .describe(
         'ok: the parent delegates the zone to exactly the service’s nameservers; missing: no delegation; wrong: delegated elsewhere; unchecked: never checked, or the parent could not be asked',
       ),
