@@ -32,8 +32,6 @@ export class NameError extends Error {
   }
 }
 
-/** RFC 1035 §2.3.4: labels 63 octets or less (the name module's bound). */
-export { MAX_LABEL_OCTETS };
 /** RFC 1035 §2.3.4: names 255 wire octets or less, i.e. 253 characters in text without the final dot. */
 const MAX_NAME_OCTETS = MAX_NAME_WIRE_OCTETS - 2;
 

@@ -44,7 +44,7 @@ export function canonicalAddress(input: string): string | null {
 }
 
 /** A zone's DNSSEC group. */
-export const zoneGroup = (signed: boolean): ZoneGroup => (signed ? 'signed' : 'unsigned');
+const zoneGroup = (signed: boolean): ZoneGroup => (signed ? 'signed' : 'unsigned');
 
 /** The group a member is listed in (RFC 9432 §4.4.2) under `groupBy`. */
 export const memberGroup = (groupBy: GroupBy, signed: boolean): string | null => (groupBy === 'dnssec' ? zoneGroup(signed) : null);

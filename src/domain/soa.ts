@@ -17,7 +17,7 @@ function emailToRname(email: string): string {
  * First serial of a zone: YYYYMMDD01 of the creation day (RFC 1912 §2.2 convention). The zone shows
  * it until its first version is published, which takes it.
  */
-export function initialSerial(now: Date): number {
+function initialSerial(now: Date): number {
   const ymd = now.toISOString().slice(0, 10).replace(/-/g, '');
   return Number(`${ymd}01`);
 }

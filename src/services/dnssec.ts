@@ -124,6 +124,26 @@ function assertAvailable(config: Config): void {
   if (!config.dnssec.available) throw new DomainError('not_implemented', { reason: 'dnssec_switched_off' });
 }
 
+/** Every DNSSEC change: refused where the deployment does not sign, then a write to the zone (writeZone) in its current state. */
+function writeDnssec<T>(
+  ctx: WriteContext,
+  deps: DnssecDeps,
+  zoneRef: string,
+  reach: ZoneReach,
+  write: (zone: Zone, state: DnssecState) => Promise<T>,
+): Promise<T> {
+  assertAvailable(deps.config);
+  return writeZone(ctx, deps.config, zoneRef, { reach }, (zone) => write(zone, zone.dnssec.state as DnssecState));
+}
+
+/** What enabling or disabling did: `started` false when the zone was there already (200 rather than 202). */
+interface DnssecSwitch {
+  started: boolean;
+  view: DnssecView;
+}
+
+const switched = async (ctx: WriteContext, zone: Zone, started: boolean): Promise<DnssecSwitch> => ({ started, view: await dnssecView(ctx, zone) });
+
 export interface EnableRequest {
   mode?: DnssecMode;
   denial?: DenialMethod;
@@ -137,13 +157,11 @@ export async function enableDnssec(
   request: EnableRequest,
   /** The lab signs its parent zones and staff the provider's reverse zones, which /zones never reaches. */
   reach: ZoneReach = 'tenant',
-): Promise<{ started: boolean; view: DnssecView }> {
-  assertAvailable(deps.config);
-  return writeZone(ctx, deps.config, zoneRef, { reach }, async (zone) => {
-    const state = zone.dnssec.state as DnssecState;
+): Promise<DnssecSwitch> {
+  return writeDnssec(ctx, deps, zoneRef, reach, async (zone, state) => {
     if (zone.status === 'deleting') throw new DomainError('conflict', { reason: 'zone_being_deleted', zone: zone.name });
     if (DISABLING.includes(state)) throw new DomainError('dnssec_transition_in_progress', { name: zone.name, state });
-    if (state !== 'off') return { started: false, view: await dnssecView(ctx, zone) };
+    if (state !== 'off') return switched(ctx, zone, false);
 
     const registered = await deps.registrar.registeredHere(zone.name, ctx.db);
     const mode: DnssecMode = request.mode ?? (registered ? 'automatic' : 'assisted');
@@ -171,22 +189,15 @@ export async function enableDnssec(
       );
     await recordTransition(ctx.db, zone, 'off', 'signing', mode, now, { dnssec_denial: request.denial ?? 'nsec3', dnssec_status: '{}' });
     await republish(ctx, zone, 'keys_published');
-    return { started: true, view: await dnssecView(ctx, zone) };
+    return switched(ctx, zone, true);
   });
 }
 
 /** 202 when disabling starts; 200 when DNSSEC is off already. */
-export async function disableDnssec(
-  ctx: WriteContext,
-  deps: DnssecDeps,
-  zoneRef: string,
-  reach: ZoneReach = 'tenant',
-): Promise<{ started: boolean; view: DnssecView }> {
-  assertAvailable(deps.config);
-  return writeZone(ctx, deps.config, zoneRef, { reach }, async (zone) => {
-    const state = zone.dnssec.state as DnssecState;
+export async function disableDnssec(ctx: WriteContext, deps: DnssecDeps, zoneRef: string, reach: ZoneReach = 'tenant'): Promise<DnssecSwitch> {
+  return writeDnssec(ctx, deps, zoneRef, reach, async (zone, state) => {
     if (DISABLING.includes(state)) throw new DomainError('dnssec_transition_in_progress', { name: zone.name, state });
-    if (state === 'off') return { started: false, view: await dnssecView(ctx, zone) };
+    if (state === 'off') return switched(ctx, zone, false);
     const mode = zone.dnssec.mode as DnssecMode;
     const now = ctx.clock.now();
     // Before any DS went up the zone can go unsigned at once; otherwise the DS goes first.
@@ -200,7 +211,7 @@ export async function disableDnssec(
       await recordTransition(ctx.db, zone, state, 'unsigning', mode, now);
       await republish(ctx, zone, 'unsigned');
     }
-    return { started: true, view: await dnssecView(ctx, zone) };
+    return switched(ctx, zone, true);
   });
 }
 
@@ -265,11 +276,9 @@ export async function prepareDeletion(ctx: WriteContext, deps: DnssecDeps, zone:
  * the customer, `next_action` `replace_ds_at_registrar`) and removes the old KSK once the DS TTL passed.
  */
 export async function requestRollover(ctx: WriteContext, deps: DnssecDeps, zoneRef: string, key: KeyRole): Promise<DnssecView> {
-  assertAvailable(deps.config);
-  return writeZone(ctx, deps.config, zoneRef, {}, async (zone) => {
+  return writeDnssec(ctx, deps, zoneRef, 'tenant', async (zone, state) => {
     // After the lookup: a zone the token cannot see is a 404 for everyone, staff or not.
     if (ctx.actor.token.tenant.type !== 'platform') throw new DomainError('forbidden', { reason: 'rollover_for_platform' });
-    const state = zone.dnssec.state as DnssecState;
     const keys = await zoneKeys(ctx.db, zone.id);
     const status = await zoneDnssecStatus<(DnssecStatus & { ksk_rollover?: unknown }) | null>(ctx.db, zone.id);
     const running = key === 'ksk' ? status?.ksk_rollover != null : keys.some((k) => k.role === 'zsk' && k.state !== 'active');

@@ -35,7 +35,7 @@ const found = (tenant: Tenant | null): Tenant => {
 export const getTenant = async (ctx: DbContext, id: string): Promise<Tenant> => found(await findTenant(ctx.scoped, id));
 
 /** The tenant, its row locked for the rest of the transaction (FOR NO KEY UPDATE: src/db/lockOrder.ts). */
-export const lockedTenant = async (ctx: TransactionContext, id: string): Promise<Tenant> => found(await findTenant(ctx.scoped, id, ctx.db));
+const lockedTenant = async (ctx: TransactionContext, id: string): Promise<Tenant> => found(await findTenant(ctx.scoped, id, ctx.db));
 
 export type { TenantListFilter };
 
@@ -47,6 +47,10 @@ function assertBelowActing(actor: Actor, tenant: Tenant) {
     throw new DomainError('forbidden', { reason: 'own_settings' });
   }
 }
+
+/** An administration step's audit entry, about the tenant `id` (kept under the acting tenant). */
+const auditTenant = (ctx: WriteContext, now: Date, action: `tenant.${string}`, id: string, details: Record<string, unknown>) =>
+  recordAudit(ctx.db, ctx.actor, now, { action, targetType: 'tenant', targetId: id, details });
 
 async function assertBillingClientFree(trx: Transaction, billingClientId: string | null | undefined, except?: string) {
   if (!billingClientId) return;
@@ -85,20 +89,8 @@ export async function createTenant(ctx: WriteContext, input: TenantSettings & { 
     created_at: now,
     updated_at: now,
   });
-  await recordAudit(ctx.db, ctx.actor, now, {
-    action: 'tenant.created',
-    targetType: 'tenant',
-    targetId: id,
-    details: { type: input.type, parent_id: parent.id, name: input.name },
-  });
-  if (input.billing_client_id) {
-    await recordAudit(ctx.db, ctx.actor, now, {
-      action: 'tenant.billing_linked',
-      targetType: 'tenant',
-      targetId: id,
-      details: { billing_client_id: input.billing_client_id },
-    });
-  }
+  await auditTenant(ctx, now, 'tenant.created', id, { type: input.type, parent_id: parent.id, name: input.name });
+  if (input.billing_client_id) await auditTenant(ctx, now, 'tenant.billing_linked', id, { billing_client_id: input.billing_client_id });
   return tenant;
 }
 
@@ -119,19 +111,9 @@ export async function updateTenant(ctx: WriteContext, id: string, patch: TenantS
   ctx.identityChanged();
   const now = ctx.clock.now();
   const updated = await updateTenantRow(ctx.scoped, ctx.db, id, changes, now);
-  await recordAudit(ctx.db, ctx.actor, now, {
-    action: 'tenant.updated',
-    targetType: 'tenant',
-    targetId: id,
-    details: { changed: Object.keys(patch) },
-  });
+  await auditTenant(ctx, now, 'tenant.updated', id, { changed: Object.keys(patch) });
   if (patch.billing_client_id && patch.billing_client_id !== current.billingClientId) {
-    await recordAudit(ctx.db, ctx.actor, now, {
-      action: 'tenant.billing_linked',
-      targetType: 'tenant',
-      targetId: id,
-      details: { billing_client_id: patch.billing_client_id },
-    });
+    await auditTenant(ctx, now, 'tenant.billing_linked', id, { billing_client_id: patch.billing_client_id });
   }
   return updated;
 }
@@ -143,11 +125,6 @@ export async function setSuspension(ctx: WriteContext, id: string, suspend: bool
   ctx.identityChanged();
   const now = ctx.clock.now();
   const updated = await updateTenantRow(ctx.scoped, ctx.db, id, { suspended_at: suspend ? now : null, suspension_reason: suspend ? reason : null }, now);
-  await recordAudit(ctx.db, ctx.actor, now, {
-    action: suspend ? 'tenant.suspended' : 'tenant.unsuspended',
-    targetType: 'tenant',
-    targetId: id,
-    details: reason ? { reason } : {},
-  });
+  await auditTenant(ctx, now, suspend ? 'tenant.suspended' : 'tenant.unsuspended', id, reason ? { reason } : {});
   return updated;
 }

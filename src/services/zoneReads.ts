@@ -10,7 +10,7 @@ import type { Zone } from '../domain/model/zone.js';
 import { zoneNameFromPath } from '../domain/zoneName.js';
 import { zoneOutsidePolicy } from './credentialPolicy.js';
 
-export { type ZoneReach, zonesQuery } from '../db/repositories/zoneQueries.js';
+export type { ZoneReach } from '../db/repositories/zoneQueries.js';
 
 /** The zone named in a path. A lab parent zone is named by its stored name ('' the root), never by a request path. */
 async function zoneNamed(ctx: DbContext, config: Config, pathName: string, lock: Transaction | null, reach: ZoneReach): Promise<Zone> {

@@ -128,3 +128,9 @@ export function writeContext(input: HandlerInput<unknown, unknown, unknown>): Wr
   if (!input.write) throw new Error('writeContext used outside a write request');
   return input.write;
 }
+
+/** The answer of a write that leaves nothing to show (a delete): 204 once it is done. */
+export async function noContent(done: Promise<unknown>): Promise<HandlerResult> {
+  await done;
+  return { status: 204 };
+}

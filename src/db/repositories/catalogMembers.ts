@@ -14,7 +14,7 @@ import { COO_GRACE_S, COO_HOLD_S, type GroupBy } from '../../domain/secondarySet
 import type { Runner, Transaction } from '../context.js';
 
 /** The member kinds as an SQL list, for statements written as text. */
-export const MEMBER_KINDS_SQL = `(${CATALOG_MEMBER_KINDS.map((k) => `'${k}'`).join(', ')})`;
+const MEMBER_KINDS_SQL = `(${CATALOG_MEMBER_KINDS.map((k) => `'${k}'`).join(', ')})`;
 
 const sqlList = (values: readonly string[]) => `(${values.map((v) => `'${v}'`).join(', ')})`;
 

@@ -48,7 +48,7 @@ export interface DyndnsHost {
 
 const hostFqdn = (name: string, zone: string) => (name === '@' ? zone : `${name}.${zone}`);
 
-export const dyndnsHostToDomain = (r: DyndnsHostRow): DyndnsHost => ({
+const dyndnsHostToDomain = (r: DyndnsHostRow): DyndnsHost => ({
   id: r.id,
   tenantId: r.tenant_id,
   zoneId: r.zone_id,
@@ -75,7 +75,7 @@ const addressOf = (db: Knex | Knex.Transaction, type: 'A' | 'AAAA') =>
   ]);
 
 /** Hosts (aliased `h`) with their zone's name and status and their current addresses; `from` is the scoped or plain table. */
-export const withHostDetails = (db: Knex | Knex.Transaction, from: Knex.QueryBuilder): Knex.QueryBuilder =>
+const withHostDetails = (db: Knex | Knex.Transaction, from: Knex.QueryBuilder): Knex.QueryBuilder =>
   from.join('zones as z', 'z.id', 'h.zone_id').select('h.*', 'z.name as zone_name', 'z.status as zone_status', addressOf(db, 'A'), addressOf(db, 'AAAA'));
 
 /** The hosts of the subtree, and how many of them have an address now (GET /stats). */

@@ -3,7 +3,8 @@
 // worker's daily one share it.
 import { canonicalName } from '../names.js';
 
-export type DelegationState = 'ok' | 'missing' | 'wrong' | 'unchecked';
+export const DELEGATION_STATES = ['ok', 'missing', 'wrong', 'unchecked'] as const;
+export type DelegationState = (typeof DELEGATION_STATES)[number];
 
 export interface Delegation {
   state: DelegationState;

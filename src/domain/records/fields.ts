@@ -73,3 +73,18 @@ export function base64Field(field: string, maxChars: number) {
       else if (text.length > maxChars) addProblem(ctx, 'too_big', `"${field}" has ${text.length} base64 characters; at most ${maxChars} are allowed.`);
     });
 }
+
+/**
+ * Hex octets (a digest, a certificate): blank space removed, lower case; not empty, whole octets,
+ * at most `maxDigits` hex digits.
+ */
+export function hexField(field: string, maxDigits = Number.POSITIVE_INFINITY) {
+  return stringField(field)
+    .transform((value) => value.replace(/\s+/g, '').toLowerCase())
+    .superRefine((hex, ctx) => {
+      if (!hex) addProblem(ctx, 'too_small', `"${field}" must not be empty.`);
+      else if (!/^[0-9a-f]+$/.test(hex)) addProblem(ctx, 'invalid_hex', `"${field}" must be hexadecimal (0-9, a-f).`);
+      else if (hex.length % 2) addProblem(ctx, 'invalid_hex', `"${field}" must have an even number of hex digits (whole octets).`);
+      else if (hex.length > maxDigits) addProblem(ctx, 'too_big', `"${field}" has ${hex.length} hex digits; at most ${maxDigits} are allowed.`);
+    });
+}

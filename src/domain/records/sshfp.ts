@@ -1,6 +1,6 @@
 // SSHFP (RFC 4255): the fingerprint of a host's SSH key, so a client can check it via DNSSEC.
 import { z } from 'zod';
-import { addProblem, isUint, stringField, uintField } from './fields.js';
+import { addProblem, hexField, isUint, uintField } from './fields.js';
 import type { RecordTypePolicy } from './rule.js';
 
 export type SshfpData = { algorithm: number; fingerprint_type: number; fingerprint: string };
@@ -17,13 +17,7 @@ export const sshfpRule: RecordTypePolicy = {
         if (algorithm === 0) addProblem(ctx, 'reserved_algorithm', '"algorithm" 0 is reserved (RFC 4255 §3.1.1); 1 RSA, 2 DSA, 3 ECDSA, 4 Ed25519, 6 Ed448.');
       }),
       fingerprint_type: uintField('fingerprint_type', 255),
-      fingerprint: stringField('fingerprint')
-        .transform((value) => value.replace(/\s+/g, '').toLowerCase())
-        .superRefine((hex, ctx) => {
-          if (!hex) addProblem(ctx, 'too_small', '"fingerprint" must not be empty.');
-          else if (!/^[0-9a-f]+$/.test(hex)) addProblem(ctx, 'invalid_hex', '"fingerprint" must be hexadecimal (0-9, a-f).');
-          else if (hex.length % 2) addProblem(ctx, 'invalid_hex', '"fingerprint" must have an even number of hex digits (whole octets).');
-        }),
+      fingerprint: hexField('fingerprint'),
     })
     .superRefine((d, ctx) => {
       if (!isUint(d.fingerprint_type, 255)) return;

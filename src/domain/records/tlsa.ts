@@ -1,6 +1,6 @@
 // TLSA (RFC 6698, DANE): certificate association at _port._proto.name.
 import { z } from 'zod';
-import { addProblem, codeField, isUint, stringField } from './fields.js';
+import { addProblem, codeField, hexField, isUint } from './fields.js';
 import type { RecordTypePolicy } from './rule.js';
 
 export type TlsaData = { usage: number; selector: number; matching_type: number; certificate_data: string };
@@ -32,16 +32,7 @@ export const tlsaRule: RecordTypePolicy = {
       selector: codeField('selector', 1, '0 full certificate, 1 SubjectPublicKeyInfo'),
       matching_type: codeField('matching_type', 2, '0 full data, 1 SHA-256, 2 SHA-512'),
       // RFC 6698 §2.2: hex, whitespace allowed in presentation; stored without it, lower case.
-      certificate_data: stringField('certificate_data')
-        .transform((value) => value.replace(/\s+/g, '').toLowerCase())
-        .superRefine((hex, ctx) => {
-          if (!hex) addProblem(ctx, 'too_small', '"certificate_data" must not be empty.');
-          else if (!/^[0-9a-f]+$/.test(hex)) addProblem(ctx, 'invalid_hex', '"certificate_data" must be hexadecimal (0-9, a-f).');
-          else if (hex.length % 2) addProblem(ctx, 'invalid_hex', '"certificate_data" must have an even number of hex digits (whole octets).');
-          else if (hex.length > MAX_TLSA_DATA_HEX) {
-            addProblem(ctx, 'too_big', `"certificate_data" has ${hex.length} hex digits; at most ${MAX_TLSA_DATA_HEX} are allowed.`);
-          }
-        }),
+      certificate_data: hexField('certificate_data', MAX_TLSA_DATA_HEX),
     })
     .superRefine((d, ctx) => {
       const expected = isUint(d.matching_type, 2) ? DIGEST_HEX_LENGTH[d.matching_type] : undefined;

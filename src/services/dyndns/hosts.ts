@@ -112,13 +112,7 @@ export async function createHost(ctx: WriteContext, config: Config, input: HostC
       created_at: now,
       updated_at: now,
     });
-    await recordAudit(ctx.db, ctx.actor, now, {
-      action: 'dyndns_host.created',
-      targetType: 'dyndns_host',
-      targetId: id,
-      details: { zone: zone.name, name },
-      tenantId: zone.tenantId,
-    });
+    await auditHost(ctx, now, 'dyndns_host.created', id, zone.tenantId, { zone: zone.name, name });
     const changes = addressChanges(name, ttl, ipv4 ? [ipv4] : null, ipv6 ? [ipv6] : null);
     if (changes.length)
       await applyChangeSet(
@@ -142,6 +136,16 @@ function ownerOf(input: string, zone: Zone): string {
   }
 }
 
+/** A host's audit entry: under the host's tenant, which a reseller acting above it may not be. */
+const auditHost = (
+  ctx: WriteContext,
+  now: Date,
+  action: `dyndns_host.${'created' | 'deleted' | 'password_rotated'}`,
+  id: string,
+  tenantId: string,
+  details: { zone: string; name: string },
+) => recordAudit(ctx.db, ctx.actor, now, { action, targetType: 'dyndns_host', targetId: id, details, tenantId });
+
 /** Finds a host of the acting subtree and runs `write` with its zone locked (the write seam). */
 async function writeHost<T>(ctx: WriteContext, config: Config, id: string, write: (host: DyndnsHost, zone: Zone) => Promise<T>): Promise<T> {
   const found = await getHost(ctx, id);
@@ -164,13 +168,7 @@ export const deleteHost = (ctx: WriteContext, config: Config, id: string): Promi
       );
     }
     await deleteDyndnsHost(ctx.scoped, id);
-    await recordAudit(ctx.db, ctx.actor, ctx.clock.now(), {
-      action: 'dyndns_host.deleted',
-      targetType: 'dyndns_host',
-      targetId: id,
-      details: { zone: zone.name, name: host.name },
-      tenantId: host.tenantId,
-    });
+    await auditHost(ctx, ctx.clock.now(), 'dyndns_host.deleted', id, host.tenantId, { zone: zone.name, name: host.name });
   });
 
 /** A new password; the old one stops working with this commit (credentials.ts). */
@@ -180,12 +178,6 @@ export async function rotatePassword(ctx: WriteContext, id: string): Promise<Hos
   const updated = await setDyndnsHostPassword(ctx.scoped, id, passwordHash, ctx.clock.now());
   if (!updated) throw notFound('DynDNS host');
   const host = await getHost(ctx, id);
-  await recordAudit(ctx.db, ctx.actor, ctx.clock.now(), {
-    action: 'dyndns_host.password_rotated',
-    targetType: 'dyndns_host',
-    targetId: id,
-    details: { zone: host.zoneName, name: host.name },
-    tenantId: host.tenantId,
-  });
+  await auditHost(ctx, ctx.clock.now(), 'dyndns_host.password_rotated', id, host.tenantId, { zone: host.zoneName, name: host.name });
   return { host, password };
 }

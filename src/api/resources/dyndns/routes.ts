@@ -2,8 +2,8 @@ import { z } from 'zod';
 import type { DyndnsHost } from '../../../services/storedShapes.js';
 import { DEFAULT_DYNDNS_TTL, createHost, deleteHost, getHost, listHosts, rotatePassword } from '../../../services/dyndns/hosts.js';
 import { TTL_BOUNDS } from '../../../domain/records/ttl.js';
-import { listEnvelope, listResult, pageRequest } from '../../pagination.js';
-import { defineRoute, writeContext } from '../../routing/route.js';
+import { listEnvelope, pagedList } from '../../pagination.js';
+import { defineRoute, noContent, writeContext } from '../../routing/route.js';
 import { iso, pageQuery, timestamp } from '../common.js';
 
 const TAG = 'Dynamic DNS';
@@ -57,12 +57,8 @@ export const dyndnsRoutes = [
     feature: 'dyndns',
     query: z.strictObject({ zone: z.string().min(1).max(255).optional().describe('Only the hosts of this zone'), ...pageQuery }),
     responses: { 200: { description: 'A page of hosts, by id', schema: listEnvelope(hostSchema) } },
-    handler: async (input) => {
-      const list = `dyndns_hosts:${input.query.zone ?? ''}`;
-      const { after, limit } = pageRequest(input, list);
-      const page = await listHosts(input.context, { zone: input.query.zone }, after, limit);
-      return listResult(input, list, page.items.map(present), page.next);
-    },
+    handler: (input) =>
+      pagedList(input, `dyndns_hosts:${input.query.zone ?? ''}`, (after, limit) => listHosts(input.context, { zone: input.query.zone }, after, limit), present),
   }),
   defineRoute({
     method: 'post',
@@ -112,10 +108,7 @@ export const dyndnsRoutes = [
     feature: 'dyndns',
     params: hostParam,
     responses: { 204: { description: 'Deleted' } },
-    handler: async (input) => {
-      await deleteHost(writeContext(input), input.services.config, input.params.host);
-      return { status: 204 };
-    },
+    handler: async (input) => noContent(deleteHost(writeContext(input), input.services.config, input.params.host)),
   }),
   defineRoute({
     method: 'post',

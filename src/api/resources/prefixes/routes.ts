@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DomainError } from '../../../domain/errors.js';
 import { formatBlock } from '../../../domain/ip/address.js';
+import { DELEGATION_STATES } from '../../../domain/ip/delegation.js';
 import {
   attachPrefix,
   checkPrefixDelegation,
@@ -10,8 +11,8 @@ import {
   observePrefixDelegation,
   type Prefix,
 } from '../../../services/rdns/prefixes.js';
-import { listEnvelope, listResult, pageRequest } from '../../pagination.js';
-import { defineRoute, writeContext } from '../../routing/route.js';
+import { listEnvelope, pagedList } from '../../pagination.js';
+import { defineRoute, noContent, writeContext } from '../../routing/route.js';
 import { pageQuery, tenantIdParam, timestamp } from '../common.js';
 
 const TAG = 'Reverse DNS';
@@ -19,7 +20,7 @@ const TAG = 'Reverse DNS';
 const delegationSchema = z
   .object({
     state: z
-      .enum(['ok', 'missing', 'wrong', 'unchecked'])
+      .enum(DELEGATION_STATES)
       .describe(
         'ok: the parent delegates the zone to exactly the service’s nameservers; missing: no delegation; wrong: delegated elsewhere; unchecked: never checked, or the parent could not be asked',
       ),
@@ -82,14 +83,8 @@ export const prefixRoutes = [
           { in: 'query', pointer: '/tenant_id', code: 'not_allowed', detail: 'tenant_id is for reseller and platform tokens without X-Act-As-Customer.' },
         ]);
       }
-      const { after, limit } = pageRequest(input, 'prefixes');
-      const page = await listPrefixes(
-        input.context,
-        { family: query.family ? (Number(query.family) as 4 | 6) : undefined, tenantId: query.tenant_id },
-        after,
-        limit,
-      );
-      return listResult(input, 'prefixes', page.items.map(present), page.next);
+      const filter = { family: query.family ? (Number(query.family) as 4 | 6) : undefined, tenantId: query.tenant_id };
+      return pagedList(input, 'prefixes', (after, limit) => listPrefixes(input.context, filter, after, limit), present);
     },
   }),
   defineRoute({
@@ -137,10 +132,7 @@ export const prefixRoutes = [
     params,
     errors: ['forbidden', 'dnssec_ds_present'],
     responses: { 204: { description: 'Detached' } },
-    handler: async (input) => {
-      await detachPrefix(writeContext(input), input.services.config, input.services.dnssec, input.params.prefix);
-      return { status: 204 };
-    },
+    handler: async (input) => noContent(detachPrefix(writeContext(input), input.services.config, input.services.dnssec, input.params.prefix)),
   }),
   defineRoute({
     method: 'post',

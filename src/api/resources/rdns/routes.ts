@@ -15,8 +15,8 @@ import {
   updateIpSpace,
 } from '../../../services/rdns/ipSpaces.js';
 import { getPtr, listPtrs, type PtrView, type PtrWritten, writePtrs } from '../../../services/rdns/ptr.js';
-import { listEnvelope, listResult, pageRequest, wholeList } from '../../pagination.js';
-import { defineRoute, writeContext } from '../../routing/route.js';
+import { listEnvelope, listResult, pagedList, pageRequest, wholeList } from '../../pagination.js';
+import { defineRoute, noContent, writeContext } from '../../routing/route.js';
 import { iso, pageQuery, tenantIdParam, timestamp } from '../common.js';
 import { warningsSchema } from '../zones/presenter.js';
 import { assertMayWriteDnssec, dnssecSchema, presentDnssec } from '../dnssec/routes.js';
@@ -191,10 +191,8 @@ export const rdnsRoutes = [
     query: z.strictObject({ force: booleanParam.optional().describe('Delete even while a DS placed by hand (assisted mode) is visible at the parent.') }),
     errors: ['forbidden', 'conflict', 'dnssec_ds_present'],
     responses: { 204: { description: 'Removed' } },
-    handler: async (input) => {
-      await deleteIpSpace(writeContext(input), input.services.config, input.services.dnssec, input.params.space, input.query.force ?? false);
-      return { status: 204 };
-    },
+    handler: async (input) =>
+      noContent(deleteIpSpace(writeContext(input), input.services.config, input.services.dnssec, input.params.space, input.query.force ?? false)),
   }),
   defineRoute({
     method: 'get',
@@ -248,10 +246,9 @@ export const rdnsRoutes = [
     errors: ['forbidden'],
     responses: { 200: { description: 'A page of the space’s reverse zones', schema: listEnvelope(spaceZoneSchema) } },
     handler: async (input) => {
-      const list = `ip-space-zones:${input.params.space}`;
-      const { after, limit } = pageRequest(input, list);
-      const page = await listIpSpaceZones(input.context, input.services.config, input.actor, input.params.space, after, limit);
-      return listResult(input, list, page.items.map(presentSpaceZone), page.next);
+      const read = (after: unknown[] | null, limit: number) =>
+        listIpSpaceZones(input.context, input.services.config, input.actor, input.params.space, after, limit);
+      return pagedList(input, `ip-space-zones:${input.params.space}`, read, presentSpaceZone);
     },
   }),
   defineRoute({
@@ -311,10 +308,7 @@ export const rdnsRoutes = [
     params: z.strictObject({ assignment: z.string().regex(/^ipa_[a-z2-7]+$/, 'must be an IP assignment id (ipa_…)') }),
     errors: ['forbidden', 'conflict'],
     responses: { 204: { description: 'Unassigned' } },
-    handler: async (input) => {
-      await deleteAssignment(writeContext(input), input.services.config, input.params.assignment);
-      return { status: 204 };
-    },
+    handler: async (input) => noContent(deleteAssignment(writeContext(input), input.services.config, input.params.assignment)),
   }),
   defineRoute({
     method: 'get',
@@ -331,10 +325,7 @@ export const rdnsRoutes = [
     responses: { 200: { description: 'A page of PTRs', schema: listEnvelope(ptrSchema) } },
     handler: async (input) => {
       const within = blockInput(input.query.within, '/within', 'query');
-      const list = `ptr:${formatBlock(within)}`;
-      const { after, limit } = pageRequest(input, list);
-      const page = await listPtrs(input.context, input.actor, within, after, limit);
-      return listResult(input, list, page.items.map(presentPtr), page.next);
+      return pagedList(input, `ptr:${formatBlock(within)}`, (after, limit) => listPtrs(input.context, input.actor, within, after, limit), presentPtr);
     },
   }),
   defineRoute({

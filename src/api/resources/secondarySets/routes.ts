@@ -7,7 +7,7 @@ import { DEFAULT_SECONDARY_PORT, GROUP_BY, MAX_SECONDARIES, type SetSelection, Z
 import type { SecondarySet } from '../../../services/secondarySets.js';
 import { createSecondarySet, deleteSecondarySet, getSecondarySet, listSecondarySets, updateSecondarySet } from '../../../services/secondarySets.js';
 import { listEnvelope, pagedList } from '../../pagination.js';
-import { defineRoute, writeContext } from '../../routing/route.js';
+import { defineRoute, noContent, writeContext } from '../../routing/route.js';
 import { iso, pageQuery, tenantIdParam, timestamp } from '../common.js';
 
 const TAG = 'Secondary sets';
@@ -160,9 +160,6 @@ export const secondarySetRoutes = [
     params,
     errors: ['precondition_failed'],
     responses: { 204: { description: 'Deleted' } },
-    handler: async (input) => {
-      await deleteSecondarySet(writeContext(input), input.services.config, input.params.set, input.request.ifMatch);
-      return { status: 204 };
-    },
+    handler: async (input) => noContent(deleteSecondarySet(writeContext(input), input.services.config, input.params.set, input.request.ifMatch)),
   }),
 ];

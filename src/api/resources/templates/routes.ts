@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { StoredTemplate } from '../../../services/templates.js';
 import { applyTemplate, createTemplate, deleteTemplate, getTemplate, listTemplates, updateTemplate } from '../../../services/templates.js';
 import { listEnvelope, wholeList } from '../../pagination.js';
-import { defineRoute, writeContext } from '../../routing/route.js';
+import { defineRoute, noContent, writeContext } from '../../routing/route.js';
 import { iso, timestamp } from '../common.js';
 import { changeSetLiveWait } from '../zones/liveWaits.js';
 import { changeSetCreated, changeSetWrittenSchema, dryRunSchema, presentDryRun } from '../zones/presenter.js';
@@ -156,10 +156,7 @@ export const templateRoutes = [
     params,
     errors: ['forbidden'],
     responses: { 204: { description: 'Deleted' } },
-    handler: async (input) => {
-      await deleteTemplate(writeContext(input), input.params.template);
-      return { status: 204 };
-    },
+    handler: async (input) => noContent(deleteTemplate(writeContext(input), input.params.template)),
   }),
   defineRoute({
     method: 'post',

@@ -17,7 +17,7 @@ import {
 } from '../../../services/tsigKeys.js';
 import type { Services } from '../../../services/index.js';
 import { listEnvelope, pagedList } from '../../pagination.js';
-import { defineRoute, writeContext } from '../../routing/route.js';
+import { defineRoute, noContent, writeContext } from '../../routing/route.js';
 import { iso, pageQuery, timestamp } from '../common.js';
 
 const TAG = 'TSIG keys';
@@ -135,9 +135,6 @@ export const tsigKeyRoutes = [
     scopes: ['tsig:write'],
     params,
     responses: { 204: { description: 'Deleted' } },
-    handler: async (input) => {
-      await deleteTsigKey(writeContext(input), input.params.key);
-      return { status: 204 };
-    },
+    handler: async (input) => noContent(deleteTsigKey(writeContext(input), input.params.key)),
   }),
 ];

@@ -22,7 +22,7 @@ import {
   type WebhookContext,
 } from '../../../webhooks/webhookAdmin.js';
 import { listEnvelope, listResult, pageRequest } from '../../pagination.js';
-import { defineRoute, type HandlerInput, writeContext } from '../../routing/route.js';
+import { defineRoute, type HandlerInput, noContent, writeContext } from '../../routing/route.js';
 import { iso, pageQuery, timestamp } from '../common.js';
 
 const TAG = 'Webhooks';
@@ -206,10 +206,7 @@ export const webhookRoutes = [
     scopes: ['webhooks:manage'],
     params,
     responses: { 204: { description: 'Deleted' } },
-    handler: async (input) => {
-      await deleteWebhook(ctxOf(input), input.params.webhook);
-      return { status: 204 };
-    },
+    handler: async (input) => noContent(deleteWebhook(ctxOf(input), input.params.webhook)),
   }),
   defineRoute({
     method: 'post',

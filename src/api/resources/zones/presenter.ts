@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Config } from '../../../config/index.js';
 import type { ChangeSetPlan, PlannedRecord, Warning } from '../../../domain/changeSets/planChangeSet.js';
 import { type ChangeSet, changeSetSource } from '../../../domain/model/changeSet.js';
+import { DELEGATION_STATES } from '../../../domain/ip/delegation.js';
 import { rowEtag } from '../../../domain/model/etag.js';
 import { type DnsRecord, recordCore } from '../../../domain/model/record.js';
 import type { Zone } from '../../../domain/model/zone.js';
@@ -45,7 +46,7 @@ export const zoneSchema = z.object({
   delegation: z.object({
     nameservers: z.array(z.string()).describe('The NS set to configure at the registrar (or, for a reverse zone, at the parent reverse zone).'),
     status: z
-      .enum(['ok', 'missing', 'wrong', 'unchecked'])
+      .enum(DELEGATION_STATES)
       .describe(
         'A prefix’s reverse zone: what its last delegation check saw (docs/rdns.md "Delegation checks"); other zones: unchecked. Unknown values may appear.',
       ),

@@ -18,7 +18,7 @@ const CONTENT_DOC =
   'Instead of `data`: the record data in presentation format, exactly as `content` is returned and as `dig` prints it (`10 mail` for an MX, `"hello world"` for a TXT), or the RFC 3597 generic form `\\# <length> <hex>` for any type. Relative names are relative to the zone (a zone file with `$ORIGIN` the zone); quotes, `\\DDD` escapes and parentheses as in a zone file. Read by the same codec and checked by the same rules as `data`; the stored record is the same. Exactly one of `data` and `content` (docs/records.md "Data or content").';
 
 /** Presentation text of one record's data; a TXT of 65,535 octets written with \DDD escapes fits. */
-export const contentSchema = z.string().max(300_000).describe(CONTENT_DOC);
+const contentSchema = z.string().max(300_000).describe(CONTENT_DOC);
 
 export const recordInputSchema = z.strictObject({
   type: z
