@@ -224,7 +224,8 @@ class Snapshot implements ZoneSnapshot {
   }
 
   hasName(name: string): boolean {
-    return this.maps.names.has(name);
+    // The apex first, as node() does: it is where most missing names' closest encloser is.
+    return name === this.origin || this.maps.names.has(name);
   }
 
   isDelegation(name: string): boolean {
