@@ -19,8 +19,8 @@
 // its name decides (the name's own RRsets, below the apex, no CNAME, wildcard or additional
 // section) stays good across one diff that touched neither the name nor an ancestor below the apex
 // (a delegation added above it would turn the answer into a referral): a busy zone's unchanged
-// names keep their encoded answers. Every
-// other entry of a changed zone is dropped: negative answers carry the SOA, whose serial changed.
+// names keep their encoded answers. Every other entry of a changed zone is dropped: negative
+// answers carry the SOA, whose serial changed.
 // DS at a zone apex may be answered by the parent zone (RFC 4035 §3.1.4.1), so those entries live
 // for one generation only.
 //

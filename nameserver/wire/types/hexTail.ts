@@ -3,7 +3,7 @@
 import type { RecordCodec } from '../rdataCodec.js';
 
 /** A leading integer field and its width in octets. */
-export type HeadField = readonly [field: string, octets: 1 | 2];
+type HeadField = readonly [field: string, octets: 1 | 2];
 
 export function hexTailCodec(type: string, head: readonly HeadField[], tail: string): RecordCodec {
   return {
